@@ -1,0 +1,36 @@
+# Two commands do everything: `make test` and `make demo`. Both create/reuse .venv.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo lint typecheck bench clean venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check silo_async tests examples benchmarks
+	$(VENV)/bin/ruff format --check silo_async tests examples benchmarks
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+test: $(STAMP) lint typecheck
+	$(PY) -m pytest -q
+
+demo: $(STAMP)
+	$(PY) examples/demo.py
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_call_tool.py
+	$(PY) benchmarks/bench_rollouts.py
+	$(PY) benchmarks/bench_concurrency.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,33 @@
+"""silo_async: build simulated worlds and score AI agents in them, asyncio-native on anyio.
+
+Data defines the world, state gives it behaviour, tools expose controlled access, tasks state
+objectives, verifiers decide whether the objective was achieved — by inspecting the world, not
+the transcript.
+"""
+
+from __future__ import annotations
+
+from ._environment import Environment as Environment
+from ._errors import ERROR_CODES as ERROR_CODES
+from ._errors import DefinitionError as DefinitionError
+from ._errors import SiloError as SiloError
+from ._errors import ToolError as ToolError
+from ._errors import tool_error as tool_error
+from ._jsonutil import clone_json as clone_json
+from ._jsonutil import output_text as output_text
+from ._task import Task as Task
+from ._tools import BoundTool as BoundTool
+from ._tools import Tool as Tool
+from ._tools import ToolResult as ToolResult
+from ._tools import ToolSpec as ToolSpec
+from ._tools import bind_tools as bind_tools
+from ._tools import tool as tool
+from ._verify import Check as Check
+from ._verify import Verifier as Verifier
+from ._verify import VerifierContext as VerifierContext
+from ._verify import VerifierOutcome as VerifierOutcome
+from ._verify import check as check
+from ._verify import optional as optional
+from ._verify import verifier as verifier
+
+__version__ = "0.1.0"

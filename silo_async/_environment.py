@@ -1,0 +1,109 @@
+"""Environment: a world factory, its tools, its verifiers and its tasks — one runnable object.
+
+Code-first environments and those on disk (``.silo/environments/<name>/``) are the same object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import attrs
+
+from ._errors import DefinitionError, SiloError
+from ._task import Task
+from ._tools import BoundTool, Tool, bind_tools
+from ._verify import Verifier
+
+__all__ = ["Environment"]
+
+
+def _tuple(items: Iterable[Any] | None) -> tuple[Any, ...]:
+    return tuple(items or ())
+
+
+@attrs.frozen(eq=False)
+class Environment:
+    """A runnable environment.
+
+    Args:
+        name: the environment's name (used in traces and run records).
+        create_state: returns a *fresh* world on every call.
+        tools: tool definitions, bound to each new world with :func:`bind_tools`.
+        verifiers: the verifiers tasks refer to by id.
+        tasks: the tasks that can be run.
+        bind: alternative to ``tools`` for on-disk environments: ``bind(state)`` returns
+            the runtime tools (the module's ``bind_tools``).
+
+    Raises:
+        DefinitionError: duplicate task or verifier ids, or neither/both of tools and bind.
+    """
+
+    name: str
+    create_state: Callable[[], Any]
+    tools: tuple[Tool, ...] = attrs.field(default=(), converter=_tuple)
+    verifiers: tuple[Verifier, ...] = attrs.field(default=(), converter=_tuple)
+    tasks: tuple[Task, ...] = attrs.field(default=(), converter=_tuple)
+    bind: Callable[[Any], Sequence[BoundTool | Tool]] | None = None
+    _tasks_by_id: dict[str, Task] = attrs.field(init=False, repr=False)
+    _verifiers_by_id: dict[str, Verifier] = attrs.field(init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.bind is not None and self.tools:
+            raise DefinitionError(
+                f'Environment "{self.name}" got both tools=... and bind=...; pass one.',
+                {"environment": self.name},
+            )
+        object.__setattr__(self, "_tasks_by_id", _index(self.tasks, "Task", self.name))
+        object.__setattr__(self, "_verifiers_by_id", _index(self.verifiers, "Verifier", self.name))
+
+    def bind_tools(self, state: Any) -> list[BoundTool]:
+        """The runtime tools for one world, in registry order."""
+        if self.bind is None:
+            return bind_tools(state, self.tools)
+        return bind_tools(state, self.bind(state))
+
+    def task(self, task_id: str) -> Task:
+        """The task with this id.
+
+        Raises:
+            SiloError: ``task_not_found``, listing the ids that exist.
+        """
+        found = self._tasks_by_id.get(task_id)
+        if found is None:
+            known = ", ".join(sorted(self._tasks_by_id)) or "none"
+            raise SiloError(
+                "task_not_found",
+                f'Task "{task_id}" was not found in environment "{self.name}". '
+                f"Available: {known}.",
+                {"environment": self.name, "task": task_id, "available": sorted(self._tasks_by_id)},
+            )
+        return found
+
+    def verifier_for(self, task: Task) -> Verifier:
+        """The verifier that grades ``task``.
+
+        Raises:
+            SiloError: ``task_invalid`` when the task names a verifier that is not registered.
+        """
+        found = self._verifiers_by_id.get(task.verifier_id)
+        if found is None:
+            raise SiloError(
+                "task_invalid",
+                f'Task "{task.id}" names verifier "{task.verifier_id}", which is not registered '
+                f'in environment "{self.name}".',
+                {"environment": self.name, "task": task.id, "verifier": task.verifier_id},
+            )
+        return found
+
+
+def _index(items: tuple[Any, ...], kind: str, env: str) -> dict[str, Any]:
+    index: dict[str, Any] = {}
+    for item in items:
+        if item.id in index:
+            raise DefinitionError(
+                f'{kind} id "{item.id}" is declared twice in environment "{env}".',
+                {"environment": env, "id": item.id},
+            )
+        index[item.id] = item
+    return index

@@ -1,0 +1,249 @@
+"""Tools: the only controlled access an agent has to the world.
+
+A :class:`Tool` pairs a body ``fn(state, input)`` (``def`` or ``async def``) with a name, a
+description and an explicit JSON Schema for its input. :func:`bind_tools` closes tools over one
+world; a :class:`BoundTool` validates input before the body ever runs, copies the output so the
+agent never holds a live handle into the world, and turns failures into values.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, overload
+
+import attrs
+
+from ._errors import DefinitionError, ToolError
+from ._jsonutil import clone_json
+from ._schema import SchemaValidator
+
+__all__ = [
+    "BoundTool",
+    "Tool",
+    "ToolFault",
+    "ToolResult",
+    "ToolSpec",
+    "bind_tools",
+    "tool",
+]
+
+ToolFn = Callable[[Any, dict[str, Any]], Any]
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
+_NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+@attrs.frozen
+class ToolSpec:
+    """What an agent sees of a tool: feed ``to_dict()`` to a model."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"name", "description", "inputSchema"}`` (a fresh copy)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": clone_json(self.input_schema),
+        }
+
+
+@attrs.frozen
+class ToolResult:
+    """The outcome of a tool call. Rejected calls come back as values, never as exceptions.
+
+    Attributes:
+        output: the tool's (copied) return value, or ``{"code", "message", "details"?}``.
+        is_error: True when the call was rejected or failed.
+    """
+
+    output: Any
+    is_error: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"output", "isError"}`` as in traces."""
+        return {"output": self.output, "isError": self.is_error}
+
+
+@attrs.frozen
+class ToolFault:
+    """An environment fault: a tool raised something other than :class:`ToolError`."""
+
+    type: str
+    message: str
+    traceback: str
+
+    def to_dict(self) -> dict[str, str]:
+        """JSON form recorded in the trace."""
+        return {"type": self.type, "message": self.message, "traceback": self.traceback}
+
+
+@attrs.frozen(eq=False)
+class Tool:
+    """A tool definition: ``fn(state, input)`` plus its name, description and input schema.
+
+    Build one with :func:`tool`. The schema is checked against Draft 2020-12 here, once.
+
+    Raises:
+        DefinitionError: bad name, non-callable body or invalid schema.
+    """
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    fn: ToolFn
+    validator: SchemaValidator = attrs.field(init=False, repr=False)
+    is_async: bool = attrs.field(init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise DefinitionError(
+                f"Invalid tool name {self.name!r}: use letters, digits, '_', '-' or '.', "
+                "starting with a letter, digit or '_' (at most 128 characters).",
+                {"tool": self.name},
+            )
+        if not callable(self.fn):
+            raise DefinitionError(f'Tool "{self.name}" has no callable body.', {"tool": self.name})
+        object.__setattr__(self, "validator", SchemaValidator(self.input_schema, self.name))
+        object.__setattr__(self, "is_async", inspect.iscoroutinefunction(self.fn))
+
+    @property
+    def spec(self) -> ToolSpec:
+        """The agent-facing view of this tool."""
+        return ToolSpec(self.name, self.description, self.input_schema)
+
+    def __call__(self, state: Any, input: dict[str, Any]) -> Any:
+        """Call the body directly (no validation): handy in unit tests of the body."""
+        return self.fn(state, input)
+
+
+@overload
+def tool(fn: ToolFn, /) -> Tool: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+) -> Callable[[ToolFn], Tool]: ...
+def tool(
+    fn: ToolFn | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+) -> Tool | Callable[[ToolFn], Tool]:
+    """Define a tool from ``def`` or ``async def fn(state, input)``.
+
+    Args:
+        name: the name the agent calls (default: the function name).
+        description: what the agent reads (default: the docstring's first paragraph).
+        input_schema: JSON Schema for the arguments (default: an object with no parameters).
+
+    Example::
+
+        @silo.tool(name="get_customer", description="Read one customer.", input_schema={
+            "type": "object", "properties": {"customerId": {"type": "string"}},
+            "required": ["customerId"], "additionalProperties": False})
+        def get_customer(state, input):
+            return state["customers"][input["customerId"]]
+    """
+
+    def make(body: ToolFn) -> Tool:
+        doc = inspect.getdoc(body) or ""
+        return Tool(
+            name=name or body.__name__,
+            description=description if description is not None else doc.split("\n\n")[0],
+            input_schema=dict(input_schema) if input_schema is not None else dict(_NO_ARGS),
+            fn=body,
+        )
+
+    return make(fn) if fn is not None else make
+
+
+class BoundTool:
+    """A tool closed over one world, as the runtime calls it.
+
+    ``await invoke(input)`` validates, runs the body, copies the output and maps failures:
+    schema violations to ``invalid_input`` (the body never runs), :class:`ToolError` to its code,
+    anything else to ``internal_error`` plus a :class:`ToolFault` for the trace.
+    """
+
+    __slots__ = ("_is_async", "_state", "_validator", "name", "tool")
+
+    def __init__(self, tool: Tool, state: Any) -> None:
+        self.tool = tool
+        self.name = tool.name
+        self._state = state
+        self._validator = tool.validator
+        self._is_async = tool.is_async
+
+    @property
+    def spec(self) -> ToolSpec:
+        """The agent-facing view of this tool."""
+        return self.tool.spec
+
+    async def invoke(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
+        """Run the tool on ``input``; never raises for a rejected or failing call."""
+        args = {} if input is None else input
+        if not self._validator.is_valid(args):
+            return self._invalid(args), None
+        try:
+            value = self.tool.fn(self._state, clone_json(args))
+            if self._is_async:
+                value = await value
+            return ToolResult(clone_json(value)), None
+        except ToolError as exc:
+            return ToolResult(exc.to_output(), is_error=True), None
+        except Exception as exc:
+            return _fault_result(self.name, exc)
+
+    def _invalid(self, args: Any) -> ToolResult:
+        problems = self._validator.problems(args)
+        message = f'Invalid arguments for "{self.name}": {"; ".join(problems)}.'
+        output = {"code": "invalid_input", "message": message, "details": {"problems": problems}}
+        return ToolResult(output, is_error=True)
+
+
+def _fault_result(name: str, exc: Exception) -> tuple[ToolResult, ToolFault]:
+    fault = ToolFault(
+        type=type(exc).__name__,
+        message=str(exc),
+        traceback="".join(traceback.format_exception(exc)),
+    )
+    message = (
+        f'Tool "{name}" failed with an internal error ({fault.type}). '
+        "This is a fault in the environment, not in your arguments."
+    )
+    return ToolResult({"code": "internal_error", "message": message}, is_error=True), fault
+
+
+def bind_tools(state: Any, tools: Iterable[Tool | BoundTool]) -> list[BoundTool]:
+    """Close ``tools`` over ``state``: the runtime tools an environment's ``bind_tools`` returns.
+
+    Raises:
+        DefinitionError: two tools share a name, or an entry is not a tool.
+    """
+    bound: list[BoundTool] = []
+    seen: set[str] = set()
+    for item in tools:
+        definition = item.tool if isinstance(item, BoundTool) else item
+        if not isinstance(definition, Tool):
+            raise DefinitionError(
+                f"bind_tools() got {type(item).__name__} {item!r}; expected tools made with "
+                "@silo.tool.",
+                {"item": repr(item)},
+            )
+        if definition.name in seen:
+            raise DefinitionError(
+                f'Tool name "{definition.name}" is registered more than once.',
+                {"tool": definition.name},
+            )
+        seen.add(definition.name)
+        bound.append(BoundTool(definition, state))
+    return bound
