@@ -7,6 +7,9 @@ the transcript.
 
 from __future__ import annotations
 
+from ._context import AgentContext as AgentContext
+from ._context import ToolCallLimitExceeded as ToolCallLimitExceeded
+from ._diff import state_diff as state_diff
 from ._environment import Environment as Environment
 from ._errors import ERROR_CODES as ERROR_CODES
 from ._errors import DefinitionError as DefinitionError
@@ -15,6 +18,11 @@ from ._errors import ToolError as ToolError
 from ._errors import tool_error as tool_error
 from ._jsonutil import clone_json as clone_json
 from ._jsonutil import output_text as output_text
+from ._many import run_many as run_many
+from ._result import TERMINATION_REASONS as TERMINATION_REASONS
+from ._result import RunResult as RunResult
+from ._runner import Agent as Agent
+from ._runner import run as run
 from ._task import Task as Task
 from ._tools import BoundTool as BoundTool
 from ._tools import Tool as Tool

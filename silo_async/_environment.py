@@ -74,8 +74,7 @@ class Environment:
             known = ", ".join(sorted(self._tasks_by_id)) or "none"
             raise SiloError(
                 "task_not_found",
-                f'Task "{task_id}" was not found in environment "{self.name}". '
-                f"Available: {known}.",
+                f'Task "{task_id}" was not found in environment "{self.name}". Available: {known}.',
                 {"environment": self.name, "task": task_id, "available": sorted(self._tasks_by_id)},
             )
         return found

@@ -29,8 +29,10 @@ def clone_json(value: Any) -> Any:
 
 
 def json_equal(a: Any, b: Any) -> bool:
-    """Equality as JSON sees it: ``True != 1``, ``1 != 1.0`` is *not* distinguished by value
-    but by type, and dict key order does not matter."""
+    """Equality as JSON text sees it: types must match (``True != 1``, ``1 != 1.0``).
+
+    Dict key order does not matter; lists and tuples compare alike.
+    """
     if a is b:
         return True
     ta, tb = type(a), type(b)
@@ -65,7 +67,7 @@ def pretty_json(value: Any) -> str:
 
 
 def output_text(output: Any) -> str:
-    """The text form of an agent's output: a ``str`` as-is, ``None`` -> ``""``, else compact JSON."""
+    """The text form of an agent's output: ``str`` as-is, ``None`` -> ``""``, else compact JSON."""
     if isinstance(output, str):
         return output
     if output is None:

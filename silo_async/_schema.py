@@ -179,9 +179,14 @@ def _number_bound(op: Callable[[Any, Any], bool]) -> Callable[[Any, dict[str, An
     return build
 
 
-def _length(kind: type, op: Callable[[int, int], bool]) -> Callable[[Any, dict[str, Any]], Predicate]:
+def _length(
+    kind: type, op: Callable[[int, int], bool]
+) -> Callable[[Any, dict[str, Any]], Predicate]:
     def build(limit: int, _schema: dict[str, Any]) -> Predicate:
-        return lambda v: type(v) is not kind or op(len(v), limit)
+        def check(v: Any) -> bool:
+            return type(v) is not kind or op(len(v), limit)  # type: ignore[arg-type]
+
+        return check
 
     return build
 
@@ -291,8 +296,8 @@ def _join(values: Iterable[Any]) -> str:
 
 def _describe(error: ValidationError) -> list[str]:
     """Phrase one jsonschema error as one or more Silo-style problems."""
-    keyword = error.validator
-    rule = error.validator_value
+    keyword = str(error.validator)
+    rule: Any = error.validator_value
     instance = error.instance
     where = _path(error.absolute_path)
     prefix = f"{where}." if where else ""
@@ -316,9 +321,7 @@ def _unknown_keys(error: ValidationError, instance: dict[str, Any], prefix: str)
     schema = error.schema if isinstance(error.schema, dict) else {}
     declared = list(schema.get("properties", {}))
     patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
-    extras = [
-        k for k in instance if k not in declared and not any(p.search(k) for p in patterns)
-    ]
+    extras = [k for k in instance if k not in declared and not any(p.search(k) for p in patterns)]
     tail = f"; expected one of: {', '.join(declared)}" if declared else "; this takes no parameters"
     if error.validator == "additionalProperties" and error.validator_value not in (False, None):
         return [f'"{prefix}{k}" is not allowed: {error.message}' for k in extras] or [error.message]

@@ -141,6 +141,7 @@ def tool(
     """Define a tool from ``def`` or ``async def fn(state, input)``.
 
     Args:
+        fn: the body, when used as a bare ``@silo.tool``.
         name: the name the agent calls (default: the function name).
         description: what the agent reads (default: the docstring's first paragraph).
         input_schema: JSON Schema for the arguments (default: an object with no parameters).

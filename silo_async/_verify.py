@@ -149,7 +149,9 @@ class Verifier:
             raise DefinitionError(f'Verifier "{self.id}" has no callable body.', {"id": self.id})
         try:
             params = inspect.signature(self.fn).parameters.values()
-            positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            positional = [
+                p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
             arity = 3 if any(p.kind is p.VAR_POSITIONAL for p in params) else len(positional)
         except (TypeError, ValueError):
             arity = 3
@@ -177,9 +179,7 @@ class Verifier:
 @overload
 def verifier(fn: VerifierFn, /) -> Verifier: ...
 @overload
-def verifier(
-    *, id: str, task_id: str, name: str = ""
-) -> Callable[[VerifierFn], Verifier]: ...
+def verifier(*, id: str, task_id: str, name: str = "") -> Callable[[VerifierFn], Verifier]: ...
 def verifier(
     fn: VerifierFn | None = None,
     /,
@@ -191,6 +191,7 @@ def verifier(
     """Define a verifier from ``fn(final, initial, ctx) -> list[Check]``.
 
     Args:
+        fn: the body, when used as a bare decorator (then ``id`` is required anyway).
         id: the verifier id tasks refer to (``verifierId``).
         task_id: the task this verifier grades.
         name: what the verifier proves (default: the docstring's first line).

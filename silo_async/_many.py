@@ -1,0 +1,81 @@
+"""run_many: many rollouts in one event loop, isolated, results in input order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import anyio
+
+from ._environment import Environment
+from ._result import RunResult
+from ._runner import Agent, run
+
+__all__ = ["run_many"]
+
+
+async def run_many(
+    env: Environment,
+    tasks: Sequence[str] | str,
+    agent: Agent,
+    *,
+    runs: int = 1,
+    concurrency: int = 64,
+    max_tool_calls: int = 100,
+    timeout: float | None = 120.0,
+    runs_dir: str | Path | None = None,
+    agent_name: str | None = None,
+    on_result: Callable[[int, RunResult], None] | None = None,
+) -> list[RunResult]:
+    """Run every task ``runs`` times, at most ``concurrency`` rollouts at once, in one loop.
+
+    Each rollout gets its own fresh world; one rollout's crash, limit or verifier failure never
+    disturbs another. Results come back in input order — each task in the order given, its runs
+    in order — never in completion order.
+
+    Args:
+        env: the environment.
+        tasks: task ids (a single id is accepted too).
+        agent: ``async def agent(ctx)``, called once per rollout.
+        runs: rollouts per task (>= 1).
+        concurrency: the most rollouts in flight at once (>= 1).
+        max_tool_calls: per rollout, as for :func:`run`.
+        timeout: per rollout, in seconds, as for :func:`run`.
+        runs_dir: when given, each rollout writes ``runs_dir/<run_id>/``.
+        agent_name: label recorded in traces and ``run.json``.
+        on_result: called as ``on_result(index, result)`` as each rollout finishes (progress).
+
+    Raises:
+        SiloError: an unknown task id or verifier, before any rollout starts.
+        ValueError: ``runs`` or ``concurrency`` below 1, or invalid limits.
+    """
+    task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}.")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}.")
+    for task_id in task_ids:  # fail fast, before any world is built
+        env.verifier_for(env.task(task_id))
+    plan = [task_id for task_id in task_ids for _ in range(runs)]
+    results: list[RunResult | None] = [None] * len(plan)
+    limiter = anyio.CapacityLimiter(concurrency)
+
+    async def one(index: int, task_id: str) -> None:
+        async with limiter:
+            result = await run(
+                env,
+                task_id,
+                agent,
+                max_tool_calls=max_tool_calls,
+                timeout=timeout,
+                runs_dir=runs_dir,
+                agent_name=agent_name,
+            )
+        results[index] = result
+        if on_result is not None:
+            on_result(index, result)
+
+    async with anyio.create_task_group() as tg:
+        for index, task_id in enumerate(plan):
+            tg.start_soon(one, index, task_id)
+    return [r for r in results if r is not None]

@@ -1,0 +1,120 @@
+"""RunResult: everything one rollout produced, and the JSON documents written for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ._jsonutil import to_jsonable
+from ._task import Task
+from ._verify import Check
+
+__all__ = ["TERMINATION_REASONS", "RunResult"]
+
+#: Why a rollout's agent phase ended. ``cancelled`` is recorded in artifacts only: the
+#: cancellation itself is re-raised to the caller, never returned.
+TERMINATION_REASONS = ("completed", "max_tool_calls", "timeout", "agent_error", "cancelled")
+
+
+@attrs.frozen
+class RunResult:
+    """The outcome of one rollout.
+
+    Attributes:
+        run_id: unique, time-sortable id (also the run directory's name).
+        environment: the environment's name.
+        task: the task that was run.
+        agent_name: a label for the agent (file name or function name).
+        agent_output: the agent's raw output (its return value, else its partial output).
+        output_text: the text form verifiers see (``str`` as-is, ``None`` -> ``""``, else JSON).
+        passed: every required check passed.
+        reward: share of all checks passed, rounded to two decimals.
+        termination_reason: ``completed``, ``max_tool_calls``, ``timeout`` or ``agent_error``.
+        tool_calls: calls executed (a refused call beyond the limit is not counted).
+        tool_errors: calls rejected because of the agent (invalid input, unknown tool, ToolError).
+        tool_faults: calls that failed because the environment raised (``internal_error``).
+        error: the agent's or the verifier's error message, if any.
+        verifier_id: the verifier that graded the run.
+        checks: the verifier's checks, in order.
+        required_passed: required checks passed.
+        required_total: required checks.
+        failed_required: labels of failed required checks.
+        trace: every event, as written to ``trace.jsonl``.
+        state_diff: what the rollout changed (``state-diff.json``).
+        run_dir: where artifacts were written, or ``None``.
+        started_at: ISO-8601 UTC start time.
+        finished_at: ISO-8601 UTC end time (after grading).
+        duration_ms: wall time from start to the end of grading.
+        config: the limits the run used (``maxToolCalls``, ``timeoutMs``).
+    """
+
+    run_id: str
+    environment: str
+    task: Task
+    agent_name: str
+    agent_output: Any
+    output_text: str
+    passed: bool
+    reward: float
+    termination_reason: str
+    tool_calls: int
+    tool_errors: int
+    tool_faults: int
+    error: str | None
+    verifier_id: str
+    checks: list[Check]
+    required_passed: int
+    required_total: int
+    failed_required: list[str]
+    trace: list[dict[str, Any]]
+    state_diff: dict[str, Any]
+    run_dir: Path | None
+    started_at: str
+    finished_at: str
+    duration_ms: float
+    config: dict[str, Any]
+
+    @property
+    def checks_passed(self) -> int:
+        """Checks that passed, required or optional."""
+        return sum(1 for c in self.checks if c.passed)
+
+    def result_dict(self) -> dict[str, Any]:
+        """``result.json``: Silo's keys and order plus ``toolFaults``; no timestamps, no ids."""
+        return {
+            "passed": self.passed,
+            "reward": self.reward,
+            "requiredPassed": self.required_passed,
+            "requiredTotal": self.required_total,
+            "failedRequired": list(self.failed_required),
+            "checksPassed": self.checks_passed,
+            "checksFailed": len(self.checks) - self.checks_passed,
+            "toolCalls": self.tool_calls,
+            "toolErrors": self.tool_errors,
+            "toolFaults": self.tool_faults,
+            "terminationReason": self.termination_reason,
+            "agentOutput": to_jsonable(self.agent_output),
+            "error": self.error,
+            "checks": [c.to_dict() for c in self.checks],
+        }
+
+    def run_dict(self) -> dict[str, Any]:
+        """``run.json``: identity, resolved configuration and timings."""
+        return {
+            "runId": self.run_id,
+            "environment": self.environment,
+            "taskId": self.task.id,
+            "task": self.task.to_dict(),
+            "verifierId": self.verifier_id,
+            "agent": self.agent_name,
+            "config": dict(self.config),
+            "startedAt": self.started_at,
+            "finishedAt": self.finished_at,
+            "durationMs": self.duration_ms,
+            "terminationReason": self.termination_reason,
+            "toolCallCount": self.tool_calls,
+            "passed": self.passed,
+            "reward": self.reward,
+        }

@@ -1,0 +1,279 @@
+"""The runner: one rollout under real limits, always graded, never lost.
+
+Phases: prepare (fresh world, bound tools, trace) -> drive (the agent in its own cancel scope,
+cancelled by the time limit or by the call beyond the tool-call limit) -> finish (verifier and
+artifacts, shielded and bounded, also after a crash, a limit or an outer cancellation, which is
+re-raised once the artifacts are written).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ._artifacts import write_artifacts
+from ._context import AgentContext, _Budget
+from ._diff import state_diff
+from ._environment import Environment
+from ._jsonutil import clone_json, output_text
+from ._result import RunResult
+from ._runid import new_run_id
+from ._task import Task
+from ._trace import TraceRecorder, utc_now_iso
+from ._verify import Verifier, VerifierContext, VerifierOutcome
+
+__all__ = ["Agent", "run"]
+
+Agent = Callable[[AgentContext], Awaitable[Any]]
+
+#: How long grading and artifact writing may take once the agent phase is over.
+FINISH_GRACE_S = 30.0
+
+
+def _check_limits(max_tool_calls: int, timeout: float | None) -> None:
+    if (
+        isinstance(max_tool_calls, bool)
+        or not isinstance(max_tool_calls, int)
+        or max_tool_calls < 0
+    ):
+        raise ValueError(f"max_tool_calls must be an integer >= 0, got {max_tool_calls!r}.")
+    if timeout is not None and (not isinstance(timeout, int | float) or not timeout > 0):
+        raise ValueError(f"timeout must be a number of seconds > 0 (or None), got {timeout!r}.")
+
+
+def _agent_label(agent: Agent) -> str:
+    return str(getattr(agent, "__qualname__", None) or type(agent).__name__)
+
+
+def _error_text(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc)
+    return text or type(exc).__name__
+
+
+async def _call_agent(agent: Agent, ctx: AgentContext) -> Any:
+    returned = agent(ctx)
+    if not inspect.isawaitable(returned):
+        raise TypeError(
+            "The agent must be an async function (async def agent(ctx)); "
+            f"it returned {type(returned).__name__} instead of an awaitable."
+        )
+    return await returned
+
+
+class _Rollout:
+    """The state of one rollout between its phases."""
+
+    def __init__(
+        self,
+        env: Environment,
+        task: Task,
+        verifier: Verifier,
+        *,
+        max_tool_calls: int,
+        timeout: float | None,
+        runs_dir: Path | None,
+        agent_name: str,
+    ) -> None:
+        self.env, self.task, self.verifier = env, task, verifier
+        self.timeout = math.inf if timeout is None else float(timeout)
+        self.config = {
+            "maxToolCalls": max_tool_calls,
+            "timeoutMs": None if timeout is None else round(timeout * 1000),
+        }
+        self.agent_name = agent_name
+        self.started = time.time()
+        self.clock0 = time.perf_counter()
+        self.run_id = new_run_id(self.started)
+        self.state = env.create_state()
+        self.initial = clone_json(self.state)
+        self.tools = env.bind_tools(self.state)
+        self.budget = _Budget(max_tool_calls)
+        self.run_dir: Path | None = None
+        if runs_dir is not None:
+            self.run_dir = Path(runs_dir) / self.run_id
+            self.run_dir.mkdir(parents=True)
+        self.trace = TraceRecorder(self.run_dir / "trace.jsonl" if self.run_dir else None)
+        self.ctx: AgentContext | None = None
+        self.output: Any = None
+        self.error: str | None = None
+        self.reason = "completed"
+
+    def start_event(self) -> None:
+        self.trace.emit(
+            "run_start",
+            {
+                "runId": self.run_id,
+                "environment": self.env.name,
+                "task": self.task.to_dict(),
+                "agent": self.agent_name,
+                "config": dict(self.config),
+                "tools": [t.name for t in self.tools],
+            },
+        )
+
+    async def drive(self, agent: Agent) -> None:
+        """Run the agent in its own cancel scope until it returns, fails or a limit trips."""
+        with anyio.move_on_after(self.timeout) as scope:
+            self.ctx = AgentContext(
+                self.task.instruction, self.tools, self.budget, self.trace, scope
+            )
+            try:
+                self.output = await _call_agent(agent, self.ctx)
+            except Exception as exc:
+                self.error = _error_text(exc)
+                if not scope.cancel_called:
+                    self.reason = "agent_error"
+        if self.budget.limit_hit:
+            self.reason = "max_tool_calls"
+            self.error = self.error or f"Tool call limit exceeded ({self.budget.max_calls})."
+        elif scope.cancel_called and anyio.current_time() >= scope.deadline:
+            self.reason = "timeout"
+            self.error = self.error or f"Time limit exceeded ({self.timeout:g} s)."
+
+    def end_events(self, text: str) -> None:
+        self.trace.emit("agent_output", {"output": text})
+        self.trace.emit(
+            "run_end",
+            {
+                "terminationReason": self.reason,
+                "error": self.error,
+                "toolCalls": self.budget.calls,
+                "toolErrors": self.budget.errors,
+                "toolFaults": self.budget.faults,
+                "durationMs": round((time.perf_counter() - self.clock0) * 1000, 3),
+            },
+        )
+
+    async def grade(self, text: str) -> tuple[VerifierOutcome | None, str | None]:
+        """Run the verifier under its own bounded scope; any failure becomes an error string."""
+        ctx = VerifierContext(agent_output=text, task=self.task, output=self.output)
+        try:
+            with anyio.fail_after(FINISH_GRACE_S):
+                outcome = await self.verifier.evaluate(self.state, self.initial, ctx)
+        except TimeoutError:
+            return None, f"Verifier {self.verifier.id} did not finish within {FINISH_GRACE_S:g} s."
+        except Exception as exc:
+            return None, f"Verifier {self.verifier.id} failed: {type(exc).__name__}: {exc}"
+        return outcome, None
+
+    async def finish(self) -> RunResult:
+        """Grade, record the last events, write the artifacts; shielded from outer cancellation."""
+        with anyio.CancelScope(shield=True):
+            if self.output is None and self.ctx is not None:
+                self.output = self.ctx.output  # a partial answer left with ctx.set_output()
+            text = output_text(self.output)
+            self.end_events(text)
+            outcome, verifier_error = await self.grade(text)
+            self.verifier_event(outcome, verifier_error)
+            self.trace.close()
+            result = self.result(text, outcome, verifier_error)
+            if self.run_dir is not None:
+                await write_artifacts(result)
+            return result
+
+    def verifier_event(self, outcome: VerifierOutcome | None, error: str | None) -> None:
+        fields: dict[str, Any] = {
+            "verifierId": self.verifier.id,
+            "passed": bool(outcome and outcome.passed),
+            "reward": outcome.reward if outcome else 0.0,
+            "requiredPassed": outcome.required_passed if outcome else 0,
+            "requiredTotal": outcome.required_total if outcome else 0,
+            "failedRequired": list(outcome.failed_required) if outcome else [],
+        }
+        if error is not None:
+            fields["error"] = error
+        self.trace.emit("verifier_result", fields)
+
+    def result(
+        self, text: str, outcome: VerifierOutcome | None, verifier_error: str | None
+    ) -> RunResult:
+        errors = [e for e in (self.error, verifier_error) if e]
+        return RunResult(
+            run_id=self.run_id,
+            environment=self.env.name,
+            task=self.task,
+            agent_name=self.agent_name,
+            agent_output=self.output,
+            output_text=text,
+            passed=bool(outcome and outcome.passed),
+            reward=outcome.reward if outcome else 0.0,
+            termination_reason=self.reason,
+            tool_calls=self.budget.calls,
+            tool_errors=self.budget.errors,
+            tool_faults=self.budget.faults,
+            error="; ".join(errors) if errors else None,
+            verifier_id=self.verifier.id,
+            checks=list(outcome.checks) if outcome else [],
+            required_passed=outcome.required_passed if outcome else 0,
+            required_total=outcome.required_total if outcome else 0,
+            failed_required=list(outcome.failed_required) if outcome else [],
+            trace=self.trace.events,
+            state_diff=state_diff(self.initial, self.state),
+            run_dir=self.run_dir,
+            started_at=utc_now_iso(self.started),
+            finished_at=utc_now_iso(),
+            duration_ms=round((time.perf_counter() - self.clock0) * 1000, 3),
+            config=dict(self.config),
+        )
+
+
+async def run(
+    env: Environment,
+    task_id: str,
+    agent: Agent,
+    *,
+    max_tool_calls: int = 100,
+    timeout: float | None = 120.0,
+    runs_dir: str | Path | None = None,
+    agent_name: str | None = None,
+) -> RunResult:
+    """Run one rollout of ``task_id`` with ``agent`` on a fresh world and grade it.
+
+    Args:
+        env: the environment.
+        task_id: the task to run.
+        agent: ``async def agent(ctx: AgentContext) -> object``.
+        max_tool_calls: calls executed before the next one stops the agent (default 100).
+        timeout: seconds before the agent is cancelled (default 120; ``None``: no limit).
+        runs_dir: when given, artifacts go to ``runs_dir/<run_id>/``.
+        agent_name: label recorded in the trace and ``run.json`` (default: the function name).
+
+    Returns:
+        The graded :class:`RunResult`. Agent crashes, limits and verifier failures are
+        recorded in it, never raised.
+
+    Raises:
+        SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier), before anything runs.
+        ValueError: invalid limits.
+    """
+    _check_limits(max_tool_calls, timeout)
+    task = env.task(task_id)
+    verifier = env.verifier_for(task)
+    rollout = _Rollout(
+        env,
+        task,
+        verifier,
+        max_tool_calls=max_tool_calls,
+        timeout=timeout,
+        runs_dir=Path(runs_dir) if runs_dir is not None else None,
+        agent_name=agent_name or _agent_label(agent),
+    )
+    try:
+        rollout.start_event()
+        await rollout.drive(agent)
+    except BaseException as exc:
+        # Only outer cancellation (or a bug of ours) gets here: grade and write, then re-raise.
+        cancelled = isinstance(exc, anyio.get_cancelled_exc_class())
+        rollout.reason = "cancelled" if cancelled else "agent_error"
+        rollout.error = "Run cancelled by the caller." if cancelled else _error_text(exc)
+        await rollout.finish()
+        raise
+    return await rollout.finish()

@@ -1,0 +1,60 @@
+"""The trace recorder: every event of a rollout, in memory and (optionally) on disk as it happens.
+
+Events are JSON-ready dicts whose first keys are ``seq`` (1-based, strictly increasing) and
+``type``; ``at`` is an ISO-8601 UTC timestamp. With a file, each event is appended as one line with
+a single unbuffered ``os.write`` (no fsync: the page cache keeps the hot path fast, and a process
+killed mid-run still leaves only whole lines on disk).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["TraceRecorder", "utc_now_iso"]
+
+_cached_second = -1
+_cached_prefix = ""
+
+
+def utc_now_iso(now: float | None = None) -> str:
+    """ISO-8601 UTC time with milliseconds, e.g. ``2026-11-30T01:27:30.123Z`` (cheap)."""
+    global _cached_second, _cached_prefix
+    t = time.time() if now is None else now
+    second = int(t)
+    if second != _cached_second:
+        _cached_prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _cached_second = second
+    return f"{_cached_prefix}.{int((t - second) * 1000):03d}Z"
+
+
+class TraceRecorder:
+    """Collects a rollout's events; appends each to ``trace.jsonl`` when given a path."""
+
+    __slots__ = ("_fd", "events")
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.events: list[dict[str, Any]] = []
+        self._fd: int | None = None
+        if path is not None:
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+
+    def emit(self, type: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """Record one event: ``{"seq", "type", **fields, "at"}``, and return it."""
+        event = {"seq": len(self.events) + 1, "type": type, **fields, "at": utc_now_iso()}
+        self.events.append(event)
+        if self._fd is not None:
+            line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+            data = memoryview((line + "\n").encode())
+            while data:
+                data = data[os.write(self._fd, data) :]
+        return event
+
+    def close(self) -> None:
+        """Close the trace file (idempotent)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
