@@ -12,7 +12,7 @@ import anyio
 from anyio.lowlevel import checkpoint
 
 from ._tools import BoundTool, ToolResult, ToolSpec
-from ._trace import TraceRecorder
+from ._trace import TraceRecorder, utc_now_iso
 
 __all__ = ["AgentContext", "ToolCallLimitExceeded"]
 
@@ -138,27 +138,40 @@ class AgentContext:
         budget.calls += 1
         call_id = budget.calls
         trace = self._trace
-        trace.emit("tool_call", {"callId": call_id, "tool": name, "input": input})
+        events = trace.events
+        trace.append(
+            {
+                "seq": len(events) + 1,
+                "type": "tool_call",
+                "callId": call_id,
+                "tool": name,
+                "input": input,
+                "at": utc_now_iso(),
+            }
+        )
         started = time.perf_counter()
         tool = self._by_name.get(name)
         if tool is None:
             result, fault = self._unknown(name), None
         else:
             result, fault = await tool.invoke(input)
-        fields = {
+        event = {
+            "seq": len(events) + 1,
+            "type": "tool_result",
             "callId": call_id,
             "tool": name,
             "output": result.output,
             "isError": result.is_error,
             "durationMs": round((time.perf_counter() - started) * 1000, 3),
+            "at": utc_now_iso(),
         }
         if result.is_error:
             if fault is None:
                 budget.errors += 1
             else:
                 budget.faults += 1
-                fields["fault"] = fault.to_dict()
-        trace.emit("tool_result", fields)
+                event["fault"] = fault.to_dict()
+        trace.append(event)
         return result
 
     async def _refuse(self) -> None:

@@ -177,7 +177,7 @@ class _Rollout:
             result = self.result(text, outcome, verifier_error)
             if self.run_dir is not None:
                 await write_artifacts(result)
-            return result
+        return result
 
     def verifier_event(self, outcome: VerifierOutcome | None, error: str | None) -> None:
         fields: dict[str, Any] = {

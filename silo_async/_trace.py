@@ -16,19 +16,22 @@ from typing import Any
 
 __all__ = ["TraceRecorder", "utc_now_iso"]
 
-_cached_second = -1
-_cached_prefix = ""
+_cached_ms = -1
+_cached_text = ""
 
 
 def utc_now_iso(now: float | None = None) -> str:
-    """ISO-8601 UTC time with milliseconds, e.g. ``2026-11-30T01:27:30.123Z`` (cheap)."""
-    global _cached_second, _cached_prefix
-    t = time.time() if now is None else now
-    second = int(t)
-    if second != _cached_second:
-        _cached_prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        _cached_second = second
-    return f"{_cached_prefix}.{int((t - second) * 1000):03d}Z"
+    """ISO-8601 UTC time with milliseconds, e.g. ``2026-11-30T01:27:30.123Z``.
+
+    Cached per millisecond: events recorded in a burst cost one ``time.time()`` each.
+    """
+    global _cached_ms, _cached_text
+    ms = int((time.time() if now is None else now) * 1000)
+    if ms != _cached_ms:
+        second, millis = divmod(ms, 1000)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _cached_ms, _cached_text = ms, f"{stamp}.{millis:03d}Z"
+    return _cached_text
 
 
 class TraceRecorder:
@@ -45,13 +48,17 @@ class TraceRecorder:
     def emit(self, type: str, fields: dict[str, Any]) -> dict[str, Any]:
         """Record one event: ``{"seq", "type", **fields, "at"}``, and return it."""
         event = {"seq": len(self.events) + 1, "type": type, **fields, "at": utc_now_iso()}
+        self.append(event)
+        return event
+
+    def append(self, event: dict[str, Any]) -> None:
+        """Record a complete event whose ``seq`` is ``len(events) + 1`` (the hot path)."""
         self.events.append(event)
         if self._fd is not None:
             line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
             data = memoryview((line + "\n").encode())
             while data:
                 data = data[os.write(self._fd, data) :]
-        return event
 
     def close(self) -> None:
         """Close the trace file (idempotent)."""

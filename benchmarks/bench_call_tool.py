@@ -1,0 +1,92 @@
+"""Median microseconds per ``call_tool`` round trip vs a bare call of the same tool function.
+
+The tool has a three-property schema and is called with valid input, inside a real rollout
+(trace recording, counting, input/output copies, checkpoint). Prints a table, then one JSON line.
+Run: ``.venv/bin/python benchmarks/bench_call_tool.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from typing import Any
+
+import anyio
+
+import silo_async as silo
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "accountId": {"type": "string"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+        "status": {"enum": ["open", "won", "lost"]},
+    },
+    "required": ["accountId"],
+    "additionalProperties": False,
+}
+ARGS = {"accountId": "ACC-001", "limit": 10, "status": "open"}
+CALLS = 2_000
+ROUNDS = 15
+
+
+def body(state: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    return {"id": args["accountId"], "open": state["open"]}
+
+
+get_account = silo.tool(name="get_account", description="Read an account.", input_schema=SCHEMA)(
+    body
+)
+
+
+@silo.verifier(id="VER-1", task_id="T-1")
+def done(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+    return [silo.check("ran", True)]
+
+
+ENV = silo.Environment(
+    name="bench",
+    create_state=lambda: {"open": 3},
+    tools=[get_account],
+    verifiers=[done],
+    tasks=[silo.Task("T-1", "bench", "call the tool", "VER-1")],
+)
+
+
+def bare_round() -> float:
+    state = {"open": 3}
+    start = time.perf_counter()
+    for _ in range(CALLS):
+        body(state, ARGS)
+    return (time.perf_counter() - start) / CALLS * 1e6
+
+
+async def call_tool_rounds(samples: list[float]) -> None:
+    async def agent(ctx: silo.AgentContext) -> None:
+        for _ in range(ROUNDS):
+            start = time.perf_counter()
+            for _ in range(CALLS):
+                await ctx.call_tool("get_account", ARGS)
+            samples.append((time.perf_counter() - start) / CALLS * 1e6)
+
+    await silo.run(ENV, "T-1", agent, max_tool_calls=CALLS * ROUNDS, timeout=None)
+
+
+def main() -> None:
+    backend = sys.argv[1] if len(sys.argv) > 1 else "asyncio"
+    samples: list[float] = []
+    anyio.run(call_tool_rounds, samples, backend=backend)
+    bare = statistics.median(bare_round() for _ in range(ROUNDS))
+    call = statistics.median(samples)
+    print(f"{'measure':<28}{'median µs':>12}")
+    print(f"{'call_tool round trip':<28}{call:>12.2f}")
+    print(f"{'bare tool function':<28}{bare:>12.2f}")
+    print(f"({backend}; {ROUNDS} rounds of {CALLS} calls; target call_tool_us <= 10)")
+    out = {"backend": backend, "call_tool_us": round(call, 2), "bare_us": round(bare, 3)}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
