@@ -1,0 +1,149 @@
+"""What ``run`` prints: the single-run report, the ``--runs N`` summary, and their JSON forms.
+
+Pure functions of :class:`~silo_async.RunResult` values, so they are tested without a terminal.
+Run directories are shown relative to the working directory, the way a user would ``cd`` there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .._result import RunResult
+
+__all__ = ["Summary", "many_json", "many_text", "run_json", "run_text", "summarize"]
+
+_CROSS = "✗"
+
+
+@attrs.frozen
+class Summary:
+    """Aggregates over the rollouts of one task."""
+
+    runs: int
+    passed: int
+    mean_reward: float
+    best_reward: float
+    worst_reward: float
+    avg_tool_calls: float
+
+
+def summarize(results: Sequence[RunResult]) -> Summary:
+    """Pass count, mean/best/worst reward and average tool calls of ``results`` (non-empty)."""
+    rewards = [r.reward for r in results]
+    return Summary(
+        runs=len(results),
+        passed=sum(1 for r in results if r.passed),
+        mean_reward=sum(rewards) / len(rewards),
+        best_reward=max(rewards),
+        worst_reward=min(rewards),
+        avg_tool_calls=sum(r.tool_calls for r in results) / len(results),
+    )
+
+
+def _rel(path: Path | None, cwd: Path) -> str | None:
+    if path is None:
+        return None
+    try:
+        return os.path.relpath(path, cwd)
+    except ValueError:  # another drive on Windows: no relative form exists
+        return str(path)
+
+
+def _duration(ms: float) -> str:
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def run_json(result: RunResult, cwd: Path) -> dict[str, Any]:
+    """One rollout as JSON: identity, then ``result.json``'s fields, then timing and location."""
+    return {
+        "runId": result.run_id,
+        "environment": result.environment,
+        "task": result.task.to_dict(),
+        "agent": result.agent_name,
+        **result.result_dict(),
+        "durationMs": result.duration_ms,
+        "config": dict(result.config),
+        "runDir": _rel(result.run_dir, cwd),
+    }
+
+
+def _rows(rows: list[tuple[str, str]]) -> list[str]:
+    width = max(len(label) for label, _ in rows)
+    return [f"{label.ljust(width)}  {value}".rstrip() for label, value in rows]
+
+
+def run_text(result: RunResult, cwd: Path) -> str:
+    """The single-run report: verdict, score, effort, what failed and where the run was saved."""
+    faults = str(result.tool_faults)
+    if result.tool_faults:
+        faults += "  (the environment raised; see trace.jsonl)"
+    rows = [
+        ("Task", f"{result.task.id} — {result.task.title}"),
+        ("Result", "PASS" if result.passed else "FAIL"),
+        ("Reward", f"{result.reward:.2f}"),
+        ("Duration", _duration(result.duration_ms)),
+        ("Tool calls", str(result.tool_calls)),
+        ("Errors", str(result.tool_errors)),
+        ("Faults", faults),
+        ("Checks", f"{result.checks_passed} / {len(result.checks)}"),
+        ("Required", f"{result.required_passed} / {result.required_total}"),
+    ]
+    if result.termination_reason != "completed":
+        rows.append(("Ended early", result.termination_reason))
+    if result.error:
+        rows.append(("Error", result.error))
+    for i, label in enumerate(result.failed_required):
+        rows.append(("Failed" if i == 0 else "", f"{_CROSS} {label}"))
+    run_dir = _rel(result.run_dir, cwd)
+    if run_dir is not None:
+        rows.append(("Run saved", run_dir))
+    return "\n".join(_rows(rows))
+
+
+def _rollout_line(index: int, result: RunResult, cwd: Path) -> str:
+    parts = [f"reward {result.reward:.2f}", f"{result.tool_calls} calls"]
+    if result.tool_faults:
+        parts.append(f"{result.tool_faults} faults")
+    parts.append(result.termination_reason)
+    line = f"run {index}  {'PASS' if result.passed else 'FAIL'}  {' · '.join(parts)}"
+    run_dir = _rel(result.run_dir, cwd)
+    return f"{line}  {run_dir}" if run_dir is not None else line
+
+
+def many_text(results: Sequence[RunResult], cwd: Path) -> str:
+    """The ``--runs N`` summary followed by one line per rollout, in run order."""
+    s = summarize(results)
+    task = results[0].task
+    rows = [
+        ("Task", f"{task.id} — {task.title}"),
+        ("Rollouts", str(s.runs)),
+        ("Passed", f"{s.passed} / {s.runs}"),
+        ("Mean reward", f"{s.mean_reward:.2f}"),
+        ("Best", f"{s.best_reward:.2f}"),
+        ("Worst", f"{s.worst_reward:.2f}"),
+        ("Avg calls", f"{s.avg_tool_calls:.1f}"),
+    ]
+    lines = _rows(rows)
+    lines.append("")
+    lines.extend(_rollout_line(i, r, cwd) for i, r in enumerate(results, start=1))
+    return "\n".join(lines)
+
+
+def many_json(results: Sequence[RunResult], cwd: Path) -> dict[str, Any]:
+    """The ``--runs N`` summary as JSON, with every rollout in run order."""
+    s = summarize(results)
+    return {
+        "task": results[0].task.to_dict(),
+        "runs": s.runs,
+        "passed": s.passed,
+        "meanReward": round(s.mean_reward, 4),
+        "bestReward": s.best_reward,
+        "worstReward": s.worst_reward,
+        "avgToolCalls": round(s.avg_tool_calls, 2),
+        "rollouts": [run_json(r, cwd) for r in results],
+    }
