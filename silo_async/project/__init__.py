@@ -1,0 +1,36 @@
+"""The project layer: environments on disk under ``<project>/.silo/``.
+
+One store for the CLI and the SDK: loading environments by path, creating them from templates,
+authoring data and tasks, scaffolding tools and verifiers, validating, and running.
+"""
+
+from __future__ import annotations
+
+from ._loader import load_environment
+from ._names import suggest_free_name
+from ._scaffold import ScaffoldResult
+from ._sdk import (
+    DataResource,
+    EnvironmentHandle,
+    Environments,
+    Project,
+    TaskResource,
+    ToolResource,
+    VerifierResource,
+)
+from ._validate import Finding, ValidationReport
+
+__all__ = [
+    "DataResource",
+    "EnvironmentHandle",
+    "Environments",
+    "Finding",
+    "Project",
+    "ScaffoldResult",
+    "TaskResource",
+    "ToolResource",
+    "ValidationReport",
+    "VerifierResource",
+    "load_environment",
+    "suggest_free_name",
+]

@@ -1,0 +1,130 @@
+"""Project paths and small file helpers shared by the loader, the store and the scaffolder."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .._errors import SiloError
+from ._names import check_environment_name
+
+__all__ = [
+    "environments_dir",
+    "find_environment",
+    "list_environment_names",
+    "read_json",
+    "remove_gitkeep",
+    "to_json_text",
+    "write_text",
+]
+
+
+def environments_dir(cwd: Path) -> Path:
+    """``<cwd>/.silo/environments``."""
+    return cwd / ".silo" / "environments"
+
+
+def _environment_dirs(cwd: Path) -> list[Path]:
+    root = environments_dir(cwd)
+    try:
+        entries = list(root.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    # Staging directories start with "." and are never environments.
+    return [p for p in entries if not p.name.startswith(".") and p.is_dir()]
+
+
+def list_environment_names(cwd: Path) -> list[str]:
+    """Environment names, lower-cased and sorted (missing directory: empty)."""
+    return sorted({p.name.lower() for p in _environment_dirs(cwd)})
+
+
+def find_environment(cwd: Path, name: str) -> Path:
+    """The directory of environment ``name``; the case of ``name`` does not matter.
+
+    An exact match wins; otherwise the single directory equal ignoring case. This keeps
+    behaviour identical on case-sensitive and case-insensitive file systems.
+
+    Raises:
+        SiloError: ``unsafe_name`` for a name that could escape the directory;
+            ``environment_not_found`` listing the environments that exist.
+    """
+    check_environment_name(name)
+    dirs = _environment_dirs(cwd)
+    for path in dirs:
+        if path.name == name:
+            return path
+    for path in dirs:
+        if path.name.lower() == name.lower():
+            return path
+    available = list_environment_names(cwd)
+    if available:
+        message = (
+            f'Environment "{name}" was not found in .silo/environments. '
+            f"Available: {', '.join(available)}."
+        )
+    else:
+        message = f'Environment "{name}" was not found. Run "silo-async init" to create one.'
+    raise SiloError("environment_not_found", message, {"environment": name, "available": available})
+
+
+def read_json(path: Path, *, detail: bool = True) -> Any:
+    """Parse a JSON file.
+
+    Raises:
+        SiloError: ``invalid_json`` naming the absolute path (and the parser message).
+        OSError: the file cannot be read.
+    """
+    text = path.read_text(encoding="utf-8")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        suffix = f": {exc}" if detail else ""
+        raise SiloError(
+            "invalid_json",
+            f'"{path}" is not valid JSON{suffix}.',
+            {"path": str(path), "line": exc.lineno, "column": exc.colno},
+        ) from None
+
+
+def to_json_text(value: Any) -> str:
+    """Pretty JSON as written to disk (2-space indent, trailing newline); strict.
+
+    Raises:
+        ValueError, TypeError: ``value`` is not JSON (NaN, a set, an object...).
+    """
+    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_text(path: Path, text: str, *, exclusive: bool) -> None:
+    """Write ``text`` to ``path`` without ever leaving a half-written file.
+
+    ``exclusive`` creates the file and fails with FileExistsError if it exists (also on a
+    case-insensitive file system where another casing exists). Otherwise the new content
+    replaces the old in one rename.
+    """
+    if exclusive:
+        with path.open("x", encoding="utf-8", newline="") as fh:
+            try:
+                fh.write(text)
+            except BaseException:
+                fh.close()
+                path.unlink(missing_ok=True)
+                raise
+        return
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8", newline="")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def remove_gitkeep(directory: Path) -> None:
+    """Delete ``directory/.gitkeep`` once a real resource lives there (absent: fine)."""
+    with contextlib.suppress(FileNotFoundError):
+        (directory / ".gitkeep").unlink()

@@ -1,0 +1,198 @@
+"""The single loader: from ``.silo/environments/<name>/`` to a runnable ``silo.Environment``.
+
+Two layers: :func:`open_environment` reads the manifest, imports the entrypoint, checks the
+contract and discovers the tasks without judging the pieces (``validate`` inspects them one by
+one); :func:`load_environment` then builds the :class:`~silo_async.Environment` a run needs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import attrs
+
+from .._environment import Environment
+from .._errors import SiloError
+from .._task import Task
+from .._verify import Verifier
+from ._files import find_environment, read_json
+from ._importer import import_environment
+from ._manifest import Manifest, read_manifest, resolve_entrypoint
+
+__all__ = ["OpenedEnvironment", "discover_tasks", "load_environment", "open_environment"]
+
+
+@attrs.frozen(eq=False)
+class OpenedEnvironment:
+    """An imported environment whose contract has the right shape.
+
+    Attributes:
+        name: the environment's directory name.
+        path: the environment directory.
+        manifest: the manifest, defaults filled in.
+        entrypoint: the absolute entrypoint file.
+        module: the imported entrypoint module.
+        create_state: the module's ``create_state``.
+        bind_tools: the module's ``bind_tools``.
+        verifiers: the module's ``verifiers`` entries, unchecked.
+        tasks: the discovered tasks, sorted by id.
+    """
+
+    name: str
+    path: Path
+    manifest: Manifest
+    entrypoint: Path
+    module: ModuleType
+    create_state: Callable[[], Any]
+    bind_tools: Callable[[Any], Sequence[Any]]
+    verifiers: tuple[Any, ...]
+    tasks: tuple[Task, ...]
+
+
+def _contract(module: ModuleType, environment: str) -> tuple[Any, Any, tuple[Any, ...]]:
+    create_state = getattr(module, "create_state", None)
+    bind_tools = getattr(module, "bind_tools", None)
+    verifiers = getattr(module, "verifiers", None)
+    missing = [
+        label
+        for label, ok in (
+            ("create_state()", callable(create_state)),
+            ("bind_tools()", callable(bind_tools)),
+            ("a verifiers list", isinstance(verifiers, list | tuple)),
+        )
+        if not ok
+    ]
+    if missing:
+        raise SiloError(
+            "runtime_contract_invalid",
+            f'Environment "{environment}" does not export {", ".join(missing)}. '
+            "A runnable environment must export create_state, bind_tools and verifiers.",
+            {"environment": environment, "missing": missing},
+        )
+    assert isinstance(verifiers, list | tuple)
+    return create_state, bind_tools, tuple(verifiers)
+
+
+def _task_invalid(message: str, details: dict[str, Any]) -> SiloError:
+    return SiloError("task_invalid", message, details)
+
+
+def discover_tasks(env_dir: Path, environment: str) -> list[Task]:
+    """Read every ``tasks/*.json`` (sorted by file name), reject duplicates, sort by id.
+
+    Raises:
+        SiloError: ``invalid_json`` for an unparsable file; ``task_invalid`` naming the file and
+            the field, or both files of a duplicated id.
+    """
+    tasks_dir = env_dir / "tasks"
+    files = sorted(p for p in tasks_dir.glob("*.json") if p.is_file()) if tasks_dir.is_dir() else []
+    found: dict[str, tuple[Task, str]] = {}
+    for path in files:
+        rel = f"tasks/{path.name}"
+        data = read_json(path)
+        source = f'Task file "{rel}" in environment "{environment}"'
+        if not isinstance(data, dict):
+            raise _task_invalid(
+                f"{source} is not a JSON object.", {"environment": environment, "file": rel}
+            )
+        try:
+            task = Task.from_dict(data, source=source)
+        except SiloError as exc:
+            field = exc.details.get("field")
+            raise _task_invalid(
+                exc.message, {"environment": environment, "file": rel, "field": field}
+            ) from None
+        if task.id in found:
+            first = found[task.id][1]
+            raise _task_invalid(
+                f'Task id "{task.id}" is declared twice in environment "{environment}": '
+                f"{first} and {rel}.",
+                {"environment": environment, "id": task.id, "files": [first, rel]},
+            )
+        found[task.id] = (task, rel)
+    return sorted((t for t, _ in found.values()), key=lambda t: t.id)
+
+
+def _project_dir(cwd: str | os.PathLike[str] | None) -> Path:
+    return Path(os.getcwd() if cwd is None else cwd).absolute()
+
+
+def open_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> OpenedEnvironment:
+    """Find, import and contract-check environment ``name``; discover its tasks.
+
+    Raises:
+        SiloError: ``environment_not_found``, ``unsafe_name``, ``invalid_json``,
+            ``entrypoint_outside_environment``, ``runtime_contract_invalid``, ``task_invalid``.
+    """
+    env_dir = find_environment(_project_dir(cwd), name)
+    environment = env_dir.name
+    manifest = read_manifest(env_dir)
+    entrypoint = resolve_entrypoint(env_dir, manifest.entrypoint, environment)
+    module = import_environment(env_dir, entrypoint, environment)
+    create_state, bind_tools, verifiers = _contract(module, environment)
+    tasks = discover_tasks(env_dir, environment)
+    return OpenedEnvironment(
+        name=environment,
+        path=env_dir,
+        manifest=manifest,
+        entrypoint=entrypoint,
+        module=module,
+        create_state=create_state,
+        bind_tools=bind_tools,
+        verifiers=verifiers,
+        tasks=tuple(tasks),
+    )
+
+
+def check_verifiers(opened: OpenedEnvironment) -> list[Verifier]:
+    """The verifiers, each checked to be a :class:`~silo_async.Verifier`.
+
+    Raises:
+        SiloError: ``runtime_contract_invalid`` naming the first entry that is not.
+    """
+    checked: list[Verifier] = []
+    for index, item in enumerate(opened.verifiers):
+        if not isinstance(item, Verifier):
+            raise SiloError(
+                "runtime_contract_invalid",
+                f'verifiers[{index}] in environment "{opened.name}" is a {type(item).__name__}, '
+                "not a verifier made with @silo.verifier.",
+                {"environment": opened.name, "index": index},
+            )
+        checked.append(item)
+    return checked
+
+
+def build_environment(opened: OpenedEnvironment) -> Environment:
+    """The runnable :class:`~silo_async.Environment` for an opened environment.
+
+    Raises:
+        SiloError: ``runtime_contract_invalid`` for a verifiers entry that is not a verifier;
+            ``definition_invalid`` for duplicate verifier ids.
+    """
+    return Environment(
+        opened.name,
+        create_state=opened.create_state,
+        bind=opened.bind_tools,
+        verifiers=check_verifiers(opened),
+        tasks=opened.tasks,
+    )
+
+
+def load_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> Environment:
+    """Load ``<cwd>/.silo/environments/<name>/`` as a runnable environment.
+
+    Every call imports the environment's code afresh, so edits are always picked up.
+
+    Args:
+        name: the environment name (case-insensitive).
+        cwd: the project directory holding ``.silo/`` (default: the current directory).
+
+    Raises:
+        SiloError: see :func:`open_environment` and :func:`build_environment`.
+    """
+    return build_environment(open_environment(name, cwd))

@@ -1,0 +1,269 @@
+"""The authoring store for JSON resources: datasets (``data/``) and tasks (``tasks/``).
+
+Synchronous and small on purpose: the SDK and the CLI call these directly. Names are checked
+before they become paths; file names are compared ignoring case, so a project behaves the same
+on case-sensitive and case-insensitive file systems; writes never leave half a file.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .._errors import SiloError
+from .._task import Task
+from ._files import read_json, remove_gitkeep, to_json_text, write_text
+from ._names import check_safe_name
+
+__all__ = ["DataStore", "Mode", "TaskStore"]
+
+
+class Mode(enum.Enum):
+    """How a write treats an existing resource."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    UPSERT = "upsert"
+
+
+def _find_file(directory: Path, file_name: str) -> Path | None:
+    """``directory/<file_name>`` if a file of that name exists, ignoring case."""
+    exact = directory / file_name
+    if exact.is_file():
+        return exact
+    if not directory.is_dir():
+        return None
+    lowered = file_name.lower()
+    for entry in directory.iterdir():
+        if entry.name.lower() == lowered and entry.is_file():
+            return entry
+    return None
+
+
+class DataStore:
+    """Datasets ``data/<name>.json``: any JSON value.
+
+    Args:
+        env_dir: the environment directory.
+        environment: its name, for messages.
+    """
+
+    def __init__(self, env_dir: Path, environment: str) -> None:
+        self.dir = env_dir / "data"
+        self.environment = environment
+
+    def _locate(self, name: str) -> Path | None:
+        check_safe_name(name, "dataset")
+        return _find_file(self.dir, f"{name}.json")
+
+    def _not_found(self, name: str, message: str) -> SiloError:
+        return SiloError("data_not_found", message, {"environment": self.environment, "name": name})
+
+    def list(self) -> list[dict[str, Any]]:
+        """``[{name, file, bytes}]`` for every ``data/*.json``, sorted by file name."""
+        if not self.dir.is_dir():
+            return []
+        files = sorted(p for p in self.dir.glob("*.json") if p.is_file())
+        return [
+            {"name": p.stem, "file": f"data/{p.name}", "bytes": p.stat().st_size} for p in files
+        ]
+
+    def get(self, name: str) -> Any:
+        """The content of dataset ``name``.
+
+        Raises:
+            SiloError: ``unsafe_name``, ``data_not_found``, ``invalid_json``.
+        """
+        path = self._locate(name)
+        if path is None:
+            raise self._not_found(
+                name, f'Dataset "{name}" was not found in environment "{self.environment}".'
+            )
+        return read_json(path)
+
+    def put(self, name: str, value: Any, mode: Mode = Mode.UPSERT) -> str:
+        """Write dataset ``name``; return ``data/<name>.json``.
+
+        Raises:
+            SiloError: ``unsafe_name``; ``data_already_exists`` (create), ``data_not_found``
+                (update); ``invalid_json`` when ``value`` is not JSON (NaN, a set, an object).
+        """
+        existing = self._locate(name)
+        env = self.environment
+        if mode is Mode.CREATE and existing is not None:
+            raise SiloError(
+                "data_already_exists",
+                f'Dataset "{name}" already exists in environment "{env}". '
+                'Use "silo-async data update" to replace it.',
+                {"environment": env, "name": name},
+            )
+        if mode is Mode.UPDATE and existing is None:
+            raise self._not_found(
+                name,
+                f'Dataset "{name}" does not exist in environment "{env}". '
+                'Use "silo-async data add" to create it.',
+            )
+        try:
+            text = to_json_text(value)
+        except (TypeError, ValueError) as exc:
+            raise SiloError(
+                "invalid_json",
+                f'Dataset "{name}" has no valid JSON content to write: {exc}.',
+                {"environment": env, "name": name},
+            ) from None
+        self.dir.mkdir(exist_ok=True)
+        path = existing or self.dir / f"{name}.json"
+        try:
+            write_text(path, text, exclusive=existing is None)
+        except FileExistsError:
+            raise SiloError(
+                "data_already_exists",
+                f'Dataset "{name}" already exists in environment "{env}".',
+                {"environment": env, "name": name},
+            ) from None
+        remove_gitkeep(self.dir)
+        return f"data/{path.name}"
+
+    def remove(self, name: str) -> str:
+        """Delete dataset ``name``; return its relative file.
+
+        Raises:
+            SiloError: ``unsafe_name``, ``data_not_found``.
+        """
+        path = self._locate(name)
+        if path is None:
+            raise self._not_found(
+                name, f'Dataset "{name}" was not found in environment "{self.environment}".'
+            )
+        path.unlink()
+        return f"data/{path.name}"
+
+
+class TaskStore:
+    """Tasks ``tasks/<id>.json`` ({id, title, instruction, verifierId, difficulty}).
+
+    Args:
+        env_dir: the environment directory.
+        environment: its name, for messages.
+    """
+
+    def __init__(self, env_dir: Path, environment: str) -> None:
+        self.dir = env_dir / "tasks"
+        self.environment = environment
+
+    def _entries(self) -> list[tuple[Task, Path]]:
+        if not self.dir.is_dir():
+            return []
+        entries: list[tuple[Task, Path]] = []
+        for path in sorted(p for p in self.dir.glob("*.json") if p.is_file()):
+            rel = f"tasks/{path.name}"
+            data = read_json(path)
+            if not isinstance(data, dict):
+                raise SiloError(
+                    "task_invalid",
+                    f'Task file "{rel}" is not a JSON object.',
+                    {"environment": self.environment, "file": rel},
+                )
+            try:
+                entries.append((Task.from_dict(data, source=f'Task file "{rel}"'), path))
+            except SiloError as exc:
+                details = {"environment": self.environment, "file": rel, **exc.details}
+                raise SiloError("task_invalid", exc.message, details) from None
+        return entries
+
+    def _find(self, task_id: str) -> tuple[Task, Path] | None:
+        for task, path in self._entries():
+            if task.id == task_id:
+                return task, path
+        return None
+
+    def list(self) -> list[Task]:
+        """Every task, sorted by id.
+
+        Raises:
+            SiloError: ``invalid_json`` or ``task_invalid`` for a broken task file.
+        """
+        return sorted((t for t, _ in self._entries()), key=lambda t: t.id)
+
+    def get(self, task_id: str) -> Task:
+        """The task with id ``task_id``.
+
+        Raises:
+            SiloError: ``task_not_found``.
+        """
+        found = self._find(task_id)
+        if found is None:
+            raise self._not_found(task_id, "was not found in")
+        return found[0]
+
+    def _not_found(self, task_id: str, verb: str) -> SiloError:
+        return SiloError(
+            "task_not_found",
+            f'Task "{task_id}" {verb} environment "{self.environment}".',
+            {"environment": self.environment, "id": task_id},
+        )
+
+    def _coerce(self, task: Task | Mapping[str, Any]) -> Task:
+        if isinstance(task, Task):
+            task = task.to_dict()
+        raw_id = task.get("id") if isinstance(task, Mapping) else None
+        label = f'Task "{raw_id}"' if isinstance(raw_id, str) and raw_id.strip() else "Task"
+        try:
+            parsed = Task.from_dict(task, source=label)
+        except SiloError as exc:
+            details = {"environment": self.environment, **exc.details}
+            raise SiloError("task_invalid", exc.message, details) from None
+        check_safe_name(parsed.id, "task id")
+        return parsed
+
+    def put(self, task: Task | Mapping[str, Any], mode: Mode = Mode.UPSERT) -> str:
+        """Write a task (whole replacement, never a merge); return its relative file.
+
+        An existing task is rewritten in the file it came from, so updating never creates a
+        second file with the same id.
+
+        Raises:
+            SiloError: ``task_invalid``, ``unsafe_name``, ``task_already_exists`` (create),
+                ``task_not_found`` (update), ``invalid_json``/``task_invalid`` for a broken
+                existing task file.
+        """
+        parsed = self._coerce(task)
+        found = self._find(parsed.id)
+        env = self.environment
+        if mode is Mode.CREATE and found is not None:
+            rel = f"tasks/{found[1].name}"
+            raise SiloError(
+                "task_already_exists",
+                f'Task "{parsed.id}" already exists in environment "{env}" ({rel}).',
+                {"environment": env, "id": parsed.id, "file": rel},
+            )
+        if mode is Mode.UPDATE and found is None:
+            raise self._not_found(parsed.id, "does not exist in")
+        self.dir.mkdir(exist_ok=True)
+        path = found[1] if found else _find_file(self.dir, f"{parsed.id}.json")
+        if path is not None and found is None:
+            # Another task's file already has this name (ignoring case): never overwrite it.
+            rel = f"tasks/{path.name}"
+            raise SiloError(
+                "task_already_exists",
+                f'File "{rel}" already exists in environment "{env}" and holds another task.',
+                {"environment": env, "id": parsed.id, "file": rel},
+            )
+        target = path or self.dir / f"{parsed.id}.json"
+        write_text(target, to_json_text(parsed.to_dict()), exclusive=found is None)
+        remove_gitkeep(self.dir)
+        return f"tasks/{target.name}"
+
+    def remove(self, task_id: str) -> str:
+        """Delete the file task ``task_id`` came from; return it (relative).
+
+        Raises:
+            SiloError: ``task_not_found``.
+        """
+        found = self._find(task_id)
+        if found is None:
+            raise self._not_found(task_id, "was not found in")
+        found[1].unlink()
+        return f"tasks/{found[1].name}"
