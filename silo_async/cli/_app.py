@@ -1,0 +1,62 @@
+"""The root ``silo-async`` group: global options, command order and error reporting."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import click
+
+from .. import __version__
+from ._common import BACKEND_KEY
+from ._data import data
+from ._env import env
+from ._errors import reporting_errors
+from ._init import init
+from ._run import run
+from ._tasks import task
+from ._tools import tool, verifier
+
+__all__ = ["app"]
+
+_CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class _RootGroup(click.Group):
+    """Lists commands in workflow order and reports expected failures as one line."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with reporting_errors():
+            return super().invoke(ctx)
+
+
+@click.group(cls=_RootGroup, context_settings=_CONTEXT, invoke_without_command=True)
+@click.version_option(__version__, "-V", "--version", prog_name="silo-async")
+@click.option(
+    "--backend",
+    type=click.Choice(["asyncio", "trio"]),
+    default="asyncio",
+    show_default=True,
+    help="Event loop to run on.",
+)
+@click.pass_context
+def app(ctx: click.Context, backend: str) -> None:
+    """Build simulated worlds and score AI agents in them.
+
+    Run commands from your project root; environments live in .silo/environments/.
+    """
+    if backend == "trio" and importlib.util.find_spec("trio") is None:
+        raise click.BadParameter(
+            'the trio backend needs the "trio" package (pip install trio).',
+            param_hint="'--backend'",
+        )
+    ctx.meta[BACKEND_KEY] = backend
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+for _command in (init, env, data, task, tool, verifier, run):
+    app.add_command(_command)

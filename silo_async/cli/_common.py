@@ -1,0 +1,64 @@
+"""Small helpers every command uses: the event loop, the project, JSON output, shared options."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import click
+
+from ..project import EnvironmentHandle, Project
+
+__all__ = [
+    "BACKEND_KEY",
+    "echo_json",
+    "env_option",
+    "json_option",
+    "open_environment",
+    "open_project",
+    "run_async",
+]
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Where the root group stores the ``--backend`` choice (``ctx.meta`` is shared by subcommands).
+BACKEND_KEY = "silo_async.backend"
+
+
+def run_async(fn: Callable[[], Awaitable[T]]) -> T:
+    """Run ``fn()`` on the backend chosen with ``--backend``: the CLI's only ``anyio.run``."""
+    ctx = click.get_current_context(silent=True)
+    backend = ctx.meta.get(BACKEND_KEY, "asyncio") if ctx is not None else "asyncio"
+    return anyio.run(fn, backend=backend)
+
+
+async def open_project() -> Project:
+    """The project rooted at the current working directory (``.silo/`` need not exist)."""
+    return await Project.open(Path.cwd())
+
+
+async def open_environment(name: str) -> EnvironmentHandle:
+    """The named environment of the current project (SiloError ``environment_not_found``)."""
+    project = await open_project()
+    return await project.environments.open(name)
+
+
+def echo_json(value: Any) -> None:
+    """Print ``value`` as pretty JSON (2-space indent, UTF-8) on stdout."""
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def json_option(fn: F) -> F:
+    """``--json``: print machine-readable output instead of text."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(fn)
+
+
+def env_option(fn: F) -> F:
+    """``--env NAME``: the environment to work on (required)."""
+    return click.option(
+        "--env", "env_name", required=True, metavar="NAME", help="Environment name."
+    )(fn)

@@ -1,0 +1,151 @@
+"""``silo-async data``: datasets, ``data/<name>.json`` — the facts a world is built from."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from .._errors import SiloError
+from ._common import echo_json, env_option, json_option, open_environment, run_async
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = ["data"]
+
+
+@click.group("data")
+def data() -> None:
+    """Datasets: list, show, add, update or remove data/<name>.json."""
+
+
+@data.command("list")
+@env_option
+@json_option
+def list_(env_name: str, as_json: bool) -> None:
+    """List the datasets with their files and sizes."""
+
+    async def go() -> list[dict[str, Any]]:
+        return await (await open_environment(env_name)).data.list()
+
+    entries = run_async(go)
+    if as_json:
+        echo_json(entries)
+        return
+    if not entries:
+        click.echo("No datasets.")
+    for entry in entries:
+        click.echo(f"{entry['name']}\t{entry['file']}\t{entry['bytes']}B")
+
+
+@data.command("show")
+@click.argument("name")
+@env_option
+@json_option
+def show(name: str, env_name: str, as_json: bool) -> None:
+    """Print a dataset's content as JSON."""
+
+    async def go() -> Any:
+        return await (await open_environment(env_name)).data.get(name)
+
+    echo_json(run_async(go))
+
+
+def _content_options(fn: F) -> F:
+    fn = click.option(
+        "--data",
+        "inline",
+        metavar="JSON",
+        default=None,
+        help="The content as a JSON value.",
+    )(fn)
+    return click.option(
+        "--file",
+        "file",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        default=None,
+        help="Read the content from a JSON file.",
+    )(fn)
+
+
+def _reject_constant(token: str) -> Any:
+    # Python's json module accepts NaN and Infinity; JSON (and every other reader) does not.
+    raise ValueError(f"{token} is not valid JSON")
+
+
+def _parse(text: str, source: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise SiloError(
+            "invalid_json", f"{source} is not valid JSON: {exc}", {"source": source}
+        ) from exc
+
+
+def read_content(file: Path | None, inline: str | None) -> Any:
+    """The JSON value given with exactly one of ``--file`` or ``--data``.
+
+    Raises:
+        click.UsageError: both or neither given.
+        SiloError: ``invalid_json`` naming the parser's message.
+    """
+    if file is not None and inline is not None:
+        raise click.UsageError("Pass either --file or --data, not both.")
+    if file is not None:
+        return _parse(file.read_text(encoding="utf-8"), f'Content of --file "{file}"')
+    if inline is not None:
+        return _parse(inline, "Content of --data")
+    raise click.UsageError("Missing --file PATH or --data JSON.")
+
+
+@data.command("add")
+@click.argument("name")
+@env_option
+@_content_options
+@json_option
+def add(name: str, env_name: str, file: Path | None, inline: str | None, as_json: bool) -> None:
+    """Create data/<name>.json (fails if it exists)."""
+    value = read_content(file, inline)
+
+    async def go() -> str:
+        return await (await open_environment(env_name)).data.add(name, value)
+
+    _report("add", "Created", name, run_async(go), as_json)
+
+
+@data.command("update")
+@click.argument("name")
+@env_option
+@_content_options
+@json_option
+def update(name: str, env_name: str, file: Path | None, inline: str | None, as_json: bool) -> None:
+    """Replace the content of an existing dataset."""
+    value = read_content(file, inline)
+
+    async def go() -> str:
+        return await (await open_environment(env_name)).data.update(name, value)
+
+    _report("update", "Updated", name, run_async(go), as_json)
+
+
+@data.command("remove")
+@click.argument("name")
+@env_option
+@json_option
+def remove(name: str, env_name: str, as_json: bool) -> None:
+    """Delete data/<name>.json."""
+
+    async def go() -> str:
+        return await (await open_environment(env_name)).data.remove(name)
+
+    _report("remove", "Removed", name, run_async(go), as_json)
+
+
+def _report(action: str, verb: str, name: str, file: str, as_json: bool) -> None:
+    if as_json:
+        echo_json({"ok": True, "action": action, "name": name, "file": file})
+    else:
+        click.echo(f"{verb} {file}")

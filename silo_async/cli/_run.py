@@ -1,0 +1,117 @@
+"""``silo-async run``: roll out one task with an agent, once or N times concurrently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import Environment, RunResult, run_many
+from .. import run as run_one
+from .._agentload import DEFAULT_AGENT_FILE, load_agent
+from ._common import echo_json, env_option, json_option, open_environment, run_async
+from ._report import many_json, many_text, run_json, run_text
+
+__all__ = ["run"]
+
+#: ``--concurrency`` default is ``min(--runs, MAX_DEFAULT_CONCURRENCY)``.
+MAX_DEFAULT_CONCURRENCY = 16
+
+
+@click.command("run")
+@env_option
+@click.option("--task", "task_id", required=True, metavar="ID", help="The task to run.")
+@click.option(
+    "--agent",
+    "agent_spec",
+    default=None,
+    metavar="PATH[:NAME]|MODULE:NAME",
+    help=f"The agent: a .py file (its `agent`), PATH:name or module:name "
+    f"(default: ./{DEFAULT_AGENT_FILE}).",
+)
+@click.option(
+    "--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Rollouts to run."
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=None,
+    help=f"Rollouts at once (default: min(runs, {MAX_DEFAULT_CONCURRENCY})).",
+)
+@click.option(
+    "--max-tool-calls",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Tool calls per rollout before the agent is stopped.",
+)
+@click.option(
+    "--timeout-ms",
+    type=click.IntRange(min=1),
+    default=120_000,
+    show_default=True,
+    help="Time limit per rollout, in milliseconds.",
+)
+@json_option
+@click.pass_context
+def run(
+    ctx: click.Context,
+    env_name: str,
+    task_id: str,
+    agent_spec: str | None,
+    runs: int,
+    concurrency: int | None,
+    max_tool_calls: int,
+    timeout_ms: int,
+    as_json: bool,
+) -> None:
+    """Run a task with an agent, grade it and save the run under .silo/runs/."""
+    cwd = Path.cwd()
+
+    async def prepare() -> tuple[Environment, Path]:
+        handle = await open_environment(env_name)
+        environment = await handle.load()
+        # Fail on an unknown task or verifier before importing the agent (which may be slow).
+        environment.verifier_for(environment.task(task_id))
+        return environment, handle.project.runs_dir
+
+    environment, runs_dir = run_async(prepare)
+    agent = load_agent(agent_spec, cwd)
+    timeout = timeout_ms / 1000
+
+    async def execute() -> list[RunResult]:
+        if runs == 1:
+            one = await run_one(
+                environment,
+                task_id,
+                agent.fn,
+                max_tool_calls=max_tool_calls,
+                timeout=timeout,
+                runs_dir=runs_dir,
+                agent_name=agent.label,
+            )
+            return [one]
+        return await run_many(
+            environment,
+            [task_id],
+            agent.fn,
+            runs=runs,
+            concurrency=concurrency or min(runs, MAX_DEFAULT_CONCURRENCY),
+            runs_dir=runs_dir,
+            max_tool_calls=max_tool_calls,
+            timeout=timeout,
+            agent_name=agent.label,
+        )
+
+    results = run_async(execute)
+    if runs == 1:
+        if as_json:
+            echo_json(run_json(results[0], cwd))
+        else:
+            click.echo(run_text(results[0], cwd))
+    elif as_json:
+        echo_json(many_json(results, cwd))
+    else:
+        click.echo(many_text(results, cwd))
+    if not all(r.passed for r in results):
+        ctx.exit(1)

@@ -1,0 +1,149 @@
+"""``silo-async tool`` and ``silo-async verifier``: code resources, scaffolded and listed.
+
+Tools and verifiers are code, so they are never edited or deleted from here: ``add`` writes a
+stub module and registers it in the package's explicit registry list, ``list`` shows what the
+environment really exposes once loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..project import ScaffoldResult
+from ._common import echo_json, env_option, json_option, open_environment, run_async
+
+__all__ = ["tool", "verifier"]
+
+
+@click.group("tool")
+def tool() -> None:
+    """Tools: scaffold one (add) or list what the agent will see."""
+
+
+@tool.command("list")
+@env_option
+@json_option
+def tool_list(env_name: str, as_json: bool) -> None:
+    """List the tools an agent receives (loads the environment and builds a world)."""
+
+    async def go() -> list[dict[str, Any]]:
+        return await (await open_environment(env_name)).tools.list()
+
+    tools = run_async(go)
+    if as_json:
+        echo_json(tools)
+        return
+    if not tools:
+        click.echo("No tools.")
+    for t in tools:
+        click.echo(f"{t['name']}\t{t['description']}")
+
+
+@tool.command("add")
+@click.argument("name")
+@env_option
+@click.option("--description", default=None, metavar="TEXT", help="What the agent is told.")
+@click.option(
+    "--state",
+    "state_type",
+    default=None,
+    metavar="TYPE",
+    help="The world's type in state.py (default: detected, usually State).",
+)
+@json_option
+def tool_add(
+    name: str, env_name: str, description: str | None, state_type: str | None, as_json: bool
+) -> None:
+    """Create tools/<name>.py from a stub and register it in tools/__init__.py."""
+
+    async def go() -> ScaffoldResult:
+        handle = await open_environment(env_name)
+        return await handle.tools.scaffold(name, description, state_type=state_type)
+
+    result = run_async(go)
+    if as_json:
+        echo_json(
+            {
+                "ok": True,
+                "action": "add",
+                "name": name,
+                "created": result.created,
+                "registeredIn": result.registered_in,
+                "identifier": result.identifier,
+            }
+        )
+        return
+    click.echo(f"Created {result.created}")
+    click.echo(f"Registered {result.identifier} in {result.registered_in}")
+    click.echo(f"Next: implement the tool body in {result.created} (look for TODO).")
+
+
+@click.group("verifier")
+def verifier() -> None:
+    """Verifiers: scaffold one (add) or list the registered ones."""
+
+
+@verifier.command("list")
+@env_option
+@json_option
+def verifier_list(env_name: str, as_json: bool) -> None:
+    """List the registered verifiers and the tasks they grade."""
+
+    async def go() -> list[dict[str, Any]]:
+        return await (await open_environment(env_name)).verifiers.list()
+
+    verifiers = run_async(go)
+    if as_json:
+        echo_json(verifiers)
+        return
+    if not verifiers:
+        click.echo("No verifiers.")
+    for v in verifiers:
+        click.echo(f"{v['id']}\t{v['taskId']}\t{v['name']}")
+
+
+@verifier.command("add")
+@click.argument("verifier_id", metavar="ID")
+@env_option
+@click.option("--task", "task_id", required=True, metavar="ID", help="The task it grades.")
+@click.option("--name", default=None, metavar="TEXT", help="What the verifier proves.")
+@click.option(
+    "--state",
+    "state_type",
+    default=None,
+    metavar="TYPE",
+    help="The world's type in state.py (default: detected, usually State).",
+)
+@json_option
+def verifier_add(
+    verifier_id: str,
+    env_name: str,
+    task_id: str,
+    name: str | None,
+    state_type: str | None,
+    as_json: bool,
+) -> None:
+    """Create verifiers/<id>.py from a stub and register it in verifiers/__init__.py."""
+
+    async def go() -> ScaffoldResult:
+        handle = await open_environment(env_name)
+        return await handle.verifiers.scaffold(verifier_id, task_id, name, state_type=state_type)
+
+    result = run_async(go)
+    if as_json:
+        echo_json(
+            {
+                "ok": True,
+                "action": "add",
+                "id": verifier_id,
+                "created": result.created,
+                "registeredIn": result.registered_in,
+                "identifier": result.identifier,
+            }
+        )
+        return
+    click.echo(f"Created {result.created}")
+    click.echo(f"Registered {result.identifier} in {result.registered_in}")
+    click.echo(f"Next: replace the failing TODO check in {result.created}.")
