@@ -1,0 +1,291 @@
+"""The project tracker's world: the ``State`` type and pure domain helpers.
+
+Data files hold facts only. Everything derived — story-point totals, member load, remaining
+capacity, blocked and overdue flags, logged hours — is computed here, on read, from those facts.
+Tools and verifiers share these helpers, so a verifier's expected answer is always the value the
+tools would have shown on the initial world.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, TypedDict
+
+__all__ = [
+    "PRIORITY_RANK",
+    "Record",
+    "State",
+    "active_sprint_ids",
+    "blocked_item_ids",
+    "closed_on",
+    "days_between",
+    "format_id",
+    "hours_by_project",
+    "hours_for_item",
+    "hours_for_member",
+    "hours_for_project",
+    "is_blocked",
+    "is_closed",
+    "is_departed",
+    "is_done",
+    "is_overdue",
+    "items_in_sprint",
+    "logs_after_close",
+    "member_load",
+    "next_id",
+    "open_items_for_member",
+    "over_capacity_by",
+    "overdue_item_ids",
+    "remaining_capacity",
+    "round2",
+    "sprint_committed_points",
+    "sprint_delivered_points",
+    "sprint_over_budget_by",
+    "sprint_remaining_points",
+    "today",
+    "unresolved_blockers",
+]
+
+Record = dict[str, Any]
+
+#: Priority order, lowest first: used to pick "lowest priority first".
+PRIORITY_RANK: dict[str, int] = {"low": 0, "medium": 1, "high": 2, "urgent": 3}
+
+
+class State(TypedDict):
+    """The whole world. Collections are maps of id to record (insertion order = id order)."""
+
+    clock: dict[str, str]
+    teams: dict[str, Record]
+    members: dict[str, Record]
+    projects: dict[str, Record]
+    sprints: dict[str, Record]
+    workflowStates: dict[str, Record]
+    workItems: dict[str, Record]
+    dependencies: dict[str, Record]
+    comments: dict[str, Record]
+    timeLogs: dict[str, Record]
+    auditLog: list[Record]
+    sequences: dict[str, int]
+
+
+# --- ids, numbers, dates -------------------------------------------------------------------------
+
+
+def round2(value: float) -> float:
+    """Round half up to two decimals (hours are summed from quarter-hour entries)."""
+    return float(f"{value + 1e-9:.2f}") if value >= 0 else -round2(-value)
+
+
+def format_id(prefix: str, number: int) -> str:
+    """``PREFIX-007``; the audit log uses four digits so it sorts past a thousand entries."""
+    width = 4 if prefix == "AUD" else 3
+    return f"{prefix}-{number:0{width}d}"
+
+
+def next_id(state: State, prefix: str) -> str:
+    """Advance the last-used counter for ``prefix`` and return the new id."""
+    number = state["sequences"].get(prefix, 0) + 1
+    state["sequences"][prefix] = number
+    return format_id(prefix, number)
+
+
+def today(state: State) -> str:
+    """The simulated date (``YYYY-MM-DD``); nothing here reads the wall clock."""
+    return state["clock"]["now"][:10]
+
+
+def days_between(start: str, end: str) -> int:
+    """Whole days from ``start`` to ``end`` (ISO dates; negative when ``end`` is earlier)."""
+    return (date.fromisoformat(end[:10]) - date.fromisoformat(start[:10])).days
+
+
+# --- members -------------------------------------------------------------------------------------
+
+
+def is_departed(member: Record) -> bool:
+    """A member with a departure date has left and can neither act nor take work."""
+    return member.get("departedOn") is not None
+
+
+# --- workflow ------------------------------------------------------------------------------------
+
+
+def is_done(state: State, item: Record) -> bool:
+    """The item sits in a workflow state flagged ``isDone``."""
+    return bool(state["workflowStates"][item["statusId"]]["isDone"])
+
+
+def is_closed(state: State, item: Record) -> bool:
+    """Done or cancelled: no more work, no more time."""
+    return bool(state["workflowStates"][item["statusId"]]["isClosed"])
+
+
+def closed_on(state: State, item: Record) -> str | None:
+    """The date a closed item entered its closed state, else None."""
+    return str(item["statusChangedOn"]) if is_closed(state, item) else None
+
+
+def unresolved_blockers(state: State, item_id: str) -> list[str]:
+    """Ids of the items blocking ``item_id`` that are not done, sorted."""
+    items = state["workItems"]
+    found = {
+        dep["blockerId"]
+        for dep in state["dependencies"].values()
+        if dep["blockedId"] == item_id
+        and dep["blockerId"] in items
+        and not is_done(state, items[dep["blockerId"]])
+    }
+    return sorted(found)
+
+
+def is_blocked(state: State, item: Record) -> bool:
+    """Open and waiting on at least one blocker that is not done.
+
+    This is computed, so it can disagree with an item whose stored status says ``blocked``.
+    """
+    return not is_closed(state, item) and bool(unresolved_blockers(state, item["id"]))
+
+
+def blocked_item_ids(state: State, project_id: str | None = None) -> list[str]:
+    """Ids of every blocked item (optionally in one project), sorted."""
+    return [
+        item["id"]
+        for item in state["workItems"].values()
+        if (project_id is None or item["projectId"] == project_id) and is_blocked(state, item)
+    ]
+
+
+def is_overdue(state: State, item: Record) -> bool:
+    """Open, with a due date strictly before today."""
+    due = item.get("dueDate")
+    return not is_closed(state, item) and due is not None and due < today(state)
+
+
+def overdue_item_ids(state: State) -> list[str]:
+    """Ids of every overdue item, sorted."""
+    return [item["id"] for item in state["workItems"].values() if is_overdue(state, item)]
+
+
+# --- sprints and capacity ------------------------------------------------------------------------
+
+
+def items_in_sprint(state: State, sprint_id: str) -> list[Record]:
+    """The work items attached to a sprint, in id order."""
+    return [item for item in state["workItems"].values() if item.get("sprintId") == sprint_id]
+
+
+def sprint_committed_points(state: State, sprint_id: str) -> int:
+    """Points of every non-cancelled item in the sprint (what the budget is compared with)."""
+    return sum(
+        int(item["points"])
+        for item in items_in_sprint(state, sprint_id)
+        if not _is_cancelled(state, item)
+    )
+
+
+def _is_cancelled(state: State, item: Record) -> bool:
+    flags = state["workflowStates"][item["statusId"]]
+    return bool(flags["isClosed"]) and not bool(flags["isDone"])
+
+
+def sprint_delivered_points(state: State, sprint_id: str) -> int:
+    """Points of the sprint's done items (its velocity)."""
+    return sum(
+        int(item["points"]) for item in items_in_sprint(state, sprint_id) if is_done(state, item)
+    )
+
+
+def sprint_remaining_points(state: State, sprint_id: str) -> int:
+    """Points of the sprint's open (not closed) items."""
+    return sum(
+        int(item["points"])
+        for item in items_in_sprint(state, sprint_id)
+        if not is_closed(state, item)
+    )
+
+
+def sprint_over_budget_by(state: State, sprint_id: str) -> int:
+    """How far committed points exceed the sprint's point budget (0 when within it)."""
+    budget = int(state["sprints"][sprint_id]["pointBudget"])
+    return max(0, sprint_committed_points(state, sprint_id) - budget)
+
+
+def active_sprint_ids(state: State) -> list[str]:
+    """Ids of the sprints whose status is ``active``."""
+    return [s["id"] for s in state["sprints"].values() if s["status"] == "active"]
+
+
+def open_items_for_member(state: State, member_id: str) -> list[Record]:
+    """Every open (not closed) item assigned to the member, in id order."""
+    return [
+        item
+        for item in state["workItems"].values()
+        if item.get("assigneeId") == member_id and not is_closed(state, item)
+    ]
+
+
+def member_load(state: State, member_id: str) -> int:
+    """Points of the member's open items in active sprints: what capacity is measured against."""
+    active = set(active_sprint_ids(state))
+    return sum(
+        int(item["points"])
+        for item in open_items_for_member(state, member_id)
+        if item.get("sprintId") in active
+    )
+
+
+def remaining_capacity(state: State, member_id: str) -> int:
+    """Sprint capacity minus load (negative when over capacity)."""
+    capacity = int(state["members"][member_id]["sprintCapacityPoints"])
+    return capacity - member_load(state, member_id)
+
+
+def over_capacity_by(state: State, member_id: str) -> int:
+    """Points by which the member's load exceeds their capacity (0 when within it)."""
+    return max(0, -remaining_capacity(state, member_id))
+
+
+# --- time ----------------------------------------------------------------------------------------
+
+
+def hours_for_item(state: State, item_id: str) -> float:
+    """Hours logged against one item."""
+    return round2(
+        sum(float(t["hours"]) for t in state["timeLogs"].values() if t["workItemId"] == item_id)
+    )
+
+
+def hours_for_member(state: State, member_id: str) -> float:
+    """Hours one member has logged."""
+    return round2(
+        sum(float(t["hours"]) for t in state["timeLogs"].values() if t["memberId"] == member_id)
+    )
+
+
+def hours_for_project(state: State, project_id: str) -> float:
+    """Hours logged against the project's items."""
+    items = state["workItems"]
+    return round2(
+        sum(
+            float(t["hours"])
+            for t in state["timeLogs"].values()
+            if t["workItemId"] in items and items[t["workItemId"]]["projectId"] == project_id
+        )
+    )
+
+
+def hours_by_project(state: State) -> dict[str, float]:
+    """Hours per project id, for every project."""
+    return {pid: hours_for_project(state, pid) for pid in state["projects"]}
+
+
+def logs_after_close(state: State) -> list[str]:
+    """Ids of time logs dated after their item was closed (the day of closing still counts)."""
+    found: list[str] = []
+    for log in state["timeLogs"].values():
+        item = state["workItems"].get(log["workItemId"])
+        closed = closed_on(state, item) if item is not None else None
+        if closed is not None and log["date"] > closed:
+            found.append(log["id"])
+    return found

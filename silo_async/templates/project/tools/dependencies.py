@@ -1,0 +1,121 @@
+"""Dependencies: "X blocks Y" links between work items."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+
+from ..state import Record, State, is_done, next_id, today
+from .contract import ACTOR, define, string
+from .helpers import acting_member, assert_item_writable, audit, require, state_name
+
+__all__ = ["add_dependency", "list_dependencies", "remove_dependency"]
+
+
+def _link_view(state: State, dep: Record, other_id: str) -> dict[str, Any]:
+    other = state["workItems"][other_id]
+    return {
+        **dep,
+        "otherId": other_id,
+        "otherTitle": other["title"],
+        "otherStatusId": other["statusId"],
+        "otherDone": is_done(state, other),
+    }
+
+
+@define(
+    "list_dependencies",
+    "List a work item's dependencies: the items blocking it (with whether each is done) and "
+    "the items it blocks.",
+    {"workItemId": string("Work item id, e.g. WI-012.")},
+    ["workItemId"],
+)
+def list_dependencies(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Both directions of an item's dependency links."""
+    item = require(state, "workItems", input["workItemId"])
+    deps = state["dependencies"].values()
+    return {
+        "workItemId": item["id"],
+        "blockedBy": [
+            _link_view(state, d, d["blockerId"]) for d in deps if d["blockedId"] == item["id"]
+        ],
+        "blocks": [
+            _link_view(state, d, d["blockedId"]) for d in deps if d["blockerId"] == item["id"]
+        ],
+    }
+
+
+def _reaches(state: State, start: str, goal: str) -> bool:
+    """Whether ``goal`` blocks ``start`` through a chain of links (depth-first)."""
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        current = stack.pop()
+        if current == goal:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        stack.extend(
+            d["blockerId"] for d in state["dependencies"].values() if d["blockedId"] == current
+        )
+    return False
+
+
+@define(
+    "add_dependency",
+    "Record that one work item blocks another. Self-links, duplicates and cycles are refused.",
+    {
+        **ACTOR,
+        "blockerId": string("The item that must be done first."),
+        "blockedId": string("The item that waits for it."),
+    },
+    ["actorId", "blockerId", "blockedId"],
+)
+def add_dependency(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a dependency link."""
+    actor = acting_member(state, input)
+    blocker = require(state, "workItems", input["blockerId"])
+    blocked = require(state, "workItems", input["blockedId"])
+    assert_item_writable(state, blocked)
+    if blocker["id"] == blocked["id"]:
+        raise silo.tool_error("invalid_input", f"{blocker['id']} cannot block itself.")
+    for dep in state["dependencies"].values():
+        if dep["blockerId"] == blocker["id"] and dep["blockedId"] == blocked["id"]:
+            raise silo.tool_error(
+                "conflict", f"{blocker['id']} already blocks {blocked['id']} ({dep['id']})."
+            )
+    if _reaches(state, blocker["id"], blocked["id"]):
+        raise silo.tool_error(
+            "invalid_state",
+            f"{blocked['id']} already (directly or indirectly) blocks {blocker['id']}; linking "
+            "them the other way would make a cycle.",
+        )
+    dep_record: Record = {
+        "id": next_id(state, "DEP"),
+        "blockerId": blocker["id"],
+        "blockedId": blocked["id"],
+        "createdOn": today(state),
+    }
+    state["dependencies"][dep_record["id"]] = dep_record
+    detail = f"{blocker['id']} blocks {blocked['id']} ({state_name(state, blocker['statusId'])})"
+    audit_id = audit(state, actor["id"], "add_dependency", "dependency", dep_record["id"], detail)
+    return {"created": dep_record, "auditId": audit_id}
+
+
+@define(
+    "remove_dependency",
+    "Delete a dependency link by its id (DEP-...).",
+    {**ACTOR, "dependencyId": string("Dependency id, e.g. DEP-004.")},
+    ["actorId", "dependencyId"],
+)
+def remove_dependency(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Remove a dependency link."""
+    actor = acting_member(state, input)
+    dep = require(state, "dependencies", input["dependencyId"])
+    assert_item_writable(state, state["workItems"][dep["blockedId"]])
+    del state["dependencies"][dep["id"]]
+    detail = f"{dep['blockerId']} no longer blocks {dep['blockedId']}"
+    audit_id = audit(state, actor["id"], "remove_dependency", "dependency", dep["id"], detail)
+    return {"removed": dep, "auditId": audit_id}

@@ -1,0 +1,236 @@
+"""Lookups, the acting member, the audit trail and the rules every write path shares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+
+from ..state import (
+    Record,
+    State,
+    active_sprint_ids,
+    is_closed,
+    is_departed,
+    member_load,
+    next_id,
+    sprint_committed_points,
+    unresolved_blockers,
+)
+
+__all__ = [
+    "acting_member",
+    "assert_assignable",
+    "assert_blockers_done",
+    "assert_can_manage",
+    "assert_capacity",
+    "assert_item_writable",
+    "assert_project_open",
+    "assert_sprint_budget",
+    "audit",
+    "require",
+    "state_name",
+]
+
+_LABELS = {
+    "teams": "Team",
+    "members": "Member",
+    "projects": "Project",
+    "sprints": "Sprint",
+    "workflowStates": "Workflow state",
+    "workItems": "Work item",
+    "dependencies": "Dependency",
+    "comments": "Comment",
+    "timeLogs": "Time log",
+}
+
+
+def require(state: State, collection: str, record_id: str) -> Record:
+    """The record with ``record_id`` in ``collection``.
+
+    Raises:
+        ToolError: ``not_found``, naming the collection and the id.
+    """
+    record: Record | None = state[collection].get(record_id)  # type: ignore[literal-required]
+    if record is None:
+        label = _LABELS[collection]
+        raise silo.tool_error(
+            "not_found", f'{label} "{record_id}" was not found.', {"id": record_id}
+        )
+    return record
+
+
+def state_name(state: State, status_id: str) -> str:
+    """Human name of a workflow state, lower-cased for sentences ("in review")."""
+    return str(state["workflowStates"][status_id]["name"]).lower()
+
+
+def acting_member(state: State, input: dict[str, Any]) -> Record:
+    """The member making a change.
+
+    Raises:
+        ToolError: ``not_found`` for an unknown id, ``not_allowed`` for a departed member.
+    """
+    member = require(state, "members", input["actorId"])
+    if is_departed(member):
+        raise silo.tool_error(
+            "not_allowed",
+            f"{member['id']} ({member['name']}) left on {member['departedOn']} and can no "
+            "longer make changes.",
+            {"memberId": member["id"], "departedOn": member["departedOn"]},
+        )
+    return member
+
+
+def assert_assignable(member: Record) -> None:
+    """Work can only go to a member who is still here.
+
+    Raises:
+        ToolError: ``not_allowed`` for a departed member.
+    """
+    if is_departed(member):
+        raise silo.tool_error(
+            "not_allowed",
+            f"{member['id']} ({member['name']}) left on {member['departedOn']} and cannot be "
+            "assigned work.",
+            {"memberId": member["id"], "departedOn": member["departedOn"]},
+        )
+
+
+def assert_capacity(state: State, member: Record, item: Record, sprint_id: str | None) -> None:
+    """Adding ``item`` to ``member``'s active-sprint load must stay within their capacity.
+
+    Only items in an active sprint count towards load, so backlog assignments always fit.
+
+    Raises:
+        ToolError: ``limit_exceeded`` with the load, capacity and points involved.
+    """
+    if sprint_id is None or sprint_id not in active_sprint_ids(state) or is_closed(state, item):
+        return
+    already = item.get("assigneeId") == member["id"] and item.get("sprintId") == sprint_id
+    load = member_load(state, member["id"])
+    extra = 0 if already else int(item["points"])
+    capacity = int(member["sprintCapacityPoints"])
+    if load + extra > capacity:
+        raise silo.tool_error(
+            "limit_exceeded",
+            f"{member['id']} ({member['name']}) already carries {load} points in active "
+            f"sprints against a capacity of {capacity}; {item['id']} adds {extra} more.",
+            {
+                "memberId": member["id"],
+                "currentLoad": load,
+                "sprintCapacityPoints": capacity,
+                "additionalPoints": extra,
+            },
+        )
+
+
+def assert_sprint_budget(state: State, sprint: Record, added_points: int) -> None:
+    """A sprint may not be committed beyond its point budget.
+
+    Raises:
+        ToolError: ``limit_exceeded`` with the committed points, the budget and the addition.
+    """
+    committed = sprint_committed_points(state, sprint["id"])
+    budget = int(sprint["pointBudget"])
+    if committed + added_points > budget:
+        raise silo.tool_error(
+            "limit_exceeded",
+            f"{sprint['id']} ({sprint['name']}) has {committed} of its {budget}-point budget "
+            f"committed; adding {added_points} points would exceed it.",
+            {
+                "sprintId": sprint["id"],
+                "committedPoints": committed,
+                "pointBudget": budget,
+                "additionalPoints": added_points,
+            },
+        )
+
+
+def assert_project_open(project: Record, action: str) -> None:
+    """Archived projects are read-only; on-hold ones take no new work.
+
+    Raises:
+        ToolError: ``invalid_state`` naming the project's status.
+    """
+    if project["status"] == "archived" or (action == "add" and project["status"] == "on_hold"):
+        raise silo.tool_error(
+            "invalid_state",
+            f"Project {project['id']} ({project['name']}) is {project['status'].replace('_', ' ')}"
+            f"{' and takes no new work' if action == 'add' else ' and read-only'}.",
+            {"projectId": project["id"], "status": project["status"]},
+        )
+
+
+def assert_item_writable(state: State, item: Record) -> None:
+    """An item of an archived project cannot change.
+
+    Raises:
+        ToolError: ``invalid_state``.
+    """
+    assert_project_open(state["projects"][item["projectId"]], "edit")
+
+
+def assert_blockers_done(state: State, item: Record, target_status: str) -> None:
+    """Work cannot start, go to review or finish while a blocker is unfinished.
+
+    Raises:
+        ToolError: ``invalid_state`` naming each blocker and its state.
+    """
+    pending = unresolved_blockers(state, item["id"])
+    if not pending:
+        return
+    parts = [
+        f"{bid}, which is {state_name(state, state['workItems'][bid]['statusId'])}"
+        for bid in pending
+    ]
+    raise silo.tool_error(
+        "invalid_state",
+        f"Work item {item['id']} is blocked by {'; and by '.join(parts)}, not done; it cannot "
+        f"move to {state_name(state, target_status)}.",
+        {"workItemId": item["id"], "unresolvedBlockers": pending, "targetStatus": target_status},
+    )
+
+
+def audit(
+    state: State,
+    actor_id: str,
+    action: str,
+    entity_type: str,
+    entity_id: str,
+    detail: str,
+) -> str:
+    """Append an audit entry stamped with the simulated clock; returns its id."""
+    entry_id = next_id(state, "AUD")
+    state["auditLog"].append(
+        {
+            "id": entry_id,
+            "at": state["clock"]["now"],
+            "actorId": actor_id,
+            "action": action,
+            "entityType": entity_type,
+            "entityId": entity_id,
+            "detail": detail,
+        }
+    )
+    return entry_id
+
+
+def assert_can_manage(state: State, actor: Record, project: Record) -> None:
+    """Sprint turnovers and project status changes belong to the project's leadership.
+
+    Allowed: the project lead, the lead of the owning team, or a manager.
+
+    Raises:
+        ToolError: ``not_allowed`` naming who may do it.
+    """
+    team = state["teams"].get(project["teamId"]) or {}
+    allowed = sorted({a for a in (project["leadId"], team.get("leadId")) if a})
+    if actor["id"] in allowed or actor["role"] == "manager":
+        return
+    raise silo.tool_error(
+        "not_allowed",
+        f"{actor['id']} ({actor['name']}) cannot do this for {project['id']}: only its project "
+        f"lead or team lead ({', '.join(allowed)}) or a manager can.",
+        {"allowed": allowed, "orRole": "manager"},
+    )

@@ -1,0 +1,212 @@
+"""Members: who works here, their sprint capacity, and departures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+
+from ..state import (
+    Record,
+    State,
+    is_departed,
+    next_id,
+    open_items_for_member,
+    over_capacity_by,
+    today,
+)
+from .contract import ACTOR, PAGING, boolean, define, enum, integer, paginate, read_date, string
+from .helpers import acting_member, audit, require
+from .views import item_summary, member_summary
+
+__all__ = [
+    "create_member",
+    "get_member",
+    "list_members",
+    "offboard_member",
+    "search_members",
+    "update_member",
+]
+
+ROLES = ("engineer", "lead", "manager", "qa", "designer")
+_MEMBER_ID = {"memberId": string("Member id, e.g. MEM-003.")}
+
+
+@define(
+    "list_members",
+    "List members (sorted by id) with their active-sprint load, sprint capacity, remaining "
+    "capacity and whether they are over capacity. Departed members are included unless "
+    "activeOnly is true.",
+    {
+        "teamId": string("Only members of this team, e.g. TEAM-001."),
+        "role": enum("Only members with this role.", ROLES),
+        "activeOnly": boolean("Leave out members who have departed."),
+        "overCapacityOnly": boolean("Only members whose load exceeds their capacity."),
+        **PAGING,
+    },
+)
+def list_members(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Filtered, paged member summaries."""
+    rows = [
+        member_summary(state, m)
+        for m in state["members"].values()
+        if input.get("teamId") in (None, m["teamId"])
+        and input.get("role") in (None, m["role"])
+        and not (input.get("activeOnly") and is_departed(m))
+        and not (input.get("overCapacityOnly") and over_capacity_by(state, m["id"]) == 0)
+    ]
+    return paginate(rows, input)
+
+
+@define(
+    "search_members",
+    "Find members whose id, name or email contains the query (case-insensitive).",
+    {"query": string("Text to look for, e.g. a first name."), **PAGING},
+    ["query"],
+)
+def search_members(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Members matching the query."""
+    needle = input["query"].strip().lower()
+    rows = [
+        member_summary(state, m)
+        for m in state["members"].values()
+        if needle in f"{m['id']} {m['name']} {m['email']}".lower()
+    ]
+    return paginate(rows, input)
+
+
+@define(
+    "get_member",
+    "Read one member: profile, load, remaining capacity and every open work item they hold.",
+    _MEMBER_ID,
+    ["memberId"],
+)
+def get_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """A member summary with their open work items."""
+    member = require(state, "members", input["memberId"])
+    open_items = [item_summary(state, i) for i in open_items_for_member(state, member["id"])]
+    return {**member_summary(state, member), "openWorkItems": open_items}
+
+
+@define(
+    "create_member",
+    "Add a new member. The email must be unused; the team, if given, must exist.",
+    {
+        **ACTOR,
+        "name": string("Full name."),
+        "email": string("Work email, unique across members."),
+        "role": enum("Role.", ROLES),
+        "teamId": string("Team to join, e.g. TEAM-002. Omit for no team."),
+        "sprintCapacityPoints": integer(
+            "Story points the member can take per sprint.", minimum=0, maximum=40
+        ),
+    },
+    ["actorId", "name", "email", "role", "sprintCapacityPoints"],
+)
+def create_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a member who joins today."""
+    actor = acting_member(state, input)
+    email = input["email"].strip().lower()
+    if "@" not in email:
+        raise silo.tool_error("invalid_input", f'"email" must be an email address; got "{email}".')
+    clash = next((m for m in state["members"].values() if m["email"] == email), None)
+    if clash is not None:
+        raise silo.tool_error(
+            "conflict",
+            f"Email {email} already belongs to {clash['id']} ({clash['name']}).",
+            {"memberId": clash["id"]},
+        )
+    team_id = input.get("teamId")
+    if team_id is not None:
+        require(state, "teams", team_id)
+    member: Record = {
+        "id": next_id(state, "MEM"),
+        "name": input["name"].strip(),
+        "email": email,
+        "role": input["role"],
+        "teamId": team_id,
+        "sprintCapacityPoints": input["sprintCapacityPoints"],
+        "joinedOn": today(state),
+        "departedOn": None,
+    }
+    state["members"][member["id"]] = member
+    audit_id = audit(state, actor["id"], "create_member", "member", member["id"], member["name"])
+    return {"created": member_summary(state, member), "auditId": audit_id}
+
+
+@define(
+    "update_member",
+    "Change a member's role, email or sprint capacity. Departed members cannot be edited.",
+    {
+        **ACTOR,
+        **_MEMBER_ID,
+        "role": enum("New role.", ROLES),
+        "email": string("New email, unique across members."),
+        "sprintCapacityPoints": integer("New capacity per sprint.", minimum=0, maximum=40),
+    },
+    ["actorId", "memberId"],
+)
+def update_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Apply the given changes and record them."""
+    actor = acting_member(state, input)
+    member = require(state, "members", input["memberId"])
+    if is_departed(member):
+        raise silo.tool_error(
+            "not_allowed",
+            f"{member['id']} ({member['name']}) left on {member['departedOn']}; departed "
+            "members cannot be edited.",
+        )
+    changes: dict[str, Any] = {
+        k: input[k] for k in ("role", "email", "sprintCapacityPoints") if k in input
+    }
+    if not changes:
+        raise silo.tool_error(
+            "invalid_input", "Give at least one of role, email or sprintCapacityPoints to change."
+        )
+    if "email" in changes:
+        changes["email"] = changes["email"].strip().lower()
+        clash = next((m for m in state["members"].values() if m["email"] == changes["email"]), None)
+        if clash is not None and clash["id"] != member["id"]:
+            raise silo.tool_error("conflict", f"Email {changes['email']} belongs to {clash['id']}.")
+    detail = ", ".join(f"{k}: {member[k]} -> {v}" for k, v in changes.items())
+    member.update(changes)
+    audit_id = audit(state, actor["id"], "update_member", "member", member["id"], detail)
+    return {"updated": member_summary(state, member), "auditId": audit_id}
+
+
+@define(
+    "offboard_member",
+    "Record that a member has left (their last day). They can no longer act or be assigned "
+    "work. Returns the open work items they still hold, which need new owners.",
+    {**ACTOR, **_MEMBER_ID, "lastDay": string("Last working day, YYYY-MM-DD.")},
+    ["actorId", "memberId", "lastDay"],
+)
+def offboard_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Mark a member as departed."""
+    actor = acting_member(state, input)
+    member = require(state, "members", input["memberId"])
+    if is_departed(member):
+        raise silo.tool_error(
+            "conflict",
+            f"{member['id']} ({member['name']}) already left on {member['departedOn']}.",
+        )
+    if member["id"] == actor["id"]:
+        raise silo.tool_error("not_allowed", "Members cannot offboard themselves.")
+    last_day = read_date(input, "lastDay")
+    lead_of = [t["id"] for t in state["teams"].values() if t["leadId"] == member["id"]]
+    if lead_of:
+        raise silo.tool_error(
+            "invalid_state",
+            f"{member['id']} still leads {', '.join(lead_of)}; set a new team lead first.",
+            {"teamIds": lead_of},
+        )
+    member["departedOn"] = last_day
+    stranded = [i["id"] for i in open_items_for_member(state, member["id"])]
+    audit_id = audit(
+        state, actor["id"], "offboard_member", "member", member["id"], f"Last day {last_day}."
+    )
+    return {
+        "updated": member_summary(state, member),
+        "openWorkItemIds": stranded,
+        "auditId": audit_id,
+    }

@@ -1,0 +1,252 @@
+"""Reporting: read-only roll-ups computed from the facts on every call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..state import (
+    State,
+    blocked_item_ids,
+    days_between,
+    hours_for_project,
+    is_closed,
+    is_departed,
+    is_overdue,
+    items_in_sprint,
+    member_load,
+    over_capacity_by,
+    remaining_capacity,
+    round2,
+    sprint_committed_points,
+    sprint_delivered_points,
+    sprint_over_budget_by,
+    today,
+    unresolved_blockers,
+)
+from .contract import boolean, define, enum, string
+from .helpers import require
+from .views import item_summary, sprint_summary
+
+__all__ = [
+    "blocked_items_report",
+    "member_load_report",
+    "overdue_items_report",
+    "project_time_report",
+    "sprint_budget_report",
+    "sprint_report",
+    "velocity_report",
+]
+
+
+@define(
+    "sprint_report",
+    "Burn-down view of one sprint: committed, delivered and remaining points, points by "
+    "workflow state, days remaining and the open items with their blocked flags.",
+    {"sprintId": string("Sprint id.")},
+    ["sprintId"],
+)
+def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """One sprint's progress."""
+    sprint = require(state, "sprints", input["sprintId"])
+    items = items_in_sprint(state, sprint["id"])
+    by_status: dict[str, int] = {}
+    for item in items:
+        by_status[item["statusId"]] = by_status.get(item["statusId"], 0) + int(item["points"])
+    committed = sprint_committed_points(state, sprint["id"])
+    delivered = sprint_delivered_points(state, sprint["id"])
+    return {
+        **sprint_summary(state, sprint),
+        "pointsByStatus": by_status,
+        "percentComplete": round2(100 * delivered / committed) if committed else 0.0,
+        "openItems": [item_summary(state, i) for i in items if not is_closed(state, i)],
+    }
+
+
+@define(
+    "member_load_report",
+    "Each member's active-sprint load against their sprint capacity: load, remaining capacity, "
+    "how far over capacity, and utilisation percent.",
+    {
+        "teamId": string("Only members of this team."),
+        "activeOnly": boolean("Leave out members who have departed."),
+    },
+)
+def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Load per member."""
+    rows = []
+    for member in state["members"].values():
+        if input.get("teamId") not in (None, member["teamId"]):
+            continue
+        if input.get("activeOnly") and is_departed(member):
+            continue
+        capacity = int(member["sprintCapacityPoints"])
+        load = member_load(state, member["id"])
+        rows.append(
+            {
+                "memberId": member["id"],
+                "name": member["name"],
+                "teamId": member["teamId"],
+                "active": not is_departed(member),
+                "sprintCapacityPoints": capacity,
+                "loadPoints": load,
+                "remainingCapacityPoints": remaining_capacity(state, member["id"]),
+                "overCapacityBy": over_capacity_by(state, member["id"]),
+                "utilisationPercent": round2(100 * load / capacity) if capacity else None,
+            }
+        )
+    return {"total": len(rows), "results": rows}
+
+
+@define(
+    "blocked_items_report",
+    "Open items waiting on at least one blocker that is not done (computed from the "
+    "dependencies, not from the stored status), with their unresolved blockers.",
+    {"projectId": string("Only this project.")},
+)
+def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Every blocked item."""
+    ids = blocked_item_ids(state, input.get("projectId"))
+    items = state["workItems"]
+    rows = [
+        {
+            "workItemId": i,
+            "title": items[i]["title"],
+            "statusId": items[i]["statusId"],
+            "points": items[i]["points"],
+            "blockedBy": [
+                {"workItemId": b, "statusId": items[b]["statusId"]}
+                for b in unresolved_blockers(state, i)
+            ],
+        }
+        for i in ids
+    ]
+    return {
+        "count": len(rows),
+        "blockedPoints": sum(int(r["points"]) for r in rows),
+        "results": rows,
+    }
+
+
+@define(
+    "overdue_items_report",
+    "Open items whose due date has passed, with days overdue and whether the assignee is "
+    "still active.",
+    {
+        "projectId": string("Only this project."),
+        "activeAssigneesOnly": boolean("Only items assigned to a member who has not departed."),
+    },
+)
+def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Every overdue item."""
+    members = state["members"]
+    rows = []
+    for item in state["workItems"].values():
+        if not is_overdue(state, item) or input.get("projectId") not in (None, item["projectId"]):
+            continue
+        assignee = members.get(item.get("assigneeId") or "")
+        active = assignee is not None and not is_departed(assignee)
+        if input.get("activeAssigneesOnly") and not active:
+            continue
+        rows.append(
+            {
+                "workItemId": item["id"],
+                "title": item["title"],
+                "projectId": item["projectId"],
+                "points": item["points"],
+                "dueDate": item["dueDate"],
+                "daysOverdue": days_between(item["dueDate"], today(state)),
+                "assigneeId": item.get("assigneeId"),
+                "assigneeActive": active,
+            }
+        )
+    return {
+        "count": len(rows),
+        "overduePoints": sum(int(r["points"]) for r in rows),
+        "results": rows,
+    }
+
+
+@define(
+    "velocity_report",
+    "Per sprint (sorted by start date): committed, delivered and carried-over points, plus the "
+    "average delivered by completed sprints.",
+    {
+        "projectId": string("Only this project's sprints."),
+        "status": enum("Only sprints in this status.", ("planned", "active", "completed")),
+    },
+)
+def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Velocity per sprint."""
+    sprints = sorted(state["sprints"].values(), key=lambda s: (s["startDate"], s["id"]))
+    rows = []
+    for sprint in sprints:
+        if input.get("projectId") not in (None, sprint["projectId"]):
+            continue
+        if input.get("status") not in (None, sprint["status"]):
+            continue
+        unfinished = [i for i in items_in_sprint(state, sprint["id"]) if not is_closed(state, i)]
+        rows.append(
+            {
+                "sprintId": sprint["id"],
+                "name": sprint["name"],
+                "projectId": sprint["projectId"],
+                "status": sprint["status"],
+                "committedPoints": sprint_committed_points(state, sprint["id"]),
+                "deliveredPoints": sprint_delivered_points(state, sprint["id"]),
+                "unfinishedPoints": sum(int(i["points"]) for i in unfinished),
+                "unfinishedIds": [i["id"] for i in unfinished],
+            }
+        )
+    done = [r["deliveredPoints"] for r in rows if r["status"] == "completed"]
+    return {
+        "total": len(rows),
+        "results": rows,
+        "averageDeliveredPoints": round2(sum(done) / len(done)) if done else None,
+    }
+
+
+@define(
+    "project_time_report",
+    "Hours logged on one project: the total, per member and per work item.",
+    {"projectId": string("Project id.")},
+    ["projectId"],
+)
+def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Hours for a project."""
+    project = require(state, "projects", input["projectId"])
+    items = state["workItems"]
+    by_member: dict[str, float] = {}
+    by_item: dict[str, float] = {}
+    for log in state["timeLogs"].values():
+        if items[log["workItemId"]]["projectId"] != project["id"]:
+            continue
+        by_member[log["memberId"]] = round2(by_member.get(log["memberId"], 0.0) + log["hours"])
+        by_item[log["workItemId"]] = round2(by_item.get(log["workItemId"], 0.0) + log["hours"])
+    return {
+        "projectId": project["id"],
+        "totalHours": hours_for_project(state, project["id"]),
+        "byMember": dict(sorted(by_member.items())),
+        "byWorkItem": dict(sorted(by_item.items())),
+    }
+
+
+@define(
+    "sprint_budget_report",
+    "Committed points against the point budget for every planned and active sprint.",
+    {"projectId": string("Only this project's sprints.")},
+)
+def sprint_budget_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Budget position of the sprints that can still change."""
+    rows = [
+        {
+            "sprintId": s["id"],
+            "name": s["name"],
+            "status": s["status"],
+            "pointBudget": s["pointBudget"],
+            "committedPoints": sprint_committed_points(state, s["id"]),
+            "overBudgetBy": sprint_over_budget_by(state, s["id"]),
+        }
+        for s in state["sprints"].values()
+        if s["status"] != "completed" and input.get("projectId") in (None, s["projectId"])
+    ]
+    return {"total": len(rows), "results": rows}

@@ -1,0 +1,212 @@
+"""Time logs: hours members spend on work items."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+
+from ..state import Record, State, is_closed, next_id, round2, today
+from .contract import (
+    ACTOR,
+    PAGING,
+    date_string,
+    define,
+    number,
+    paginate,
+    read_date,
+    read_optional_date,
+    string,
+)
+from .helpers import acting_member, assert_item_writable, audit, require, state_name
+
+__all__ = ["delete_time_log", "get_time_log", "list_time_logs", "log_time", "update_time_log"]
+
+MIN_HOURS = 0.25
+MAX_HOURS_PER_DAY = 12.0
+_LOG_ID = {"timeLogId": string("Time log id, e.g. TL-012.")}
+
+
+def _hours(value: float) -> float:
+    if value < MIN_HOURS or value > MAX_HOURS_PER_DAY or (value * 4) != int(value * 4):
+        raise silo.tool_error(
+            "invalid_input",
+            f'"hours" must be between {MIN_HOURS} and {MAX_HOURS_PER_DAY} in quarter hours; '
+            f"received {value}.",
+        )
+    return float(value)
+
+
+def _log_date(state: State, input: dict[str, Any], member: Record) -> str:
+    day = read_optional_date(input, "date") or today(state)
+    if day > today(state):
+        raise silo.tool_error(
+            "invalid_input", f"date {day} is in the future; today is {today(state)}."
+        )
+    if day < member["joinedOn"]:
+        raise silo.tool_error(
+            "invalid_input", f"{member['id']} joined on {member['joinedOn']}, after {day}."
+        )
+    if member.get("departedOn") and day > member["departedOn"]:
+        raise silo.tool_error(
+            "not_allowed",
+            f"{member['id']} ({member['name']}) left on {member['departedOn']}; no time can be "
+            f"logged for them on {day}.",
+        )
+    return day
+
+
+def _check_open(state: State, item: Record) -> None:
+    if is_closed(state, item):
+        raise silo.tool_error(
+            "not_allowed",
+            f"Work item {item['id']} is {state_name(state, item['statusId'])} (since "
+            f"{item['statusChangedOn']}); time cannot be logged on a closed item.",
+            {"workItemId": item["id"], "statusId": item["statusId"]},
+        )
+
+
+def _check_daily_total(
+    state: State, member_id: str, day: str, hours: float, skip: str | None = None
+) -> None:
+    booked = sum(
+        float(t["hours"])
+        for t in state["timeLogs"].values()
+        if t["memberId"] == member_id and t["date"] == day and t["id"] != skip
+    )
+    if booked + hours > MAX_HOURS_PER_DAY:
+        raise silo.tool_error(
+            "limit_exceeded",
+            f"{member_id} already has {round2(booked)} hours on {day}; {hours} more would pass "
+            f"the {MAX_HOURS_PER_DAY}-hour daily limit.",
+            {"memberId": member_id, "date": day, "bookedHours": round2(booked)},
+        )
+
+
+@define(
+    "log_time",
+    "Log hours on an open work item for a member (default: the actor) on a date (default: "
+    "today). Hours come in quarter hours, at most 12 per member per day; closed items take no "
+    "time.",
+    {
+        **ACTOR,
+        "workItemId": string("Work item id."),
+        "memberId": string("Member who did the work (default: the actor)."),
+        "hours": number("Hours worked, 0.25 to 12 in quarter hours."),
+        "date": date_string("Day worked (default today)."),
+        "note": string("What was done."),
+    },
+    ["actorId", "workItemId", "hours"],
+)
+def log_time(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a time log."""
+    actor = acting_member(state, input)
+    item = require(state, "workItems", input["workItemId"])
+    assert_item_writable(state, item)
+    member = require(state, "members", str(input.get("memberId", actor["id"])))
+    _check_open(state, item)
+    hours = _hours(input["hours"])
+    day = _log_date(state, input, member)
+    _check_daily_total(state, member["id"], day, hours)
+    log: Record = {
+        "id": next_id(state, "TL"),
+        "workItemId": item["id"],
+        "memberId": member["id"],
+        "date": day,
+        "hours": hours,
+        "note": input.get("note", ""),
+    }
+    state["timeLogs"][log["id"]] = log
+    detail = f"{hours} h on {item['id']} for {member['id']} ({day})"
+    audit_id = audit(state, actor["id"], "log_time", "time_log", log["id"], detail)
+    return {"created": log, "auditId": audit_id}
+
+
+@define(
+    "list_time_logs",
+    "List time logs (sorted by id) with the total hours of every matching log.",
+    {
+        "workItemId": string("Only logs on this item."),
+        "memberId": string("Only logs by this member."),
+        "projectId": string("Only logs on this project's items."),
+        "from": date_string("Only logs on or after this date."),
+        "to": date_string("Only logs on or before this date."),
+        **PAGING,
+    },
+)
+def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Filtered, paged time logs plus their total."""
+    start = read_optional_date(input, "from")
+    end = read_optional_date(input, "to")
+    items = state["workItems"]
+    rows = [
+        t
+        for t in state["timeLogs"].values()
+        if input.get("workItemId") in (None, t["workItemId"])
+        and input.get("memberId") in (None, t["memberId"])
+        and input.get("projectId") in (None, items[t["workItemId"]]["projectId"])
+        and (start is None or t["date"] >= start)
+        and (end is None or t["date"] <= end)
+    ]
+    page = paginate(rows, input)
+    page["totalHours"] = round2(sum(float(t["hours"]) for t in rows))
+    return page
+
+
+@define("get_time_log", "Read one time log.", _LOG_ID, ["timeLogId"])
+def get_time_log(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """One time log."""
+    return dict(require(state, "timeLogs", input["timeLogId"]))
+
+
+@define(
+    "update_time_log",
+    "Correct a time log's hours, date or note. Logs on closed items cannot be edited.",
+    {
+        **ACTOR,
+        **_LOG_ID,
+        "hours": number("Corrected hours."),
+        "date": date_string("Corrected date."),
+        "note": string("Corrected note."),
+    },
+    ["actorId", "timeLogId"],
+)
+def update_time_log(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Apply corrections."""
+    actor = acting_member(state, input)
+    log = require(state, "timeLogs", input["timeLogId"])
+    item = state["workItems"][log["workItemId"]]
+    assert_item_writable(state, item)
+    _check_open(state, item)
+    if not any(k in input for k in ("hours", "date", "note")):
+        raise silo.tool_error("invalid_input", "Give at least one of hours, date or note.")
+    member = state["members"][log["memberId"]]
+    hours = _hours(input["hours"]) if "hours" in input else float(log["hours"])
+    day = (
+        _log_date(state, {"date": read_date(input, "date")}, member)
+        if "date" in input
+        else log["date"]
+    )
+    _check_daily_total(state, member["id"], day, hours, skip=log["id"])
+    before = f"{log['hours']} h on {log['date']}"
+    log.update({"hours": hours, "date": day, "note": input.get("note", log["note"])})
+    detail = f"{before} -> {hours} h on {day}"
+    audit_id = audit(state, actor["id"], "update_time_log", "time_log", log["id"], detail)
+    return {"updated": log, "auditId": audit_id}
+
+
+@define(
+    "delete_time_log",
+    "Delete a time log that should not exist, giving the reason (kept in the audit log).",
+    {**ACTOR, **_LOG_ID, "reason": string("Why the log is removed.")},
+    ["actorId", "timeLogId", "reason"],
+)
+def delete_time_log(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Remove a time log."""
+    actor = acting_member(state, input)
+    log = require(state, "timeLogs", input["timeLogId"])
+    assert_item_writable(state, state["workItems"][log["workItemId"]])
+    del state["timeLogs"][log["id"]]
+    detail = f"Deleted {log['hours']} h on {log['workItemId']} ({log['date']}): {input['reason']}"
+    audit_id = audit(state, actor["id"], "delete_time_log", "time_log", log["id"], detail)
+    return {"removed": log, "auditId": audit_id}

@@ -1,0 +1,364 @@
+"""Work items: stories, bugs, tasks and spikes moving through the workflow."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+
+from ..state import (
+    PRIORITY_RANK,
+    Record,
+    State,
+    is_blocked,
+    is_closed,
+    is_overdue,
+    next_id,
+    today,
+)
+from .contract import (
+    ACTOR,
+    PAGING,
+    boolean,
+    date_string,
+    define,
+    enum,
+    integer,
+    paginate,
+    read_optional_date,
+    string,
+)
+from .helpers import (
+    acting_member,
+    assert_assignable,
+    assert_blockers_done,
+    assert_capacity,
+    assert_item_writable,
+    assert_project_open,
+    assert_sprint_budget,
+    audit,
+    require,
+    state_name,
+)
+from .views import item_summary
+
+__all__ = [
+    "assign_work_item",
+    "create_work_item",
+    "get_work_item",
+    "list_work_items",
+    "search_work_items",
+    "set_due_date",
+    "transition_work_item",
+    "unassign_work_item",
+    "update_work_item",
+]
+
+TYPES = ("story", "bug", "task", "spike")
+PRIORITIES = tuple(PRIORITY_RANK)
+POINTS = (0, 1, 2, 3, 5, 8, 13)
+#: Entering these states means working on the item, so its blockers must be done first.
+_NEEDS_CLEAR_BLOCKERS = frozenset({"in_progress", "in_review", "done"})
+_ITEM_ID = {"workItemId": string("Work item id, e.g. WI-012.")}
+
+
+def _points(value: int) -> int:
+    if value not in POINTS:
+        raise silo.tool_error(
+            "invalid_input",
+            f'"points" must be one of {", ".join(map(str, POINTS))} (the estimation scale); '
+            f"received {value}.",
+        )
+    return value
+
+
+@define(
+    "list_work_items",
+    "List work items (sorted by id) with computed flags: blocked (waiting on an unfinished "
+    "blocker, whatever the stored status says), overdue, days in status and hours logged.",
+    {
+        "projectId": string("Only items of this project."),
+        "sprintId": string("Only items in this sprint."),
+        "assigneeId": string("Only items assigned to this member."),
+        "unassigned": boolean("Only items with no assignee."),
+        "statusId": string("Only items in this workflow state, e.g. backlog."),
+        "type": enum("Only items of this type.", TYPES),
+        "priority": enum("Only items with this priority.", PRIORITIES),
+        "openOnly": boolean("Leave out done and cancelled items."),
+        "blockedOnly": boolean("Only items waiting on an unfinished blocker."),
+        "overdueOnly": boolean("Only open items past their due date."),
+        **PAGING,
+    },
+)
+def list_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Filtered, paged item summaries."""
+    filters = ("projectId", "sprintId", "assigneeId", "statusId", "type", "priority")
+    rows = [
+        item_summary(state, i)
+        for i in state["workItems"].values()
+        if all(input.get(f) in (None, i.get(f)) for f in filters)
+        and not (input.get("unassigned") and i.get("assigneeId"))
+        and not (input.get("openOnly") and is_closed(state, i))
+        and not (input.get("blockedOnly") and not is_blocked(state, i))
+        and not (input.get("overdueOnly") and not is_overdue(state, i))
+    ]
+    return paginate(rows, input)
+
+
+@define(
+    "search_work_items",
+    "Find work items whose id or title contains the query (case-insensitive).",
+    {"query": string("Text to look for."), "projectId": string("Only this project."), **PAGING},
+    ["query"],
+)
+def search_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Items matching the query."""
+    needle = input["query"].strip().lower()
+    rows = [
+        item_summary(state, i)
+        for i in state["workItems"].values()
+        if needle in f"{i['id']} {i['title']}".lower()
+        and input.get("projectId") in (None, i["projectId"])
+    ]
+    return paginate(rows, input)
+
+
+@define(
+    "get_work_item",
+    "Read one work item with its computed flags, blockers, the items it blocks and its comment "
+    "count.",
+    _ITEM_ID,
+    ["workItemId"],
+)
+def get_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """One item in detail."""
+    item = require(state, "workItems", input["workItemId"])
+    deps = state["dependencies"].values()
+    return {
+        **item_summary(state, item),
+        "blockerIds": sorted(d["blockerId"] for d in deps if d["blockedId"] == item["id"]),
+        "blocksIds": sorted(d["blockedId"] for d in deps if d["blockerId"] == item["id"]),
+        "commentCount": sum(1 for c in state["comments"].values() if c["workItemId"] == item["id"]),
+    }
+
+
+@define(
+    "create_work_item",
+    "Create a work item in an active project. It starts in Backlog, or Ready when put in a "
+    "sprint. The assignee must not have departed; sprint budget and (for an active sprint) the "
+    "assignee's capacity apply.",
+    {
+        **ACTOR,
+        "projectId": string("Project id."),
+        "title": string("Short title."),
+        "type": enum("Item type.", TYPES),
+        "points": integer("Estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
+        "priority": enum("Priority (default medium).", PRIORITIES),
+        "assigneeId": string("Member id of the assignee."),
+        "sprintId": string("A planned or active sprint of the same project."),
+        "dueDate": date_string("Due date."),
+    },
+    ["actorId", "projectId", "title", "type", "points"],
+)
+def create_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create an item after checking every placement rule."""
+    actor = acting_member(state, input)
+    project = require(state, "projects", input["projectId"])
+    assert_project_open(project, "add")
+    item: Record = {
+        "id": "",
+        "projectId": project["id"],
+        "title": input["title"].strip(),
+        "type": input["type"],
+        "priority": input.get("priority", "medium"),
+        "points": _points(input["points"]),
+        "statusId": "backlog",
+        "assigneeId": None,
+        "sprintId": None,
+        "dueDate": read_optional_date(input, "dueDate"),
+        "reporterId": actor["id"],
+        "createdOn": today(state),
+        "statusChangedOn": today(state),
+    }
+    sprint_id = input.get("sprintId")
+    if sprint_id is not None:
+        sprint = require(state, "sprints", sprint_id)
+        if sprint["projectId"] != project["id"] or sprint["status"] == "completed":
+            raise silo.tool_error(
+                "invalid_input" if sprint["projectId"] != project["id"] else "invalid_state",
+                f"{sprint['id']} ({sprint['name']}, {sprint['status']}) cannot take new work "
+                f"for {project['id']}: it must be a planned or active sprint of that project.",
+            )
+        assert_sprint_budget(state, sprint, item["points"])
+        item["statusId"] = "ready"
+    if input.get("assigneeId") is not None:
+        member = require(state, "members", input["assigneeId"])
+        assert_assignable(member)
+        assert_capacity(state, member, item, sprint_id)
+        item["assigneeId"] = member["id"]
+    item["sprintId"] = sprint_id
+    item["id"] = next_id(state, "WI")
+    state["workItems"][item["id"]] = item
+    audit_id = audit(state, actor["id"], "create_work_item", "work_item", item["id"], item["title"])
+    return {"created": item_summary(state, item), "auditId": audit_id}
+
+
+@define(
+    "update_work_item",
+    "Change a work item's title, type, priority or estimate. Closed items keep their estimate; "
+    "a larger estimate must fit the sprint budget and the assignee's capacity.",
+    {
+        **ACTOR,
+        **_ITEM_ID,
+        "title": string("New title."),
+        "type": enum("New type.", TYPES),
+        "priority": enum("New priority.", PRIORITIES),
+        "points": integer("New estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
+    },
+    ["actorId", "workItemId"],
+)
+def update_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Apply the given changes."""
+    actor = acting_member(state, input)
+    item = require(state, "workItems", input["workItemId"])
+    assert_item_writable(state, item)
+    changes: dict[str, Any] = {
+        k: input[k] for k in ("title", "type", "priority", "points") if k in input
+    }
+    if not changes:
+        raise silo.tool_error(
+            "invalid_input", "Give at least one of title, type, priority or points to change."
+        )
+    if "points" in changes:
+        _check_new_estimate(state, item, _points(changes["points"]))
+    detail = ", ".join(f"{k}: {item[k]} -> {v}" for k, v in changes.items())
+    item.update(changes)
+    audit_id = audit(state, actor["id"], "update_work_item", "work_item", item["id"], detail)
+    return {"updated": item_summary(state, item), "auditId": audit_id}
+
+
+def _check_new_estimate(state: State, item: Record, points: int) -> None:
+    if is_closed(state, item):
+        raise silo.tool_error(
+            "invalid_state",
+            f"{item['id']} is {state_name(state, item['statusId'])}; its "
+            "estimate is history and cannot change.",
+        )
+    growth = points - int(item["points"])
+    if growth <= 0 or item.get("sprintId") is None:
+        return
+    sprint = state["sprints"][item["sprintId"]]
+    if sprint["status"] != "completed":
+        assert_sprint_budget(state, sprint, growth)
+    if item.get("assigneeId"):
+        bigger = {**item, "points": growth, "assigneeId": None}
+        assert_capacity(state, state["members"][item["assigneeId"]], bigger, item["sprintId"])
+
+
+@define(
+    "assign_work_item",
+    "Assign an open work item to a member who has not departed. In an active sprint the item "
+    "must fit the member's remaining capacity.",
+    {**ACTOR, **_ITEM_ID, "memberId": string("Member id of the new assignee.")},
+    ["actorId", "workItemId", "memberId"],
+)
+def assign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Change an item's assignee."""
+    actor = acting_member(state, input)
+    item = require(state, "workItems", input["workItemId"])
+    assert_item_writable(state, item)
+    member = require(state, "members", input["memberId"])
+    if is_closed(state, item):
+        raise silo.tool_error(
+            "invalid_state",
+            f"{item['id']} is {state_name(state, item['statusId'])}; closed items keep the "
+            "assignee who closed them.",
+        )
+    assert_assignable(member)
+    if item.get("assigneeId") == member["id"]:
+        raise silo.tool_error("conflict", f"{item['id']} is already assigned to {member['id']}.")
+    assert_capacity(state, member, item, item.get("sprintId"))
+    detail = f"Assignee {item.get('assigneeId')} -> {member['id']}"
+    item["assigneeId"] = member["id"]
+    audit_id = audit(state, actor["id"], "assign_work_item", "work_item", item["id"], detail)
+    return {"updated": item_summary(state, item), "auditId": audit_id}
+
+
+@define(
+    "unassign_work_item",
+    "Remove the assignee from an open work item.",
+    {**ACTOR, **_ITEM_ID},
+    ["actorId", "workItemId"],
+)
+def unassign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Clear an item's assignee."""
+    actor = acting_member(state, input)
+    item = require(state, "workItems", input["workItemId"])
+    assert_item_writable(state, item)
+    if item.get("assigneeId") is None:
+        raise silo.tool_error("conflict", f"{item['id']} has no assignee.")
+    if is_closed(state, item):
+        raise silo.tool_error(
+            "invalid_state", f"{item['id']} is closed; it keeps the assignee who closed it."
+        )
+    detail = f"Assignee {item['assigneeId']} -> none"
+    item["assigneeId"] = None
+    audit_id = audit(state, actor["id"], "unassign_work_item", "work_item", item["id"], detail)
+    return {"updated": item_summary(state, item), "auditId": audit_id}
+
+
+@define(
+    "transition_work_item",
+    "Move a work item to another workflow state. Only the transitions listed by "
+    "list_workflow_states are allowed, and an item cannot go to in_progress, in_review or done "
+    "while any of its blockers is not done.",
+    {**ACTOR, **_ITEM_ID, "toStatusId": string("Target workflow state id, e.g. in_review.")},
+    ["actorId", "workItemId", "toStatusId"],
+)
+def transition_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Change an item's workflow state."""
+    actor = acting_member(state, input)
+    item = require(state, "workItems", input["workItemId"])
+    assert_item_writable(state, item)
+    target = require(state, "workflowStates", input["toStatusId"])
+    current = state["workflowStates"][item["statusId"]]
+    if current["id"] == target["id"]:
+        raise silo.tool_error(
+            "conflict", f"{item['id']} is already {state_name(state, target['id'])}."
+        )
+    if target["id"] not in current["transitions"]:
+        raise silo.tool_error(
+            "invalid_state",
+            f"{item['id']} is {current['name'].lower()}; from there it can move only to "
+            f"{', '.join(current['transitions'])}, not {target['id']}.",
+            {"current": current["id"], "allowed": current["transitions"]},
+        )
+    if target["id"] in _NEEDS_CLEAR_BLOCKERS:
+        assert_blockers_done(state, item, target["id"])
+    detail = f"Status {current['id']} -> {target['id']}"
+    item["statusId"] = target["id"]
+    item["statusChangedOn"] = today(state)
+    audit_id = audit(state, actor["id"], "transition_work_item", "work_item", item["id"], detail)
+    return {"updated": item_summary(state, item), "auditId": audit_id}
+
+
+@define(
+    "set_due_date",
+    "Set or clear (omit dueDate) an open work item's due date.",
+    {**ACTOR, **_ITEM_ID, "dueDate": date_string("New due date; omit to clear it.")},
+    ["actorId", "workItemId"],
+)
+def set_due_date(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Change or clear the due date."""
+    actor = acting_member(state, input)
+    item = require(state, "workItems", input["workItemId"])
+    assert_item_writable(state, item)
+    if is_closed(state, item):
+        raise silo.tool_error("invalid_state", f"{item['id']} is closed; its due date is history.")
+    due = read_optional_date(input, "dueDate")
+    if item.get("dueDate") == due:
+        raise silo.tool_error("conflict", f"{item['id']} already has due date {due}.")
+    detail = f"Due {item.get('dueDate')} -> {due}"
+    item["dueDate"] = due
+    audit_id = audit(state, actor["id"], "set_due_date", "work_item", item["id"], detail)
+    return {"updated": item_summary(state, item), "auditId": audit_id}

@@ -1,0 +1,33 @@
+"""Workflow: the states a work item moves through and the allowed transitions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..state import State
+from .contract import define, string
+from .helpers import require
+
+__all__ = ["get_workflow_state", "list_workflow_states"]
+
+
+@define(
+    "list_workflow_states",
+    "List the workflow states in order, each with the states it may move to (transitions), "
+    "and whether it counts as done or closed.",
+)
+def list_workflow_states(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Every workflow state, in workflow order."""
+    states = sorted(state["workflowStates"].values(), key=lambda s: s["order"])
+    return {"total": len(states), "results": states}
+
+
+@define(
+    "get_workflow_state",
+    "Read one workflow state and its allowed transitions.",
+    {"statusId": string("Workflow state id, e.g. in_review.")},
+    ["statusId"],
+)
+def get_workflow_state(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """One workflow state."""
+    return dict(require(state, "workflowStates", input["statusId"]))
