@@ -35,7 +35,7 @@ _DEVICE_NAMES = frozenset(
 )
 # Names the generated modules already bind: a tool or verifier identifier equal to one of
 # these would shadow it inside the stub or the registry.
-_RESERVED_IDENTIFIERS = frozenset({"silo", "State", "Any", "annotations", "tools", "verifiers"})
+_RESERVED_IDENTIFIERS = frozenset({"silo", "annotations", "tools", "verifiers"})
 _SAFE_HINT = "Use letters, numbers, dots, dashes and underscores, starting with a letter or number."
 _ENV_HINT = "Use only letters, numbers, hyphens and underscores, starting with a letter or number."
 
@@ -94,7 +94,6 @@ def check_identifier(name: object, what: str = "state type") -> str:
         not isinstance(name, str)
         or not _IDENTIFIER.fullmatch(name)
         or keyword.iskeyword(name)
-        or keyword.issoftkeyword(name)
     ):
         raise SiloError(
             "unsafe_name",
@@ -128,7 +127,7 @@ def python_identifier(name: str, kind: str, prefix: str) -> str:
     """
     stem = snake_stem(name)
     ident = f"{prefix}{stem}" if stem[0].isdigit() else stem
-    if keyword.iskeyword(ident) or keyword.issoftkeyword(ident):
+    if keyword.iskeyword(ident):
         raise _unsafe(kind, name, "Choose a name that is not a Python keyword.", "a Python keyword")
     if ident in _RESERVED_IDENTIFIERS:
         raise _unsafe(
