@@ -150,8 +150,8 @@ def test_summary_and_rollout_lines(tmp_path: Path) -> None:
     assert "Worst        0.00" in text
     assert "Avg calls    1.3" in text
     lines = text.splitlines()
-    assert lines[-3] == f"run 1  PASS  reward 1.00 · 1 calls · completed  r/{results[0].run_id}"
-    assert lines[-2].startswith("run 2  FAIL  reward 0.00 · 2 calls · 1 faults · completed  r/")
+    assert lines[-3] == f"run 1  PASS  reward 1.00 · 1 call · completed  r/{results[0].run_id}"
+    assert lines[-2].startswith("run 2  FAIL  reward 0.00 · 2 calls · 1 fault · completed  r/")
 
 
 def test_many_json(tmp_path: Path) -> None:

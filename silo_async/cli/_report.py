@@ -54,6 +54,10 @@ def _rel(path: Path | None, cwd: Path) -> str | None:
         return str(path)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _duration(ms: float) -> str:
     return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
 
@@ -106,9 +110,9 @@ def run_text(result: RunResult, cwd: Path) -> str:
 
 
 def _rollout_line(index: int, result: RunResult, cwd: Path) -> str:
-    parts = [f"reward {result.reward:.2f}", f"{result.tool_calls} calls"]
+    parts = [f"reward {result.reward:.2f}", _count(result.tool_calls, "call")]
     if result.tool_faults:
-        parts.append(f"{result.tool_faults} faults")
+        parts.append(_count(result.tool_faults, "fault"))
     parts.append(result.termination_reason)
     line = f"run {index}  {'PASS' if result.passed else 'FAIL'}  {' · '.join(parts)}"
     run_dir = _rel(result.run_dir, cwd)
