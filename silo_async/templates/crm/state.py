@@ -1,0 +1,456 @@
+"""The CRM world's types and the pure domain helpers that tools and verifiers share.
+
+Everything derived (win probability, weighted amount, days in stage, staleness, past-due,
+attainment) is computed here on read from the stored facts, so a value can never go stale when
+a tool changes the facts or the simulated clock moves. Nothing here reads the wall clock: "today"
+is always the date part of ``state["clock"]["now"]``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterable
+from typing import Any, Literal, TypedDict
+
+# --- records ------------------------------------------------------------------------------------
+
+Role = Literal["director", "account_executive", "sdr", "sales_ops"]
+OpportunityStatus = Literal["open", "won", "lost"]
+
+#: Roles that may own opportunities and accounts.
+DEAL_OWNER_ROLES: tuple[str, ...] = ("director", "account_executive")
+#: Lead statuses that still need work.
+OPEN_LEAD_STATUSES: tuple[str, ...] = ("new", "working", "qualified")
+
+
+class Clock(TypedDict):
+    """The simulated clock: ``now`` is an ISO-8601 UTC timestamp."""
+
+    now: str
+    timezone: str
+
+
+class Policies(TypedDict):
+    """Company rules stored as facts."""
+
+    staleStageDays: int
+    maxClockAdvanceDays: int
+    maxPageSize: int
+
+
+class Company(TypedDict):
+    """The selling company."""
+
+    name: str
+    product: str
+    currency: str
+
+
+class User(TypedDict):
+    """A member of the sales organisation."""
+
+    id: str
+    firstName: str
+    lastName: str
+    email: str
+    role: Role
+    managerId: str | None
+    annualQuota: float
+    active: bool
+    startDate: str
+    endDate: str | None
+
+
+class Stage(TypedDict):
+    """A pipeline stage; win probability lives here, not on the deal."""
+
+    id: str
+    name: str
+    order: int
+    probability: int
+    isClosed: bool
+    outcome: Literal["won", "lost"] | None
+
+
+class Account(TypedDict):
+    """A customer or prospect organisation."""
+
+    id: str
+    name: str
+    industry: str
+    tier: Literal["enterprise", "mid_market", "smb"]
+    ownerId: str
+    website: str | None
+    city: str | None
+    country: str | None
+    createdDate: str
+
+
+class Contact(TypedDict):
+    """A person at an account. Merged duplicates are kept with ``status`` merged."""
+
+    id: str
+    accountId: str | None
+    firstName: str
+    lastName: str
+    title: str | None
+    email: str
+    phone: str | None
+    isPrimary: bool
+    status: Literal["active", "merged"]
+    mergedIntoId: str | None
+    createdDate: str
+
+
+class Lead(TypedDict):
+    """A prospective buyer not yet in the customer records."""
+
+    id: str
+    firstName: str
+    lastName: str
+    company: str
+    title: str | None
+    email: str
+    phone: str | None
+    source: str
+    status: Literal["new", "working", "qualified", "disqualified", "converted"]
+    ownerId: str
+    createdDate: str
+    lastContactedDate: str | None
+    disqualifyReason: str | None
+    convertedDate: str | None
+    convertedAccountId: str | None
+    convertedContactId: str | None
+    convertedOpportunityId: str | None
+
+
+class StageEntry(TypedDict):
+    """One move of a deal into a stage (the history is the fact; days in stage derive from it)."""
+
+    stageId: str
+    enteredDate: str
+
+
+class Opportunity(TypedDict):
+    """A deal in the pipeline."""
+
+    id: str
+    name: str
+    accountId: str
+    primaryContactId: str | None
+    ownerId: str
+    stageId: str
+    amount: float
+    expectedCloseDate: str
+    createdDate: str
+    stageHistory: list[StageEntry]
+    status: OpportunityStatus
+    closedDate: str | None
+    lostReason: str | None
+    sourceLeadId: str | None
+
+
+class RelatedTo(TypedDict):
+    """What an activity is about."""
+
+    type: Literal["account", "contact", "lead", "opportunity"]
+    id: str
+
+
+class Activity(TypedDict):
+    """A call, email, meeting, task or note. Open while ``completedDate`` is null."""
+
+    id: str
+    type: Literal["call", "email", "meeting", "task", "note"]
+    subject: str
+    ownerId: str
+    relatedTo: RelatedTo
+    createdDate: str
+    dueDate: str | None
+    completedDate: str | None
+    notes: str
+
+
+class AuditEvent(TypedDict):
+    """One write, as the audit log records it (ids ``AUD-NNNN``)."""
+
+    id: str
+    at: str
+    actorUserId: str
+    action: str
+    entityType: str
+    entityId: str
+    detail: str
+    changes: list[dict[str, Any]]
+
+
+class State(TypedDict):
+    """The whole CRM world. Collections are keyed by id; the audit log is an id-keyed list."""
+
+    clock: Clock
+    company: Company
+    policies: Policies
+    users: dict[str, User]
+    stages: dict[str, Stage]
+    accounts: dict[str, Account]
+    contacts: dict[str, Contact]
+    leads: dict[str, Lead]
+    opportunities: dict[str, Opportunity]
+    activities: dict[str, Activity]
+    auditLog: list[AuditEvent]
+    sequences: dict[str, int]
+
+
+# --- numbers, dates and ids -----------------------------------------------------------------------
+
+
+def round2(value: float) -> float:
+    """Round half up to cents (the epsilon absorbs binary noise such as 1.005)."""
+    return math.floor(value * 100 + 0.5 + 1e-9) / 100
+
+
+def round1(value: float) -> float:
+    """Round half up to one decimal (percentages)."""
+    return math.floor(value * 10 + 0.5 + 1e-9) / 10
+
+
+def parse_date(text: str) -> dt.date:
+    """Parse ``YYYY-MM-DD`` (or the date part of an ISO timestamp)."""
+    return dt.date.fromisoformat(text[:10])
+
+
+def days_between(start: str, end: str) -> int:
+    """Whole days from ``start`` to ``end`` (negative when ``end`` is earlier)."""
+    return (parse_date(end) - parse_date(start)).days
+
+
+def add_days(date: str, days: int) -> str:
+    """``date`` plus ``days`` as ``YYYY-MM-DD``."""
+    return (parse_date(date) + dt.timedelta(days=days)).isoformat()
+
+
+def now(state: State) -> str:
+    """The simulated time, an ISO-8601 UTC timestamp."""
+    return state["clock"]["now"]
+
+
+def today(state: State) -> str:
+    """The simulated date, ``YYYY-MM-DD``."""
+    return state["clock"]["now"][:10]
+
+
+def format_id(prefix: str, number: int) -> str:
+    """``ACC-007`` style ids; audit events get four digits (``AUD-0012``)."""
+    width = 4 if prefix == "AUD" else 3
+    return f"{prefix}-{number:0{width}d}"
+
+
+def next_id(state: State, prefix: str) -> str:
+    """Advance the last-used counter for ``prefix`` and return the new id."""
+    value = state["sequences"].get(prefix, 0) + 1
+    state["sequences"][prefix] = value
+    return format_id(prefix, value)
+
+
+def full_name(person: User | Contact | Lead) -> str:
+    """First and last name."""
+    return f"{person['firstName']} {person['lastName']}"
+
+
+# --- stages and opportunities ---------------------------------------------------------------------
+
+
+def pipeline(state: State) -> list[Stage]:
+    """All stages in pipeline order."""
+    return sorted(state["stages"].values(), key=lambda s: (s["order"], s["id"]))
+
+
+def open_stages(state: State) -> list[Stage]:
+    """The stages a live deal can be in, in order."""
+    return [s for s in pipeline(state) if not s["isClosed"]]
+
+
+def outcome_stage(state: State, outcome: Literal["won", "lost"]) -> Stage:
+    """The closed stage for ``outcome``, found by its properties rather than by id."""
+    for stage in pipeline(state):
+        if stage["isClosed"] and stage["outcome"] == outcome:
+            return stage
+    raise LookupError(f"The pipeline has no closed stage with outcome {outcome!r}.")
+
+
+def is_open(opp: Opportunity) -> bool:
+    """True while the deal is neither won nor lost."""
+    return opp["status"] == "open"
+
+
+def stage_entered_date(opp: Opportunity) -> str:
+    """When the deal entered its current stage (the last history entry)."""
+    return opp["stageHistory"][-1]["enteredDate"]
+
+
+def probability_of(state: State, opp: Opportunity) -> int:
+    """Win probability in percent: 100 when won, 0 when lost, else the stage's probability."""
+    if opp["status"] == "won":
+        return 100
+    if opp["status"] == "lost":
+        return 0
+    return state["stages"][opp["stageId"]]["probability"]
+
+
+def weighted_amount(state: State, opp: Opportunity) -> float:
+    """Amount times win probability."""
+    return round2(opp["amount"] * probability_of(state, opp) / 100)
+
+
+def days_in_stage(state: State, opp: Opportunity) -> int:
+    """Days since the deal entered its current stage (until it closed, for closed deals)."""
+    end = opp["closedDate"] or today(state)
+    return days_between(stage_entered_date(opp), end)
+
+
+def stale_threshold(state: State) -> int:
+    """Company policy: an open deal is stale after this many days in one stage."""
+    return state["policies"]["staleStageDays"]
+
+
+def is_stale(state: State, opp: Opportunity, threshold: int | None = None) -> bool:
+    """Open and *more than* ``threshold`` days in its current stage."""
+    limit = stale_threshold(state) if threshold is None else threshold
+    return is_open(opp) and days_in_stage(state, opp) > limit
+
+
+def is_past_due(state: State, opp: Opportunity) -> bool:
+    """Open and expected to close strictly before today."""
+    return is_open(opp) and opp["expectedCloseDate"] < today(state)
+
+
+def open_opportunities(state: State, owner_id: str | None = None) -> list[Opportunity]:
+    """Open deals, optionally for one owner, sorted by id."""
+    return [
+        o
+        for o in sorted(state["opportunities"].values(), key=lambda o: o["id"])
+        if is_open(o) and (owner_id is None or o["ownerId"] == owner_id)
+    ]
+
+
+def total_amount(opps: Iterable[Opportunity]) -> float:
+    """Unweighted sum of amounts."""
+    return round2(sum(o["amount"] for o in opps))
+
+
+def total_weighted(state: State, opps: Iterable[Opportunity]) -> float:
+    """Sum of weighted amounts."""
+    return round2(sum(weighted_amount(state, o) for o in opps))
+
+
+def stale_opportunities(state: State, threshold: int | None = None) -> list[Opportunity]:
+    """Open deals past the stale threshold, longest in stage first (then by id)."""
+    stale = [o for o in open_opportunities(state) if is_stale(state, o, threshold)]
+    return sorted(stale, key=lambda o: (-days_in_stage(state, o), o["id"]))
+
+
+def past_due_opportunities(state: State) -> list[Opportunity]:
+    """Open deals whose expected close date has passed, sorted by id."""
+    return [o for o in open_opportunities(state) if is_past_due(state, o)]
+
+
+def next_open_stage(state: State, stage_id: str) -> Stage | None:
+    """The open stage after ``stage_id``, or None at the last open stage."""
+    stages = open_stages(state)
+    ids = [s["id"] for s in stages]
+    if stage_id not in ids:
+        return None
+    index = ids.index(stage_id)
+    return stages[index + 1] if index + 1 < len(stages) else None
+
+
+# --- people and performance -----------------------------------------------------------------------
+
+
+def can_own_deals(user: User) -> bool:
+    """Only directors and account executives carry accounts and deals."""
+    return user["role"] in DEAL_OWNER_ROLES
+
+
+def won_amount(state: State, user_id: str, year: int | None = None) -> float:
+    """Closed-won amount for ``user_id``, optionally only deals closed in ``year``."""
+    return round2(
+        sum(
+            o["amount"]
+            for o in state["opportunities"].values()
+            if o["ownerId"] == user_id
+            and o["status"] == "won"
+            and (year is None or (o["closedDate"] or "")[:4] == str(year))
+        )
+    )
+
+
+def quota_attainment(state: State, user_id: str, year: int) -> float | None:
+    """Closed-won in ``year`` as a percent of the annual quota (one decimal); None without quota."""
+    quota = state["users"][user_id]["annualQuota"]
+    if quota <= 0:
+        return None
+    return round1(won_amount(state, user_id, year) / quota * 100)
+
+
+def current_year(state: State) -> int:
+    """The simulated calendar year."""
+    return parse_date(today(state)).year
+
+
+# --- leads, contacts, activities ------------------------------------------------------------------
+
+
+def lead_age_days(state: State, lead: Lead) -> int:
+    """Days since the lead was created."""
+    return days_between(lead["createdDate"], today(state))
+
+
+def days_since_contact(state: State, lead: Lead) -> int | None:
+    """Days since the lead was last contacted; None if never."""
+    last = lead["lastContactedDate"]
+    return None if last is None else days_between(last, today(state))
+
+
+def is_activity_open(activity: Activity) -> bool:
+    """Open until completed."""
+    return activity["completedDate"] is None
+
+
+def is_activity_overdue(state: State, activity: Activity) -> bool:
+    """Open with a due date strictly before today."""
+    due = activity["dueDate"]
+    return is_activity_open(activity) and due is not None and due < today(state)
+
+
+def normalise_email(email: str) -> str:
+    """Emails compare case-insensitively and without surrounding spaces."""
+    return email.strip().lower()
+
+
+def duplicate_contact_groups(state: State) -> list[list[Contact]]:
+    """Active contacts sharing an email address, each group oldest first."""
+    groups: dict[str, list[Contact]] = {}
+    for contact in sorted(state["contacts"].values(), key=lambda c: c["id"]):
+        if contact["status"] == "active":
+            groups.setdefault(normalise_email(contact["email"]), []).append(contact)
+    return [
+        sorted(group, key=lambda c: (c["createdDate"], c["id"]))
+        for group in groups.values()
+        if len(group) > 1
+    ]
+
+
+def contact_references(state: State, contact_id: str) -> list[str]:
+    """Ids of the records that point at ``contact_id`` (deals, activities, leads)."""
+    refs = [o["id"] for o in state["opportunities"].values() if o["primaryContactId"] == contact_id]
+    refs += [
+        a["id"]
+        for a in state["activities"].values()
+        if a["relatedTo"]["type"] == "contact" and a["relatedTo"]["id"] == contact_id
+    ]
+    refs += [
+        lead["id"] for lead in state["leads"].values() if lead["convertedContactId"] == contact_id
+    ]
+    return sorted(refs)

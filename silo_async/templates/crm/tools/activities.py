@@ -1,0 +1,315 @@
+"""Activities: calls, emails, meetings, tasks and notes — the history and the follow-ups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+
+from ..state import (
+    Activity,
+    State,
+    is_activity_open,
+    is_activity_overdue,
+    next_id,
+    today,
+)
+from .contract import (
+    PAGING,
+    actor_property,
+    boolean,
+    crm_tool,
+    date,
+    enum,
+    paginate,
+    read_date,
+    string,
+)
+from .helpers import (
+    acting_user,
+    assert_may_reassign,
+    audit,
+    record_change,
+    require_activity,
+    work_owner,
+)
+from .views import activity_view
+
+__all__ = [
+    "complete_activity",
+    "get_activity",
+    "list_activities",
+    "log_activity",
+    "reassign_activity",
+    "reschedule_activity",
+    "schedule_activity",
+]
+
+TYPES = ("call", "email", "meeting", "task", "note")
+SCHEDULABLE = ("call", "email", "meeting", "task")
+RELATED_TYPES = ("account", "contact", "lead", "opportunity")
+_COLLECTION = {
+    "account": "accounts",
+    "contact": "contacts",
+    "lead": "leads",
+    "opportunity": "opportunities",
+}
+
+
+def _require_related(state: State, related_type: str, related_id: str) -> None:
+    collection: dict[str, Any] = state[_COLLECTION[related_type]]  # type: ignore[literal-required]
+    if related_id not in collection:
+        raise silo.tool_error(
+            "not_found",
+            f'{related_type.capitalize()} "{related_id}" was not found.',
+            {"collection": _COLLECTION[related_type], "id": related_id},
+        )
+
+
+def _require_open(activity: Activity) -> None:
+    if not is_activity_open(activity):
+        raise silo.tool_error(
+            "invalid_state",
+            f"Activity {activity['id']} was completed on {activity['completedDate']}; completed "
+            "activities are history and do not change.",
+            {"id": activity["id"], "completedDate": activity["completedDate"]},
+        )
+
+
+def _future_date(state: State, input: dict[str, Any], key: str) -> str:
+    value = read_date(input, key)
+    if value < today(state):
+        raise silo.tool_error(
+            "invalid_input", f"{key} {value} is in the past (today is {today(state)})."
+        )
+    return value
+
+
+def _new_activity(state: State, input: dict[str, Any], owner_id: str) -> Activity:
+    return {
+        "id": next_id(state, "ACT"),
+        "type": input["type"],
+        "subject": input["subject"].strip(),
+        "ownerId": owner_id,
+        "relatedTo": {"type": input["relatedType"], "id": input["relatedId"]},
+        "createdDate": today(state),
+        "dueDate": None,
+        "completedDate": None,
+        "notes": input.get("notes", ""),
+    }
+
+
+@crm_tool(
+    "list_activities",
+    "List activities sorted by id, filtered by owner, related record, type, or only open or "
+    "overdue ones. Paged.",
+    {
+        "ownerId": string("Only activities owned by this user id."),
+        "relatedType": enum("Only activities about this kind of record.", RELATED_TYPES),
+        "relatedId": string("Only activities about this record id."),
+        "type": enum("Only activities of this type.", TYPES),
+        "openOnly": boolean("Only activities not yet completed."),
+        "overdueOnly": boolean("Only open activities whose due date has passed."),
+        **PAGING,
+    },
+)
+def list_activities(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Activities matching the filters."""
+    activities = [
+        activity_view(state, a)
+        for a in sorted(state["activities"].values(), key=lambda a: a["id"])
+        if input.get("ownerId", a["ownerId"]) == a["ownerId"]
+        and input.get("relatedType", a["relatedTo"]["type"]) == a["relatedTo"]["type"]
+        and input.get("relatedId", a["relatedTo"]["id"]) == a["relatedTo"]["id"]
+        and input.get("type", a["type"]) == a["type"]
+        and (not input.get("openOnly") or is_activity_open(a))
+        and (not input.get("overdueOnly") or is_activity_overdue(state, a))
+    ]
+    return paginate(activities, input)
+
+
+@crm_tool(
+    "get_activity",
+    "One activity.",
+    {"activityId": string("Activity id, e.g. ACT-012.")},
+    ["activityId"],
+)
+def get_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """An activity."""
+    return activity_view(state, require_activity(state, input["activityId"]))
+
+
+@crm_tool(
+    "log_activity",
+    "Record something that already happened today (a call, email, meeting, task or note). It is "
+    "created completed and owned by the actor unless ownerId is given.",
+    {
+        "type": enum("Kind of activity.", TYPES),
+        "subject": string("Short subject line."),
+        "relatedType": enum("Kind of record it is about.", RELATED_TYPES),
+        "relatedId": string("Id of that record."),
+        "notes": string("Details."),
+        "ownerId": string("Who did it (default: the actor)."),
+        "actorUserId": actor_property(),
+    },
+    ["type", "subject", "relatedType", "relatedId", "actorUserId"],
+)
+def log_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Log a completed activity."""
+    actor = acting_user(state, input["actorUserId"])
+    owner_id = input.get("ownerId", actor["id"])
+    work_owner(state, owner_id, "activities")
+    _require_related(state, input["relatedType"], input["relatedId"])
+    activity = _new_activity(state, input, owner_id)
+    activity["dueDate"] = today(state)
+    activity["completedDate"] = today(state)
+    state["activities"][activity["id"]] = activity
+    audit(
+        state, actor["id"], "log_activity", "activity", activity["id"], f"Logged {input['type']}."
+    )
+    return {"created": activity_view(state, activity)}
+
+
+@crm_tool(
+    "schedule_activity",
+    "Schedule an open follow-up (call, email, meeting or task) due today or later, for an active "
+    "owner. Follow-ups cannot be scheduled on closed deals or closed leads.",
+    {
+        "type": enum("Kind of follow-up.", SCHEDULABLE),
+        "subject": string("Short subject line."),
+        "relatedType": enum("Kind of record it is about.", RELATED_TYPES),
+        "relatedId": string("Id of that record."),
+        "ownerId": string("Who must do it (an active user)."),
+        "dueDate": date("Due date, today or later"),
+        "notes": string("Details."),
+        "actorUserId": actor_property(),
+    },
+    ["type", "subject", "relatedType", "relatedId", "ownerId", "dueDate", "actorUserId"],
+)
+def schedule_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Schedule a follow-up."""
+    actor = acting_user(state, input["actorUserId"])
+    work_owner(state, input["ownerId"], "activities")
+    _require_related(state, input["relatedType"], input["relatedId"])
+    due = _future_date(state, input, "dueDate")
+    if input["relatedType"] == "opportunity":
+        opp = state["opportunities"][input["relatedId"]]
+        if opp["status"] != "open":
+            raise silo.tool_error(
+                "invalid_state",
+                f"Opportunity {opp['id']} is {opp['status']}, not open; follow-ups go on open "
+                "deals.",
+            )
+    if input["relatedType"] == "lead":
+        lead = state["leads"][input["relatedId"]]
+        if lead["status"] in ("converted", "disqualified"):
+            raise silo.tool_error(
+                "invalid_state",
+                f"Lead {lead['id']} is {lead['status']}; follow-ups go on open leads.",
+            )
+    activity = _new_activity(state, input, input["ownerId"])
+    activity["dueDate"] = due
+    state["activities"][activity["id"]] = activity
+    audit(
+        state,
+        actor["id"],
+        "schedule_activity",
+        "activity",
+        activity["id"],
+        f"Scheduled {input['type']} for {input['ownerId']} due {due}.",
+    )
+    return {"created": activity_view(state, activity)}
+
+
+@crm_tool(
+    "complete_activity",
+    "Mark an open activity as done today, optionally adding notes.",
+    {
+        "activityId": string("Activity id."),
+        "notes": string("Notes to append."),
+        "actorUserId": actor_property(),
+    },
+    ["activityId", "actorUserId"],
+)
+def complete_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Complete an activity."""
+    actor = acting_user(state, input["actorUserId"])
+    activity = require_activity(state, input["activityId"])
+    _require_open(activity)
+    changes: list[dict[str, Any]] = []
+    record_change(activity, "completedDate", today(state), changes)
+    if "notes" in input:
+        joined = f"{activity['notes']}\n{input['notes']}".strip()
+        record_change(activity, "notes", joined, changes)
+    audit(
+        state, actor["id"], "complete_activity", "activity", activity["id"], "Completed.", changes
+    )
+    return {"updated": activity_view(state, activity)}
+
+
+@crm_tool(
+    "reschedule_activity",
+    "Move an open activity's due date (today or later).",
+    {
+        "activityId": string("Activity id."),
+        "dueDate": date("New due date, today or later"),
+        "actorUserId": actor_property(),
+    },
+    ["activityId", "dueDate", "actorUserId"],
+)
+def reschedule_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Reschedule an open activity."""
+    actor = acting_user(state, input["actorUserId"])
+    activity = require_activity(state, input["activityId"])
+    _require_open(activity)
+    due = _future_date(state, input, "dueDate")
+    if activity["dueDate"] == due:
+        raise silo.tool_error("conflict", f"Activity {activity['id']} is already due {due}.")
+    changes: list[dict[str, Any]] = []
+    record_change(activity, "dueDate", due, changes)
+    audit(
+        state,
+        actor["id"],
+        "reschedule_activity",
+        "activity",
+        activity["id"],
+        f"Due {due}.",
+        changes,
+    )
+    return {"updated": activity_view(state, activity)}
+
+
+@crm_tool(
+    "reassign_activity",
+    "Give an open activity to another active user. Only its owner, a director or sales ops may. "
+    "Completed activities keep their owner as history.",
+    {
+        "activityId": string("Activity id."),
+        "newOwnerId": string("User id of the new owner."),
+        "actorUserId": actor_property(),
+    },
+    ["activityId", "newOwnerId", "actorUserId"],
+)
+def reassign_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Change an open activity's owner."""
+    actor = acting_user(state, input["actorUserId"])
+    activity = require_activity(state, input["activityId"])
+    _require_open(activity)
+    assert_may_reassign(actor, activity["ownerId"], f"activity {activity['id']}")
+    work_owner(state, input["newOwnerId"], "activities")
+    if activity["ownerId"] == input["newOwnerId"]:
+        raise silo.tool_error(
+            "conflict", f"Activity {activity['id']} is already owned by {input['newOwnerId']}."
+        )
+    changes: list[dict[str, Any]] = []
+    record_change(activity, "ownerId", input["newOwnerId"], changes)
+    audit(
+        state,
+        actor["id"],
+        "reassign_activity",
+        "activity",
+        activity["id"],
+        f"Owner changed to {input['newOwnerId']}.",
+        changes,
+    )
+    return {"updated": activity_view(state, activity)}

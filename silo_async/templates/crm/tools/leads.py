@@ -1,0 +1,484 @@
+"""Leads: prospective buyers, from first touch to qualification and conversion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+
+from ..state import (
+    Account,
+    Contact,
+    Lead,
+    Opportunity,
+    State,
+    User,
+    full_name,
+    next_id,
+    normalise_email,
+    open_stages,
+    today,
+)
+from .accounts import assert_name_free
+from .contract import (
+    PAGING,
+    actor_property,
+    boolean,
+    crm_tool,
+    date,
+    enum,
+    matches,
+    number,
+    paginate,
+    read_amount,
+    read_date,
+    string,
+)
+from .helpers import (
+    acting_user,
+    assert_may_reassign,
+    audit,
+    deal_owner,
+    is_lead_open,
+    record_change,
+    require_account,
+    require_lead,
+    require_stage,
+    work_owner,
+)
+from .views import account_view, contact_view, lead_view, opportunity_view
+
+__all__ = [
+    "convert_lead",
+    "create_lead",
+    "disqualify_lead",
+    "get_lead",
+    "list_leads",
+    "qualify_lead",
+    "reassign_lead",
+    "search_leads",
+    "update_lead",
+]
+
+STATUSES = ("new", "working", "qualified", "disqualified", "converted")
+SOURCES = ("web_form", "referral", "event", "outbound", "partner", "inbound_call")
+
+
+def _sorted(state: State) -> list[Lead]:
+    return sorted(state["leads"].values(), key=lambda lead: lead["id"])
+
+
+def _require_open(lead: Lead) -> None:
+    if not is_lead_open(lead):
+        when = lead["convertedDate"] if lead["status"] == "converted" else None
+        suffix = f" on {when}" if when else ""
+        raise silo.tool_error(
+            "invalid_state",
+            f"Lead {lead['id']} is {lead['status']}{suffix}; only new, working or qualified "
+            "leads can change.",
+            {"id": lead["id"], "status": lead["status"]},
+        )
+
+
+@crm_tool(
+    "list_leads",
+    "List leads sorted by id, optionally by status, owner or source. Paged.",
+    {
+        "status": enum("Only leads with this status.", STATUSES),
+        "ownerId": string("Only leads owned by this user id."),
+        "source": enum("Only leads from this source.", SOURCES),
+        **PAGING,
+    },
+)
+def list_leads(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Leads matching the filters."""
+    leads = [
+        lead_view(state, lead)
+        for lead in _sorted(state)
+        if input.get("status", lead["status"]) == lead["status"]
+        and input.get("ownerId", lead["ownerId"]) == lead["ownerId"]
+        and input.get("source", lead["source"]) == lead["source"]
+    ]
+    return paginate(leads, input)
+
+
+@crm_tool(
+    "search_leads",
+    "Find leads whose id, name, company or email contains the query (case-insensitive). Paged.",
+    {"query": string("Text to look for."), **PAGING},
+    ["query"],
+)
+def search_leads(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Leads matching a text query."""
+    leads = [
+        lead_view(state, lead)
+        for lead in _sorted(state)
+        if matches(input["query"], lead["id"], full_name(lead), lead["company"], lead["email"])
+    ]
+    return paginate(leads, input)
+
+
+@crm_tool(
+    "get_lead",
+    "One lead with its age, days since last contact and its activities.",
+    {"leadId": string("Lead id, e.g. LEAD-003.")},
+    ["leadId"],
+)
+def get_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """A lead and its activity history."""
+    lead = require_lead(state, input["leadId"])
+    activities = sorted(
+        (
+            a
+            for a in state["activities"].values()
+            if a["relatedTo"] == {"type": "lead", "id": lead["id"]}
+        ),
+        key=lambda a: a["id"],
+    )
+    return {**lead_view(state, lead), "activities": activities}
+
+
+@crm_tool(
+    "create_lead",
+    "Create a lead (status new). Emails are unique among open leads.",
+    {
+        "firstName": string("First name."),
+        "lastName": string("Last name."),
+        "company": string("Company name."),
+        "email": string("Email address."),
+        "source": enum("Where the lead came from.", SOURCES),
+        "ownerId": string("User id of the owner (any active user)."),
+        "title": string("Job title."),
+        "phone": string("Phone number."),
+        "actorUserId": actor_property(),
+    },
+    ["firstName", "lastName", "company", "email", "source", "ownerId", "actorUserId"],
+)
+def create_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a lead."""
+    actor = acting_user(state, input["actorUserId"])
+    work_owner(state, input["ownerId"], "leads")
+    for other in state["leads"].values():
+        if is_lead_open(other) and normalise_email(other["email"]) == normalise_email(
+            input["email"]
+        ):
+            raise silo.tool_error(
+                "conflict",
+                f"Open lead {other['id']} ({full_name(other)}) already uses {other['email']}.",
+                {"existingId": other["id"]},
+            )
+    lead_id = next_id(state, "LEAD")
+    lead: Lead = {
+        "id": lead_id,
+        "firstName": input["firstName"].strip(),
+        "lastName": input["lastName"].strip(),
+        "company": input["company"].strip(),
+        "title": input.get("title"),
+        "email": input["email"].strip(),
+        "phone": input.get("phone"),
+        "source": input["source"],
+        "status": "new",
+        "ownerId": input["ownerId"],
+        "createdDate": today(state),
+        "lastContactedDate": None,
+        "disqualifyReason": None,
+        "convertedDate": None,
+        "convertedAccountId": None,
+        "convertedContactId": None,
+        "convertedOpportunityId": None,
+    }
+    state["leads"][lead_id] = lead
+    audit(state, actor["id"], "create_lead", "lead", lead_id, f"Created lead {full_name(lead)}.")
+    return {"created": lead_view(state, lead)}
+
+
+@crm_tool(
+    "update_lead",
+    "Change an open lead's title, phone or email, or record that it was contacted today (a new "
+    "lead then becomes working).",
+    {
+        "leadId": string("Lead id."),
+        "title": string("New job title."),
+        "phone": string("New phone number."),
+        "email": string("New email address."),
+        "markContacted": boolean("true records a contact today."),
+        "actorUserId": actor_property(),
+    },
+    ["leadId", "actorUserId"],
+)
+def update_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Update an open lead."""
+    actor = acting_user(state, input["actorUserId"])
+    lead = require_lead(state, input["leadId"])
+    _require_open(lead)
+    if not any(input.get(f) for f in ("title", "phone", "email", "markContacted")):
+        raise silo.tool_error(
+            "invalid_input",
+            "Nothing to update: give title, phone, email or markContacted: true.",
+        )
+    changes: list[dict[str, Any]] = []
+    for field in ("title", "phone", "email"):
+        if field in input:
+            record_change(lead, field, input[field], changes)
+    if input.get("markContacted"):
+        record_change(lead, "lastContactedDate", today(state), changes)
+        if lead["status"] == "new":
+            record_change(lead, "status", "working", changes)
+    audit(state, actor["id"], "update_lead", "lead", lead["id"], "Updated lead.", changes)
+    return {"updated": lead_view(state, lead), "changes": changes}
+
+
+@crm_tool(
+    "reassign_lead",
+    "Give an open lead to another active user. Only its owner, a director or sales ops may.",
+    {
+        "leadId": string("Lead id."),
+        "newOwnerId": string("User id of the new owner."),
+        "actorUserId": actor_property(),
+    },
+    ["leadId", "newOwnerId", "actorUserId"],
+)
+def reassign_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Change a lead's owner."""
+    actor = acting_user(state, input["actorUserId"])
+    lead = require_lead(state, input["leadId"])
+    _require_open(lead)
+    assert_may_reassign(actor, lead["ownerId"], f"lead {lead['id']}")
+    work_owner(state, input["newOwnerId"], "leads")
+    if lead["ownerId"] == input["newOwnerId"]:
+        raise silo.tool_error(
+            "conflict", f"Lead {lead['id']} is already owned by {input['newOwnerId']}."
+        )
+    changes: list[dict[str, Any]] = []
+    record_change(lead, "ownerId", input["newOwnerId"], changes)
+    audit(
+        state,
+        actor["id"],
+        "reassign_lead",
+        "lead",
+        lead["id"],
+        f"Owner changed to {input['newOwnerId']}.",
+        changes,
+    )
+    return {"updated": lead_view(state, lead)}
+
+
+@crm_tool(
+    "qualify_lead",
+    "Mark a new or working lead as qualified (ready to convert).",
+    {"leadId": string("Lead id."), "actorUserId": actor_property()},
+    ["leadId", "actorUserId"],
+)
+def qualify_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Qualify a lead."""
+    actor = acting_user(state, input["actorUserId"])
+    lead = require_lead(state, input["leadId"])
+    if lead["status"] not in ("new", "working"):
+        raise silo.tool_error(
+            "invalid_state",
+            f"Lead {lead['id']} is {lead['status']}; only new or working leads can be qualified.",
+            {"id": lead["id"], "status": lead["status"]},
+        )
+    changes: list[dict[str, Any]] = []
+    record_change(lead, "status", "qualified", changes)
+    audit(state, actor["id"], "qualify_lead", "lead", lead["id"], "Qualified.", changes)
+    return {"updated": lead_view(state, lead)}
+
+
+@crm_tool(
+    "disqualify_lead",
+    "Disqualify an open lead with a reason.",
+    {
+        "leadId": string("Lead id."),
+        "reason": string("Why the lead is not a fit."),
+        "actorUserId": actor_property(),
+    },
+    ["leadId", "reason", "actorUserId"],
+)
+def disqualify_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Disqualify a lead."""
+    actor = acting_user(state, input["actorUserId"])
+    lead = require_lead(state, input["leadId"])
+    _require_open(lead)
+    changes: list[dict[str, Any]] = []
+    record_change(lead, "status", "disqualified", changes)
+    record_change(lead, "disqualifyReason", input["reason"].strip(), changes)
+    audit(state, actor["id"], "disqualify_lead", "lead", lead["id"], input["reason"], changes)
+    return {"updated": lead_view(state, lead)}
+
+
+def _conversion_owner(state: State, lead: Lead, owner_id: str | None) -> User:
+    if owner_id is not None:
+        return deal_owner(state, owner_id, "opportunities")
+    owner = state["users"][lead["ownerId"]]
+    if not owner["active"] or owner["role"] not in ("director", "account_executive"):
+        raise silo.tool_error(
+            "not_allowed",
+            f"Lead owner {full_name(owner)} ({owner['id']}, {owner['role']}"
+            f"{'' if owner['active'] else ', deactivated'}) cannot own the new opportunity; "
+            "pass ownerId with an active account executive or director.",
+            {"leadOwnerId": owner["id"], "role": owner["role"], "active": owner["active"]},
+        )
+    return owner
+
+
+def _conversion_account(
+    state: State, lead: Lead, account_id: str | None, owner: User, actor_id: str
+) -> tuple[Account, bool]:
+    if account_id is not None:
+        return require_account(state, account_id), False
+    assert_name_free(state, lead["company"])
+    new_id = next_id(state, "ACC")
+    account: Account = {
+        "id": new_id,
+        "name": lead["company"],
+        "industry": "unknown",
+        "tier": "smb",
+        "ownerId": owner["id"],
+        "website": None,
+        "city": None,
+        "country": None,
+        "createdDate": today(state),
+    }
+    state["accounts"][new_id] = account
+    audit(state, actor_id, "convert_lead", "account", new_id, f"Created from {lead['id']}.")
+    return account, True
+
+
+def _conversion_contact(
+    state: State, lead: Lead, account: Account, actor_id: str
+) -> tuple[Contact, bool]:
+    # An active contact at the account with the lead's email is the same person: reuse it.
+    for existing in sorted(state["contacts"].values(), key=lambda c: c["id"]):
+        if (
+            existing["accountId"] == account["id"]
+            and existing["status"] == "active"
+            and normalise_email(existing["email"]) == normalise_email(lead["email"])
+        ):
+            return existing, False
+    has_primary = any(
+        c["accountId"] == account["id"] and c["isPrimary"] and c["status"] == "active"
+        for c in state["contacts"].values()
+    )
+    new_id = next_id(state, "CON")
+    contact: Contact = {
+        "id": new_id,
+        "accountId": account["id"],
+        "firstName": lead["firstName"],
+        "lastName": lead["lastName"],
+        "title": lead["title"],
+        "email": lead["email"],
+        "phone": lead["phone"],
+        "isPrimary": not has_primary,
+        "status": "active",
+        "mergedIntoId": None,
+        "createdDate": today(state),
+    }
+    state["contacts"][new_id] = contact
+    audit(state, actor_id, "convert_lead", "contact", new_id, f"Created from {lead['id']}.")
+    return contact, True
+
+
+@crm_tool(
+    "convert_lead",
+    "Convert a qualified lead into a customer record and an opportunity. Without accountId a new "
+    "account is created from the lead's company (names must be unique); with accountId the lead "
+    "joins that existing account. The contact is reused when the account already has one with "
+    "the lead's email. The opportunity starts at the first open stage unless stageId is given and "
+    "is owned by ownerId, or by the lead's owner when that is an active account executive or "
+    "director.",
+    {
+        "leadId": string("Lead id (must be qualified)."),
+        "amount": number("Opportunity amount in USD (positive)."),
+        "expectedCloseDate": date("Expected close date, today or later"),
+        "opportunityName": string(
+            "Name of the new opportunity (default: '<company> opportunity')."
+        ),
+        "accountId": string("Attach the lead to this existing account instead of creating one."),
+        "ownerId": string("User id who will own the opportunity."),
+        "stageId": string("Open stage to start in (default: the first open stage)."),
+        "actorUserId": actor_property(),
+    },
+    ["leadId", "amount", "expectedCloseDate", "actorUserId"],
+)
+def convert_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Convert a qualified lead."""
+    actor = acting_user(state, input["actorUserId"])
+    lead = require_lead(state, input["leadId"])
+    if lead["status"] == "converted":
+        raise silo.tool_error(
+            "invalid_state",
+            f"Lead {lead['id']} was already converted on {lead['convertedDate']} (opportunity "
+            f"{lead['convertedOpportunityId']}); a lead converts once.",
+            {"id": lead["id"], "status": "converted"},
+        )
+    if lead["status"] != "qualified":
+        raise silo.tool_error(
+            "invalid_state",
+            f"Lead {lead['id']} is {lead['status']}, not qualified; only qualified leads convert.",
+            {"id": lead["id"], "status": lead["status"]},
+        )
+    amount = read_amount(input, "amount")
+    close = read_date(input, "expectedCloseDate")
+    if close < today(state):
+        raise silo.tool_error(
+            "invalid_input",
+            f"expectedCloseDate {close} is in the past (today is {today(state)}).",
+        )
+    first_stage = open_stages(state)[0]
+    stage = require_stage(state, input.get("stageId", first_stage["id"]))
+    if stage["isClosed"]:
+        raise silo.tool_error(
+            "invalid_input",
+            f"Stage {stage['id']} ({stage['name']}) is closed; a new opportunity starts in an "
+            "open stage.",
+        )
+    if "accountId" in input:
+        require_account(state, input["accountId"])
+    owner = _conversion_owner(state, lead, input.get("ownerId"))
+    account, account_created = _conversion_account(
+        state, lead, input.get("accountId"), owner, actor["id"]
+    )
+    contact, contact_created = _conversion_contact(state, lead, account, actor["id"])
+    opp_id = next_id(state, "OPP")
+    opp: Opportunity = {
+        "id": opp_id,
+        "name": input.get("opportunityName", f"{lead['company']} opportunity").strip(),
+        "accountId": account["id"],
+        "primaryContactId": contact["id"],
+        "ownerId": owner["id"],
+        "stageId": stage["id"],
+        "amount": amount,
+        "expectedCloseDate": close,
+        "createdDate": today(state),
+        "stageHistory": [{"stageId": stage["id"], "enteredDate": today(state)}],
+        "status": "open",
+        "closedDate": None,
+        "lostReason": None,
+        "sourceLeadId": lead["id"],
+    }
+    state["opportunities"][opp_id] = opp
+    audit(state, actor["id"], "convert_lead", "opportunity", opp_id, f"Created from {lead['id']}.")
+    changes: list[dict[str, Any]] = []
+    record_change(lead, "status", "converted", changes)
+    record_change(lead, "convertedDate", today(state), changes)
+    record_change(lead, "convertedAccountId", account["id"], changes)
+    record_change(lead, "convertedContactId", contact["id"], changes)
+    record_change(lead, "convertedOpportunityId", opp_id, changes)
+    audit(
+        state,
+        actor["id"],
+        "convert_lead",
+        "lead",
+        lead["id"],
+        f"Converted into {account['id']} / {contact['id']} / {opp_id}.",
+        changes,
+    )
+    return {
+        "lead": lead_view(state, lead),
+        "account": account_view(state, account),
+        "accountCreated": account_created,
+        "contact": contact_view(state, contact),
+        "contactCreated": contact_created,
+        "opportunity": opportunity_view(state, opp),
+    }

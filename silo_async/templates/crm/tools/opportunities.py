@@ -1,0 +1,419 @@
+"""Opportunities: the staged pipeline, from first qualification to closed won or lost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+
+from ..state import (
+    Opportunity,
+    Stage,
+    State,
+    is_past_due,
+    is_stale,
+    next_id,
+    next_open_stage,
+    open_stages,
+    outcome_stage,
+    pipeline,
+    today,
+)
+from .contract import (
+    PAGING,
+    actor_property,
+    boolean,
+    crm_tool,
+    date,
+    enum,
+    matches,
+    number,
+    paginate,
+    read_amount,
+    read_date,
+    string,
+)
+from .helpers import (
+    acting_user,
+    assert_may_reassign,
+    audit,
+    deal_owner,
+    record_change,
+    require_account,
+    require_contact,
+    require_open_opportunity,
+    require_opportunity,
+    require_stage,
+)
+from .views import activity_view, opportunity_view
+
+__all__ = [
+    "advance_opportunity_stage",
+    "close_opportunity_lost",
+    "close_opportunity_won",
+    "create_opportunity",
+    "get_opportunity",
+    "list_opportunities",
+    "list_stages",
+    "move_opportunity_stage",
+    "reassign_opportunity",
+    "search_opportunities",
+    "update_opportunity",
+]
+
+STATUSES = ("open", "won", "lost")
+LOST_REASONS = ("price", "competitor", "no_budget", "no_decision", "timing", "other")
+
+
+def _sorted(state: State) -> list[Opportunity]:
+    return sorted(state["opportunities"].values(), key=lambda o: o["id"])
+
+
+def _check_contact(state: State, contact_id: str, account_id: str) -> None:
+    contact = require_contact(state, contact_id)
+    if contact["status"] != "active" or contact["accountId"] != account_id:
+        raise silo.tool_error(
+            "invalid_input",
+            f"Contact {contact_id} cannot be the deal's primary contact: it must be an active "
+            f"contact of {account_id} (it is {contact['status']}, at {contact['accountId']}).",
+        )
+
+
+def _check_close_date(state: State, input: dict[str, Any]) -> str:
+    close = read_date(input, "expectedCloseDate")
+    if close < today(state):
+        raise silo.tool_error(
+            "invalid_input",
+            f"expectedCloseDate {close} is in the past (today is {today(state)}).",
+        )
+    return close
+
+
+def _enter_stage(
+    state: State, opp: Opportunity, stage: Stage, changes: list[dict[str, Any]]
+) -> None:
+    record_change(opp, "stageId", stage["id"], changes)
+    opp["stageHistory"].append({"stageId": stage["id"], "enteredDate": today(state)})
+
+
+@crm_tool("list_stages", "The pipeline stages in order, with their win probability.")
+def list_stages(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """All stages in pipeline order."""
+    return {"stages": pipeline(state)}
+
+
+@crm_tool(
+    "list_opportunities",
+    "List opportunities sorted by id with probability, weighted amount, days in stage and "
+    "stale/past-due flags; filter by owner, account, stage or status, or only stale or past-due "
+    "deals. Paged.",
+    {
+        "ownerId": string("Only deals owned by this user id."),
+        "accountId": string("Only deals of this account."),
+        "stageId": string("Only deals currently in this stage."),
+        "status": enum("Only deals with this status.", STATUSES),
+        "staleOnly": boolean("Only open deals stuck in their stage past the stale policy."),
+        "pastDueOnly": boolean("Only open deals whose expected close date has passed."),
+        **PAGING,
+    },
+)
+def list_opportunities(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Opportunities matching the filters."""
+    opps = [
+        opportunity_view(state, o)
+        for o in _sorted(state)
+        if input.get("ownerId", o["ownerId"]) == o["ownerId"]
+        and input.get("accountId", o["accountId"]) == o["accountId"]
+        and input.get("stageId", o["stageId"]) == o["stageId"]
+        and input.get("status", o["status"]) == o["status"]
+        and (not input.get("staleOnly") or is_stale(state, o))
+        and (not input.get("pastDueOnly") or is_past_due(state, o))
+    ]
+    return paginate(opps, input)
+
+
+@crm_tool(
+    "search_opportunities",
+    "Find opportunities whose id, name or account name contains the query (case-insensitive). "
+    "Paged.",
+    {"query": string("Text to look for."), **PAGING},
+    ["query"],
+)
+def search_opportunities(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Opportunities matching a text query."""
+    opps = [
+        opportunity_view(state, o)
+        for o in _sorted(state)
+        if matches(input["query"], o["id"], o["name"], state["accounts"][o["accountId"]]["name"])
+    ]
+    return paginate(opps, input)
+
+
+@crm_tool(
+    "get_opportunity",
+    "One opportunity with its stage history, derived figures and related activities.",
+    {"opportunityId": string("Opportunity id, e.g. OPP-004.")},
+    ["opportunityId"],
+)
+def get_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """An opportunity and its activities."""
+    opp = require_opportunity(state, input["opportunityId"])
+    activities = sorted(
+        (
+            a
+            for a in state["activities"].values()
+            if a["relatedTo"] == {"type": "opportunity", "id": opp["id"]}
+        ),
+        key=lambda a: a["id"],
+    )
+    return {
+        **opportunity_view(state, opp),
+        "activities": [activity_view(state, a) for a in activities],
+    }
+
+
+@crm_tool(
+    "create_opportunity",
+    "Create an open opportunity on an account, in an open stage (default: the first).",
+    {
+        "name": string("Deal name."),
+        "accountId": string("Account id."),
+        "ownerId": string("Owner: an active account executive or director."),
+        "amount": number("Amount in USD (positive)."),
+        "expectedCloseDate": date("Expected close date, today or later"),
+        "stageId": string("Open stage to start in (default: the first open stage)."),
+        "primaryContactId": string("An active contact of the account."),
+        "actorUserId": actor_property(),
+    },
+    ["name", "accountId", "ownerId", "amount", "expectedCloseDate", "actorUserId"],
+)
+def create_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create an opportunity."""
+    actor = acting_user(state, input["actorUserId"])
+    account = require_account(state, input["accountId"])
+    deal_owner(state, input["ownerId"], "opportunities")
+    amount = read_amount(input, "amount")
+    close = _check_close_date(state, input)
+    stage = require_stage(state, input.get("stageId", open_stages(state)[0]["id"]))
+    if stage["isClosed"]:
+        raise silo.tool_error(
+            "invalid_input",
+            f"Stage {stage['id']} ({stage['name']}) is closed; a new opportunity starts in an "
+            "open stage.",
+        )
+    if "primaryContactId" in input:
+        _check_contact(state, input["primaryContactId"], account["id"])
+    opp_id = next_id(state, "OPP")
+    opp: Opportunity = {
+        "id": opp_id,
+        "name": input["name"].strip(),
+        "accountId": account["id"],
+        "primaryContactId": input.get("primaryContactId"),
+        "ownerId": input["ownerId"],
+        "stageId": stage["id"],
+        "amount": amount,
+        "expectedCloseDate": close,
+        "createdDate": today(state),
+        "stageHistory": [{"stageId": stage["id"], "enteredDate": today(state)}],
+        "status": "open",
+        "closedDate": None,
+        "lostReason": None,
+        "sourceLeadId": None,
+    }
+    state["opportunities"][opp_id] = opp
+    audit(
+        state, actor["id"], "create_opportunity", "opportunity", opp_id, f"Created {opp['name']}."
+    )
+    return {"created": opportunity_view(state, opp)}
+
+
+@crm_tool(
+    "update_opportunity",
+    "Change an open opportunity's name, amount, expected close date or primary contact.",
+    {
+        "opportunityId": string("Opportunity id."),
+        "name": string("New name."),
+        "amount": number("New amount in USD (positive)."),
+        "expectedCloseDate": date("New expected close date, today or later"),
+        "primaryContactId": string("New primary contact (an active contact of the account)."),
+        "actorUserId": actor_property(),
+    },
+    ["opportunityId", "actorUserId"],
+)
+def update_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Update an open opportunity."""
+    actor = acting_user(state, input["actorUserId"])
+    opp = require_open_opportunity(state, input["opportunityId"])
+    fields = ("name", "amount", "expectedCloseDate", "primaryContactId")
+    if not any(f in input for f in fields):
+        raise silo.tool_error(
+            "invalid_input", f"Nothing to update: give at least one of {', '.join(fields)}."
+        )
+    changes: list[dict[str, Any]] = []
+    if "name" in input:
+        record_change(opp, "name", input["name"].strip(), changes)
+    if "amount" in input:
+        record_change(opp, "amount", read_amount(input, "amount"), changes)
+    if "expectedCloseDate" in input:
+        record_change(opp, "expectedCloseDate", _check_close_date(state, input), changes)
+    if "primaryContactId" in input:
+        _check_contact(state, input["primaryContactId"], opp["accountId"])
+        record_change(opp, "primaryContactId", input["primaryContactId"], changes)
+    audit(
+        state,
+        actor["id"],
+        "update_opportunity",
+        "opportunity",
+        opp["id"],
+        "Updated opportunity.",
+        changes,
+    )
+    return {"updated": opportunity_view(state, opp), "changes": changes}
+
+
+def _move(state: State, actor_id: str, opp: Opportunity, stage: Stage, action: str) -> Any:
+    if stage["isClosed"]:
+        raise silo.tool_error(
+            "not_allowed",
+            f"Stage {stage['id']} ({stage['name']}) is a closed stage; use close_opportunity_won "
+            "or close_opportunity_lost to close a deal.",
+        )
+    if stage["id"] == opp["stageId"]:
+        raise silo.tool_error(
+            "conflict", f"Opportunity {opp['id']} is already in {stage['id']} ({stage['name']})."
+        )
+    changes: list[dict[str, Any]] = []
+    _enter_stage(state, opp, stage, changes)
+    audit(state, actor_id, action, "opportunity", opp["id"], f"Moved to {stage['name']}.", changes)
+    return {"updated": opportunity_view(state, opp)}
+
+
+@crm_tool(
+    "move_opportunity_stage",
+    "Move an open opportunity to another open stage (forwards or back). Resets days in stage.",
+    {
+        "opportunityId": string("Opportunity id."),
+        "stageId": string("Target open stage id."),
+        "actorUserId": actor_property(),
+    },
+    ["opportunityId", "stageId", "actorUserId"],
+)
+def move_opportunity_stage(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Set an opportunity's stage."""
+    actor = acting_user(state, input["actorUserId"])
+    opp = require_open_opportunity(state, input["opportunityId"])
+    stage = require_stage(state, input["stageId"])
+    result: dict[str, Any] = _move(state, actor["id"], opp, stage, "move_opportunity_stage")
+    return result
+
+
+@crm_tool(
+    "advance_opportunity_stage",
+    "Move an open opportunity to the next open stage in the pipeline.",
+    {"opportunityId": string("Opportunity id."), "actorUserId": actor_property()},
+    ["opportunityId", "actorUserId"],
+)
+def advance_opportunity_stage(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Advance an opportunity one stage."""
+    actor = acting_user(state, input["actorUserId"])
+    opp = require_open_opportunity(state, input["opportunityId"])
+    stage = next_open_stage(state, opp["stageId"])
+    if stage is None:
+        current = state["stages"][opp["stageId"]]
+        raise silo.tool_error(
+            "invalid_state",
+            f"Opportunity {opp['id']} is in {current['name']}, the last open stage; close it "
+            "instead.",
+        )
+    result: dict[str, Any] = _move(state, actor["id"], opp, stage, "advance_opportunity_stage")
+    return result
+
+
+@crm_tool(
+    "close_opportunity_won",
+    "Close an open opportunity as won today, optionally at the final contracted amount.",
+    {
+        "opportunityId": string("Opportunity id."),
+        "finalAmount": number("Contracted amount in USD if it differs from the deal amount."),
+        "actorUserId": actor_property(),
+    },
+    ["opportunityId", "actorUserId"],
+)
+def close_opportunity_won(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Close a deal as won."""
+    actor = acting_user(state, input["actorUserId"])
+    opp = require_open_opportunity(state, input["opportunityId"])
+    changes: list[dict[str, Any]] = []
+    if "finalAmount" in input:
+        record_change(opp, "amount", read_amount(input, "finalAmount"), changes)
+    _enter_stage(state, opp, outcome_stage(state, "won"), changes)
+    record_change(opp, "status", "won", changes)
+    record_change(opp, "closedDate", today(state), changes)
+    audit(state, actor["id"], "close_opportunity_won", "opportunity", opp["id"], "Won.", changes)
+    return {"updated": opportunity_view(state, opp)}
+
+
+@crm_tool(
+    "close_opportunity_lost",
+    "Close an open opportunity as lost today, with a reason.",
+    {
+        "opportunityId": string("Opportunity id."),
+        "reason": enum("Why the deal was lost.", LOST_REASONS),
+        "actorUserId": actor_property(),
+    },
+    ["opportunityId", "reason", "actorUserId"],
+)
+def close_opportunity_lost(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Close a deal as lost."""
+    actor = acting_user(state, input["actorUserId"])
+    opp = require_open_opportunity(state, input["opportunityId"])
+    changes: list[dict[str, Any]] = []
+    _enter_stage(state, opp, outcome_stage(state, "lost"), changes)
+    record_change(opp, "status", "lost", changes)
+    record_change(opp, "closedDate", today(state), changes)
+    record_change(opp, "lostReason", input["reason"], changes)
+    audit(
+        state,
+        actor["id"],
+        "close_opportunity_lost",
+        "opportunity",
+        opp["id"],
+        f"Lost: {input['reason']}.",
+        changes,
+    )
+    return {"updated": opportunity_view(state, opp)}
+
+
+@crm_tool(
+    "reassign_opportunity",
+    "Give an open opportunity to another owner (an active account executive or director). Only "
+    "its owner, a director or sales ops may. Closed deals keep their owner as history.",
+    {
+        "opportunityId": string("Opportunity id."),
+        "newOwnerId": string("User id of the new owner."),
+        "actorUserId": actor_property(),
+    },
+    ["opportunityId", "newOwnerId", "actorUserId"],
+)
+def reassign_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Change an open deal's owner."""
+    actor = acting_user(state, input["actorUserId"])
+    opp = require_open_opportunity(state, input["opportunityId"])
+    assert_may_reassign(actor, opp["ownerId"], f"opportunity {opp['id']}")
+    deal_owner(state, input["newOwnerId"], "opportunities")
+    if opp["ownerId"] == input["newOwnerId"]:
+        raise silo.tool_error(
+            "conflict", f"Opportunity {opp['id']} is already owned by {input['newOwnerId']}."
+        )
+    changes: list[dict[str, Any]] = []
+    record_change(opp, "ownerId", input["newOwnerId"], changes)
+    audit(
+        state,
+        actor["id"],
+        "reassign_opportunity",
+        "opportunity",
+        opp["id"],
+        f"Owner changed to {input['newOwnerId']}.",
+        changes,
+    )
+    return {"updated": opportunity_view(state, opp)}

@@ -1,0 +1,174 @@
+"""Reports: read-only, always recomputed from the facts and the simulated clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+
+from ..state import (
+    State,
+    current_year,
+    days_in_stage,
+    full_name,
+    open_opportunities,
+    open_stages,
+    quota_attainment,
+    round2,
+    stale_opportunities,
+    stale_threshold,
+    today,
+    total_amount,
+    total_weighted,
+    won_amount,
+)
+from .contract import boolean, crm_tool, date, integer, read_date, string
+from .helpers import require_user
+from .views import opportunity_view, user_name
+
+__all__ = ["forecast_report", "pipeline_summary", "rep_performance", "stale_deals_report"]
+
+
+def _owner_filter(state: State, input: dict[str, Any]) -> str | None:
+    owner_id = input.get("ownerId")
+    if owner_id is not None:
+        require_user(state, owner_id)
+    return owner_id
+
+
+@crm_tool(
+    "pipeline_summary",
+    "Open pipeline by stage: deal count, amount and probability-weighted amount, plus totals.",
+    {"ownerId": string("Only deals owned by this user id.")},
+)
+def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Open pipeline grouped by stage."""
+    opps = open_opportunities(state, _owner_filter(state, input))
+    rows = []
+    for stage in open_stages(state):
+        in_stage = [o for o in opps if o["stageId"] == stage["id"]]
+        rows.append(
+            {
+                "stageId": stage["id"],
+                "stageName": stage["name"],
+                "probability": stage["probability"],
+                "count": len(in_stage),
+                "amount": total_amount(in_stage),
+                "weightedAmount": total_weighted(state, in_stage),
+            }
+        )
+    return {
+        "asOf": today(state),
+        "stages": rows,
+        "totalCount": len(opps),
+        "totalAmount": total_amount(opps),
+        "totalWeightedAmount": total_weighted(state, opps),
+    }
+
+
+@crm_tool(
+    "forecast_report",
+    "Probability-weighted forecast of open deals expected to close on or before a date "
+    "(default: all open deals), optionally for one owner.",
+    {
+        "closingOnOrBefore": date("Only deals expected to close on or before this date"),
+        "ownerId": string("Only deals owned by this user id."),
+    },
+)
+def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Weighted forecast."""
+    opps = open_opportunities(state, _owner_filter(state, input))
+    cutoff = read_date(input, "closingOnOrBefore") if "closingOnOrBefore" in input else None
+    if cutoff is not None:
+        opps = [o for o in opps if o["expectedCloseDate"] <= cutoff]
+    return {
+        "asOf": today(state),
+        "closingOnOrBefore": cutoff,
+        "dealCount": len(opps),
+        "amount": total_amount(opps),
+        "weightedAmount": total_weighted(state, opps),
+        "deals": [opportunity_view(state, o) for o in opps],
+    }
+
+
+@crm_tool(
+    "rep_performance",
+    "Per account executive (and any director with a quota): annual quota, closed-won in the "
+    "year, attainment percent, and open pipeline. Includes deactivated users unless activeOnly.",
+    {
+        "year": integer(
+            "Calendar year of closed-won business (default: the current year).", minimum=2000
+        ),
+        "activeOnly": boolean("Only users who are still active (default false)."),
+    },
+)
+def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Quota attainment per rep."""
+    year = int(input.get("year", current_year(state)))
+    if year > current_year(state):
+        raise silo.tool_error(
+            "invalid_input",
+            f"year {year} is in the future (the current year is {current_year(state)}).",
+        )
+    rows = []
+    for user in sorted(state["users"].values(), key=lambda u: u["id"]):
+        if user["annualQuota"] <= 0 and user["role"] != "account_executive":
+            continue
+        if input.get("activeOnly") and not user["active"]:
+            continue
+        opps = open_opportunities(state, user["id"])
+        rows.append(
+            {
+                "userId": user["id"],
+                "name": full_name(user),
+                "active": user["active"],
+                "annualQuota": user["annualQuota"],
+                "closedWon": won_amount(state, user["id"], year),
+                "attainmentPercent": quota_attainment(state, user["id"], year),
+                "openDealCount": len(opps),
+                "openPipelineAmount": total_amount(opps),
+            }
+        )
+    return {"year": year, "reps": rows}
+
+
+@crm_tool(
+    "stale_opportunities",
+    "Open deals that have sat in their current stage for more than thresholdDays (default: the "
+    "company's stale policy), longest first, with counts per owner.",
+    {
+        "thresholdDays": integer("Days in stage beyond which a deal counts as stale.", minimum=0),
+        "ownerId": string("Only deals owned by this user id."),
+    },
+)
+def stale_deals_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Stalled deals."""
+    threshold = int(input.get("thresholdDays", stale_threshold(state)))
+    owner_id = _owner_filter(state, input)
+    stale = [
+        o
+        for o in stale_opportunities(state, threshold)
+        if owner_id is None or o["ownerId"] == owner_id
+    ]
+    by_owner: dict[str, int] = {}
+    for opp in stale:
+        by_owner[opp["ownerId"]] = by_owner.get(opp["ownerId"], 0) + 1
+    counts = [
+        {
+            "ownerId": uid,
+            "ownerName": user_name(state, uid),
+            "ownerActive": state["users"][uid]["active"],
+            "count": n,
+        }
+        for uid, n in sorted(by_owner.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    return {
+        "asOf": today(state),
+        "thresholdDays": threshold,
+        "count": len(stale),
+        "totalAmount": round2(sum(o["amount"] for o in stale)),
+        "countByOwner": counts,
+        "opportunities": [
+            {**opportunity_view(state, o), "daysInStage": days_in_stage(state, o)} for o in stale
+        ],
+    }

@@ -1,0 +1,71 @@
+"""VER-002: a lead from an existing customer joins that account instead of duplicating it."""
+
+from __future__ import annotations
+
+import silo_async as silo
+
+from ..state import State
+from .shared import account_named, added, changed, lead_named
+
+LEAD = "Felix Amadi"
+ACCOUNT = "Corvane Diagnostics"
+AMOUNT = 65000
+CLOSE = "2026-11-30"
+
+
+@silo.verifier(id="VER-002", task_id="TASK-002")
+def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
+    """The lead is converted onto the existing account, owned by that account's owner."""
+    start = lead_named(initial, LEAD)
+    customer = account_named(initial, ACCOUNT)
+    lead = final["leads"][start["id"]]
+    opp = final["opportunities"].get(lead["convertedOpportunityId"] or "")
+    contact = final["contacts"].get(lead["convertedContactId"] or "")
+    new_accounts = [a["id"] for a in added(final, initial, "accounts")]
+    primary_before = [
+        c["id"]
+        for c in initial["contacts"].values()
+        if c["accountId"] == customer["id"] and c["isPrimary"]
+    ]
+    primary_after = [
+        c["id"]
+        for c in final["contacts"].values()
+        if c["accountId"] == customer["id"] and c["isPrimary"]
+    ]
+    other_opps = changed(final, initial, "opportunities")
+    return [
+        silo.check("lead is converted", lead["status"] == "converted", lead["status"]),
+        silo.check(
+            "no new account was created",
+            not new_accounts,
+            f"new accounts: {', '.join(new_accounts) or 'none'}",
+        ),
+        silo.check(
+            f"the opportunity is on the existing {ACCOUNT} account",
+            opp is not None and opp["accountId"] == customer["id"],
+            str(opp and opp["accountId"]),
+        ),
+        silo.check(
+            "the account's owner owns the opportunity",
+            opp is not None and opp["ownerId"] == customer["ownerId"],
+            str(opp and opp["ownerId"]),
+        ),
+        silo.check(f"opportunity amount is {AMOUNT}", opp is not None and opp["amount"] == AMOUNT),
+        silo.check(
+            f"opportunity closes {CLOSE}",
+            opp is not None and opp["expectedCloseDate"] == CLOSE,
+        ),
+        silo.check(
+            "the lead's contact belongs to the existing account",
+            contact is not None and contact["accountId"] == customer["id"],
+        ),
+        silo.optional("opportunity is open", opp is not None and opp["status"] == "open"),
+        silo.optional(
+            "opportunity records the lead as its source",
+            opp is not None and opp["sourceLeadId"] == start["id"],
+        ),
+        silo.optional(
+            "the account's primary contact is unchanged", primary_before == primary_after
+        ),
+        silo.optional("no existing opportunity changed", not other_opps, ", ".join(other_opps)),
+    ]

@@ -1,0 +1,160 @@
+"""What every CRM verifier shares: answer parsing and lookups by property.
+
+Answer parsing is lenient but not exploitable. Record ids (``OPP-004``) and dates
+(``2026-09-14``) are removed before numbers are read, so they never count as figures; thousands
+separators, currency signs and ``k``/``M`` suffixes are understood; and :func:`few_numbers` lets a
+verifier fail an answer that lists every number in sight hoping one of them is right.
+
+Records are found by what they are (a name, a role, an email) rather than by hard-coded id, so a
+renumbered seed still grades correctly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+from ..state import Account, Lead, Opportunity, State, User, full_name
+
+__all__ = [
+    "account_named",
+    "added",
+    "changed",
+    "few_numbers",
+    "final_number",
+    "lead_named",
+    "mentions",
+    "numbers_in",
+    "opportunity_named",
+    "states_number",
+    "unchanged",
+    "user_named",
+]
+
+_ID = re.compile(r"\b[A-Za-z]{2,6}-\d+\b")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:T[0-9:.]+Z?)?\b")
+_GROUPED = re.compile(r"(?<=\d)[,_'](?=\d{3}(?!\d))")
+_NUMBER = re.compile(
+    r"(?<![\w.])(-?\d+(?:\.\d+)?)(?:\s*(k|thousand|m|mn|million)\b)?", re.IGNORECASE
+)
+_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6}
+# Small counts are often written as words ("two deals").
+_WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
+_WORD = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    # Case- and accent-insensitive comparison ("Élodie" matches "elodie").
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every figure stated in ``text``, ids and dates excluded, in order of appearance."""
+    cleaned = _DATE.sub(" ", _ID.sub(" ", text))
+    cleaned = _GROUPED.sub("", cleaned.replace("$", " ").replace("USD", " "))
+    cleaned = _WORD.sub(lambda m: str(_WORDS.index(m.group(1).lower())), cleaned)
+    found: list[float] = []
+    for match in _NUMBER.finditer(cleaned):
+        value = float(match.group(1))
+        suffix = (match.group(2) or "").lower()
+        found.append(value * _SCALE.get(suffix, 1.0))
+    return found
+
+
+def states_number(text: str, value: float, tolerance: float = 0.01) -> bool:
+    """True when some figure in ``text`` is within ``tolerance`` of ``value``."""
+    return any(abs(n - value) <= tolerance for n in numbers_in(text))
+
+
+def final_number(text: str) -> float | None:
+    """The last figure stated in ``text``."""
+    numbers = numbers_in(text)
+    return numbers[-1] if numbers else None
+
+
+def few_numbers(text: str, limit: int) -> bool:
+    """At most ``limit`` distinct figures: an answer must commit, not enumerate."""
+    return len(set(numbers_in(text))) <= limit
+
+
+def mentions(text: str, needle: str) -> bool:
+    """Case- and accent-insensitive substring test."""
+    return _plain(needle) in _plain(text)
+
+
+def unchanged(final: State, initial: State) -> bool:
+    """The whole world is exactly as it started."""
+    return json.dumps(final, sort_keys=True) == json.dumps(initial, sort_keys=True)
+
+
+def added(final: State, initial: State, collection: str) -> list[Any]:
+    """Records of ``collection`` present in ``final`` but not in ``initial``, by id."""
+    before: dict[str, Any] = initial[collection]  # type: ignore[literal-required]
+    after: dict[str, Any] = final[collection]  # type: ignore[literal-required]
+    return [after[key] for key in sorted(after) if key not in before]
+
+
+def changed(final: State, initial: State, collection: str, ignore: Iterable[str] = ()) -> list[str]:
+    """Ids of records of ``collection`` that differ (or vanished), except ``ignore``."""
+    skip = set(ignore)
+    before: dict[str, Any] = initial[collection]  # type: ignore[literal-required]
+    after: dict[str, Any] = final[collection]  # type: ignore[literal-required]
+    return sorted(key for key in before if key not in skip and after.get(key) != before[key])
+
+
+def user_named(state: State, name: str) -> User:
+    """The user with this full name."""
+    for user in state["users"].values():
+        if _plain(full_name(user)) == _plain(name):
+            return user
+    raise LookupError(f"No user named {name!r} in the seed.")
+
+
+def account_named(state: State, name: str) -> Account:
+    """The account with this exact name (case-insensitive)."""
+    for account in state["accounts"].values():
+        if _plain(account["name"]) == _plain(name):
+            return account
+    raise LookupError(f"No account named {name!r} in the seed.")
+
+
+def lead_named(state: State, name: str) -> Lead:
+    """The lead for this person (full name)."""
+    for lead in sorted(state["leads"].values(), key=lambda lead: lead["id"]):
+        if _plain(full_name(lead)) == _plain(name):
+            return lead
+    raise LookupError(f"No lead named {name!r} in the seed.")
+
+
+def opportunity_named(state: State, name: str) -> Opportunity:
+    """The deal with this exact name (case-insensitive)."""
+    for opp in state["opportunities"].values():
+        if _plain(opp["name"]) == _plain(name):
+            return opp
+    raise LookupError(f"No opportunity named {name!r} in the seed.")
