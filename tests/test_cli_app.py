@@ -29,13 +29,16 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_help_lists_every_command_with_one_line_in_workflow_order() -> None:
     result = cli("--help")
     assert result.exit_code == 0
-    lines = result.stdout.split("Commands:")[1].strip().splitlines()
+    lines = result.stdout.split("Commands:")[1].strip().split("\n\n")[0].splitlines()
     listed = [line.split()[0] for line in lines]
     assert listed == COMMANDS
     for line in lines:
         assert len(line.split(maxsplit=1)) == 2, f"no help text: {line!r}"
     assert "--backend [asyncio|trio]" in result.stdout
     assert "--version" in result.stdout
+    assert "--traceback" in result.stdout
+    assert "silo-async run --env demo --task TASK-001" in result.stdout  # examples
+    assert not any(line.endswith("...") for line in lines)  # one-liners are not truncated
 
 
 def test_no_command_prints_help_and_exits_0() -> None:
@@ -44,11 +47,21 @@ def test_no_command_prints_help_and_exits_0() -> None:
     assert "Commands:" in result.stdout
 
 
-@pytest.mark.parametrize("group", ["env", "data", "task", "tool", "verifier"])
-def test_every_subcommand_has_help(group: str) -> None:
+@pytest.mark.parametrize(
+    ("group", "order"),
+    [
+        ("env", ["list", "validate"]),
+        ("data", ["list", "show", "add", "update", "remove"]),
+        ("task", ["list", "show", "add", "update", "remove"]),
+        ("tool", ["list", "add"]),
+        ("verifier", ["list", "add"]),
+    ],
+)
+def test_every_subcommand_has_help(group: str, order: list[str]) -> None:
     result = cli(group, "--help")
     assert result.exit_code == 0
     lines = result.stdout.split("Commands:")[1].strip().splitlines()
+    assert [line.split()[0] for line in lines] == order
     assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
 
 
@@ -102,16 +115,35 @@ def test_error_line_formats() -> None:
     assert error_line(RuntimeError("bug")) is None
 
 
-def test_unexpected_exceptions_are_not_disguised() -> None:
+def test_unexpected_exceptions_are_one_line_naming_where(tmp_path: Path) -> None:
     @app.command("explode-for-test", hidden=True)
     def explode() -> None:
         raise RuntimeError("a bug")
 
     try:
         result = cli("explode-for-test")
+        verbose = cli("--traceback", "explode-for-test")
     finally:
         app.commands.pop("explode-for-test")
-    assert isinstance(result.exception, RuntimeError)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: unexpected RuntimeError: a bug (")
+    assert f"{Path(__file__).name}:" in result.stderr
+    assert "in explode; rerun with --traceback for details)" in result.stderr
+    assert result.stderr.count("\n") == 1
+    # --traceback lets it propagate untouched (click prints the traceback).
+    assert isinstance(verbose.exception, RuntimeError)
+
+
+def test_environment_code_failure_is_reported_with_its_location(tmp_path: Path) -> None:
+    assert cli("init", "demo").exit_code == 0
+    env = tmp_path / ".silo" / "environments" / "demo"
+    with (env / "environment.py").open("a") as f:
+        f.write("\n\ndef create_state():\n    raise ValueError('broken world')\n")
+    result = cli("tool", "list", "--env", "demo")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: unexpected ValueError: broken world (")
+    assert ".silo/environments/demo/environment.py:" in result.stderr
+    assert "in create_state;" in result.stderr
 
 
 def test_click_exceptions_pass_through() -> None:

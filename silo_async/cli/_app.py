@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ._common import BACKEND_KEY
+from ._common import BACKEND_KEY, OrderedGroup
 from ._data import data
 from ._env import env
 from ._errors import reporting_errors
@@ -21,19 +21,26 @@ __all__ = ["app"]
 
 _CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
+_EPILOG = """\b
+Examples:
+  silo-async init demo
+  silo-async data add customers --env demo --file customers.json
+  silo-async tool add block_customer --env demo
+  silo-async env validate --env demo
+  silo-async run --env demo --task TASK-001 --agent ./silo_agent.py --runs 5
+"""
 
-class _RootGroup(click.Group):
-    """Lists commands in workflow order and reports expected failures as one line."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)
+class _RootGroup(OrderedGroup):
+    """Reports every failure below it as one line on stderr."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        with reporting_errors():
+        # The root's own options are parsed before invoke() runs; its callback runs inside.
+        with reporting_errors(show_traceback=bool(ctx.params.get("show_traceback"))):
             return super().invoke(ctx)
 
 
-@click.group(cls=_RootGroup, context_settings=_CONTEXT, invoke_without_command=True)
+@click.group(cls=_RootGroup, context_settings=_CONTEXT, invoke_without_command=True, epilog=_EPILOG)
 @click.version_option(__version__, "-V", "--version", prog_name="silo-async")
 @click.option(
     "--backend",
@@ -42,8 +49,14 @@ class _RootGroup(click.Group):
     show_default=True,
     help="Event loop to run on.",
 )
+@click.option(
+    "--traceback",
+    "show_traceback",
+    is_flag=True,
+    help="Show the full traceback of an unexpected error.",
+)
 @click.pass_context
-def app(ctx: click.Context, backend: str) -> None:
+def app(ctx: click.Context, backend: str, show_traceback: bool) -> None:
     """Build simulated worlds and score AI agents in them.
 
     Run commands from your project root; environments live in .silo/environments/.

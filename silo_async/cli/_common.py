@@ -14,6 +14,7 @@ from ..project import EnvironmentHandle, Project
 
 __all__ = [
     "BACKEND_KEY",
+    "OrderedGroup",
     "echo_json",
     "env_option",
     "json_option",
@@ -27,6 +28,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Where the root group stores the ``--backend`` choice (``ctx.meta`` is shared by subcommands).
 BACKEND_KEY = "silo_async.backend"
+
+
+class OrderedGroup(click.Group):
+    """A group that lists its commands in the order they were added (workflow order)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
 
 
 def run_async(fn: Callable[[], Awaitable[T]]) -> T:

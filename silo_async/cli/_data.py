@@ -10,14 +10,14 @@ from typing import Any, TypeVar
 import click
 
 from .._errors import SiloError
-from ._common import echo_json, env_option, json_option, open_environment, run_async
+from ._common import OrderedGroup, echo_json, env_option, json_option, open_environment, run_async
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = ["data"]
 
 
-@click.group("data")
+@click.group("data", cls=OrderedGroup)
 def data() -> None:
     """Datasets: list, show, add, update or remove data/<name>.json."""
 

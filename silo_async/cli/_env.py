@@ -6,12 +6,20 @@ from typing import Any
 
 import click
 
-from ._common import echo_json, env_option, json_option, open_environment, open_project, run_async
+from ._common import (
+    OrderedGroup,
+    echo_json,
+    env_option,
+    json_option,
+    open_environment,
+    open_project,
+    run_async,
+)
 
 __all__ = ["env"]
 
 
-@click.group("env")
+@click.group("env", cls=OrderedGroup)
 def env() -> None:
     """Environments: list them or validate one."""
 

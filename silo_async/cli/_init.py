@@ -23,7 +23,7 @@ def _stdin_is_terminal() -> bool:
     return sys.stdin.isatty()
 
 
-@click.command("init")
+@click.command("init", short_help="Create an environment from a template.")
 @click.argument("name", required=False)
 @click.option(
     "--template",

@@ -18,7 +18,7 @@ __all__ = ["run"]
 MAX_DEFAULT_CONCURRENCY = 16
 
 
-@click.command("run")
+@click.command("run", short_help="Run a task with an agent and grade it.")
 @env_option
 @click.option("--task", "task_id", required=True, metavar="ID", help="The task to run.")
 @click.option(

@@ -8,14 +8,14 @@ from typing import Any, TypeVar
 import click
 
 from .._task import Task
-from ._common import echo_json, env_option, json_option, open_environment, run_async
+from ._common import OrderedGroup, echo_json, env_option, json_option, open_environment, run_async
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = ["task"]
 
 
-@click.group("task")
+@click.group("task", cls=OrderedGroup)
 def task() -> None:
     """Tasks: list, show, add, update or remove tasks/<id>.json."""
 

@@ -12,12 +12,12 @@ from typing import Any
 import click
 
 from ..project import ScaffoldResult
-from ._common import echo_json, env_option, json_option, open_environment, run_async
+from ._common import OrderedGroup, echo_json, env_option, json_option, open_environment, run_async
 
 __all__ = ["tool", "verifier"]
 
 
-@click.group("tool")
+@click.group("tool", cls=OrderedGroup)
 def tool() -> None:
     """Tools: scaffold one (add) or list what the agent will see."""
 
@@ -80,7 +80,7 @@ def tool_add(
     click.echo(f"Next: implement the tool body in {result.created} (look for TODO).")
 
 
-@click.group("verifier")
+@click.group("verifier", cls=OrderedGroup)
 def verifier() -> None:
     """Verifiers: scaffold one (add) or list the registered ones."""
 
