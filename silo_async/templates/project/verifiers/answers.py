@@ -1,0 +1,209 @@
+"""Verifiers for answer-producing tasks.
+
+Each expected value is derived from the *initial* world with the helpers the tools use, never
+hard-coded. Each also carries negative checks: the value a careless reading would give (the
+qualifier trap) or names that should not appear, so listing everything in sight fails.
+"""
+
+from __future__ import annotations
+
+import silo_async as silo
+
+from ..state import (
+    Record,
+    State,
+    blocked_item_ids,
+    hours_by_project,
+    is_closed,
+    is_departed,
+    is_overdue,
+    over_capacity_by,
+    sprint_delivered_points,
+    sprint_over_budget_by,
+)
+from .shared import find_by, mentions, mentions_id, states_number, unchanged
+
+__all__ = ["ver_011", "ver_012", "ver_013", "ver_014", "ver_015", "ver_016", "ver_017"]
+
+
+def _untouched(final: State, initial: State) -> silo.Check:
+    return silo.optional("the world was left unchanged", unchanged(final, initial))
+
+
+def _none_stated(text: str, values: list[float]) -> bool:
+    return not any(states_number(text, v) for v in values)
+
+
+@silo.verifier(id="VER-011", task_id="TASK-011")
+def ver_011(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
+    """Count and name the items held up by an unfinished dependency (computed, not stored)."""
+    text = ctx.agent_output
+    expected = blocked_item_ids(initial)
+    stale = [
+        i["id"]
+        for i in initial["workItems"].values()
+        if i["statusId"] == "blocked" and i["id"] not in expected
+    ]
+    return [
+        silo.check(f"states the count {len(expected)}", states_number(text, len(expected))),
+        silo.check(
+            "names every held-up item",
+            all(mentions_id(text, i) for i in expected),
+            f"expected {', '.join(expected)}",
+        ),
+        silo.check(
+            "does not name an item whose blocker is already done",
+            not any(mentions_id(text, i) for i in stale),
+            f"stale Blocked status: {', '.join(stale)}",
+        ),
+        silo.optional("the seed has a stale Blocked item to trip over", bool(stale)),
+        _untouched(final, initial),
+    ]
+
+
+@silo.verifier(id="VER-012", task_id="TASK-012")
+def ver_012(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
+    """State the hours logged on the Warehouse Telemetry Pipeline."""
+    text = ctx.agent_output
+    project = find_by(initial, "projects", "name", "Warehouse Telemetry Pipeline")
+    if project is None:
+        return [silo.check("the project exists in the seed", False)]
+    totals = hours_by_project(initial)
+    expected = totals[project["id"]]
+    others = [h for p, h in totals.items() if p != project["id"] and abs(h - expected) > 0.01]
+    return [
+        silo.check(f"states {expected:g} hours", states_number(text, expected)),
+        silo.check(
+            "does not also state another project's total",
+            _none_stated(text, others),
+            f"other totals {others}",
+        ),
+        _untouched(final, initial),
+    ]
+
+
+def _overdue_points(state: State, *, active_only: bool) -> int:
+    members = state["members"]
+    total = 0
+    for item in state["workItems"].values():
+        if not is_overdue(state, item):
+            continue
+        holder: Record | None = members.get(item["assigneeId"] or "")
+        if active_only and (holder is None or is_departed(holder)):
+            continue
+        total += int(item["points"])
+    return total
+
+
+@silo.verifier(id="VER-013", task_id="TASK-013")
+def ver_013(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
+    """Overdue points held by people still here: the departed and the unassigned excluded."""
+    text = ctx.agent_output
+    expected = _overdue_points(initial, active_only=True)
+    everything = _overdue_points(initial, active_only=False)
+    assigned = sum(
+        int(i["points"])
+        for i in initial["workItems"].values()
+        if is_overdue(initial, i) and i["assigneeId"]
+    )
+    traps = sorted({float(everything), float(assigned)} - {float(expected)})
+    return [
+        silo.check(f"states {expected} points", states_number(text, expected)),
+        silo.check(
+            "does not state a total that ignores the qualifier",
+            _none_stated(text, traps),
+            f"unqualified totals {traps}",
+        ),
+        silo.optional("the qualifier changes the answer", bool(traps)),
+        _untouched(final, initial),
+    ]
+
+
+@silo.verifier(id="VER-014", task_id="TASK-014")
+def ver_014(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
+    """Name the over-committed member and the overage."""
+    text = ctx.agent_output
+    over = [m for m in initial["members"].values() if over_capacity_by(initial, m["id"]) > 0]
+    if not over:
+        return [silo.check("someone is over capacity in the seed", False)]
+    top = max(over, key=lambda m: (over_capacity_by(initial, m["id"]), m["id"]))
+    amount = over_capacity_by(initial, top["id"])
+    bystanders = [m["name"] for m in initial["members"].values() if m["id"] != top["id"]]
+    return [
+        silo.check(f"names {top['name']}", mentions(text, top["name"])),
+        silo.check(f"states the overage of {amount} points", states_number(text, amount)),
+        silo.check(
+            "names nobody else",
+            not any(mentions(text, n) for n in bystanders),
+            "other members mentioned" if any(mentions(text, n) for n in bystanders) else "",
+        ),
+        silo.optional("exactly one member is over capacity", len(over) == 1),
+        _untouched(final, initial),
+    ]
+
+
+@silo.verifier(id="VER-015", task_id="TASK-015")
+def ver_015(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
+    """The completed sprint that delivered the most points, and the points."""
+    text = ctx.agent_output
+    done = [s for s in initial["sprints"].values() if s["status"] == "completed"]
+    if not done:
+        return [silo.check("the seed has completed sprints", False)]
+    scores = {s["id"]: sprint_delivered_points(initial, s["id"]) for s in done}
+    best = max(done, key=lambda s: (scores[s["id"]], s["id"]))
+    runners = [s["name"] for s in done if s["id"] != best["id"]]
+    ties = [s for s in done if scores[s["id"]] == scores[best["id"]]]
+    return [
+        silo.check(f"names {best['name']}", mentions(text, best["name"])),
+        silo.check(f"states {scores[best['id']]} points", states_number(text, scores[best["id"]])),
+        silo.check("names no other sprint", not any(mentions(text, n) for n in runners)),
+        silo.optional("the winner is unambiguous", len(ties) == 1),
+        _untouched(final, initial),
+    ]
+
+
+@silo.verifier(id="VER-016", task_id="TASK-016")
+def ver_016(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
+    """The sprint committed beyond its budget, and by how much."""
+    text = ctx.agent_output
+    over = [s for s in initial["sprints"].values() if sprint_over_budget_by(initial, s["id"]) > 0]
+    if not over:
+        return [silo.check("some sprint is over budget in the seed", False)]
+    worst = max(over, key=lambda s: (sprint_over_budget_by(initial, s["id"]), s["id"]))
+    amount = sprint_over_budget_by(initial, worst["id"])
+    others = [s["name"] for s in initial["sprints"].values() if s["id"] != worst["id"]]
+    return [
+        silo.check(f"names {worst['name']}", mentions(text, worst["name"])),
+        silo.check(f"states the excess of {amount} points", states_number(text, amount)),
+        silo.check("names no other sprint", not any(mentions(text, n) for n in others)),
+        silo.optional("exactly one sprint is over budget", len(over) == 1),
+        _untouched(final, initial),
+    ]
+
+
+@silo.verifier(id="VER-017", task_id="TASK-017")
+def ver_017(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
+    """Count Route Optimizer items in Backlog with no assignee."""
+    text = ctx.agent_output
+    project = find_by(initial, "projects", "name", "Route Optimizer v3")
+    if project is None:
+        return [silo.check("the project exists in the seed", False)]
+    items = [i for i in initial["workItems"].values() if i["projectId"] == project["id"]]
+    expected = sum(1 for i in items if i["statusId"] == "backlog" and not i["assigneeId"])
+    in_backlog = sum(1 for i in items if i["statusId"] == "backlog")
+    unowned_open = sum(1 for i in items if not i["assigneeId"] and not is_closed(initial, i))
+    everywhere = sum(
+        1
+        for i in initial["workItems"].values()
+        if i["statusId"] == "backlog" and not i["assigneeId"]
+    )
+    traps = sorted({float(in_backlog), float(unowned_open), float(everywhere)} - {float(expected)})
+    return [
+        silo.check(f"states {expected}", states_number(text, expected)),
+        silo.check(
+            "does not state a count that drops a qualifier",
+            _none_stated(text, traps),
+            f"traps {traps}",
+        ),
+        _untouched(final, initial),
+    ]
