@@ -23,7 +23,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             mentions(answer, top["name"]) or mentions(answer, top["id"]),
         ),
         silo.check(f"states {days} days", states_number(answer, days, 0)),
-        silo.check("commits to an answer (at most 3 numbers)", few_numbers(answer, 3)),
+        silo.check("commits to an answer (1 to 3 numbers)", few_numbers(answer, 3)),
         silo.optional(
             "a single deal is the longest",
             len(ranked) > 1 and days_in_stage(initial, ranked[1]) < days,

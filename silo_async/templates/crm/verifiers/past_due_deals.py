@@ -26,7 +26,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             f"does not count deals closing today (total {lenient_total:,.0f})",
             lenient_total == total or not states_number(answer, lenient_total, 0.5),
         ),
-        silo.check("commits to an answer (at most 5 numbers)", few_numbers(answer, 5)),
+        silo.check("commits to an answer (1 to 5 numbers)", few_numbers(answer, 5)),
         silo.optional(
             "the seed has a deal closing exactly today (the boundary is tested)",
             lenient_total != total,

@@ -99,8 +99,8 @@ def final_number(text: str) -> float | None:
 
 
 def few_numbers(text: str, limit: int) -> bool:
-    """At most ``limit`` distinct figures: an answer must commit, not enumerate."""
-    return len(set(numbers_in(text))) <= limit
+    """At least one and at most ``limit`` distinct figures: an answer commits, not enumerates."""
+    return 1 <= len(set(numbers_in(text))) <= limit
 
 
 def mentions(text: str, needle: str) -> bool:

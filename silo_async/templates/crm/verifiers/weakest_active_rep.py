@@ -44,7 +44,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             "does not name anyone who has left the company",
             not any(mentions(answer, u["lastName"]) for u in departed),
         ),
-        silo.check("commits to an answer (at most 4 numbers)", few_numbers(answer, 4)),
+        silo.check("commits to an answer (1 to 4 numbers)", few_numbers(answer, 4)),
         silo.optional(
             "the seed separates this year from all years",
             all_time_id != user_id,

@@ -24,7 +24,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             f"does not state the unweighted total {unweighted:,.0f}",
             not states_number(answer, unweighted, 0.5),
         ),
-        silo.check("commits to a figure (at most 3 numbers)", few_numbers(answer, 3)),
+        silo.check("commits to a figure (1 to 3 numbers)", few_numbers(answer, 3)),
         silo.optional(
             "the last figure is the weighted total",
             last is not None and abs(last - expected) <= 0.5,
