@@ -1,0 +1,389 @@
+"""The project template: its world, tool contract, verifiers and the agents that exercise them."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+import silo_async as silo
+import silo_async.templates.project as project
+from silo_async.templates.project import state as S
+from silo_async.templates.project.verifiers import shared
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = Path(project.__file__).parent
+AGENTS = ROOT / "examples" / "agents"
+STATE_CHANGING = [f"TASK-{n:03d}" for n in range(1, 11)]
+ANSWERS = [f"TASK-{n:03d}" for n in range(11, 18)]
+
+
+def _load(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"_agent_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _env() -> silo.Environment:
+    tasks = [
+        silo.Task.from_dict(json.loads(p.read_text(encoding="utf-8")))
+        for p in sorted((TEMPLATE / "tasks").glob("*.json"))
+    ]
+    return silo.Environment(
+        name="project",
+        create_state=project.create_state,
+        bind=project.bind_tools,
+        verifiers=project.verifiers,
+        tasks=tasks,
+    )
+
+
+ENV = _env()
+SOLVER = _load(AGENTS / "project_solver.py").agent
+TOOLPATH = _load(AGENTS / "project_toolpath.py").agent
+NOOP = _load(AGENTS / "noop.py").agent
+
+
+def _answering(text: str) -> Callable[[silo.AgentContext], Any]:
+    async def agent(ctx: silo.AgentContext) -> str:
+        return text
+
+    return agent
+
+
+async def _call(state: S.State, name: str, args: dict[str, Any]) -> silo.ToolResult:
+    tools = {t.name: t for t in project.bind_tools(state)}
+    result, fault = await tools[name].invoke(args)
+    assert fault is None, fault
+    return result
+
+
+# --- shape ---------------------------------------------------------------------------------------
+
+
+def test_counts_and_difficulty_mix() -> None:
+    tools = project.bind_tools(project.create_state())
+    assert len(tools) >= 50
+    assert len(ENV.tasks) >= 15
+    assert {t.difficulty for t in ENV.tasks} == {"easy", "medium", "hard"}
+    assert {t.verifier_id for t in ENV.tasks} == {v.id for v in project.verifiers}
+    for task in ENV.tasks:
+        assert ENV.verifier_for(task).task_id == task.id
+
+
+def test_every_input_schema_is_closed_and_described() -> None:
+    for tool in project.tools:
+        schema = tool.input_schema
+        Draft202012Validator.check_schema(schema)
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        assert schema["type"] == "object", tool.name
+        assert schema["additionalProperties"] is False, tool.name
+        assert isinstance(schema["required"], list), tool.name
+        assert set(schema["required"]) <= set(schema["properties"]), tool.name
+        for key, prop in schema["properties"].items():
+            assert prop.get("description"), f"{tool.name}.{key} has no description"
+        assert tool.description, tool.name
+
+
+def test_data_holds_facts_only() -> None:
+    derived = {
+        "loadPoints", "remainingCapacityPoints", "overCapacityBy", "committedPoints",
+        "deliveredPoints", "remainingPoints", "overBudgetBy", "blocked", "isBlocked",
+        "overdue", "isOverdue", "hoursLogged", "totalHours", "daysInStatus", "active",
+        "unresolvedBlockerIds", "velocity",
+    }  # fmt: skip
+
+    def keys(value: Any) -> set[str]:
+        if isinstance(value, dict):
+            return set(value) | {k for v in value.values() for k in keys(v)}
+        if isinstance(value, list):
+            return {k for v in value for k in keys(v)}
+        return set()
+
+    for path in (TEMPLATE / "data").glob("*.json"):
+        found = keys(json.loads(path.read_text(encoding="utf-8"))) & derived
+        assert not found, f"{path.name} stores derived values {found}"
+
+
+def test_seed_holds_the_deliberate_messes() -> None:
+    world = project.create_state()
+    kiri = world["members"]["MEM-006"]
+    assert S.is_departed(kiri) and S.open_items_for_member(world, "MEM-006")
+    stale = world["workItems"]["WI-029"]
+    assert stale["statusId"] == "blocked" and not S.is_blocked(world, stale)
+    in_progress_but_blocked = world["workItems"]["WI-015"]
+    assert in_progress_but_blocked["statusId"] == "in_progress"
+    assert S.is_blocked(world, in_progress_but_blocked)
+    assert S.over_capacity_by(world, "MEM-003") == 3
+    assert S.sprint_over_budget_by(world, "SPR-009") == 6
+    assert S.logs_after_close(world) == ["TL-035", "TL-039", "TL-040"]
+    assert world["sprints"]["SPR-006"]["endDate"] < S.today(world)  # still active, overran
+    assert S.sprint_remaining_points(world, "SPR-002") > 0  # completed with work left in it
+
+
+# --- worlds --------------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_worlds_are_independent() -> None:
+    first, second = project.create_state(), project.create_state()
+    assert first == second and first is not second
+    done = await _call(
+        first,
+        "transition_work_item",
+        {"actorId": "MEM-007", "workItemId": "WI-029", "toStatusId": "in_progress"},
+    )
+    assert not done.is_error
+    assert second["workItems"]["WI-029"]["statusId"] == "blocked"
+    assert project.create_state()["workItems"]["WI-029"]["statusId"] == "blocked"
+    assert project.create_state()["auditLog"] == second["auditLog"]
+
+
+@pytest.mark.anyio
+async def test_tool_output_is_a_copy() -> None:
+    world = project.create_state()
+    result = await _call(world, "get_work_item", {"workItemId": "WI-012"})
+    result.output["title"] = "changed"
+    assert world["workItems"]["WI-012"]["title"] == "Carrier rate cache"
+
+
+@pytest.mark.anyio
+async def test_paging_shape_and_ceiling() -> None:
+    world = project.create_state()
+    page = (await _call(world, "list_work_items", {"limit": 5, "offset": 10})).output
+    assert (page["total"], page["count"], page["offset"]) == (50, 5, 10)
+    assert [r["id"] for r in page["results"]] == [f"WI-{n:03d}" for n in range(11, 16)]
+    default = (await _call(world, "list_time_logs", {})).output
+    assert default["count"] == 41 and default["total"] == 41
+    big = await _call(world, "list_members", {"limit": 501})
+    assert big.is_error and big.output["code"] == "limit_exceeded"
+
+
+# --- rejections ----------------------------------------------------------------------------------
+
+REJECTIONS = [
+    ("get_work_item", {"workItemId": "WI-999"}, "not_found", 'Work item "WI-999" was not found'),
+    ("get_work_item", {"workItemId": "WI-001", "extra": 1}, "invalid_input", "not a parameter"),
+    ("log_time", {"actorId": "MEM-004", "workItemId": "WI-013"}, "invalid_input", "required"),
+    (
+        "transition_work_item",
+        {"actorId": "MEM-001", "workItemId": "WI-012", "toStatusId": "done"},
+        "invalid_state",
+        "Work item WI-012 is blocked by WI-013, which is in review, not done",
+    ),
+    (
+        "transition_work_item",
+        {"actorId": "MEM-001", "workItemId": "WI-017", "toStatusId": "done"},
+        "invalid_state",
+        "from there it can move only to ready, cancelled",
+    ),
+    (
+        "assign_work_item",
+        {"actorId": "MEM-001", "workItemId": "WI-018", "memberId": "MEM-006"},
+        "not_allowed",
+        "left on 2026-05-06 and cannot be assigned work",
+    ),
+    (
+        "add_comment",
+        {"actorId": "MEM-006", "workItemId": "WI-026", "body": "bye"},
+        "not_allowed",
+        "can no longer make changes",
+    ),
+    (
+        "assign_work_item",
+        {"actorId": "MEM-001", "workItemId": "WI-016", "memberId": "MEM-003"},
+        "limit_exceeded",
+        "already carries 16 points in active sprints against a capacity of 13",
+    ),
+    (
+        "add_item_to_sprint",
+        {"actorId": "MEM-009", "workItemId": "WI-039", "sprintId": "SPR-009"},
+        "limit_exceeded",
+        "has 26 of its 20-point budget committed",
+    ),
+    (
+        "log_time",
+        {"actorId": "MEM-004", "workItemId": "WI-047", "hours": 1},
+        "not_allowed",
+        "time cannot be logged on a closed item",
+    ),
+    (
+        "log_time",
+        {"actorId": "MEM-004", "workItemId": "WI-013", "hours": 0.1},
+        "invalid_input",
+        "quarter hours",
+    ),
+    (
+        "log_time",
+        {"actorId": "MEM-004", "workItemId": "WI-013", "hours": 1, "date": "2026-02-30"},
+        "invalid_input",
+        "calendar date",
+    ),
+    (
+        "start_sprint",
+        {"actorId": "MEM-005", "sprintId": "SPR-007"},
+        "conflict",
+        "SPR-006 (Portal P5) is still active",
+    ),
+    (
+        "complete_sprint",
+        {"actorId": "MEM-007", "sprintId": "SPR-006"},
+        "not_allowed",
+        "only its project lead or team lead (MEM-005) or a manager",
+    ),
+    (
+        "archive_project",
+        {"actorId": "MEM-011", "projectId": "PRJ-004"},
+        "invalid_state",
+        "still has 3 open work items (WI-048, WI-049, WI-050)",
+    ),
+    (
+        "add_dependency",
+        {"actorId": "MEM-001", "blockerId": "WI-012", "blockedId": "WI-013"},
+        "invalid_state",
+        "would make a cycle",
+    ),
+    (
+        "add_dependency",
+        {"actorId": "MEM-001", "blockerId": "WI-013", "blockedId": "WI-012"},
+        "conflict",
+        "already blocks",
+    ),
+    (
+        "create_work_item",
+        {"actorId": "MEM-002", "projectId": "PRJ-004", "title": "x", "type": "bug", "points": 1},
+        "invalid_state",
+        "on hold and takes no new work",
+    ),
+    (
+        "create_work_item",
+        {"actorId": "MEM-001", "projectId": "PRJ-001", "title": "x", "type": "bug", "points": 4},
+        "invalid_input",
+        "estimation scale",
+    ),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "args", "code", "fragment"), REJECTIONS)
+async def test_bad_input_is_rejected_precisely(
+    tool: str, args: dict[str, Any], code: str, fragment: str
+) -> None:
+    world = project.create_state()
+    before = json.dumps(world, sort_keys=True)
+    result = await _call(world, tool, args)
+    assert result.is_error
+    assert result.output["code"] == code, result.output
+    assert fragment in result.output["message"], result.output["message"]
+    assert json.dumps(world, sort_keys=True) == before  # a rejected call changes nothing
+
+
+@pytest.mark.anyio
+async def test_writes_append_audit_entries_and_derived_values_follow() -> None:
+    world = project.create_state()
+    assert S.is_blocked(world, world["workItems"]["WI-012"])
+    await _call(
+        world,
+        "transition_work_item",
+        {"actorId": "MEM-001", "workItemId": "WI-013", "toStatusId": "done"},
+    )
+    await _call(world, "log_time", {"actorId": "MEM-004", "workItemId": "WI-015", "hours": 1.5})
+    new = world["auditLog"][-2:]
+    assert [e["id"] for e in new] == ["AUD-0006", "AUD-0007"]
+    assert [e["action"] for e in new] == ["transition_work_item", "log_time"]
+    assert {e["at"] for e in new} == {world["clock"]["now"]}
+    assert world["sequences"]["AUD"] == 7
+    summary = (await _call(world, "get_work_item", {"workItemId": "WI-012"})).output
+    assert summary["blocked"] is False and summary["unresolvedBlockerIds"] == []
+
+
+# --- agents and verifiers ------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_solver_passes_every_task() -> None:
+    results = await silo.run_many(ENV, [t.id for t in ENV.tasks], SOLVER)
+    failures = {r.task.id: r.failed_required or r.error for r in results if r.reward != 1.0}
+    assert not failures
+    for result in results:
+        assert result.tool_errors == 0 and result.tool_faults == 0, result.task.id
+        audit = result.state_diff["collections"].get("auditLog", {})
+        if result.task.id in STATE_CHANGING:
+            assert audit.get("added"), f"{result.task.id} wrote without an audit entry"
+        else:
+            assert not result.state_diff["collections"], result.task.id
+
+
+@pytest.mark.anyio
+async def test_do_nothing_agent_passes_nothing() -> None:
+    results = await silo.run_many(ENV, [t.id for t in ENV.tasks], NOOP)
+    assert [r.task.id for r in results if r.passed] == []
+
+
+@pytest.mark.anyio
+async def test_toolpath_agent_walks_every_dispatch_path() -> None:
+    result = await silo.run(ENV, "TASK-006", TOOLPATH)
+    assert result.passed
+    assert result.output_text.endswith(
+        "undeclared argument -> invalid_input; missing field -> invalid_input; "
+        "unknown tool -> tool_not_found"
+    )
+    assert "read back 2.5 h (ok)" in result.output_text
+    assert (result.tool_calls, result.tool_errors, result.tool_faults) == (7, 3, 0)
+
+
+ANSWER_CASES = [
+    # (task, answer, passes): qualifier traps, stale flags and "list everything" answers fail.
+    ("TASK-011", "Four items: WI-012, WI-015, WI-021 and WI-042.", True),
+    ("TASK-011", "4 items: WI-012, WI-015, WI-021, WI-042 and WI-029.", False),
+    ("TASK-011", " ".join(f"WI-{n:03d}" for n in range(1, 51)) + " 4", False),
+    ("TASK-012", "26.0 hours.", True),
+    ("TASK-012", "Telemetry 26, Route Optimizer 54.5, Portal 34, Sunset 14.", False),
+    ("TASK-013", "14 story points.", True),
+    ("TASK-013", "14 points held by current staff, 22 including Kiri.", False),
+    ("TASK-013", "WI-014 is overdue; total 3.", False),
+    ("TASK-014", "Wen Zhao, over by 3 points.", True),
+    ("TASK-014", "Wen Zhao by 3; Tomas Lindqvist has room.", False),
+    ("TASK-015", "Portal P4 with 24 points.", True),
+    ("TASK-015", "Routing S7 21, Portal P4 24, Routing S8 19, Telemetry T2 16.", False),
+    ("TASK-016", "Telemetry T3 is 6 points over (26 committed vs 20).", True),
+    ("TASK-017", "Two: WI-017 (8 points) and WI-018 (2 points).", True),
+    ("TASK-017", "2 unassigned, 3 in backlog.", False),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("task_id", "answer", "passes"), ANSWER_CASES)
+async def test_answer_grading(task_id: str, answer: str, passes: bool) -> None:
+    result = await silo.run(ENV, task_id, _answering(answer))
+    assert result.passed is passes, [c.to_dict() for c in result.checks]
+
+
+def test_answer_parsing_ignores_ids_and_dates() -> None:
+    assert shared.numbers_in("WI-004 on 2026-05-11 took 1,250.5 hours, three times") == [
+        1250.5,
+        3.0,
+    ]
+    assert shared.mentions_id("see WI-012.", "WI-012")
+    assert not shared.mentions_id("see WI-0121", "WI-012")
+    assert not shared.mentions("Routing S10", "Routing S1")
+
+
+@pytest.mark.anyio
+async def test_answer_tasks_flag_a_world_that_was_changed() -> None:
+    async def meddler(ctx: silo.AgentContext) -> str:
+        args = {"actorId": "MEM-001", "workItemId": "WI-018", "body": "looked"}
+        await ctx.call_tool("add_comment", args)
+        return "Four: WI-012, WI-015, WI-021, WI-042."
+
+    result = await silo.run(ENV, "TASK-011", meddler)
+    untouched = next(c for c in result.checks if c.label == "the world was left unchanged")
+    assert result.passed and not untouched.passed and result.reward < 1.0
