@@ -1,0 +1,639 @@
+"""The crm template: its contract, its seed, its tools' rules, and its three gates.
+
+Gates: the scripted solver passes every task with reward 1.0 (every task is solvable with the
+shipped tools), the no-op agent passes none (no verifier passes on the pristine seed), and the
+tool-path agent exercises binding, schema validation, error mapping and dispatch in one rollout.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+import silo_async as silo
+import silo_async.templates.crm as crm
+from silo_async.templates.crm import environment as crm_environment
+from silo_async.templates.crm import state as S
+from silo_async.templates.crm.verifiers import shared
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = Path(crm.__file__).parent
+AGENTS = ROOT / "examples" / "agents"
+
+
+def _load_agent(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"_crm_agent_{name}", AGENTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.agent
+
+
+def _environment() -> silo.Environment:
+    tasks = [
+        silo.Task.from_dict(json.loads(p.read_text(encoding="utf-8")))
+        for p in sorted((TEMPLATE / "tasks").glob("*.json"))
+    ]
+    return silo.Environment(
+        name="crm",
+        create_state=crm.create_state,
+        bind=crm.bind_tools,
+        verifiers=crm.verifiers,
+        tasks=tasks,
+    )
+
+
+ENV = _environment()
+TASK_IDS = [t.id for t in ENV.tasks]
+
+
+class World:
+    """A fresh world with its tools, callable by name (no runner involved)."""
+
+    def __init__(self) -> None:
+        self.state: S.State = crm.create_state()
+        self.initial = silo.clone_json(self.state)
+        self.tools = {t.name: t for t in crm.bind_tools(self.state)}
+
+    async def call(self, name: str, args: dict[str, Any] | None = None) -> silo.ToolResult:
+        result, fault = await self.tools[name].invoke(args or {})
+        assert fault is None, fault
+        return result
+
+    async def ok(self, name: str, args: dict[str, Any] | None = None) -> Any:
+        result = await self.call(name, args)
+        assert not result.is_error, result.output
+        return result.output
+
+    async def grade(self, task_id: str, output: str = "") -> silo.VerifierOutcome:
+        task = ENV.task(task_id)
+        ctx = silo.VerifierContext(agent_output=output, task=task, output=output)
+        return await ENV.verifier_for(task).evaluate(self.state, self.initial, ctx)
+
+
+# --- contract and registries -------------------------------------------------------------------
+
+
+def test_scale_and_difficulty_mix() -> None:
+    tools = crm.bind_tools(crm.create_state())
+    assert len(tools) >= 40
+    assert len(ENV.tasks) >= 8
+    assert {t.difficulty for t in ENV.tasks} == {"easy", "medium", "hard"}
+
+
+def test_every_input_schema_is_closed_and_described() -> None:
+    for bound in crm.bind_tools(crm.create_state()):
+        schema = bound.spec.input_schema
+        Draft202012Validator.check_schema(schema)
+        assert schema["type"] == "object", bound.name
+        assert schema["additionalProperties"] is False, bound.name
+        assert isinstance(schema["required"], list), bound.name
+        assert set(schema["required"]) <= set(schema["properties"]), bound.name
+        for key, prop in schema["properties"].items():
+            assert prop.get("description"), f"{bound.name}.{key} has no description"
+        assert bound.spec.description, bound.name
+
+
+def test_every_write_takes_an_actor_and_lists_page() -> None:
+    for bound in crm.bind_tools(crm.create_state()):
+        props = bound.spec.input_schema["properties"]
+        if bound.name.startswith(("list_", "search_")) and bound.name != "list_stages":
+            assert {"limit", "offset"} <= set(props), bound.name
+
+
+def test_tasks_and_verifiers_pair_up() -> None:
+    by_id = {v.id: v for v in crm.verifiers}
+    for task in ENV.tasks:
+        assert by_id[task.verifier_id].task_id == task.id
+        data = json.loads((TEMPLATE / "tasks" / f"{task.id}.json").read_text(encoding="utf-8"))
+        assert set(data) == {"id", "title", "instruction", "verifierId", "difficulty"}
+    assert len(by_id) == len(ENV.tasks)
+
+
+def test_template_has_no_environment_manifest() -> None:
+    assert not (TEMPLATE / "silo.environment.json").exists()
+
+
+# --- the world ---------------------------------------------------------------------------------
+
+
+def test_create_state_returns_independent_worlds() -> None:
+    first, second = crm.create_state(), crm.create_state()
+    assert first == second
+    first["opportunities"]["OPP-001"]["amount"] = 1
+    first["auditLog"].append({"id": "AUD-9999"})  # type: ignore[typeddict-item]
+    first["clock"]["now"] = "2030-01-01T00:00:00Z"
+    third = crm.create_state()
+    assert third == second
+    assert third["opportunities"]["OPP-001"]["amount"] == 185000
+
+
+def test_derived_values_are_not_stored_in_data() -> None:
+    derived = {
+        "weightedAmount",
+        "daysInStage",
+        "isStale",
+        "isPastDue",
+        "ageDays",
+        "daysSinceContact",
+        "quotaAttainmentPercent",
+        "openPipelineAmount",
+        "stageEnteredDate",
+        "ownerName",
+    }
+
+    def keys(value: Any) -> set[str]:
+        if isinstance(value, dict):
+            return set(value) | {k for v in value.values() for k in keys(v)}
+        if isinstance(value, list):
+            return {k for v in value for k in keys(v)}
+        return set()
+
+    for path in sorted((TEMPLATE / "data").glob("*.json")):
+        found = keys(json.loads(path.read_text(encoding="utf-8")))
+        assert not found & derived, (path.name, found & derived)
+        assert not [k for k in found if k.lower().startswith("total")], path.name
+    # The current stage is derived from the stage history when the world is built.
+    raw = json.loads((TEMPLATE / "data" / "opportunities.json").read_text(encoding="utf-8"))
+    assert all("stageId" not in opp for opp in raw)
+    world = crm.create_state()
+    assert all(
+        o["stageId"] == o["stageHistory"][-1]["stageId"] for o in world["opportunities"].values()
+    )
+
+
+def test_seed_contains_the_messes_tasks_depend_on() -> None:
+    world = crm.create_state()
+    departed = [u for u in world["users"].values() if not u["active"]]
+    assert [u["id"] for u in departed] == ["USR-004"]
+    assert S.open_opportunities(world, "USR-004")
+    assert any(
+        S.is_activity_open(a) and a["ownerId"] == "USR-004" for a in world["activities"].values()
+    )
+    assert S.stale_opportunities(world)
+    assert S.past_due_opportunities(world)
+    assert S.duplicate_contact_groups(world)
+    assert any(lead["status"] == "converted" for lead in world["leads"].values())
+    assert any(S.is_activity_overdue(world, a) for a in world["activities"].values())
+
+
+def test_broken_seed_references_are_reported_with_the_record() -> None:
+    world: dict[str, Any] = silo.clone_json(crm_environment._SEED)
+    world["opportunities"]["OPP-001"]["accountId"] = "ACC-404"
+    with pytest.raises(ValueError, match=r"OPP-001\.accountId names ACC-404"):
+        crm_environment._check_references(world)
+    world = silo.clone_json(crm_environment._SEED)
+    world["sequences"]["OPP"] = 3
+    with pytest.raises(ValueError, match="OPP is 3"):
+        crm_environment._check_sequences(world)
+
+
+# --- tool rules --------------------------------------------------------------------------------
+
+REJECTIONS: list[tuple[str, dict[str, Any], str, str]] = [
+    ("get_opportunity", {"opportunityId": "OPP-999"}, "not_found", 'Opportunity "OPP-999"'),
+    ("get_opportunity", {"opportunityID": "OPP-001"}, "invalid_input", "not a parameter"),
+    (
+        "close_opportunity_won",
+        {"opportunityId": "OPP-007", "actorUserId": "USR-005"},
+        "invalid_state",
+        "Opportunity OPP-007 is lost (closed 2026-05-14), not open.",
+    ),
+    (
+        "reassign_opportunity",
+        {"opportunityId": "OPP-005", "newOwnerId": "USR-005", "actorUserId": "USR-004"},
+        "not_allowed",
+        "deactivated",
+    ),
+    (
+        "reassign_opportunity",
+        {"opportunityId": "OPP-001", "newOwnerId": "USR-004", "actorUserId": "USR-001"},
+        "not_allowed",
+        "cannot be given",
+    ),
+    (
+        "reassign_opportunity",
+        {"opportunityId": "OPP-001", "newOwnerId": "USR-007", "actorUserId": "USR-001"},
+        "not_allowed",
+        "is sdr",
+    ),
+    (
+        "reassign_opportunity",
+        {"opportunityId": "OPP-001", "newOwnerId": "USR-002", "actorUserId": "USR-001"},
+        "conflict",
+        "already owned",
+    ),
+    (
+        "reassign_account",
+        {"accountId": "ACC-003", "newOwnerId": "USR-002", "actorUserId": "USR-002"},
+        "not_allowed",
+        "only its owner, a director or sales ops",
+    ),
+    ("list_opportunities", {"limit": 900}, "limit_exceeded", "maximum page size of 500"),
+    ("list_opportunities", {"limit": 0}, "invalid_input", "limit"),
+    (
+        "convert_lead",
+        {
+            "leadId": "LEAD-009",
+            "amount": 1,
+            "expectedCloseDate": "2026-12-01",
+            "actorUserId": "USR-002",
+        },
+        "invalid_state",
+        "already converted on 2026-08-20",
+    ),
+    (
+        "convert_lead",
+        {
+            "leadId": "LEAD-003",
+            "amount": 1,
+            "expectedCloseDate": "2026-12-01",
+            "actorUserId": "USR-007",
+        },
+        "invalid_state",
+        "is new, not qualified",
+    ),
+    (
+        "convert_lead",
+        {
+            "leadId": "LEAD-002",
+            "amount": 1,
+            "expectedCloseDate": "2026-12-01",
+            "actorUserId": "USR-007",
+        },
+        "not_allowed",
+        "pass ownerId",
+    ),
+    (
+        "create_account",
+        {
+            "name": "corvane diagnostics",
+            "industry": "clinical_lab",
+            "tier": "smb",
+            "ownerId": "USR-002",
+            "actorUserId": "USR-002",
+        },
+        "conflict",
+        "ACC-001",
+    ),
+    (
+        "schedule_activity",
+        {
+            "type": "call",
+            "subject": "x",
+            "relatedType": "opportunity",
+            "relatedId": "OPP-001",
+            "ownerId": "USR-002",
+            "dueDate": "2026-02-30",
+            "actorUserId": "USR-002",
+        },
+        "invalid_input",
+        "real calendar date",
+    ),
+    (
+        "schedule_activity",
+        {
+            "type": "call",
+            "subject": "x",
+            "relatedType": "opportunity",
+            "relatedId": "OPP-001",
+            "ownerId": "USR-002",
+            "dueDate": "2026-09-01",
+            "actorUserId": "USR-002",
+        },
+        "invalid_input",
+        "in the past (today is 2026-09-14)",
+    ),
+    (
+        "schedule_activity",
+        {
+            "type": "call",
+            "subject": "x",
+            "relatedType": "opportunity",
+            "relatedId": "OPP-007",
+            "ownerId": "USR-005",
+            "dueDate": "2026-09-20",
+            "actorUserId": "USR-005",
+        },
+        "invalid_state",
+        "OPP-007 is lost, not open",
+    ),
+    (
+        "complete_activity",
+        {"activityId": "ACT-001", "actorUserId": "USR-002"},
+        "invalid_state",
+        "completed on 2026-08-31",
+    ),
+    (
+        "reassign_activity",
+        {"activityId": "ACT-009", "newOwnerId": "USR-005", "actorUserId": "USR-001"},
+        "invalid_state",
+        "completed",
+    ),
+    ("advance_clock", {"days": 45}, "limit_exceeded", "at most 30 days"),
+    ("advance_clock", {}, "invalid_input", "positive number"),
+    (
+        "merge_contacts",
+        {"survivorId": "CON-001", "duplicateId": "CON-003", "actorUserId": "USR-008"},
+        "invalid_state",
+        "same account",
+    ),
+    (
+        "create_contact",
+        {
+            "accountId": "ACC-005",
+            "firstName": "B",
+            "lastName": "O",
+            "email": "BEATRIX.olawale@tessaline.example",
+            "actorUserId": "USR-008",
+        },
+        "conflict",
+        "CON-007",
+    ),
+    (
+        "advance_opportunity_stage",
+        {"opportunityId": "OPP-003", "actorUserId": "USR-003"},
+        "invalid_state",
+        "last open stage",
+    ),
+    (
+        "move_opportunity_stage",
+        {"opportunityId": "OPP-001", "stageId": "STG-006", "actorUserId": "USR-002"},
+        "not_allowed",
+        "close_opportunity_won",
+    ),
+    (
+        "create_opportunity",
+        {
+            "name": "x",
+            "accountId": "ACC-001",
+            "ownerId": "USR-002",
+            "amount": -5,
+            "expectedCloseDate": "2026-12-01",
+            "actorUserId": "USR-002",
+        },
+        "invalid_input",
+        "positive amount",
+    ),
+    ("get_audit_event", {"auditId": "AUD-9999"}, "not_found", "AUD-9999"),
+    (
+        "qualify_lead",
+        {"leadId": "LEAD-004", "actorUserId": "USR-007"},
+        "invalid_state",
+        "disqualified",
+    ),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("name", "args", "code", "fragment"),
+    REJECTIONS,
+    ids=[f"{r[0]}-{r[2]}-{i}" for i, r in enumerate(REJECTIONS)],
+)
+async def test_tools_reject_bad_input_precisely(
+    name: str, args: dict[str, Any], code: str, fragment: str
+) -> None:
+    world = World()
+    result = await world.call(name, args)
+    assert result.is_error
+    assert result.output["code"] == code
+    assert fragment in result.output["message"]
+    # A rejected call changes nothing, not even the audit log or the id counters.
+    assert world.state == world.initial
+
+
+@pytest.mark.anyio
+async def test_writes_append_audit_events_and_reads_do_not() -> None:
+    world = World()
+    await world.ok("list_opportunities")
+    await world.ok("get_account", {"accountId": "ACC-001"})
+    assert world.state["auditLog"] == world.initial["auditLog"]
+    await world.ok(
+        "update_opportunity",
+        {"opportunityId": "OPP-001", "amount": 190000, "actorUserId": "USR-002"},
+    )
+    await world.ok(
+        "advance_opportunity_stage", {"opportunityId": "OPP-001", "actorUserId": "USR-002"}
+    )
+    new = world.state["auditLog"][len(world.initial["auditLog"]) :]
+    assert [e["id"] for e in new] == ["AUD-0004", "AUD-0005"]
+    assert [e["action"] for e in new] == ["update_opportunity", "advance_opportunity_stage"]
+    assert all(e["actorUserId"] == "USR-002" and e["at"] == S.now(world.state) for e in new)
+    assert new[0]["changes"] == [{"field": "amount", "from": 185000, "to": 190000}]
+    assert new[1]["changes"] == [{"field": "stageId", "from": "STG-004", "to": "STG-005"}]
+    listed = await world.ok("list_audit_events", {"entityId": "OPP-001"})
+    assert [e["id"] for e in listed["results"]] == ["AUD-0005", "AUD-0004"]
+
+
+@pytest.mark.anyio
+async def test_paging_shape_and_offsets() -> None:
+    world = World()
+    page = await world.ok("list_opportunities", {"limit": 5, "offset": 20})
+    assert set(page) == {"total", "count", "offset", "results"}
+    assert (page["total"], page["count"], page["offset"]) == (24, 4, 20)
+    assert [o["id"] for o in page["results"]] == ["OPP-021", "OPP-022", "OPP-023", "OPP-024"]
+
+
+@pytest.mark.anyio
+async def test_clock_is_simulated_and_moves_derived_values() -> None:
+    world = World()
+    assert (await world.ok("get_current_time"))["now"] == "2026-09-14T09:00:00Z"
+    before = await world.ok("get_opportunity", {"opportunityId": "OPP-004"})
+    assert (before["daysInStage"], before["isStale"]) == (30, False)
+    moved = await world.ok("advance_clock", {"days": 2, "hours": 3})
+    assert moved["now"] == "2026-09-16T12:00:00Z"
+    after = await world.ok("get_opportunity", {"opportunityId": "OPP-004"})
+    assert (after["daysInStage"], after["isStale"]) == (32, True)
+    assert world.state["auditLog"][-1]["action"] == "advance_clock"
+
+
+@pytest.mark.anyio
+async def test_convert_lead_onto_existing_account_reuses_matching_contact() -> None:
+    world = World()
+    await world.ok("qualify_lead", {"leadId": "LEAD-003", "actorUserId": "USR-007"})
+    out = await world.ok(
+        "convert_lead",
+        {
+            "leadId": "LEAD-003",
+            "accountId": "ACC-005",
+            "ownerId": "USR-005",
+            "amount": 10000,
+            "expectedCloseDate": "2026-12-01",
+            "actorUserId": "USR-007",
+        },
+    )
+    assert (out["accountCreated"], out["contactCreated"]) == (False, True)
+    assert out["opportunity"]["stageId"] == "STG-001"
+
+
+@pytest.mark.anyio
+async def test_merge_repoints_every_reference() -> None:
+    world = World()
+    out = await world.ok(
+        "merge_contacts",
+        {"survivorId": "CON-007", "duplicateId": "CON-017", "actorUserId": "USR-008"},
+    )
+    assert out["repointed"] == ["ACT-017", "ACT-018", "LEAD-009", "OPP-018"]
+    assert S.contact_references(world.state, "CON-017") == []
+    assert world.state["contacts"]["CON-007"]["phone"] == "+41 61 555 0142"
+    again = await world.call(
+        "merge_contacts",
+        {"survivorId": "CON-007", "duplicateId": "CON-017", "actorUserId": "USR-008"},
+    )
+    assert again.output["code"] == "invalid_state"
+
+
+# --- gates -------------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_solver_passes_every_task_with_full_reward() -> None:
+    results = await silo.run_many(ENV, TASK_IDS, _load_agent("crm_solver"))
+    for result in results:
+        assert result.passed, (result.task.id, result.failed_required, result.error)
+        assert result.reward == 1.0, (result.task.id, [c for c in result.checks if not c.passed])
+        assert result.tool_errors == 0 and result.tool_faults == 0, result.task.id
+
+
+@pytest.mark.anyio
+async def test_noop_passes_no_task() -> None:
+    results = await silo.run_many(ENV, TASK_IDS, _load_agent("noop"))
+    assert [r.task.id for r in results if r.passed] == []
+    assert all(r.tool_calls == 0 for r in results)
+
+
+@pytest.mark.anyio
+async def test_toolpath_agent_walks_binding_validation_and_dispatch() -> None:
+    result = await silo.run(ENV, "TASK-005", _load_agent("crm_toolpath"))
+    assert result.output_text == (
+        "read OPP-011 open; write ok; read-back lost; undeclared argument invalid_input; "
+        "missing field invalid_input; unknown tool tool_not_found"
+    )
+    assert (result.tool_calls, result.tool_errors, result.tool_faults) == (6, 3, 0)
+    assert result.passed
+
+
+# --- verifiers resist shortcuts and traps ------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_converting_onto_a_duplicate_account_fails() -> None:
+    world = World()
+    await world.ok(
+        "convert_lead",
+        {
+            "leadId": "LEAD-002",
+            "ownerId": "USR-002",
+            "amount": 65000,
+            "expectedCloseDate": "2026-11-30",
+            "actorUserId": "USR-007",
+        },
+    )
+    outcome = await world.grade("TASK-002")
+    assert not outcome.passed
+    assert "no new account was created" in outcome.failed_required
+
+
+@pytest.mark.anyio
+async def test_moving_only_the_deals_of_the_departed_rep_fails() -> None:
+    world = World()
+    for opp in S.open_opportunities(world.state, "USR-004"):
+        await world.ok(
+            "reassign_opportunity",
+            {"opportunityId": opp["id"], "newOwnerId": "USR-005", "actorUserId": "USR-001"},
+        )
+    outcome = await world.grade("TASK-003")
+    assert not outcome.passed
+    assert "every opportunities item moved to Ottilie Brandt" not in outcome.failed_required
+    assert "every accounts item moved to Ottilie Brandt" in outcome.failed_required
+
+
+@pytest.mark.anyio
+async def test_merging_into_the_newer_record_fails() -> None:
+    world = World()
+    await world.ok(
+        "merge_contacts",
+        {"survivorId": "CON-017", "duplicateId": "CON-007", "actorUserId": "USR-008"},
+    )
+    outcome = await world.grade("TASK-006")
+    assert not outcome.passed
+
+
+@pytest.mark.anyio
+async def test_resetting_stale_deals_instead_of_chasing_them_fails() -> None:
+    world = World()
+    for opp in S.stale_opportunities(world.state):
+        if world.state["users"][opp["ownerId"]]["active"]:
+            await world.ok(
+                "move_opportunity_stage",
+                {"opportunityId": opp["id"], "stageId": "STG-001", "actorUserId": "USR-001"},
+            )
+    outcome = await world.grade("TASK-007")
+    assert not outcome.passed
+    assert "the deals themselves were not changed" in outcome.failed_required
+
+
+@pytest.mark.anyio
+async def test_follow_up_on_the_30_day_boundary_deal_fails() -> None:
+    world = World()
+    for opp in S.stale_opportunities(world.state, 29):
+        owner = opp["ownerId"] if world.state["users"][opp["ownerId"]]["active"] else "USR-001"
+        await world.ok(
+            "schedule_activity",
+            {
+                "type": "call",
+                "subject": "Follow up",
+                "relatedType": "opportunity",
+                "relatedId": opp["id"],
+                "ownerId": owner,
+                "dueDate": "2026-09-15",
+                "actorUserId": "USR-001",
+            },
+        )
+    outcome = await world.grade("TASK-007")
+    assert outcome.failed_required == [
+        "no follow-up was added to deals not stalled for more than 30 days"
+    ]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("task_id", "answer", "passes"),
+    [
+        ("TASK-008", "Weighted open pipeline: $746,500", True),
+        ("TASK-008", "About 746.5k weighted (OPP-001 to OPP-022, as of 2026-09-14).", True),
+        ("TASK-008", "Open pipeline is $1,425,500; weighted $746,500.", False),
+        ("TASK-008", "10 20 40 60 80 746500 12 5", False),
+        ("TASK-008", "", False),
+        ("TASK-009", "Rafael Quintero, at 25.8% of his 2026 quota.", True),
+        (
+            "TASK-009",
+            "Jasper Lindqvist at 0%, but among current reps Rafael Quintero at 25.8%.",
+            False,
+        ),
+        ("TASK-009", "Ottilie Brandt, 30.0%", False),
+        ("TASK-010", "Two deals are past due, worth $92,000 together.", True),
+        ("TASK-010", "3 deals, $123,000", False),
+        ("TASK-011", "OPP-005 has sat in Evaluation for 70 days.", True),
+        ("TASK-011", "Tessaline GMP batch release module: 70 days", True),
+        ("TASK-011", "OPP-002, 48 days", False),
+    ],
+)
+async def test_answer_verifiers(task_id: str, answer: str, passes: bool) -> None:
+    outcome = await World().grade(task_id, answer)
+    assert outcome.passed is passes, [c for c in outcome.checks if not c.passed]
+
+
+def test_answer_parsing_ignores_ids_and_dates() -> None:
+    assert shared.numbers_in("OPP-004 closed 2026-09-14 for $1,250.50") == [1250.5]
+    assert shared.numbers_in("1.2M and 746.5k, two deals") == [1_200_000, 746_500, 2]
+    assert not shared.few_numbers("", 3)
+    assert not shared.few_numbers("1 2 3 4", 3)
+    assert shared.mentions("Élodie MARCHAND", "elodie marchand")
