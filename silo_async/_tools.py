@@ -160,11 +160,18 @@ def tool(
         return Tool(
             name=name or body.__name__,
             description=description if description is not None else doc.split("\n\n")[0],
-            input_schema=dict(input_schema) if input_schema is not None else dict(_NO_ARGS),
+            input_schema=_schema_dict(input_schema),
             fn=body,
         )
 
     return make(fn) if fn is not None else make
+
+
+def _schema_dict(schema: Any) -> Any:
+    if schema is None:
+        return dict(_NO_ARGS)
+    # Anything else is passed through so SchemaValidator can explain what is wrong with it.
+    return dict(schema) if isinstance(schema, Mapping) else schema
 
 
 class BoundTool:

@@ -1,0 +1,295 @@
+"""run(): the agent contract, real limits, grading that always happens, artifacts."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+import silo_async as silo
+
+from .worlds import ENV, blocker, noop
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend(fake_clock_backend: Any) -> Any:
+    """Limit tests run on asyncio and on trio in virtual time."""
+    return fake_clock_backend
+
+
+async def test_passing_run_and_its_trace() -> None:
+    result = await silo.run(ENV, "TASK-BLOCK", blocker)
+    assert (result.passed, result.reward, result.termination_reason) == (True, 1.0, "completed")
+    assert (result.tool_calls, result.tool_errors, result.tool_faults, result.error) == (
+        2,
+        0,
+        0,
+        None,
+    )
+    types = [e["type"] for e in result.trace]
+    assert types == [
+        "run_start", "tool_call", "tool_result", "tool_call", "tool_result",
+        "agent_output", "run_end", "verifier_result",
+    ]  # fmt: skip
+    assert [e["seq"] for e in result.trace] == list(range(1, 9))
+    start = result.trace[0]
+    assert start["task"]["id"] == "TASK-BLOCK" and start["tools"] == [
+        "get_customer",
+        "block_customer",
+        "explode",
+        "slow",
+    ]
+    assert start["config"] == {"maxToolCalls": 100, "timeoutMs": 120000}
+    call, res = result.trace[1], result.trace[2]
+    assert call["callId"] == res["callId"] == 1 and res["isError"] is False
+    assert isinstance(res["durationMs"], float) and res["at"].endswith("Z")
+    assert result.trace[-1]["verifierId"] == "VER-BLOCK"
+    assert result.state_diff == {
+        "scalars": [],
+        "collections": {
+            "customers": {"added": [], "removed": [], "changed": ["CUS-001"]},
+            "log": {"added": ["LOG-1"], "removed": [], "changed": []},
+        },
+    }
+
+
+async def test_context_exposes_task_tools_and_budget() -> None:
+    seen: dict[str, Any] = {}
+
+    async def agent(ctx: silo.AgentContext) -> None:
+        seen["task"] = ctx.task
+        seen["tools"] = [t.to_dict()["name"] for t in ctx.tools]
+        seen["before"] = (ctx.remaining_tool_calls, ctx.tool_calls, ctx.cancelled)
+        await ctx.call_tool("get_customer", {"customerId": "CUS-002"})
+        seen["after"] = (ctx.remaining_tool_calls, ctx.tool_calls)
+        seen["time"] = ctx.remaining_time
+        seen["scope"] = isinstance(ctx.cancel_scope, anyio.CancelScope)
+
+    await silo.run(ENV, "TASK-BLOCK", agent, max_tool_calls=5, timeout=10)
+    assert seen["task"] == "Block customer CUS-001."
+    assert seen["tools"] == ["get_customer", "block_customer", "explode", "slow"]
+    assert seen["before"] == (5, 0, False) and seen["after"] == (4, 1)
+    assert 0 < seen["time"] <= 10 and seen["scope"]
+
+
+@pytest.mark.parametrize(
+    ("output", "text"),
+    [("2", "2"), (None, ""), (2, "2"), ({"a": [1, "x"]}, '{"a":[1,"x"]}'), ("ü", "ü")],
+)
+async def test_output_rule(output: Any, text: str) -> None:
+    async def agent(ctx: silo.AgentContext) -> Any:
+        return output
+
+    result = await silo.run(ENV, "TASK-ANSWER", agent)
+    assert result.output_text == text and result.agent_output == output
+    assert result.trace[-3] == {**result.trace[-3], "type": "agent_output", "output": text}
+
+
+async def test_hung_agent_is_stopped_by_the_timeout() -> None:
+    async def hung(ctx: silo.AgentContext) -> str:
+        ctx.set_output("2")
+        await anyio.sleep_forever()
+        return "never"
+
+    result = await silo.run(ENV, "TASK-ANSWER", hung, timeout=0.05)
+    assert result.termination_reason == "timeout"
+    assert result.error == "Time limit exceeded (0.05 s)."
+    assert result.agent_output == "2" and result.passed  # the partial answer is graded
+
+
+async def test_a_sleeping_tool_is_cancelled_by_the_timeout() -> None:
+    async def agent(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("slow", {"seconds": 3600})
+        return "unreachable"
+
+    result = await silo.run(ENV, "TASK-ANSWER", agent, timeout=0.05)
+    assert result.termination_reason == "timeout" and result.agent_output is None
+    assert result.tool_calls == 1
+    assert [e["type"] for e in result.trace].count("tool_result") == 0
+
+
+async def test_exactly_n_calls_run_and_the_next_is_refused() -> None:
+    after: list[str] = []
+
+    async def greedy(ctx: silo.AgentContext) -> None:
+        for _ in range(1000):
+            await ctx.call_tool("get_customer", {"customerId": "CUS-001"})
+        after.append("returned")
+
+    result = await silo.run(ENV, "TASK-BLOCK", greedy, max_tool_calls=3)
+    assert result.termination_reason == "max_tool_calls"
+    assert result.tool_calls == 3 and after == []
+    assert [e["type"] for e in result.trace].count("tool_call") == 3
+    assert result.error == "Tool call limit exceeded (3)."
+
+
+async def test_default_limit_is_100_and_call_101_is_not_recorded() -> None:
+    async def greedy(ctx: silo.AgentContext) -> None:
+        while True:
+            await ctx.call_tool("get_customer", {"customerId": "CUS-001"})
+
+    result = await silo.run(ENV, "TASK-BLOCK", greedy)
+    calls = [e for e in result.trace if e["type"] == "tool_call"]
+    assert result.tool_calls == 100 and len(calls) == 100 and calls[-1]["callId"] == 100
+
+
+async def test_agent_that_catches_the_cancellation_cannot_keep_calling() -> None:
+    async def stubborn(ctx: silo.AgentContext) -> str:
+        for _ in range(3):
+            try:
+                await ctx.call_tool("get_customer", {"customerId": "CUS-001"})
+            except anyio.get_cancelled_exc_class():
+                pass
+        return "2"
+
+    result = await silo.run(ENV, "TASK-ANSWER", stubborn, max_tool_calls=1)
+    assert result.termination_reason == "max_tool_calls" and result.tool_calls == 1
+    assert result.agent_output == "2"
+
+
+async def test_agent_error_keeps_the_message_and_is_still_graded(tmp_path: Path) -> None:
+    async def crashes(ctx: silo.AgentContext) -> None:
+        await ctx.call_tool("block_customer", {"customerId": "CUS-001"})
+        raise RuntimeError("model server down")
+
+    result = await silo.run(ENV, "TASK-BLOCK", crashes, runs_dir=tmp_path)
+    assert result.termination_reason == "agent_error" and result.error == "model server down"
+    assert result.passed  # the world was changed before the crash: the verifier still ran
+    assert json.loads((result.run_dir / "result.json").read_text())["error"] == "model server down"  # type: ignore[operator]
+
+
+async def test_sync_agent_is_an_agent_error_that_says_how_to_fix_it() -> None:
+    def not_async(ctx: silo.AgentContext) -> str:
+        return "2"
+
+    result = await silo.run(ENV, "TASK-ANSWER", not_async)  # type: ignore[arg-type]
+    assert result.termination_reason == "agent_error"
+    assert result.error is not None and "async def agent(ctx)" in result.error
+
+
+async def test_tool_fault_is_counted_apart_and_traced() -> None:
+    async def agent(ctx: silo.AgentContext) -> str:
+        faulty = await ctx.call_tool("explode")
+        wrong = await ctx.call_tool("get_customer", {})
+        assert faulty.is_error and wrong.is_error
+        return faulty.output["code"]
+
+    result = await silo.run(ENV, "TASK-ANSWER", agent)
+    assert (result.tool_calls, result.tool_errors, result.tool_faults) == (2, 1, 1)
+    fault_event = next(e for e in result.trace if e["type"] == "tool_result" and "fault" in e)
+    assert (
+        fault_event["fault"]["type"] == "ZeroDivisionError"
+        and "Traceback" in fault_event["fault"]["traceback"]
+    )
+    assert result.result_dict()["toolFaults"] == 1
+
+
+async def test_unknown_tool_suggests_the_closest_names() -> None:
+    async def agent(ctx: silo.AgentContext) -> Any:
+        return (await ctx.call_tool("get_custmer", {"customerId": "CUS-001"})).output
+
+    result = await silo.run(ENV, "TASK-ANSWER", agent)
+    output = result.agent_output
+    assert output["code"] == "tool_not_found"
+    assert output["message"].startswith('Unknown tool "get_custmer". Closest tools: get_customer')
+    assert output["details"]["suggestions"][0] == "get_customer"
+    assert result.tool_errors == 1
+
+
+async def test_verifier_that_raises_still_yields_a_written_result(tmp_path: Path) -> None:
+    result = await silo.run(ENV, "TASK-RAISES", noop, runs_dir=tmp_path)
+    assert not result.passed and result.reward == 0.0
+    assert result.error == "Verifier VER-RAISES failed: KeyError: 'missing-field'"
+    run_dir = result.run_dir
+    assert run_dir is not None
+    assert sorted(p.name for p in run_dir.iterdir()) == [
+        "result.json",
+        "run.json",
+        "state-diff.json",
+        "trace.jsonl",
+    ]
+    written = json.loads((run_dir / "result.json").read_text())
+    assert written["passed"] is False and "KeyError" in written["error"]
+    last = json.loads((run_dir / "trace.jsonl").read_text().splitlines()[-1])
+    assert last["type"] == "verifier_result" and "KeyError" in last["error"]
+
+
+async def test_verifier_without_required_checks_is_an_error() -> None:
+    result = await silo.run(ENV, "TASK-OPTIONAL", noop)
+    assert not result.passed
+    assert result.error == (
+        "Verifier VER-OPTIONAL failed: NoRequiredChecksError: VER-OPTIONAL returned no required "
+        "checks; a task cannot be graded on optional evidence alone."
+    )
+
+
+async def test_outer_cancellation_writes_artifacts_then_propagates(tmp_path: Path) -> None:
+    started = anyio.Event()
+
+    async def waits(ctx: silo.AgentContext) -> None:
+        await ctx.call_tool("block_customer", {"customerId": "CUS-001"})
+        started.set()
+        await anyio.sleep_forever()
+
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(functools.partial(silo.run, ENV, "TASK-BLOCK", waits, runs_dir=tmp_path))
+            await started.wait()
+            scope.cancel()
+    assert scope.cancelled_caught  # the cancellation reached the caller
+    [run_dir] = list(tmp_path.iterdir())
+    written = json.loads((run_dir / "result.json").read_text())
+    assert written["terminationReason"] == "cancelled" and written["passed"] is True
+    assert (
+        json.loads((run_dir / "trace.jsonl").read_text().splitlines()[-1])["type"]
+        == "verifier_result"
+    )
+
+
+async def test_model_step_events() -> None:
+    async def agent(ctx: silo.AgentContext) -> str:
+        ctx.record_model_step(
+            model="m-1", input_tokens=120, output_tokens=7, stop_reason="tool_use"
+        )
+        return "2"
+
+    result = await silo.run(ENV, "TASK-ANSWER", agent)
+    step = next(e for e in result.trace if e["type"] == "model_step")
+    assert step["model"] == "m-1" and step["usage"] == {"inputTokens": 120, "outputTokens": 7}
+    assert step["stop_reason"] == "tool_use"
+
+
+async def test_setup_errors_are_raised_before_anything_runs(tmp_path: Path) -> None:
+    with pytest.raises(silo.SiloError) as info:
+        await silo.run(ENV, "TASK-NOPE", noop, runs_dir=tmp_path)
+    assert info.value.code == "task_not_found" and "Available: TASK-ANSWER" in info.value.message
+    with pytest.raises(ValueError, match="max_tool_calls"):
+        await silo.run(ENV, "TASK-BLOCK", noop, max_tool_calls=-1)
+    with pytest.raises(ValueError, match="timeout"):
+        await silo.run(ENV, "TASK-BLOCK", noop, timeout=0)
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_artifacts_have_silo_keys_and_no_timestamps(tmp_path: Path) -> None:
+    result = await silo.run(ENV, "TASK-BLOCK", blocker, runs_dir=tmp_path)
+    run_dir = result.run_dir
+    assert run_dir is not None and run_dir.name == result.run_id
+    written = json.loads((run_dir / "result.json").read_text())
+    assert list(written) == [
+        "passed", "reward", "requiredPassed", "requiredTotal", "failedRequired", "checksPassed",
+        "checksFailed", "toolCalls", "toolErrors", "toolFaults", "terminationReason", "agentOutput",
+        "error", "checks",
+    ]  # fmt: skip
+    for name in ("result.json", "state-diff.json"):
+        text = (run_dir / name).read_text()
+        assert result.run_id not in text and "2026-" not in text and text.endswith("}\n")
+    run_json = json.loads((run_dir / "run.json").read_text())
+    assert run_json["runId"] == result.run_id and run_json["taskId"] == "TASK-BLOCK"
+    lines = (run_dir / "trace.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in lines] == result.trace
