@@ -269,6 +269,18 @@ REJECTIONS = [
         "invalid_input",
         "estimation scale",
     ),
+    (
+        "offboard_member",
+        {"actorId": "MEM-011", "memberId": "MEM-008", "lastDay": "2026-05-20"},
+        "invalid_input",
+        "record a departure once it happens",
+    ),
+    (
+        "set_project_lead",
+        {"actorId": "MEM-011", "projectId": "PRJ-002", "memberId": "MEM-006"},
+        "not_allowed",
+        "cannot lead a project",
+    ),
 ]
 
 
@@ -387,3 +399,80 @@ async def test_answer_tasks_flag_a_world_that_was_changed() -> None:
     result = await silo.run(ENV, "TASK-011", meddler)
     untouched = next(c for c in result.checks if c.label == "the world was left unchanged")
     assert result.passed and not untouched.passed and result.reward < 1.0
+
+
+def _scripted(*calls: tuple[str, dict[str, Any]]) -> Callable[[silo.AgentContext], Any]:
+    async def agent(ctx: silo.AgentContext) -> str:
+        for name, args in calls:
+            result = await ctx.call_tool(name, args)
+            assert not result.is_error, (name, result.output)
+        return "done"
+
+    return agent
+
+
+def _moves(actor: str, item: str, *steps: str) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        ("transition_work_item", {"actorId": actor, "workItemId": item, "toStatusId": step})
+        for step in steps
+    ]
+
+
+SHORTCUTS = [
+    # Wrong item: fits capacity, but not lowest priority first.
+    ("TASK-003", [("remove_item_from_sprint", {"actorId": "MEM-001", "workItemId": "WI-011"})]),
+    # Raising the capacity instead of moving work.
+    (
+        "TASK-003",
+        [
+            (
+                "update_member",
+                {"actorId": "MEM-001", "memberId": "MEM-003", "sprintCapacityPoints": 16},
+            )
+        ],
+    ),
+    # Passing the open work off as done, then archiving.
+    (
+        "TASK-009",
+        [
+            *_moves("MEM-011", "WI-048", "in_review", "done"),
+            *_moves("MEM-011", "WI-049", "in_progress", "in_review", "done"),
+            *_moves("MEM-011", "WI-050", "cancelled"),
+            ("archive_project", {"actorId": "MEM-011", "projectId": "PRJ-004"}),
+        ],
+    ),
+    # Deleting every log on the closed item, the closing-day one included.
+    (
+        "TASK-007",
+        [
+            ("delete_time_log", {"actorId": "MEM-011", "timeLogId": t, "reason": "closed"})
+            for t in ("TL-035", "TL-037", "TL-038", "TL-039", "TL-040")
+        ],
+    ),
+    # Unlinking the blocker instead of finishing it.
+    (
+        "TASK-008",
+        [
+            ("remove_dependency", {"actorId": "MEM-001", "dependencyId": "DEP-001"}),
+            *_moves("MEM-001", "WI-012", "done"),
+        ],
+    ),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("task_id", "calls"), SHORTCUTS)
+async def test_shortcuts_do_not_pass(task_id: str, calls: list[tuple[str, dict[str, Any]]]) -> None:
+    result = await silo.run(ENV, task_id, _scripted(*calls))
+    assert result.termination_reason == "completed", result.error
+    assert not result.passed, [c.to_dict() for c in result.checks]
+
+
+@pytest.mark.anyio
+async def test_moving_work_to_a_later_sprint_also_relieves_capacity() -> None:
+    calls = (
+        "add_item_to_sprint",
+        {"actorId": "MEM-001", "workItemId": "WI-010", "sprintId": "SPR-004"},
+    )
+    result = await silo.run(ENV, "TASK-003", _scripted(calls))
+    assert result.passed and result.reward == 1.0

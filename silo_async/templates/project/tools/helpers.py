@@ -82,8 +82,8 @@ def acting_member(state: State, input: dict[str, Any]) -> Record:
     return member
 
 
-def assert_assignable(member: Record) -> None:
-    """Work can only go to a member who is still here.
+def assert_assignable(member: Record, role: str = "be assigned work") -> None:
+    """Work (or a lead role) can only go to a member who is still here.
 
     Raises:
         ToolError: ``not_allowed`` for a departed member.
@@ -91,8 +91,7 @@ def assert_assignable(member: Record) -> None:
     if is_departed(member):
         raise silo.tool_error(
             "not_allowed",
-            f"{member['id']} ({member['name']}) left on {member['departedOn']} and cannot be "
-            "assigned work.",
+            f"{member['id']} ({member['name']}) left on {member['departedOn']} and cannot {role}.",
             {"memberId": member["id"], "departedOn": member["departedOn"]},
         )
 

@@ -193,6 +193,12 @@ def offboard_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
     if member["id"] == actor["id"]:
         raise silo.tool_error("not_allowed", "Members cannot offboard themselves.")
     last_day = read_date(input, "lastDay")
+    if last_day > today(state) or last_day < member["joinedOn"]:
+        raise silo.tool_error(
+            "invalid_input",
+            f"lastDay {last_day} must fall between {member['id']}'s start on "
+            f"{member['joinedOn']} and today ({today(state)}); record a departure once it happens.",
+        )
     lead_of = [t["id"] for t in state["teams"].values() if t["leadId"] == member["id"]]
     if lead_of:
         raise silo.tool_error(

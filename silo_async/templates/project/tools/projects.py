@@ -135,7 +135,7 @@ def create_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
     if clash is not None:
         raise silo.tool_error("conflict", f"Key {key} is already used by {clash['id']}.")
     require(state, "teams", input["teamId"])
-    assert_assignable(require(state, "members", input["leadId"]))
+    assert_assignable(require(state, "members", input["leadId"]), "lead a project")
     start, target = read_date(input, "startDate"), read_date(input, "targetDate")
     if target <= start:
         raise silo.tool_error(
@@ -205,7 +205,9 @@ def set_project_status(state: State, input: dict[str, Any]) -> dict[str, Any]:
     assert_project_open(project, "edit")
     assert_can_manage(state, actor, project)
     if project["status"] == input["status"]:
-        raise silo.tool_error("conflict", f"{project['id']} is already {input['status']}.")
+        raise silo.tool_error(
+            "conflict", f"{project['id']} is already {input['status'].replace('_', ' ')}."
+        )
     detail = f"Status {project['status']} -> {input['status']}"
     project["status"] = input["status"]
     audit_id = audit(state, actor["id"], "set_project_status", "project", project["id"], detail)
@@ -267,7 +269,7 @@ def set_project_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     project = require(state, "projects", input["projectId"])
     assert_project_open(project, "edit")
     member = require(state, "members", input["memberId"])
-    assert_assignable(member)
+    assert_assignable(member, "lead a project")
     if project["leadId"] == member["id"]:
         raise silo.tool_error("conflict", f"{member['id']} already leads {project['id']}.")
     detail = f"Lead {project['leadId']} -> {member['id']}"

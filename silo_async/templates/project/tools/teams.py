@@ -63,7 +63,7 @@ def create_team(state: State, input: dict[str, Any]) -> dict[str, Any]:
         raise silo.tool_error("conflict", f'A team named "{name}" already exists.')
     lead_id = input.get("leadId")
     if lead_id is not None:
-        assert_assignable(require(state, "members", lead_id))
+        assert_assignable(require(state, "members", lead_id), "lead a team")
     team: Record = {"id": next_id(state, "TEAM"), "name": name, "leadId": lead_id}
     state["teams"][team["id"]] = team
     if lead_id is not None:
@@ -83,7 +83,7 @@ def set_team_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_member(state, input)
     team = require(state, "teams", input["teamId"])
     member = require(state, "members", input["memberId"])
-    assert_assignable(member)
+    assert_assignable(member, "lead a team")
     if team["leadId"] == member["id"]:
         raise silo.tool_error("conflict", f"{member['id']} already leads {team['id']}.")
     if member["teamId"] != team["id"]:
@@ -110,7 +110,7 @@ def move_member_to_team(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_member(state, input)
     member = require(state, "members", input["memberId"])
     team = require(state, "teams", input["teamId"])
-    assert_assignable(member)
+    assert_assignable(member, "change teams")
     if member["teamId"] == team["id"]:
         raise silo.tool_error("conflict", f"{member['id']} is already in {team['id']}.")
     leads = [t["id"] for t in state["teams"].values() if t["leadId"] == member["id"]]

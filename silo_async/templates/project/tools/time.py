@@ -31,8 +31,8 @@ def _hours(value: float) -> float:
     if value < MIN_HOURS or value > MAX_HOURS_PER_DAY or (value * 4) != int(value * 4):
         raise silo.tool_error(
             "invalid_input",
-            f'"hours" must be between {MIN_HOURS} and {MAX_HOURS_PER_DAY} in quarter hours; '
-            f"received {value}.",
+            f'"hours" must be between {MIN_HOURS:g} and {MAX_HOURS_PER_DAY:g} in quarter hours; '
+            f"received {value:g}.",
         )
     return float(value)
 
@@ -56,12 +56,12 @@ def _log_date(state: State, input: dict[str, Any], member: Record) -> str:
     return day
 
 
-def _check_open(state: State, item: Record) -> None:
+def _check_open(state: State, item: Record, verb: str = "logged") -> None:
     if is_closed(state, item):
         raise silo.tool_error(
             "not_allowed",
             f"Work item {item['id']} is {state_name(state, item['statusId'])} (since "
-            f"{item['statusChangedOn']}); time cannot be logged on a closed item.",
+            f"{item['statusChangedOn']}); time cannot be {verb} on a closed item.",
             {"workItemId": item["id"], "statusId": item["statusId"]},
         )
 
@@ -77,8 +77,8 @@ def _check_daily_total(
     if booked + hours > MAX_HOURS_PER_DAY:
         raise silo.tool_error(
             "limit_exceeded",
-            f"{member_id} already has {round2(booked)} hours on {day}; {hours} more would pass "
-            f"the {MAX_HOURS_PER_DAY}-hour daily limit.",
+            f"{member_id} already has {round2(booked):g} hours on {day}; {hours:g} more would "
+            f"pass the {MAX_HOURS_PER_DAY:g}-hour daily limit.",
             {"memberId": member_id, "date": day, "bookedHours": round2(booked)},
         )
 
@@ -177,7 +177,7 @@ def update_time_log(state: State, input: dict[str, Any]) -> dict[str, Any]:
     log = require(state, "timeLogs", input["timeLogId"])
     item = state["workItems"][log["workItemId"]]
     assert_item_writable(state, item)
-    _check_open(state, item)
+    _check_open(state, item, "changed")
     if not any(k in input for k in ("hours", "date", "note")):
         raise silo.tool_error("invalid_input", "Give at least one of hours, date or note.")
     member = state["members"][log["memberId"]]

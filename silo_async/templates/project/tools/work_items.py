@@ -357,7 +357,12 @@ def set_due_date(state: State, input: dict[str, Any]) -> dict[str, Any]:
         raise silo.tool_error("invalid_state", f"{item['id']} is closed; its due date is history.")
     due = read_optional_date(input, "dueDate")
     if item.get("dueDate") == due:
-        raise silo.tool_error("conflict", f"{item['id']} already has due date {due}.")
+        raise silo.tool_error(
+            "conflict",
+            f"{item['id']} already has due date {due}."
+            if due
+            else f"{item['id']} has no due date.",
+        )
     detail = f"Due {item.get('dueDate')} -> {due}"
     item["dueDate"] = due
     audit_id = audit(state, actor["id"], "set_due_date", "work_item", item["id"], detail)

@@ -60,7 +60,8 @@ def ver_003(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     drop = expected_capacity_relief(initial, wen["id"])
     mine = [i for i in initial["workItems"].values() if i["assigneeId"] == wen["id"]]
     items = final["workItems"]
-    dropped = [i for i in drop if items[i]["sprintId"] is None]
+    # "Out of the sprint": back to the backlog or into a later sprint both count.
+    dropped = [i for i in drop if items[i]["sprintId"] != initial["workItems"][i]["sprintId"]]
     kept = [
         i["id"] for i in mine if i["id"] not in drop and items[i["id"]]["sprintId"] == i["sprintId"]
     ]
