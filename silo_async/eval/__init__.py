@@ -1,0 +1,51 @@
+"""Evaluating agents at scale: evaluate(), statistics, reports, recorded runs and replay.
+
+Public names (re-exported from ``silo_async``): :func:`evaluate`, :class:`EvalSummary`,
+:class:`EvalProgress`, :func:`pass_at_k`, :func:`pass_hat_k`, :func:`replay`,
+:class:`ReplayReport`, :func:`list_runs`, :func:`find_run`, :func:`load_run`.
+"""
+
+from __future__ import annotations
+
+from ._evaluate import EvalProgress, evaluate, new_eval_id
+from ._records import RolloutRecord
+from ._replay import CallComparison, ReplayReport, replay
+from ._runs import RecordedRun, RunInfo, find_run, list_runs, load_run
+from ._stats import (
+    Comparison,
+    ComparisonRow,
+    GroupStats,
+    Interval,
+    mean_interval,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+)
+from ._store import read_index, read_summary
+from ._summary import EvalSummary
+
+__all__ = [
+    "CallComparison",
+    "Comparison",
+    "ComparisonRow",
+    "EvalProgress",
+    "EvalSummary",
+    "GroupStats",
+    "Interval",
+    "RecordedRun",
+    "ReplayReport",
+    "RolloutRecord",
+    "RunInfo",
+    "evaluate",
+    "find_run",
+    "list_runs",
+    "load_run",
+    "mean_interval",
+    "new_eval_id",
+    "pass_at_k",
+    "pass_hat_k",
+    "read_index",
+    "read_summary",
+    "replay",
+    "wilson_interval",
+]

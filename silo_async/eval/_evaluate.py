@@ -1,0 +1,245 @@
+"""evaluate(): tasks × agents × runs in one event loop, under one concurrency limit.
+
+Every rollout is a plain :func:`silo_async.run` with ``runs_dir=<eval dir>/runs``, so an eval
+directory is self-contained: its ``runs/`` holds every rollout's artifacts next to the index that
+points at them. Per rollout, the eval keeps a small record and (for the report) compact details;
+the event loop pays nothing else: the progress callback is the caller's to keep cheap, and every
+file of the eval is written once, at the end, off the loop.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import attrs
+
+from .._environment import Environment
+from .._result import RunResult
+from .._runner import Agent, run
+from .._trace import utc_now_iso
+from ._details import compact_details
+from ._records import RolloutRecord
+from ._stats import compare, default_ks
+from ._store import write_eval_dir
+from ._summary import EvalSummary
+
+__all__ = ["EvalProgress", "evaluate", "new_eval_id"]
+
+#: How long writing the summary may take once the eval is cancelled.
+WRITE_GRACE_S = 60.0
+
+
+@attrs.frozen
+class EvalProgress:
+    """A snapshot of a running eval, passed to ``on_progress`` after each rollout.
+
+    Attributes:
+        total: rollouts planned.
+        done: rollouts finished.
+        passes: finished rollouts that passed.
+        faults: finished rollouts with an environment fault.
+        elapsed_s: seconds since the eval started.
+    """
+
+    total: int
+    done: int
+    passes: int
+    faults: int
+    elapsed_s: float
+
+    @property
+    def rate(self) -> float:
+        """Rollouts finished per second so far."""
+        return self.done / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+
+def new_eval_id(now: float | None = None) -> str:
+    """A fresh eval id, ``eval_<YYYYMMDDTHHMMSS>_<random hex>`` (sorts by start time)."""
+    t = time.time() if now is None else now
+    return f"eval_{time.strftime('%Y%m%dT%H%M%S', time.gmtime(t))}_{os.urandom(3).hex()}"
+
+
+def _check_args(
+    env: Environment, task_ids: list[str], agents: Mapping[str, Agent], runs: int, conc: int
+) -> None:
+    if not agents:
+        raise ValueError("evaluate needs at least one agent.")
+    for label, agent in agents.items():
+        if not isinstance(label, str) or not label:
+            raise ValueError(f"agent labels must be non-empty strings, got {label!r}.")
+        if not callable(agent):
+            raise ValueError(f'agent "{label}" is not callable.')
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}.")
+    if isinstance(conc, bool) or not isinstance(conc, int) or conc < 1:
+        raise ValueError(f"concurrency must be an integer >= 1, got {conc!r}.")
+    if not task_ids:
+        raise ValueError(f'environment "{env.name}" has no tasks to evaluate.')
+    if len(set(task_ids)) != len(task_ids):
+        raise ValueError("each task may be listed only once (use runs= for repetitions).")
+    for task_id in task_ids:  # fail fast: unknown tasks or verifiers before any world is built
+        env.verifier_for(env.task(task_id))
+
+
+class _Collector:
+    """Per-rollout bookkeeping: records and details by plan slot, counters for progress."""
+
+    def __init__(self, total: int, base: Path | None, details: bool) -> None:
+        self.total = total
+        self.base = base
+        self.keep_details = details
+        self.records: list[RolloutRecord | None] = [None] * total
+        self.details: list[dict[str, Any] | None] = [None] * total
+        self.done = self.passes = self.faults = 0
+        self.clock0 = time.perf_counter()
+
+    def add(self, slot: int, result: RunResult, agent: str, run_no: int) -> EvalProgress:
+        record = RolloutRecord.from_result(result, agent, run_no, self.base)
+        self.records[slot] = record
+        if self.keep_details:
+            self.details[slot] = compact_details(result)
+        self.done += 1
+        self.passes += record.passed
+        self.faults += record.env_fault
+        return EvalProgress(
+            self.total, self.done, self.passes, self.faults, time.perf_counter() - self.clock0
+        )
+
+    def finished(self) -> tuple[list[RolloutRecord], list[dict[str, Any]]]:
+        pairs = [(r, d) for r, d in zip(self.records, self.details, strict=True) if r is not None]
+        return [r for r, _ in pairs], [d or {} for _, d in pairs]
+
+
+async def evaluate(
+    env: Environment,
+    tasks: Sequence[str] | None,
+    agents: Mapping[str, Agent],
+    *,
+    runs: int = 1,
+    concurrency: int = 64,
+    max_tool_calls: int = 100,
+    timeout: float | None = 120.0,
+    out_dir: str | Path | None = None,
+    eval_id: str | None = None,
+    on_progress: Callable[[EvalProgress], None] | None = None,
+    report: bool = True,
+) -> EvalSummary:
+    """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each, in one event loop.
+
+    Every rollout (tasks × agents × runs) is one :func:`silo_async.run` on a fresh world, at
+    most ``concurrency`` at once under one limiter. When ``out_dir`` is given it becomes the eval
+    directory: rollouts write ``out_dir/runs/<run_id>/``, and at the end ``summary.json``,
+    ``summary.md``, ``runs/index.jsonl`` and (with ``report``) ``report.html`` are written.
+
+    On cancellation (Ctrl-C, a cancelled scope) rollouts in flight write their own artifacts,
+    the summary of the rollouts that finished is written (shielded, within ``WRITE_GRACE_S``),
+    and the cancellation propagates.
+
+    Args:
+        env: the environment.
+        tasks: task ids in the order to report them (``None``: every task of ``env``).
+        agents: ``{label: agent}``; labels name the agents in every output.
+        runs: rollouts per task and agent (>= 1).
+        concurrency: the most rollouts in flight at once (>= 1).
+        max_tool_calls: per rollout, as for :func:`silo_async.run`.
+        timeout: per rollout, in seconds (``None``: no limit).
+        out_dir: the eval directory (created; must not exist or be empty); None writes nothing.
+        eval_id: the eval's id (default: a fresh time-sortable id).
+        on_progress: called on the event loop after each rollout with an :class:`EvalProgress`;
+            it must be cheap (store the snapshot, render elsewhere).
+        report: also write ``report.html`` (and keep compact per-rollout details for it).
+
+    Returns:
+        The :class:`EvalSummary` of every rollout.
+
+    Raises:
+        SiloError: an unknown task or verifier, before any rollout starts.
+        ValueError: invalid arguments.
+        FileExistsError: ``out_dir`` exists and is not empty.
+    """
+    task_ids = [t.id for t in env.tasks] if tasks is None else list(tasks)
+    _check_args(env, task_ids, agents, runs, concurrency)
+    eval_dir = Path(out_dir) if out_dir is not None else None
+    if eval_dir is not None:
+        _prepare_dir(eval_dir)
+    labels = list(agents)
+    plan = [(t, a, n) for t in task_ids for a in labels for n in range(1, runs + 1)]
+    collector = _Collector(len(plan), eval_dir, report and eval_dir is not None)
+    started, clock0 = time.time(), time.perf_counter()
+    limiter = anyio.CapacityLimiter(concurrency)
+    runs_dir = eval_dir / "runs" if eval_dir is not None else None
+
+    async def one(slot: int, task_id: str, label: str, run_no: int) -> None:
+        async with limiter:
+            result = await run(
+                env,
+                task_id,
+                agents[label],
+                max_tool_calls=max_tool_calls,
+                timeout=timeout,
+                runs_dir=runs_dir,
+                agent_name=label,
+            )
+        progress = collector.add(slot, result, label, run_no)
+        if on_progress is not None:
+            on_progress(progress)
+
+    def summary(cancelled: bool) -> EvalSummary:
+        records, _ = collector.finished()
+        return EvalSummary(
+            eval_id=eval_id or new_eval_id(started),
+            environment=env.name,
+            tasks=[env.task(t) for t in task_ids],
+            agents=labels,
+            config={
+                "tasks": task_ids,
+                "agents": labels,
+                "runs": runs,
+                "concurrency": concurrency,
+                "maxToolCalls": max_tool_calls,
+                "timeoutMs": None if timeout is None else round(timeout * 1000),
+            },
+            planned=len(plan),
+            records=records,
+            comparison=compare(records, task_ids, labels, default_ks(runs)),
+            complete=len(records) == len(plan),
+            cancelled=cancelled,
+            started_at=utc_now_iso(started),
+            finished_at=utc_now_iso(),
+            wall_ms=(time.perf_counter() - clock0) * 1000,
+            out_dir=eval_dir,
+        )
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for slot, (task_id, label, run_no) in enumerate(plan):
+                tg.start_soon(one, slot, task_id, label, run_no)
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
+            await _write(summary(cancelled=True), collector, report)
+        raise
+    result = summary(cancelled=False)
+    await _write(result, collector, report)
+    return result
+
+
+def _prepare_dir(eval_dir: Path) -> None:
+    if eval_dir.exists() and (not eval_dir.is_dir() or any(eval_dir.iterdir())):
+        raise FileExistsError(f'Eval directory "{eval_dir}" already exists and is not empty.')
+    (eval_dir / "runs").mkdir(parents=True, exist_ok=True)
+
+
+async def _write(summary: EvalSummary, collector: _Collector, report: bool) -> None:
+    if summary.out_dir is None:
+        return
+    _, details = collector.finished()
+    # Rendering 10,000 rollouts takes a moment: do it in a worker thread, off the event loop.
+    await anyio.to_thread.run_sync(
+        lambda: write_eval_dir(summary, details if report else None), abandon_on_cancel=True
+    )

@@ -1,0 +1,150 @@
+"""RolloutRecord: the few facts of one finished rollout that an eval keeps in memory.
+
+A record is what ``runs/index.jsonl`` holds per line and what the statistics read; the heavy
+parts of a rollout (trace, state diff) stay in its run directory and, compacted, in the report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .._result import RunResult
+
+__all__ = ["RolloutRecord", "verifier_error_of"]
+
+
+def verifier_error_of(result: RunResult) -> str | None:
+    """The verifier's own error (it raised, timed out or returned no required check), if any."""
+    for event in reversed(result.trace):
+        if event.get("type") == "verifier_result":
+            error = event.get("error")
+            return str(error) if error else None
+    return None
+
+
+@attrs.frozen
+class RolloutRecord:
+    """One finished rollout of an eval.
+
+    Attributes:
+        task_id: the task.
+        agent: the agent's label.
+        run: 1-based run number of this task and agent.
+        run_id: the rollout's run id.
+        run_dir: its run directory relative to the eval directory (None without artifacts).
+        passed: every required check passed.
+        reward: share of checks passed.
+        termination_reason: why the agent phase ended.
+        tool_calls: calls executed.
+        tool_errors: calls rejected because of the agent.
+        tool_faults: calls that failed because the environment raised.
+        verifier_error: the verifier failed (an environment fault, not an agent failure).
+        error: the rollout's error message, if any.
+        failed_required: labels of failed required checks.
+        checks_passed: checks passed.
+        checks_total: checks.
+        duration_ms: wall time of the rollout.
+    """
+
+    task_id: str
+    agent: str
+    run: int
+    run_id: str
+    run_dir: str | None
+    passed: bool
+    reward: float
+    termination_reason: str
+    tool_calls: int
+    tool_errors: int
+    tool_faults: int
+    verifier_error: bool
+    error: str | None
+    failed_required: list[str]
+    checks_passed: int
+    checks_total: int
+    duration_ms: float
+
+    @property
+    def env_fault(self) -> bool:
+        """True when the environment, not the agent, went wrong (tool fault or verifier error)."""
+        return self.tool_faults > 0 or self.verifier_error
+
+    @classmethod
+    def from_result(
+        cls, result: RunResult, agent: str, run: int, base: Path | None = None
+    ) -> RolloutRecord:
+        """The record of ``result``; ``run_dir`` is made relative to ``base`` when given."""
+        run_dir: str | None = None
+        if result.run_dir is not None:
+            path = result.run_dir
+            if base is not None and path.is_relative_to(base):
+                path = path.relative_to(base)
+            run_dir = path.as_posix()
+        return cls(
+            task_id=result.task.id,
+            agent=agent,
+            run=run,
+            run_id=result.run_id,
+            run_dir=run_dir,
+            passed=result.passed,
+            reward=result.reward,
+            termination_reason=result.termination_reason,
+            tool_calls=result.tool_calls,
+            tool_errors=result.tool_errors,
+            tool_faults=result.tool_faults,
+            verifier_error=verifier_error_of(result) is not None,
+            error=result.error,
+            failed_required=list(result.failed_required),
+            checks_passed=result.checks_passed,
+            checks_total=len(result.checks),
+            duration_ms=result.duration_ms,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """One ``runs/index.jsonl`` line (camelCase keys, result.json names where they exist)."""
+        return {
+            "task": self.task_id,
+            "agent": self.agent,
+            "run": self.run,
+            "runId": self.run_id,
+            "runDir": self.run_dir,
+            "passed": self.passed,
+            "reward": self.reward,
+            "terminationReason": self.termination_reason,
+            "toolCalls": self.tool_calls,
+            "toolErrors": self.tool_errors,
+            "toolFaults": self.tool_faults,
+            "verifierError": self.verifier_error,
+            "envFault": self.env_fault,
+            "error": self.error,
+            "failedRequired": list(self.failed_required),
+            "checksPassed": self.checks_passed,
+            "checksTotal": self.checks_total,
+            "durationMs": self.duration_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RolloutRecord:
+        """Read back one ``runs/index.jsonl`` line."""
+        return cls(
+            task_id=data["task"],
+            agent=data["agent"],
+            run=int(data["run"]),
+            run_id=data["runId"],
+            run_dir=data.get("runDir"),
+            passed=bool(data["passed"]),
+            reward=float(data["reward"]),
+            termination_reason=data["terminationReason"],
+            tool_calls=int(data["toolCalls"]),
+            tool_errors=int(data["toolErrors"]),
+            tool_faults=int(data["toolFaults"]),
+            verifier_error=bool(data.get("verifierError", False)),
+            error=data.get("error"),
+            failed_required=list(data.get("failedRequired", [])),
+            checks_passed=int(data.get("checksPassed", 0)),
+            checks_total=int(data.get("checksTotal", 0)),
+            duration_ms=float(data.get("durationMs", 0.0)),
+        )

@@ -1,0 +1,398 @@
+"""Evaluation statistics: pure functions of rollout records, no I/O.
+
+* Pass rate with a 95% **Wilson score interval** (well-behaved at 0/n and n/n, unlike the
+  normal approximation).
+* Mean reward with a 95% **Student t interval** (``mean ± t(0.975, n-1) · s / sqrt(n)``, sample
+  standard deviation, clipped to the reward range [0, 1]); ``None`` below two rollouts.
+* Unbiased ``pass@k = 1 - C(n-c, k) / C(n, k)`` (at least one of k draws passes) and
+  ``pass^k = C(c, k) / C(n, k)`` (all k draws pass), for n rollouts of which c passed; over
+  several tasks both are the mean of the per-task values.
+* Environment faults (a tool raised, or the verifier failed) are counted apart from agent
+  failures: ``failures`` counts rollouts that did not pass *without* an environment fault.
+  Faulted rollouts stay in every rate (a conservative score); ``faults`` says how many there were.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ._records import RolloutRecord
+
+__all__ = [
+    "Comparison",
+    "ComparisonRow",
+    "GroupStats",
+    "Interval",
+    "agent_stats",
+    "compare",
+    "default_ks",
+    "group_stats",
+    "mean_interval",
+    "pass_at_k",
+    "pass_hat_k",
+    "t_quantile_975",
+    "task_agent_stats",
+    "wilson_interval",
+]
+
+#: The 97.5% standard normal quantile (two-sided 95%).
+Z_975 = 1.959963984540054
+
+# Student t 97.5% quantiles for 1..30 degrees of freedom; beyond, a Cornish-Fisher series.
+_T_975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+@attrs.frozen
+class Interval:
+    """A two-sided 95% confidence interval.
+
+    Attributes:
+        low: lower bound.
+        high: upper bound.
+        method: ``"wilson"`` or ``"t"``.
+    """
+
+    low: float
+    high: float
+    method: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"low", "high", "method", "level": 0.95}`` with bounds rounded to 4 decimals."""
+        return {
+            "low": round(self.low, 4),
+            "high": round(self.high, 4),
+            "method": self.method,
+            "level": 0.95,
+        }
+
+
+def t_quantile_975(df: int) -> float:
+    """The 97.5% quantile of Student's t distribution with ``df`` >= 1 degrees of freedom."""
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be >= 1, got {df}.")
+    if df <= len(_T_975):
+        return _T_975[df - 1]
+    z = Z_975
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    return z + g1 / df + g2 / df**2 + g3 / df**3
+
+
+def wilson_interval(passes: int, runs: int) -> Interval | None:
+    """95% Wilson score interval for ``passes`` successes in ``runs`` trials (None if no runs)."""
+    if runs <= 0:
+        return None
+    p = passes / runs
+    z2 = Z_975 * Z_975
+    denom = 1 + z2 / runs
+    center = (p + z2 / (2 * runs)) / denom
+    half = Z_975 * math.sqrt(p * (1 - p) / runs + z2 / (4 * runs * runs)) / denom
+    return Interval(max(0.0, center - half), min(1.0, center + half), "wilson")
+
+
+def mean_interval(values: Sequence[float]) -> Interval | None:
+    """95% Student t interval for the mean of ``values`` (None for fewer than two values).
+
+    Bounds are clipped to ``[0, 1]``, the range every reward lies in.
+    """
+    n = len(values)
+    if n < 2:
+        return None
+    mean = math.fsum(values) / n
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    half = t_quantile_975(n - 1) * math.sqrt(var / n)
+    return Interval(max(0.0, mean - half), min(1.0, mean + half), "t")
+
+
+def _check_counts(n: int, c: int, k: int) -> None:
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}.")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k: ``1 - C(n-c, k) / C(n, k)``, the chance one of k draws passes.
+
+    Computed as a running product (no huge binomials), exact to float precision.
+
+    Raises:
+        ValueError: unless ``0 <= c <= n`` and ``1 <= k <= n``.
+    """
+    _check_counts(n, c, k)
+    if n - c < k:
+        return 1.0
+    ratio = 1.0
+    for i in range(k):
+        ratio *= (n - c - i) / (n - i)
+    return 1.0 - ratio
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass^k: ``C(c, k) / C(n, k)``, the chance all of k draws pass.
+
+    Raises:
+        ValueError: unless ``0 <= c <= n`` and ``1 <= k <= n``.
+    """
+    _check_counts(n, c, k)
+    if c < k:
+        return 0.0
+    ratio = 1.0
+    for i in range(k):
+        ratio *= (c - i) / (n - i)
+    return ratio
+
+
+def default_ks(runs: int) -> list[int]:
+    """The k values reported for ``runs`` rollouts per task.
+
+    Every k from 1 to ``runs`` up to 20 runs; beyond, a 1-2-5 ladder (1, 2, 3, 4, 5, 10, 20,
+    50, 100, ...) plus ``runs`` itself, so summaries stay small at thousands of runs.
+    """
+    if runs <= 20:
+        return list(range(1, runs + 1))
+    ks = {1, 2, 3, 4, 5, runs}
+    step = 10
+    while step < runs:
+        ks.update(x for x in (step, 2 * step, 5 * step) if x < runs)
+        step *= 10
+    return sorted(ks)
+
+
+@attrs.frozen
+class GroupStats:
+    """Statistics of a group of rollouts (one task and agent, or one agent over all tasks).
+
+    Attributes:
+        runs: rollouts in the group.
+        passes: rollouts that passed.
+        failures: rollouts that failed without an environment fault (the agent's failures).
+        faults: rollouts with an environment fault (a tool raised or the verifier failed).
+        pass_rate: ``passes / runs`` (0 when there are no runs).
+        pass_rate_ci: 95% Wilson interval of the pass rate.
+        mean_reward: mean reward.
+        reward_ci: 95% t interval of the mean reward (None below two rollouts).
+        pass_at_k: ``{k: pass@k}``.
+        pass_hat_k: ``{k: pass^k}``.
+        mean_tool_calls: mean tool calls per rollout.
+        mean_tool_errors: mean rejected calls per rollout.
+        tool_faults: tool faults summed over the group.
+        verifier_errors: rollouts whose verifier failed.
+        termination_reasons: ``{reason: count}``, sorted by reason.
+        mean_duration_ms: mean rollout wall time.
+    """
+
+    runs: int
+    passes: int
+    failures: int
+    faults: int
+    pass_rate: float
+    pass_rate_ci: Interval | None
+    mean_reward: float
+    reward_ci: Interval | None
+    pass_at_k: dict[int, float]
+    pass_hat_k: dict[int, float]
+    mean_tool_calls: float
+    mean_tool_errors: float
+    tool_faults: int
+    verifier_errors: int
+    termination_reasons: dict[str, int]
+    mean_duration_ms: float
+
+    def sort_key(self) -> tuple[float, float]:
+        """Higher is better: pass rate, then mean reward."""
+        return (self.pass_rate, self.mean_reward)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (camelCase keys; k as string keys; floats rounded to 4 decimals)."""
+        return {
+            "runs": self.runs,
+            "passes": self.passes,
+            "failures": self.failures,
+            "faults": self.faults,
+            "passRate": round(self.pass_rate, 4),
+            "passRateCI": self.pass_rate_ci.to_dict() if self.pass_rate_ci else None,
+            "meanReward": round(self.mean_reward, 4),
+            "rewardCI": self.reward_ci.to_dict() if self.reward_ci else None,
+            "passAtK": {str(k): round(v, 4) for k, v in self.pass_at_k.items()},
+            "passHatK": {str(k): round(v, 4) for k, v in self.pass_hat_k.items()},
+            "meanToolCalls": round(self.mean_tool_calls, 4),
+            "meanToolErrors": round(self.mean_tool_errors, 4),
+            "toolFaults": self.tool_faults,
+            "verifierErrors": self.verifier_errors,
+            "terminationReasons": dict(self.termination_reasons),
+            "meanDurationMs": round(self.mean_duration_ms, 3),
+        }
+
+
+def _mean(values: Iterable[float], n: int) -> float:
+    return math.fsum(values) / n if n else 0.0
+
+
+def _base(
+    records: Sequence[RolloutRecord], pass_at: dict[int, float], pass_hat: dict[int, float]
+) -> GroupStats:
+    n = len(records)
+    passes = sum(1 for r in records if r.passed)
+    faults = sum(1 for r in records if r.env_fault)
+    rewards = [r.reward for r in records]
+    return GroupStats(
+        runs=n,
+        passes=passes,
+        failures=sum(1 for r in records if not r.passed and not r.env_fault),
+        faults=faults,
+        pass_rate=passes / n if n else 0.0,
+        pass_rate_ci=wilson_interval(passes, n),
+        mean_reward=_mean(rewards, n),
+        reward_ci=mean_interval(rewards),
+        pass_at_k=pass_at,
+        pass_hat_k=pass_hat,
+        mean_tool_calls=_mean((r.tool_calls for r in records), n),
+        mean_tool_errors=_mean((r.tool_errors for r in records), n),
+        tool_faults=sum(r.tool_faults for r in records),
+        verifier_errors=sum(1 for r in records if r.verifier_error),
+        termination_reasons=dict(sorted(Counter(r.termination_reason for r in records).items())),
+        mean_duration_ms=_mean((r.duration_ms for r in records), n),
+    )
+
+
+def group_stats(records: Sequence[RolloutRecord], ks: Iterable[int] | None = None) -> GroupStats:
+    """Statistics of the rollouts of **one task** (pass@k over these rollouts).
+
+    Args:
+        records: the task's rollouts (one agent).
+        ks: the k values for pass@k / pass^k (default: :func:`default_ks`); values above the
+            number of rollouts are skipped.
+    """
+    n = len(records)
+    c = sum(1 for r in records if r.passed)
+    wanted = default_ks(n) if ks is None else [k for k in ks if 1 <= k <= n]
+    return _base(
+        records,
+        {k: pass_at_k(n, c, k) for k in wanted},
+        {k: pass_hat_k(n, c, k) for k in wanted},
+    )
+
+
+def agent_stats(
+    by_task: Mapping[str, Sequence[RolloutRecord]], ks: Iterable[int] | None = None
+) -> GroupStats:
+    """Statistics of one agent over several tasks.
+
+    Rates, rewards and counts pool every rollout; pass@k and pass^k are the mean of the
+    per-task values, for the k values every task with rollouts has enough rollouts for.
+    """
+    groups = [list(rs) for rs in by_task.values() if rs]
+    pooled = [r for rs in groups for r in rs]
+    if not groups:
+        return _base(pooled, {}, {})
+    min_n = min(len(rs) for rs in groups)
+    wanted = default_ks(min_n) if ks is None else [k for k in ks if 1 <= k <= min_n]
+    per_task = [(len(rs), sum(1 for r in rs if r.passed)) for rs in groups]
+    pass_at = {
+        k: math.fsum(pass_at_k(n, c, k) for n, c in per_task) / len(per_task) for k in wanted
+    }
+    pass_hat = {
+        k: math.fsum(pass_hat_k(n, c, k) for n, c in per_task) / len(per_task) for k in wanted
+    }
+    return _base(pooled, pass_at, pass_hat)
+
+
+def task_agent_stats(
+    records: Iterable[RolloutRecord], ks: Iterable[int] | None = None
+) -> dict[tuple[str, str], GroupStats]:
+    """``{(task_id, agent): GroupStats}`` for every pair that has rollouts."""
+    groups: dict[tuple[str, str], list[RolloutRecord]] = {}
+    for r in records:
+        groups.setdefault((r.task_id, r.agent), []).append(r)
+    wanted = None if ks is None else list(ks)
+    return {key: group_stats(rs, wanted) for key, rs in groups.items()}
+
+
+@attrs.frozen
+class ComparisonRow:
+    """One task of the side-by-side table.
+
+    Attributes:
+        task_id: the task.
+        cells: ``{agent: GroupStats}`` (agents without rollouts on this task are absent).
+        best: the agent whose cell is marked, or None when the top is tied or empty.
+    """
+
+    task_id: str
+    cells: dict[str, GroupStats]
+    best: str | None
+
+
+@attrs.frozen
+class Comparison:
+    """The side-by-side table: one column per agent, one row per task.
+
+    Attributes:
+        agents: column order (the labels as given).
+        rows: one row per task, in task order.
+        overall: ``{agent: GroupStats}`` over all tasks.
+        overall_best: the better agent over all tasks (None on a tie).
+        ranking: agents from best to worst by pass rate, then mean reward, then label.
+    """
+
+    agents: list[str]
+    rows: list[ComparisonRow]
+    overall: dict[str, GroupStats]
+    overall_best: str | None
+    ranking: list[str]
+
+
+def _best(cells: Mapping[str, GroupStats]) -> str | None:
+    scored = sorted(
+        ((s.sort_key(), agent) for agent, s in cells.items() if s.runs),
+        key=lambda item: item[0],
+        reverse=True,
+    )
+    if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+        return None
+    return scored[0][1]
+
+
+def compare(
+    records: Sequence[RolloutRecord],
+    tasks: Sequence[str],
+    agents: Sequence[str],
+    ks: Iterable[int] | None = None,
+) -> Comparison:
+    """Build the side-by-side comparison of ``agents`` over ``tasks``.
+
+    A cell is marked best when its agent has the strictly highest pass rate (ties broken by
+    mean reward) on that row; with one agent, that agent is marked wherever it has rollouts.
+    """
+    wanted = None if ks is None else list(ks)
+    per_pair = task_agent_stats(records, wanted)
+    rows = [
+        ComparisonRow(
+            task_id=t,
+            cells={a: per_pair[(t, a)] for a in agents if (t, a) in per_pair},
+            best=None,
+        )
+        for t in tasks
+    ]
+    rows = [attrs.evolve(row, best=_best(row.cells)) for row in rows]
+    by_agent: dict[str, dict[str, list[RolloutRecord]]] = {a: {} for a in agents}
+    for r in records:
+        by_agent.setdefault(r.agent, {}).setdefault(r.task_id, []).append(r)
+    overall = {a: agent_stats(by_agent[a], wanted) for a in agents}
+    ranking = sorted(agents, key=lambda a: (-overall[a].pass_rate, -overall[a].mean_reward, a))
+    return Comparison(
+        agents=list(agents),
+        rows=rows,
+        overall=overall,
+        overall_best=_best(overall),
+        ranking=ranking,
+    )

@@ -1,0 +1,77 @@
+"""The eval directory on disk: write it once at the end, read its index back.
+
+```
+<eval dir>/
+  summary.json        versioned summary (docs/eval-summary.md)
+  summary.md          the same, for people
+  report.html         one self-contained page (no network): table, drill-down, every rollout
+  runs/index.jsonl    one line per finished rollout, in plan order, pointing at runs/<run_id>/
+  runs/<run_id>/      each rollout's trace.jsonl, result.json, state-diff.json, run.json
+```
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ._records import RolloutRecord
+from ._report_html import render_report
+from ._summary import EvalSummary
+
+__all__ = ["INDEX", "read_index", "read_summary", "write_eval_dir"]
+
+#: The rollout index, relative to the eval directory.
+INDEX = "runs/index.jsonl"
+
+
+def _write_text(path: Path, text: str) -> None:
+    # Beside, then rename: a reader (or a second Ctrl-C) never leaves half a file.
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_eval_dir(summary: EvalSummary, details: list[dict[str, Any]] | None) -> None:
+    """Write the summary files of ``summary`` into ``summary.out_dir`` (blocking; call off-loop).
+
+    Args:
+        summary: the eval's summary (its ``out_dir`` must be set).
+        details: compact per-rollout details in record order; ``None`` skips ``report.html``.
+    """
+    out = summary.out_dir
+    if out is None:
+        return
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    lines = [
+        json.dumps(r.to_dict(), ensure_ascii=False, separators=(",", ":")) for r in summary.records
+    ]
+    _write_text(out / INDEX, "".join(line + "\n" for line in lines))
+    _write_text(
+        out / "summary.json", json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    )
+    _write_text(out / "summary.md", summary.markdown())
+    if details is not None:
+        _write_text(out / "report.html", render_report(summary, details))
+
+
+def read_index(eval_dir: str | os.PathLike[str]) -> list[RolloutRecord]:
+    """The finished rollouts listed in ``<eval_dir>/runs/index.jsonl``."""
+    text = (Path(eval_dir) / INDEX).read_text(encoding="utf-8")
+    return [RolloutRecord.from_dict(json.loads(line)) for line in text.splitlines() if line]
+
+
+def read_summary(eval_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """``<eval_dir>/summary.json`` as a dict (checked to be a version-1 eval summary).
+
+    Raises:
+        ValueError: the file is not a silo_async eval summary of a version this code reads.
+    """
+    data = json.loads((Path(eval_dir) / "summary.json").read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("format") != "silo_async.eval":
+        raise ValueError(f"{eval_dir}/summary.json is not a silo_async eval summary.")
+    if data.get("version") != 1:
+        raise ValueError(f"{eval_dir}/summary.json has unsupported version {data.get('version')}.")
+    return data

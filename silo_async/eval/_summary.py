@@ -1,0 +1,180 @@
+"""EvalSummary: the outcome of an eval, as an object, as ``summary.json`` and as Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .._task import Task
+from ._records import RolloutRecord
+from ._stats import Comparison, GroupStats
+
+__all__ = ["FORMAT", "VERSION", "EvalSummary"]
+
+#: ``summary.json``'s ``format`` marker and schema version (docs/eval-summary.md).
+FORMAT = "silo_async.eval"
+VERSION = 1
+
+
+@attrs.frozen
+class EvalSummary:
+    """What an eval produced.
+
+    Attributes:
+        eval_id: the eval's id (also its directory name by default).
+        environment: the environment's name.
+        tasks: the tasks evaluated, in order.
+        agents: the agent labels, in the order given.
+        config: ``runs``, ``concurrency``, ``maxToolCalls``, ``timeoutMs``.
+        planned: rollouts planned (tasks × agents × runs).
+        records: finished rollouts in plan order (task, agent, run).
+        comparison: the statistics and the side-by-side table.
+        complete: every planned rollout finished.
+        cancelled: the eval was cancelled (the summary covers what finished).
+        started_at: ISO-8601 UTC start time.
+        finished_at: ISO-8601 UTC end time.
+        wall_ms: wall time of the whole eval.
+        out_dir: the eval directory, or None when nothing was written.
+    """
+
+    eval_id: str
+    environment: str
+    tasks: list[Task]
+    agents: list[str]
+    config: dict[str, Any]
+    planned: int
+    records: list[RolloutRecord]
+    comparison: Comparison
+    complete: bool
+    cancelled: bool
+    started_at: str
+    finished_at: str
+    wall_ms: float
+    out_dir: Path | None = None
+
+    @property
+    def finished(self) -> int:
+        """Rollouts that finished."""
+        return len(self.records)
+
+    @property
+    def ranking(self) -> list[str]:
+        """Agents from best to worst (pass rate, then mean reward)."""
+        return list(self.comparison.ranking)
+
+    def agent(self, label: str) -> GroupStats:
+        """The statistics of one agent over all tasks."""
+        return self.comparison.overall[label]
+
+    def cell(self, task_id: str, agent: str) -> GroupStats | None:
+        """The statistics of one task and agent (None when it has no finished rollout)."""
+        for row in self.comparison.rows:
+            if row.task_id == task_id:
+                return row.cells.get(agent)
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``summary.json`` document (schema: docs/eval-summary.md)."""
+        comparison = self.comparison
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "evalId": self.eval_id,
+            "environment": self.environment,
+            "startedAt": self.started_at,
+            "finishedAt": self.finished_at,
+            "wallMs": round(self.wall_ms, 3),
+            "complete": self.complete,
+            "cancelled": self.cancelled,
+            "planned": self.planned,
+            "finished": self.finished,
+            "config": dict(self.config),
+            "statistics": {
+                "passRateCI": "wilson",
+                "rewardCI": "t",
+                "level": 0.95,
+                "passAtK": "unbiased: 1 - C(n-c,k)/C(n,k); agent level: mean over tasks",
+                "passHatK": "unbiased: C(c,k)/C(n,k); agent level: mean over tasks",
+            },
+            "ranking": list(comparison.ranking),
+            "best": comparison.overall_best,
+            "agents": [{"agent": a, **comparison.overall[a].to_dict()} for a in comparison.agents],
+            "tasks": [
+                {
+                    "task": task.to_dict(),
+                    "best": row.best,
+                    "agents": {a: s.to_dict() for a, s in row.cells.items()},
+                }
+                for task, row in zip(self.tasks, comparison.rows, strict=True)
+            ],
+            "index": "runs/index.jsonl",
+        }
+
+    def markdown(self) -> str:
+        """``summary.md``: the ranking and the side-by-side table (best cell in bold)."""
+        c = self.comparison
+        state = "complete" if self.complete else "cancelled" if self.cancelled else "partial"
+        lines = [
+            f"# Eval {self.eval_id}",
+            "",
+            f"Environment **{self.environment}** · {len(self.tasks)} tasks · "
+            f"{len(self.agents)} agents · {self.config.get('runs')} runs each · "
+            f"{self.finished}/{self.planned} rollouts ({state}) · {self.wall_ms / 1000:.1f} s",
+            "",
+            "## Agents",
+            "",
+            "| rank | agent | pass rate (95% Wilson) | mean reward (95% t) | pass@1 | "
+            "pass^k (k=max) | faults | calls/run |",
+            "|---:|---|---|---|---:|---:|---:|---:|",
+        ]
+        for rank, a in enumerate(c.ranking, start=1):
+            s = c.overall[a]
+            lines.append(
+                f"| {rank} | {_md(a)} | {_rate(s)} | {_reward(s)} | {_k(s.pass_at_k, 1)} | "
+                f"{_kmax(s.pass_hat_k)} | {s.faults} | {s.mean_tool_calls:.1f} |"
+            )
+        lines += ["", "## Side by side (pass rate · mean reward; best in bold)", ""]
+        lines.append("| task | " + " | ".join(_md(a) for a in c.agents) + " |")
+        lines.append("|---|" + "---|" * len(c.agents))
+        for row in c.rows:
+            cells = []
+            for a in c.agents:
+                cell = row.cells.get(a)
+                text = (
+                    "—" if cell is None else f"{cell.passes}/{cell.runs} · {cell.mean_reward:.2f}"
+                )
+                if cell is not None and cell.faults:
+                    text += f" · {cell.faults} faults"
+                cells.append(f"**{text}**" if row.best == a else text)
+            lines.append(f"| {_md(row.task_id)} | " + " | ".join(cells) + " |")
+        lines.append("")
+        return "\n".join(lines)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _rate(s: GroupStats) -> str:
+    ci = s.pass_rate_ci
+    band = f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""
+    return f"{s.passes}/{s.runs} = {s.pass_rate:.2f}{band}"
+
+
+def _reward(s: GroupStats) -> str:
+    ci = s.reward_ci
+    band = f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""
+    return f"{s.mean_reward:.2f}{band}"
+
+
+def _k(values: dict[int, float], k: int) -> str:
+    return f"{values[k]:.2f}" if k in values else "—"
+
+
+def _kmax(values: dict[int, float]) -> str:
+    if not values:
+        return "—"
+    k = max(values)
+    return f"{values[k]:.2f} (k={k})"
