@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 
 import silo_async as silo
 import silo_async.templates.crm as crm
+from silo_async.project import Project, load_environment
 from silo_async.templates.crm import environment as crm_environment
 from silo_async.templates.crm import state as S
 from silo_async.templates.crm.verifiers import shared
@@ -100,11 +101,22 @@ def test_every_input_schema_is_closed_and_described() -> None:
         assert bound.spec.description, bound.name
 
 
-def test_every_write_takes_an_actor_and_lists_page() -> None:
+WRITE_PREFIXES = (
+    "create_", "update_", "reassign_", "close_", "merge_", "convert_", "qualify_", "disqualify_",
+    "log_", "schedule_", "complete_", "reschedule_", "move_", "advance_opportunity",
+)  # fmt: skip
+
+
+def test_every_write_takes_an_actor_and_every_list_pages() -> None:
+    writes = 0
     for bound in crm.bind_tools(crm.create_state()):
-        props = bound.spec.input_schema["properties"]
+        schema = bound.spec.input_schema
+        if bound.name.startswith(WRITE_PREFIXES):
+            writes += 1
+            assert "actorUserId" in schema["required"], bound.name
         if bound.name.startswith(("list_", "search_")) and bound.name != "list_stages":
-            assert {"limit", "offset"} <= set(props), bound.name
+            assert {"limit", "offset"} <= set(schema["properties"]), bound.name
+    assert writes >= 20
 
 
 def test_tasks_and_verifiers_pair_up() -> None:
@@ -500,6 +512,18 @@ async def test_solver_passes_every_task_with_full_reward() -> None:
         assert result.passed, (result.task.id, result.failed_required, result.error)
         assert result.reward == 1.0, (result.task.id, [c for c in result.checks if not c.passed])
         assert result.tool_errors == 0 and result.tool_faults == 0, result.task.id
+
+
+@pytest.mark.anyio
+async def test_scaffolded_copy_loads_from_disk_and_is_solvable(tmp_path: Path) -> None:
+    project = await Project.open(tmp_path)
+    handle = await project.environments.create("sales-crm", template="crm")
+    env = load_environment("sales-crm", cwd=tmp_path)
+    assert [t.id for t in env.tasks] == TASK_IDS
+    assert len(env.bind_tools(env.create_state())) == len(crm.tools)
+    assert (handle.path / "data" / "opportunities.json").is_file()
+    results = await silo.run_many(env, TASK_IDS, _load_agent("crm_solver"))
+    assert [r.task.id for r in results if not r.passed] == []
 
 
 @pytest.mark.anyio
