@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -476,3 +477,70 @@ async def test_moving_work_to_a_later_sprint_also_relieves_capacity() -> None:
     )
     result = await silo.run(ENV, "TASK-003", _scripted(calls))
     assert result.passed and result.reward == 1.0
+
+
+def _fuzz_value(key: str, prop: dict[str, Any], rnd: random.Random) -> Any:
+    """A plausible value for one property: real-looking ids, dates, enum members, edge numbers."""
+    if "enum" in prop:
+        return rnd.choice(prop["enum"])
+    kind, lowered = prop["type"], key.lower()
+    if kind == "integer":
+        return rnd.choice([0, 1, 3, 5, 8, 20, 501])
+    if kind == "number":
+        return rnd.choice([0.25, 1.5, 2.5, 12, 0.3])
+    if kind == "boolean":
+        return rnd.random() < 0.5
+    prefixes = [
+        ("date", "DATE"), ("lastday", "DATE"),
+        ("workitem", "WI"), ("blocker", "WI"), ("blocked", "WI"), ("sprint", "SPR"),
+        ("project", "PRJ"), ("team", "TEAM"), ("dependency", "DEP"), ("timelog", "TL"),
+        ("status", "STATE"), ("audit", "AUD"), ("id", "MEM"),
+    ]  # fmt: skip
+    exact = {"from": "DATE", "to": "DATE"}
+    prefix = exact.get(lowered) or next((p for k, p in prefixes if k in lowered), "TEXT")
+    if prefix == "DATE":
+        return rnd.choice(["2026-05-11", "2026-05-04", "2026-05-18", "2026-05-29", "2026-02-30"])
+    if prefix == "STATE":
+        return rnd.choice(["backlog", "ready", "in_progress", "blocked", "in_review", "done", "x"])
+    if prefix == "TEXT":
+        return rnd.choice(["Ruth", "rate", "ROUTE", "New thing", "a@b.example"])
+    width, top = (4, 8) if prefix == "AUD" else (3, {"WI": 52, "TL": 43}.get(prefix, 12))
+    return f"{prefix}-{rnd.randint(1, top):0{width}d}"
+
+
+def _is_read(name: str) -> bool:
+    return name.startswith(("list_", "get_", "search_")) or name.endswith("_report")
+
+
+@pytest.mark.anyio
+async def test_random_calls_keep_the_invariants() -> None:
+    """Reads never write; accepted writes add one audit entry; rejections change nothing."""
+    rnd = random.Random(20260511)
+    outcomes: dict[str, int] = {}
+    for _ in range(12):
+        world = project.create_state()
+        tools = project.bind_tools(world)
+        for _ in range(120):
+            tool = rnd.choice(tools)
+            schema = tool.tool.input_schema
+            args = {
+                k: _fuzz_value(k, p, rnd)
+                for k, p in schema["properties"].items()
+                if k in schema["required"] or rnd.random() < 0.4
+            }
+            before = json.dumps(world, sort_keys=True)
+            audit_before = len(world["auditLog"])
+            result, fault = await tool.invoke(args)
+            assert fault is None, (tool.name, args, fault)
+            code = result.output["code"] if result.is_error else "ok"
+            outcomes[code] = outcomes.get(code, 0) + 1
+            if result.is_error or _is_read(tool.name):
+                assert json.dumps(world, sort_keys=True) == before, (tool.name, args)
+            else:
+                assert len(world["auditLog"]) == audit_before + 1, (tool.name, args)
+                assert world["auditLog"][-1]["action"] == tool.name
+    # The sample must actually reach the interesting paths, not only bounce off the schema.
+    assert set(outcomes) == {
+        "ok", "not_found", "invalid_input", "not_allowed", "invalid_state", "conflict",
+        "limit_exceeded",
+    }  # fmt: skip

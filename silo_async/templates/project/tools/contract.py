@@ -162,19 +162,19 @@ def read_date(input: Mapping[str, Any], key: str) -> str:
     """
     raw = str(input[key])
     try:
-        return date.fromisoformat(raw).isoformat() if len(raw) == 10 else _bad_date(key, raw)
+        parsed: date | None = date.fromisoformat(raw)
     except ValueError:
-        return _bad_date(key, raw)
+        parsed = None
+    # fromisoformat also takes the basic form 20260511; the contract promises YYYY-MM-DD only.
+    if parsed is None or len(raw) != 10:
+        raise silo.tool_error(
+            "invalid_input",
+            f'"{key}" must be a calendar date in YYYY-MM-DD form; received "{raw}".',
+            {"field": key, "received": raw},
+        )
+    return parsed.isoformat()
 
 
 def read_optional_date(input: Mapping[str, Any], key: str) -> str | None:
     """Read an optional calendar date (absent or null gives None)."""
     return None if input.get(key) is None else read_date(input, key)
-
-
-def _bad_date(key: str, raw: str) -> str:
-    raise silo.tool_error(
-        "invalid_input",
-        f'"{key}" must be a calendar date in YYYY-MM-DD form; received "{raw}".',
-        {"field": key, "received": raw},
-    )

@@ -64,6 +64,12 @@ def create_team(state: State, input: dict[str, Any]) -> dict[str, Any]:
     lead_id = input.get("leadId")
     if lead_id is not None:
         assert_assignable(require(state, "members", lead_id), "lead a team")
+        led = [t["id"] for t in state["teams"].values() if t["leadId"] == lead_id]
+        if led:
+            raise silo.tool_error(
+                "invalid_state",
+                f"{lead_id} already leads {', '.join(led)}; a member leads one team at most.",
+            )
     team: Record = {"id": next_id(state, "TEAM"), "name": name, "leadId": lead_id}
     state["teams"][team["id"]] = team
     if lead_id is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..state import State
-from .contract import define, string
+from .contract import PAGING, define, paginate, string
 from .helpers import require
 
 __all__ = ["get_workflow_state", "list_workflow_states"]
@@ -15,11 +15,12 @@ __all__ = ["get_workflow_state", "list_workflow_states"]
     "list_workflow_states",
     "List the workflow states in order, each with the states it may move to (transitions), "
     "and whether it counts as done or closed.",
+    {**PAGING},
 )
 def list_workflow_states(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Every workflow state, in workflow order."""
     states = sorted(state["workflowStates"].values(), key=lambda s: s["order"])
-    return {"total": len(states), "results": states}
+    return paginate(states, input)
 
 
 @define(
