@@ -527,6 +527,15 @@ async def test_scaffolded_copy_loads_from_disk_and_is_solvable(tmp_path: Path) -
 
 
 @pytest.mark.anyio
+async def test_rollouts_are_deterministic_whatever_the_concurrency() -> None:
+    solver = _load_agent("crm_solver")
+    serial = await silo.run_many(ENV, TASK_IDS, solver, concurrency=1)
+    parallel = await silo.run_many(ENV, TASK_IDS, solver, concurrency=64)
+    assert [r.result_dict() for r in serial] == [r.result_dict() for r in parallel]
+    assert [r.state_diff for r in serial] == [r.state_diff for r in parallel]
+
+
+@pytest.mark.anyio
 async def test_noop_passes_no_task() -> None:
     results = await silo.run_many(ENV, TASK_IDS, _load_agent("noop"))
     assert [r.task.id for r in results if r.passed] == []
@@ -575,8 +584,11 @@ async def test_moving_only_the_deals_of_the_departed_rep_fails() -> None:
         )
     outcome = await world.grade("TASK-003")
     assert not outcome.passed
-    assert "every opportunities item moved to Ottilie Brandt" not in outcome.failed_required
-    assert "every accounts item moved to Ottilie Brandt" in outcome.failed_required
+    assert (
+        "every open opportunity of Jasper Lindqvist moved to Ottilie Brandt"
+        not in outcome.failed_required
+    )
+    assert "every account of Jasper Lindqvist moved to Ottilie Brandt" in outcome.failed_required
 
 
 @pytest.mark.anyio

@@ -49,9 +49,15 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         for key, record in initial[collection].items()  # type: ignore[literal-required]
         if key not in moving and final[collection][key]["ownerId"] != record["ownerId"]  # type: ignore[literal-required]
     ]
+    labels = {
+        "accounts": "account",
+        "opportunities": "open opportunity",
+        "leads": "open lead",
+        "activities": "open activity",
+    }
     checks = [
         silo.check(
-            f"every {collection} item moved to {SUCCESSOR}",
+            f"every {labels[collection]} of {DEPARTED} moved to {SUCCESSOR}",
             _all_moved(final, collection, ids, heir),
             _moved_detail(final, collection, ids, heir),
         )

@@ -53,7 +53,11 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         if any(start_day <= (c["dueDate"] or "") <= last_day for c in calls.get(o["id"], []))
     ]
     stray = sorted(
-        {a["relatedTo"]["id"] for a in new_acts if a["relatedTo"]["id"] not in stale_ids}
+        {
+            a["relatedTo"]["id"]
+            for a in new_acts
+            if a["relatedTo"]["type"] == "opportunity" and a["relatedTo"]["id"] not in stale_ids
+        }
     )
     boundary = [
         o["id"] for o in open_opportunities(initial) if days_in_stage(initial, o) == THRESHOLD_DAYS
