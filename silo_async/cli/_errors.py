@@ -1,7 +1,8 @@
 """How the CLI reports failures: one line on stderr, then the exit code.
 
 * ``SiloError`` -> ``error: <code>: <message>``, exit 1.
-* :class:`CliError` and agent-loading errors -> ``error: <message>``, exit 1.
+* :class:`CliError` and agent-loading errors -> ``error: <message>``, exit 1 (failures about
+  the user's own files and flags rather than the project store, so they carry no code).
 * Usage errors (bad flags, missing arguments) are click's ``UsageError``: exit 2.
 * Anything else (a bug, or an exception escaping environment code such as ``create_state``) ->
   ``error: unexpected <Type>: <message> (<file>:<line> in <function>; ...)``, exit 1; the
