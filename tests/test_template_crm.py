@@ -655,11 +655,14 @@ async def test_follow_up_on_the_30_day_boundary_deal_fails() -> None:
             False,
         ),
         ("TASK-009", "Ottilie Brandt, 30.0%", False),
+        ("TASK-009", "Callum 32.5%, Noor 44%, Ottilie 30%, Rafael Quintero 25.8%", False),
         ("TASK-010", "Two deals are past due, worth $92,000 together.", True),
         ("TASK-010", "3 deals, $123,000", False),
+        ("TASK-010", "1, 2 or 3 deals worth $92,000", False),
         ("TASK-011", "OPP-005 has sat in Evaluation for 70 days.", True),
         ("TASK-011", "Tessaline GMP batch release module: 70 days", True),
         ("TASK-011", "OPP-002, 48 days", False),
+        ("TASK-011", "OPP-005 70, OPP-002 48, OPP-009 42", False),
     ],
 )
 async def test_answer_verifiers(task_id: str, answer: str, passes: bool) -> None:

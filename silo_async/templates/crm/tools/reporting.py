@@ -9,7 +9,6 @@ import silo_async as silo
 from ..state import (
     State,
     current_year,
-    days_in_stage,
     full_name,
     open_opportunities,
     open_stages,
@@ -168,7 +167,5 @@ def stale_deals_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "count": len(stale),
         "totalAmount": round2(sum(o["amount"] for o in stale)),
         "countByOwner": counts,
-        "opportunities": [
-            {**opportunity_view(state, o), "daysInStage": days_in_stage(state, o)} for o in stale
-        ],
+        "opportunities": [opportunity_view(state, o) for o in stale],
     }

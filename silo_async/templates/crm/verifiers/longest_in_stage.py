@@ -17,12 +17,18 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     top = ranked[0]
     days = days_in_stage(initial, top)
     answer = ctx.agent_output
+    others = [
+        o["id"] for o in ranked[1:] if mentions(answer, o["id"]) or mentions(answer, o["name"])
+    ]
     return [
         silo.check(
             f"names {top['name']} ({top['id']})",
             mentions(answer, top["name"]) or mentions(answer, top["id"]),
         ),
         silo.check(f"states {days} days", states_number(answer, days, 0)),
+        silo.check(
+            "names no other open deal (no enumerating)", not others, ", ".join(others) or "none"
+        ),
         silo.check("commits to an answer (1 to 3 numbers)", few_numbers(answer, 3)),
         silo.optional(
             "a single deal is the longest",

@@ -26,6 +26,10 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             f"does not count deals closing today (total {lenient_total:,.0f})",
             lenient_total == total or not states_number(answer, lenient_total, 0.5),
         ),
+        silo.check(
+            f"does not state the count including deals closing today ({len(due_by_today)})",
+            len(due_by_today) == count or not states_number(answer, len(due_by_today), 0),
+        ),
         silo.check("commits to an answer (1 to 5 numbers)", few_numbers(answer, 5)),
         silo.optional(
             "the seed has a deal closing exactly today (the boundary is tested)",

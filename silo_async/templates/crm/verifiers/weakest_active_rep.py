@@ -34,6 +34,12 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     departed = [u for u in initial["users"].values() if not u["active"]]
     all_time_id, _ = _lowest(initial, active_only=True, this_year=False)
     anyone_id, _ = _lowest(initial, active_only=False, this_year=True)
+    rivals = [
+        quota_attainment(initial, u["id"], YEAR)
+        for u in initial["users"].values()
+        if u["role"] == "account_executive" and u["active"] and u["id"] != user_id
+    ]
+    rival_figures = sorted({p for p in rivals if p is not None and abs(p - percent) > 0.1})
     answer = ctx.agent_output
     return [
         silo.check(
@@ -43,6 +49,11 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         silo.check(
             "does not name anyone who has left the company",
             not any(mentions(answer, u["lastName"]) for u in departed),
+        ),
+        silo.check(
+            "does not state another active rep's attainment (no enumerating)",
+            not any(states_number(answer, p, 0.05) for p in rival_figures),
+            ", ".join(f"{p}%" for p in rival_figures),
         ),
         silo.check("commits to an answer (1 to 4 numbers)", few_numbers(answer, 4)),
         silo.optional(
