@@ -270,6 +270,14 @@ REJECTIONS = [
         "invalid_input",
         "estimation scale",
     ),
+    ("list_work_items", {"projectId": "PRJ-999"}, "not_found", 'Project "PRJ-999" was not found'),
+    (
+        "list_time_logs",
+        {"from": "2026-05-10", "to": "2026-05-01"},
+        "invalid_input",
+        '"to" 2026-05-01 is before "from" 2026-05-10',
+    ),
+    ("list_work_items", {"limit": 0}, "invalid_input", '"limit" must be >= 1'),
     (
         "offboard_member",
         {"actorId": "MEM-011", "memberId": "MEM-008", "lastDay": "2026-05-20"},

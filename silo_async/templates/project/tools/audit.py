@@ -8,6 +8,7 @@ import silo_async as silo
 
 from ..state import State
 from .contract import PAGING, define, paginate, string
+from .helpers import check_filters
 
 __all__ = ["get_audit_entry", "list_audit_entries"]
 
@@ -24,6 +25,7 @@ __all__ = ["get_audit_entry", "list_audit_entries"]
 )
 def list_audit_entries(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Filtered, paged audit entries."""
+    check_filters(state, input, "actorId")
     rows = [
         e
         for e in state["auditLog"]

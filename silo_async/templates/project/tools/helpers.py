@@ -28,6 +28,7 @@ __all__ = [
     "assert_project_open",
     "assert_sprint_budget",
     "audit",
+    "check_filters",
     "require",
     "state_name",
 ]
@@ -233,3 +234,27 @@ def assert_can_manage(state: State, actor: Record, project: Record) -> None:
         f"lead or team lead ({', '.join(allowed)}) or a manager can.",
         {"allowed": allowed, "orRole": "manager"},
     )
+
+
+#: Filter parameters of list and report tools, and the collection each must name a record in.
+FILTER_COLLECTIONS = {
+    "projectId": "projects",
+    "sprintId": "sprints",
+    "teamId": "teams",
+    "assigneeId": "members",
+    "memberId": "members",
+    "actorId": "members",
+    "workItemId": "workItems",
+    "statusId": "workflowStates",
+}
+
+
+def check_filters(state: State, input: dict[str, Any], *keys: str) -> None:
+    """A filter that names a record which does not exist is a mistake, not an empty result.
+
+    Raises:
+        ToolError: ``not_found`` for the first filter naming an unknown record.
+    """
+    for key in keys:
+        if input.get(key) is not None:
+            require(state, FILTER_COLLECTIONS[key], input[key])

@@ -16,7 +16,7 @@ from ..state import (
     today,
 )
 from .contract import ACTOR, PAGING, boolean, define, enum, integer, paginate, read_date, string
-from .helpers import acting_member, audit, require
+from .helpers import acting_member, audit, check_filters, require
 from .views import item_summary, member_summary
 
 __all__ = [
@@ -47,6 +47,7 @@ _MEMBER_ID = {"memberId": string("Member id, e.g. MEM-003.")}
 )
 def list_members(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Filtered, paged member summaries."""
+    check_filters(state, input, "teamId")
     rows = [
         member_summary(state, m)
         for m in state["members"].values()

@@ -22,6 +22,7 @@ from .helpers import (
     assert_can_manage,
     assert_project_open,
     audit,
+    check_filters,
     require,
 )
 from .views import sprint_summary
@@ -66,6 +67,7 @@ def _project_summary(state: State, project: Record) -> dict[str, Any]:
 )
 def list_projects(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Filtered, paged project summaries."""
+    check_filters(state, input, "teamId")
     rows = [
         _project_summary(state, p)
         for p in state["projects"].values()

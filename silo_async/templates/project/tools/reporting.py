@@ -24,7 +24,7 @@ from ..state import (
     unresolved_blockers,
 )
 from .contract import boolean, define, enum, string
-from .helpers import require
+from .helpers import check_filters, require
 from .views import item_summary, sprint_summary
 
 __all__ = [
@@ -73,6 +73,7 @@ def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Load per member."""
+    check_filters(state, input, "teamId")
     rows = []
     for member in state["members"].values():
         if input.get("teamId") not in (None, member["teamId"]):
@@ -105,6 +106,7 @@ def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Every blocked item."""
+    check_filters(state, input, "projectId")
     ids = blocked_item_ids(state, input.get("projectId"))
     items = state["workItems"]
     rows = [
@@ -138,6 +140,7 @@ def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Every overdue item."""
+    check_filters(state, input, "projectId")
     members = state["members"]
     rows = []
     for item in state["workItems"].values():
@@ -177,6 +180,7 @@ def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Velocity per sprint."""
+    check_filters(state, input, "projectId")
     sprints = sorted(state["sprints"].values(), key=lambda s: (s["startDate"], s["id"]))
     rows = []
     for sprint in sprints:
@@ -237,6 +241,7 @@ def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def sprint_budget_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Budget position of the sprints that can still change."""
+    check_filters(state, input, "projectId")
     rows = [
         {
             "sprintId": s["id"],

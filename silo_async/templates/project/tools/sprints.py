@@ -26,6 +26,7 @@ from .helpers import (
     assert_project_open,
     assert_sprint_budget,
     audit,
+    check_filters,
     require,
 )
 from .views import item_summary, sprint_summary
@@ -58,6 +59,7 @@ _ITEM_ID = {"workItemId": string("Work item id, e.g. WI-012.")}
 )
 def list_sprints(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Filtered, paged sprint summaries."""
+    check_filters(state, input, "projectId")
     sprints = sorted(state["sprints"].values(), key=lambda s: (s["startDate"], s["id"]))
     rows = [
         sprint_summary(state, s)

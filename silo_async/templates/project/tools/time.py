@@ -18,7 +18,14 @@ from .contract import (
     read_optional_date,
     string,
 )
-from .helpers import acting_member, assert_item_writable, audit, require, state_name
+from .helpers import (
+    acting_member,
+    assert_item_writable,
+    audit,
+    check_filters,
+    require,
+    state_name,
+)
 
 __all__ = ["delete_time_log", "get_time_log", "list_time_logs", "log_time", "update_time_log"]
 
@@ -136,8 +143,11 @@ def log_time(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Filtered, paged time logs plus their total."""
+    check_filters(state, input, "workItemId", "memberId", "projectId")
     start = read_optional_date(input, "from")
     end = read_optional_date(input, "to")
+    if start is not None and end is not None and end < start:
+        raise silo.tool_error("invalid_input", f'"to" {end} is before "from" {start}.')
     items = state["workItems"]
     rows = [
         t

@@ -37,6 +37,7 @@ from .helpers import (
     assert_project_open,
     assert_sprint_budget,
     audit,
+    check_filters,
     require,
     state_name,
 )
@@ -92,6 +93,7 @@ def _points(value: int) -> int:
 )
 def list_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Filtered, paged item summaries."""
+    check_filters(state, input, "projectId", "sprintId", "assigneeId", "statusId")
     filters = ("projectId", "sprintId", "assigneeId", "statusId", "type", "priority")
     rows = [
         item_summary(state, i)
@@ -113,6 +115,7 @@ def list_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def search_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Items matching the query."""
+    check_filters(state, input, "projectId")
     needle = input["query"].strip().lower()
     rows = [
         item_summary(state, i)
