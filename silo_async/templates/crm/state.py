@@ -206,8 +206,12 @@ class State(TypedDict):
 
 
 def round2(value: float) -> float:
-    """Round half up to cents (the epsilon absorbs binary noise such as 1.005)."""
-    return math.floor(value * 100 + 0.5 + 1e-9) / 100
+    """Round half up to cents (the epsilon absorbs binary noise such as 1.005).
+
+    Whole amounts come back as ``int`` so derived money reads like the seed (746500, not 746500.0).
+    """
+    cents = math.floor(value * 100 + 0.5 + 1e-9)
+    return cents // 100 if cents % 100 == 0 else cents / 100
 
 
 def round1(value: float) -> float:
