@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 
 import silo_async as silo
 import silo_async.templates.project as project
+from silo_async.project import Project, load_environment
 from silo_async.templates.project import state as S
 from silo_async.templates.project.verifiers import shared
 
@@ -552,3 +553,41 @@ async def test_random_calls_keep_the_invariants() -> None:
         "ok", "not_found", "invalid_input", "not_allowed", "invalid_state", "conflict",
         "limit_exceeded",
     }  # fmt: skip
+
+
+@pytest.mark.anyio
+async def test_clock_is_simulated_and_moves_derived_values() -> None:
+    world = project.create_state()
+    clock = (await _call(world, "get_clock", {})).output
+    assert (clock["today"], clock["weekday"]) == ("2026-05-11", "Monday")
+    before = (await _call(world, "get_work_item", {"workItemId": "WI-009"})).output
+    assert (before["overdue"], before["daysInStatus"]) == (False, 6)
+    moved = await _call(world, "advance_clock", {"actorId": "MEM-011", "days": 4})
+    assert moved.output["updated"]["now"] == "2026-05-15T09:00:00Z"
+    after = (await _call(world, "get_work_item", {"workItemId": "WI-009"})).output
+    assert (after["overdue"], after["daysInStatus"]) == (True, 10)
+    assert world["auditLog"][-1]["action"] == "advance_clock"
+    assert project.create_state()["clock"]["now"] == "2026-05-11T09:00:00Z"
+
+
+@pytest.mark.anyio
+async def test_scaffolded_copy_loads_from_disk_and_is_solvable(tmp_path: Path) -> None:
+    store = await Project.open(tmp_path)
+    handle = await store.environments.create("delivery-tracker", template="project")
+    assert not (TEMPLATE / "silo.environment.json").exists()
+    assert (handle.path / "data" / "workItems.json").is_file()
+    env = load_environment("delivery-tracker", cwd=tmp_path)
+    assert [t.id for t in env.tasks] == [t.id for t in ENV.tasks]
+    assert len(env.bind_tools(env.create_state())) == len(project.tools)
+    results = await silo.run_many(env, [t.id for t in env.tasks], SOLVER)
+    assert [r.task.id for r in results if r.reward != 1.0] == []
+
+
+@pytest.mark.anyio
+async def test_rollouts_are_deterministic_whatever_the_concurrency() -> None:
+    ids = [t.id for t in ENV.tasks]
+    serial = await silo.run_many(ENV, ids, SOLVER, concurrency=1)
+    parallel = await silo.run_many(ENV, ids, SOLVER, runs=2, concurrency=64)
+    assert [r.result_dict() for r in serial] == [r.result_dict() for r in parallel[::2]]
+    assert [r.result_dict() for r in serial] == [r.result_dict() for r in parallel[1::2]]
+    assert [r.state_diff for r in serial] == [r.state_diff for r in parallel[::2]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 
 from .audit import get_audit_entry, list_audit_entries
-from .clock import get_clock
+from .clock import advance_clock, get_clock
 from .comments import add_comment, list_comments
 from .dependencies import add_dependency, list_dependencies, remove_dependency
 from .members import (
@@ -65,6 +65,7 @@ __all__ = ["tools"]
 tools: list[silo.Tool] = [
     # clock
     get_clock,
+    advance_clock,
     # members
     list_members,
     search_members,
