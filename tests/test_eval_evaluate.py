@@ -57,8 +57,17 @@ async def test_good_agent_beats_bad_agent(tmp_path: Path) -> None:
         assert r.run_dir is not None and (out / r.run_dir / "result.json").is_file()
         assert r.run_dir.startswith("runs/")
     line = json.loads((out / "runs" / "index.jsonl").read_text().splitlines()[0])
-    assert set(line) >= {"task", "agent", "run", "runId", "runDir", "passed", "reward",
-                         "terminationReason", "toolCalls"}  # fmt: skip
+    assert set(line) >= {
+        "task",
+        "agent",
+        "run",
+        "runId",
+        "runDir",
+        "passed",
+        "reward",
+        "terminationReason",
+        "toolCalls",
+    }
     md = (out / "summary.md").read_text()
     assert "| 1 | good |" in md and "**3/3 · 1.00**" in md
     assert (out / "report.html").stat().st_size > 0

@@ -78,8 +78,13 @@ def unpack(blob: str) -> list[dict[str, Any]]:
 
 
 async def make_report(tmp_path: Path) -> tuple[EvalSummary, str]:
-    agents = {"good": good_agent, "bad": bad_agent, "faulty": faulty_agent,
-              "crash": crashing_agent, "big": big_agent}  # fmt: skip
+    agents = {
+        "good": good_agent,
+        "bad": bad_agent,
+        "faulty": faulty_agent,
+        "crash": crashing_agent,
+        "big": big_agent,
+    }
     out = tmp_path / "ev"
     summary = await evaluate(make_env(), None, agents, runs=2, out_dir=out)
     return summary, (out / "report.html").read_text(encoding="utf-8")

@@ -12,8 +12,10 @@ from ._common import BACKEND_KEY, OrderedGroup
 from ._data import data
 from ._env import env
 from ._errors import reporting_errors
+from ._eval import eval_command
 from ._init import init
 from ._run import run
+from ._runs import replay_command, runs
 from ._tasks import task
 from ._tools import tool, verifier
 
@@ -71,5 +73,5 @@ def app(ctx: click.Context, backend: str, show_traceback: bool) -> None:
         click.echo(ctx.get_help())
 
 
-for _command in (init, env, data, task, tool, verifier, run):
+for _command in (init, env, data, task, tool, verifier, run, eval_command, runs, replay_command):
     app.add_command(_command)

@@ -1,0 +1,365 @@
+"""``silo-async eval``: many agents × tasks × runs in one event loop, with a report.
+
+The eval directory defaults to ``.silo/evals/<eval_id>/`` and holds every rollout's run
+directory under ``runs/`` (so deleting an eval deletes its runs), ``runs/index.jsonl``,
+``summary.json``, ``summary.md`` and ``report.html``.
+
+Progress (rich, when installed) is drawn on stderr only when stderr is a terminal and ``--json``
+is not given, at most four times a second, from counters the eval updates per rollout. Ctrl-C
+cancels the eval: rollouts that finished are kept, the summary of what finished is written, and
+the command exits 130.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import anyio
+import click
+
+from .. import Environment
+from .._agentload import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
+from .._runner import Agent
+from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
+from ..eval._stats import GroupStats
+from ._common import echo_json, env_option, json_option, open_environment, run_async
+
+__all__ = ["eval_command", "fail", "label_agents"]
+
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+#: Redraws per second of the progress bar (never per rollout).
+REFRESH_HZ = 4
+
+
+def fail(message: str) -> NoReturn:
+    """Report ``error: <message>`` on stderr and exit 1 (for failures without a SiloError code)."""
+    click.echo(f"error: {message}", err=True)
+    raise click.exceptions.Exit(1)
+
+
+def _split_label(spec: str) -> tuple[str | None, str]:
+    label, sep, rest = spec.partition("=")
+    if sep and _LABEL.match(label) and rest:
+        return label, rest
+    return None, spec
+
+
+def _default_label(spec: str) -> str:
+    head, sep, tail = spec.rpartition(":")
+    target, attribute = (head, tail) if sep and head and tail.isidentifier() else (spec, "agent")
+    stem = Path(target).stem if target.endswith(".py") else target
+    return stem if attribute == "agent" else f"{stem}:{attribute}"
+
+
+def label_agents(specs: Sequence[str], cwd: Path) -> dict[str, Agent]:
+    """Load ``--agent`` values (``PATH``, ``PATH:name``, ``module:name`` or ``label=SPEC``).
+
+    Labels default to the file name stem (``agents/good.py`` -> ``good``).
+
+    Raises:
+        AgentLoadError: an agent cannot be loaded.
+        AgentLoadError: two agents get the same label.
+    """
+    agents: dict[str, Agent] = {}
+    wanted: list[str | None] = [*specs] if specs else [None]
+    for spec in wanted:
+        if spec is None:
+            label, loaded = Path(DEFAULT_AGENT_FILE).stem, load_agent(None, cwd)
+        else:
+            given, target = _split_label(spec)
+            loaded = load_agent(target, cwd)
+            label = given or _default_label(target)
+        if label in agents:
+            raise AgentLoadError(
+                f'Two agents are labelled "{label}"; name them with --agent LABEL=PATH.'
+            )
+        agents[label] = loaded.fn
+    return agents
+
+
+def _select_tasks(environment: Environment, tasks: Sequence[str], all_tasks: bool) -> list[str]:
+    if all_tasks or not tasks:
+        return [t.id for t in environment.tasks]
+    for task_id in tasks:
+        environment.verifier_for(environment.task(task_id))
+    return list(dict.fromkeys(tasks))
+
+
+class _Display:
+    """A throttled rich progress bar on stderr (no-op when not wanted or rich is missing)."""
+
+    def __init__(self, enabled: bool, total: int) -> None:
+        self.latest: EvalProgress | None = None
+        self.progress: Any = None
+        self.task: Any = None
+        if not enabled:
+            return
+        try:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+        except ImportError:  # rich is an optional extra: no bar, same results
+            return
+        self.progress = Progress(
+            TextColumn("eval"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            auto_refresh=False,
+            transient=True,
+        )
+        self.task = self.progress.add_task("eval", total=total, info="")
+
+    def record(self, progress: EvalProgress) -> None:
+        self.latest = progress  # per rollout: just keep the snapshot
+
+    def draw(self) -> None:
+        p = self.latest
+        if self.progress is None:
+            return
+        if p is not None:
+            info = f"pass {p.passes} · faults {p.faults} · {p.rate:,.0f}/s"
+            self.progress.update(self.task, completed=p.done, info=info)
+        self.progress.refresh()
+
+    async def run(self) -> None:
+        if self.progress is None:
+            return
+        with self.progress:
+            while True:
+                self.draw()
+                await anyio.sleep(1 / REFRESH_HZ)
+
+
+async def _cancel_on_sigint(scope: anyio.CancelScope) -> None:
+    try:
+        with anyio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                scope.cancel()
+                return
+    except (NotImplementedError, ValueError):  # no signals here (Windows, a non-main thread)
+        await anyio.sleep_forever()
+
+
+async def _run_eval(
+    start: Callable[[Callable[[EvalProgress], None]], Any], display: _Display
+) -> EvalSummary | None:
+    """Run the eval with the display and Ctrl-C handling; None when it was cancelled."""
+    summary: EvalSummary | None = None
+    with anyio.CancelScope() as outer:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(display.run)
+            tg.start_soon(_cancel_on_sigint, outer)
+            summary = await start(display.record)
+            tg.cancel_scope.cancel()
+    return summary
+
+
+def _cell(s: GroupStats | None, best: bool) -> str:
+    if s is None:
+        return "—"
+    text = f"{s.passes}/{s.runs} {s.mean_reward:.2f}"
+    if s.faults:
+        text += f" ({s.faults}F)"
+    return f"{text} *" if best else text
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def summary_text(summary: EvalSummary, cwd: Path) -> str:
+    """The human report: agents ranked, the side-by-side table, and where files are."""
+    c = summary.comparison
+    state = "complete" if summary.complete else "CANCELLED (partial)"
+    lines = [
+        f"Eval {summary.eval_id} · env {summary.environment} · "
+        f"{summary.finished}/{summary.planned} rollouts · {state} · "
+        f"{summary.wall_ms / 1000:.1f} s",
+        "",
+    ]
+    head = ["rank", "agent", "passed", "pass rate [95% CI]", "reward [95% CI]", "pass@1"]
+    head += ["pass^k", "faults", "calls/run"]
+    rows = [head]
+    for rank, a in enumerate(c.ranking, start=1):
+        s = c.overall[a]
+        rate = f"{s.pass_rate:.2f}"
+        if s.pass_rate_ci:
+            rate += f" [{s.pass_rate_ci.low:.2f}, {s.pass_rate_ci.high:.2f}]"
+        reward = f"{s.mean_reward:.2f}"
+        if s.reward_ci:
+            reward += f" [{s.reward_ci.low:.2f}, {s.reward_ci.high:.2f}]"
+        k = max(s.pass_hat_k) if s.pass_hat_k else None
+        rows.append(
+            [
+                str(rank),
+                a,
+                f"{s.passes}/{s.runs}",
+                rate,
+                reward,
+                f"{s.pass_at_k.get(1, math.nan):.2f}",
+                "—" if k is None else f"{s.pass_hat_k[k]:.2f} (k={k})",
+                str(s.faults),
+                f"{s.mean_tool_calls:.1f}",
+            ]
+        )
+    lines += _table(rows)
+    lines += ["", "Side by side (passed/runs mean-reward; * = better agent, F = env faults)"]
+    grid = [["task", *c.agents]]
+    for row in c.rows:
+        grid.append([row.task_id, *(_cell(row.cells.get(a), row.best == a) for a in c.agents)])
+    grid.append(["all", *(_cell(c.overall[a], c.overall_best == a) for a in c.agents)])
+    lines += _table(grid)
+    if summary.out_dir is not None:
+        out = _rel(summary.out_dir, cwd)
+        lines += ["", f"Report   {out}/report.html", f"Summary  {out}/summary.json"]
+    return "\n".join(lines)
+
+
+def _rel(path: Path, cwd: Path) -> str:
+    try:
+        return str(path.relative_to(cwd))
+    except ValueError:
+        return str(path)
+
+
+@click.command("eval", short_help="Evaluate agents on tasks, many runs each, with a report.")
+@env_option
+@click.option("--task", "tasks", multiple=True, metavar="ID", help="A task (repeatable).")
+@click.option(
+    "--tasks", "all_tasks", type=click.Choice(["all"]), default=None, help="Every task (default)."
+)
+@click.option(
+    "--agent",
+    "agent_specs",
+    multiple=True,
+    metavar="[LABEL=]SPEC",
+    help="An agent (repeatable): PATH.py, PATH.py:name or module:name, optionally LABEL=... "
+    f"(default: ./{DEFAULT_AGENT_FILE}). Labels default to the file name stem.",
+)
+@click.option(
+    "--runs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Rollouts per task and agent.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    help="Rollouts in flight at once, over all agents and tasks.",
+)
+@click.option(
+    "--max-tool-calls",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Tool calls per rollout before the agent is stopped.",
+)
+@click.option(
+    "--timeout-ms",
+    type=click.IntRange(min=1),
+    default=120_000,
+    show_default=True,
+    help="Time limit per rollout, in milliseconds.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Eval directory (default: .silo/evals/<eval_id>/).",
+)
+@json_option
+@click.pass_context
+def eval_command(
+    ctx: click.Context,
+    env_name: str,
+    tasks: tuple[str, ...],
+    all_tasks: str | None,
+    agent_specs: tuple[str, ...],
+    runs: int,
+    concurrency: int,
+    max_tool_calls: int,
+    timeout_ms: int,
+    out_dir: Path | None,
+    as_json: bool,
+) -> None:
+    """Evaluate one or more agents on an environment's tasks and write a report.
+
+    All rollouts (tasks × agents × runs) share one event loop and one --concurrency limit.
+    Writes .silo/evals/<eval_id>/ (or --out): summary.json, summary.md, report.html and
+    runs/ (index.jsonl plus every rollout's run directory). Ctrl-C stops cleanly: finished
+    rollouts are kept and summarised, and the command exits 130.
+    """
+    if tasks and all_tasks:
+        raise click.UsageError("use --task ID (repeatable) or --tasks all, not both.")
+    cwd = Path.cwd()
+
+    async def prepare() -> tuple[Environment, Path]:
+        handle = await open_environment(env_name)
+        return await handle.load(), handle.project.cwd
+
+    environment, project_dir = run_async(prepare)
+    task_ids = _select_tasks(environment, tasks, all_tasks == "all")
+    agents = label_agents(agent_specs, cwd)
+    eval_id = new_eval_id()
+    target = out_dir if out_dir is not None else project_dir / ".silo" / "evals" / eval_id
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        fail(f'Eval directory "{target}" already exists and is not empty.')
+    total = len(task_ids) * len(agents) * runs
+    display = _Display(not as_json and sys.stderr.isatty(), total)
+
+    def start(on_progress: Callable[[EvalProgress], None]) -> Any:
+        return evaluate(
+            environment,
+            task_ids,
+            agents,
+            runs=runs,
+            concurrency=concurrency,
+            max_tool_calls=max_tool_calls,
+            timeout=timeout_ms / 1000,
+            out_dir=target,
+            eval_id=eval_id,
+            on_progress=on_progress,
+        )
+
+    summary = run_async(lambda: _run_eval(start, display))
+    if summary is None:
+        _report_cancelled(target, cwd, as_json)
+        ctx.exit(130)
+    if as_json:
+        echo_json({**summary.to_dict(), "outDir": str(target)})
+    else:
+        click.echo(summary_text(summary, cwd))
+
+
+def _report_cancelled(target: Path, cwd: Path, as_json: bool) -> None:
+    try:
+        data = read_summary(target)
+    except (OSError, ValueError):
+        click.echo("error: eval cancelled before its summary could be written.", err=True)
+        return
+    if as_json:
+        echo_json({**data, "outDir": str(target)})
+    click.echo(
+        f"eval cancelled: {data['finished']}/{data['planned']} rollouts finished; "
+        f"summary of those in {_rel(target, cwd)}/summary.json",
+        err=True,
+    )
