@@ -591,3 +591,53 @@ async def test_rollouts_are_deterministic_whatever_the_concurrency() -> None:
     assert [r.result_dict() for r in serial] == [r.result_dict() for r in parallel[::2]]
     assert [r.result_dict() for r in serial] == [r.result_dict() for r in parallel[1::2]]
     assert [r.state_diff for r in serial] == [r.state_diff for r in parallel[::2]]
+
+
+#: What the solver's rollout of each state-changing task touches, besides one audit entry per
+#: write and the AUD sequence: a pinned oracle for the tools' write paths.
+SOLVER_DIFFS: dict[str, tuple[dict[str, dict[str, list[str]]], int]] = {
+    "TASK-001": ({"workItems": {"changed": ["WI-029"]}}, 1),
+    "TASK-002": ({"workItems": {"changed": ["WI-026", "WI-027", "WI-034"]}}, 3),
+    "TASK-003": ({"workItems": {"changed": ["WI-010"]}}, 1),
+    "TASK-004": (
+        {
+            "sprints": {"added": ["SPR-010"]},
+            "workItems": {"changed": ["WI-042", "WI-044", "WI-045"]},
+        },
+        4,
+    ),
+    "TASK-005": (
+        {
+            "sprints": {"changed": ["SPR-006", "SPR-007"]},
+            "workItems": {"changed": ["WI-026", "WI-027", "WI-028", "WI-029", "WI-032"]},
+        },
+        2,
+    ),
+    "TASK-006": ({"timeLogs": {"added": ["TL-042"]}}, 1),
+    "TASK-007": ({"timeLogs": {"removed": ["TL-035", "TL-039", "TL-040"]}}, 3),
+    "TASK-008": ({"workItems": {"changed": ["WI-012", "WI-013"]}}, 2),
+    "TASK-009": (
+        {
+            "projects": {"changed": ["PRJ-004"]},
+            "workItems": {"changed": ["WI-048", "WI-049", "WI-050"]},
+        },
+        5,
+    ),
+    "TASK-010": ({"workItems": {"added": ["WI-051"]}}, 1),
+}
+
+
+@pytest.mark.anyio
+async def test_solver_state_diffs_match_the_pinned_oracle() -> None:
+    results = await silo.run_many(ENV, list(SOLVER_DIFFS), SOLVER)
+    for result in results:
+        collections = result.state_diff["collections"]
+        touched = {
+            key: {kind: ids for kind, ids in change.items() if ids}
+            for key, change in collections.items()
+            if key not in ("auditLog", "sequences")
+        }
+        expected, audits = SOLVER_DIFFS[result.task.id]
+        assert touched == expected, result.task.id
+        assert len(collections["auditLog"]["added"]) == audits, result.task.id
+        assert result.state_diff["scalars"] == [], result.task.id
