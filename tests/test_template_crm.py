@@ -394,6 +394,14 @@ REJECTIONS: list[tuple[str, dict[str, Any], str, str]] = [
         "positive amount",
     ),
     ("get_audit_event", {"auditId": "AUD-9999"}, "not_found", "AUD-9999"),
+    ("list_opportunities", {"ownerId": "USR-099"}, "not_found", 'User "USR-099"'),
+    ("list_contacts", {"accountId": "ACC-099"}, "not_found", 'Account "ACC-099"'),
+    (
+        "list_activities",
+        {"relatedType": "lead", "relatedId": "LEAD-099"},
+        "not_found",
+        'Lead "LEAD-099"',
+    ),
     (
         "qualify_lead",
         {"leadId": "LEAD-004", "actorUserId": "USR-007"},

@@ -12,6 +12,7 @@ from .helpers import (
     acting_user,
     assert_may_reassign,
     audit,
+    check_filters,
     deal_owner,
     record_change,
     require_account,
@@ -57,6 +58,7 @@ def assert_name_free(state: State, name: str) -> None:
 )
 def list_accounts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Accounts matching the filters."""
+    check_filters(state, input)
     accounts = [
         account_view(state, a)
         for a in _sorted(state)

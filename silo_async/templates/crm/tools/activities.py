@@ -29,6 +29,7 @@ from .helpers import (
     acting_user,
     assert_may_reassign,
     audit,
+    check_filters,
     record_change,
     require_activity,
     work_owner,
@@ -115,6 +116,9 @@ def _new_activity(state: State, input: dict[str, Any], owner_id: str) -> Activit
 )
 def list_activities(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Activities matching the filters."""
+    check_filters(state, input)
+    if "relatedId" in input and "relatedType" in input:
+        _require_related(state, input["relatedType"], input["relatedId"])
     activities = [
         activity_view(state, a)
         for a in sorted(state["activities"].values(), key=lambda a: a["id"])

@@ -17,7 +17,14 @@ from ..state import (
     today,
 )
 from .contract import PAGING, actor_property, boolean, crm_tool, matches, paginate, string
-from .helpers import acting_user, audit, record_change, require_account, require_contact
+from .helpers import (
+    acting_user,
+    audit,
+    check_filters,
+    record_change,
+    require_account,
+    require_contact,
+)
 from .views import contact_view
 
 __all__ = [
@@ -79,6 +86,7 @@ def _make_primary(state: State, contact: Contact, changes: list[dict[str, Any]])
 )
 def list_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Contacts matching the filters."""
+    check_filters(state, input)
     contacts = [
         contact_view(state, c)
         for c in _sorted(state)
@@ -219,6 +227,7 @@ def update_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def find_duplicate_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Possible duplicate contact records."""
+    check_filters(state, input)
     groups = [
         [contact_view(state, c) for c in group]
         for group in duplicate_contact_groups(state)

@@ -31,6 +31,7 @@ __all__ = [
     "acting_user",
     "assert_may_reassign",
     "audit",
+    "check_filters",
     "deal_owner",
     "record_change",
     "require_account",
@@ -122,6 +123,22 @@ def require_activity(state: State, activity_id: str) -> Activity:
     if activity is None:
         raise _not_found("Activity", activity_id, "activities")
     return activity
+
+
+_FILTERS = {
+    "ownerId": ("User", "users"),
+    "accountId": ("Account", "accounts"),
+    "stageId": ("Stage", "stages"),
+}
+
+
+def check_filters(state: State, input: dict[str, Any]) -> None:
+    """Ids given as list filters must exist: an unknown id is a mistake, not an empty page."""
+    for key, (label, collection) in _FILTERS.items():
+        value = input.get(key)
+        records: dict[str, Any] = state[collection]  # type: ignore[literal-required]
+        if value is not None and value not in records:
+            raise _not_found(label, value, collection)
 
 
 def acting_user(state: State, user_id: str) -> User:

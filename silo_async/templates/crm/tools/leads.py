@@ -38,6 +38,7 @@ from .helpers import (
     acting_user,
     assert_may_reassign,
     audit,
+    check_filters,
     deal_owner,
     is_lead_open,
     record_change,
@@ -92,6 +93,7 @@ def _require_open(lead: Lead) -> None:
 )
 def list_leads(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Leads matching the filters."""
+    check_filters(state, input)
     leads = [
         lead_view(state, lead)
         for lead in _sorted(state)

@@ -37,6 +37,7 @@ from .helpers import (
     acting_user,
     assert_may_reassign,
     audit,
+    check_filters,
     deal_owner,
     record_change,
     require_account,
@@ -119,6 +120,7 @@ def list_stages(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def list_opportunities(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Opportunities matching the filters."""
+    check_filters(state, input)
     opps = [
         opportunity_view(state, o)
         for o in _sorted(state)

@@ -22,16 +22,15 @@ from ..state import (
     won_amount,
 )
 from .contract import boolean, crm_tool, date, integer, read_date, string
-from .helpers import require_user
+from .helpers import check_filters
 from .views import opportunity_view, user_name
 
 __all__ = ["forecast_report", "pipeline_summary", "rep_performance", "stale_deals_report"]
 
 
 def _owner_filter(state: State, input: dict[str, Any]) -> str | None:
-    owner_id = input.get("ownerId")
-    if owner_id is not None:
-        require_user(state, owner_id)
+    check_filters(state, input)
+    owner_id: str | None = input.get("ownerId")
     return owner_id
 
 
