@@ -54,10 +54,11 @@ def require(state: State, collection: str, record_id: str) -> Record:
     """
     record: Record | None = state[collection].get(record_id)  # type: ignore[literal-required]
     if record is None:
-        label = _LABELS[collection]
-        raise silo.tool_error(
-            "not_found", f'{label} "{record_id}" was not found.', {"id": record_id}
-        )
+        message = f'{_LABELS[collection]} "{record_id}" was not found.'
+        if collection == "workflowStates":
+            # A handful of fixed ids: naming them saves the agent a lookup.
+            message += f" Known states: {', '.join(state['workflowStates'])}."
+        raise silo.tool_error("not_found", message, {"id": record_id})
     return record
 
 
