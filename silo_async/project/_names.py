@@ -90,11 +90,7 @@ def check_identifier(name: object, what: str = "state type") -> str:
     Raises:
         SiloError: ``unsafe_name`` for a non-identifier or a Python keyword.
     """
-    if (
-        not isinstance(name, str)
-        or not _IDENTIFIER.fullmatch(name)
-        or keyword.iskeyword(name)
-    ):
+    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name) or keyword.iskeyword(name):
         raise SiloError(
             "unsafe_name",
             f'Invalid {what} name "{name}". Use a Python identifier, for example "State".',

@@ -127,8 +127,10 @@ def create_environment(
             raise _already_exists(name, list_environment_names(cwd))
         try:
             os.rename(staging, destination)
-        except OSError as exc:  # a non-empty destination appeared meanwhile
-            raise _already_exists(name, list_environment_names(cwd)) from exc
+        except OSError as exc:
+            if destination.exists():  # a non-empty destination appeared meanwhile
+                raise _already_exists(name, list_environment_names(cwd)) from exc
+            raise
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
