@@ -126,15 +126,18 @@ async def split_sprint(s: Session) -> str:
     actor = await s.actor()
     t3 = await s.call("get_sprint", {"sprintId": (await s.sprint("Telemetry T3"))["id"]})
     states = await s.workflow()
+    # The new sprint's shape is given in the instruction itself.
+    start, end = re.findall(r"\d{4}-\d{2}-\d{2}", s.text)[:2]
+    budget = re.search(r"budget of (\d+)", s.text)
     created = await s.call(
         "create_sprint",
         {
             "actorId": actor,
             "projectId": t3["projectId"],
             "name": "Telemetry T4",
-            "startDate": "2026-05-18",
-            "endDate": "2026-05-29",
-            "pointBudget": 20,
+            "startDate": start,
+            "endDate": end,
+            "pointBudget": int(budget.group(1)) if budget else 20,
         },
     )
     t4 = created["created"]["id"]
@@ -216,15 +219,17 @@ async def file_bug(s: Session) -> str:
     project = await s.project("Route Optimizer v3")
     ruth = await s.member("Ruth Abebe")
     running = await s.call("list_sprints", {"projectId": project["id"], "status": "active"})
+    title = re.search(r'titled "([^"]+)"', s.text)
+    points = re.search(r"estimated at (\d+) points", s.text)
     created = await s.call(
         "create_work_item",
         {
             "actorId": actor,
             "projectId": project["id"],
-            "title": "Stop sequence lost on re-optimise",
+            "title": title.group(1) if title else "",
             "type": "bug",
             "priority": "high",
-            "points": 3,
+            "points": int(points.group(1)) if points else 0,
             "assigneeId": ruth["id"],
             "sprintId": running["results"][0]["id"],
         },
