@@ -7,9 +7,10 @@ ids, so they are byte-comparable regression oracles.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import anyio.to_thread
 
 from ._jsonutil import pretty_json
 
@@ -19,18 +20,24 @@ if TYPE_CHECKING:
 __all__ = ["write_artifacts"]
 
 
-def _write(path: Path, text: str) -> None:
-    # Write beside, then rename: a reader never sees half a file.
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+def _write_all(files: dict[Path, str]) -> None:
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
 
 
 async def write_artifacts(result: RunResult) -> None:
-    """Write the three summary files of ``result`` into ``result.run_dir``."""
+    """Write the three summary files of ``result`` into ``result.run_dir``.
+
+    The documents are serialised on the event loop (cheap, and the result is immutable), then
+    written by a worker thread: creating files costs far more than encoding them, and must not
+    stall the other rollouts sharing the loop.
+    """
     run_dir = result.run_dir
     if run_dir is None:
         return
-    _write(run_dir / "result.json", pretty_json(result.result_dict()))
-    _write(run_dir / "state-diff.json", pretty_json(result.state_diff))
-    _write(run_dir / "run.json", pretty_json(result.run_dict()))
+    files = {
+        run_dir / "result.json": pretty_json(result.result_dict()),
+        run_dir / "state-diff.json": pretty_json(result.state_diff),
+        run_dir / "run.json": pretty_json(result.run_dict()),
+    }
+    await anyio.to_thread.run_sync(_write_all, files)

@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import itertools
 import os
+import random
 import time
 
 __all__ = ["new_run_id"]
 
 _counter = itertools.count(1)
 _process_tag = os.urandom(3).hex()
+# Seeded once from the OS: per-id randomness without a syscall per run.
+_random = random.Random(os.urandom(16))
+
+
+def _reseed_after_fork() -> None:
+    # A forked worker must not repeat its parent's ids.
+    global _process_tag
+    _process_tag = os.urandom(3).hex()
+    _random.seed(os.urandom(16))
+
+
+os.register_at_fork(after_in_child=_reseed_after_fork)
 
 
 def new_run_id(now: float | None = None) -> str:
@@ -22,4 +35,5 @@ def new_run_id(now: float | None = None) -> str:
     t = time.time() if now is None else now
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(t))
     millis = int(t * 1000) % 1000
-    return f"run_{stamp}{millis:03d}_{next(_counter):06d}_{_process_tag}{os.urandom(2).hex()}"
+    suffix = f"{_process_tag}{_random.getrandbits(16):04x}"
+    return f"run_{stamp}{millis:03d}_{next(_counter):06d}_{suffix}"
