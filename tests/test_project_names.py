@@ -100,3 +100,11 @@ def test_suggest_free_name_is_case_insensitive_and_strips_counter() -> None:
     assert suggest_free_name("support", ["support", "SUPPORT-2"]) == "support-3"
     assert suggest_free_name("support-2", ["support-2"]) == "support-3"
     assert suggest_free_name("fresh", ["support"]) == "fresh"
+
+
+def test_public_names_resolve() -> None:
+    import silo_async.project as project
+
+    for name in project.__all__:
+        assert getattr(project, name) is not None
+    assert project.check_environment_name("ok-1") == "ok-1"

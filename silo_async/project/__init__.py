@@ -7,7 +7,7 @@ authoring data and tasks, scaffolding tools and verifiers, validating, and runni
 from __future__ import annotations
 
 from ._loader import load_environment
-from ._names import suggest_free_name
+from ._names import check_environment_name, check_safe_name, suggest_free_name
 from ._scaffold import ScaffoldResult
 from ._sdk import (
     DataResource,
@@ -31,6 +31,8 @@ __all__ = [
     "ToolResource",
     "ValidationReport",
     "VerifierResource",
+    "check_environment_name",
+    "check_safe_name",
     "load_environment",
     "suggest_free_name",
 ]
