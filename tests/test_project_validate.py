@@ -270,3 +270,21 @@ async def test_data_findings(tmp_path: Path) -> None:
     report = await env.validate()
     assert codes(report)[0] == ("warning", "data_dir_missing")
     assert json.loads(json.dumps(report.to_dict()))["ok"] is False
+
+
+async def test_stub_implemented_in_place_is_seen_in_the_same_process(tmp_path: Path) -> None:
+    import os
+
+    env = await good_env(tmp_path)
+    created = (await env.tools.scaffold("refund")).created
+    assert [f.code for f in (await env.validate()).findings] == ["tool_not_implemented"]
+    path = env.path / created
+    text = path.read_text()
+    stat = path.stat()
+    stub_line = next(line for line in text.splitlines() if "not implemented yet" in line)
+    replacement = '    return "refunded"'
+    # Same size and same mtime, so only a fresh read can tell the difference.
+    path.write_text(text.replace(stub_line, replacement.ljust(len(stub_line))))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size
+    assert (await env.validate()).findings == ()

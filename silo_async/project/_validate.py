@@ -8,6 +8,7 @@ task it passes is an error, because a verifier that passes an untouched world pr
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import re
@@ -198,10 +199,27 @@ def _check_tool(c: _Collector, tool: BoundTool) -> None:
 
 
 def _source_contains(fn: Callable[..., Any], marker: str) -> bool:
-    try:
-        return marker in inspect.getsource(fn)
-    except (OSError, TypeError):
+    """Whether the body of ``fn``, read fresh from disk, contains ``marker``.
+
+    Not :func:`inspect.getsource`: its line cache can serve a stale copy of a file edited a
+    moment ago in this same process (same size, same mtime).
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None:
         return False
+    try:
+        text = Path(code.co_filename).read_text(encoding="utf-8")
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, ValueError):
+        return False
+    lines = text.splitlines()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        if code.co_firstlineno in (first, node.lineno) and node.end_lineno is not None:
+            return marker in "\n".join(lines[first - 1 : node.end_lineno])
+    return False
 
 
 def _check_verifiers(c: _Collector, opened: OpenedEnvironment) -> list[Verifier] | None:
