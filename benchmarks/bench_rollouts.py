@@ -18,7 +18,7 @@ import anyio
 import silo_async as silo
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from _world import ENV, ten_calls  # noqa: E402
+from _world import ENV, ten_calls
 
 ROLLOUTS = 2_000
 REPEATS = 3

@@ -9,6 +9,7 @@ from typing import Any
 __all__ = ["clone_json", "compact_json", "json_equal", "output_text", "pretty_json", "to_jsonable"]
 
 _ATOMS = (str, int, float, bool, type(None))
+_MISSING: Any = object()
 
 
 def clone_json(value: Any) -> Any:
@@ -36,15 +37,20 @@ def json_equal(a: Any, b: Any) -> bool:
     if a is b:
         return True
     ta, tb = type(a), type(b)
-    if ta is not tb:
-        if ta in (list, tuple) and tb in (list, tuple):
-            return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
-        return False
     if ta is dict:
-        return a.keys() == b.keys() and all(json_equal(v, b[k]) for k, v in a.items())
+        if tb is not dict or len(a) != len(b):
+            return False
+        for k, v in a.items():
+            # Clones share immutable atoms, so unchanged fields are usually the same object.
+            w = b.get(k, _MISSING)
+            if v is not w and not json_equal(v, w):
+                return False
+        return True
     if ta is list or ta is tuple:
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
+        if (tb is not list and tb is not tuple) or len(a) != len(b):
+            return False
+        return all(x is y or json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return ta is tb and bool(a == b)
 
 
 def to_jsonable(value: Any) -> Any:
