@@ -289,3 +289,19 @@ async def test_destination_appearing_during_copy_is_never_merged(
     err = await error_of(project.environments.create("race"))
     assert err.code == "environment_already_exists"
     assert tree(tmp_path / ".silo" / "environments") == ["race", "race/theirs.txt"]
+
+
+@pytest.mark.parametrize("template", [t.id for t in list_templates()])
+async def test_every_template_validates_and_accepts_scaffolds(
+    tmp_path: Path, template: str
+) -> None:
+    project = await Project.open(tmp_path)
+    env = await project.environments.create("t", template=template)
+    report = await env.validate()
+    assert [f.code for f in report.findings if f.level == "error"] == []
+    before = len(await env.tools.list())
+    await env.tools.scaffold("zz_new_tool")
+    await env.verifiers.scaffold("VER-ZZ", "TASK-ZZ")
+    loaded = await env.load()
+    assert len(loaded.bind_tools(loaded.create_state())) == before + 1
+    assert loaded.verifiers[-1].id == "VER-ZZ"
