@@ -168,3 +168,12 @@ async def test_operations_on_a_deleted_environment(tmp_path: Path) -> None:
     assert (await error_of(env.data.list())).code == "environment_not_found"
     assert (await error_of(env.tasks.add(TASK))).code == "environment_not_found"
     assert (await error_of(env.validate())).code == "environment_not_found"
+
+
+async def test_non_utf8_files_are_invalid_json(tmp_path: Path) -> None:
+    env = await blank_env(tmp_path)
+    (env.path / "data" / "latin.json").write_bytes(b'{"name": "\xe9"}')
+    err = await error_of(env.data.get("latin"))
+    assert err.code == "invalid_json"
+    (env.path / "silo.environment.json").write_bytes(b"\xff\xfe")
+    assert (await error_of(env.load())).code == "invalid_json"

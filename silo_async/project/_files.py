@@ -71,22 +71,19 @@ def find_environment(cwd: Path, name: str) -> Path:
     raise SiloError("environment_not_found", message, {"environment": name, "available": available})
 
 
-def read_json(path: Path, *, detail: bool = True) -> Any:
-    """Parse a JSON file.
+def read_json(path: Path) -> Any:
+    """Parse a UTF-8 JSON file.
 
     Raises:
-        SiloError: ``invalid_json`` naming the absolute path (and the parser message).
+        SiloError: ``invalid_json`` naming the absolute path and the parser's message (also
+            for bytes that are not UTF-8).
         OSError: the file cannot be read.
     """
-    text = path.read_text(encoding="utf-8")
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        suffix = f": {exc}" if detail else ""
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
         raise SiloError(
-            "invalid_json",
-            f'"{path}" is not valid JSON{suffix}.',
-            {"path": str(path), "line": exc.lineno, "column": exc.colno},
+            "invalid_json", f'"{path}" is not valid JSON: {exc}.', {"path": str(path)}
         ) from None
 
 
