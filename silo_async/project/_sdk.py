@@ -116,7 +116,9 @@ class EnvironmentHandle:
         project: the project it belongs to.
         path: the environment directory.
         name: the environment name (the directory's name, exact case).
-        data: datasets. tasks: tasks. tools: tool scaffolding and listing.
+        data: datasets (``data/<name>.json``).
+        tasks: tasks (``tasks/<id>.json``).
+        tools: tool scaffolding and listing.
         verifiers: verifier scaffolding and listing.
     """
 
