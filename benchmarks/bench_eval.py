@@ -1,0 +1,165 @@
+"""Eval overhead: ``silo.evaluate`` vs plain ``silo.run_many`` with artifacts, same workload.
+
+The crm template is created through the project layer in a temporary project, then evaluated
+with two agents (the scripted solver and the no-op agent from ``examples/agents``) on all of its
+tasks, with enough runs for at least 5,000 rollouts, at concurrency 1,000. The baseline runs the
+same rollouts with ``run_many`` (one call per agent, runs_dir set) in the same process.
+``ratio_to_bare`` = eval throughput / baseline throughput (target >= 0.7). Prints a table, then
+one JSON line.
+
+Run: ``.venv/bin/python benchmarks/bench_eval.py [--rollouts 5000] [--concurrency 1000]
+[--backend asyncio|trio] [--rounds 2] [--dir /dev/shm]``. Scratch files go to /dev/shm when it
+exists (RAM), so the numbers measure the framework rather than the disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+import silo_async as silo
+from silo_async._agentload import load_agent
+from silo_async.eval import evaluate
+from silo_async.project import Project
+
+ROOT = Path(__file__).resolve().parent.parent
+AGENTS = {"solver": "examples/agents/crm_solver.py", "noop": "examples/agents/noop.py"}
+
+
+async def load_crm(project_dir: Path) -> silo.Environment:
+    project = await Project.open(project_dir)
+    handle = await project.environments.create("crm", template="crm")
+    return await handle.load()
+
+
+async def bare(
+    env: silo.Environment, agents: dict[str, Any], runs: int, conc: int, d: Path
+) -> float:
+    start = time.perf_counter()
+    tasks = [t.id for t in env.tasks]
+    for label, agent in agents.items():
+        await silo.run_many(
+            env, tasks, agent, runs=runs, concurrency=conc, runs_dir=d / label, agent_name=label
+        )
+    return time.perf_counter() - start
+
+
+async def one_eval(
+    env: silo.Environment, agents: dict[str, Any], runs: int, conc: int, out: Path
+) -> tuple[float, Any]:
+    snapshots = 0
+
+    def progress(_: object) -> None:
+        nonlocal snapshots
+        snapshots += 1
+
+    start = time.perf_counter()
+    summary = await evaluate(
+        env, None, agents, runs=runs, concurrency=conc, out_dir=out, on_progress=progress
+    )
+    elapsed = time.perf_counter() - start
+    assert summary.finished == snapshots == runs * len(env.tasks) * len(agents)
+    assert summary.ranking == ["solver", "noop"]
+    return elapsed, summary
+
+
+def scratch_root(given: str | None) -> str | None:
+    # The run directories are many small files: on a slow or shared disk the baseline would
+    # measure the disk, not the framework. A RAM-backed /dev/shm is used when there is one.
+    if given is not None:
+        return given
+    return "/dev/shm" if Path("/dev/shm").is_dir() else None
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(dir=scratch_root(args.dir)) as tmp:
+        root = Path(tmp)
+        env = await load_crm(root)
+        agents = {label: load_agent(str(ROOT / spec), ROOT).fn for label, spec in AGENTS.items()}
+        per_run = len(env.tasks) * len(agents)
+        runs = math.ceil(args.rollouts / per_run)
+        total = runs * per_run
+        bare_times, eval_times = [], []
+        sizes: dict[str, float] = {}
+        for round_no in range(args.rounds):  # alternate, so warm-up and drift hit both sides
+            bare_dir, eval_dir = root / f"bare{round_no}", root / f"eval{round_no}"
+            bare_times.append(await bare(env, agents, runs, args.concurrency, bare_dir))
+            elapsed, _ = await one_eval(env, agents, runs, args.concurrency, eval_dir)
+            eval_times.append(elapsed)
+            sizes = {
+                name: (eval_dir / name).stat().st_size / 1e6
+                for name in ("report.html", "summary.json", "runs/index.jsonl")
+            }
+            await anyio.to_thread.run_sync(shutil.rmtree, bare_dir)
+            await anyio.to_thread.run_sync(shutil.rmtree, eval_dir)
+        bare_s, eval_s = min(bare_times), min(eval_times)
+        peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return {
+            "rollouts": total,
+            "tasks": len(env.tasks),
+            "agents": len(agents),
+            "runs": runs,
+            "rounds": args.rounds,
+            "concurrency": args.concurrency,
+            "backend": args.backend,
+            "scratch": str(root.parent),
+            "bare_s": round(bare_s, 3),
+            "wall_s": round(eval_s, 3),
+            "rollouts_per_s": round(total / eval_s, 1),
+            "bare_rollouts_per_s": round(total / bare_s, 1),
+            "ratio_to_bare": round(bare_s / eval_s, 3),
+            "report_mb": round(sizes["report.html"], 3),
+            "summary_mb": round(sizes["summary.json"], 3),
+            "index_mb": round(sizes["runs/index.jsonl"], 3),
+            "peak_rss_mb": round(peak_kb / 1024, 1),
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rollouts", type=int, default=5_000)
+    parser.add_argument("--concurrency", type=int, default=1_000)
+    parser.add_argument("--backend", choices=["asyncio", "trio"], default="asyncio")
+    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds (best kept)")
+    parser.add_argument("--dir", default=None, help="scratch directory (default: /dev/shm)")
+    args = parser.parse_args()
+    result = anyio.run(main_async, args, backend=args.backend)
+    rows = [
+        (
+            "rollouts",
+            f"{result['rollouts']} ({result['tasks']} tasks × 2 agents × {result['runs']} runs)",
+        ),
+        ("concurrency", str(result["concurrency"])),
+        ("scratch dir", f"{result['scratch']} (best of {result['rounds']} alternating rounds)"),
+        (
+            "run_many + artifacts",
+            f"{result['bare_s']:.2f} s  ({result['bare_rollouts_per_s']:.0f} rollouts/s)",
+        ),
+        ("evaluate", f"{result['wall_s']:.2f} s  ({result['rollouts_per_s']:.0f} rollouts/s)"),
+        ("ratio to bare", f"{result['ratio_to_bare']:.2f}  (target >= 0.70)"),
+        ("report.html", f"{result['report_mb']:.2f} MB"),
+        ("summary.json", f"{result['summary_mb']:.3f} MB"),
+        ("runs/index.jsonl", f"{result['index_mb']:.2f} MB"),
+        ("peak RSS", f"{result['peak_rss_mb']:.0f} MB"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key.ljust(width)}  {value}")
+    keys = ("rollouts", "wall_s", "rollouts_per_s", "report_mb", "peak_rss_mb", "ratio_to_bare")
+    print(json.dumps({k: result[k] for k in keys}))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
