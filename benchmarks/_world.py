@@ -8,7 +8,7 @@ import silo_async as silo
 
 ACCOUNTS = {
     f"ACC-{i:03d}": {"id": f"ACC-{i:03d}", "name": f"Account {i}", "tier": "gold", "notes": []}
-    for i in range(1, 21)
+    for i in range(1, 9)
 }
 ID = {"type": "string", "pattern": "^ACC-[0-9]{3}$"}
 
@@ -71,7 +71,7 @@ ENV = silo.Environment(
 
 async def ten_calls(ctx: silo.AgentContext) -> str:
     """Scripted agent: nine reads and one write."""
-    for i in range(1, 10):
-        await ctx.call_tool("get_account", {"accountId": f"ACC-{i:03d}"})
+    for i in range(9):
+        await ctx.call_tool("get_account", {"accountId": f"ACC-{i % 8 + 1:03d}"})
     await ctx.call_tool("add_note", {"accountId": "ACC-001", "text": "called"})
     return "done"

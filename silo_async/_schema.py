@@ -132,6 +132,7 @@ class _Codegen:
 
     def kw_properties(self, val: Any, schema: dict[str, Any], v: str, indent: int, d: int) -> None:
         self.emit(indent, f"if type({v}) is dict:")
+        self.emit(indent + 1, "pass")  # the block may otherwise be empty ({} properties)
         extra = schema.get("additionalProperties", True)
         known = self.const(frozenset(val))
         if extra is False:
@@ -228,7 +229,7 @@ class SchemaValidator:
         self._validator = Draft202012Validator(self.schema)
         try:
             self._fast: Predicate = _compile(self.schema)
-        except (_Unsupported, KeyError, TypeError, re.error):
+        except (_Unsupported, KeyError, TypeError, ValueError, SyntaxError, re.error):
             self._fast = self._validator.is_valid
 
     def is_valid(self, value: Any) -> bool:

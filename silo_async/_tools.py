@@ -98,6 +98,8 @@ class Tool:
     fn: ToolFn
     validator: SchemaValidator = attrs.field(init=False, repr=False)
     is_async: bool = attrs.field(init=False, repr=False)
+    spec: ToolSpec = attrs.field(init=False, repr=False)
+    """The agent-facing view of this tool."""
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -110,11 +112,7 @@ class Tool:
             raise DefinitionError(f'Tool "{self.name}" has no callable body.', {"tool": self.name})
         object.__setattr__(self, "validator", SchemaValidator(self.input_schema, self.name))
         object.__setattr__(self, "is_async", inspect.iscoroutinefunction(self.fn))
-
-    @property
-    def spec(self) -> ToolSpec:
-        """The agent-facing view of this tool."""
-        return ToolSpec(self.name, self.description, self.input_schema)
+        object.__setattr__(self, "spec", ToolSpec(self.name, self.description, self.input_schema))
 
     def __call__(self, state: Any, input: dict[str, Any]) -> Any:
         """Call the body directly (no validation): handy in unit tests of the body."""

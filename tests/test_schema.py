@@ -135,6 +135,30 @@ def test_fast_path_agrees_with_jsonschema(value: Any) -> None:
     assert (fast.problems(value) == []) == fast.is_valid(value)
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {}},
+        {"type": "object", "properties": {"a": {}}},
+        {"type": "object", "properties": {"a": True, "b": {"items": {}}}, "required": []},
+        {"type": "object", "additionalProperties": {"type": "integer"}},
+        {
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "additionalProperties": {"type": "integer"},
+        },
+        {},
+        True,
+    ],
+)
+def test_edge_schemas_compile_and_agree(schema: Any) -> None:
+    v = SchemaValidator(
+        {"x": schema}["x"] if isinstance(schema, dict) else {"not": {"not": {}}}, "t"
+    )
+    for value in ({}, {"a": "s"}, {"a": 1, "z": 2}, {"z": "s"}, [], None):
+        assert v.is_valid(value) == Draft202012Validator(v.schema).is_valid(value)
+
+
 def test_unsupported_keywords_fall_back_to_jsonschema() -> None:
     schema = {
         "type": "object",
