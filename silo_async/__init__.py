@@ -17,6 +17,7 @@ from ._errors import SiloError as SiloError
 from ._errors import ToolError as ToolError
 from ._errors import tool_error as tool_error
 from ._jsonutil import clone_json as clone_json
+from ._jsonutil import json_equal as json_equal
 from ._jsonutil import output_text as output_text
 from ._many import run_many as run_many
 from ._result import TERMINATION_REASONS as TERMINATION_REASONS
@@ -39,3 +40,7 @@ from ._verify import optional as optional
 from ._verify import verifier as verifier
 
 __version__ = "0.1.0"
+
+# The project layer builds on everything above, so it is imported last.
+from .project import Project as Project
+from .project import load_environment as load_environment

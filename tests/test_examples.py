@@ -1,0 +1,32 @@
+"""The examples in the README run and pass."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("customer.py", "PASS reward=1.00 calls=2"),
+        ("profit.py", "PASS reward=1.00 answer='The total profit is 59980.'"),
+        ("quickstart.py", "True 1.0 completed"),
+    ],
+)
+def test_example_runs_and_passes(script: str, expected: str) -> None:
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / script)], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip().splitlines()[-1] == expected
+
+
+def test_readme_quotes_the_quickstart_verbatim() -> None:
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    body = (EXAMPLES / "quickstart.py").read_text().split('"""\n\n', 1)[1]
+    assert body.strip() in readme
