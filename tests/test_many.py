@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 import silo_async as silo
@@ -68,7 +69,7 @@ def _artifact_bytes(run_dir: Path | None) -> tuple[bytes, bytes]:
 
 
 async def _interleaved(ctx: silo.AgentContext) -> str:
-    await anyio.sleep(0)
+    await anyio.lowlevel.checkpoint()
     await ctx.call_tool("get_customer", {"customerId": "CUS-002"})
     await anyio.sleep(0.001)
     await ctx.call_tool("block_customer", {"customerId": "CUS-001"})

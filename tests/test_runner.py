@@ -178,7 +178,7 @@ async def test_tool_fault_is_counted_apart_and_traced() -> None:
         faulty = await ctx.call_tool("explode")
         wrong = await ctx.call_tool("get_customer", {})
         assert faulty.is_error and wrong.is_error
-        return faulty.output["code"]
+        return str(faulty.output["code"])
 
     result = await silo.run(ENV, "TASK-ANSWER", agent)
     assert (result.tool_calls, result.tool_errors, result.tool_faults) == (2, 1, 1)

@@ -180,4 +180,4 @@ def test_bad_schema_fails_at_definition_with_a_clear_error() -> None:
         def broken(state: Any, args: Any) -> None: ...
 
     with pytest.raises(silo.DefinitionError, match="must be a JSON Schema object"):
-        silo.tool(name="worse", input_schema=["nope"])(lambda s, a: None)  # type: ignore[arg-type]
+        silo.tool(name="worse", input_schema=["nope"])(lambda s, a: None)  # type: ignore[call-overload]

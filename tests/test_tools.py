@@ -46,7 +46,7 @@ def test_bind_tools_rejects_duplicates_and_non_tools() -> None:
     tool = ENV.tools[0]
     with pytest.raises(silo.DefinitionError, match='"get_customer" is registered more than once'):
         silo.bind_tools({}, [tool, tool])
-    with pytest.raises(silo.DefinitionError, match="expected tools made with @silo.tool"):
+    with pytest.raises(silo.DefinitionError, match=r"expected tools made with @silo\.tool"):
         silo.bind_tools({}, [lambda s, a: None])  # type: ignore[list-item]
 
 
