@@ -94,8 +94,9 @@ def _select_tasks(environment: Environment, tasks: Sequence[str], all_tasks: boo
 class _Display:
     """A throttled rich progress bar on stderr (no-op when not wanted or rich is missing)."""
 
-    def __init__(self, enabled: bool, total: int) -> None:
+    def __init__(self, enabled: bool, total: int, console: Any = None) -> None:
         self.latest: EvalProgress | None = None
+        self.draws = 0
         self.progress: Any = None
         self.task: Any = None
         if not enabled:
@@ -117,7 +118,7 @@ class _Display:
             MofNCompleteColumn(),
             TextColumn("{task.fields[info]}"),
             TimeElapsedColumn(),
-            console=Console(stderr=True),
+            console=console or Console(stderr=True),
             auto_refresh=False,
             transient=True,
         )
@@ -130,6 +131,7 @@ class _Display:
         p = self.latest
         if self.progress is None:
             return
+        self.draws += 1
         if p is not None:
             info = f"pass {p.passes} · faults {p.faults} · {p.rate:,.0f}/s"
             self.progress.update(self.task, completed=p.done, info=info)
@@ -139,9 +141,12 @@ class _Display:
         if self.progress is None:
             return
         with self.progress:
-            while True:
-                self.draw()
-                await anyio.sleep(1 / REFRESH_HZ)
+            try:
+                while True:
+                    self.draw()
+                    await anyio.sleep(1 / REFRESH_HZ)
+            finally:
+                self.draw()  # the final count, also when the eval ends between two ticks
 
 
 async def _cancel_on_sigint(scope: anyio.CancelScope) -> None:
