@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,15 @@ async def test_progress_is_reported_per_rollout() -> None:
     assert [p.done for p in seen] == [1, 2, 3, 4, 5]
     assert seen[-1].total == 5 and seen[-1].passes == 5 and seen[-1].faults == 0
     assert seen[-1].rate >= 0
+
+
+async def test_eval_ids(tmp_path: Path) -> None:
+    fresh = await evaluate(make_env(), ["T-1"], {"g": good_agent})
+    assert re.fullmatch(r"eval_\d{8}T\d{6}_[0-9a-f]{6}", fresh.eval_id)
+    named = await evaluate(
+        make_env(), ["T-1"], {"g": good_agent}, out_dir=tmp_path / "e", eval_id="mine"
+    )
+    assert named.eval_id == "mine" and read_summary(tmp_path / "e")["evalId"] == "mine"
 
 
 async def test_cancellation_keeps_finished_rollouts(tmp_path: Path) -> None:

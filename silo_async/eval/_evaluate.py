@@ -172,6 +172,7 @@ async def evaluate(
     plan = [(t, a, n) for t in task_ids for a in labels for n in range(1, runs + 1)]
     collector = _Collector(len(plan), eval_dir, report and eval_dir is not None)
     started, clock0 = time.time(), time.perf_counter()
+    eval_id = eval_id or new_eval_id(started)
     limiter = anyio.CapacityLimiter(concurrency)
     runs_dir = eval_dir / "runs" if eval_dir is not None else None
 
@@ -193,7 +194,7 @@ async def evaluate(
     def summary(cancelled: bool) -> EvalSummary:
         records, _ = collector.finished()
         return EvalSummary(
-            eval_id=eval_id or new_eval_id(started),
+            eval_id=eval_id,
             environment=env.name,
             tasks=[env.task(t) for t in task_ids],
             agents=labels,
