@@ -158,3 +158,33 @@ async def test_report_renders_a_rollout_in_headless_chromium(tmp_path: Path) -> 
     assert f"Rollout {faulty.run_id}" in dom
     assert "Trace (3 tool calls)" in dom
     assert "FAULT RuntimeError" in dom and "A is done" in dom and "State diff" in dom
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")
+async def test_opening_a_task_lists_its_rollouts_in_headless_chromium(tmp_path: Path) -> None:
+    summary, _ = await make_report(tmp_path)
+    url = (tmp_path / "ev" / "report.html").as_uri() + "#task-1"
+    args = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu"]
+    args += ["--virtual-time-budget=5000", "--dump-dom", url]
+    with anyio.fail_after(120):
+        done = await anyio.run_process(args)
+    dom = done.stdout.decode()
+    for record in summary.records:
+        assert (f"<td>{record.run_id}</td>" in dom) == (record.task_id == "T-2")
+    assert "failed and faulted only" in dom
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")
+async def test_long_run_lists_are_paged_in_headless_chromium(tmp_path: Path) -> None:
+    summary = await evaluate(
+        make_env(), ["T-1"], {"g": good_agent}, runs=620, out_dir=tmp_path / "e"
+    )
+    url = (tmp_path / "e" / "report.html").as_uri() + "#task-0"
+    args = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu"]
+    args += ["--virtual-time-budget=5000", "--dump-dom", url]
+    with anyio.fail_after(120):
+        done = await anyio.run_process(args)
+    dom = done.stdout.decode()
+    shown = [r for r in summary.records if f"<td>{r.run_id}</td>" in dom]
+    assert shown == summary.records[:500]
+    assert "show 120 more of 120" in dom

@@ -24,6 +24,7 @@ import html
 import json
 from typing import Any
 
+from ._details import truncate
 from ._stats import GroupStats
 from ._summary import EvalSummary
 
@@ -67,7 +68,7 @@ def _index(summary: EvalSummary) -> dict[str, Any]:
             r.run_id,
             r.run_dir,
             round(r.duration_ms, 1),
-            r.error,
+            None if r.error is None else truncate(r.error, 300),
         ]
         for r in summary.records
     ]
@@ -203,7 +204,7 @@ pre{white-space:pre-wrap;word-break:break-all;margin:0;font-size:12px}
 _JS = """
 (function(){
 var IX=JSON.parse(document.getElementById('index').textContent);
-var D=null;
+var D=null,PAGE=500;
 function el(tag,text,cls){var e=document.createElement(tag);
  if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
 function row(cells,cls){var tr=el('tr',null,cls);cells.forEach(function(c){
@@ -259,15 +260,31 @@ function showRun(i){
 }
 function fillTask(box,t){
  var div=box.querySelector('.runs');if(div.firstChild)return;
- var tab=el('table');
- tab.appendChild(head(['agent','run','result','reward','termination','calls','errors',
-  'faults','run id']));
- IX.runs.forEach(function(r,i){if(r[0]!==t)return;
-  var tr=row([IX.agents[r[1]],r[2],r[3]?'PASS':'FAIL',r[4],r[5],r[6],r[7],
-   r[8]+(r[9]?' +verifier':''),r[10]],
-   'run '+(r[3]?'pass':((r[8]||r[9])?'fault':'fail')));
-  tr.addEventListener('click',function(){showRun(i);});tab.appendChild(tr);});
- div.appendChild(tab);
+ var mine=[];IX.runs.forEach(function(r,i){if(r[0]===t)mine.push(i);});
+ var bar=el('p');var only=el('input');only.type='checkbox';
+ bar.appendChild(only);bar.appendChild(document.createTextNode(' failed and faulted only'));
+ div.appendChild(bar);var holder=el('div');div.appendChild(holder);
+ function render(){
+  holder.textContent='';
+  var list=only.checked?mine.filter(function(i){return !IX.runs[i][3];}):mine;
+  var tab=el('table');
+  tab.appendChild(head(['agent','run','result','reward','termination','calls','errors',
+   'faults','run id']));
+  var shown=0;
+  function more(){
+   var stop=Math.min(list.length,shown+PAGE);
+   for(;shown<stop;shown++){var i=list[shown],r=IX.runs[i];
+    var tr=row([IX.agents[r[1]],r[2],r[3]?'PASS':'FAIL',r[4],r[5],r[6],r[7],
+     r[8]+(r[9]?' +verifier':''),r[10]],
+     'run '+(r[3]?'pass':((r[8]||r[9])?'fault':'fail')));
+    tr.addEventListener('click',showRun.bind(null,i));tab.appendChild(tr);}
+   btn.style.display=shown<list.length?'':'none';
+   btn.textContent='show '+Math.min(PAGE,list.length-shown)+' more of '+(list.length-shown);
+  }
+  var btn=el('button');btn.type='button';btn.addEventListener('click',more);
+  holder.appendChild(tab);holder.appendChild(btn);more();
+ }
+ only.addEventListener('change',render);render();
 }
 document.querySelectorAll('details.task').forEach(function(box){
  box.addEventListener('toggle',function(){if(box.open)fillTask(box,+box.dataset.task);});});
