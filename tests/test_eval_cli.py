@@ -94,6 +94,26 @@ def test_eval_text_and_out_dir(project: Path) -> None:
     assert again.exit_code == 1 and "already exists" in again.stderr
 
 
+def test_eval_on_trio(project: Path) -> None:
+    result = cli(
+        "--backend",
+        "trio",
+        "eval",
+        "--env",
+        "crm",
+        "--task",
+        "TASK-003",
+        "--agent",
+        SOLVER,
+        "--runs",
+        "3",
+        "--json",
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["agents"][0]["agent"] == "crm_solver" and data["agents"][0]["passes"] == 3
+
+
 def test_eval_agent_and_flag_errors(project: Path) -> None:
     dup = cli("eval", "--env", "crm", "--agent", NOOP, "--agent", NOOP)
     assert dup.exit_code == 1

@@ -181,6 +181,9 @@ async def replay(
 ) -> ReplayReport:
     """Replay a recorded run against a fresh world and re-grade it with today's verifier.
 
+    The run's limits come from its ``run.json``. A run that ended on its time limit is replayed
+    until the same limit trips, so its replay takes that long.
+
     Args:
         run_ref: a run id (looked up as ``runs show`` does), a run directory, or a loaded run.
         env: the environment to replay against (default: load the one ``run.json`` names from
