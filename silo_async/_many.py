@@ -58,10 +58,12 @@ async def run_many(
         env.verifier_for(env.task(task_id))
     plan = [task_id for task_id in task_ids for _ in range(runs)]
     results: list[RunResult | None] = [None] * len(plan)
-    limiter = anyio.CapacityLimiter(concurrency)
+    pending = iter(enumerate(plan))
 
-    async def one(index: int, task_id: str) -> None:
-        async with limiter:
+    async def worker() -> None:
+        # A fixed pool of workers pulling from one iterator: no limiter, and no coroutine per
+        # rollout waiting its turn (10,000 queued rollouts would cost memory and GC time).
+        for index, task_id in pending:
             result = await run(
                 env,
                 task_id,
@@ -71,11 +73,11 @@ async def run_many(
                 runs_dir=runs_dir,
                 agent_name=agent_name,
             )
-        results[index] = result
-        if on_result is not None:
-            on_result(index, result)
+            results[index] = result
+            if on_result is not None:
+                on_result(index, result)
 
     async with anyio.create_task_group() as tg:
-        for index, task_id in enumerate(plan):
-            tg.start_soon(one, index, task_id)
+        for _ in range(min(concurrency, len(plan))):
+            tg.start_soon(worker)
     return [r for r in results if r is not None]

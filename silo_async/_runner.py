@@ -156,8 +156,12 @@ class _Rollout:
         """Run the verifier under its own bounded scope; any failure becomes an error string."""
         ctx = VerifierContext(agent_output=text, task=self.task, output=self.output)
         try:
-            with anyio.fail_after(FINISH_GRACE_S):
-                outcome = await self.verifier.evaluate(self.state, self.initial, ctx)
+            checks = self.verifier.start(self.state, self.initial, ctx)
+            if inspect.isawaitable(checks):
+                # Only an async body can be bounded; a sync one runs to completion.
+                with anyio.fail_after(FINISH_GRACE_S):
+                    checks = await checks
+            outcome = self.verifier.outcome(checks)
         except TimeoutError:
             return None, f"Verifier {self.verifier.id} did not finish within {FINISH_GRACE_S:g} s."
         except Exception as exc:
@@ -167,16 +171,20 @@ class _Rollout:
     async def finish(self) -> RunResult:
         """Grade, record the last events, write the artifacts; shielded from outer cancellation."""
         with anyio.CancelScope(shield=True):
-            if self.output is None and self.ctx is not None:
-                self.output = self.ctx.output  # a partial answer left with ctx.set_output()
-            text = output_text(self.output)
-            self.end_events(text)
-            outcome, verifier_error = await self.grade(text)
-            self.verifier_event(outcome, verifier_error)
-            self.trace.close()
-            result = self.result(text, outcome, verifier_error)
-            if self.run_dir is not None:
-                await write_artifacts(result)
+            result = await self._finish()
+        return result
+
+    async def _finish(self) -> RunResult:
+        if self.output is None and self.ctx is not None:
+            self.output = self.ctx.output  # a partial answer left with ctx.set_output()
+        text = output_text(self.output)
+        self.end_events(text)
+        outcome, verifier_error = await self.grade(text)
+        self.verifier_event(outcome, verifier_error)
+        self.trace.close()
+        result = self.result(text, outcome, verifier_error)
+        if self.run_dir is not None:
+            await write_artifacts(result)
         return result
 
     def verifier_event(self, outcome: VerifierOutcome | None, error: str | None) -> None:

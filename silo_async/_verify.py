@@ -164,10 +164,22 @@ class Verifier:
             NoRequiredChecksError: the body returned no required check.
             TypeError: the body returned something other than a list of checks.
         """
-        args = (final, initial, ctx)[: self._arity]
-        result = self.fn(*args)
+        result = self.start(final, initial, ctx)
         if inspect.isawaitable(result):
             result = await result
+        return self.outcome(result)
+
+    def start(self, final: Any, initial: Any, ctx: VerifierContext) -> Any:
+        """Call the body: its checks, or an awaitable of them for an ``async def`` body."""
+        return self.fn(*(final, initial, ctx)[: self._arity])
+
+    def outcome(self, result: Any) -> VerifierOutcome:
+        """Score what the body returned.
+
+        Raises:
+            NoRequiredChecksError: no check is required.
+            TypeError: ``result`` is not a list of checks.
+        """
         if not isinstance(result, list | tuple) or not all(isinstance(c, Check) for c in result):
             raise TypeError(
                 f"Verifier {self.id} must return a list of silo.check(...)/silo.optional(...) "
