@@ -1,0 +1,81 @@
+"""``make demo`` (examples/demo.py): runs end to end in a scratch project and prints a summary."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+DEMO = Path(__file__).resolve().parent.parent / "examples" / "demo.py"
+ROW = re.compile(
+    r"^\s*(TASK-\d{3})\s+(easy|medium|hard)\s+.+?\s+(PASS|FAIL) (\d\.\d\d)\s+(PASS|FAIL)"
+)
+
+
+@pytest.fixture
+def demo(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """examples/demo.py, imported by path as ``make demo`` runs it."""
+    spec = importlib.util.spec_from_file_location("_silo_demo", DEMO)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    # dataclasses resolve annotations through sys.modules, so the module must be registered.
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rows(out: str) -> dict[str, tuple[str, str, str]]:
+    return {m[1]: (m[3], m[4], m[5]) for m in (ROW.match(line) for line in out.splitlines()) if m}
+
+
+def _assert_summary(out: str) -> None:
+    rows = _rows(out)
+    assert sorted(rows) == [f"TASK-{i:03d}" for i in range(1, 12)]
+    assert set(rows.values()) == {("PASS", "1.00", "FAIL")}
+    assert "solver passed 11/11 · do-nothing passed 0/11" in out
+    assert "silo-async init demo --template crm" in out
+    assert "silo-async run --env demo --task TASK-004 --agent ./my_agent.py" in out
+
+
+def test_demo_keeps_its_project_and_prints_plain_text(
+    demo: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "demo-project"
+    assert demo.main(["--keep", str(project), "--plain"]) == 0
+    out = capsys.readouterr().out
+    _assert_summary(out)
+    assert re.search(r"^Task\s+Difficulty\s+Title\s+Solver\s+Do-nothing\s+Tool calls$", out, re.M)
+    runs = sorted((project / ".silo" / "runs").iterdir())
+    assert len(runs) == 22
+    assert all((run / "result.json").is_file() for run in runs)
+    assert f"Runs are kept in {project.resolve()}/.silo/runs/" in out
+
+
+def test_demo_renders_with_rich_in_a_scratch_dir_it_removes(
+    demo: ModuleType,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert demo.main([]) == 0
+    out = capsys.readouterr().out
+    _assert_summary(out)
+    first = out.splitlines()[0]
+    assert first.startswith("Scratch project: ")
+    assert not Path(first.removeprefix("Scratch project: ").split(" (")[0]).exists()
+    assert "━" in out  # rich drew the table
+
+
+def test_demo_falls_back_to_plain_text_without_rich(
+    demo: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, "rich", None)  # import rich now raises ImportError
+    assert demo.main(["--keep", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    _assert_summary(out)
+    assert "━" not in out
