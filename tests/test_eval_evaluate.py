@@ -98,7 +98,8 @@ async def test_progress_is_reported_per_rollout() -> None:
 
 
 async def test_eval_ids(tmp_path: Path) -> None:
-    fresh = await evaluate(make_env(), ["T-1"], {"g": good_agent})
+    fresh = await evaluate(make_env(), "T-1", {"g": good_agent})
+    assert fresh.config["tasks"] == ["T-1"]
     assert re.fullmatch(r"eval_\d{8}T\d{6}_[0-9a-f]{6}", fresh.eval_id)
     named = await evaluate(
         make_env(), ["T-1"], {"g": good_agent}, out_dir=tmp_path / "e", eval_id="mine"

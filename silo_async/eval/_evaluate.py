@@ -118,7 +118,7 @@ class _Collector:
 
 async def evaluate(
     env: Environment,
-    tasks: Sequence[str] | None,
+    tasks: Sequence[str] | str | None,
     agents: Mapping[str, Agent],
     *,
     runs: int = 1,
@@ -143,7 +143,8 @@ async def evaluate(
 
     Args:
         env: the environment.
-        tasks: task ids in the order to report them (``None``: every task of ``env``).
+        tasks: task ids in the order to report them (a single id is accepted too; ``None``:
+            every task of ``env``, in its order).
         agents: ``{label: agent}``; labels name the agents in every output.
         runs: rollouts per task and agent (>= 1).
         concurrency: the most rollouts in flight at once (>= 1).
@@ -163,7 +164,10 @@ async def evaluate(
         ValueError: invalid arguments.
         FileExistsError: ``out_dir`` exists and is not empty.
     """
-    task_ids = [t.id for t in env.tasks] if tasks is None else list(tasks)
+    if tasks is None:
+        task_ids = [t.id for t in env.tasks]
+    else:
+        task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
     _check_args(env, task_ids, agents, runs, concurrency)
     eval_dir = Path(out_dir) if out_dir is not None else None
     if eval_dir is not None:
