@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 import silo_async as silo
@@ -138,6 +139,24 @@ async def test_cancellation_keeps_finished_rollouts(tmp_path: Path) -> None:
     run_dirs = {p.name for p in (out / "runs").iterdir() if p.is_dir()}
     assert {r.run_id for r in index} <= run_dirs
     assert "cancelled" in (out / "report.html").read_text()
+
+
+async def test_cancel_after_the_last_rollout_still_writes_everything(tmp_path: Path) -> None:
+    out = tmp_path / "ev"
+    with anyio.CancelScope() as scope:
+
+        def progress(p: EvalProgress) -> None:
+            if p.done == p.total:
+                scope.cancel()
+
+        await evaluate(
+            make_env(), None, {"g": good_agent}, runs=2, out_dir=out, on_progress=progress
+        )
+        await anyio.lowlevel.checkpoint()  # where the caller sees the cancellation
+    assert scope.cancelled_caught
+    data = read_summary(out)
+    assert data["complete"] is True and data["finished"] == 4
+    assert (out / "report.html").is_file()
 
 
 async def test_invalid_arguments() -> None:

@@ -230,7 +230,9 @@ async def evaluate(
             await _write(summary(cancelled=True), collector, report)
         raise
     result = summary(cancelled=False)
-    await _write(result, collector, report)
+    # Every rollout finished: a Ctrl-C now must not lose the files (bounded all the same).
+    with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
+        await _write(result, collector, report)
     return result
 
 
