@@ -11,6 +11,8 @@ Silo's format: ``"<path>" is required``, ``"<key>" is not a parameter; expected 
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -197,6 +199,24 @@ def _compile(schema: Any) -> Predicate:
     return check
 
 
+def _build(schema: dict[str, Any]) -> tuple[Draft202012Validator, Predicate]:
+    """Check ``schema`` against the metaschema and compile it (the slow part of a definition)."""
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema)
+    try:
+        fast = _compile(schema)
+    except (_Unsupported, KeyError, TypeError, ValueError, SyntaxError, re.error):
+        fast = validator.is_valid
+    return validator, fast
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(key: str) -> tuple[Draft202012Validator, Predicate]:
+    # Environments loaded again (every `env validate`, every handle.run) and tools sharing a
+    # schema reuse one compiled validator instead of paying the metaschema check each time.
+    return _build(json.loads(key))
+
+
 class SchemaValidator:
     """A tool's input schema, checked once and compiled for fast validation.
 
@@ -219,18 +239,17 @@ class SchemaValidator:
             )
         self.schema: dict[str, Any] = dict(schema)
         try:
-            Draft202012Validator.check_schema(self.schema)
+            key = json.dumps(self.schema)  # order-sensitive: property order shapes messages
+        except (TypeError, ValueError):
+            key = None  # not JSON (e.g. a set inside): let jsonschema say what is wrong
+        try:
+            self._validator, self._fast = _compiled(key) if key is not None else _build(self.schema)
         except jsonschema.SchemaError as exc:
             where = "/".join(str(p) for p in exc.path) or "(root)"
             raise DefinitionError(
                 f'Tool "{owner}" has an invalid input schema at {where}: {exc.message}.',
                 {"tool": owner, "path": where},
             ) from None
-        self._validator = Draft202012Validator(self.schema)
-        try:
-            self._fast: Predicate = _compile(self.schema)
-        except (_Unsupported, KeyError, TypeError, ValueError, SyntaxError, re.error):
-            self._fast = self._validator.is_valid
 
     def is_valid(self, value: Any) -> bool:
         """True when ``value`` satisfies the schema (fast path)."""
