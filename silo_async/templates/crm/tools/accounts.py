@@ -10,10 +10,10 @@ from ..state import State, next_id, open_opportunities, today, total_amount, tot
 from .contract import PAGING, actor_property, crm_tool, enum, matches, paginate, string
 from .helpers import (
     acting_user,
-    assert_may_reassign,
     audit,
     check_filters,
     deal_owner,
+    reassign_owner,
     record_change,
     require_account,
 )
@@ -201,21 +201,13 @@ def reassign_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Change an account's owner."""
     actor = acting_user(state, input["actorUserId"])
     account = require_account(state, input["accountId"])
-    assert_may_reassign(actor, account["ownerId"], f"account {account['id']}")
-    deal_owner(state, input["newOwnerId"], "accounts")
-    if account["ownerId"] == input["newOwnerId"]:
-        raise silo.tool_error(
-            "conflict", f"Account {account['id']} is already owned by {input['newOwnerId']}."
-        )
-    changes: list[dict[str, Any]] = []
-    record_change(account, "ownerId", input["newOwnerId"], changes)
-    audit(
+    reassign_owner(
         state,
-        actor["id"],
-        "reassign_account",
-        "account",
-        account["id"],
-        f"Owner changed to {input['newOwnerId']}.",
-        changes,
+        actor,
+        account,
+        input["newOwnerId"],
+        kind="account",
+        valid_owner=deal_owner,
+        what="accounts",
     )
     return {"updated": account_view(state, account)}

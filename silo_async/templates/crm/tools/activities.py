@@ -27,9 +27,9 @@ from .contract import (
 )
 from .helpers import (
     acting_user,
-    assert_may_reassign,
     audit,
     check_filters,
+    reassign_owner,
     record_change,
     require_activity,
     work_owner,
@@ -299,21 +299,13 @@ def reassign_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input["actorUserId"])
     activity = require_activity(state, input["activityId"])
     _require_open(activity)
-    assert_may_reassign(actor, activity["ownerId"], f"activity {activity['id']}")
-    work_owner(state, input["newOwnerId"], "activities")
-    if activity["ownerId"] == input["newOwnerId"]:
-        raise silo.tool_error(
-            "conflict", f"Activity {activity['id']} is already owned by {input['newOwnerId']}."
-        )
-    changes: list[dict[str, Any]] = []
-    record_change(activity, "ownerId", input["newOwnerId"], changes)
-    audit(
+    reassign_owner(
         state,
-        actor["id"],
-        "reassign_activity",
-        "activity",
-        activity["id"],
-        f"Owner changed to {input['newOwnerId']}.",
-        changes,
+        actor,
+        activity,
+        input["newOwnerId"],
+        kind="activity",
+        valid_owner=work_owner,
+        what="activities",
     )
     return {"updated": activity_view(state, activity)}

@@ -6,7 +6,8 @@ guessing (``Opportunity OPP-007 is lost, not open.``).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import silo_async as silo
 
@@ -33,6 +34,8 @@ __all__ = [
     "audit",
     "check_filters",
     "deal_owner",
+    "not_found",
+    "reassign_owner",
     "record_change",
     "require_account",
     "require_activity",
@@ -48,8 +51,13 @@ __all__ = [
 #: Roles that may move other people's work (besides the current owner).
 MANAGING_ROLES: tuple[str, ...] = ("director", "sales_ops")
 
+T = TypeVar("T")
+#: The records that have an owner and can be reassigned.
+Owned = Account | Lead | Opportunity | Activity
 
-def _not_found(label: str, record_id: str, collection: str) -> silo.ToolError:
+
+def not_found(label: str, record_id: str, collection: str) -> silo.ToolError:
+    """The ``not_found`` error for ``record_id`` in ``collection`` (``label`` names its kind)."""
     return silo.tool_error(
         "not_found",
         f'{label} "{record_id}" was not found.',
@@ -57,44 +65,46 @@ def _not_found(label: str, record_id: str, collection: str) -> silo.ToolError:
     )
 
 
+def _require(records: Mapping[str, T], record_id: str, label: str, collection: str) -> T:
+    record = records.get(record_id)
+    if record is None:
+        raise not_found(label, record_id, collection)
+    return record
+
+
 def require_user(state: State, user_id: str) -> User:
     """The user with this id, or ``not_found``."""
-    user = state["users"].get(user_id)
-    if user is None:
-        raise _not_found("User", user_id, "users")
-    return user
+    return _require(state["users"], user_id, "User", "users")
 
 
 def require_account(state: State, account_id: str) -> Account:
     """The account with this id, or ``not_found``."""
-    account = state["accounts"].get(account_id)
-    if account is None:
-        raise _not_found("Account", account_id, "accounts")
-    return account
+    return _require(state["accounts"], account_id, "Account", "accounts")
 
 
 def require_contact(state: State, contact_id: str) -> Contact:
     """The contact with this id, or ``not_found``."""
-    contact = state["contacts"].get(contact_id)
-    if contact is None:
-        raise _not_found("Contact", contact_id, "contacts")
-    return contact
+    return _require(state["contacts"], contact_id, "Contact", "contacts")
 
 
 def require_lead(state: State, lead_id: str) -> Lead:
     """The lead with this id, or ``not_found``."""
-    lead = state["leads"].get(lead_id)
-    if lead is None:
-        raise _not_found("Lead", lead_id, "leads")
-    return lead
+    return _require(state["leads"], lead_id, "Lead", "leads")
 
 
 def require_opportunity(state: State, opportunity_id: str) -> Opportunity:
     """The opportunity with this id, or ``not_found``."""
-    opp = state["opportunities"].get(opportunity_id)
-    if opp is None:
-        raise _not_found("Opportunity", opportunity_id, "opportunities")
-    return opp
+    return _require(state["opportunities"], opportunity_id, "Opportunity", "opportunities")
+
+
+def require_stage(state: State, stage_id: str) -> Stage:
+    """The stage with this id, or ``not_found``."""
+    return _require(state["stages"], stage_id, "Stage", "stages")
+
+
+def require_activity(state: State, activity_id: str) -> Activity:
+    """The activity with this id, or ``not_found``."""
+    return _require(state["activities"], activity_id, "Activity", "activities")
 
 
 def require_open_opportunity(state: State, opportunity_id: str) -> Opportunity:
@@ -107,22 +117,6 @@ def require_open_opportunity(state: State, opportunity_id: str) -> Opportunity:
             {"id": opp["id"], "status": opp["status"], "closedDate": opp["closedDate"]},
         )
     return opp
-
-
-def require_stage(state: State, stage_id: str) -> Stage:
-    """The stage with this id, or ``not_found``."""
-    stage = state["stages"].get(stage_id)
-    if stage is None:
-        raise _not_found("Stage", stage_id, "stages")
-    return stage
-
-
-def require_activity(state: State, activity_id: str) -> Activity:
-    """The activity with this id, or ``not_found``."""
-    activity = state["activities"].get(activity_id)
-    if activity is None:
-        raise _not_found("Activity", activity_id, "activities")
-    return activity
 
 
 _FILTERS = {
@@ -138,7 +132,7 @@ def check_filters(state: State, input: dict[str, Any]) -> None:
         value = input.get(key)
         records: dict[str, Any] = state[collection]  # type: ignore[literal-required]
         if value is not None and value not in records:
-            raise _not_found(label, value, collection)
+            raise not_found(label, value, collection)
 
 
 def acting_user(state: State, user_id: str) -> User:
@@ -192,6 +186,44 @@ def assert_may_reassign(actor: User, current_owner_id: str, label: str) -> None:
             f"it is owned by {current_owner_id}; only its owner, a director or sales ops can.",
             {"actor": actor["id"], "owner": current_owner_id},
         )
+
+
+def reassign_owner(
+    state: State,
+    actor: User,
+    record: Owned,
+    new_owner_id: str,
+    *,
+    kind: str,
+    valid_owner: Callable[[State, str, str], User],
+    what: str,
+) -> None:
+    """Give ``record`` (a ``kind`` such as "lead") to ``new_owner_id`` and audit the change.
+
+    The checks run in this order: the actor may move it, the new owner may be given ``what``
+    (``valid_owner`` is :func:`deal_owner` or :func:`work_owner`), and the owner really changes.
+    The audit action is ``reassign_<kind>``.
+
+    Raises:
+        ToolError: ``not_allowed`` from the checks, ``conflict`` when nothing would change.
+    """
+    assert_may_reassign(actor, record["ownerId"], f"{kind} {record['id']}")
+    valid_owner(state, new_owner_id, what)
+    if record["ownerId"] == new_owner_id:
+        raise silo.tool_error(
+            "conflict", f"{kind.capitalize()} {record['id']} is already owned by {new_owner_id}."
+        )
+    changes: list[dict[str, Any]] = []
+    record_change(record, "ownerId", new_owner_id, changes)
+    audit(
+        state,
+        actor["id"],
+        f"reassign_{kind}",
+        kind,
+        record["id"],
+        f"Owner changed to {new_owner_id}.",
+        changes,
+    )
 
 
 def record_change(record: Any, field: str, value: Any, changes: list[dict[str, Any]]) -> None:

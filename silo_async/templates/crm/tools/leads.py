@@ -36,11 +36,11 @@ from .contract import (
 )
 from .helpers import (
     acting_user,
-    assert_may_reassign,
     audit,
     check_filters,
     deal_owner,
     is_lead_open,
+    reassign_owner,
     record_change,
     require_account,
     require_lead,
@@ -245,22 +245,8 @@ def reassign_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input["actorUserId"])
     lead = require_lead(state, input["leadId"])
     _require_open(lead)
-    assert_may_reassign(actor, lead["ownerId"], f"lead {lead['id']}")
-    work_owner(state, input["newOwnerId"], "leads")
-    if lead["ownerId"] == input["newOwnerId"]:
-        raise silo.tool_error(
-            "conflict", f"Lead {lead['id']} is already owned by {input['newOwnerId']}."
-        )
-    changes: list[dict[str, Any]] = []
-    record_change(lead, "ownerId", input["newOwnerId"], changes)
-    audit(
-        state,
-        actor["id"],
-        "reassign_lead",
-        "lead",
-        lead["id"],
-        f"Owner changed to {input['newOwnerId']}.",
-        changes,
+    reassign_owner(
+        state, actor, lead, input["newOwnerId"], kind="lead", valid_owner=work_owner, what="leads"
     )
     return {"updated": lead_view(state, lead)}
 

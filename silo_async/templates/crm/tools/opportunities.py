@@ -35,10 +35,10 @@ from .contract import (
 )
 from .helpers import (
     acting_user,
-    assert_may_reassign,
     audit,
     check_filters,
     deal_owner,
+    reassign_owner,
     record_change,
     require_account,
     require_contact,
@@ -401,21 +401,13 @@ def reassign_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Change an open deal's owner."""
     actor = acting_user(state, input["actorUserId"])
     opp = require_open_opportunity(state, input["opportunityId"])
-    assert_may_reassign(actor, opp["ownerId"], f"opportunity {opp['id']}")
-    deal_owner(state, input["newOwnerId"], "opportunities")
-    if opp["ownerId"] == input["newOwnerId"]:
-        raise silo.tool_error(
-            "conflict", f"Opportunity {opp['id']} is already owned by {input['newOwnerId']}."
-        )
-    changes: list[dict[str, Any]] = []
-    record_change(opp, "ownerId", input["newOwnerId"], changes)
-    audit(
+    reassign_owner(
         state,
-        actor["id"],
-        "reassign_opportunity",
-        "opportunity",
-        opp["id"],
-        f"Owner changed to {input['newOwnerId']}.",
-        changes,
+        actor,
+        opp,
+        input["newOwnerId"],
+        kind="opportunity",
+        valid_owner=deal_owner,
+        what="opportunities",
     )
     return {"updated": opportunity_view(state, opp)}
