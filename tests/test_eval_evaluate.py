@@ -179,6 +179,22 @@ async def test_refuses_a_non_empty_out_dir(tmp_path: Path) -> None:
     assert os.listdir(tmp_path) == ["keep.txt"]
 
 
+async def test_concurrency_limit_is_exact_over_all_agents() -> None:
+    in_flight = peak = 0
+
+    async def tracked(ctx: silo.AgentContext) -> str:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        for _ in range(5):
+            await anyio.lowlevel.checkpoint()
+        in_flight -= 1
+        return "ok"
+
+    summary = await evaluate(make_env(), None, {"a": tracked, "b": tracked}, runs=5, concurrency=3)
+    assert summary.finished == 20 and peak == 3
+
+
 async def test_limits_are_applied_per_rollout() -> None:
     async def chatty(ctx: silo.AgentContext) -> Any:
         for _ in range(10):

@@ -1,5 +1,8 @@
 """evaluate(): tasks × agents × runs in one event loop, under one concurrency limit.
 
+One task group runs a fixed pool of ``concurrency`` workers that pull rollouts from a single plan
+(task, then agent, then run), so the limit is exact and nothing waits as a parked coroutine.
+
 Every rollout is a plain :func:`silo_async.run` with ``runs_dir=<eval dir>/runs``, so an eval
 directory is self-contained: its ``runs/`` holds every rollout's artifacts next to the index that
 points at them. Per rollout, the eval keeps a small record and (for the report) compact details;
@@ -133,9 +136,10 @@ async def evaluate(
     """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each, in one event loop.
 
     Every rollout (tasks × agents × runs) is one :func:`silo_async.run` on a fresh world, at
-    most ``concurrency`` at once under one limiter. When ``out_dir`` is given it becomes the eval
-    directory: rollouts write ``out_dir/runs/<run_id>/``, and at the end ``summary.json``,
-    ``summary.md``, ``runs/index.jsonl`` and (with ``report``) ``report.html`` are written.
+    most ``concurrency`` at once (one task group, a fixed pool of workers). When ``out_dir`` is
+    given it becomes the eval directory: rollouts write ``out_dir/runs/<run_id>/``, and at the
+    end ``summary.json``, ``summary.md``, ``runs/index.jsonl`` and (with ``report``)
+    ``report.html`` are written.
 
     On cancellation (Ctrl-C, a cancelled scope) rollouts in flight write their own artifacts,
     the summary of the rollouts that finished is written (shielded, within ``WRITE_GRACE_S``),
@@ -177,11 +181,14 @@ async def evaluate(
     collector = _Collector(len(plan), eval_dir, report and eval_dir is not None)
     started, clock0 = time.time(), time.perf_counter()
     eval_id = eval_id or new_eval_id(started)
-    limiter = anyio.CapacityLimiter(concurrency)
     runs_dir = eval_dir / "runs" if eval_dir is not None else None
 
-    async def one(slot: int, task_id: str, label: str, run_no: int) -> None:
-        async with limiter:
+    pending = iter(enumerate(plan))
+
+    async def worker() -> None:
+        # A fixed pool of `concurrency` workers pulling from one plan, as run_many does: the
+        # limit holds without a coroutine per queued rollout (10,000 of them cost memory and GC).
+        for slot, (task_id, label, run_no) in pending:
             result = await run(
                 env,
                 task_id,
@@ -191,9 +198,9 @@ async def evaluate(
                 runs_dir=runs_dir,
                 agent_name=label,
             )
-        progress = collector.add(slot, result, label, run_no)
-        if on_progress is not None:
-            on_progress(progress)
+            progress = collector.add(slot, result, label, run_no)
+            if on_progress is not None:
+                on_progress(progress)
 
     def summary(cancelled: bool) -> EvalSummary:
         records, _ = collector.finished()
@@ -223,8 +230,8 @@ async def evaluate(
 
     try:
         async with anyio.create_task_group() as tg:
-            for slot, (task_id, label, run_no) in enumerate(plan):
-                tg.start_soon(one, slot, task_id, label, run_no)
+            for _ in range(min(concurrency, len(plan))):
+                tg.start_soon(worker)
     except anyio.get_cancelled_exc_class():
         with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
             await _write(summary(cancelled=True), collector, report)
