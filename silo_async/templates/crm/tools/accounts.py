@@ -7,7 +7,18 @@ from typing import Any
 import silo_async as silo
 
 from ..state import State, next_id, open_opportunities, today, total_amount, total_weighted
-from .contract import PAGING, actor_property, crm_tool, enum, matches, paginate, string
+from .contract import (
+    PAGING,
+    actor_property,
+    by_id,
+    crm_tool,
+    enum,
+    filters_match,
+    matches,
+    paginate,
+    require_some,
+    string,
+)
 from .helpers import (
     acting_user,
     audit,
@@ -29,10 +40,6 @@ __all__ = [
 ]
 
 TIERS = ("enterprise", "mid_market", "smb")
-
-
-def _sorted(state: State) -> list[Any]:
-    return sorted(state["accounts"].values(), key=lambda a: a["id"])
 
 
 def assert_name_free(state: State, name: str) -> None:
@@ -61,10 +68,8 @@ def list_accounts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     check_filters(state, input)
     accounts = [
         account_view(state, a)
-        for a in _sorted(state)
-        if input.get("ownerId", a["ownerId"]) == a["ownerId"]
-        and input.get("tier", a["tier"]) == a["tier"]
-        and input.get("industry", a["industry"]) == a["industry"]
+        for a in by_id(state["accounts"])
+        if filters_match(input, a, ("ownerId", "tier", "industry"))
     ]
     return paginate(accounts, input)
 
@@ -79,7 +84,7 @@ def search_accounts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Accounts matching a text query."""
     accounts = [
         account_view(state, a)
-        for a in _sorted(state)
+        for a in by_id(state["accounts"])
         if matches(input["query"], a["id"], a["name"], a["website"], a["city"])
     ]
     return paginate(accounts, input)
@@ -170,10 +175,7 @@ def update_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input["actorUserId"])
     account = require_account(state, input["accountId"])
     fields = ("name", "industry", "tier", "website", "city", "country")
-    if not any(f in input for f in fields):
-        raise silo.tool_error(
-            "invalid_input", f"Nothing to update: give at least one of {', '.join(fields)}."
-        )
+    require_some(input, fields)
     if "name" in input and input["name"].strip().lower() != account["name"].lower():
         assert_name_free(state, input["name"])
     changes: list[dict[str, Any]] = []

@@ -18,11 +18,13 @@ from .contract import (
     PAGING,
     actor_property,
     boolean,
+    by_id,
     crm_tool,
     date,
     enum,
+    filters_match,
     paginate,
-    read_date,
+    read_future_date,
     string,
 )
 from .helpers import (
@@ -77,15 +79,6 @@ def _require_open(activity: Activity) -> None:
         )
 
 
-def _future_date(state: State, input: dict[str, Any], key: str) -> str:
-    value = read_date(input, key)
-    if value < today(state):
-        raise silo.tool_error(
-            "invalid_input", f"{key} {value} is in the past (today is {today(state)})."
-        )
-    return value
-
-
 def _new_activity(state: State, input: dict[str, Any], owner_id: str) -> Activity:
     return {
         "id": next_id(state, "ACT"),
@@ -121,11 +114,10 @@ def list_activities(state: State, input: dict[str, Any]) -> dict[str, Any]:
         _require_related(state, input["relatedType"], input["relatedId"])
     activities = [
         activity_view(state, a)
-        for a in sorted(state["activities"].values(), key=lambda a: a["id"])
-        if input.get("ownerId", a["ownerId"]) == a["ownerId"]
+        for a in by_id(state["activities"])
+        if filters_match(input, a, ("ownerId", "type"))
         and input.get("relatedType", a["relatedTo"]["type"]) == a["relatedTo"]["type"]
         and input.get("relatedId", a["relatedTo"]["id"]) == a["relatedTo"]["id"]
-        and input.get("type", a["type"]) == a["type"]
         and (not input.get("openOnly") or is_activity_open(a))
         and (not input.get("overdueOnly") or is_activity_overdue(state, a))
     ]
@@ -195,7 +187,7 @@ def schedule_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input["actorUserId"])
     work_owner(state, input["ownerId"], "activities")
     _require_related(state, input["relatedType"], input["relatedId"])
-    due = _future_date(state, input, "dueDate")
+    due = read_future_date(state, input, "dueDate")
     if input["relatedType"] == "opportunity":
         opp = state["opportunities"][input["relatedId"]]
         if opp["status"] != "open":
@@ -266,7 +258,7 @@ def reschedule_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input["actorUserId"])
     activity = require_activity(state, input["activityId"])
     _require_open(activity)
-    due = _future_date(state, input, "dueDate")
+    due = read_future_date(state, input, "dueDate")
     if activity["dueDate"] == due:
         raise silo.tool_error("conflict", f"Activity {activity['id']} is already due {due}.")
     changes: list[dict[str, Any]] = []

@@ -7,7 +7,7 @@ from typing import Any
 import silo_async as silo
 
 from ..state import State
-from .contract import PAGING, crm_tool, paginate, string
+from .contract import PAGING, crm_tool, filters_match, paginate, string
 
 __all__ = ["get_audit_event", "list_audit_events"]
 
@@ -27,9 +27,7 @@ def list_audit_events(state: State, input: dict[str, Any]) -> dict[str, Any]:
     events = [
         e
         for e in reversed(state["auditLog"])
-        if input.get("entityId", e["entityId"]) == e["entityId"]
-        and input.get("actorUserId", e["actorUserId"]) == e["actorUserId"]
-        and input.get("action", e["action"]) == e["action"]
+        if filters_match(input, e, ("entityId", "actorUserId", "action"))
     ]
     return paginate(events, input)
 

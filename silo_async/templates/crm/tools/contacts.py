@@ -16,7 +16,18 @@ from ..state import (
     normalise_email,
     today,
 )
-from .contract import PAGING, actor_property, boolean, crm_tool, matches, paginate, string
+from .contract import (
+    PAGING,
+    actor_property,
+    boolean,
+    by_id,
+    crm_tool,
+    filters_match,
+    matches,
+    paginate,
+    require_some,
+    string,
+)
 from .helpers import (
     acting_user,
     audit,
@@ -36,10 +47,6 @@ __all__ = [
     "search_contacts",
     "update_contact",
 ]
-
-
-def _sorted(state: State) -> list[Contact]:
-    return sorted(state["contacts"].values(), key=lambda c: c["id"])
 
 
 def _require_active(contact: Contact) -> None:
@@ -89,8 +96,8 @@ def list_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     check_filters(state, input)
     contacts = [
         contact_view(state, c)
-        for c in _sorted(state)
-        if input.get("accountId", c["accountId"]) == c["accountId"]
+        for c in by_id(state["contacts"])
+        if filters_match(input, c, ("accountId",))
         and (input.get("includeMerged", False) or c["status"] == "active")
     ]
     return paginate(contacts, input)
@@ -106,7 +113,7 @@ def search_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Contacts matching a text query (merged records included, flagged by status)."""
     contacts = [
         contact_view(state, c)
-        for c in _sorted(state)
+        for c in by_id(state["contacts"])
         if matches(input["query"], c["id"], full_name(c), c["email"], c["title"])
     ]
     return paginate(contacts, input)
@@ -193,11 +200,7 @@ def update_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input["actorUserId"])
     contact = require_contact(state, input["contactId"])
     _require_active(contact)
-    if not any(f in input for f in ("title", "phone", "email", "isPrimary")):
-        raise silo.tool_error(
-            "invalid_input",
-            "Nothing to update: give at least one of title, phone, email, isPrimary.",
-        )
+    require_some(input, ("title", "phone", "email", "isPrimary"))
     if input.get("isPrimary") is False and contact["isPrimary"]:
         raise silo.tool_error(
             "invalid_state",

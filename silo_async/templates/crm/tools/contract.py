@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import silo_async as silo
 
-from ..state import State
+from ..state import State, today
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -24,9 +24,11 @@ __all__ = [
     "Schema",
     "actor_property",
     "boolean",
+    "by_id",
     "crm_tool",
     "date",
     "enum",
+    "filters_match",
     "integer",
     "matches",
     "number",
@@ -34,12 +36,15 @@ __all__ = [
     "paginate",
     "read_amount",
     "read_date",
+    "read_future_date",
+    "require_some",
     "string",
 ]
 
 Schema = dict[str, Any]
 ToolBody = Callable[[State, dict[str, Any]], Any]
 T = TypeVar("T")
+R = TypeVar("R", bound=Mapping[str, Any])
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -160,6 +165,32 @@ def read_date(input: Mapping[str, Any], key: str) -> str:
     return value
 
 
+def read_future_date(state: State, input: Mapping[str, Any], key: str) -> str:
+    """Like :func:`read_date`, and the date must be today or later on the simulated clock.
+
+    Raises:
+        ToolError: ``invalid_input`` for an impossible date or one in the past.
+    """
+    value = read_date(input, key)
+    if value < today(state):
+        raise silo.tool_error(
+            "invalid_input", f"{key} {value} is in the past (today is {today(state)})."
+        )
+    return value
+
+
+def require_some(input: Mapping[str, Any], fields: Sequence[str]) -> None:
+    """An update must name at least one of ``fields``.
+
+    Raises:
+        ToolError: ``invalid_input`` listing the fields that could be given.
+    """
+    if not any(field in input for field in fields):
+        raise silo.tool_error(
+            "invalid_input", f"Nothing to update: give at least one of {', '.join(fields)}."
+        )
+
+
 def read_amount(input: Mapping[str, Any], key: str) -> float:
     """A positive money amount in the company currency, rounded to cents.
 
@@ -182,3 +213,13 @@ def matches(needle: str, *haystacks: str | None) -> bool:
     """Case-insensitive substring search over several fields."""
     wanted = needle.strip().lower()
     return any(wanted in (text or "").lower() for text in haystacks)
+
+
+def filters_match(input: Mapping[str, Any], record: Mapping[str, Any], keys: Sequence[str]) -> bool:
+    """Whether ``record`` equals ``input`` on each of ``keys`` that the input gives."""
+    return all(key not in input or input[key] == record[key] for key in keys)
+
+
+def by_id(records: Mapping[str, R]) -> list[R]:
+    """The records of one collection, sorted by id: the stable order every list uses."""
+    return sorted(records.values(), key=lambda record: record["id"])

@@ -24,14 +24,16 @@ from .contract import (
     PAGING,
     actor_property,
     boolean,
+    by_id,
     crm_tool,
     date,
     enum,
+    filters_match,
     matches,
     number,
     paginate,
     read_amount,
-    read_date,
+    read_future_date,
     string,
 )
 from .helpers import (
@@ -65,10 +67,6 @@ STATUSES = ("new", "working", "qualified", "disqualified", "converted")
 SOURCES = ("web_form", "referral", "event", "outbound", "partner", "inbound_call")
 
 
-def _sorted(state: State) -> list[Lead]:
-    return sorted(state["leads"].values(), key=lambda lead: lead["id"])
-
-
 def _require_open(lead: Lead) -> None:
     if not is_lead_open(lead):
         when = lead["convertedDate"] if lead["status"] == "converted" else None
@@ -96,10 +94,8 @@ def list_leads(state: State, input: dict[str, Any]) -> dict[str, Any]:
     check_filters(state, input)
     leads = [
         lead_view(state, lead)
-        for lead in _sorted(state)
-        if input.get("status", lead["status"]) == lead["status"]
-        and input.get("ownerId", lead["ownerId"]) == lead["ownerId"]
-        and input.get("source", lead["source"]) == lead["source"]
+        for lead in by_id(state["leads"])
+        if filters_match(input, lead, ("status", "ownerId", "source"))
     ]
     return paginate(leads, input)
 
@@ -114,7 +110,7 @@ def search_leads(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Leads matching a text query."""
     leads = [
         lead_view(state, lead)
-        for lead in _sorted(state)
+        for lead in by_id(state["leads"])
         if matches(input["query"], lead["id"], full_name(lead), lead["company"], lead["email"])
     ]
     return paginate(leads, input)
@@ -337,7 +333,7 @@ def _conversion_contact(
     state: State, lead: Lead, account: Account, actor_id: str
 ) -> tuple[Contact, bool]:
     # An active contact at the account with the lead's email is the same person: reuse it.
-    for existing in sorted(state["contacts"].values(), key=lambda c: c["id"]):
+    for existing in by_id(state["contacts"]):
         if (
             existing["accountId"] == account["id"]
             and existing["status"] == "active"
@@ -407,12 +403,7 @@ def convert_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
             {"id": lead["id"], "status": lead["status"]},
         )
     amount = read_amount(input, "amount")
-    close = read_date(input, "expectedCloseDate")
-    if close < today(state):
-        raise silo.tool_error(
-            "invalid_input",
-            f"expectedCloseDate {close} is in the past (today is {today(state)}).",
-        )
+    close = read_future_date(state, input, "expectedCloseDate")
     first_stage = open_stages(state)[0]
     stage = require_stage(state, input.get("stageId", first_stage["id"]))
     if stage["isClosed"]:

@@ -23,14 +23,17 @@ from .contract import (
     PAGING,
     actor_property,
     boolean,
+    by_id,
     crm_tool,
     date,
     enum,
+    filters_match,
     matches,
     number,
     paginate,
     read_amount,
-    read_date,
+    read_future_date,
+    require_some,
     string,
 )
 from .helpers import (
@@ -66,10 +69,6 @@ STATUSES = ("open", "won", "lost")
 LOST_REASONS = ("price", "competitor", "no_budget", "no_decision", "timing", "other")
 
 
-def _sorted(state: State) -> list[Opportunity]:
-    return sorted(state["opportunities"].values(), key=lambda o: o["id"])
-
-
 def _check_contact(state: State, contact_id: str, account_id: str) -> None:
     contact = require_contact(state, contact_id)
     if contact["status"] != "active" or contact["accountId"] != account_id:
@@ -78,16 +77,6 @@ def _check_contact(state: State, contact_id: str, account_id: str) -> None:
             f"Contact {contact_id} cannot be the deal's primary contact: it must be an active "
             f"contact of {account_id} (it is {contact['status']}, at {contact['accountId']}).",
         )
-
-
-def _check_close_date(state: State, input: dict[str, Any]) -> str:
-    close = read_date(input, "expectedCloseDate")
-    if close < today(state):
-        raise silo.tool_error(
-            "invalid_input",
-            f"expectedCloseDate {close} is in the past (today is {today(state)}).",
-        )
-    return close
 
 
 def _enter_stage(
@@ -123,11 +112,8 @@ def list_opportunities(state: State, input: dict[str, Any]) -> dict[str, Any]:
     check_filters(state, input)
     opps = [
         opportunity_view(state, o)
-        for o in _sorted(state)
-        if input.get("ownerId", o["ownerId"]) == o["ownerId"]
-        and input.get("accountId", o["accountId"]) == o["accountId"]
-        and input.get("stageId", o["stageId"]) == o["stageId"]
-        and input.get("status", o["status"]) == o["status"]
+        for o in by_id(state["opportunities"])
+        if filters_match(input, o, ("ownerId", "accountId", "stageId", "status"))
         and (not input.get("staleOnly") or is_stale(state, o))
         and (not input.get("pastDueOnly") or is_past_due(state, o))
     ]
@@ -145,7 +131,7 @@ def search_opportunities(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Opportunities matching a text query."""
     opps = [
         opportunity_view(state, o)
-        for o in _sorted(state)
+        for o in by_id(state["opportunities"])
         if matches(input["query"], o["id"], o["name"], state["accounts"][o["accountId"]]["name"])
     ]
     return paginate(opps, input)
@@ -195,7 +181,7 @@ def create_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     account = require_account(state, input["accountId"])
     deal_owner(state, input["ownerId"], "opportunities")
     amount = read_amount(input, "amount")
-    close = _check_close_date(state, input)
+    close = read_future_date(state, input, "expectedCloseDate")
     stage = require_stage(state, input.get("stageId", open_stages(state)[0]["id"]))
     if stage["isClosed"]:
         raise silo.tool_error(
@@ -246,18 +232,16 @@ def update_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Update an open opportunity."""
     actor = acting_user(state, input["actorUserId"])
     opp = require_open_opportunity(state, input["opportunityId"])
-    fields = ("name", "amount", "expectedCloseDate", "primaryContactId")
-    if not any(f in input for f in fields):
-        raise silo.tool_error(
-            "invalid_input", f"Nothing to update: give at least one of {', '.join(fields)}."
-        )
+    require_some(input, ("name", "amount", "expectedCloseDate", "primaryContactId"))
     changes: list[dict[str, Any]] = []
     if "name" in input:
         record_change(opp, "name", input["name"].strip(), changes)
     if "amount" in input:
         record_change(opp, "amount", read_amount(input, "amount"), changes)
     if "expectedCloseDate" in input:
-        record_change(opp, "expectedCloseDate", _check_close_date(state, input), changes)
+        record_change(
+            opp, "expectedCloseDate", read_future_date(state, input, "expectedCloseDate"), changes
+        )
     if "primaryContactId" in input:
         _check_contact(state, input["primaryContactId"], opp["accountId"])
         record_change(opp, "primaryContactId", input["primaryContactId"], changes)

@@ -5,7 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..state import State, full_name
-from .contract import PAGING, boolean, crm_tool, enum, matches, paginate, string
+from .contract import (
+    PAGING,
+    boolean,
+    by_id,
+    crm_tool,
+    enum,
+    filters_match,
+    matches,
+    paginate,
+    string,
+)
 from .helpers import require_user
 from .views import user_view
 
@@ -27,8 +37,8 @@ def list_users(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Users matching the filters."""
     users = [
         user_view(state, u)
-        for u in sorted(state["users"].values(), key=lambda u: u["id"])
-        if ("role" not in input or u["role"] == input["role"])
+        for u in by_id(state["users"])
+        if filters_match(input, u, ("role",))
         and (not input.get("activeOnly", False) or u["active"])
     ]
     return paginate(users, input)
@@ -44,7 +54,7 @@ def search_users(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Users matching a text query."""
     users = [
         user_view(state, u)
-        for u in sorted(state["users"].values(), key=lambda u: u["id"])
+        for u in by_id(state["users"])
         if matches(input["query"], u["id"], full_name(u), u["email"])
     ]
     return paginate(users, input)
