@@ -41,6 +41,16 @@ from ._verify import verifier as verifier
 
 __version__ = "0.1.0"
 
-# The project layer builds on everything above, so it is imported last.
+# The project layer and evaluation build on everything above, so they are imported last.
+from .eval import EvalProgress as EvalProgress
+from .eval import EvalSummary as EvalSummary
+from .eval import ReplayReport as ReplayReport
+from .eval import evaluate as evaluate
+from .eval import find_run as find_run
+from .eval import list_runs as list_runs
+from .eval import load_run as load_run
+from .eval import pass_at_k as pass_at_k
+from .eval import pass_hat_k as pass_hat_k
+from .eval import replay as replay
 from .project import Project as Project
 from .project import load_environment as load_environment

@@ -128,7 +128,8 @@ def score(verifier_id: str, task_id: str, checks: Sequence[Check]) -> VerifierOu
     )
 
 
-VerifierFn = Callable[[Any, Any, VerifierContext], Any]
+# ``fn(final, initial, ctx)``; bodies may also declare only ``(final, initial)``.
+VerifierFn = Callable[..., Any]
 
 
 @attrs.frozen(eq=False)
