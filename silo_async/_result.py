@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ class RunResult:
         required_passed: required checks passed.
         required_total: required checks.
         failed_required: labels of failed required checks.
-        trace: every event, as written to ``trace.jsonl``.
+        trace_lines: every event as its JSON line, exactly as written to ``trace.jsonl``.
         state_diff: what the rollout changed (``state-diff.json``).
         run_dir: where artifacts were written, or ``None``.
         started_at: ISO-8601 UTC start time.
@@ -68,13 +69,18 @@ class RunResult:
     required_passed: int
     required_total: int
     failed_required: list[str]
-    trace: list[dict[str, Any]]
+    trace_lines: tuple[str, ...]
     state_diff: dict[str, Any]
     run_dir: Path | None
     started_at: str
     finished_at: str
     duration_ms: float
     config: dict[str, Any]
+
+    @property
+    def trace(self) -> list[dict[str, Any]]:
+        """Every event as a JSON-ready dict with a ``type`` key (decoded on each access)."""
+        return [json.loads(line) for line in self.trace_lines]
 
     @property
     def checks_passed(self) -> int:

@@ -223,7 +223,7 @@ class _Rollout:
             required_passed=outcome.required_passed if outcome else 0,
             required_total=outcome.required_total if outcome else 0,
             failed_required=list(outcome.failed_required) if outcome else [],
-            trace=self.trace.events,
+            trace_lines=self.trace.freeze(),
             state_diff=state_diff(self.initial, self.state),
             run_dir=self.run_dir,
             started_at=utc_now_iso(self.started),

@@ -37,11 +37,12 @@ def utc_now_iso(now: float | None = None) -> str:
 class TraceRecorder:
     """Collects a rollout's events; appends each to ``trace.jsonl`` when given a path."""
 
-    __slots__ = ("_fd", "events")
+    __slots__ = ("_fd", "_lines", "events")
 
     def __init__(self, path: Path | None = None) -> None:
         self.events: list[dict[str, Any]] = []
         self._fd: int | None = None
+        self._lines: list[str] = []
         if path is not None:
             self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
@@ -55,7 +56,8 @@ class TraceRecorder:
         """Record a complete event whose ``seq`` is ``len(events) + 1`` (the hot path)."""
         self.events.append(event)
         if self._fd is not None:
-            line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+            line = encode_event(event)
+            self._lines.append(line)
             data = memoryview((line + "\n").encode())
             while data:
                 data = data[os.write(self._fd, data) :]
@@ -65,3 +67,19 @@ class TraceRecorder:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+    def freeze(self) -> tuple[str, ...]:
+        """The events as JSON lines: what a finished run keeps.
+
+        Strings are compact, immutable and invisible to the garbage collector, so thousands of
+        finished rollouts held in memory cost neither much RAM nor GC time; the lines already
+        written to ``trace.jsonl`` are reused.
+        """
+        if len(self._lines) == len(self.events):
+            return tuple(self._lines)
+        return tuple(encode_event(event) for event in self.events)
+
+
+def encode_event(event: dict[str, Any]) -> str:
+    """One trace event as a compact JSON line (no newline)."""
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -18,6 +18,7 @@ import attrs
 from .._jsonutil import output_text
 from .._result import RunResult
 from .._task import Task
+from .._trace import encode_event
 from .._verify import Check
 
 __all__ = [
@@ -243,7 +244,7 @@ class RecordedRun:
             required_passed=int(res["requiredPassed"]),
             required_total=int(res["requiredTotal"]),
             failed_required=list(res.get("failedRequired", [])),
-            trace=self.trace,
+            trace_lines=tuple(encode_event(event) for event in self.trace),
             state_diff=self.state_diff,
             run_dir=self.run_dir,
             started_at=str(r.get("startedAt", "")),
