@@ -31,6 +31,7 @@ from .helpers import (
     acting_user,
     audit,
     check_filters,
+    not_found,
     reassign_owner,
     record_change,
     require_activity,
@@ -62,11 +63,7 @@ _COLLECTION = {
 def _require_related(state: State, related_type: str, related_id: str) -> None:
     collection: dict[str, Any] = state[_COLLECTION[related_type]]  # type: ignore[literal-required]
     if related_id not in collection:
-        raise silo.tool_error(
-            "not_found",
-            f'{related_type.capitalize()} "{related_id}" was not found.',
-            {"collection": _COLLECTION[related_type], "id": related_id},
-        )
+        raise not_found(related_type.capitalize(), related_id, _COLLECTION[related_type])
 
 
 def _require_open(activity: Activity) -> None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import silo_async as silo
-
 from ..state import State
 from .contract import PAGING, crm_tool, filters_match, paginate, string
+from .helpers import not_found
 
 __all__ = ["get_audit_event", "list_audit_events"]
 
@@ -43,8 +42,4 @@ def get_audit_event(state: State, input: dict[str, Any]) -> dict[str, Any]:
     for event in state["auditLog"]:
         if event["id"] == input["auditId"]:
             return dict(event)
-    raise silo.tool_error(
-        "not_found",
-        f'Audit event "{input["auditId"]}" was not found.',
-        {"collection": "auditLog", "id": input["auditId"]},
-    )
+    raise not_found("Audit event", input["auditId"], "auditLog")

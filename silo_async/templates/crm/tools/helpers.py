@@ -25,11 +25,13 @@ from ..state import (
     full_name,
     next_id,
     now,
+    open_stages,
 )
 
 __all__ = [
     "MANAGING_ROLES",
     "acting_user",
+    "activities_about",
     "assert_may_reassign",
     "audit",
     "check_filters",
@@ -44,6 +46,7 @@ __all__ = [
     "require_open_opportunity",
     "require_opportunity",
     "require_stage",
+    "require_starting_stage",
     "require_user",
     "work_owner",
 ]
@@ -117,6 +120,34 @@ def require_open_opportunity(state: State, opportunity_id: str) -> Opportunity:
             {"id": opp["id"], "status": opp["status"], "closedDate": opp["closedDate"]},
         )
     return opp
+
+
+def require_starting_stage(state: State, stage_id: str | None) -> Stage:
+    """The open stage a new deal starts in: ``stage_id``, or the first open stage when None.
+
+    Raises:
+        ToolError: ``not_found`` for an unknown stage, ``invalid_input`` for a closed one.
+    """
+    stage = require_stage(state, open_stages(state)[0]["id"] if stage_id is None else stage_id)
+    if stage["isClosed"]:
+        raise silo.tool_error(
+            "invalid_input",
+            f"Stage {stage['id']} ({stage['name']}) is closed; a new opportunity starts in an "
+            "open stage.",
+        )
+    return stage
+
+
+def activities_about(state: State, related_type: str, related_id: str) -> list[Activity]:
+    """The activities attached to one record, sorted by id."""
+    return sorted(
+        (
+            a
+            for a in state["activities"].values()
+            if a["relatedTo"] == {"type": related_type, "id": related_id}
+        ),
+        key=lambda a: a["id"],
+    )
 
 
 _FILTERS = {

@@ -10,13 +10,11 @@ from ..state import (
     Account,
     Contact,
     Lead,
-    Opportunity,
     State,
     User,
     full_name,
     next_id,
     normalise_email,
-    open_stages,
     today,
 )
 from .accounts import assert_name_free
@@ -38,6 +36,7 @@ from .contract import (
 )
 from .helpers import (
     acting_user,
+    activities_about,
     audit,
     check_filters,
     deal_owner,
@@ -46,9 +45,10 @@ from .helpers import (
     record_change,
     require_account,
     require_lead,
-    require_stage,
+    require_starting_stage,
     work_owner,
 )
+from .opportunities import add_opportunity
 from .views import account_view, contact_view, lead_view, opportunity_view
 
 __all__ = [
@@ -125,14 +125,7 @@ def search_leads(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def get_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """A lead and its activity history."""
     lead = require_lead(state, input["leadId"])
-    activities = sorted(
-        (
-            a
-            for a in state["activities"].values()
-            if a["relatedTo"] == {"type": "lead", "id": lead["id"]}
-        ),
-        key=lambda a: a["id"],
-    )
+    activities = activities_about(state, "lead", lead["id"])
     return {**lead_view(state, lead), "activities": activities}
 
 
@@ -404,14 +397,7 @@ def convert_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
         )
     amount = read_amount(input, "amount")
     close = read_future_date(state, input, "expectedCloseDate")
-    first_stage = open_stages(state)[0]
-    stage = require_stage(state, input.get("stageId", first_stage["id"]))
-    if stage["isClosed"]:
-        raise silo.tool_error(
-            "invalid_input",
-            f"Stage {stage['id']} ({stage['name']}) is closed; a new opportunity starts in an "
-            "open stage.",
-        )
+    stage = require_starting_stage(state, input.get("stageId"))
     if "accountId" in input:
         require_account(state, input["accountId"])
     owner = _conversion_owner(state, lead, input.get("ownerId"))
@@ -419,24 +405,18 @@ def convert_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
         state, lead, input.get("accountId"), owner, actor["id"]
     )
     contact, contact_created = _conversion_contact(state, lead, account, actor["id"])
-    opp_id = next_id(state, "OPP")
-    opp: Opportunity = {
-        "id": opp_id,
-        "name": input.get("opportunityName", f"{lead['company']} opportunity").strip(),
-        "accountId": account["id"],
-        "primaryContactId": contact["id"],
-        "ownerId": owner["id"],
-        "stageId": stage["id"],
-        "amount": amount,
-        "expectedCloseDate": close,
-        "createdDate": today(state),
-        "stageHistory": [{"stageId": stage["id"], "enteredDate": today(state)}],
-        "status": "open",
-        "closedDate": None,
-        "lostReason": None,
-        "sourceLeadId": lead["id"],
-    }
-    state["opportunities"][opp_id] = opp
+    opp = add_opportunity(
+        state,
+        name=input.get("opportunityName", f"{lead['company']} opportunity"),
+        account_id=account["id"],
+        contact_id=contact["id"],
+        owner_id=owner["id"],
+        stage=stage,
+        amount=amount,
+        close=close,
+        source_lead_id=lead["id"],
+    )
+    opp_id = opp["id"]
     audit(state, actor["id"], "convert_lead", "opportunity", opp_id, f"Created from {lead['id']}.")
     changes: list[dict[str, Any]] = []
     record_change(lead, "status", "converted", changes)

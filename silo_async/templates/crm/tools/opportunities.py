@@ -14,7 +14,6 @@ from ..state import (
     is_stale,
     next_id,
     next_open_stage,
-    open_stages,
     outcome_stage,
     pipeline,
     today,
@@ -38,6 +37,7 @@ from .contract import (
 )
 from .helpers import (
     acting_user,
+    activities_about,
     audit,
     check_filters,
     deal_owner,
@@ -48,10 +48,12 @@ from .helpers import (
     require_open_opportunity,
     require_opportunity,
     require_stage,
+    require_starting_stage,
 )
 from .views import activity_view, opportunity_view
 
 __all__ = [
+    "add_opportunity",
     "advance_opportunity_stage",
     "close_opportunity_lost",
     "close_opportunity_won",
@@ -77,6 +79,40 @@ def _check_contact(state: State, contact_id: str, account_id: str) -> None:
             f"Contact {contact_id} cannot be the deal's primary contact: it must be an active "
             f"contact of {account_id} (it is {contact['status']}, at {contact['accountId']}).",
         )
+
+
+def add_opportunity(
+    state: State,
+    *,
+    name: str,
+    account_id: str,
+    contact_id: str | None,
+    owner_id: str,
+    stage: Stage,
+    amount: float,
+    close: str,
+    source_lead_id: str | None = None,
+) -> Opportunity:
+    """Store a new open deal entering ``stage`` today (checks are the caller's job)."""
+    opp_id = next_id(state, "OPP")
+    opp: Opportunity = {
+        "id": opp_id,
+        "name": name.strip(),
+        "accountId": account_id,
+        "primaryContactId": contact_id,
+        "ownerId": owner_id,
+        "stageId": stage["id"],
+        "amount": amount,
+        "expectedCloseDate": close,
+        "createdDate": today(state),
+        "stageHistory": [{"stageId": stage["id"], "enteredDate": today(state)}],
+        "status": "open",
+        "closedDate": None,
+        "lostReason": None,
+        "sourceLeadId": source_lead_id,
+    }
+    state["opportunities"][opp_id] = opp
+    return opp
 
 
 def _enter_stage(
@@ -146,14 +182,7 @@ def search_opportunities(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def get_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """An opportunity and its activities."""
     opp = require_opportunity(state, input["opportunityId"])
-    activities = sorted(
-        (
-            a
-            for a in state["activities"].values()
-            if a["relatedTo"] == {"type": "opportunity", "id": opp["id"]}
-        ),
-        key=lambda a: a["id"],
-    )
+    activities = activities_about(state, "opportunity", opp["id"])
     return {
         **opportunity_view(state, opp),
         "activities": [activity_view(state, a) for a in activities],
@@ -182,35 +211,26 @@ def create_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     deal_owner(state, input["ownerId"], "opportunities")
     amount = read_amount(input, "amount")
     close = read_future_date(state, input, "expectedCloseDate")
-    stage = require_stage(state, input.get("stageId", open_stages(state)[0]["id"]))
-    if stage["isClosed"]:
-        raise silo.tool_error(
-            "invalid_input",
-            f"Stage {stage['id']} ({stage['name']}) is closed; a new opportunity starts in an "
-            "open stage.",
-        )
+    stage = require_starting_stage(state, input.get("stageId"))
     if "primaryContactId" in input:
         _check_contact(state, input["primaryContactId"], account["id"])
-    opp_id = next_id(state, "OPP")
-    opp: Opportunity = {
-        "id": opp_id,
-        "name": input["name"].strip(),
-        "accountId": account["id"],
-        "primaryContactId": input.get("primaryContactId"),
-        "ownerId": input["ownerId"],
-        "stageId": stage["id"],
-        "amount": amount,
-        "expectedCloseDate": close,
-        "createdDate": today(state),
-        "stageHistory": [{"stageId": stage["id"], "enteredDate": today(state)}],
-        "status": "open",
-        "closedDate": None,
-        "lostReason": None,
-        "sourceLeadId": None,
-    }
-    state["opportunities"][opp_id] = opp
+    opp = add_opportunity(
+        state,
+        name=input["name"],
+        account_id=account["id"],
+        contact_id=input.get("primaryContactId"),
+        owner_id=input["ownerId"],
+        stage=stage,
+        amount=amount,
+        close=close,
+    )
     audit(
-        state, actor["id"], "create_opportunity", "opportunity", opp_id, f"Created {opp['name']}."
+        state,
+        actor["id"],
+        "create_opportunity",
+        "opportunity",
+        opp["id"],
+        f"Created {opp['name']}.",
     )
     return {"created": opportunity_view(state, opp)}
 
