@@ -62,9 +62,12 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
+
+
 def compact_json(value: Any) -> str:
     """Compact JSON with no spaces (Silo's output rule); unknown objects become strings."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _compact(value)
 
 
 def pretty_json(value: Any) -> str:

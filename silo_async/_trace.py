@@ -80,6 +80,10 @@ class TraceRecorder:
         return tuple(encode_event(event) for event in self.events)
 
 
+# One encoder for every event: json.dumps() with options builds a new encoder per call.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+
 def encode_event(event: dict[str, Any]) -> str:
     """One trace event as a compact JSON line (no newline)."""
-    return json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+    return _encode(event)
