@@ -293,3 +293,23 @@ async def test_artifacts_have_silo_keys_and_no_timestamps(tmp_path: Path) -> Non
     assert run_json["runId"] == result.run_id and run_json["taskId"] == "TASK-BLOCK"
     lines = (run_dir / "trace.jsonl").read_text().splitlines()
     assert [json.loads(line) for line in lines] == result.trace
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_call_tool_is_a_checkpoint(anyio_backend: str) -> None:
+    """A busy agent whose tools never await is still stopped: call_tool itself is a checkpoint.
+
+    Real clock (a 50 ms limit): in virtual time a task that never blocks would never let it pass.
+    """
+    calls = 0
+
+    async def busy(ctx: silo.AgentContext) -> None:
+        nonlocal calls
+        while True:
+            await ctx.call_tool("get_customer", {"customerId": "CUS-001"})  # a sync tool
+            calls += 1
+
+    result = await silo.run(ENV, "TASK-BLOCK", busy, max_tool_calls=10**9, timeout=0.05)
+    assert result.termination_reason == "timeout"
+    # Cancellation lands at the checkpoint that opens call_tool, before the call is counted.
+    assert result.tool_calls == calls > 0
