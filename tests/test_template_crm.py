@@ -7,10 +7,8 @@ tool-path agent exercises binding, schema validation, error mapping and dispatch
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -23,34 +21,10 @@ from silo_async.templates.crm import environment as crm_environment
 from silo_async.templates.crm import state as S
 from silo_async.templates.crm.verifiers import shared
 
-ROOT = Path(__file__).resolve().parent.parent
-TEMPLATE = Path(crm.__file__).parent
-AGENTS = ROOT / "examples" / "agents"
+from .template_support import invoke, load_agent, template_dir, template_environment
 
-
-def _load_agent(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"_crm_agent_{name}", AGENTS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module: ModuleType = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.agent
-
-
-def _environment() -> silo.Environment:
-    tasks = [
-        silo.Task.from_dict(json.loads(p.read_text(encoding="utf-8")))
-        for p in sorted((TEMPLATE / "tasks").glob("*.json"))
-    ]
-    return silo.Environment(
-        name="crm",
-        create_state=crm.create_state,
-        bind=crm.bind_tools,
-        verifiers=crm.verifiers,
-        tasks=tasks,
-    )
-
-
-ENV = _environment()
+TEMPLATE = template_dir(crm)
+ENV = template_environment("crm", crm)
 TASK_IDS = [t.id for t in ENV.tasks]
 
 
@@ -63,9 +37,7 @@ class World:
         self.tools = {t.name: t for t in crm.bind_tools(self.state)}
 
     async def call(self, name: str, args: dict[str, Any] | None = None) -> silo.ToolResult:
-        result, fault = await self.tools[name].invoke(args or {})
-        assert fault is None, fault
-        return result
+        return await invoke(self.tools[name], args or {})
 
     async def ok(self, name: str, args: dict[str, Any] | None = None) -> Any:
         result = await self.call(name, args)
@@ -515,7 +487,7 @@ async def test_merge_repoints_every_reference() -> None:
 
 @pytest.mark.anyio
 async def test_solver_passes_every_task_with_full_reward() -> None:
-    results = await silo.run_many(ENV, TASK_IDS, _load_agent("crm_solver"))
+    results = await silo.run_many(ENV, TASK_IDS, load_agent("crm_solver"))
     for result in results:
         assert result.passed, (result.task.id, result.failed_required, result.error)
         assert result.reward == 1.0, (result.task.id, [c for c in result.checks if not c.passed])
@@ -530,13 +502,13 @@ async def test_scaffolded_copy_loads_from_disk_and_is_solvable(tmp_path: Path) -
     assert [t.id for t in env.tasks] == TASK_IDS
     assert len(env.bind_tools(env.create_state())) == len(crm.tools)
     assert (handle.path / "data" / "opportunities.json").is_file()
-    results = await silo.run_many(env, TASK_IDS, _load_agent("crm_solver"))
+    results = await silo.run_many(env, TASK_IDS, load_agent("crm_solver"))
     assert [r.task.id for r in results if not r.passed] == []
 
 
 @pytest.mark.anyio
 async def test_rollouts_are_deterministic_whatever_the_concurrency() -> None:
-    solver = _load_agent("crm_solver")
+    solver = load_agent("crm_solver")
     serial = await silo.run_many(ENV, TASK_IDS, solver, concurrency=1)
     parallel = await silo.run_many(ENV, TASK_IDS, solver, concurrency=64)
     assert [r.result_dict() for r in serial] == [r.result_dict() for r in parallel]
@@ -545,14 +517,14 @@ async def test_rollouts_are_deterministic_whatever_the_concurrency() -> None:
 
 @pytest.mark.anyio
 async def test_noop_passes_no_task() -> None:
-    results = await silo.run_many(ENV, TASK_IDS, _load_agent("noop"))
+    results = await silo.run_many(ENV, TASK_IDS, load_agent("noop"))
     assert [r.task.id for r in results if r.passed] == []
     assert all(r.tool_calls == 0 for r in results)
 
 
 @pytest.mark.anyio
 async def test_toolpath_agent_walks_binding_validation_and_dispatch() -> None:
-    result = await silo.run(ENV, "TASK-005", _load_agent("crm_toolpath"))
+    result = await silo.run(ENV, "TASK-005", load_agent("crm_toolpath"))
     assert result.output_text == (
         "read OPP-011 open; write ok; read-back lost; undeclared argument invalid_input; "
         "missing field invalid_input; unknown tool tool_not_found"

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -19,39 +17,17 @@ from silo_async.project import Project, load_environment
 from silo_async.templates.project import state as S
 from silo_async.templates.project.verifiers import shared
 
-ROOT = Path(__file__).resolve().parent.parent
-TEMPLATE = Path(project.__file__).parent
-AGENTS = ROOT / "examples" / "agents"
+from .template_support import invoke, load_agent, template_dir, template_environment
+
+TEMPLATE = template_dir(project)
 STATE_CHANGING = [f"TASK-{n:03d}" for n in range(1, 11)]
 ANSWERS = [f"TASK-{n:03d}" for n in range(11, 18)]
 
 
-def _load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"_agent_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _env() -> silo.Environment:
-    tasks = [
-        silo.Task.from_dict(json.loads(p.read_text(encoding="utf-8")))
-        for p in sorted((TEMPLATE / "tasks").glob("*.json"))
-    ]
-    return silo.Environment(
-        name="project",
-        create_state=project.create_state,
-        bind=project.bind_tools,
-        verifiers=project.verifiers,
-        tasks=tasks,
-    )
-
-
-ENV = _env()
-SOLVER = _load(AGENTS / "project_solver.py").agent
-TOOLPATH = _load(AGENTS / "project_toolpath.py").agent
-NOOP = _load(AGENTS / "noop.py").agent
+ENV = template_environment("project", project)
+SOLVER = load_agent("project_solver")
+TOOLPATH = load_agent("project_toolpath")
+NOOP = load_agent("noop")
 
 
 def _answering(text: str) -> Callable[[silo.AgentContext], Any]:
@@ -63,9 +39,7 @@ def _answering(text: str) -> Callable[[silo.AgentContext], Any]:
 
 async def _call(state: S.State, name: str, args: dict[str, Any]) -> silo.ToolResult:
     tools = {t.name: t for t in project.bind_tools(state)}
-    result, fault = await tools[name].invoke(args)
-    assert fault is None, fault
-    return result
+    return await invoke(tools[name], args)
 
 
 # --- shape ---------------------------------------------------------------------------------------

@@ -1,0 +1,54 @@
+"""Setup shared by the tests of the shipped templates (crm and project).
+
+Each template is loaded straight from its package (no scaffolded copy, no runner), and the
+example agents are loaded from ``examples/agents`` by file name.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import silo_async as silo
+
+AGENTS = Path(__file__).resolve().parent.parent / "examples" / "agents"
+
+
+def template_dir(package: ModuleType) -> Path:
+    """The folder of a template package (where its data/ and tasks/ live)."""
+    return Path(str(package.__file__)).parent
+
+
+def template_environment(name: str, package: ModuleType) -> silo.Environment:
+    """An Environment made of a template package's exports and its ``tasks/*.json``."""
+    tasks = [
+        silo.Task.from_dict(json.loads(p.read_text(encoding="utf-8")))
+        for p in sorted((template_dir(package) / "tasks").glob("*.json"))
+    ]
+    return silo.Environment(
+        name=name,
+        create_state=package.create_state,
+        bind=package.bind_tools,
+        verifiers=package.verifiers,
+        tasks=tasks,
+    )
+
+
+def load_agent(name: str) -> Any:
+    """The ``agent`` of ``examples/agents/<name>.py``."""
+    path = AGENTS / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_template_agent_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.agent
+
+
+async def invoke(tool: silo.BoundTool, args: dict[str, Any]) -> silo.ToolResult:
+    """Call one bound tool directly; a fault (a bug in the tool) fails the test."""
+    result, fault = await tool.invoke(args)
+    assert fault is None, fault
+    return result
