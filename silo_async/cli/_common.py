@@ -18,6 +18,7 @@ __all__ = [
     "echo_json",
     "env_option",
     "json_option",
+    "limit_options",
     "open_environment",
     "open_project",
     "run_async",
@@ -63,6 +64,24 @@ def echo_json(value: Any) -> None:
 def json_option(fn: F) -> F:
     """``--json``: print machine-readable output instead of text."""
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(fn)
+
+
+def limit_options(fn: F) -> F:
+    """``--max-tool-calls N`` and ``--timeout-ms MS``: the per-rollout limits of run and eval."""
+    fn = click.option(
+        "--timeout-ms",
+        type=click.IntRange(min=1),
+        default=120_000,
+        show_default=True,
+        help="Time limit per rollout, in milliseconds.",
+    )(fn)
+    return click.option(
+        "--max-tool-calls",
+        type=click.IntRange(min=0),
+        default=100,
+        show_default=True,
+        help="Tool calls per rollout before the agent is stopped.",
+    )(fn)
 
 
 def env_option(fn: F) -> F:

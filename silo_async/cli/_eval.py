@@ -28,7 +28,14 @@ from .._agentload import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
 from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
 from ..eval._stats import GroupStats
-from ._common import echo_json, env_option, json_option, open_environment, run_async
+from ._common import (
+    echo_json,
+    env_option,
+    json_option,
+    limit_options,
+    open_environment,
+    run_async,
+)
 
 __all__ = ["eval_command", "fail", "label_agents"]
 
@@ -270,20 +277,7 @@ def _rel(path: Path, cwd: Path) -> str:
     show_default=True,
     help="Rollouts in flight at once, over all agents and tasks.",
 )
-@click.option(
-    "--max-tool-calls",
-    type=click.IntRange(min=0),
-    default=100,
-    show_default=True,
-    help="Tool calls per rollout before the agent is stopped.",
-)
-@click.option(
-    "--timeout-ms",
-    type=click.IntRange(min=1),
-    default=120_000,
-    show_default=True,
-    help="Time limit per rollout, in milliseconds.",
-)
+@limit_options
 @click.option(
     "--out",
     "out_dir",

@@ -9,7 +9,14 @@ import click
 from .. import Environment, RunResult, run_many
 from .. import run as run_one
 from .._agentload import DEFAULT_AGENT_FILE, load_agent
-from ._common import echo_json, env_option, json_option, open_environment, run_async
+from ._common import (
+    echo_json,
+    env_option,
+    json_option,
+    limit_options,
+    open_environment,
+    run_async,
+)
 from ._report import many_json, many_text, run_json, run_text
 
 __all__ = ["run"]
@@ -38,20 +45,7 @@ MAX_DEFAULT_CONCURRENCY = 16
     default=None,
     help=f"Rollouts at once (default: min(runs, {MAX_DEFAULT_CONCURRENCY})).",
 )
-@click.option(
-    "--max-tool-calls",
-    type=click.IntRange(min=0),
-    default=100,
-    show_default=True,
-    help="Tool calls per rollout before the agent is stopped.",
-)
-@click.option(
-    "--timeout-ms",
-    type=click.IntRange(min=1),
-    default=120_000,
-    show_default=True,
-    help="Time limit per rollout, in milliseconds.",
-)
+@limit_options
 @json_option
 @click.pass_context
 def run(
