@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_call_tool.py
 	$(PY) benchmarks/bench_rollouts.py
 	$(PY) benchmarks/bench_concurrency.py
+	$(PY) benchmarks/bench_eval.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
