@@ -6,7 +6,7 @@ from typing import Any
 
 from ..state import Record, State, next_id
 from .contract import ACTOR, PAGING, define, paginate, string
-from .helpers import acting_member, assert_item_writable, audit, require
+from .helpers import acting_member, audit, require, writable_item
 
 __all__ = ["add_comment", "list_comments"]
 
@@ -22,8 +22,7 @@ _ITEM_ID = {"workItemId": string("Work item id, e.g. WI-012.")}
 def add_comment(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Append a comment."""
     actor = acting_member(state, input)
-    item = require(state, "workItems", input["workItemId"])
-    assert_item_writable(state, item)
+    item = writable_item(state, input["workItemId"])
     comment: Record = {
         "id": next_id(state, "CMT"),
         "workItemId": item["id"],

@@ -17,6 +17,7 @@ from ..state import (
     sprint_committed_points,
     unresolved_blockers,
 )
+from .views import item_summary
 
 __all__ = [
     "acting_member",
@@ -29,8 +30,11 @@ __all__ = [
     "assert_sprint_budget",
     "audit",
     "check_filters",
+    "describe_changes",
     "require",
     "state_name",
+    "update_item",
+    "writable_item",
 ]
 
 _LABELS = {
@@ -170,6 +174,31 @@ def assert_item_writable(state: State, item: Record) -> None:
         ToolError: ``invalid_state``.
     """
     assert_project_open(state["projects"][item["projectId"]], "edit")
+
+
+def writable_item(state: State, item_id: str) -> Record:
+    """The work item ``item_id``, which a write may change (its project is not archived).
+
+    Raises:
+        ToolError: ``not_found`` for an unknown item, ``invalid_state`` for an archived project.
+    """
+    item = require(state, "workItems", item_id)
+    assert_item_writable(state, item)
+    return item
+
+
+def update_item(
+    state: State, actor: Record, item: Record, action: str, detail: str, changes: dict[str, Any]
+) -> dict[str, Any]:
+    """Apply ``changes`` to a work item, audit them as ``action`` and return the tool's result."""
+    item.update(changes)
+    audit_id = audit(state, actor["id"], action, "work_item", item["id"], detail)
+    return {"updated": item_summary(state, item), "auditId": audit_id}
+
+
+def describe_changes(record: Record, changes: dict[str, Any]) -> str:
+    """The audit detail of an update: ``field: old -> new`` for each change, comma-separated."""
+    return ", ".join(f"{k}: {record[k]} -> {v}" for k, v in changes.items())
 
 
 def assert_blockers_done(state: State, item: Record, target_status: str) -> None:

@@ -16,7 +16,7 @@ from ..state import (
     today,
 )
 from .contract import ACTOR, PAGING, boolean, define, enum, integer, paginate, read_date, string
-from .helpers import acting_member, audit, check_filters, require
+from .helpers import acting_member, audit, check_filters, describe_changes, require
 from .views import item_summary, member_summary
 
 __all__ = [
@@ -169,7 +169,7 @@ def update_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
         clash = next((m for m in state["members"].values() if m["email"] == changes["email"]), None)
         if clash is not None and clash["id"] != member["id"]:
             raise silo.tool_error("conflict", f"Email {changes['email']} belongs to {clash['id']}.")
-    detail = ", ".join(f"{k}: {member[k]} -> {v}" for k, v in changes.items())
+    detail = describe_changes(member, changes)
     member.update(changes)
     audit_id = audit(state, actor["id"], "update_member", "member", member["id"], detail)
     return {"updated": member_summary(state, member), "auditId": audit_id}

@@ -23,6 +23,7 @@ from .helpers import (
     assert_project_open,
     audit,
     check_filters,
+    describe_changes,
     require,
 )
 from .views import sprint_summary
@@ -187,7 +188,7 @@ def update_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
         changes["targetDate"] = target
     if not changes:
         raise silo.tool_error("invalid_input", "Give name or targetDate to change.")
-    detail = ", ".join(f"{k}: {project[k]} -> {v}" for k, v in changes.items())
+    detail = describe_changes(project, changes)
     project.update(changes)
     audit_id = audit(state, actor["id"], "update_project", "project", project["id"], detail)
     return {"updated": _project_summary(state, project), "auditId": audit_id}

@@ -22,12 +22,14 @@ from .helpers import (
     acting_member,
     assert_can_manage,
     assert_capacity,
-    assert_item_writable,
     assert_project_open,
     assert_sprint_budget,
     audit,
     check_filters,
+    describe_changes,
     require,
+    update_item,
+    writable_item,
 )
 from .views import item_summary, sprint_summary
 
@@ -164,7 +166,7 @@ def update_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
         str(changes.get("startDate", sprint["startDate"])),
         str(changes.get("endDate", sprint["endDate"])),
     )
-    detail = ", ".join(f"{k}: {sprint[k]} -> {v}" for k, v in changes.items())
+    detail = describe_changes(sprint, changes)
     sprint.update(changes)
     audit_id = audit(state, actor["id"], "update_sprint", "sprint", sprint["id"], detail)
     return {"updated": sprint_summary(state, sprint), "auditId": audit_id}
@@ -279,8 +281,7 @@ def add_item_to_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Attach an item to a sprint (moving it out of any previous one)."""
     actor = acting_member(state, input)
     sprint = require(state, "sprints", input["sprintId"])
-    item = require(state, "workItems", input["workItemId"])
-    assert_item_writable(state, item)
+    item = writable_item(state, input["workItemId"])
     if item["projectId"] != sprint["projectId"]:
         raise silo.tool_error(
             "invalid_input",
@@ -302,9 +303,7 @@ def add_item_to_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
     if item.get("assigneeId"):
         assert_capacity(state, state["members"][item["assigneeId"]], item, sprint["id"])
     detail = f"Sprint {item.get('sprintId')} -> {sprint['id']}"
-    item["sprintId"] = sprint["id"]
-    audit_id = audit(state, actor["id"], "add_item_to_sprint", "work_item", item["id"], detail)
-    return {"updated": item_summary(state, item), "auditId": audit_id}
+    return update_item(state, actor, item, "add_item_to_sprint", detail, {"sprintId": sprint["id"]})
 
 
 @define(
@@ -317,8 +316,7 @@ def add_item_to_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def remove_item_from_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Detach an item from its sprint."""
     actor = acting_member(state, input)
-    item = require(state, "workItems", input["workItemId"])
-    assert_item_writable(state, item)
+    item = writable_item(state, input["workItemId"])
     if item.get("sprintId") is None:
         raise silo.tool_error("conflict", f"{item['id']} is not in any sprint.")
     if is_closed(state, item):
@@ -328,6 +326,4 @@ def remove_item_from_sprint(state: State, input: dict[str, Any]) -> dict[str, An
             "closed in.",
         )
     detail = f"Sprint {item['sprintId']} -> none"
-    item["sprintId"] = None
-    audit_id = audit(state, actor["id"], "remove_item_from_sprint", "work_item", item["id"], detail)
-    return {"updated": item_summary(state, item), "auditId": audit_id}
+    return update_item(state, actor, item, "remove_item_from_sprint", detail, {"sprintId": None})

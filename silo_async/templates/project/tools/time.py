@@ -25,6 +25,7 @@ from .helpers import (
     check_filters,
     require,
     state_name,
+    writable_item,
 )
 
 __all__ = ["delete_time_log", "get_time_log", "list_time_logs", "log_time", "update_time_log"]
@@ -108,8 +109,7 @@ def _check_daily_total(
 def log_time(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Create a time log."""
     actor = acting_member(state, input)
-    item = require(state, "workItems", input["workItemId"])
-    assert_item_writable(state, item)
+    item = writable_item(state, input["workItemId"])
     member = require(state, "members", str(input.get("memberId", actor["id"])))
     _check_open(state, item)
     hours = _hours(input["hours"])

@@ -33,13 +33,15 @@ from .helpers import (
     assert_assignable,
     assert_blockers_done,
     assert_capacity,
-    assert_item_writable,
     assert_project_open,
     assert_sprint_budget,
     audit,
     check_filters,
+    describe_changes,
     require,
     state_name,
+    update_item,
+    writable_item,
 )
 from .views import item_summary
 
@@ -223,8 +225,7 @@ def create_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def update_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Apply the given changes."""
     actor = acting_member(state, input)
-    item = require(state, "workItems", input["workItemId"])
-    assert_item_writable(state, item)
+    item = writable_item(state, input["workItemId"])
     changes: dict[str, Any] = {
         k: input[k] for k in ("title", "type", "priority", "points") if k in input
     }
@@ -234,10 +235,8 @@ def update_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
         )
     if "points" in changes:
         _check_new_estimate(state, item, _points(changes["points"]))
-    detail = ", ".join(f"{k}: {item[k]} -> {v}" for k, v in changes.items())
-    item.update(changes)
-    audit_id = audit(state, actor["id"], "update_work_item", "work_item", item["id"], detail)
-    return {"updated": item_summary(state, item), "auditId": audit_id}
+    detail = describe_changes(item, changes)
+    return update_item(state, actor, item, "update_work_item", detail, changes)
 
 
 def _check_new_estimate(state: State, item: Record, points: int) -> None:
@@ -268,8 +267,7 @@ def _check_new_estimate(state: State, item: Record, points: int) -> None:
 def assign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Change an item's assignee."""
     actor = acting_member(state, input)
-    item = require(state, "workItems", input["workItemId"])
-    assert_item_writable(state, item)
+    item = writable_item(state, input["workItemId"])
     member = require(state, "members", input["memberId"])
     if is_closed(state, item):
         raise silo.tool_error(
@@ -282,9 +280,7 @@ def assign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
         raise silo.tool_error("conflict", f"{item['id']} is already assigned to {member['id']}.")
     assert_capacity(state, member, item, item.get("sprintId"))
     detail = f"Assignee {item.get('assigneeId')} -> {member['id']}"
-    item["assigneeId"] = member["id"]
-    audit_id = audit(state, actor["id"], "assign_work_item", "work_item", item["id"], detail)
-    return {"updated": item_summary(state, item), "auditId": audit_id}
+    return update_item(state, actor, item, "assign_work_item", detail, {"assigneeId": member["id"]})
 
 
 @define(
@@ -296,8 +292,7 @@ def assign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def unassign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Clear an item's assignee."""
     actor = acting_member(state, input)
-    item = require(state, "workItems", input["workItemId"])
-    assert_item_writable(state, item)
+    item = writable_item(state, input["workItemId"])
     if item.get("assigneeId") is None:
         raise silo.tool_error("conflict", f"{item['id']} has no assignee.")
     if is_closed(state, item):
@@ -305,9 +300,7 @@ def unassign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
             "invalid_state", f"{item['id']} is closed; it keeps the assignee who closed it."
         )
     detail = f"Assignee {item['assigneeId']} -> none"
-    item["assigneeId"] = None
-    audit_id = audit(state, actor["id"], "unassign_work_item", "work_item", item["id"], detail)
-    return {"updated": item_summary(state, item), "auditId": audit_id}
+    return update_item(state, actor, item, "unassign_work_item", detail, {"assigneeId": None})
 
 
 @define(
@@ -321,8 +314,7 @@ def unassign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def transition_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Change an item's workflow state."""
     actor = acting_member(state, input)
-    item = require(state, "workItems", input["workItemId"])
-    assert_item_writable(state, item)
+    item = writable_item(state, input["workItemId"])
     target = require(state, "workflowStates", input["toStatusId"])
     current = state["workflowStates"][item["statusId"]]
     if current["id"] == target["id"]:
@@ -339,10 +331,8 @@ def transition_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     if target["id"] in _NEEDS_CLEAR_BLOCKERS:
         assert_blockers_done(state, item, target["id"])
     detail = f"Status {current['id']} -> {target['id']}"
-    item["statusId"] = target["id"]
-    item["statusChangedOn"] = today(state)
-    audit_id = audit(state, actor["id"], "transition_work_item", "work_item", item["id"], detail)
-    return {"updated": item_summary(state, item), "auditId": audit_id}
+    changes = {"statusId": target["id"], "statusChangedOn": today(state)}
+    return update_item(state, actor, item, "transition_work_item", detail, changes)
 
 
 @define(
@@ -354,8 +344,7 @@ def transition_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def set_due_date(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Change or clear the due date."""
     actor = acting_member(state, input)
-    item = require(state, "workItems", input["workItemId"])
-    assert_item_writable(state, item)
+    item = writable_item(state, input["workItemId"])
     if is_closed(state, item):
         raise silo.tool_error("invalid_state", f"{item['id']} is closed; its due date is history.")
     due = read_optional_date(input, "dueDate")
@@ -367,6 +356,4 @@ def set_due_date(state: State, input: dict[str, Any]) -> dict[str, Any]:
             else f"{item['id']} has no due date.",
         )
     detail = f"Due {item.get('dueDate')} -> {due}"
-    item["dueDate"] = due
-    audit_id = audit(state, actor["id"], "set_due_date", "work_item", item["id"], detail)
-    return {"updated": item_summary(state, item), "auditId": audit_id}
+    return update_item(state, actor, item, "set_due_date", detail, {"dueDate": due})
