@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 
 from ._artifacts import write_artifacts
 from ._context import AgentContext, _Budget
@@ -25,7 +26,7 @@ from ._jsonutil import clone_json, output_text
 from ._result import RunResult
 from ._runid import new_run_id
 from ._task import Task
-from ._trace import TraceRecorder, utc_now_iso
+from ._trace import TraceRecorder, open_trace_file, utc_now_iso
 from ._verify import Verifier, VerifierContext, VerifierOutcome
 
 __all__ = ["Agent", "run"]
@@ -56,6 +57,11 @@ def _error_text(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     text = str(exc)
     return text or type(exc).__name__
+
+
+def _make_run_dir(run_dir: Path) -> int:
+    run_dir.mkdir(parents=True)
+    return open_trace_file(run_dir / "trace.jsonl")
 
 
 async def _call_agent(agent: Agent, ctx: AgentContext) -> Any:
@@ -96,15 +102,21 @@ class _Rollout:
         self.initial = clone_json(self.state)
         self.tools = env.bind_tools(self.state)
         self.budget = _Budget(max_tool_calls)
-        self.run_dir: Path | None = None
-        if runs_dir is not None:
-            self.run_dir = Path(runs_dir) / self.run_id
-            self.run_dir.mkdir(parents=True)
-        self.trace = TraceRecorder(self.run_dir / "trace.jsonl" if self.run_dir else None)
+        self.run_dir = Path(runs_dir) / self.run_id if runs_dir is not None else None
+        self.trace = TraceRecorder()
         self.ctx: AgentContext | None = None
         self.output: Any = None
         self.error: str | None = None
         self.reason = "completed"
+
+    async def open_run_dir(self) -> None:
+        """Create the run directory and its trace file, off the event loop.
+
+        Creating files can cost a millisecond on a busy disk: a worker thread keeps that from
+        stalling every other rollout in the loop.
+        """
+        if self.run_dir is not None:
+            self.trace.attach(await anyio.to_thread.run_sync(_make_run_dir, self.run_dir))
 
     def start_event(self) -> None:
         self.trace.emit(
@@ -274,6 +286,7 @@ async def run(
         runs_dir=Path(runs_dir) if runs_dir is not None else None,
         agent_name=agent_name or _agent_label(agent),
     )
+    await rollout.open_run_dir()
     try:
         rollout.start_event()
         await rollout.drive(agent)

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TraceRecorder", "utc_now_iso"]
+__all__ = ["TraceRecorder", "encode_event", "open_trace_file", "utc_now_iso"]
 
 _cached_ms = -1
 _cached_text = ""
@@ -44,7 +44,11 @@ class TraceRecorder:
         self._fd: int | None = None
         self._lines: list[str] = []
         if path is not None:
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            self.attach(open_trace_file(path))
+
+    def attach(self, fd: int) -> None:
+        """Append every event from now on to the open file ``fd`` (see :func:`open_trace_file`)."""
+        self._fd = fd
 
     def emit(self, type: str, fields: dict[str, Any]) -> dict[str, Any]:
         """Record one event: ``{"seq", "type", **fields, "at"}``, and return it."""
@@ -78,6 +82,11 @@ class TraceRecorder:
         if len(self._lines) == len(self.events):
             return tuple(self._lines)
         return tuple(encode_event(event) for event in self.events)
+
+
+def open_trace_file(path: Path) -> int:
+    """Create ``trace.jsonl`` for appending; returns the raw file descriptor."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
 
 # One encoder for every event: json.dumps() with options builds a new encoder per call.
