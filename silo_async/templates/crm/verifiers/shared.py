@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from ..state import Account, Lead, Opportunity, State, User, full_name
 
@@ -33,6 +33,8 @@ __all__ = [
     "unchanged",
     "user_named",
 ]
+
+T = TypeVar("T")
 
 _ID = re.compile(r"\b[A-Za-z]{2,6}-\d+\b")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:T[0-9:.]+Z?)?\b")
@@ -110,33 +112,30 @@ def changed(final: State, initial: State, collection: str, ignore: Iterable[str]
     return sorted(key for key in before if key not in skip and after.get(key) != before[key])
 
 
+def _named(records: Iterable[T], name: str, name_of: Callable[[T], str], kind: str) -> T:
+    """The first of ``records`` whose name is ``name`` (case and accents aside)."""
+    for record in records:
+        if _plain(name_of(record)) == _plain(name):
+            return record
+    raise LookupError(f"No {kind} named {name!r} in the seed.")
+
+
 def user_named(state: State, name: str) -> User:
     """The user with this full name."""
-    for user in state["users"].values():
-        if _plain(full_name(user)) == _plain(name):
-            return user
-    raise LookupError(f"No user named {name!r} in the seed.")
+    return _named(state["users"].values(), name, full_name, "user")
 
 
 def account_named(state: State, name: str) -> Account:
     """The account with this exact name (case-insensitive)."""
-    for account in state["accounts"].values():
-        if _plain(account["name"]) == _plain(name):
-            return account
-    raise LookupError(f"No account named {name!r} in the seed.")
+    return _named(state["accounts"].values(), name, lambda a: a["name"], "account")
 
 
 def lead_named(state: State, name: str) -> Lead:
-    """The lead for this person (full name)."""
-    for lead in sorted(state["leads"].values(), key=lambda lead: lead["id"]):
-        if _plain(full_name(lead)) == _plain(name):
-            return lead
-    raise LookupError(f"No lead named {name!r} in the seed.")
+    """The lead for this person (full name); the oldest one if several match."""
+    leads = sorted(state["leads"].values(), key=lambda lead: lead["id"])
+    return _named(leads, name, full_name, "lead")
 
 
 def opportunity_named(state: State, name: str) -> Opportunity:
     """The deal with this exact name (case-insensitive)."""
-    for opp in state["opportunities"].values():
-        if _plain(opp["name"]) == _plain(name):
-            return opp
-    raise LookupError(f"No opportunity named {name!r} in the seed.")
+    return _named(state["opportunities"].values(), name, lambda o: o["name"], "opportunity")
