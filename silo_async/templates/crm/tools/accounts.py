@@ -203,13 +203,5 @@ def reassign_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Change an account's owner."""
     actor = acting_user(state, input["actorUserId"])
     account = require_account(state, input["accountId"])
-    reassign_owner(
-        state,
-        actor,
-        account,
-        input["newOwnerId"],
-        kind="account",
-        valid_owner=deal_owner,
-        what="accounts",
-    )
+    reassign_owner(state, actor, account, "account", input["newOwnerId"])
     return {"updated": account_view(state, account)}

@@ -288,13 +288,5 @@ def reassign_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input["actorUserId"])
     activity = require_activity(state, input["activityId"])
     _require_open(activity)
-    reassign_owner(
-        state,
-        actor,
-        activity,
-        input["newOwnerId"],
-        kind="activity",
-        valid_owner=work_owner,
-        what="activities",
-    )
+    reassign_owner(state, actor, activity, "activity", input["newOwnerId"])
     return {"updated": activity_view(state, activity)}

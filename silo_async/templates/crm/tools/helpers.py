@@ -7,7 +7,7 @@ guessing (``Opportunity OPP-007 is lost, not open.``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import silo_async as silo
 
@@ -57,6 +57,7 @@ MANAGING_ROLES: tuple[str, ...] = ("director", "sales_ops")
 T = TypeVar("T")
 #: The records that have an owner and can be reassigned.
 Owned = Account | Lead | Opportunity | Activity
+OwnedKind = Literal["account", "opportunity", "lead", "activity"]
 
 
 def not_found(label: str, record_id: str, collection: str) -> silo.ToolError:
@@ -219,25 +220,27 @@ def assert_may_reassign(actor: User, current_owner_id: str, label: str) -> None:
         )
 
 
-def reassign_owner(
-    state: State,
-    actor: User,
-    record: Owned,
-    new_owner_id: str,
-    *,
-    kind: str,
-    valid_owner: Callable[[State, str, str], User],
-    what: str,
-) -> None:
-    """Give ``record`` (a ``kind`` such as "lead") to ``new_owner_id`` and audit the change.
+#: Each kind of owned record: what its plural is called in messages, and who may own it.
+_OWNERSHIP: dict[OwnedKind, tuple[str, Callable[[State, str, str], User]]] = {
+    "account": ("accounts", deal_owner),
+    "opportunity": ("opportunities", deal_owner),
+    "lead": ("leads", work_owner),
+    "activity": ("activities", work_owner),
+}
 
-    The checks run in this order: the actor may move it, the new owner may be given ``what``
-    (``valid_owner`` is :func:`deal_owner` or :func:`work_owner`), and the owner really changes.
-    The audit action is ``reassign_<kind>``.
+
+def reassign_owner(
+    state: State, actor: User, record: Owned, kind: OwnedKind, new_owner_id: str
+) -> None:
+    """Give ``record`` (an account, opportunity, lead or activity) to a new owner, audited.
+
+    The checks run in this order: the actor may move it, the new owner may own this ``kind``
+    (see ``_OWNERSHIP``), and the owner really changes. The audit action is ``reassign_<kind>``.
 
     Raises:
         ToolError: ``not_allowed`` from the checks, ``conflict`` when nothing would change.
     """
+    what, valid_owner = _OWNERSHIP[kind]
     assert_may_reassign(actor, record["ownerId"], f"{kind} {record['id']}")
     valid_owner(state, new_owner_id, what)
     if record["ownerId"] == new_owner_id:

@@ -234,9 +234,7 @@ def reassign_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input["actorUserId"])
     lead = require_lead(state, input["leadId"])
     _require_open(lead)
-    reassign_owner(
-        state, actor, lead, input["newOwnerId"], kind="lead", valid_owner=work_owner, what="leads"
-    )
+    reassign_owner(state, actor, lead, "lead", input["newOwnerId"])
     return {"updated": lead_view(state, lead)}
 
 

@@ -405,13 +405,5 @@ def reassign_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Change an open deal's owner."""
     actor = acting_user(state, input["actorUserId"])
     opp = require_open_opportunity(state, input["opportunityId"])
-    reassign_owner(
-        state,
-        actor,
-        opp,
-        input["newOwnerId"],
-        kind="opportunity",
-        valid_owner=deal_owner,
-        what="opportunities",
-    )
+    reassign_owner(state, actor, opp, "opportunity", input["newOwnerId"])
     return {"updated": opportunity_view(state, opp)}
