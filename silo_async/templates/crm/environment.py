@@ -15,7 +15,7 @@ from typing import Any
 
 import silo_async as silo
 
-from .state import State
+from .state import RELATED_COLLECTIONS, State
 
 __all__ = ["create_state"]
 
@@ -49,13 +49,6 @@ _REFERENCES = (
     ("activities", "ownerId", "users"),
 )
 
-_RELATED = {
-    "account": "accounts",
-    "contact": "contacts",
-    "lead": "leads",
-    "opportunity": "opportunities",
-}
-
 
 def _read(name: str) -> Any:
     return json.loads((_DATA / name).read_text(encoding="utf-8"))
@@ -72,7 +65,7 @@ def _check_references(world: dict[str, Any]) -> None:
                 )
     for activity in world["activities"].values():
         related = activity["relatedTo"]
-        if related["id"] not in world[_RELATED[related["type"]]]:
+        if related["id"] not in world[RELATED_COLLECTIONS[related["type"]]]:
             raise ValueError(
                 f"data/activities.json: {activity['id']} relates to missing "
                 f"{related['type']} {related['id']}."

@@ -158,6 +158,15 @@ class RelatedTo(TypedDict):
     id: str
 
 
+#: The collection that holds each kind of record an activity can be about.
+RELATED_COLLECTIONS: dict[str, str] = {
+    "account": "accounts",
+    "contact": "contacts",
+    "lead": "leads",
+    "opportunity": "opportunities",
+}
+
+
 class Activity(TypedDict):
     """A call, email, meeting, task or note. Open while ``completedDate`` is null."""
 

@@ -7,6 +7,7 @@ from typing import Any
 import silo_async as silo
 
 from ..state import (
+    RELATED_COLLECTIONS,
     Activity,
     State,
     is_activity_open,
@@ -51,19 +52,14 @@ __all__ = [
 
 TYPES = ("call", "email", "meeting", "task", "note")
 SCHEDULABLE = ("call", "email", "meeting", "task")
-RELATED_TYPES = ("account", "contact", "lead", "opportunity")
-_COLLECTION = {
-    "account": "accounts",
-    "contact": "contacts",
-    "lead": "leads",
-    "opportunity": "opportunities",
-}
+RELATED_TYPES = tuple(RELATED_COLLECTIONS)
 
 
 def _require_related(state: State, related_type: str, related_id: str) -> None:
-    collection: dict[str, Any] = state[_COLLECTION[related_type]]  # type: ignore[literal-required]
-    if related_id not in collection:
-        raise not_found(related_type.capitalize(), related_id, _COLLECTION[related_type])
+    collection = RELATED_COLLECTIONS[related_type]
+    records: dict[str, Any] = state[collection]  # type: ignore[literal-required]
+    if related_id not in records:
+        raise not_found(related_type.capitalize(), related_id, collection)
 
 
 def _require_open(activity: Activity) -> None:
