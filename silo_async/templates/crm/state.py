@@ -17,7 +17,6 @@ from typing import Any, Literal, TypedDict
 
 Role = Literal["director", "account_executive", "sdr", "sales_ops"]
 OpportunityStatus = Literal["open", "won", "lost"]
-Tier = Literal["enterprise", "mid_market", "smb"]
 
 #: Roles that may own opportunities and accounts.
 DEAL_OWNER_ROLES: tuple[str, ...] = ("director", "account_executive")
@@ -80,7 +79,7 @@ class Account(TypedDict):
     id: str
     name: str
     industry: str
-    tier: Tier
+    tier: Literal["enterprise", "mid_market", "smb"]
     ownerId: str
     website: str | None
     city: str | None

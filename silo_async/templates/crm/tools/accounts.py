@@ -6,16 +6,7 @@ from typing import Any
 
 import silo_async as silo
 
-from ..state import (
-    Account,
-    State,
-    Tier,
-    next_id,
-    open_opportunities,
-    today,
-    total_amount,
-    total_weighted,
-)
+from ..state import State, next_id, open_opportunities, today, total_amount, total_weighted
 from .contract import (
     PAGING,
     actor_property,
@@ -40,7 +31,6 @@ from .helpers import (
 from .views import account_view, contact_view, opportunity_view
 
 __all__ = [
-    "add_account",
     "create_account",
     "get_account",
     "list_accounts",
@@ -61,34 +51,6 @@ def assert_name_free(state: State, name: str) -> None:
                 f'An account named "{account["name"]}" already exists ({account["id"]}).',
                 {"existingId": account["id"]},
             )
-
-
-def add_account(
-    state: State,
-    *,
-    name: str,
-    industry: str,
-    tier: Tier,
-    owner_id: str,
-    website: str | None = None,
-    city: str | None = None,
-    country: str | None = None,
-) -> Account:
-    """Store a new account created today (checks are the caller's job)."""
-    account_id = next_id(state, "ACC")
-    account: Account = {
-        "id": account_id,
-        "name": name,
-        "industry": industry,
-        "tier": tier,
-        "ownerId": owner_id,
-        "website": website,
-        "city": city,
-        "country": country,
-        "createdDate": today(state),
-    }
-    state["accounts"][account_id] = account
-    return account
 
 
 @crm_tool(
@@ -176,20 +138,20 @@ def create_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input["actorUserId"])
     deal_owner(state, input["ownerId"], "accounts")
     assert_name_free(state, input["name"])
-    account = add_account(
-        state,
-        name=input["name"].strip(),
-        industry=input["industry"],
-        tier=input["tier"],
-        owner_id=input["ownerId"],
-        website=input.get("website"),
-        city=input.get("city"),
-        country=input.get("country"),
-    )
-    audit(
-        state, actor["id"], "create_account", "account", account["id"], f"Created {input['name']}."
-    )
-    return {"created": account_view(state, account)}
+    account_id = next_id(state, "ACC")
+    state["accounts"][account_id] = {
+        "id": account_id,
+        "name": input["name"].strip(),
+        "industry": input["industry"],
+        "tier": input["tier"],
+        "ownerId": input["ownerId"],
+        "website": input.get("website"),
+        "city": input.get("city"),
+        "country": input.get("country"),
+        "createdDate": today(state),
+    }
+    audit(state, actor["id"], "create_account", "account", account_id, f"Created {input['name']}.")
+    return {"created": account_view(state, state["accounts"][account_id])}
 
 
 @crm_tool(

@@ -39,7 +39,6 @@ from .helpers import (
 from .views import contact_view
 
 __all__ = [
-    "add_contact",
     "create_contact",
     "find_duplicate_contacts",
     "get_contact",
@@ -80,36 +79,6 @@ def _make_primary(state: State, contact: Contact, changes: list[dict[str, Any]])
         if other["accountId"] == contact["accountId"] and other["id"] != contact["id"]:
             other["isPrimary"] = False
     record_change(contact, "isPrimary", True, changes)
-
-
-def add_contact(
-    state: State,
-    *,
-    account_id: str,
-    first_name: str,
-    last_name: str,
-    title: str | None,
-    email: str,
-    phone: str | None,
-    is_primary: bool = False,
-) -> Contact:
-    """Store a new active contact created today (checks are the caller's job)."""
-    contact_id = next_id(state, "CON")
-    contact: Contact = {
-        "id": contact_id,
-        "accountId": account_id,
-        "firstName": first_name,
-        "lastName": last_name,
-        "title": title,
-        "email": email,
-        "phone": phone,
-        "isPrimary": is_primary,
-        "status": "active",
-        "mergedIntoId": None,
-        "createdDate": today(state),
-    }
-    state["contacts"][contact_id] = contact
-    return contact
 
 
 @crm_tool(
@@ -185,19 +154,31 @@ def create_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input["actorUserId"])
     require_account(state, input["accountId"])
     _assert_email_free(state, input["email"])
-    contact = add_contact(
-        state,
-        account_id=input["accountId"],
-        first_name=input["firstName"].strip(),
-        last_name=input["lastName"].strip(),
-        title=input.get("title"),
-        email=input["email"].strip(),
-        phone=input.get("phone"),
-    )
+    contact_id = next_id(state, "CON")
+    contact: Contact = {
+        "id": contact_id,
+        "accountId": input["accountId"],
+        "firstName": input["firstName"].strip(),
+        "lastName": input["lastName"].strip(),
+        "title": input.get("title"),
+        "email": input["email"].strip(),
+        "phone": input.get("phone"),
+        "isPrimary": False,
+        "status": "active",
+        "mergedIntoId": None,
+        "createdDate": today(state),
+    }
+    state["contacts"][contact_id] = contact
     if input.get("isPrimary", False):
         _make_primary(state, contact, [])
-    detail = f"Created {full_name(contact)}."
-    audit(state, actor["id"], "create_contact", "contact", contact["id"], detail)
+    audit(
+        state,
+        actor["id"],
+        "create_contact",
+        "contact",
+        contact_id,
+        f"Created {full_name(contact)}.",
+    )
     return {"created": contact_view(state, contact)}
 
 

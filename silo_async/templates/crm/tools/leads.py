@@ -17,8 +17,7 @@ from ..state import (
     normalise_email,
     today,
 )
-from .accounts import add_account, assert_name_free
-from .contacts import add_contact
+from .accounts import assert_name_free
 from .contract import (
     PAGING,
     actor_property,
@@ -304,10 +303,20 @@ def _conversion_account(
     if account_id is not None:
         return require_account(state, account_id), False
     assert_name_free(state, lead["company"])
-    account = add_account(
-        state, name=lead["company"], industry="unknown", tier="smb", owner_id=owner["id"]
-    )
-    audit(state, actor_id, "convert_lead", "account", account["id"], f"Created from {lead['id']}.")
+    new_id = next_id(state, "ACC")
+    account: Account = {
+        "id": new_id,
+        "name": lead["company"],
+        "industry": "unknown",
+        "tier": "smb",
+        "ownerId": owner["id"],
+        "website": None,
+        "city": None,
+        "country": None,
+        "createdDate": today(state),
+    }
+    state["accounts"][new_id] = account
+    audit(state, actor_id, "convert_lead", "account", new_id, f"Created from {lead['id']}.")
     return account, True
 
 
@@ -326,17 +335,22 @@ def _conversion_contact(
         c["accountId"] == account["id"] and c["isPrimary"] and c["status"] == "active"
         for c in state["contacts"].values()
     )
-    contact = add_contact(
-        state,
-        account_id=account["id"],
-        first_name=lead["firstName"],
-        last_name=lead["lastName"],
-        title=lead["title"],
-        email=lead["email"],
-        phone=lead["phone"],
-        is_primary=not has_primary,
-    )
-    audit(state, actor_id, "convert_lead", "contact", contact["id"], f"Created from {lead['id']}.")
+    new_id = next_id(state, "CON")
+    contact: Contact = {
+        "id": new_id,
+        "accountId": account["id"],
+        "firstName": lead["firstName"],
+        "lastName": lead["lastName"],
+        "title": lead["title"],
+        "email": lead["email"],
+        "phone": lead["phone"],
+        "isPrimary": not has_primary,
+        "status": "active",
+        "mergedIntoId": None,
+        "createdDate": today(state),
+    }
+    state["contacts"][new_id] = contact
+    audit(state, actor_id, "convert_lead", "contact", new_id, f"Created from {lead['id']}.")
     return contact, True
 
 
