@@ -1,4 +1,4 @@
-"""The tool contract of this template: schema builders, paging and input readers.
+"""The tool contract of this template: schema builders, paging, list filters and input readers.
 
 Every input schema is JSON Schema Draft 2020-12: ``type: object``, explicit properties that each
 carry a description, ``required`` and ``additionalProperties: false``. The schema layer rejects
