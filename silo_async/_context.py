@@ -153,8 +153,10 @@ class AgentContext:
         tool = self._by_name.get(name)
         if tool is None:
             result, fault = self._unknown(name), None
-        else:
+        elif tool.is_async:
             result, fault = await tool.invoke(input)
+        else:
+            result, fault = tool.invoke_sync(input)
         event = {
             "seq": len(events) + 1,
             "type": "tool_result",

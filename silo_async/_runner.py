@@ -33,6 +33,10 @@ __all__ = ["Agent", "run"]
 
 Agent = Callable[[AgentContext], Awaitable[Any]]
 
+#: An event loop may fire a timer a hair before its deadline as the clock reads it: a scope
+#: cancelled this close to its deadline was cancelled by the deadline.
+_CLOCK_SLACK_S = 0.001
+
 #: How long grading and artifact writing may take once the agent phase is over.
 FINISH_GRACE_S = 30.0
 
@@ -146,7 +150,7 @@ class _Rollout:
         if self.budget.limit_hit:
             self.reason = "max_tool_calls"
             self.error = self.error or f"Tool call limit exceeded ({self.budget.max_calls})."
-        elif scope.cancel_called and anyio.current_time() >= scope.deadline:
+        elif scope.cancel_called and anyio.current_time() >= scope.deadline - _CLOCK_SLACK_S:
             self.reason = "timeout"
             self.error = self.error or f"Time limit exceeded ({self.timeout:g} s)."
 

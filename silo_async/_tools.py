@@ -177,17 +177,20 @@ class BoundTool:
 
     ``await invoke(input)`` validates, runs the body, copies the output and maps failures:
     schema violations to ``invalid_input`` (the body never runs), :class:`ToolError` to its code,
-    anything else to ``internal_error`` plus a :class:`ToolFault` for the trace.
+    anything else to ``internal_error`` plus a :class:`ToolFault` for the trace. For a ``def``
+    body, ``invoke_sync`` does the same without creating a coroutine (the runtime's fast path).
     """
 
-    __slots__ = ("_is_async", "_state", "_validator", "name", "tool")
+    __slots__ = ("_fn", "_state", "_valid", "_validator", "is_async", "name", "tool")
 
     def __init__(self, tool: Tool, state: Any) -> None:
         self.tool = tool
         self.name = tool.name
+        self.is_async = tool.is_async
+        self._fn = tool.fn
         self._state = state
         self._validator = tool.validator
-        self._is_async = tool.is_async
+        self._valid = tool.validator.is_valid
 
     @property
     def spec(self) -> ToolSpec:
@@ -196,18 +199,31 @@ class BoundTool:
 
     async def invoke(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
         """Run the tool on ``input``; never raises for a rejected or failing call."""
+        if not self.is_async:
+            return self.invoke_sync(input)
         args = {} if input is None else input
-        if not self._validator.is_valid(args):
+        if not self._valid(args):
             return self._invalid(args), None
         try:
-            value = self.tool.fn(self._state, clone_json(args))
-            if self._is_async:
-                value = await value
+            value = await self._fn(self._state, clone_json(args))
             return ToolResult(clone_json(value)), None
-        except ToolError as exc:
-            return ToolResult(exc.to_output(), is_error=True), None
         except Exception as exc:
-            return _fault_result(self.name, exc)
+            return self._failure(exc)
+
+    def invoke_sync(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
+        """:meth:`invoke` for a ``def`` body, without a coroutine."""
+        args = {} if input is None else input
+        if not self._valid(args):
+            return self._invalid(args), None
+        try:
+            return ToolResult(clone_json(self._fn(self._state, clone_json(args)))), None
+        except Exception as exc:
+            return self._failure(exc)
+
+    def _failure(self, exc: Exception) -> tuple[ToolResult, ToolFault | None]:
+        if isinstance(exc, ToolError):
+            return ToolResult(exc.to_output(), is_error=True), None
+        return _fault_result(self.name, exc)
 
     def _invalid(self, args: Any) -> ToolResult:
         problems = self._validator.problems(args)
