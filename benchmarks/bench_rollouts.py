@@ -2,7 +2,7 @@
 
 Measured with ``run_many`` (concurrency 64) without artifacts, with artifacts in the system's
 temporary directory (on disk), and with artifacts on tmpfs (``/dev/shm``) when it exists. A run
-directory is one directory and four files; the kernel's cost of creating a file on the disk is
+directory is one directory and four files; the kernel's cost of creating them on the disk is
 measured and printed too, because on some machines it dominates. Prints a table, then one JSON
 line. Targets: >= 2,000 and >= 400 per second.
 Run: ``.venv/bin/python benchmarks/bench_rollouts.py [asyncio|trio]``.
@@ -56,13 +56,16 @@ async def measure() -> tuple[float, float, float | None]:
     return bare, disk, tmpfs
 
 
-def file_create_us(parent: str | None = None, count: int = 200) -> float:
-    """CPU microseconds the kernel spends creating one small file here."""
+def run_dir_create_us(parent: str | None = None, count: int = 200) -> float:
+    """CPU microseconds spent creating an empty run directory's worth: a directory, 4 files."""
     with tempfile.TemporaryDirectory(dir=parent) as tmp:
         start = time.process_time()
         for i in range(count):
-            with open(os.path.join(tmp, f"f{i}"), "w") as f:
-                f.write("x")
+            run_dir = os.path.join(tmp, f"run{i}")
+            os.mkdir(run_dir)
+            for name in ("trace.jsonl", "result.json", "state-diff.json", "run.json"):
+                with open(os.path.join(run_dir, name), "w") as f:
+                    f.write("x")
         return (time.process_time() - start) / count * 1e6
 
 
@@ -74,15 +77,15 @@ def main() -> None:
     print(f"{'with artifacts (temp dir)':<32}{disk:>12.0f}{'>= 400':>10}")
     if tmpfs is not None:
         print(f"{'with artifacts (/dev/shm)':<32}{tmpfs:>12.0f}")
-    create_us = file_create_us()
-    print(f"(creating one file in the temp dir costs {create_us:.0f} µs of CPU here)")
+    create_us = run_dir_create_us()
+    print(f"(creating a directory and 4 files in the temp dir costs {create_us:.0f} µs of CPU)")
     print(f"({backend}; {ROLLOUTS} rollouts x 10 tool calls, median of {REPEATS})")
     out = {
         "backend": backend,
         "rollouts_per_s": round(bare, 1),
         "rollouts_per_s_artifacts": round(disk, 1),
         "rollouts_per_s_artifacts_tmpfs": round(tmpfs, 1) if tmpfs is not None else None,
-        "file_create_us": round(create_us, 1),
+        "run_dir_create_us": round(create_us, 1),
     }
     print(json.dumps(out))
 
