@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import anyio
@@ -11,7 +11,7 @@ from ._environment import Environment
 from ._result import RunResult
 from ._runner import Agent, run
 
-__all__ = ["run_many"]
+__all__ = ["run_many", "run_pool"]
 
 
 async def run_many(
@@ -58,26 +58,37 @@ async def run_many(
         env.verifier_for(env.task(task_id))
     plan = [task_id for task_id in task_ids for _ in range(runs)]
     results: list[RunResult | None] = [None] * len(plan)
-    pending = iter(enumerate(plan))
+
+    async def rollout(index: int) -> None:
+        result = await run(
+            env,
+            plan[index],
+            agent,
+            max_tool_calls=max_tool_calls,
+            timeout=timeout,
+            runs_dir=runs_dir,
+            agent_name=agent_name,
+        )
+        results[index] = result
+        if on_result is not None:
+            on_result(index, result)
+
+    await run_pool(len(plan), concurrency, rollout)
+    return [r for r in results if r is not None]
+
+
+async def run_pool(count: int, concurrency: int, job: Callable[[int], Awaitable[None]]) -> None:
+    """Await ``job(0)`` .. ``job(count - 1)``, at most ``concurrency`` at once, in one task group.
+
+    A fixed pool of workers pulls indices from one iterator: no limiter, and no coroutine per
+    job waiting its turn (10,000 queued rollouts would cost memory and garbage-collector time).
+    """
+    pending = iter(range(count))
 
     async def worker() -> None:
-        # A fixed pool of workers pulling from one iterator: no limiter, and no coroutine per
-        # rollout waiting its turn (10,000 queued rollouts would cost memory and GC time).
-        for index, task_id in pending:
-            result = await run(
-                env,
-                task_id,
-                agent,
-                max_tool_calls=max_tool_calls,
-                timeout=timeout,
-                runs_dir=runs_dir,
-                agent_name=agent_name,
-            )
-            results[index] = result
-            if on_result is not None:
-                on_result(index, result)
+        for index in pending:
+            await job(index)
 
     async with anyio.create_task_group() as tg:
-        for _ in range(min(concurrency, len(plan))):
+        for _ in range(min(concurrency, count)):
             tg.start_soon(worker)
-    return [r for r in results if r is not None]

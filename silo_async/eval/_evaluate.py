@@ -23,6 +23,7 @@ import anyio.to_thread
 import attrs
 
 from .._environment import Environment
+from .._many import run_pool
 from .._result import RunResult
 from .._runner import Agent, run
 from .._trace import utc_now_iso
@@ -183,24 +184,20 @@ async def evaluate(
     eval_id = eval_id or new_eval_id(started)
     runs_dir = eval_dir / "runs" if eval_dir is not None else None
 
-    pending = iter(enumerate(plan))
-
-    async def worker() -> None:
-        # A fixed pool of `concurrency` workers pulling from one plan, as run_many does: the
-        # limit holds without a coroutine per queued rollout (10,000 of them cost memory and GC).
-        for slot, (task_id, label, run_no) in pending:
-            result = await run(
-                env,
-                task_id,
-                agents[label],
-                max_tool_calls=max_tool_calls,
-                timeout=timeout,
-                runs_dir=runs_dir,
-                agent_name=label,
-            )
-            progress = collector.add(slot, result, label, run_no)
-            if on_progress is not None:
-                on_progress(progress)
+    async def rollout(slot: int) -> None:
+        task_id, label, run_no = plan[slot]
+        result = await run(
+            env,
+            task_id,
+            agents[label],
+            max_tool_calls=max_tool_calls,
+            timeout=timeout,
+            runs_dir=runs_dir,
+            agent_name=label,
+        )
+        progress = collector.add(slot, result, label, run_no)
+        if on_progress is not None:
+            on_progress(progress)
 
     def summary(cancelled: bool) -> EvalSummary:
         records, _ = collector.finished()
@@ -229,9 +226,7 @@ async def evaluate(
         )
 
     try:
-        async with anyio.create_task_group() as tg:
-            for _ in range(min(concurrency, len(plan))):
-                tg.start_soon(worker)
+        await run_pool(len(plan), concurrency, rollout)
     except anyio.get_cancelled_exc_class():
         with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
             await _write(summary(cancelled=True), collector, report)
