@@ -145,15 +145,33 @@ CHROMIUM = shutil.which("chromium") or (
 )
 
 
+def chromium_dump(url: str, tmp_path: Path) -> list[str]:
+    """Headless Chromium printing the DOM of ``url``, offline and with a throwaway profile."""
+    return [
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        # No network here: keep Chromium from trying to reach its services at start-up.
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        url,
+    ]
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")
 async def test_report_renders_a_rollout_in_headless_chromium(tmp_path: Path) -> None:
     summary, _ = await make_report(tmp_path)
     faulty = next(r for r in summary.records if r.agent == "faulty")
     url = (tmp_path / "ev" / "report.html").as_uri() + f"#run={faulty.run_id}"
-    args = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu"]
-    args += ["--virtual-time-budget=5000", "--dump-dom", url]
     with anyio.fail_after(120):
-        done = await anyio.run_process(args)
+        done = await anyio.run_process(chromium_dump(url, tmp_path))
     dom = done.stdout.decode()
     assert f"Rollout {faulty.run_id}" in dom
     assert "Trace (3 tool calls)" in dom
@@ -164,10 +182,8 @@ async def test_report_renders_a_rollout_in_headless_chromium(tmp_path: Path) -> 
 async def test_opening_a_task_lists_its_rollouts_in_headless_chromium(tmp_path: Path) -> None:
     summary, _ = await make_report(tmp_path)
     url = (tmp_path / "ev" / "report.html").as_uri() + "#task-1"
-    args = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu"]
-    args += ["--virtual-time-budget=5000", "--dump-dom", url]
     with anyio.fail_after(120):
-        done = await anyio.run_process(args)
+        done = await anyio.run_process(chromium_dump(url, tmp_path))
     dom = done.stdout.decode()
     for record in summary.records:
         assert (f"<td>{record.run_id}</td>" in dom) == (record.task_id == "T-2")
@@ -180,10 +196,8 @@ async def test_long_run_lists_are_paged_in_headless_chromium(tmp_path: Path) -> 
         make_env(), ["T-1"], {"g": good_agent}, runs=620, out_dir=tmp_path / "e"
     )
     url = (tmp_path / "e" / "report.html").as_uri() + "#task-0"
-    args = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu"]
-    args += ["--virtual-time-budget=5000", "--dump-dom", url]
     with anyio.fail_after(120):
-        done = await anyio.run_process(args)
+        done = await anyio.run_process(chromium_dump(url, tmp_path))
     dom = done.stdout.decode()
     shown = [r for r in summary.records if f"<td>{r.run_id}</td>" in dom]
     assert shown == summary.records[:500]
