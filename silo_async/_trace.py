@@ -35,26 +35,22 @@ def utc_now_iso(now: float | None = None) -> str:
 
 
 class TraceRecorder:
-    """Collects a rollout's events; appends each to ``trace.jsonl`` when given a path."""
+    """Collects a rollout's events; appends each to ``trace.jsonl`` once a file is attached."""
 
     __slots__ = ("_fd", "_lines", "events")
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
         self._fd: int | None = None
         self._lines: list[str] = []
-        if path is not None:
-            self.attach(open_trace_file(path))
 
     def attach(self, fd: int) -> None:
         """Append every event from now on to the open file ``fd`` (see :func:`open_trace_file`)."""
         self._fd = fd
 
-    def emit(self, type: str, fields: dict[str, Any]) -> dict[str, Any]:
-        """Record one event: ``{"seq", "type", **fields, "at"}``, and return it."""
-        event = {"seq": len(self.events) + 1, "type": type, **fields, "at": utc_now_iso()}
-        self.append(event)
-        return event
+    def emit(self, type: str, fields: dict[str, Any]) -> None:
+        """Record one event: ``{"seq", "type", **fields, "at"}``."""
+        self.append({"seq": len(self.events) + 1, "type": type, **fields, "at": utc_now_iso()})
 
     def append(self, event: dict[str, Any]) -> None:
         """Record a complete event whose ``seq`` is ``len(events) + 1`` (the hot path)."""
