@@ -3,6 +3,11 @@
 Each agent awaits ``anyio.sleep(1.0)`` three times around two tool calls, so the ideal wall time
 is 3.0 s whatever the count. Prints a table, then one JSON line with ``wall_s``, ``ideal_s`` and
 ``peak_rss_mb``. Targets: ``wall_s <= 1.2 * ideal_s``; under 30 KB of memory per rollout.
+
+For scale, the same load is then run without silo_async: the same number of bare anyio tasks,
+each building the same world, calling the two tool functions directly under a cancel scope and
+sleeping the same three seconds (``bare_wall_s``). On a small machine that floor alone is well
+above 3.0 s; ``overhead_s`` (``wall_s - bare_wall_s``) is what silo_async adds.
 Run: ``.venv/bin/python benchmarks/bench_concurrency.py [asyncio|trio] [ROLLOUTS]``.
 """
 
@@ -19,7 +24,7 @@ import anyio
 import silo_async as silo
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from _world import ENV
+from _world import ENV, add_note, create_state, get_account
 
 SLEEP_S = 1.0
 
@@ -31,6 +36,28 @@ async def sleepy(ctx: silo.AgentContext) -> str:
     await ctx.call_tool("add_note", {"accountId": "ACC-001", "text": "called"})
     await anyio.sleep(SLEEP_S)
     return "done"
+
+
+async def bare(results: list[bool], index: int) -> None:
+    """The same rollout with no framework: world, two direct calls, three sleeps, a check."""
+    state = create_state()
+    with anyio.move_on_after(120.0):
+        await anyio.sleep(SLEEP_S)
+        get_account.fn(state, {"accountId": "ACC-002"})
+        await anyio.sleep(SLEEP_S)
+        add_note.fn(state, {"accountId": "ACC-001", "text": "called"})
+        await anyio.sleep(SLEEP_S)
+    results[index] = bool(state["accounts"]["ACC-001"]["notes"])
+
+
+async def measure_bare(rollouts: int) -> float:
+    results = [False] * rollouts
+    start = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for index in range(rollouts):
+            tg.start_soon(bare, results, index)
+    assert all(results)
+    return time.perf_counter() - start
 
 
 def rss_mb() -> float:
@@ -52,12 +79,17 @@ def main() -> None:
     wall, results = anyio.run(measure, rollouts, backend=backend)
     peak = rss_mb()
     assert len(results) == rollouts and all(r.passed for r in results)
+    del results
+    gc.collect()
+    bare_wall = anyio.run(measure_bare, rollouts, backend=backend)
     ideal = 3 * SLEEP_S
     per_rollout_kb = (peak - before) * 1024 / rollouts
     print(f"{'measure':<30}{'value':>12}{'target':>14}")
     print(f"{'rollouts (concurrent)':<30}{rollouts:>12}")
     print(f"{'wall s':<30}{wall:>12.2f}{f'<= {1.2 * ideal:.1f}':>14}")
     print(f"{'ideal s':<30}{ideal:>12.2f}")
+    print(f"{'bare anyio tasks, same load s':<30}{bare_wall:>12.2f}")
+    print(f"{'silo_async overhead s':<30}{wall - bare_wall:>12.2f}")
     print(f"{'peak RSS MB':<30}{peak:>12.1f}")
     print(f"{'KB per rollout (peak-start)':<30}{per_rollout_kb:>12.1f}{'< 30':>14}")
     print(f"({backend}; results kept in memory, as run_many returns them)")
@@ -66,6 +98,8 @@ def main() -> None:
         "rollouts": rollouts,
         "wall_s": round(wall, 3),
         "ideal_s": ideal,
+        "bare_wall_s": round(bare_wall, 3),
+        "overhead_s": round(wall - bare_wall, 3),
         "peak_rss_mb": round(peak, 1),
         "kb_per_rollout": round(per_rollout_kb, 1),
     }

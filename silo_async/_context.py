@@ -138,10 +138,10 @@ class AgentContext:
         budget.calls += 1
         call_id = budget.calls
         trace = self._trace
-        events = trace.events
+        lines = trace.lines
         trace.append(
             {
-                "seq": len(events) + 1,
+                "seq": len(lines) + 1,
                 "type": "tool_call",
                 "callId": call_id,
                 "tool": name,
@@ -158,7 +158,7 @@ class AgentContext:
         else:
             result, fault = tool.invoke_sync(input)
         event = {
-            "seq": len(events) + 1,
+            "seq": len(lines) + 1,
             "type": "tool_result",
             "callId": call_id,
             "tool": name,

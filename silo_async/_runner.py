@@ -22,7 +22,7 @@ from ._artifacts import write_artifacts
 from ._context import AgentContext, _Budget
 from ._diff import state_diff
 from ._environment import Environment
-from ._jsonutil import clone_json, output_text
+from ._jsonutil import Snapshot, output_text
 from ._result import RunResult
 from ._runid import new_run_id
 from ._task import Task
@@ -68,14 +68,11 @@ def _make_run_dir(run_dir: Path) -> int:
     return open_trace_file(run_dir / "trace.jsonl")
 
 
-async def _call_agent(agent: Agent, ctx: AgentContext) -> Any:
-    returned = agent(ctx)
-    if not inspect.isawaitable(returned):
-        raise TypeError(
-            "The agent must be an async function (async def agent(ctx)); "
-            f"it returned {type(returned).__name__} instead of an awaitable."
-        )
-    return await returned
+def _not_awaitable(returned: object) -> TypeError:
+    return TypeError(
+        "The agent must be an async function (async def agent(ctx)); "
+        f"it returned {type(returned).__name__} instead of an awaitable."
+    )
 
 
 class _Rollout:
@@ -103,7 +100,8 @@ class _Rollout:
         self.clock0 = time.perf_counter()
         self.run_id = new_run_id(self.started)
         self.state = env.create_state()
-        self.initial = clone_json(self.state)
+        self.snapshot = Snapshot(self.state)
+        self.initial: Any = None  # thawed from the snapshot once the agent is done
         self.tools = env.bind_tools(self.state)
         self.budget = _Budget(max_tool_calls)
         self.run_dir = Path(runs_dir) / self.run_id if runs_dir is not None else None
@@ -142,7 +140,11 @@ class _Rollout:
                 self.task.instruction, self.tools, self.budget, self.trace, scope
             )
             try:
-                self.output = await _call_agent(agent, self.ctx)
+                # Awaited here rather than in a helper coroutine: one frame less per live rollout.
+                returned = agent(self.ctx)
+                if not inspect.isawaitable(returned):
+                    raise _not_awaitable(returned)
+                self.output = await returned
             except Exception as exc:
                 self.error = _error_text(exc)
                 if not scope.cancel_called:
@@ -193,7 +195,8 @@ class _Rollout:
     async def _finish(self) -> RunResult:
         if self.output is None and self.ctx is not None:
             self.output = self.ctx.output  # a partial answer left with ctx.set_output()
-        text = output_text(self.output)
+        text = self.output_text()
+        self.initial = self.snapshot.thaw()
         self.end_events(text)
         outcome, verifier_error = await self.grade(text)
         self.verifier_event(outcome, verifier_error)
@@ -202,6 +205,19 @@ class _Rollout:
         if self.run_dir is not None:
             await write_artifacts(result)
         return result
+
+    def output_text(self) -> str:
+        """The output's text form; an output JSON cannot hold is kept as its ``str()``."""
+        try:
+            return output_text(self.output)
+        except ValueError as exc:  # a circular structure
+            text = str(self.output)
+            self.output = text
+            problem = f"The agent's output cannot be written as JSON ({exc}); kept as its str()."
+            self.error = f"{self.error}; {problem}" if self.error else problem
+            if self.reason == "completed":
+                self.reason = "agent_error"
+            return text
 
     def verifier_event(self, outcome: VerifierOutcome | None, error: str | None) -> None:
         fields: dict[str, Any] = {

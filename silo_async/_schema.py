@@ -255,6 +255,11 @@ class SchemaValidator:
         """True when ``value`` satisfies the schema (fast path)."""
         return self._fast(value)
 
+    @property
+    def predicate(self) -> Predicate:
+        """:meth:`is_valid` as a plain function, shared by every world the tool is bound to."""
+        return self._fast
+
     def problems(self, value: Any) -> list[str]:
         """Every violation in ``value``, phrased for an agent; empty when valid."""
         if self._fast(value):

@@ -190,7 +190,7 @@ class BoundTool:
         self._fn = tool.fn
         self._state = state
         self._validator = tool.validator
-        self._valid = tool.validator.is_valid
+        self._valid = tool.validator.predicate
 
     @property
     def spec(self) -> ToolSpec:

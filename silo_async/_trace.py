@@ -8,11 +8,12 @@ killed mid-run still leaves only whole lines on disk).
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 from typing import Any
+
+from ._jsonutil import compact_json
 
 __all__ = ["TraceRecorder", "encode_event", "open_trace_file", "utc_now_iso"]
 
@@ -35,14 +36,23 @@ def utc_now_iso(now: float | None = None) -> str:
 
 
 class TraceRecorder:
-    """Collects a rollout's events; appends each to ``trace.jsonl`` once a file is attached."""
+    """Collects a rollout's events as JSON lines; appends each to ``trace.jsonl`` once attached.
 
-    __slots__ = ("_fd", "_lines", "events")
+    Events are encoded the moment they are recorded: a mistake in an event (a circular
+    structure) surfaces where it was made, the work is spread over the rollout instead of
+    piling up at its end, and a live rollout holds strings, which the garbage collector ignores.
+    """
+
+    __slots__ = ("_fd", "lines")
 
     def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
+        self.lines: list[str] = []
         self._fd: int | None = None
-        self._lines: list[str] = []
+
+    @property
+    def next_seq(self) -> int:
+        """The ``seq`` of the next event."""
+        return len(self.lines) + 1
 
     def attach(self, fd: int) -> None:
         """Append every event from now on to the open file ``fd`` (see :func:`open_trace_file`)."""
@@ -50,14 +60,17 @@ class TraceRecorder:
 
     def emit(self, type: str, fields: dict[str, Any]) -> None:
         """Record one event: ``{"seq", "type", **fields, "at"}``."""
-        self.append({"seq": len(self.events) + 1, "type": type, **fields, "at": utc_now_iso()})
+        self.append({"seq": len(self.lines) + 1, "type": type, **fields, "at": utc_now_iso()})
 
     def append(self, event: dict[str, Any]) -> None:
-        """Record a complete event whose ``seq`` is ``len(events) + 1`` (the hot path)."""
-        self.events.append(event)
+        """Record a complete event whose ``seq`` is :attr:`next_seq` (the hot path).
+
+        Raises:
+            ValueError: the event holds a circular reference (nothing is recorded).
+        """
+        line = encode_event(event)
+        self.lines.append(line)
         if self._fd is not None:
-            line = encode_event(event)
-            self._lines.append(line)
             data = memoryview((line + "\n").encode())
             while data:
                 data = data[os.write(self._fd, data) :]
@@ -69,15 +82,8 @@ class TraceRecorder:
             self._fd = None
 
     def freeze(self) -> tuple[str, ...]:
-        """The events as JSON lines: what a finished run keeps.
-
-        Strings are compact, immutable and invisible to the garbage collector, so thousands of
-        finished rollouts held in memory cost neither much RAM nor GC time; the lines already
-        written to ``trace.jsonl`` are reused.
-        """
-        if len(self._lines) == len(self.events):
-            return tuple(self._lines)
-        return tuple(encode_event(event) for event in self.events)
+        """The events as JSON lines, exactly as written to ``trace.jsonl``: what a run keeps."""
+        return tuple(self.lines)
 
 
 def open_trace_file(path: Path) -> int:
@@ -85,10 +91,6 @@ def open_trace_file(path: Path) -> int:
     return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
 
-# One encoder for every event: json.dumps() with options builds a new encoder per call.
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
-
-
 def encode_event(event: dict[str, Any]) -> str:
-    """One trace event as a compact JSON line (no newline)."""
-    return _encode(event)
+    """One trace event as a compact JSON line (no newline); unknown objects become strings."""
+    return compact_json(event)

@@ -313,3 +313,81 @@ async def test_call_tool_is_a_checkpoint(anyio_backend: str) -> None:
     assert result.termination_reason == "timeout"
     # Cancellation lands at the checkpoint that opens call_tool, before the call is counted.
     assert result.tool_calls == calls > 0
+
+
+async def test_output_json_cannot_hold_is_kept_as_text_and_the_run_is_written(
+    tmp_path: Path,
+) -> None:
+    async def circular(ctx: silo.AgentContext) -> Any:
+        answer: dict[str, Any] = {"total": 2}
+        answer["self"] = answer
+        return answer
+
+    result = await silo.run(ENV, "TASK-ANSWER", circular, runs_dir=tmp_path)
+    assert result.termination_reason == "agent_error"
+    assert result.error is not None and "cannot be written as JSON" in result.error
+    assert result.output_text == str(result.agent_output) and "'total': 2" in result.output_text
+    written = json.loads((tmp_path / result.run_id / "result.json").read_text())
+    assert written["agentOutput"] == result.output_text
+
+
+async def test_model_step_with_a_circular_field_fails_at_the_call() -> None:
+    seen: list[str] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        loop: list[Any] = []
+        loop.append(loop)
+        try:
+            ctx.record_model_step(model="m", raw=loop)
+        except ValueError as exc:
+            seen.append(str(exc))
+        return "2"
+
+    result = await silo.run(ENV, "TASK-ANSWER", agent)
+    assert seen and "Circular reference" in seen[0]
+    assert result.passed and all(e["type"] != "model_step" for e in result.trace)
+
+
+class _Row(dict[str, Any]):
+    """A dict subclass: not plain JSON data, so the snapshot falls back to a deep copy."""
+
+
+@pytest.mark.parametrize("world", ["plain", "custom"])
+async def test_verifier_sees_the_world_as_it_was_before_the_agent(world: str) -> None:
+    def create_state() -> dict[str, Any]:
+        row: dict[str, Any] = {"id": "A", "tags": ("x", "y"), "n": 1}
+        return {"rows": [_Row(row) if world == "custom" else row], "count": 1}
+
+    @silo.tool(name="bump", description="Change everything.")
+    def bump(state: dict[str, Any], args: dict[str, Any]) -> None:
+        state["rows"][0]["n"] = 2
+        state["rows"][0]["tags"] = ["z"]
+        state["count"] += 1
+
+    seen: list[Any] = []
+
+    @silo.verifier(id="VER-1", task_id="T-1")
+    def verify(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+        seen.append(initial)
+        return [silo.check("bumped", final["count"] == 2)]
+
+    env = silo.Environment(
+        name="snap",
+        create_state=create_state,
+        tools=[bump],
+        verifiers=[verify],
+        tasks=[silo.Task("T-1", "Bump", "Bump.", "VER-1")],
+    )
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("bump", {})
+        return "ok"
+
+    result = await silo.run(env, "T-1", agent)
+    assert result.passed
+    assert seen[0]["count"] == 1 and seen[0]["rows"][0]["n"] == 1
+    assert list(seen[0]["rows"][0]["tags"]) == ["x", "y"]
+    assert result.state_diff == {
+        "scalars": [{"field": "count", "from": 1, "to": 2}],
+        "collections": {"rows": {"added": [], "removed": [], "changed": ["A"]}},
+    }

@@ -1,0 +1,87 @@
+"""JSON helpers: the shared compact encoder, strict equality and world snapshots."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from silo_async._jsonutil import Snapshot, compact_json, json_equal
+
+
+class _Opaque:
+    def __str__(self) -> str:
+        return "<opaque>"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "plain",
+        'naïve ☃ \n "quoted" \\ \u2028',
+        0,
+        -12,
+        10**30,
+        1.5,
+        1e-7,
+        float("inf"),
+        True,
+        None,
+        [],
+        {},
+        {"b": [1, {"c": None}], "a": (1, 2), "é": "ü"},
+        {"obj": _Opaque(), "nested": [_Opaque()]},
+    ],
+)
+def test_compact_json_matches_the_standard_library(value: Any) -> None:
+    expected = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    assert compact_json(value) == expected
+
+
+def test_compact_json_rejects_a_circular_structure_with_a_value_error() -> None:
+    loop: dict[str, Any] = {}
+    loop["me"] = loop
+    with pytest.raises(ValueError, match="Circular reference"):
+        compact_json(loop)
+    assert compact_json({"ok": [1]}) == '{"ok":[1]}'  # the shared encoder still works
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "equal"),
+    [
+        ({"a": 1, "b": "x"}, {"b": "x", "a": 1}, True),
+        ({"a": 1}, {"a": 1.0}, False),
+        ({"a": True}, {"a": 1}, False),
+        ({"a": "1"}, {"a": 1}, False),
+        ({"a": None}, {"b": None}, False),
+        ({"a": [1, (2, {"c": 3})]}, {"a": ([1, [2, {"c": 3}]])}, True),
+        ({"a": [1]}, {"a": {"0": 1}}, False),
+        ({"a": [1, 2]}, {"a": [1]}, False),
+        ({"a": float("nan")}, {"a": float("nan")}, False),  # distinct NaN objects
+        ([{"id": "A", "tags": []}], [{"id": "A", "tags": []}], True),
+    ],
+)
+def test_json_equal(a: Any, b: Any, equal: bool) -> None:
+    assert json_equal(a, b) is equal
+    assert json_equal(b, a) is equal
+
+
+@pytest.mark.parametrize(
+    "world",
+    [
+        {"rows": [{"id": "A", "n": 1.5, "ok": True, "tags": ("x",)}], "blob": b"\x00", "s": {1}},
+        {"rows": [{"id": "A", "obj": _Opaque()}]},  # not plain data: deep-copied instead
+    ],
+)
+def test_snapshot_thaws_fresh_copies_of_the_world_as_it_was(world: dict[str, Any]) -> None:
+    snapshot = Snapshot(world)
+    before = repr(world)
+    world["rows"][0]["id"] = "changed"
+    world["rows"].append({"id": "B"})
+    first, second = snapshot.thaw(), snapshot.thaw()
+    assert first is not second and first["rows"] is not second["rows"]
+    first["rows"].clear()
+    assert len(second["rows"]) == 1 and second["rows"][0]["id"] == "A"
+    if "obj" not in before:
+        assert repr(second) == before  # plain data comes back exactly, tuples and all
