@@ -61,7 +61,8 @@ class _RootGroup(OrderedGroup):
 def app(ctx: click.Context, backend: str, show_traceback: bool) -> None:
     """Build simulated worlds and score AI agents in them.
 
-    Run commands from your project root; environments live in .silo/environments/.
+    Commands work on the project around the current directory: the nearest directory, from
+    here up, holding .silo/ (environments live in .silo/environments/).
     """
     if backend == "trio" and importlib.util.find_spec("trio") is None:
         raise click.BadParameter(

@@ -10,17 +10,20 @@ from typing import Any, TypeVar
 import anyio
 import click
 
-from ..project import EnvironmentHandle, Project
+from .._agentload import DEFAULT_AGENT_FILE
+from ..project import EnvironmentHandle, Project, find_project_root
 
 __all__ = [
     "BACKEND_KEY",
     "OrderedGroup",
+    "agent_base_dir",
     "echo_json",
     "env_option",
     "json_option",
     "limit_options",
     "open_environment",
     "open_project",
+    "project_root",
     "run_async",
 ]
 
@@ -45,9 +48,30 @@ def run_async(fn: Callable[[], Awaitable[T]]) -> T:
     return anyio.run(fn, backend=backend)
 
 
+def project_root() -> Path:
+    """The project the CLI works on: the nearest directory from here up holding ``.silo/``.
+
+    Without one, the current directory (where ``init`` creates ``.silo/``).
+    """
+    return find_project_root(Path.cwd())
+
+
+def agent_base_dir(agent_spec: str | None, cwd: Path) -> Path:
+    """Where ``--agent`` is resolved: ``cwd``, the directory the user typed the path from.
+
+    Without ``--agent``, the default ``silo_agent.py`` is taken from ``cwd`` if it exists, else
+    from the project root, so ``run`` works the same from a subdirectory of the project.
+    """
+    if agent_spec is None and not (cwd / DEFAULT_AGENT_FILE).is_file():
+        root = find_project_root(cwd)
+        if (root / DEFAULT_AGENT_FILE).is_file():
+            return root
+    return cwd
+
+
 async def open_project() -> Project:
-    """The project rooted at the current working directory (``.silo/`` need not exist)."""
-    return await Project.open(Path.cwd())
+    """The project around the current directory (see :func:`project_root`)."""
+    return await Project.open(project_root())
 
 
 async def open_environment(name: str) -> EnvironmentHandle:

@@ -29,6 +29,7 @@ from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
 from ..eval._stats import GroupStats
 from ._common import (
+    agent_base_dir,
     echo_json,
     env_option,
     json_option,
@@ -77,7 +78,8 @@ def label_agents(specs: Sequence[str], cwd: Path) -> dict[str, Agent]:
     wanted: list[str | None] = [*specs] if specs else [None]
     for spec in wanted:
         if spec is None:
-            label, loaded = Path(DEFAULT_AGENT_FILE).stem, load_agent(None, cwd)
+            label = Path(DEFAULT_AGENT_FILE).stem
+            loaded = load_agent(None, agent_base_dir(None, cwd))
         else:
             given, target = _split_label(spec)
             loaded = load_agent(target, cwd)

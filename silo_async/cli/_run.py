@@ -10,6 +10,7 @@ from .. import Environment, RunResult, run_many
 from .. import run as run_one
 from .._agentload import DEFAULT_AGENT_FILE, load_agent
 from ._common import (
+    agent_base_dir,
     echo_json,
     env_option,
     json_option,
@@ -70,7 +71,7 @@ def run(
         return environment, handle.project.runs_dir
 
     environment, runs_dir = run_async(prepare)
-    agent = load_agent(agent_spec, cwd)
+    agent = load_agent(agent_spec, agent_base_dir(agent_spec, cwd))
     timeout = timeout_ms / 1000
 
     async def execute() -> list[RunResult]:

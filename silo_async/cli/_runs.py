@@ -5,25 +5,79 @@ Runs are found by id in ``.silo/runs/`` and then in every eval's ``.silo/evals/*
 
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
+from .._errors import SiloError
+from .._result import RunResult
 from ..eval import list_runs, load_run, replay
 from ..eval._runs import RecordedRun, RunNotFoundError, find_run, trace_lines
-from ._common import echo_json, json_option, run_async
+from ._common import echo_json, json_option, project_root, run_async
 from ._eval import fail
 from ._report import run_json, run_text
 
 __all__ = ["replay_command", "runs"]
 
+#: What reading a run directory raises when its files were cut short or edited by hand.
+_UNREADABLE = (ValueError, KeyError, TypeError, AttributeError, SiloError)
 
-def _load(run_id: str, cwd: Path) -> RecordedRun:
+
+@contextmanager
+def _readable(run_id: str, run_dir: Path) -> Iterator[None]:
+    """Turn a damaged run file into one clear error naming the run, not the JSON decoder."""
     try:
-        return load_run(find_run(run_id, cwd))
+        yield
     except RunNotFoundError as exc:
         fail(str(exc))
+    except _UNREADABLE as exc:
+        why = _unparsable(run_dir) or (f"no {exc}" if isinstance(exc, KeyError) else str(exc))
+        fail(
+            f'Run "{run_id}" in {_shown(run_dir)} cannot be read; its files are damaged or were '
+            f"not written by silo-async ({why})."
+        )
+
+
+def _unparsable(run_dir: Path) -> str | None:
+    """Which of the run's JSON files does not parse, and why (None when they all do)."""
+    for name in ("run.json", "result.json", "state-diff.json"):
+        try:
+            json.loads((run_dir / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            return f"{name} is not valid JSON: {exc}"
+    return None
+
+
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def _find(run_id: str) -> Path:
+    try:
+        return find_run(run_id, project_root())
+    except RunNotFoundError as exc:
+        fail(str(exc))
+
+
+def _load(run_id: str) -> tuple[RecordedRun, RunResult]:
+    """The recorded run and the result rebuilt from its files."""
+    run_dir = _find(run_id)
+    with _readable(run_id, run_dir):
+        recorded = load_run(run_dir)
+        return recorded, recorded.to_run_result()
+    raise AssertionError("unreachable")  # _readable exits on failure
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 @click.group("runs", short_help="List and show recorded runs.")
@@ -43,18 +97,22 @@ def runs() -> None:
 @json_option
 def list_command(env_name: str | None, eval_id: str | None, as_json: bool) -> None:
     """List recorded runs (.silo/runs/, or an eval's runs with --eval)."""
-    infos = list_runs(Path.cwd(), env=env_name, eval_id=eval_id)
+    root = project_root()
+    if eval_id is not None and not (root / ".silo" / "evals" / eval_id).is_dir():
+        fail(f'Eval "{eval_id}" was not found in {_shown(root / ".silo" / "evals")}.')
+    infos = list_runs(root, env=env_name, eval_id=eval_id)
     if as_json:
         echo_json([i.to_dict() for i in infos])
         return
     if not infos:
-        click.echo("No runs recorded yet.")
+        where = f' of environment "{env_name}"' if env_name is not None else ""
+        click.echo(f"No runs{where} recorded yet.")
         return
     for i in infos:
         verdict = "PASS" if i.passed else "FAIL"
         click.echo(
             f"{i.run_id}  {i.environment}  {i.task_id}  {i.agent}  {verdict}  "
-            f"reward {i.reward:.2f}  {i.tool_calls} calls  {i.termination_reason}"
+            f"reward {i.reward:.2f}  {_plural(i.tool_calls, 'call')}  {i.termination_reason}"
         )
 
 
@@ -81,15 +139,16 @@ def _calls_json(recorded: RecordedRun) -> list[dict[str, Any]]:
 def show_command(run_id: str, as_json: bool) -> None:
     """Show a recorded run: the report of `run`, then one line per tool call."""
     cwd = Path.cwd()
-    recorded = _load(run_id, cwd)
-    result = recorded.to_run_result()
+    recorded, result = _load(run_id)
+    with _readable(run_id, recorded.run_dir):
+        calls = _calls_json(recorded)
+        lines = trace_lines(recorded)
     if as_json:
-        echo_json({**run_json(result, cwd), "trace": _calls_json(recorded)})
+        echo_json({**run_json(result, cwd), "trace": calls})
         return
     click.echo(run_text(result, cwd))
-    lines = trace_lines(recorded)
     click.echo("")
-    click.echo(f"Trace ({len(lines)} tool calls)")
+    click.echo(f"Trace ({_plural(len(lines), 'tool call')})")
     for line in lines:
         click.echo(f"  {line}")
 
@@ -105,9 +164,9 @@ def replay_command(ctx: click.Context, run_id: str, as_json: bool) -> None:
     given. Exits 0 when every tool output, result.json and state-diff.json match the
     recording byte for byte, 1 (listing the differences) otherwise.
     """
-    cwd = Path.cwd()
-    recorded = _load(run_id, cwd)
-    report = run_async(lambda: replay(recorded, cwd=cwd))
+    recorded, _ = _load(run_id)
+    root = project_root()
+    report = run_async(lambda: replay(recorded, cwd=root))
     if as_json:
         echo_json(report.to_dict())
     else:

@@ -14,6 +14,7 @@ from ._names import check_environment_name
 __all__ = [
     "environments_dir",
     "find_environment",
+    "find_project_root",
     "list_environment_names",
     "read_json",
     "remove_gitkeep",
@@ -25,6 +26,19 @@ __all__ = [
 def environments_dir(cwd: Path) -> Path:
     """``<cwd>/.silo/environments``."""
     return cwd / ".silo" / "environments"
+
+
+def find_project_root(start: Path) -> Path:
+    """The nearest of ``start`` and its parents that holds a ``.silo/`` directory.
+
+    Lets the CLI work from anywhere inside a project, as git does; without any ``.silo/``
+    above, ``start`` itself (where ``init`` would create one).
+    """
+    start = start.absolute()
+    for candidate in (start, *start.parents):
+        if (candidate / ".silo").is_dir():
+            return candidate
+    return start
 
 
 def _environment_dirs(cwd: Path) -> list[Path]:

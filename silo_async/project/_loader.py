@@ -7,6 +7,7 @@ one); :func:`load_environment` then builds the :class:`~silo_async.Environment` 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,7 +24,13 @@ from ._files import find_environment, read_json
 from ._importer import import_environment
 from ._manifest import Manifest, read_manifest, resolve_entrypoint
 
-__all__ = ["OpenedEnvironment", "discover_tasks", "load_environment", "open_environment"]
+__all__ = [
+    "OpenedEnvironment",
+    "check_data_files",
+    "discover_tasks",
+    "load_environment",
+    "open_environment",
+]
 
 
 @attrs.frozen(eq=False)
@@ -117,6 +124,30 @@ def discover_tasks(env_dir: Path, environment: str) -> list[Task]:
     return sorted((t for t, _ in found.values()), key=lambda t: t.id)
 
 
+def check_data_files(env_dir: Path, environment: str) -> None:
+    """Check that every ``data/*.json`` parses, before environment code reads it.
+
+    ``create_state`` reads the data with its own code, so a broken file would otherwise surface
+    mid-run as a bare JSONDecodeError naming no file.
+
+    Raises:
+        SiloError: ``invalid_json`` naming the first broken file (relative to the environment).
+    """
+    data_dir = env_dir / "data"
+    files = sorted(p for p in data_dir.glob("*.json") if p.is_file()) if data_dir.is_dir() else []
+    for path in files:
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+            rel = f"data/{path.name}"
+            raise SiloError(
+                "invalid_json",
+                f'Dataset file "{rel}" in environment "{environment}" is not valid JSON: {exc}. '
+                f'Fix it, or replace it with "silo-async data update {path.stem}".',
+                {"environment": environment, "file": rel},
+            ) from None
+
+
 def _project_dir(cwd: str | os.PathLike[str] | None) -> Path:
     return Path(os.getcwd() if cwd is None else cwd).absolute()
 
@@ -193,6 +224,9 @@ def load_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> En
         cwd: the project directory holding ``.silo/`` (default: the current directory).
 
     Raises:
-        SiloError: see :func:`open_environment` and :func:`build_environment`.
+        SiloError: see :func:`open_environment` and :func:`build_environment`; ``invalid_json``
+            for a ``data/*.json`` file that does not parse.
     """
-    return build_environment(open_environment(name, cwd))
+    opened = open_environment(name, cwd)
+    check_data_files(opened.path, opened.name)
+    return build_environment(opened)

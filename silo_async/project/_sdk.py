@@ -22,7 +22,7 @@ from .._runner import Agent
 from .._runner import run as _run
 from .._task import Task
 from ._files import find_environment, list_environment_names
-from ._loader import load_environment
+from ._loader import build_environment, load_environment, open_environment
 from ._scaffold import ScaffoldResult, create_environment, scaffold_tool, scaffold_verifier
 from ._store import DataStore, Mode, TaskStore
 from ._validate import ValidationReport, validate_environment
@@ -296,8 +296,10 @@ class VerifierResource:
         self._handle = handle
 
     async def list(self) -> builtins.list[dict[str, Any]]:
-        """``[{id, taskId, name}]`` in registry order."""
-        env = await self._handle.load()
+        """``[{id, taskId, name}]`` in registry order (the data need not be valid)."""
+        self._handle.require()
+        opened = open_environment(self._handle.name, self._handle.project.cwd)
+        env = build_environment(opened)
         return [{"id": v.id, "taskId": v.task_id, "name": v.name} for v in env.verifiers]
 
     async def scaffold(

@@ -1,0 +1,183 @@
+"""What a new user trips over: subdirectories, broken JSON files, damaged runs, wording."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from silo_async.cli._app import app
+from tests.test_cli_run import GOOD, TOOL, VERIFIER, write
+
+ENV = Path(".silo") / "environments" / "shop"
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture(autouse=True)
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A runnable one-task project in tmp_path, with ./silo_agent.py passing the task."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # agent loading extends sys.path
+    steps = [
+        ["init", "shop"],
+        ["data", "add", "customers", "--env", "shop", "--data", '{"CUS-001": {"status": "ok"}}'],
+        ["tool", "add", "block_customer", "--env", "shop"],
+        ["verifier", "add", "VER-001", "--env", "shop", "--task", "TASK-001"],
+        ["task", "add", "TASK-001", "--env=shop", "--title=T", "--instruction=I", "--verifier"],
+    ]
+    steps[-1].append("VER-001")
+    for step in steps:
+        assert cli(*step).exit_code == 0, step
+    write(tmp_path / ENV / "tools" / "block_customer.py", TOOL)
+    write(tmp_path / ENV / "verifiers" / "ver_001.py", VERIFIER)
+    write(tmp_path / "silo_agent.py", GOOD)
+    return tmp_path
+
+
+def run_once() -> str:
+    """Run TASK-001 with the default agent; return the run id."""
+    result = cli("run", "--env", "shop", "--task", "TASK-001", "--json")
+    assert result.exit_code == 0, result.output
+    return str(json.loads(result.stdout)["runId"])
+
+
+# --- from a subdirectory of the project ----------------------------------------------------
+
+
+def test_commands_find_the_project_from_a_subdirectory(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sub = project / "src" / "deeper"
+    sub.mkdir(parents=True)
+    monkeypatch.chdir(sub)
+    assert cli("env", "list").stdout == "shop\n"
+    assert cli("task", "list", "--env", "shop").stdout.startswith("TASK-001\t")
+    # The default agent is the project's ./silo_agent.py; the run lands in the project's runs.
+    ran = cli("run", "--env", "shop", "--task", "TASK-001")
+    assert ran.exit_code == 0, ran.output
+    run_dir = ran.stdout.splitlines()[-1].split()[-1]
+    assert run_dir.startswith("../../.silo/runs/run_")
+    run_id = Path(run_dir).name
+    assert (project / ".silo" / "runs" / run_id / "result.json").is_file()
+    assert run_id in cli("runs", "list").stdout
+    assert cli("runs", "show", run_id).exit_code == 0
+    assert cli("replay", run_id).exit_code == 0
+    # init adds to the enclosing project instead of starting a second one down here.
+    assert cli("init", "other").exit_code == 0
+    assert (project / ".silo" / "environments" / "other").is_dir()
+    assert not (sub / ".silo").exists()
+
+
+def test_a_local_default_agent_wins_over_the_project_one(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sub = project / "sub"
+    sub.mkdir()
+    write(sub / "silo_agent.py", "async def agent(ctx):\n    return ''\n")
+    monkeypatch.chdir(sub)
+    result = cli("run", "--env", "shop", "--task", "TASK-001")
+    assert result.exit_code == 1  # the idle agent ran, not the project's passing one
+    assert "Result      FAIL" in result.stdout
+
+
+def test_an_explicit_agent_path_is_relative_to_the_current_directory(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sub = project / "sub"
+    sub.mkdir()
+    monkeypatch.chdir(sub)
+    result = cli("run", "--env", "shop", "--task", "TASK-001", "--agent", "silo_agent.py")
+    assert result.exit_code == 1
+    assert result.stderr.startswith('error: Agent file "silo_agent.py" was not found')
+
+
+# --- a broken data file -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "--env", "shop", "--task", "TASK-001"],
+        ["run", "--env", "shop", "--task", "TASK-001", "--runs", "2", "--json"],
+        ["tool", "list", "--env", "shop"],
+        ["eval", "--env", "shop", "--json"],
+    ],
+)
+def test_a_truncated_data_file_is_invalid_json_naming_the_file(
+    project: Path, command: list[str]
+) -> None:
+    (project / ENV / "data" / "customers.json").write_text('{"CUS-001": {"sta', encoding="utf-8")
+    result = cli(*command)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith(
+        'error: invalid_json: Dataset file "data/customers.json" in environment "shop" is not '
+        "valid JSON: "
+    )
+    assert "unexpected" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_verifier_list_does_not_need_valid_data(project: Path) -> None:
+    (project / ENV / "data" / "customers.json").write_text("{", encoding="utf-8")
+    result = cli("verifier", "list", "--env", "shop")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("VER-001\tTASK-001\t")
+
+
+# --- damaged run directories --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["show", "replay"])
+def test_a_damaged_result_file_is_named(project: Path, command: str) -> None:
+    run_id = run_once()
+    (project / ".silo" / "runs" / run_id / "result.json").write_text('{"pa', encoding="utf-8")
+    args = ["runs", "show", run_id] if command == "show" else ["replay", run_id]
+    result = cli(*args)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f'error: Run "{run_id}" in .silo/runs/{run_id} cannot be read')
+    assert "result.json is not valid JSON" in result.stderr
+    assert "unexpected" not in result.stderr
+
+
+def test_a_result_file_missing_a_key_is_reported(project: Path) -> None:
+    run_id = run_once()
+    (project / ".silo" / "runs" / run_id / "result.json").write_text("{}", encoding="utf-8")
+    result = cli("runs", "show", run_id, "--json")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "cannot be read" in result.stderr
+    assert "(no 'passed')" in result.stderr
+
+
+# --- runs list ----------------------------------------------------------------------------
+
+
+def test_runs_list_with_an_unknown_eval_is_an_error() -> None:
+    result = cli("runs", "list", "--eval", "nope")
+    assert result.exit_code == 1
+    assert result.stderr == 'error: Eval "nope" was not found in .silo/evals.\n'
+
+
+def test_runs_list_says_which_environment_has_no_runs() -> None:
+    run_once()
+    result = cli("runs", "list", "--env", "nope")
+    assert result.exit_code == 0
+    assert result.stdout == 'No runs of environment "nope" recorded yet.\n'
+
+
+def test_one_call_is_singular(project: Path) -> None:
+    run_id = run_once()
+    assert "  1 call  completed" in cli("runs", "list").stdout
+    assert "Trace (1 tool call)\n" in cli("runs", "show", run_id).stdout
+
+
+def test_root_help_says_commands_work_anywhere_in_the_project() -> None:
+    text = " ".join(cli("--help").stdout.split())
+    assert "the nearest directory, from here up, holding .silo/" in text
