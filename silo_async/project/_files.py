@@ -17,6 +17,7 @@ __all__ = [
     "find_project_root",
     "list_environment_names",
     "read_json",
+    "read_json_as",
     "remove_gitkeep",
     "to_json_text",
     "write_text",
@@ -99,6 +100,22 @@ def read_json(path: Path) -> Any:
         raise SiloError(
             "invalid_json", f'"{path}" is not valid JSON: {exc}.', {"path": str(path)}
         ) from None
+
+
+def read_json_as(path: Path, source: str, details: dict[str, Any]) -> Any:
+    """Parse a UTF-8 JSON file of the environment, naming it as ``source`` in errors.
+
+    ``source`` says what the file is and where, relative to the environment (for example
+    ``Task file "tasks/x.json"``), so the message reads the same on every machine.
+
+    Raises:
+        SiloError: ``invalid_json`` carrying ``details``.
+        OSError: the file cannot be read.
+    """
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise SiloError("invalid_json", f"{source} is not valid JSON: {exc}.", details) from None
 
 
 def to_json_text(value: Any) -> str:

@@ -7,7 +7,6 @@ one); :func:`load_environment` then builds the :class:`~silo_async.Environment` 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,9 +19,10 @@ from .._environment import Environment
 from .._errors import SiloError
 from .._task import Task
 from .._verify import Verifier
-from ._files import find_environment, read_json
+from ._files import find_environment, read_json_as
 from ._importer import import_environment
 from ._manifest import Manifest, read_manifest, resolve_entrypoint
+from ._taskfile import field_problem
 
 __all__ = [
     "OpenedEnvironment",
@@ -100,8 +100,8 @@ def discover_tasks(env_dir: Path, environment: str) -> list[Task]:
     found: dict[str, tuple[Task, str]] = {}
     for path in files:
         rel = f"tasks/{path.name}"
-        data = read_json(path)
         source = f'Task file "{rel}" in environment "{environment}"'
+        data = read_json_as(path, source, {"environment": environment, "file": rel})
         if not isinstance(data, dict):
             raise _task_invalid(
                 f"{source} is not a JSON object.", {"environment": environment, "file": rel}
@@ -110,8 +110,9 @@ def discover_tasks(env_dir: Path, environment: str) -> list[Task]:
             task = Task.from_dict(data, source=source)
         except SiloError as exc:
             field = exc.details.get("field")
+            message = field_problem(data, field, source) or exc.message
             raise _task_invalid(
-                exc.message, {"environment": environment, "file": rel, "field": field}
+                message, {"environment": environment, "file": rel, "field": field}
             ) from None
         if task.id in found:
             first = found[task.id][1]
@@ -136,16 +137,12 @@ def check_data_files(env_dir: Path, environment: str) -> None:
     data_dir = env_dir / "data"
     files = sorted(p for p in data_dir.glob("*.json") if p.is_file()) if data_dir.is_dir() else []
     for path in files:
-        try:
-            json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
-            rel = f"data/{path.name}"
-            raise SiloError(
-                "invalid_json",
-                f'Dataset file "{rel}" in environment "{environment}" is not valid JSON: {exc}. '
-                f'Fix it, or replace it with "silo-async data update {path.stem}".',
-                {"environment": environment, "file": rel},
-            ) from None
+        rel = f"data/{path.name}"
+        read_json_as(
+            path,
+            f'Dataset file "{rel}" in environment "{environment}"',
+            {"environment": environment, "file": rel},
+        )
 
 
 def _project_dir(cwd: str | os.PathLike[str] | None) -> Path:

@@ -14,8 +14,9 @@ from typing import Any
 
 from .._errors import SiloError
 from .._task import Task
-from ._files import read_json, remove_gitkeep, to_json_text, write_text
+from ._files import read_json, read_json_as, remove_gitkeep, to_json_text, write_text
 from ._names import check_safe_name
+from ._taskfile import field_problem
 
 __all__ = ["DataStore", "Mode", "TaskStore"]
 
@@ -159,18 +160,21 @@ class TaskStore:
         entries: list[tuple[Task, Path]] = []
         for path in sorted(p for p in self.dir.glob("*.json") if p.is_file()):
             rel = f"tasks/{path.name}"
-            data = read_json(path)
+            details = {"environment": self.environment, "file": rel}
+            data = read_json_as(path, f'Task file "{rel}"', details)
             if not isinstance(data, dict):
                 raise SiloError(
                     "task_invalid",
                     f'Task file "{rel}" is not a JSON object.',
                     {"environment": self.environment, "file": rel},
                 )
+            source = f'Task file "{rel}"'
             try:
-                entries.append((Task.from_dict(data, source=f'Task file "{rel}"'), path))
+                entries.append((Task.from_dict(data, source=source), path))
             except SiloError as exc:
                 details = {"environment": self.environment, "file": rel, **exc.details}
-                raise SiloError("task_invalid", exc.message, details) from None
+                message = field_problem(data, exc.details.get("field"), source) or exc.message
+                raise SiloError("task_invalid", message, details) from None
         return entries
 
     def _find(self, task_id: str) -> tuple[Task, Path] | None:
@@ -214,7 +218,8 @@ class TaskStore:
             parsed = Task.from_dict(task, source=label)
         except SiloError as exc:
             details = {"environment": self.environment, **exc.details}
-            raise SiloError("task_invalid", exc.message, details) from None
+            message = field_problem(task, exc.details.get("field"), label) or exc.message
+            raise SiloError("task_invalid", message, details) from None
         check_safe_name(parsed.id, "task id")
         return parsed
 
