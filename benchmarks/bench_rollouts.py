@@ -3,8 +3,11 @@
 Measured with ``run_many`` (concurrency 64) without artifacts, with artifacts in the system's
 temporary directory (on disk), and with artifacts on tmpfs (``/dev/shm``) when it exists. A run
 directory is one directory and four files; the kernel's cost of creating them on the disk is
-measured and printed too, because on some machines it dominates. Prints a table, then one JSON
-line. Targets: >= 2,000 and >= 400 per second.
+measured first and printed too, because on some machines it dominates: on ext4 without a journal
+the kernel skips every inode freed in the last minutes when it allocates a new one, so creating a
+file right after thousands were deleted (a test suite, an earlier benchmark) can cost 0.5 ms
+instead of 15 µs. This script therefore deletes nothing until it has measured everything.
+Prints a table, then one JSON line. Targets: >= 2,000 and >= 400 per second.
 Run: ``.venv/bin/python benchmarks/bench_rollouts.py [asyncio|trio]``.
 """
 
@@ -38,47 +41,54 @@ async def rate(runs_dir: str | None) -> float:
     return ROLLOUTS / elapsed
 
 
-async def artifacts_rate(parent: str | None) -> float:
+async def artifacts_rate(parent: str) -> float:
     rates = []
-    for _ in range(REPEATS):
-        with tempfile.TemporaryDirectory(dir=parent) as tmp:
-            rates.append(await rate(tmp))
+    for repeat in range(REPEATS):
+        runs_dir = os.path.join(parent, f"repeat-{repeat}")  # kept until the very end
+        rates.append(await rate(runs_dir))
     return statistics.median(rates)
 
 
 TMPFS = "/dev/shm" if os.path.isdir("/dev/shm") else None
 
 
-async def measure() -> tuple[float, float, float | None]:
+async def measure(disk_dir: str, tmpfs_dir: str | None) -> tuple[float, float, float | None]:
     bare = statistics.median([await rate(None) for _ in range(REPEATS)])
-    disk = await artifacts_rate(None)
-    tmpfs = await artifacts_rate(TMPFS) if TMPFS else None
+    disk = await artifacts_rate(disk_dir)
+    tmpfs = await artifacts_rate(tmpfs_dir) if tmpfs_dir else None
     return bare, disk, tmpfs
 
 
-def run_dir_create_us(parent: str | None = None, count: int = 200) -> float:
+def run_dir_create_us(parent: str, count: int = 200) -> float:
     """CPU microseconds spent creating an empty run directory's worth: a directory, 4 files."""
-    with tempfile.TemporaryDirectory(dir=parent) as tmp:
-        start = time.process_time()
-        for i in range(count):
-            run_dir = os.path.join(tmp, f"run{i}")
-            os.mkdir(run_dir)
-            for name in ("trace.jsonl", "result.json", "state-diff.json", "run.json"):
-                with open(os.path.join(run_dir, name), "w") as f:
-                    f.write("x")
-        return (time.process_time() - start) / count * 1e6
+    start = time.process_time()
+    for i in range(count):
+        run_dir = os.path.join(parent, f"run{i}")
+        os.mkdir(run_dir)
+        for name in ("trace.jsonl", "result.json", "state-diff.json", "run.json"):
+            with open(os.path.join(run_dir, name), "w") as f:
+                f.write("x")
+    return (time.process_time() - start) / count * 1e6
 
 
 def main() -> None:
     backend = sys.argv[1] if len(sys.argv) > 1 else "asyncio"
-    bare, disk, tmpfs = anyio.run(measure, backend=backend)
+    with (
+        tempfile.TemporaryDirectory(prefix="silo-bench-") as disk_dir,
+        tempfile.TemporaryDirectory(prefix="silo-bench-", dir=TMPFS) as tmpfs_dir,
+    ):
+        probe = os.path.join(disk_dir, "probe")
+        os.mkdir(probe)
+        create_us = run_dir_create_us(probe)
+        bare, disk, tmpfs = anyio.run(
+            measure, disk_dir, tmpfs_dir if TMPFS else None, backend=backend
+        )
     print(f"{'mode':<32}{'rollouts/s':>12}{'target':>10}")
     print(f"{'in memory':<32}{bare:>12.0f}{'>= 2000':>10}")
     print(f"{'with artifacts (temp dir)':<32}{disk:>12.0f}{'>= 400':>10}")
     if tmpfs is not None:
         print(f"{'with artifacts (/dev/shm)':<32}{tmpfs:>12.0f}")
-    create_us = run_dir_create_us()
-    print(f"(creating a directory and 4 files in the temp dir costs {create_us:.0f} µs of CPU)")
+    print(f"(creating a directory and 4 files in the temp dir cost {create_us:.0f} µs of CPU)")
     print(f"({backend}; {ROLLOUTS} rollouts x 10 tool calls, median of {REPEATS})")
     out = {
         "backend": backend,

@@ -33,6 +33,9 @@ __all__ = ["Agent", "run"]
 
 Agent = Callable[[AgentContext], Awaitable[Any]]
 
+#: A verifier's outcome, or the error that replaced it.
+Graded = tuple[VerifierOutcome | None, str | None]
+
 #: An event loop may fire a timer a hair before its deadline as the clock reads it: a scope
 #: cancelled this close to its deadline was cancelled by the deadline.
 _CLOCK_SLACK_S = 0.001
@@ -170,41 +173,59 @@ class _Rollout:
             },
         )
 
-    async def grade(self, text: str) -> tuple[VerifierOutcome | None, str | None]:
-        """Run the verifier under its own bounded scope; any failure becomes an error string."""
+    def start_grading(self, text: str) -> Graded | Awaitable[Any]:
+        """Call the verifier: a sync body is graded at once, an async one is returned to await."""
         ctx = VerifierContext(agent_output=text, task=self.task, output=self.output)
         try:
             checks = self.verifier.start(self.state, self.initial, ctx)
             if inspect.isawaitable(checks):
-                # Only an async body can be bounded; a sync one runs to completion.
-                with anyio.fail_after(FINISH_GRACE_S):
-                    checks = await checks
-            outcome = self.verifier.outcome(checks)
+                return checks
+            return self.verifier.outcome(checks), None
+        except Exception as exc:
+            return None, self.verifier_failure(exc)
+
+    async def finish_grading(self, pending: Awaitable[Any]) -> Graded:
+        """Await an async verifier body under its own time bound."""
+        try:
+            with anyio.fail_after(FINISH_GRACE_S):
+                checks = await pending
+            return self.verifier.outcome(checks), None
         except TimeoutError:
             return None, f"Verifier {self.verifier.id} did not finish within {FINISH_GRACE_S:g} s."
         except Exception as exc:
-            return None, f"Verifier {self.verifier.id} failed: {type(exc).__name__}: {exc}"
-        return outcome, None
+            return None, self.verifier_failure(exc)
+
+    def verifier_failure(self, exc: Exception) -> str:
+        return f"Verifier {self.verifier.id} failed: {type(exc).__name__}: {exc}"
 
     async def finish(self) -> RunResult:
-        """Grade, record the last events, write the artifacts; shielded from outer cancellation."""
-        with anyio.CancelScope(shield=True):
-            result = await self._finish()
-        return result
+        """Grade, record the last events, write the artifacts; shielded from outer cancellation.
 
-    async def _finish(self) -> RunResult:
+        A sync verifier and no run directory mean nothing left to await: no checkpoint, so no
+        cancellation can arrive and the shield (a cancel scope per rollout) is skipped.
+        """
         if self.output is None and self.ctx is not None:
             self.output = self.ctx.output  # a partial answer left with ctx.set_output()
         text = self.output_text()
         self.initial = self.snapshot.thaw()
         self.end_events(text)
-        outcome, verifier_error = await self.grade(text)
+        graded = self.start_grading(text)
+        if isinstance(graded, tuple) and self.run_dir is None:
+            return self.conclude(text, graded)
+        with anyio.CancelScope(shield=True):
+            if not isinstance(graded, tuple):
+                graded = await self.finish_grading(graded)
+            result = self.conclude(text, graded)
+            if self.run_dir is not None:
+                await write_artifacts(result)
+        return result
+
+    def conclude(self, text: str, graded: Graded) -> RunResult:
+        """Record the verifier's event, close the trace and build the result."""
+        outcome, verifier_error = graded
         self.verifier_event(outcome, verifier_error)
         self.trace.close()
-        result = self.result(text, outcome, verifier_error)
-        if self.run_dir is not None:
-            await write_artifacts(result)
-        return result
+        return self.result(text, outcome, verifier_error)
 
     def output_text(self) -> str:
         """The output's text form; an output JSON cannot hold is kept as its ``str()``."""

@@ -19,19 +19,24 @@ __all__ = ["TraceRecorder", "encode_event", "open_trace_file", "utc_now_iso"]
 
 _cached_ms = -1
 _cached_text = ""
+_cached_second = -1
+_cached_prefix = ""
 
 
 def utc_now_iso(now: float | None = None) -> str:
     """ISO-8601 UTC time with milliseconds, e.g. ``2026-11-30T01:27:30.123Z``.
 
-    Cached per millisecond: events recorded in a burst cost one ``time.time()`` each.
+    Cached per millisecond, and the formatted second per second: thousands of rollouts record
+    events every millisecond, and ``strftime`` is the expensive part.
     """
-    global _cached_ms, _cached_text
+    global _cached_ms, _cached_text, _cached_second, _cached_prefix
     ms = int((time.time() if now is None else now) * 1000)
     if ms != _cached_ms:
         second, millis = divmod(ms, 1000)
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        _cached_ms, _cached_text = ms, f"{stamp}.{millis:03d}Z"
+        if second != _cached_second:
+            _cached_second = second
+            _cached_prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _cached_ms, _cached_text = ms, f"{_cached_prefix}.{millis:03d}Z"
     return _cached_text
 
 

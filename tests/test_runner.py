@@ -391,3 +391,35 @@ async def test_verifier_sees_the_world_as_it_was_before_the_agent(world: str) ->
         "scalars": [{"field": "count", "from": 1, "to": 2}],
         "collections": {"rows": {"added": [], "removed": [], "changed": ["A"]}},
     }
+
+
+async def test_outer_cancellation_still_lets_an_async_verifier_finish() -> None:
+    """Without a run directory the shield is only entered when something is awaited."""
+    started = anyio.Event()
+    graded: list[bool] = []
+
+    @silo.verifier(id="VER-SLOW", task_id="TASK-SLOW")
+    async def slow_verifier(
+        final: Any, initial: Any, ctx: silo.VerifierContext
+    ) -> list[silo.Check]:
+        await anyio.sleep(0.01)  # a checkpoint inside grading: cancelled unless shielded
+        graded.append(True)
+        return [silo.check("graded", True)]
+
+    env = silo.Environment(
+        name="slow-grade",
+        create_state=dict,
+        verifiers=[slow_verifier],
+        tasks=[silo.Task("TASK-SLOW", "Slow", "Wait.", "VER-SLOW")],
+    )
+
+    async def waits(ctx: silo.AgentContext) -> None:
+        started.set()
+        await anyio.sleep_forever()
+
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(silo.run, env, "TASK-SLOW", waits)
+            await started.wait()
+            scope.cancel()
+    assert scope.cancelled_caught and graded == [True]

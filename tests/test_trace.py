@@ -1,0 +1,23 @@
+"""Trace timestamps: ISO-8601 UTC with milliseconds, cached without going stale."""
+
+from __future__ import annotations
+
+from silo_async._trace import TraceRecorder, utc_now_iso
+
+
+def test_timestamps_change_with_the_millisecond_and_the_second() -> None:
+    assert utc_now_iso(0.0) == "1970-01-01T00:00:00.000Z"
+    assert utc_now_iso(0.0) == "1970-01-01T00:00:00.000Z"  # served from the cache
+    assert utc_now_iso(1.5) == "1970-01-01T00:00:01.500Z"
+    assert utc_now_iso(1.999) == "1970-01-01T00:00:01.999Z"  # same second, new millisecond
+    assert utc_now_iso(86400.001) == "1970-01-02T00:00:00.001Z"
+    assert utc_now_iso(1_796_000_000.25) == "2026-11-30T00:53:20.250Z"
+
+
+def test_recorder_numbers_events_and_keeps_them_as_json_lines() -> None:
+    trace = TraceRecorder()
+    trace.emit("run_start", {"runId": "r"})
+    assert trace.next_seq == 2
+    trace.append({"seq": trace.next_seq, "type": "note", "text": "é"})
+    assert trace.freeze()[1] == '{"seq":2,"type":"note","text":"é"}'
+    assert trace.freeze()[0].startswith('{"seq":1,"type":"run_start","runId":"r","at":"')
