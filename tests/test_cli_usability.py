@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
 from silo_async.cli._app import app
+from silo_async.cli._examples import EXAMPLES
 from tests.test_cli_run import GOOD, TOOL, VERIFIER, write
 
 ENV = Path(".silo") / "environments" / "shop"
@@ -181,3 +184,56 @@ def test_one_call_is_singular(project: Path) -> None:
 def test_root_help_says_commands_work_anywhere_in_the_project() -> None:
     text = " ".join(cli("--help").stdout.split())
     assert "the nearest directory, from here up, holding .silo/" in text
+
+
+# --- --help -------------------------------------------------------------------------------
+
+
+def _leaves(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    found: list[tuple[str, click.Command]] = []
+    for name, command in group.commands.items():
+        path = f"{prefix} {name}".strip()
+        if isinstance(command, click.Group):
+            found.extend(_leaves(command, path))
+        else:
+            found.append((path, command))
+    return found
+
+
+@pytest.mark.parametrize(("path", "command"), _leaves(app), ids=[p for p, _ in _leaves(app)])
+def test_every_help_ends_with_examples_that_parse(path: str, command: click.Command) -> None:
+    result = cli(*path.split(), "--help")
+    assert result.exit_code == 0
+    assert "\n  Examples:\n" in result.stdout, path
+    examples = EXAMPLES[path]
+    Path("customers.json").write_text("{}", encoding="utf-8")  # --file must exist to parse
+    for example in examples:
+        words = shlex.split(example)
+        assert words[: 1 + len(path.split())] == ["silo-async", *path.split()], example
+        # Parsing checks every option and argument exists and every required one is given.
+        command.make_context(path, words[1 + len(path.split()) :])
+    shown = result.stdout.split("Examples:\n")[1].replace(" \\\n", " ")
+    assert [" ".join(line.split()) for line in shown.splitlines()] == list(examples)
+
+
+def test_group_listings_are_not_truncated() -> None:
+    for group in ("env", "data", "task", "tool", "verifier", "runs"):
+        listing = cli(group, "--help").stdout.split("Commands:\n")[1]
+        assert not any(line.endswith("...") for line in listing.splitlines()), group
+
+
+# --- task add -----------------------------------------------------------------------------
+
+
+def test_task_add_names_every_missing_flag_at_once() -> None:
+    result = cli("task", "add", "TASK-002", "--env", "shop")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        'error: task_invalid: Task "TASK-002" is missing "title" (--title), '
+        '"instruction" (--instruction) and "verifierId" (--verifier).\n'
+    )
+    one = cli("task", "add", "TASK-002", "--env", "shop", "--title", "t", "--verifier", "V")
+    assert one.stderr == (
+        'error: task_invalid: Task "TASK-002" is missing "instruction" (--instruction).\n'
+    )
+    assert not (Path(ENV) / "tasks" / "TASK-002.json").exists()

@@ -13,6 +13,7 @@ from ._data import data
 from ._env import env
 from ._errors import reporting_errors
 from ._eval import eval_command
+from ._examples import attach_examples
 from ._init import init
 from ._run import run
 from ._runs import replay_command, runs
@@ -76,3 +77,4 @@ def app(ctx: click.Context, backend: str, show_traceback: bool) -> None:
 
 for _command in (init, env, data, task, tool, verifier, run, eval_command, runs, replay_command):
     app.add_command(_command)
+attach_examples(app)

@@ -42,7 +42,7 @@ def env_list(as_json: bool) -> None:
         click.echo(name)
 
 
-@env.command("validate")
+@env.command("validate", short_help="Check an environment; exit 1 on any error.")
 @env_option
 @json_option
 @click.pass_context

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 import click
 
+from .._errors import SiloError
 from .._task import Task
 from ._common import OrderedGroup, echo_json, env_option, json_option, open_environment, run_async
 
@@ -61,7 +62,8 @@ def _fields(fn: F) -> F:
             ("--difficulty", "easy, medium or hard (default: unspecified)."),
         ]
     ):
-        fn = click.option(flag, default=None, metavar="TEXT", help=help_text)(fn)
+        metavar = "ID" if flag == "--verifier" else "TEXT"
+        fn = click.option(flag, default=None, metavar=metavar, help=help_text)(fn)
     fn = click.option("--id", "id_flag", default=None, metavar="ID", help="Task id (or ID).")(fn)
     return click.argument("id_arg", metavar="[ID]", required=False)(fn)
 
@@ -75,7 +77,21 @@ def _task_id(id_arg: str | None, id_flag: str | None) -> str:
     return task_id
 
 
-@task.command("add")
+def _require_fields(task_id: str, **given: str | None) -> None:
+    """Name every missing field flag at once, instead of one per attempt."""
+    keys = {"title": "title", "instruction": "instruction", "verifier": "verifierId"}
+    missing = [f'"{keys[flag]}" (--{flag})' for flag, value in given.items() if value is None]
+    if not missing:
+        return
+    listed = missing[0] if len(missing) == 1 else f"{', '.join(missing[:-1])} and {missing[-1]}"
+    raise SiloError(
+        "task_invalid",
+        f'Task "{task_id}" is missing {listed}.',
+        {"id": task_id, "fields": [keys[f] for f, v in given.items() if v is None]},
+    )
+
+
+@task.command("add", short_help="Create tasks/<id>.json.")
 @_fields
 @env_option
 @json_option
@@ -90,8 +106,10 @@ def add(
     as_json: bool,
 ) -> None:
     """Create tasks/<id>.json (--title, --instruction and --verifier are required)."""
+    task_id = _task_id(id_arg, id_flag)
+    _require_fields(task_id, title=title, instruction=instruction, verifier=verifier)
     document = {
-        "id": _task_id(id_arg, id_flag),
+        "id": task_id,
         "title": title or "",
         "instruction": instruction or "",
         "verifierId": verifier or "",

@@ -22,7 +22,7 @@ def tool() -> None:
     """Tools: scaffold one (add) or list what the agent will see."""
 
 
-@tool.command("list")
+@tool.command("list", short_help="List the tools an agent receives.")
 @env_option
 @json_option
 def tool_list(env_name: str, as_json: bool) -> None:
@@ -41,7 +41,7 @@ def tool_list(env_name: str, as_json: bool) -> None:
         click.echo(f"{t['name']}\t{t['description']}")
 
 
-@tool.command("add")
+@tool.command("add", short_help="Scaffold tools/<name>.py and register it.")
 @click.argument("name")
 @env_option
 @click.option("--description", default=None, metavar="TEXT", help="What the agent is told.")
@@ -104,7 +104,7 @@ def verifier_list(env_name: str, as_json: bool) -> None:
         click.echo(f"{v['id']}\t{v['taskId']}\t{v['name']}")
 
 
-@verifier.command("add")
+@verifier.command("add", short_help="Scaffold verifiers/<id>.py and register it.")
 @click.argument("verifier_id", metavar="ID")
 @env_option
 @click.option("--task", "task_id", required=True, metavar="ID", help="The task it grades.")
