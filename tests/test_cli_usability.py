@@ -237,3 +237,32 @@ def test_task_add_names_every_missing_flag_at_once() -> None:
         'error: task_invalid: Task "TASK-002" is missing "instruction" (--instruction).\n'
     )
     assert not (Path(ENV) / "tasks" / "TASK-002.json").exists()
+
+
+# --- options before the subcommand ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "full", "option"),
+    [
+        (["task", "--env", "shop", "list"], "silo-async task list", "--env"),
+        (["--json", "env", "list"], "silo-async env list", "--json"),
+        (["runs", "--json", "list"], "silo-async runs list", "--json"),
+        (["--env", "shop", "run", "--task", "TASK-001"], "silo-async run", "--env"),
+    ],
+)
+def test_an_option_before_its_subcommand_says_where_it_goes(
+    args: list[str], full: str, option: str
+) -> None:
+    result = CliRunner().invoke(app, args, prog_name="silo-async")
+    assert result.exit_code == 2
+    error = result.stderr.splitlines()[-1]
+    assert f"it belongs to '{full}'" in error
+    assert error.endswith(f"Options go after the command: {full} {option} ...")
+    assert "Did you mean" not in error
+
+
+def test_an_option_no_subcommand_has_keeps_clicks_message() -> None:
+    result = cli("task", "--bogus", "list")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "Error: No such option '--bogus'."

@@ -35,10 +35,59 @@ BACKEND_KEY = "silo_async.backend"
 
 
 class OrderedGroup(click.Group):
-    """A group that lists its commands in the order they were added (workflow order)."""
+    """A group that lists its commands in the order they were added (workflow order).
+
+    It also explains a subcommand's option given before the subcommand (``silo-async task
+    --env demo list``, ``silo-async --json env list``): click alone would only say the group
+    has no such option, or suggest an unrelated one.
+    """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(self.commands)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            hint = _misplaced_option_hint(self, ctx.command_path, exc.option_name, args)
+            if hint is None:
+                raise
+            raise click.NoSuchOption(exc.option_name, message=hint, ctx=ctx) from None
+
+
+def _leaf_for(group: click.Group, args: list[str]) -> tuple[click.Command, list[str]] | None:
+    """The command that the names in ``args`` lead to from ``group``, with its name path."""
+    command: click.Command = group
+    path: list[str] = []
+    for arg in args:
+        if not isinstance(command, click.Group):
+            break
+        sub = command.commands.get(arg)
+        if sub is not None:
+            command, path = sub, [*path, arg]
+    return (command, path) if path else None
+
+
+def _accepts(command: click.Command, option: str) -> bool:
+    return any(
+        option in param.opts or option in param.secondary_opts
+        for param in command.params
+        if isinstance(param, click.Option)
+    )
+
+
+def _misplaced_option_hint(
+    group: click.Group, command_path: str, option: str, args: list[str]
+) -> str | None:
+    """How to fix ``option`` given before the subcommand that accepts it, or None."""
+    found = _leaf_for(group, args)
+    if found is None or not _accepts(found[0], option):
+        return None
+    full = " ".join([command_path, *found[1]])
+    return (
+        f"No such option '{option}' for '{command_path}': it belongs to '{full}'. "
+        f"Options go after the command: {full} {option} ..."
+    )
 
 
 def run_async(fn: Callable[[], Awaitable[T]]) -> T:

@@ -18,7 +18,7 @@ from .._errors import SiloError
 from .._result import RunResult
 from ..eval import list_runs, load_run, replay
 from ..eval._runs import RecordedRun, RunNotFoundError, find_run, trace_lines
-from ._common import echo_json, json_option, project_root, run_async
+from ._common import OrderedGroup, echo_json, json_option, project_root, run_async
 from ._eval import fail
 from ._report import run_json, run_text
 
@@ -80,7 +80,7 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-@click.group("runs", short_help="List and show recorded runs.")
+@click.group("runs", cls=OrderedGroup, short_help="List and show recorded runs.")
 def runs() -> None:
     """List and show recorded runs (.silo/runs/ and the runs of evals)."""
 
