@@ -266,3 +266,17 @@ def test_an_option_no_subcommand_has_keeps_clicks_message() -> None:
     result = cli("task", "--bogus", "list")
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == "Error: No such option '--bogus'."
+
+
+def test_runs_list_points_at_eval_runs_when_only_evals_ran() -> None:
+    assert cli("eval", "--env", "shop", "--json").exit_code == 0
+    (eval_id,) = [p.name for p in (Path(".silo") / "evals").iterdir()]
+    result = cli("runs", "list", "--env", "shop")
+    assert result.exit_code == 0
+    assert result.stdout == (
+        'No runs of environment "shop" recorded yet.\n'
+        f"Evals keep their own runs; the latest: silo-async runs list --eval {eval_id} --env shop\n"
+    )
+    listed = cli("runs", "list", "--eval", eval_id, "--env", "shop")
+    assert listed.stdout.count(" shop  TASK-001 ") == 1
+    assert cli("runs", "list", "--json").stdout == "[]\n"  # JSON stays a plain list

@@ -76,6 +76,12 @@ def _load(run_id: str) -> tuple[RecordedRun, RunResult]:
     raise AssertionError("unreachable")  # _readable exits on failure
 
 
+def _eval_ids(root: Path) -> list[str]:
+    """The evals of the project that recorded runs, oldest first (ids sort by time)."""
+    evals = root / ".silo" / "evals"
+    return sorted(p.parent.name for p in evals.glob("*/runs") if p.is_dir())
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
@@ -107,6 +113,12 @@ def list_command(env_name: str | None, eval_id: str | None, as_json: bool) -> No
     if not infos:
         where = f' of environment "{env_name}"' if env_name is not None else ""
         click.echo(f"No runs{where} recorded yet.")
+        evals = _eval_ids(root) if eval_id is None else []
+        if evals:
+            # Eval rollouts live with their eval, not in .silo/runs/: say where to look.
+            again = f"silo-async runs list --eval {evals[-1]}"
+            again += f" --env {env_name}" if env_name is not None else ""
+            click.echo(f"Evals keep their own runs; the latest: {again}")
         return
     for i in infos:
         verdict = "PASS" if i.passed else "FAIL"
