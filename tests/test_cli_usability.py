@@ -280,3 +280,39 @@ def test_runs_list_points_at_eval_runs_when_only_evals_ran() -> None:
     listed = cli("runs", "list", "--eval", eval_id, "--env", "shop")
     assert listed.stdout.count(" shop  TASK-001 ") == 1
     assert cli("runs", "list", "--json").stdout == "[]\n"  # JSON stays a plain list
+
+
+# --- --json keeps stdout one JSON document -------------------------------------------------
+
+CHATTY = """
+print("loading the agent")
+
+
+async def agent(ctx):
+    print("thinking about", ctx.task)
+    await ctx.call_tool("block_customer", {"customerId": "CUS-001"})
+    return "done"
+"""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "--env", "shop", "--task", "TASK-001", "--agent", "chatty.py", "--json"],
+        ["run", "--env=shop", "--task=TASK-001", "--agent", "chatty.py", "--runs=2", "--json"],
+        ["eval", "--env", "shop", "--agent", "chatty.py", "--json"],
+    ],
+)
+def test_prints_of_an_agent_go_to_stderr_under_json(project: Path, command: list[str]) -> None:
+    write(project / "chatty.py", CHATTY)
+    result = cli(*command)
+    assert result.exit_code == 0, result.output
+    json.loads(result.stdout)  # nothing but the document
+    assert "loading the agent\n" in result.stderr
+    assert "thinking about I\n" in result.stderr
+
+
+def test_prints_of_an_agent_stay_on_stdout_without_json(project: Path) -> None:
+    write(project / "chatty.py", CHATTY)
+    result = cli("run", "--env", "shop", "--task", "TASK-001", "--agent", "chatty.py")
+    assert result.stdout.startswith("loading the agent\nthinking about I\nTask ")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 import click
@@ -32,6 +35,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Where the root group stores the ``--backend`` choice (``ctx.meta`` is shared by subcommands).
 BACKEND_KEY = "silo_async.backend"
+#: Where ``--json`` keeps the real stdout while prints are sent to stderr.
+JSON_STDOUT_KEY = "silo_async.json_stdout"
 
 
 class OrderedGroup(click.Group):
@@ -130,13 +135,32 @@ async def open_environment(name: str) -> EnvironmentHandle:
 
 
 def echo_json(value: Any) -> None:
-    """Print ``value`` as pretty JSON (2-space indent, UTF-8) on stdout."""
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+    """Print ``value`` as pretty JSON (2-space indent, UTF-8) on stdout.
+
+    Under ``--json`` this is the real stdout, even while other prints go to stderr.
+    """
+    ctx = click.get_current_context(silent=True)
+    out = ctx.meta.get(JSON_STDOUT_KEY) if ctx is not None else None
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False), file=out)
 
 
 def json_option(fn: F) -> F:
-    """``--json``: print machine-readable output instead of text."""
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(fn)
+    """``--json``: print machine-readable output instead of text.
+
+    While a ``--json`` command runs, anything else printed to stdout (an agent's or a tool's
+    ``print``, a module printing on import) goes to stderr, so stdout stays one JSON document.
+    """
+
+    @functools.wraps(fn)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs.get("as_json"):
+            return fn(*args, **kwargs)
+        click.get_current_context().meta[JSON_STDOUT_KEY] = sys.stdout
+        with contextlib.redirect_stdout(sys.stderr):
+            return fn(*args, **kwargs)
+
+    option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+    return cast(F, option(command))
 
 
 def limit_options(fn: F) -> F:
