@@ -6,9 +6,11 @@ directory is one directory and four files; the kernel's cost of creating them on
 measured first and printed too, because on some machines it dominates: on ext4 without a journal
 the kernel skips every inode freed in the last minutes when it allocates a new one, so creating a
 file right after thousands were deleted (a test suite, an earlier benchmark) can cost 0.5 ms
-instead of 15 µs. This script therefore deletes nothing until it has measured everything.
+instead of 15 µs. This script therefore deletes nothing until it has measured everything, and
+says so when the probe finds the disk in that state. DIR picks where the artifacts go instead of
+the system's temporary directory (a project's ``runs/``, say).
 Prints a table, then one JSON line. Targets: >= 2,000 and >= 400 per second.
-Run: ``.venv/bin/python benchmarks/bench_rollouts.py [asyncio|trio]``.
+Run: ``.venv/bin/python benchmarks/bench_rollouts.py [asyncio|trio] [DIR]``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from _world import ENV, ten_calls
 
 ROLLOUTS = 2_000
 REPEATS = 3
+#: Above this, creating a run directory's entries is far slower than a healthy disk (~100 µs).
+SLOW_CREATE_US = 500.0
 
 
 async def rate(runs_dir: str | None) -> float:
@@ -73,8 +77,9 @@ def run_dir_create_us(parent: str, count: int = 200) -> float:
 
 def main() -> None:
     backend = sys.argv[1] if len(sys.argv) > 1 else "asyncio"
+    parent = sys.argv[2] if len(sys.argv) > 2 else None
     with (
-        tempfile.TemporaryDirectory(prefix="silo-bench-") as disk_dir,
+        tempfile.TemporaryDirectory(prefix="silo-bench-", dir=parent) as disk_dir,
         tempfile.TemporaryDirectory(prefix="silo-bench-", dir=TMPFS) as tmpfs_dir,
     ):
         probe = os.path.join(disk_dir, "probe")
@@ -85,10 +90,16 @@ def main() -> None:
         )
     print(f"{'mode':<32}{'rollouts/s':>12}{'target':>10}")
     print(f"{'in memory':<32}{bare:>12.0f}{'>= 2000':>10}")
-    print(f"{'with artifacts (temp dir)':<32}{disk:>12.0f}{'>= 400':>10}")
+    where = f"with artifacts ({parent or 'temp dir'})"
+    print(f"{where:<32}{disk:>12.0f}{'>= 400':>10}")
     if tmpfs is not None:
         print(f"{'with artifacts (/dev/shm)':<32}{tmpfs:>12.0f}")
-    print(f"(creating a directory and 4 files in the temp dir cost {create_us:.0f} µs of CPU)")
+    print(f"(creating a directory and 4 files there cost {create_us:.0f} µs of CPU)")
+    if create_us > SLOW_CREATE_US:
+        print(
+            "(slow file creation: this volume recently freed many inodes; ext4 without a journal "
+            "skips them for up to 5 minutes. Rerun later, or pass a DIR elsewhere.)"
+        )
     print(f"({backend}; {ROLLOUTS} rollouts x 10 tool calls, median of {REPEATS})")
     out = {
         "backend": backend,
@@ -96,6 +107,7 @@ def main() -> None:
         "rollouts_per_s_artifacts": round(disk, 1),
         "rollouts_per_s_artifacts_tmpfs": round(tmpfs, 1) if tmpfs is not None else None,
         "run_dir_create_us": round(create_us, 1),
+        "artifacts_dir": disk_dir.rsplit(os.sep, 1)[0],
     }
     print(json.dumps(out))
 
