@@ -316,3 +316,30 @@ def test_prints_of_an_agent_stay_on_stdout_without_json(project: Path) -> None:
     write(project / "chatty.py", CHATTY)
     result = cli("run", "--env", "shop", "--task", "TASK-001", "--agent", "chatty.py")
     assert result.stdout.startswith("loading the agent\nthinking about I\nTask ")
+
+
+# --- not found: say what exists -----------------------------------------------------------
+
+
+def test_show_and_remove_of_a_missing_task_or_dataset_list_what_exists() -> None:
+    shown = cli("task", "show", "TASK-01", "--env", "shop")
+    assert shown.exit_code == 1
+    assert shown.stderr == (
+        'error: task_not_found: Task "TASK-01" was not found in environment "shop". '
+        "Available: TASK-001.\n"
+    )
+    removed = cli("data", "remove", "customer", "--env", "shop")
+    assert removed.stderr == (
+        'error: data_not_found: Dataset "customer" was not found in environment "shop". '
+        "Available: customers.\n"
+    )
+
+
+def test_eval_of_an_environment_without_tasks_is_a_plain_error(project: Path) -> None:
+    assert cli("init", "empty").exit_code == 0
+    result = cli("eval", "--env", "empty")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        'error: Environment "empty" has no tasks to evaluate; add one with "silo-async task add".\n'
+    )
+    assert not (project / ".silo" / "evals").exists()

@@ -82,7 +82,9 @@ async def test_data_errors(tmp_path: Path) -> None:
         'Use "silo-async data add" to create it.'
     )
     err = await error_of(env.data.get("missing"))
-    assert err.message == 'Dataset "missing" was not found in environment "shop".'
+    assert err.message == (
+        'Dataset "missing" was not found in environment "shop". Available: orders.'
+    )
     assert (await error_of(env.data.remove("missing"))).code == "data_not_found"
     assert (await error_of(env.data.add("../escape", 1))).code == "unsafe_name"
     err = await error_of(env.data.add("nan", math.nan))
@@ -134,7 +136,9 @@ async def test_task_errors(tmp_path: Path) -> None:
     assert err.code == "task_not_found"
     assert err.message == 'Task "TASK-404" does not exist in environment "shop".'
     err = await error_of(env.tasks.get("TASK-404"))
-    assert err.message == 'Task "TASK-404" was not found in environment "shop".'
+    assert err.message == (
+        'Task "TASK-404" was not found in environment "shop". Available: TASK-001.'
+    )
     assert (await error_of(env.tasks.remove("TASK-404"))).code == "task_not_found"
     err = await error_of(env.tasks.add({**TASK, "id": "TASK-9", "title": ""}))
     assert err.code == "task_invalid"

@@ -94,6 +94,11 @@ def label_agents(specs: Sequence[str], cwd: Path) -> dict[str, Agent]:
 
 def _select_tasks(environment: Environment, tasks: Sequence[str], all_tasks: bool) -> list[str]:
     if all_tasks or not tasks:
+        if not environment.tasks:
+            fail(
+                f'Environment "{environment.name}" has no tasks to evaluate; add one with '
+                '"silo-async task add".'
+            )
         return [t.id for t in environment.tasks]
     for task_id in tasks:
         environment.verifier_for(environment.task(task_id))

@@ -62,6 +62,9 @@ class DataStore:
     def _not_found(self, name: str, message: str) -> SiloError:
         return SiloError("data_not_found", message, {"environment": self.environment, "name": name})
 
+    def _names(self) -> str:
+        return ", ".join(entry["name"] for entry in self.list()) or "none"
+
     def list(self) -> list[dict[str, Any]]:
         """``[{name, file, bytes}]`` for every ``data/*.json``, sorted by file name."""
         if not self.dir.is_dir():
@@ -80,7 +83,9 @@ class DataStore:
         path = self._locate(name)
         if path is None:
             raise self._not_found(
-                name, f'Dataset "{name}" was not found in environment "{self.environment}".'
+                name,
+                f'Dataset "{name}" was not found in environment "{self.environment}". '
+                f"Available: {self._names()}.",
             )
         return read_json(path)
 
@@ -136,7 +141,9 @@ class DataStore:
         path = self._locate(name)
         if path is None:
             raise self._not_found(
-                name, f'Dataset "{name}" was not found in environment "{self.environment}".'
+                name,
+                f'Dataset "{name}" was not found in environment "{self.environment}". '
+                f"Available: {self._names()}.",
             )
         path.unlink()
         return f"data/{path.name}"
@@ -199,13 +206,15 @@ class TaskStore:
         """
         found = self._find(task_id)
         if found is None:
-            raise self._not_found(task_id, "was not found in")
+            raise self._not_found(task_id, "was not found in", available=True)
         return found[0]
 
-    def _not_found(self, task_id: str, verb: str) -> SiloError:
+    def _not_found(self, task_id: str, verb: str, *, available: bool = False) -> SiloError:
+        # Listing the ids saves a "task list" round trip after a typo (as run does).
+        hint = f" Available: {', '.join(t.id for t in self.list()) or 'none'}." if available else ""
         return SiloError(
             "task_not_found",
-            f'Task "{task_id}" {verb} environment "{self.environment}".',
+            f'Task "{task_id}" {verb} environment "{self.environment}".{hint}',
             {"environment": self.environment, "id": task_id},
         )
 
@@ -269,6 +278,6 @@ class TaskStore:
         """
         found = self._find(task_id)
         if found is None:
-            raise self._not_found(task_id, "was not found in")
+            raise self._not_found(task_id, "was not found in", available=True)
         found[1].unlink()
         return f"tasks/{found[1].name}"
