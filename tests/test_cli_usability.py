@@ -343,3 +343,13 @@ def test_eval_of_an_environment_without_tasks_is_a_plain_error(project: Path) ->
         'error: Environment "empty" has no tasks to evaluate; add one with "silo-async task add".\n'
     )
     assert not (project / ".silo" / "evals").exists()
+
+
+def test_a_dataset_name_with_json_suffix_means_the_dataset(project: Path) -> None:
+    added = cli("data", "add", "orders.json", "--env", "shop", "--data", "[1]")
+    assert added.stdout == "Created data/orders.json\n"
+    assert not (project / ENV / "data" / "orders.json.json").exists()
+    assert cli("data", "show", "customers.JSON", "--env", "shop").exit_code == 0
+    assert cli("data", "update", "orders.json", "--env", "shop", "--data", "[2]").exit_code == 0
+    removed = cli("data", "remove", "orders.json", "--env", "shop")
+    assert removed.stdout == "Removed data/orders.json\n"

@@ -17,6 +17,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 __all__ = ["data"]
 
 
+def _dataset_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    # "customers.json" means the dataset "customers": its file is already data/<name>.json,
+    # so keeping the suffix would create data/customers.json.json and state["customers.json"].
+    return value[: -len(".json")] if value.lower().endswith(".json") and len(value) > 5 else value
+
+
+_name_argument = click.argument("name", callback=_dataset_name)
+
+
 @click.group("data", cls=OrderedGroup)
 def data() -> None:
     """Datasets: list, show, add, update or remove data/<name>.json."""
@@ -42,7 +51,7 @@ def list_(env_name: str, as_json: bool) -> None:
 
 
 @data.command("show")
-@click.argument("name")
+@_name_argument
 @env_option
 @json_option
 def show(name: str, env_name: str, as_json: bool) -> None:
@@ -102,7 +111,7 @@ def read_content(file: Path | None, inline: str | None) -> Any:
 
 
 @data.command("add")
-@click.argument("name")
+@_name_argument
 @env_option
 @_content_options
 @json_option
@@ -117,7 +126,7 @@ def add(name: str, env_name: str, file: Path | None, inline: str | None, as_json
 
 
 @data.command("update")
-@click.argument("name")
+@_name_argument
 @env_option
 @_content_options
 @json_option
@@ -132,7 +141,7 @@ def update(name: str, env_name: str, file: Path | None, inline: str | None, as_j
 
 
 @data.command("remove")
-@click.argument("name")
+@_name_argument
 @env_option
 @json_option
 def remove(name: str, env_name: str, as_json: bool) -> None:
