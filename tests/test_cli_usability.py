@@ -353,3 +353,14 @@ def test_a_dataset_name_with_json_suffix_means_the_dataset(project: Path) -> Non
     assert cli("data", "update", "orders.json", "--env", "shop", "--data", "[2]").exit_code == 0
     removed = cli("data", "remove", "orders.json", "--env", "shop")
     assert removed.stdout == "Removed data/orders.json\n"
+
+
+def test_verifier_add_for_a_task_not_yet_written_says_how_to_add_it() -> None:
+    result = cli("verifier", "add", "VER-002", "--env", "shop", "--task", "TASK-002")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1] == (
+        'Task "TASK-002" does not exist yet: silo-async task add TASK-002 --env shop '
+        '--title "..." --instruction "..." --verifier VER-002'
+    )
+    known = cli("verifier", "add", "VER-003", "--env", "shop", "--task", "TASK-001")
+    assert "does not exist yet" not in known.stdout

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from .._errors import SiloError
 from ..project import ScaffoldResult
 from ._common import OrderedGroup, echo_json, env_option, json_option, open_environment, run_async
 
@@ -127,11 +128,16 @@ def verifier_add(
 ) -> None:
     """Create verifiers/<id>.py from a stub and register it in verifiers/__init__.py."""
 
-    async def go() -> ScaffoldResult:
+    async def go() -> tuple[ScaffoldResult, bool]:
         handle = await open_environment(env_name)
-        return await handle.verifiers.scaffold(verifier_id, task_id, name, state_type=state_type)
+        result = await handle.verifiers.scaffold(verifier_id, task_id, name, state_type=state_type)
+        try:
+            task_exists = any(t.id == task_id for t in await handle.tasks.list())
+        except SiloError:
+            task_exists = True  # a broken task file: validate will report it, not guess here
+        return result, task_exists
 
-    result = run_async(go)
+    result, task_exists = run_async(go)
     if as_json:
         echo_json(
             {
@@ -147,3 +153,8 @@ def verifier_add(
     click.echo(f"Created {result.created}")
     click.echo(f"Registered {result.identifier} in {result.registered_in}")
     click.echo(f"Next: replace the failing TODO check in {result.created}.")
+    if not task_exists:
+        click.echo(
+            f'Task "{task_id}" does not exist yet: silo-async task add {task_id} --env {env_name} '
+            f'--title "..." --instruction "..." --verifier {verifier_id}'
+        )
