@@ -67,6 +67,8 @@ def test_verifier_add_text_json_and_list() -> None:
         "Created verifiers/ver_001.py",
         "Registered ver_001 in verifiers/__init__.py",
         "Next: replace the failing TODO check in verifiers/ver_001.py.",
+        'Task "TASK-001" does not exist yet: silo-async task add TASK-001 --env demo '
+        '--title "..." --instruction "..." --verifier VER-001',
     ]
     out = cli(
         "verifier", "add", "VER-002", "--env=demo", "--task=TASK-002", "--name=Totals", "--json"
