@@ -364,3 +364,28 @@ def test_verifier_add_for_a_task_not_yet_written_says_how_to_add_it() -> None:
     )
     known = cli("verifier", "add", "VER-003", "--env", "shop", "--task", "TASK-001")
     assert "does not exist yet" not in known.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["run", "--env", "shop", "--task", "TASK-001", "--backend", "trio"],
+            "Error: No such option '--backend' for 'silo-async run': it is an option of "
+            "'silo-async' itself. Put it before the command: silo-async --backend asyncio|trio "
+            "run ...",
+        ),
+        (
+            ["env", "list", "--traceback"],
+            "Error: No such option '--traceback' for 'silo-async env list': it is an option of "
+            "'silo-async' itself. Put it before the command: silo-async --traceback env list ...",
+        ),
+    ],
+)
+def test_a_root_option_after_the_command_says_it_goes_before(
+    args: list[str], expected: str
+) -> None:
+    result = CliRunner().invoke(app, args, prog_name="silo-async")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == expected
+    assert "Usage: silo-async " in result.stderr  # still the subcommand's usage line

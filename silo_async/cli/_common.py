@@ -19,6 +19,7 @@ from ..project import EnvironmentHandle, Project, find_project_root
 __all__ = [
     "BACKEND_KEY",
     "OrderedGroup",
+    "accepts_option",
     "agent_base_dir",
     "echo_json",
     "env_option",
@@ -73,7 +74,8 @@ def _leaf_for(group: click.Group, args: list[str]) -> tuple[click.Command, list[
     return (command, path) if path else None
 
 
-def _accepts(command: click.Command, option: str) -> bool:
+def accepts_option(command: click.Command, option: str) -> bool:
+    """Whether ``command`` itself has ``option`` (``--json``, ``--no-x``...)."""
     return any(
         option in param.opts or option in param.secondary_opts
         for param in command.params
@@ -86,7 +88,7 @@ def _misplaced_option_hint(
 ) -> str | None:
     """How to fix ``option`` given before the subcommand that accepts it, or None."""
     found = _leaf_for(group, args)
-    if found is None or not _accepts(found[0], option):
+    if found is None or not accepts_option(found[0], option):
         return None
     full = " ".join([command_path, *found[1]])
     return (
