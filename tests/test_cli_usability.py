@@ -389,3 +389,18 @@ def test_a_root_option_after_the_command_says_it_goes_before(
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == expected
     assert "Usage: silo-async " in result.stderr  # still the subcommand's usage line
+
+
+def test_data_from_a_file_with_a_bom_is_accepted_and_written_without_it(project: Path) -> None:
+    (project / "bom.json").write_bytes(b'\xef\xbb\xbf{"a": 1}')
+    assert cli("data", "add", "bom", "--env", "shop", "--file", "bom.json").exit_code == 0
+    assert (project / ENV / "data" / "bom.json").read_bytes() == b'{\n  "a": 1\n}\n'
+
+
+def test_data_from_a_file_that_is_not_utf8_is_invalid_json(project: Path) -> None:
+    (project / "latin.json").write_bytes(b'{"a": "\xe9"}')
+    result = cli("data", "add", "latin", "--env", "shop", "--file", "latin.json")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        'error: invalid_json: Content of --file "latin.json" is not UTF-8 text: '
+    )

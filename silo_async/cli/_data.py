@@ -104,7 +104,16 @@ def read_content(file: Path | None, inline: str | None) -> Any:
     if file is not None and inline is not None:
         raise click.UsageError("Pass either --file or --data, not both.")
     if file is not None:
-        return _parse(file.read_text(encoding="utf-8"), f'Content of --file "{file}"')
+        source = f'Content of --file "{file}"'
+        try:
+            # utf-8-sig: editors on Windows start files with a BOM; the dataset is re-written
+            # as plain UTF-8, so accepting it here costs nothing.
+            text = file.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise SiloError(
+                "invalid_json", f"{source} is not UTF-8 text: {exc}", {"source": source}
+            ) from None
+        return _parse(text, source)
     if inline is not None:
         return _parse(inline, "Content of --data")
     raise click.UsageError("Missing --file PATH or --data JSON.")
