@@ -404,3 +404,19 @@ def test_data_from_a_file_that_is_not_utf8_is_invalid_json(project: Path) -> Non
     assert result.stderr.startswith(
         'error: invalid_json: Content of --file "latin.json" is not UTF-8 text: '
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--env", "shop", "--task", "TASK-001", "--agent", " "],
+        ["eval", "--env", "shop", "--agent", "silo_agent.py", "--agent", ""],
+    ],
+)
+def test_an_empty_agent_is_a_usage_error(args: list[str]) -> None:
+    result = cli(*args)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "Error: Invalid value for '--agent': the value is empty; pass PATH.py, PATH.py:name or "
+        "package.module:name."
+    )

@@ -21,6 +21,7 @@ __all__ = [
     "OrderedGroup",
     "accepts_option",
     "agent_base_dir",
+    "check_agent_specs",
     "echo_json",
     "env_option",
     "json_option",
@@ -123,6 +124,18 @@ def agent_base_dir(agent_spec: str | None, cwd: Path) -> Path:
         if (root / DEFAULT_AGENT_FILE).is_file():
             return root
     return cwd
+
+
+def check_agent_specs(
+    ctx: click.Context, param: click.Parameter, value: str | tuple[str, ...] | None
+) -> str | tuple[str, ...] | None:
+    """``--agent`` callback: a blank value is a usage error (exit 2), like any bad flag."""
+    values = value if isinstance(value, tuple) else () if value is None else (value,)
+    if any(not v.strip() for v in values):
+        raise click.BadParameter(
+            "the value is empty; pass PATH.py, PATH.py:name or package.module:name.", ctx, param
+        )
+    return value
 
 
 async def open_project() -> Project:

@@ -30,6 +30,7 @@ from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summar
 from ..eval._stats import GroupStats
 from ._common import (
     agent_base_dir,
+    check_agent_specs,
     echo_json,
     env_option,
     json_option,
@@ -267,8 +268,10 @@ def _rel(path: Path, cwd: Path) -> str:
     "agent_specs",
     multiple=True,
     metavar="[LABEL=]SPEC",
+    callback=check_agent_specs,
     help="An agent (repeatable): PATH.py, PATH.py:name or module:name, optionally LABEL=... "
-    f"(default: ./{DEFAULT_AGENT_FILE}). Labels default to the file name stem.",
+    f"(default: {DEFAULT_AGENT_FILE} here, else at the project root). Labels default to the "
+    "file name stem.",
 )
 @click.option(
     "--runs",

@@ -11,6 +11,7 @@ from .. import run as run_one
 from .._agentload import DEFAULT_AGENT_FILE, load_agent
 from ._common import (
     agent_base_dir,
+    check_agent_specs,
     echo_json,
     env_option,
     json_option,
@@ -34,8 +35,9 @@ MAX_DEFAULT_CONCURRENCY = 16
     "agent_spec",
     default=None,
     metavar="PATH[:NAME]|MODULE:NAME",
+    callback=check_agent_specs,
     help=f"The agent: a .py file (its `agent`), PATH:name or module:name "
-    f"(default: ./{DEFAULT_AGENT_FILE}).",
+    f"(default: {DEFAULT_AGENT_FILE} here, else at the project root).",
 )
 @click.option(
     "--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Rollouts to run."
