@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -24,15 +23,16 @@ from ._report import run_json, run_text
 
 __all__ = ["replay_command", "runs"]
 
+T = TypeVar("T")
+
 #: What reading a run directory raises when its files were cut short or edited by hand.
 _UNREADABLE = (ValueError, KeyError, TypeError, AttributeError, SiloError)
 
 
-@contextmanager
-def _readable(run_id: str, run_dir: Path) -> Iterator[None]:
-    """Turn a damaged run file into one clear error naming the run, not the JSON decoder."""
+def _reading(run_id: str, run_dir: Path, read: Callable[[], T]) -> T:
+    """``read()``, with a damaged run file reported as one error naming the run and the file."""
     try:
-        yield
+        return read()
     except RunNotFoundError as exc:
         fail(str(exc))
     except _UNREADABLE as exc:
@@ -70,10 +70,8 @@ def _find(run_id: str) -> Path:
 def _load(run_id: str) -> tuple[RecordedRun, RunResult]:
     """The recorded run and the result rebuilt from its files."""
     run_dir = _find(run_id)
-    with _readable(run_id, run_dir):
-        recorded = load_run(run_dir)
-        return recorded, recorded.to_run_result()
-    raise AssertionError("unreachable")  # _readable exits on failure
+    recorded = _reading(run_id, run_dir, lambda: load_run(run_dir))
+    return recorded, _reading(run_id, run_dir, recorded.to_run_result)
 
 
 def _eval_ids(root: Path) -> list[str]:
@@ -152,9 +150,8 @@ def show_command(run_id: str, as_json: bool) -> None:
     """Show a recorded run: the report of `run`, then one line per tool call."""
     cwd = Path.cwd()
     recorded, result = _load(run_id)
-    with _readable(run_id, recorded.run_dir):
-        calls = _calls_json(recorded)
-        lines = trace_lines(recorded)
+    calls = _reading(run_id, recorded.run_dir, lambda: _calls_json(recorded))
+    lines = _reading(run_id, recorded.run_dir, lambda: trace_lines(recorded))
     if as_json:
         echo_json({**run_json(result, cwd), "trace": calls})
         return
