@@ -420,3 +420,18 @@ def test_an_empty_agent_is_a_usage_error(args: list[str]) -> None:
         "Error: Invalid value for '--agent': the value is empty; pass PATH.py, PATH.py:name or "
         "package.module:name."
     )
+
+
+def test_outside_any_project_the_error_names_the_directory(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    monkeypatch.chdir(elsewhere)
+    result = cli("task", "list", "--env", "shop")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f'error: environment_not_found: Environment "shop" was not found: there is no .silo/ in '
+        f"{elsewhere} or any directory above it. Run this from your project, or create the "
+        'environment here with "silo-async init shop".\n'
+    )
+    assert cli("task", "list", "--env", "../x").stderr.startswith("error: unsafe_name: ")

@@ -14,7 +14,8 @@ import anyio
 import click
 
 from .._agentload import DEFAULT_AGENT_FILE
-from ..project import EnvironmentHandle, Project, find_project_root
+from .._errors import SiloError
+from ..project import EnvironmentHandle, Project, check_environment_name, find_project_root
 
 __all__ = [
     "BACKEND_KEY",
@@ -146,6 +147,16 @@ async def open_project() -> Project:
 async def open_environment(name: str) -> EnvironmentHandle:
     """The named environment of the current project (SiloError ``environment_not_found``)."""
     project = await open_project()
+    if not (project.cwd / ".silo").is_dir():
+        # No project here or above: the likely mistake is the directory, so name it.
+        check_environment_name(name)
+        raise SiloError(
+            "environment_not_found",
+            f'Environment "{name}" was not found: there is no .silo/ in {project.cwd} or any '
+            f"directory above it. Run this from your project, or create the environment here "
+            f'with "silo-async init {name}".',
+            {"environment": name, "available": []},
+        )
     return await project.environments.open(name)
 
 
