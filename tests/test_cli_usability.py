@@ -435,3 +435,19 @@ def test_outside_any_project_the_error_names_the_directory(
         'environment here with "silo-async init shop".\n'
     )
     assert cli("task", "list", "--env", "../x").stderr.startswith("error: unsafe_name: ")
+
+
+def test_runs_show_and_replay_accept_a_unique_end_or_start_of_the_id() -> None:
+    run_id = run_once()
+    assert run_id in cli("runs", "show", run_id[-10:]).stdout
+    assert cli("replay", run_id[-6:]).exit_code == 0
+    other = run_once()
+    common = "run_2"
+    assert run_id.startswith(common) and other.startswith(common)
+    ambiguous = cli("runs", "show", common)
+    assert ambiguous.exit_code == 1
+    assert ambiguous.stderr == (
+        f'error: Run "{common}" is ambiguous: 2 runs match ({run_id}, {other}).\n'
+    )
+    too_short = cli("runs", "show", run_id[-3:])
+    assert too_short.stderr.startswith(f'error: Run "{run_id[-3:]}" was not found in ')

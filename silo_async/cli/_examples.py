@@ -61,8 +61,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "silo-async runs list",
         "silo-async runs list --env demo --json",
     ),
-    "runs show": ("silo-async runs show run_20261130T014342995_000001_ee2add7023",),
-    "replay": ("silo-async replay run_20261130T014342995_000001_ee2add7023",),
+    "runs show": (
+        "silo-async runs show run_20261130T014342995_000001_ee2add7023",
+        "silo-async runs show ee2add7023",
+    ),
+    "replay": ("silo-async replay ee2add7023",),
 }
 
 

@@ -60,11 +60,34 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+#: Shortest part of a run id that ``runs show``/``replay`` try to complete.
+MIN_PARTIAL_ID = 4
+
+
 def _find(run_id: str) -> Path:
+    """The run directory of ``run_id``, or of the one run whose id starts or ends with it."""
+    root = project_root()
     try:
-        return find_run(run_id, project_root())
+        return find_run(run_id, root)
     except RunNotFoundError as exc:
+        matches = _partial_matches(run_id, root) if len(run_id) >= MIN_PARTIAL_ID else []
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            shown = ", ".join(m.name for m in matches[:5]) + (", ..." if len(matches) > 5 else "")
+            fail(f'Run "{run_id}" is ambiguous: {len(matches)} runs match ({shown}).')
         fail(str(exc))
+
+
+def _partial_matches(part: str, root: Path) -> list[Path]:
+    # Run ids end in random hex and start with a timestamp: either end identifies a run
+    # without copying the whole id.
+    silo = root / ".silo"
+    dirs = [*silo.glob("runs/run_*"), *silo.glob("evals/*/runs/run_*")]
+    return sorted(
+        (d for d in dirs if (d.name.startswith(part) or d.name.endswith(part))),
+        key=lambda d: d.name,
+    )
 
 
 def _load(run_id: str) -> tuple[RecordedRun, RunResult]:
@@ -147,7 +170,10 @@ def _calls_json(recorded: RecordedRun) -> list[dict[str, Any]]:
 @click.argument("run_id")
 @json_option
 def show_command(run_id: str, as_json: bool) -> None:
-    """Show a recorded run: the report of `run`, then one line per tool call."""
+    """Show a recorded run: the report of `run`, then one line per tool call.
+
+    RUN_ID may be shortened to any unique start or end of the id (4 characters or more).
+    """
     cwd = Path.cwd()
     recorded, result = _load(run_id)
     calls = _reading(run_id, recorded.run_dir, lambda: _calls_json(recorded))
@@ -171,7 +197,8 @@ def replay_command(ctx: click.Context, run_id: str, as_json: bool) -> None:
 
     No agent runs: the recorded calls are made again in order and the recorded answer is
     given. Exits 0 when every tool output, result.json and state-diff.json match the
-    recording byte for byte, 1 (listing the differences) otherwise.
+    recording byte for byte, 1 (listing the differences) otherwise. RUN_ID may be shortened
+    to any unique start or end of the id (4 characters or more).
     """
     recorded, _ = _load(run_id)
     root = project_root()
