@@ -451,3 +451,14 @@ def test_runs_show_and_replay_accept_a_unique_end_or_start_of_the_id() -> None:
     )
     too_short = cli("runs", "show", run_id[-3:])
     assert too_short.stderr.startswith(f'error: Run "{run_id[-3:]}" was not found in ')
+
+
+def test_runs_list_aligns_its_columns(project: Path) -> None:
+    run_once()
+    write(project / "a_much_longer_agent_name.py", "async def agent(ctx):\n    return ''\n")
+    agent = ["--agent", "a_much_longer_agent_name.py"]
+    assert cli("run", "--env", "shop", "--task", "TASK-001", *agent).exit_code == 1
+    lines = cli("runs", "list").stdout.splitlines()
+    assert len(lines) == 2
+    assert lines[0].index(" PASS ") == lines[1].index(" FAIL ")
+    assert lines[0].index("completed") == lines[1].index("completed")

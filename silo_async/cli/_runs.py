@@ -141,12 +141,30 @@ def list_command(env_name: str | None, eval_id: str | None, as_json: bool) -> No
             again += f" --env {env_name}" if env_name is not None else ""
             click.echo(f"Evals keep their own runs; the latest: {again}")
         return
-    for i in infos:
-        verdict = "PASS" if i.passed else "FAIL"
-        click.echo(
-            f"{i.run_id}  {i.environment}  {i.task_id}  {i.agent}  {verdict}  "
-            f"reward {i.reward:.2f}  {_plural(i.tool_calls, 'call')}  {i.termination_reason}"
-        )
+    rows = [
+        [
+            i.run_id,
+            i.environment,
+            i.task_id,
+            i.agent,
+            "PASS" if i.passed else "FAIL",
+            f"reward {i.reward:.2f}",
+            _plural(i.tool_calls, "call"),
+            i.termination_reason,
+        ]
+        for i in infos
+    ]
+    for line in _columns(rows):
+        click.echo(line)
+
+
+def _columns(rows: list[list[str]]) -> list[str]:
+    """Rows padded to aligned columns, two spaces apart (agents' labels differ in length)."""
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
 
 
 def _calls_json(recorded: RecordedRun) -> list[dict[str, Any]]:
