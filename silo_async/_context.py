@@ -11,8 +11,9 @@ from typing import Any
 import anyio
 from anyio.lowlevel import checkpoint
 
+from ._jsonutil import compact_json
 from ._tools import BoundTool, ToolResult, ToolSpec
-from ._trace import TraceRecorder, utc_now_iso
+from ._trace import TraceRecorder
 
 __all__ = ["AgentContext", "ToolCallLimitExceeded"]
 
@@ -138,42 +139,23 @@ class AgentContext:
         budget.calls += 1
         call_id = budget.calls
         trace = self._trace
-        lines = trace.lines
-        trace.append(
-            {
-                "seq": len(lines) + 1,
-                "type": "tool_call",
-                "callId": call_id,
-                "tool": name,
-                "input": input,
-                "at": utc_now_iso(),
-            }
-        )
-        started = time.perf_counter()
         tool = self._by_name.get(name)
+        tool_json = tool.name_json if tool is not None else compact_json(name)
+        trace.tool_call(call_id, tool_json, input)
+        started = time.perf_counter()
         if tool is None:
             result, fault = self._unknown(name), None
         elif tool.is_async:
             result, fault = await tool.invoke(input)
         else:
             result, fault = tool.invoke_sync(input)
-        event = {
-            "seq": len(lines) + 1,
-            "type": "tool_result",
-            "callId": call_id,
-            "tool": name,
-            "output": result.output,
-            "isError": result.is_error,
-            "durationMs": round((time.perf_counter() - started) * 1000, 3),
-            "at": utc_now_iso(),
-        }
+        duration_ms = round((time.perf_counter() - started) * 1000, 3)
         if result.is_error:
             if fault is None:
                 budget.errors += 1
             else:
                 budget.faults += 1
-                event["fault"] = fault.to_dict()
-        trace.append(event)
+        trace.tool_result(call_id, tool_json, result, duration_ms, fault)
         return result
 
     async def _refuse(self) -> None:

@@ -17,7 +17,7 @@ from typing import Any, overload
 import attrs
 
 from ._errors import DefinitionError, ToolError
-from ._jsonutil import clone_json
+from ._jsonutil import clone_json, compact_json
 from ._schema import SchemaValidator
 
 __all__ = [
@@ -100,6 +100,8 @@ class Tool:
     is_async: bool = attrs.field(init=False, repr=False)
     spec: ToolSpec = attrs.field(init=False, repr=False)
     """The agent-facing view of this tool."""
+    name_json: str = attrs.field(init=False, repr=False)
+    """The name as a JSON string, ready for trace lines."""
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -113,6 +115,7 @@ class Tool:
         object.__setattr__(self, "validator", SchemaValidator(self.input_schema, self.name))
         object.__setattr__(self, "is_async", inspect.iscoroutinefunction(self.fn))
         object.__setattr__(self, "spec", ToolSpec(self.name, self.description, self.input_schema))
+        object.__setattr__(self, "name_json", compact_json(self.name))
 
     def __call__(self, state: Any, input: dict[str, Any]) -> Any:
         """Call the body directly (no validation): handy in unit tests of the body."""
@@ -181,11 +184,12 @@ class BoundTool:
     body, ``invoke_sync`` does the same without creating a coroutine (the runtime's fast path).
     """
 
-    __slots__ = ("_fn", "_state", "_valid", "_validator", "is_async", "name", "tool")
+    __slots__ = ("_fn", "_state", "_valid", "_validator", "is_async", "name", "name_json", "tool")
 
     def __init__(self, tool: Tool, state: Any) -> None:
         self.tool = tool
         self.name = tool.name
+        self.name_json = tool.name_json
         self.is_async = tool.is_async
         self._fn = tool.fn
         self._state = state

@@ -8,12 +8,16 @@ killed mid-run still leaves only whole lines on disk).
 
 from __future__ import annotations
 
+import marshal
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._jsonutil import compact_json
+
+if TYPE_CHECKING:
+    from ._tools import ToolFault, ToolResult
 
 __all__ = ["TraceRecorder", "encode_event", "open_trace_file", "utc_now_iso"]
 
@@ -40,41 +44,78 @@ def utc_now_iso(now: float | None = None) -> str:
     return _cached_text
 
 
+#: A tool event kept in memory until the run is over, as the arguments of its line builder
+#: (:func:`_call_line`: 5 items, :func:`_result_line`: 8), the variable document frozen as
+#: marshal bytes (or JSON text when marshal cannot hold it). Tuples of strings, numbers and
+#: bytes are invisible to the garbage collector.
+_Deferred = tuple[Any, ...]
+
+
 class TraceRecorder:
     """Collects a rollout's events as JSON lines; appends each to ``trace.jsonl`` once attached.
 
-    Events are encoded the moment they are recorded: a mistake in an event (a circular
-    structure) surfaces where it was made, the work is spread over the rollout instead of
-    piling up at its end, and a live rollout holds strings, which the garbage collector ignores.
+    With a file, every event is encoded and written the moment it happens. In memory, a tool
+    call's input and output are frozen as ``marshal`` bytes until :meth:`freeze`: a snapshot of
+    the values as they were (the agent may mutate them later) at a third of the cost of encoding
+    them on the ``call_tool`` hot path. Either way a live rollout holds strings and bytes, which
+    the garbage collector ignores.
     """
 
-    __slots__ = ("_fd", "lines")
+    __slots__ = ("_entries", "_fd")
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
+        self._entries: list[str | _Deferred] = []
         self._fd: int | None = None
 
     @property
     def next_seq(self) -> int:
         """The ``seq`` of the next event."""
-        return len(self.lines) + 1
+        return len(self._entries) + 1
 
     def attach(self, fd: int) -> None:
         """Append every event from now on to the open file ``fd`` (see :func:`open_trace_file`)."""
         self._fd = fd
 
     def emit(self, type: str, fields: dict[str, Any]) -> None:
-        """Record one event: ``{"seq", "type", **fields, "at"}``."""
-        self.append({"seq": len(self.lines) + 1, "type": type, **fields, "at": utc_now_iso()})
-
-    def append(self, event: dict[str, Any]) -> None:
-        """Record a complete event whose ``seq`` is :attr:`next_seq` (the hot path).
+        """Record one event: ``{"seq", "type", **fields, "at"}``.
 
         Raises:
-            ValueError: the event holds a circular reference (nothing is recorded).
+            ValueError: a field holds a circular reference (nothing is recorded).
         """
-        line = encode_event(event)
-        self.lines.append(line)
+        event = {"seq": len(self._entries) + 1, "type": type, **fields, "at": utc_now_iso()}
+        self._record(encode_event(event))
+
+    def tool_call(self, call_id: int, tool_json: str, input: Any) -> None:
+        """Record a ``tool_call`` event; ``tool_json`` is the tool name already JSON-encoded."""
+        seq, at = len(self._entries) + 1, utc_now_iso()
+        if self._fd is None:
+            self._entries.append((seq, call_id, tool_json, _pack(input), at))
+        else:
+            self._record(_call_line(seq, call_id, tool_json, _json_text(input), at))
+
+    def tool_result(
+        self,
+        call_id: int,
+        tool_json: str,
+        result: ToolResult,
+        duration_ms: float,
+        fault: ToolFault | None,
+    ) -> None:
+        """Record a ``tool_result`` event (with the fault, if the tool broke)."""
+        seq, at, is_error = len(self._entries) + 1, utc_now_iso(), result.is_error
+        fault_json = "" if fault is None else f',"fault":{compact_json(fault.to_dict())}'
+        if self._fd is None:
+            packed = _pack(result.output)
+            entry = (seq, call_id, tool_json, packed, at, is_error, duration_ms, fault_json)
+            self._entries.append(entry)
+        else:
+            output = _json_text(result.output)
+            self._record(
+                _result_line(seq, call_id, tool_json, output, at, is_error, duration_ms, fault_json)
+            )
+
+    def _record(self, line: str) -> None:
+        self._entries.append(line)
         if self._fd is not None:
             data = memoryview((line + "\n").encode())
             while data:
@@ -88,7 +129,43 @@ class TraceRecorder:
 
     def freeze(self) -> tuple[str, ...]:
         """The events as JSON lines, exactly as written to ``trace.jsonl``: what a run keeps."""
-        return tuple(self.lines)
+        return tuple(e if isinstance(e, str) else _encode_deferred(e) for e in self._entries)
+
+
+def _encode_deferred(entry: _Deferred) -> str:
+    seq, call_id, tool_json, packed, at, *result = entry
+    text = _json_text(marshal.loads(packed)) if isinstance(packed, bytes) else packed
+    if not result:
+        return _call_line(seq, call_id, tool_json, text, at)
+    return _result_line(seq, call_id, tool_json, text, at, *result)
+
+
+# The two events of a tool call are assembled around their one variable document: the same
+# bytes encode_event() gives for their dict form, for much less work.
+
+
+def _call_line(seq: int, call_id: int, tool_json: str, input_json: str, at: str) -> str:
+    return (
+        f'{{"seq":{seq},"type":"tool_call","callId":{call_id},"tool":{tool_json},'
+        f'"input":{input_json},"at":"{at}"}}'
+    )
+
+
+def _result_line(
+    seq: int,
+    call_id: int,
+    tool_json: str,
+    output_json: str,
+    at: str,
+    is_error: bool,
+    duration_ms: float,
+    fault_json: str,
+) -> str:
+    return (
+        f'{{"seq":{seq},"type":"tool_result","callId":{call_id},"tool":{tool_json},'
+        f'"output":{output_json},"isError":{"true" if is_error else "false"},'
+        f'"durationMs":{duration_ms!r},"at":"{at}"{fault_json}}}'
+    )
 
 
 def open_trace_file(path: Path) -> int:
@@ -99,3 +176,19 @@ def open_trace_file(path: Path) -> int:
 def encode_event(event: dict[str, Any]) -> str:
     """One trace event as a compact JSON line (no newline); unknown objects become strings."""
     return compact_json(event)
+
+
+def _pack(value: Any) -> bytes | str:
+    """``value`` frozen as it is now: marshal bytes, or its JSON text if marshal can't hold it."""
+    try:
+        return marshal.dumps(value)
+    except ValueError:  # not made of exact built-in types
+        return _json_text(value)
+
+
+def _json_text(value: Any) -> str:
+    """Compact JSON of a tool input or output; a circular structure is recorded as its str()."""
+    try:
+        return compact_json(value)
+    except ValueError:
+        return compact_json(str(value))

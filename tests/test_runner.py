@@ -423,3 +423,78 @@ async def test_outer_cancellation_still_lets_an_async_verifier_finish() -> None:
             await started.wait()
             scope.cancel()
     assert scope.cancelled_caught and graded == [True]
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+async def test_trace_keeps_inputs_and_outputs_as_they_were_at_the_call(
+    tmp_path: Path, on_disk: bool
+) -> None:
+    async def reuses_and_mutates(ctx: silo.AgentContext) -> str:
+        args = {"customerId": "CUS-001"}
+        first = await ctx.call_tool("get_customer", args)
+        args["customerId"] = "CUS-002"  # the same dict, reused for the next call
+        first.output["status"] = "edited by the agent"
+        first.output["tags"].append("x")
+        await ctx.call_tool("get_customer", args)
+        return "2"
+
+    result = await silo.run(
+        ENV, "TASK-ANSWER", reuses_and_mutates, runs_dir=tmp_path if on_disk else None
+    )
+    calls = [e for e in result.trace if e["type"] == "tool_call"]
+    outputs = [e["output"] for e in result.trace if e["type"] == "tool_result"]
+    assert [c["input"] for c in calls] == [{"customerId": "CUS-001"}, {"customerId": "CUS-002"}]
+    assert outputs[0] == {"id": "CUS-001", "status": "active", "tags": ["vip"]}
+
+
+async def test_tool_event_lines_are_the_canonical_encoding_of_their_events() -> None:
+    async def varied(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("get_customer", {"customerId": "CUS-001"})
+        await ctx.call_tool("get_customer", {"customerId": 'ünïcode "quoted" \n'})
+        await ctx.call_tool("get_customer", None)
+        await ctx.call_tool("explode", {})
+        await ctx.call_tool("no_such_tool", {"x": [1.5, True, None]})
+        return "2"
+
+    result = await silo.run(ENV, "TASK-ANSWER", varied)
+    tool_lines = [line for line in result.trace_lines if '"type":"tool_' in line]
+    assert len(tool_lines) == 10
+    for line in tool_lines:
+        event = json.loads(line)
+        assert silo_encode(event) == line  # same bytes as encoding the dict form
+        expected = ["seq", "type", "callId", "tool"]
+        if event["type"] == "tool_call":
+            expected += ["input", "at"]
+        else:
+            expected += ["output", "isError", "durationMs", "at"]
+            expected += ["fault"] if "fault" in event else []
+        assert list(event) == expected
+    fault = json.loads(tool_lines[7])
+    assert fault["isError"] is True and fault["fault"]["type"] == "ZeroDivisionError"
+
+
+def silo_encode(event: dict[str, Any]) -> str:
+    return json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+
+
+async def test_in_memory_and_on_disk_traces_are_the_same_lines(tmp_path: Path) -> None:
+    async def varied(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("get_customer", {"customerId": "CUS-001"})
+        await ctx.call_tool("get_customer", {"customerId": "nope"})
+        await ctx.call_tool("explode", {})
+        ctx.record_model_step(model="m", input_tokens=1, output_tokens=2)
+        return "2"
+
+    def normalised(lines: tuple[str, ...]) -> list[dict[str, Any]]:
+        events = [json.loads(line) for line in lines]
+        for event in events:
+            for volatile in ("at", "durationMs", "runId"):
+                event.pop(volatile, None)
+            event.get("fault", {}).pop("traceback", None)
+        return events
+
+    in_memory = await silo.run(ENV, "TASK-ANSWER", varied)
+    on_disk = await silo.run(ENV, "TASK-ANSWER", varied, runs_dir=tmp_path)
+    written = tuple((tmp_path / on_disk.run_id / "trace.jsonl").read_text().splitlines())
+    assert written == on_disk.trace_lines
+    assert normalised(in_memory.trace_lines) == normalised(on_disk.trace_lines)

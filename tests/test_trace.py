@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+from silo_async._tools import ToolResult
 from silo_async._trace import TraceRecorder, utc_now_iso
 
 
@@ -18,6 +22,20 @@ def test_recorder_numbers_events_and_keeps_them_as_json_lines() -> None:
     trace = TraceRecorder()
     trace.emit("run_start", {"runId": "r"})
     assert trace.next_seq == 2
-    trace.append({"seq": trace.next_seq, "type": "note", "text": "é"})
-    assert trace.freeze()[1] == '{"seq":2,"type":"note","text":"é"}'
-    assert trace.freeze()[0].startswith('{"seq":1,"type":"run_start","runId":"r","at":"')
+    output: dict[str, Any] = {"tags": ["a"], "set": (1, 2)}
+    trace.tool_call(1, '"t"', {"x": "é"})
+    trace.tool_result(1, '"t"', ToolResult(output), 0.25, None)
+    output["tags"].append("later")  # frozen at the call: the trace does not see this
+    first, call, result = trace.freeze()
+    assert first.startswith('{"seq":1,"type":"run_start","runId":"r","at":"')
+    assert call.startswith('{"seq":2,"type":"tool_call","callId":1,"tool":"t","input":{"x":"é"},')
+    assert json.loads(result)["output"] == {"tags": ["a"], "set": [1, 2]}
+    assert '"isError":false,"durationMs":0.25,"at":"' in result
+
+
+def test_a_circular_tool_input_is_recorded_as_text() -> None:
+    loop: dict[str, Any] = {}
+    loop["me"] = loop
+    trace = TraceRecorder()
+    trace.tool_call(1, '"t"', loop)
+    assert json.loads(trace.freeze()[0])["input"] == "{'me': {...}}"
