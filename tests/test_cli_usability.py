@@ -229,12 +229,13 @@ def test_task_add_names_every_missing_flag_at_once() -> None:
     result = cli("task", "add", "TASK-002", "--env", "shop")
     assert result.exit_code == 1
     assert result.stderr == (
-        'error: task_invalid: Task "TASK-002" is missing "title" (--title), '
+        'error: task_invalid: Task "TASK-002" is missing a non-empty "title" (--title), '
         '"instruction" (--instruction) and "verifierId" (--verifier).\n'
     )
     one = cli("task", "add", "TASK-002", "--env", "shop", "--title", "t", "--verifier", "V")
     assert one.stderr == (
-        'error: task_invalid: Task "TASK-002" is missing "instruction" (--instruction).\n'
+        'error: task_invalid: Task "TASK-002" is missing a non-empty "instruction" '
+        "(--instruction).\n"
     )
     assert not (Path(ENV) / "tasks" / "TASK-002.json").exists()
 
@@ -462,3 +463,15 @@ def test_runs_list_aligns_its_columns(project: Path) -> None:
     assert len(lines) == 2
     assert lines[0].index(" PASS ") == lines[1].index(" FAIL ")
     assert lines[0].index("completed") == lines[1].index("completed")
+
+
+def test_an_unconventional_difficulty_is_kept_with_a_warning(project: Path) -> None:
+    result = cli("task", "update", "TASK-001", "--env", "shop", "--difficulty", "meduim")
+    assert result.exit_code == 0
+    assert result.stdout == "Updated tasks/TASK-001.json\n"
+    assert result.stderr == (
+        'warning: difficulty "meduim" is not one of easy, medium, hard (kept as given).\n'
+    )
+    saved = json.loads((project / ENV / "tasks" / "TASK-001.json").read_text(encoding="utf-8"))
+    assert saved["difficulty"] == "meduim"
+    assert cli("task", "update", "TASK-001", "--env", "shop", "--difficulty", "hard").stderr == ""

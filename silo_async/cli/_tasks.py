@@ -86,7 +86,7 @@ def _require_fields(task_id: str, **given: str | None) -> None:
     listed = missing[0] if len(missing) == 1 else f"{', '.join(missing[:-1])} and {missing[-1]}"
     raise SiloError(
         "task_invalid",
-        f'Task "{task_id}" is missing {listed}.',
+        f'Task "{task_id}" is missing a non-empty {listed}.',
         {"id": task_id, "fields": [keys[f] for f, v in given.items() if v is None]},
     )
 
@@ -167,11 +167,22 @@ def update(
     _report("update", "Updated", updated, file, as_json)
 
 
+#: The conventional difficulties; others are kept as given (as in Silo) but noted.
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
 def _report(action: str, verb: str, t: Task, file: str, as_json: bool) -> None:
     if as_json:
         echo_json({"ok": True, "action": action, "task": t.to_dict(), "file": file})
     else:
         click.echo(f"{verb} {file}")
+    if t.difficulty not in (*DIFFICULTIES, "unspecified"):
+        # A typo ("meduim") would otherwise split reports by difficulty without a word.
+        click.echo(
+            f'warning: difficulty "{t.difficulty}" is not one of {", ".join(DIFFICULTIES)} '
+            "(kept as given).",
+            err=True,
+        )
 
 
 @task.command("remove")
