@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ._common import BACKEND_KEY, OrderedGroup, accepts_option
+from ._common import BACKEND_KEY, OrderedGroup
 from ._data import data
 from ._env import env
 from ._errors import reporting_errors
@@ -19,6 +19,7 @@ from ._run import run
 from ._runs import replay_command, runs
 from ._tasks import task
 from ._tools import tool, verifier
+from ._usage import root_option_after_command
 
 __all__ = ["app"]
 
@@ -43,37 +44,7 @@ class _RootGroup(OrderedGroup):
             with reporting_errors(show_traceback=bool(ctx.params.get("show_traceback"))):
                 return super().invoke(ctx)
         except click.NoSuchOption as exc:
-            raise _root_option_after_command(self, exc) or exc from None
-
-
-def _root_option_after_command(
-    root: click.Group, exc: click.NoSuchOption
-) -> click.NoSuchOption | None:
-    """For ``silo-async run ... --backend trio``: say the option goes before the command."""
-    if exc.ctx is None or exc.ctx.command is root or not accepts_option(root, exc.option_name):
-        return None
-    where = exc.ctx.command_path
-    prog = exc.ctx.find_root().info_name or "silo-async"
-    rest = where[len(prog) :].strip()
-    return click.NoSuchOption(
-        exc.option_name,
-        message=(
-            f"No such option '{exc.option_name}' for '{where}': it is an option of '{prog}' "
-            f"itself. Put it before the command: {prog} "
-            f"{_with_value(root, exc.option_name)} {rest} ..."
-        ),
-        ctx=exc.ctx,
-    )
-
-
-def _with_value(command: click.Command, option: str) -> str:
-    """``--backend asyncio|trio``, ``--traceback``: the option as it would be typed."""
-    for param in command.params:
-        if isinstance(param, click.Option) and option in param.opts and not param.is_flag:
-            if isinstance(param.type, click.Choice):
-                return f"{option} {'|'.join(map(str, param.type.choices))}"
-            return f"{option} {param.metavar or 'VALUE'}"
-    return option
+            raise root_option_after_command(self, exc) or exc from None
 
 
 @click.group(cls=_RootGroup, context_settings=_CONTEXT, invoke_without_command=True, epilog=_EPILOG)

@@ -16,11 +16,11 @@ import click
 from .._agentload import DEFAULT_AGENT_FILE
 from .._errors import SiloError
 from ..project import EnvironmentHandle, Project, check_environment_name, find_project_root
+from ._usage import misplaced_option_hint
 
 __all__ = [
     "BACKEND_KEY",
     "OrderedGroup",
-    "accepts_option",
     "agent_base_dir",
     "check_agent_specs",
     "echo_json",
@@ -57,46 +57,10 @@ class OrderedGroup(click.Group):
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as exc:
-            hint = _misplaced_option_hint(self, ctx.command_path, exc.option_name, args)
+            hint = misplaced_option_hint(self, ctx.command_path, exc.option_name, args)
             if hint is None:
                 raise
             raise click.NoSuchOption(exc.option_name, message=hint, ctx=ctx) from None
-
-
-def _leaf_for(group: click.Group, args: list[str]) -> tuple[click.Command, list[str]] | None:
-    """The command that the names in ``args`` lead to from ``group``, with its name path."""
-    command: click.Command = group
-    path: list[str] = []
-    for arg in args:
-        if not isinstance(command, click.Group):
-            break
-        sub = command.commands.get(arg)
-        if sub is not None:
-            command, path = sub, [*path, arg]
-    return (command, path) if path else None
-
-
-def accepts_option(command: click.Command, option: str) -> bool:
-    """Whether ``command`` itself has ``option`` (``--json``, ``--no-x``...)."""
-    return any(
-        option in param.opts or option in param.secondary_opts
-        for param in command.params
-        if isinstance(param, click.Option)
-    )
-
-
-def _misplaced_option_hint(
-    group: click.Group, command_path: str, option: str, args: list[str]
-) -> str | None:
-    """How to fix ``option`` given before the subcommand that accepts it, or None."""
-    found = _leaf_for(group, args)
-    if found is None or not accepts_option(found[0], option):
-        return None
-    full = " ".join([command_path, *found[1]])
-    return (
-        f"No such option '{option}' for '{command_path}': it belongs to '{full}'. "
-        f"Options go after the command: {full} {option} ..."
-    )
 
 
 def run_async(fn: Callable[[], Awaitable[T]]) -> T:
