@@ -475,3 +475,16 @@ def test_an_unconventional_difficulty_is_kept_with_a_warning(project: Path) -> N
     saved = json.loads((project / ENV / "tasks" / "TASK-001.json").read_text(encoding="utf-8"))
     assert saved["difficulty"] == "meduim"
     assert cli("task", "update", "TASK-001", "--env", "shop", "--difficulty", "hard").stderr == ""
+
+
+def test_eval_from_a_subdirectory_uses_the_project_default_agent(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sub = project / "notebooks"
+    sub.mkdir()
+    monkeypatch.chdir(sub)
+    result = cli("eval", "--env", "shop", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert Path(summary["outDir"]).parent == project / ".silo" / "evals"
+    assert "silo_agent" in json.dumps(summary)
