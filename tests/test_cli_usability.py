@@ -363,8 +363,15 @@ def test_verifier_add_for_a_task_not_yet_written_says_how_to_add_it() -> None:
         'Task "TASK-002" does not exist yet: silo-async task add TASK-002 --env shop '
         '--title "..." --instruction "..." --verifier VER-002'
     )
-    known = cli("verifier", "add", "VER-003", "--env", "shop", "--task", "TASK-001")
-    assert "does not exist yet" not in known.stdout
+
+
+def test_verifier_add_for_the_task_it_is_named_by_adds_no_hint(project: Path) -> None:
+    # Start over from an empty registry: TASK-001 already names VER-001.
+    (project / ENV / "verifiers" / "ver_001.py").unlink()
+    (project / ENV / "verifiers" / "__init__.py").write_text("verifiers = []\n", encoding="utf-8")
+    result = cli("verifier", "add", "VER-001", "--env", "shop", "--task", "TASK-001")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1].startswith("Next: ")
 
 
 @pytest.mark.parametrize(
@@ -488,3 +495,12 @@ def test_eval_from_a_subdirectory_uses_the_project_default_agent(
     summary = json.loads(result.stdout)
     assert Path(summary["outDir"]).parent == project / ".silo" / "evals"
     assert "silo_agent" in json.dumps(summary)
+
+
+def test_verifier_add_for_a_task_graded_by_another_says_how_to_switch() -> None:
+    result = cli("verifier", "add", "VER-NEW", "--env", "shop", "--task", "TASK-001")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1] == (
+        'Task "TASK-001" is graded by "VER-001"; to grade it with this one: '
+        "silo-async task update TASK-001 --env shop --verifier VER-NEW"
+    )

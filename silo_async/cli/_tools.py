@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from .._errors import SiloError
+from .._task import Task
 from ..project import ScaffoldResult
 from ._common import OrderedGroup, echo_json, env_option, json_option, open_environment, run_async
 
@@ -128,16 +129,16 @@ def verifier_add(
 ) -> None:
     """Create verifiers/<id>.py from a stub and register it in verifiers/__init__.py."""
 
-    async def go() -> tuple[ScaffoldResult, bool]:
+    async def go() -> tuple[ScaffoldResult, str | None]:
         handle = await open_environment(env_name)
         result = await handle.verifiers.scaffold(verifier_id, task_id, name, state_type=state_type)
         try:
-            task_exists = any(t.id == task_id for t in await handle.tasks.list())
+            tasks = {t.id: t for t in await handle.tasks.list()}
         except SiloError:
-            task_exists = True  # a broken task file: validate will report it, not guess here
-        return result, task_exists
+            return result, None  # a broken task file: validate reports it, no guessing here
+        return result, _task_hint(tasks.get(task_id), task_id, verifier_id, env_name)
 
-    result, task_exists = run_async(go)
+    result, hint = run_async(go)
     if as_json:
         echo_json(
             {
@@ -153,8 +154,20 @@ def verifier_add(
     click.echo(f"Created {result.created}")
     click.echo(f"Registered {result.identifier} in {result.registered_in}")
     click.echo(f"Next: replace the failing TODO check in {result.created}.")
-    if not task_exists:
-        click.echo(
+    if hint is not None:
+        click.echo(hint)
+
+
+def _task_hint(task: Task | None, task_id: str, verifier_id: str, env_name: str) -> str | None:
+    """The command that makes the task point at the new verifier, if it does not yet."""
+    if task is None:
+        return (
             f'Task "{task_id}" does not exist yet: silo-async task add {task_id} --env {env_name} '
             f'--title "..." --instruction "..." --verifier {verifier_id}'
         )
+    if task.verifier_id != verifier_id:
+        return (
+            f'Task "{task_id}" is graded by "{task.verifier_id}"; to grade it with this one: '
+            f"silo-async task update {task_id} --env {env_name} --verifier {verifier_id}"
+        )
+    return None
