@@ -83,7 +83,7 @@ def load_agent(spec: str | None, cwd: Path) -> LoadedAgent:
     if _looks_like_path(target, cwd):
         path = Path(target) if os.path.isabs(target) else cwd / target
         if not path.is_file():
-            what = "a directory, not a file" if path.is_dir() else "was not found"
+            what = "is a directory, not a file" if path.is_dir() else "was not found"
             raise AgentLoadError(f'Agent file "{target}" {what} (looked at {path}).')
         return _from_file(path, attribute, target)
     return _from_module(target, attribute, cwd)
@@ -208,7 +208,8 @@ def _kind(obj: object) -> str:
         return "a class"
     if inspect.isfunction(obj):
         return "a plain function"
-    return f"a {type(obj).__name__}"
+    name = type(obj).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _defined_in(value: object, module: ModuleType) -> bool:

@@ -92,7 +92,7 @@ def test_missing_file_names_path(tmp_path: Path) -> None:
 
 def test_directory_is_not_a_file(tmp_path: Path) -> None:
     (tmp_path / "dir.py").mkdir()
-    with pytest.raises(AgentLoadError, match="a directory, not a file"):
+    with pytest.raises(AgentLoadError, match="is a directory, not a file"):
         load_agent("dir.py", tmp_path)
 
 
@@ -141,7 +141,7 @@ def test_sync_function_is_rejected(tmp_path: Path) -> None:
 
 def test_non_callable_attribute(tmp_path: Path) -> None:
     write(tmp_path / "bot.py", "agent = 42\n")
-    with pytest.raises(AgentLoadError, match=r'"agent" in agent file "bot.py" is a int'):
+    with pytest.raises(AgentLoadError, match=r'"agent" in agent file "bot.py" is an int'):
         load_agent("bot.py", tmp_path)
 
 
