@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from ._artifacts import write_artifacts
+from ._artifacts import create_run_dir, write_artifacts
 from ._context import AgentContext, _Budget
 from ._diff import state_diff
 from ._environment import Environment
@@ -26,7 +26,7 @@ from ._jsonutil import Snapshot, output_text
 from ._result import RunResult
 from ._runid import new_run_id
 from ._task import Task
-from ._trace import TraceRecorder, open_trace_file, utc_now_iso
+from ._trace import TraceRecorder, utc_now_iso
 from ._verify import Verifier, VerifierContext, VerifierOutcome
 
 __all__ = ["Agent", "run"]
@@ -64,11 +64,6 @@ def _error_text(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     text = str(exc)
     return text or type(exc).__name__
-
-
-def _make_run_dir(run_dir: Path) -> int:
-    run_dir.mkdir(parents=True)
-    return open_trace_file(run_dir / "trace.jsonl")
 
 
 def _not_awaitable(returned: object) -> TypeError:
@@ -121,7 +116,7 @@ class _Rollout:
         stalling every other rollout in the loop.
         """
         if self.run_dir is not None:
-            self.trace.attach(await anyio.to_thread.run_sync(_make_run_dir, self.run_dir))
+            self.trace.attach(await create_run_dir(self.run_dir))
 
     def start_event(self) -> None:
         self.trace.emit(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import marshal
 import os
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._jsonutil import compact_json
@@ -168,7 +167,7 @@ def _result_line(
     )
 
 
-def open_trace_file(path: Path) -> int:
+def open_trace_file(path: str | os.PathLike[str]) -> int:
     """Create ``trace.jsonl`` for appending; returns the raw file descriptor."""
     return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
