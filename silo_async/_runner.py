@@ -98,7 +98,7 @@ class _Rollout:
         self.clock0 = time.perf_counter()
         self.run_id = new_run_id(self.started)
         self.state = env.create_state()
-        self.snapshot = Snapshot(self.state)
+        self.snapshot: Snapshot | None = Snapshot(self.state)
         self.initial: Any = None  # thawed from the snapshot once the agent is done
         self.tools = env.bind_tools(self.state)
         self.budget = _Budget(max_tool_calls)
@@ -202,7 +202,7 @@ class _Rollout:
         if self.output is None and self.ctx is not None:
             self.output = self.ctx.output  # a partial answer left with ctx.set_output()
         text = self.output_text()
-        self.initial = self.snapshot.thaw()
+        self.initial = self.snapshot.thaw() if self.snapshot is not None else None
         self.end_events(text)
         graded = self.start_grading(text)
         if isinstance(graded, tuple) and self.run_dir is None:
@@ -216,11 +216,16 @@ class _Rollout:
         return result
 
     def conclude(self, text: str, graded: Graded) -> RunResult:
-        """Record the verifier's event, close the trace and build the result."""
+        """Record the verifier's event, close the trace, build the result, let go of the world."""
         outcome, verifier_error = graded
         self.verifier_event(outcome, verifier_error)
         self.trace.close()
-        return self.result(text, outcome, verifier_error)
+        result = self.result(text, outcome, verifier_error)
+        # A finished rollout may still queue to write its files: it must not hold its world,
+        # the world's copy and the tools bound to it meanwhile (1,000 crm worlds are 300 MB).
+        self.state = self.initial = self.snapshot = self.ctx = None
+        self.tools = []
+        return result
 
     def output_text(self) -> str:
         """The output's text form; an output JSON cannot hold is kept as its ``str()``."""

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import functools
+import gc
 import json
 import threading
+import weakref
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.to_thread
 import pytest
 
 import silo_async as silo
+from silo_async import _artifacts
 
 from .worlds import ENV, blocker
+from .worlds import create_state as create_world
 
 pytestmark = pytest.mark.anyio
 
@@ -58,3 +64,44 @@ async def test_artifacts_do_not_wait_for_the_agents_worker_threads(tmp_path: Pat
         limiter.total_tokens = tokens
     assert waits == [True]  # the other run was written while this thread still waited
     assert all((tmp_path / r.run_id / "result.json").is_file() for r in results)
+
+
+class _World(dict[str, Any]):
+    """A world that can be watched with a weak reference."""
+
+
+async def test_a_run_waiting_to_write_its_files_has_let_go_of_its_world(tmp_path: Path) -> None:
+    worlds: list[weakref.ref[_World]] = []
+
+    def create_state() -> _World:
+        world = _World(create_world())
+        worlds.append(weakref.ref(world))
+        return world
+
+    env = silo.Environment(
+        name="watched",
+        create_state=create_state,
+        tools=list(ENV.tools),
+        verifiers=list(ENV.verifiers),
+        tasks=list(ENV.tasks),
+    )
+    limiter = _artifacts._limiter()
+    holders = [object() for _ in range(int(limiter.total_tokens))]
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        for holder in holders:  # every artifact thread is now taken: the write has to wait
+            await limiter.acquire_on_behalf_of(holder)
+        return "2"
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(functools.partial(silo.run, env, "TASK-ANSWER", agent, runs_dir=tmp_path))
+        with anyio.fail_after(5):
+            while limiter.statistics().tasks_waiting == 0:  # noqa: ASYNC110 (no event to await)
+                await anyio.sleep(0.001)
+        gc.collect()
+        alive = [ref() is not None for ref in worlds]
+        for holder in holders:
+            limiter.release_on_behalf_of(holder)
+    assert alive == [False]  # graded and let go of before its files are written
+    [run_dir] = tmp_path.iterdir()
+    assert json.loads((run_dir / "result.json").read_text())["passed"] is True
