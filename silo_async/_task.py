@@ -11,7 +11,15 @@ from ._errors import SiloError
 
 __all__ = ["Task"]
 
-_REQUIRED = (("id", "id"), ("title", "title"), ("instruction", "instruction"))
+#: Required fields as (attribute, key on disk), in the order they are checked (Silo's order).
+_REQUIRED = (
+    ("id", "id"),
+    ("title", "title"),
+    ("instruction", "instruction"),
+    ("verifier_id", "verifierId"),
+)
+_DIFFICULTY = "difficulty"
+_KNOWN_KEYS = (*(key for _, key in _REQUIRED), _DIFFICULTY)
 
 
 @attrs.frozen(kw_only=False)
@@ -34,27 +42,29 @@ class Task:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "task") -> Task:
-        """Build a task from its JSON form (``verifierId``); unknown keys are dropped.
+        """Build a task from its JSON form (``verifierId``).
+
+        Required values are kept as written; ``difficulty`` is trimmed, and absent, null or
+        blank means ``"unspecified"``. Other keys are ignored, as Silo does: its task files
+        carry extra keys (``entities``) and a file written by a newer version may carry more.
+        A key that is only a misspelling of a known one (``verifier_id``, ``Difficulty``) is
+        an error instead, since ignoring it would silently change the task.
+
+        Args:
+            data: the task's JSON object.
+            source: how messages name the task, e.g. ``Task file "tasks/x.json"``.
 
         Raises:
-            SiloError: ``task_invalid`` when ``data`` is not an object or a required field is
-                missing or blank.
+            SiloError: ``task_invalid`` (details ``source`` and, for a field, ``field``) when
+                ``data`` is not an object, a required field is absent, null or blank, a value
+                has the wrong JSON type, or a known key is misspelt.
         """
         if not isinstance(data, Mapping):
             raise SiloError("task_invalid", f"{source} is not a JSON object.", {"source": source})
-        fields: dict[str, str] = {}
-        for attr, key in (*_REQUIRED, ("verifier_id", "verifierId")):
-            value = data.get(key)
-            if not isinstance(value, str) or not value.strip():
-                raise SiloError(
-                    "task_invalid",
-                    f'{source} is missing a non-empty "{key}".',
-                    {"source": source, "field": key},
-                )
-            fields[attr] = value
-        difficulty = data.get("difficulty")
-        if isinstance(difficulty, str) and difficulty.strip():
-            fields["difficulty"] = difficulty.strip()
+        fields = {attr: _required_string(data, key, source) for attr, key in _REQUIRED}
+        difficulty = _difficulty(data, source)
+        if difficulty is not None:
+            fields["difficulty"] = difficulty
         return cls(**fields)
 
     def to_dict(self) -> dict[str, str]:
@@ -66,3 +76,75 @@ class Task:
             "verifierId": self.verifier_id,
             "difficulty": self.difficulty,
         }
+
+
+def _invalid(source: str, key: str, message: str) -> SiloError:
+    return SiloError("task_invalid", f"{source} {message}", {"source": source, "field": key})
+
+
+def _required_string(data: Mapping[str, Any], key: str, source: str) -> str:
+    if key not in data:
+        near = _misspelling(data, key)
+        if near is not None:
+            raise _invalid(
+                source, key, f'is missing "{key}" (found "{near}"; spell the key "{key}").'
+            )
+    value = data.get(key)
+    if isinstance(value, str) and value.strip():
+        return value
+    if value is None or isinstance(value, str):
+        # Absent, null and blank all mean "not given": Silo's wording.
+        raise _invalid(source, key, f'is missing a non-empty "{key}".')
+    raise _invalid(
+        source, key, f'has "{key}" as {_json_type(value)}; it must be a non-empty string.'
+    )
+
+
+def _difficulty(data: Mapping[str, Any], source: str) -> str | None:
+    """The trimmed difficulty, or None for the default."""
+    if _DIFFICULTY not in data:
+        near = _misspelling(data, _DIFFICULTY)
+        if near is not None:
+            raise _invalid(source, _DIFFICULTY, f'has "{near}"; spell the key "{_DIFFICULTY}".')
+        return None
+    value = data[_DIFFICULTY]
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _invalid(
+            source,
+            _DIFFICULTY,
+            f'has "{_DIFFICULTY}" as {_json_type(value)}; it must be a string such as "easy", '
+            '"medium" or "hard" (leave it out for "unspecified").',
+        )
+    return value.strip() or None
+
+
+def _folded(key: str) -> str:
+    return key.replace("_", "").replace("-", "").lower()
+
+
+def _misspelling(data: Mapping[str, Any], key: str) -> str | None:
+    """A key of ``data`` that differs from ``key`` only in case, ``_`` or ``-``, if any."""
+    for candidate in data:
+        if (
+            isinstance(candidate, str)
+            and candidate not in _KNOWN_KEYS
+            and _folded(candidate) == _folded(key)
+        ):
+            return candidate
+    return None
+
+
+def _json_type(value: object) -> str:
+    """How a message names the type of a wrong value, in JSON's terms where it has one."""
+    if isinstance(value, bool):  # before int: bool is an int subclass
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"

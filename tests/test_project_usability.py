@@ -109,3 +109,30 @@ async def test_sdk_task_add_with_a_wrong_type_says_so(tmp_path: Path) -> None:
     with pytest.raises(silo.SiloError) as info:
         await env.tasks.add({"id": "T1", "title": ["t"], "instruction": "i", "verifierId": "V"})
     assert info.value.message == 'Task "T1" has "title" as an array; it must be a non-empty string.'
+
+
+def test_a_task_difficulty_that_is_not_a_string_is_named_not_dropped(tmp_path: Path) -> None:
+    loaded, listed = _task_error(tmp_path, '{"title": "t", "difficulty": 2, ' + GOOD_FIELDS + "}")
+    assert loaded.message == (
+        'Task file "tasks/x.json" in environment "shop" has "difficulty" as a number; it must '
+        'be a string such as "easy", "medium" or "hard" (leave it out for "unspecified").'
+    )
+    assert listed.message.startswith('Task file "tasks/x.json" has "difficulty" as a number')
+    assert loaded.details == {"environment": "shop", "file": "tasks/x.json", "field": "difficulty"}
+
+
+def test_a_misspelt_difficulty_key_is_named(tmp_path: Path) -> None:
+    loaded, listed = _task_error(
+        tmp_path, '{"title": "t", "Difficulty": "hard", ' + GOOD_FIELDS + "}"
+    )
+    expected = 'has "Difficulty"; spell the key "difficulty".'
+    assert loaded.message.endswith(expected)
+    assert listed.message.endswith(expected)
+
+
+def test_unknown_task_keys_still_load(tmp_path: Path) -> None:
+    env_dir = create_environment(tmp_path, "shop")
+    text = '{"title": "t", "entities": ["CUS-1"], "owner": null, ' + GOOD_FIELDS + "}"
+    (env_dir / "tasks" / "x.json").write_text(text, encoding="utf-8")
+    assert [t.title for t in TaskStore(env_dir, "shop").list()] == ["t"]
+    assert load_environment("shop", tmp_path).tasks[0].id == "T1"

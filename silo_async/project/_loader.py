@@ -22,7 +22,6 @@ from .._verify import Verifier
 from ._files import find_environment, read_json_as
 from ._importer import import_environment
 from ._manifest import Manifest, read_manifest, resolve_entrypoint
-from ._taskfile import field_problem
 
 __all__ = [
     "OpenedEnvironment",
@@ -109,11 +108,8 @@ def discover_tasks(env_dir: Path, environment: str) -> list[Task]:
         try:
             task = Task.from_dict(data, source=source)
         except SiloError as exc:
-            field = exc.details.get("field")
-            message = field_problem(data, field, source) or exc.message
-            raise _task_invalid(
-                message, {"environment": environment, "file": rel, "field": field}
-            ) from None
+            details = {"environment": environment, "file": rel, "field": exc.details.get("field")}
+            raise _task_invalid(exc.message, details) from None
         if task.id in found:
             first = found[task.id][1]
             raise _task_invalid(

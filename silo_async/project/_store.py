@@ -16,7 +16,6 @@ from .._errors import SiloError
 from .._task import Task
 from ._files import read_json, read_json_as, remove_gitkeep, to_json_text, write_text
 from ._names import check_safe_name
-from ._taskfile import field_problem
 
 __all__ = ["DataStore", "Mode", "TaskStore"]
 
@@ -180,8 +179,7 @@ class TaskStore:
                 entries.append((Task.from_dict(data, source=source), path))
             except SiloError as exc:
                 details = {"environment": self.environment, "file": rel, **exc.details}
-                message = field_problem(data, exc.details.get("field"), source) or exc.message
-                raise SiloError("task_invalid", message, details) from None
+                raise SiloError("task_invalid", exc.message, details) from None
         return entries
 
     def _find(self, task_id: str) -> tuple[Task, Path] | None:
@@ -227,8 +225,7 @@ class TaskStore:
             parsed = Task.from_dict(task, source=label)
         except SiloError as exc:
             details = {"environment": self.environment, **exc.details}
-            message = field_problem(task, exc.details.get("field"), label) or exc.message
-            raise SiloError("task_invalid", message, details) from None
+            raise SiloError("task_invalid", exc.message, details) from None
         check_safe_name(parsed.id, "task id")
         return parsed
 
