@@ -65,7 +65,8 @@ def load_agent(spec: str | None, cwd: Path) -> LoadedAgent:
 
     Raises:
         AgentLoadError: the file or module is missing or fails to import, the attribute is
-            missing, or it is not an async callable.
+            missing, it is not an async callable, or its signature cannot take the run context
+            as its one positional argument.
     """
     if spec is None:
         path = cwd / DEFAULT_AGENT_FILE
@@ -173,9 +174,10 @@ def _pick(module: ModuleType, attribute: str, owner: str, shown: str) -> Callabl
     if not hasattr(module, attribute):
         raise AgentLoadError(f'{owner} has no "{attribute}". {_found(module, shown)}')
     obj = getattr(module, attribute)
-    if is_async_callable(obj):
-        return obj  # type: ignore[no-any-return]
     where = f"{owner[0].lower()}{owner[1:]}"
+    if is_async_callable(obj):
+        _check_signature(obj, attribute, where)
+        return obj  # type: ignore[no-any-return]
     if inspect.isfunction(obj) or inspect.ismethod(obj):
         raise AgentLoadError(
             f'"{attribute}" in {where} is a plain function; an agent must be a coroutine '
@@ -184,6 +186,64 @@ def _pick(module: ModuleType, attribute: str, owner: str, shown: str) -> Callabl
     raise AgentLoadError(
         f'"{attribute}" in {where} is {_kind(obj)}, not an async function. {_found(module, shown)}'
     )
+
+
+def _check_signature(fn: Any, attribute: str, where: str) -> None:
+    """Refuse an agent that cannot be called as ``fn(ctx)``, before any rollout starts.
+
+    Otherwise the mistake only shows up per rollout, as ``agent_error``, once the world is built.
+    """
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return  # some C-implemented callables have no signature: let the run decide
+    if _binds_one_argument(signature):
+        return
+    params = list(signature.parameters.values())
+    shown = signature.replace(
+        parameters=[p.replace(annotation=p.empty) for p in params],
+        return_annotation=signature.empty,
+    )
+    problem, hint = _signature_problem(params)
+    fix = (
+        f"async def {attribute}(ctx): ..."
+        if inspect.iscoroutinefunction(fn)
+        else "async def __call__(self, ctx): ..."
+    )
+    raise AgentLoadError(
+        f'"{attribute}" in {where} is `{attribute}{shown}`, which {problem}; an agent is called '
+        f"with one argument, its silo.AgentContext: write `{fix}`{hint}."
+    )
+
+
+def _binds_one_argument(signature: inspect.Signature) -> bool:
+    try:
+        signature.bind(None)
+    except TypeError:
+        return False
+    return True
+
+
+def _signature_problem(params: list[inspect.Parameter]) -> tuple[str, str]:
+    """What keeps ``params`` from binding one positional argument, and a hint for the fix."""
+    positional = (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.VAR_POSITIONAL,
+    )
+    first = next((p for p in params if p.kind in positional), None)
+    if first is None:
+        return ("takes no arguments" if not params else "takes no positional argument"), ""
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    required = [
+        f'"{p.name}"'
+        for p in params
+        if p is not first and p.default is p.empty and p.kind not in variadic
+    ]
+    if not required:
+        return "cannot be called with one argument", ""
+    listed = required[0] if len(required) == 1 else f"{', '.join(required[:-1])} and {required[-1]}"
+    return f"also requires {listed}", " (give any other parameter a default)"
 
 
 def _found(module: ModuleType, shown: str) -> str:

@@ -7,8 +7,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from silo_async._agentload import AgentLoadError, is_async_callable, load_agent
+from silo_async.cli._app import app
 
 AGENT = "async def agent(ctx):\n    return 'ok'\n"
 
@@ -175,3 +177,132 @@ def test_trailing_colon_and_empty_spec(tmp_path: Path) -> None:
         load_agent("bot.py:", tmp_path)
     with pytest.raises(AgentLoadError, match="--agent is empty"):
         load_agent("  ", tmp_path)
+
+
+def load_error(tmp_path: Path, source: str, spec: str = "bot.py") -> str:
+    write(tmp_path / "bot.py", source)
+    with pytest.raises(AgentLoadError) as info:
+        load_agent(spec, tmp_path)
+    return str(info.value)
+
+
+def test_agent_without_a_parameter_is_refused_at_load(tmp_path: Path) -> None:
+    message = load_error(tmp_path, "async def agent():\n    return 'x'\n")
+    assert message == (
+        '"agent" in agent file "bot.py" is `agent()`, which takes no arguments; an agent is '
+        "called with one argument, its silo.AgentContext: write `async def agent(ctx): ...`."
+    )
+
+
+def test_agent_requiring_two_arguments_is_refused_at_load(tmp_path: Path) -> None:
+    source = """
+        from __future__ import annotations
+
+        async def solve(ctx: object, model: str, *, temperature: float, retries: int = 2) -> str:
+            return "x"
+        """
+    message = load_error(tmp_path, source, "bot.py:solve")
+    # Annotations are left out of the signature shown: they are noise here.
+    assert message == (
+        '"solve" in agent file "bot.py" is `solve(ctx, model, *, temperature, retries=2)`, which '
+        'also requires "model" and "temperature"; an agent is called with one argument, its '
+        "silo.AgentContext: write `async def solve(ctx): ...` (give any other parameter a "
+        "default)."
+    )
+
+
+def test_agent_with_a_keyword_only_context_is_refused_at_load(tmp_path: Path) -> None:
+    message = load_error(tmp_path, "async def agent(*, ctx):\n    return 'x'\n")
+    assert "is `agent(*, ctx)`, which takes no positional argument;" in message
+
+
+def test_callable_object_without_a_context_parameter_is_refused_at_load(tmp_path: Path) -> None:
+    source = """
+        class Bot:
+            async def __call__(self):
+                return "hi"
+
+        agent = Bot()
+        """
+    message = load_error(tmp_path, source)
+    assert message.startswith('"agent" in agent file "bot.py" is `agent()`, which takes no')
+    assert message.endswith("write `async def __call__(self, ctx): ...`.")
+
+
+def test_module_agent_with_a_bad_signature_names_the_module(tmp_path: Path) -> None:
+    pkg = f"cli_sigpkg_{tmp_path.name.replace('-', '_')}"
+    write(tmp_path / pkg / "__init__.py", "")
+    write(tmp_path / pkg / "bots.py", "async def agent(a, b):\n    return 'x'\n")
+    with pytest.raises(AgentLoadError, match=rf'"agent" in agent module "{pkg}.bots" is `agent'):
+        load_agent(pkg + ".bots", tmp_path)
+
+
+@pytest.mark.parametrize(
+    "signature",
+    [
+        "ctx",
+        "ctx, model='gpt', *, retries=2",
+        "*args",
+        "ctx, /",
+        "*args, **kwargs",
+    ],
+)
+def test_agents_that_can_take_the_context_still_load(tmp_path: Path, signature: str) -> None:
+    write(tmp_path / "bot.py", f"async def agent({signature}):\n    return 'x'\n")
+    assert load_agent("bot.py", tmp_path).fn.__name__ == "agent"
+
+
+def test_partial_and_bound_method_agents_are_checked_without_their_bound_arguments(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path / "bot.py",
+        """
+        import functools
+
+        async def solve(model, ctx):
+            return model
+
+        class Bot:
+            async def answer(self, ctx):
+                return "hi"
+
+        agent = functools.partial(solve, "gpt")
+        method = Bot().answer
+        """,
+    )
+    assert load_agent("bot.py", tmp_path).label == "bot.py:agent"
+    assert load_agent("bot.py:method", tmp_path).label == "bot.py:method"
+
+
+def test_agent_whose_signature_cannot_be_inspected_still_loads(tmp_path: Path) -> None:
+    write(
+        tmp_path / "bot.py",
+        """
+        async def agent():
+            return "x"
+
+        # inspect.signature() raises TypeError for this, as for some C-implemented callables.
+        agent.__signature__ = "not a signature"
+        """,
+    )
+    assert load_agent("bot.py", tmp_path).fn.__name__ == "agent"
+
+
+def test_cli_run_refuses_the_agent_before_any_rollout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    fields = ["--title", "t", "--instruction", "i", "--verifier", "VER-1"]
+    for args in (
+        ["init", "shop"],
+        ["task", "add", "T-1", "--env", "shop", *fields],
+        ["verifier", "add", "VER-1", "--env", "shop", "--task", "T-1"],
+    ):
+        assert runner.invoke(app, args).exit_code == 0, args
+    write(tmp_path / "bot.py", "async def agent():\n    return 'x'\n")
+    result = runner.invoke(app, ["run", "--env", "shop", "--task", "T-1", "--agent", "bot.py"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith('error: "agent" in agent file "bot.py" is `agent()`')
+    assert not (tmp_path / ".silo" / "runs").exists()  # no rollout was started
