@@ -172,3 +172,15 @@ def test_store_errors_keep_their_codes(project: Path) -> None:
     for result, code in cases:
         assert result.exit_code == 1, result.output
         assert result.stderr.startswith(f"error: {code}: "), result.stderr
+
+
+def test_update_keeps_keys_silo_async_does_not_model(project: Path) -> None:
+    """A Silo task file's ``entities`` (or any other tool's key) survives ``task update``."""
+    assert add().exit_code == 0
+    path = project / "tasks" / "TASK-001.json"
+    on_disk = json.loads(path.read_text())
+    path.write_text(json.dumps({**on_disk, "entities": {"customerId": "CUS-001"}}))
+    assert cli("task", "update", "TASK-001", "--env", "demo", "--title", "New").exit_code == 0
+    rewritten = json.loads(path.read_text())
+    assert rewritten["title"] == "New" and rewritten["entities"] == {"customerId": "CUS-001"}
+    assert list(rewritten)[-1] == "entities"  # silo_async's own keys first, in Silo's order

@@ -181,3 +181,16 @@ async def test_non_utf8_files_are_invalid_json(tmp_path: Path) -> None:
     assert err.code == "invalid_json"
     (env.path / "silo.environment.json").write_bytes(b"\xff\xfe")
     assert (await error_of(env.load())).code == "invalid_json"
+
+
+async def test_rewriting_a_task_keeps_other_tools_keys(tmp_path: Path) -> None:
+    env = await blank_env(tmp_path)
+    await env.tasks.add({**TASK, "entities": {"orderId": "ORD-1"}, "source": "silo"})
+    on_disk = json.loads((env.path / "tasks" / "TASK-001.json").read_text())
+    assert on_disk["entities"] == {"orderId": "ORD-1"} and on_disk["source"] == "silo"
+    await env.tasks.update(silo.Task("TASK-001", "Changed", "Ship.", "VER-001"))
+    on_disk = json.loads((env.path / "tasks" / "TASK-001.json").read_text())
+    assert on_disk["title"] == "Changed" and on_disk["entities"] == {"orderId": "ORD-1"}
+    await env.tasks.update({**TASK, "entities": {"orderId": "ORD-2"}})
+    on_disk = json.loads((env.path / "tasks" / "TASK-001.json").read_text())
+    assert on_disk["entities"] == {"orderId": "ORD-2"} and on_disk["source"] == "silo"

@@ -42,6 +42,22 @@ def _find_file(directory: Path, file_name: str) -> Path | None:
     return None
 
 
+def _foreign_keys(existing: Path | None, given: Task | Mapping[str, Any]) -> dict[str, Any]:
+    """Keys a task file may carry that silo_async does not model (Silo's ``entities``, say).
+
+    They belong to other tools, so rewriting a task keeps the ones its file had; keys given with
+    the new task (as a mapping) replace them one by one.
+    """
+    known = {"id", "title", "instruction", "verifierId", "difficulty"}
+    kept: dict[str, Any] = {}
+    if existing is not None:
+        on_disk = read_json(existing)  # parsed once already by _find: it is a JSON object
+        kept = {k: v for k, v in on_disk.items() if k not in known}
+    if isinstance(given, Mapping):
+        kept.update({k: v for k, v in given.items() if k not in known})
+    return kept
+
+
 class DataStore:
     """Datasets ``data/<name>.json``: any JSON value.
 
@@ -230,10 +246,11 @@ class TaskStore:
         return parsed
 
     def put(self, task: Task | Mapping[str, Any], mode: Mode = Mode.UPSERT) -> str:
-        """Write a task (whole replacement, never a merge); return its relative file.
+        """Write a task (its fields replaced whole, never merged); return its relative file.
 
         An existing task is rewritten in the file it came from, so updating never creates a
-        second file with the same id.
+        second file with the same id. Keys of that file silo_async does not model (Silo's
+        ``entities``, another tool's metadata) are kept.
 
         Raises:
             SiloError: ``task_invalid``, ``unsafe_name``, ``task_already_exists`` (create),
@@ -263,7 +280,8 @@ class TaskStore:
                 {"environment": env, "id": parsed.id, "file": rel},
             )
         target = path or self.dir / f"{parsed.id}.json"
-        write_text(target, to_json_text(parsed.to_dict()), exclusive=found is None)
+        document = {**parsed.to_dict(), **_foreign_keys(found[1] if found else None, task)}
+        write_text(target, to_json_text(document), exclusive=found is None)
         remove_gitkeep(self.dir)
         return f"tasks/{target.name}"
 
