@@ -139,26 +139,51 @@ class Snapshot:
     """A frozen copy of a world, taken before the agent acts; :meth:`thaw` gives it back.
 
     The copy is kept as ``marshal`` bytes when the world is made of plain built-in types (the
-    usual case): one bytes object instead of thousands of dicts and lists means a rollout that
-    waits on a model costs the garbage collector nothing for its snapshot, and packing is faster
-    than a deep copy. Other worlds (custom classes, subclasses of built-ins) are deep-copied with
-    :func:`clone_json`.
+    usual case): bytes instead of thousands of dicts and lists mean a rollout that waits on a
+    model costs the garbage collector nothing for its snapshot, and packing is faster than a
+    deep copy. A dict world is packed one top-level key at a time, so :meth:`unchanged` can tell
+    which collections the rollout did not touch without comparing them row by row. Other worlds
+    (custom classes, subclasses of built-ins) are deep-copied with :func:`clone_json`.
     """
 
     __slots__ = ("_copy", "_packed")
 
     def __init__(self, value: Any) -> None:
-        self._packed: bytes | None
+        self._packed: dict[Any, bytes] | bytes | None
         self._copy: Any = None
         try:
-            # Shared sub-objects stay shared when thawed: the copy has the world's exact shape.
-            self._packed = marshal.dumps(value)
+            if type(value) is dict:
+                self._packed = {key: marshal.dumps(item) for key, item in value.items()}
+            else:
+                self._packed = marshal.dumps(value)
         except ValueError:  # not made of exact built-in types (or nested too deeply)
             self._packed = None
             self._copy = clone_json(value)
 
     def thaw(self) -> Any:
         """A fresh copy of the world as it was when the snapshot was taken."""
-        if self._packed is not None:
-            return marshal.loads(self._packed)
+        packed = self._packed
+        if isinstance(packed, dict):
+            return {key: marshal.loads(item) for key, item in packed.items()}
+        if packed is not None:
+            return marshal.loads(packed)
         return clone_json(self._copy)
+
+    def unchanged(self, value: Any) -> set[Any]:
+        """Top-level keys of a dict world whose value is still exactly what was packed.
+
+        Equal bytes mean equal types, values and order; anything else (including bytes that
+        differ only in marshal's bookkeeping) is simply not listed, never wrongly listed.
+        """
+        packed = self._packed
+        if not isinstance(packed, dict) or type(value) is not dict:
+            return set()
+        same: set[Any] = set()
+        for key, before in packed.items():
+            if key in value:
+                try:
+                    if marshal.dumps(value[key]) == before:
+                        same.add(key)
+                except ValueError:
+                    pass  # no longer plain data: certainly changed
+        return same

@@ -240,6 +240,15 @@ class _Rollout:
                 self.reason = "agent_error"
             return text
 
+    def diff(self) -> dict[str, Any]:
+        """The state diff, skipping the top-level collections the snapshot shows untouched."""
+        same = self.snapshot.unchanged(self.state) if self.snapshot is not None else set()
+        if not same:
+            return state_diff(self.initial, self.state)
+        before = {k: v for k, v in self.initial.items() if k not in same}
+        after = {k: v for k, v in self.state.items() if k not in same}
+        return state_diff(before, after)
+
     def verifier_event(self, outcome: VerifierOutcome | None, error: str | None) -> None:
         fields: dict[str, Any] = {
             "verifierId": self.verifier.id,
@@ -277,7 +286,7 @@ class _Rollout:
             required_total=outcome.required_total if outcome else 0,
             failed_required=list(outcome.failed_required) if outcome else [],
             trace_lines=self.trace.freeze(),
-            state_diff=state_diff(self.initial, self.state),
+            state_diff=self.diff(),
             run_dir=self.run_dir,
             started_at=utc_now_iso(self.started),
             finished_at=utc_now_iso(),

@@ -85,3 +85,24 @@ def test_snapshot_thaws_fresh_copies_of_the_world_as_it_was(world: dict[str, Any
     assert len(second["rows"]) == 1 and second["rows"][0]["id"] == "A"
     if "obj" not in before:
         assert repr(second) == before  # plain data comes back exactly, tuples and all
+
+
+def test_snapshot_lists_the_top_level_keys_left_exactly_as_they_were() -> None:
+    world: dict[str, Any] = {
+        "rows": [{"id": "A", "n": 1}],
+        "count": 1,
+        "flag": True,
+        "gone": [],
+        "same": {"x": [1, 2]},
+    }
+    snapshot = Snapshot(world)
+    assert snapshot.unchanged(world) == set(world)
+    world["rows"][0]["n"] = 2
+    world["count"] = 1.0  # equal in Python, not in JSON
+    world["flag"] = 1
+    del world["gone"]
+    world["new"] = 5
+    assert snapshot.unchanged(world) == {"same"}
+    assert snapshot.unchanged([world]) == set()  # not the dict it was
+    assert Snapshot([1, 2]).unchanged([1, 2]) == set()  # only dict worlds are split by key
+    assert Snapshot({"obj": _Opaque()}).unchanged({"obj": _Opaque()}) == set()

@@ -498,3 +498,42 @@ async def test_in_memory_and_on_disk_traces_are_the_same_lines(tmp_path: Path) -
     written = tuple((tmp_path / on_disk.run_id / "trace.jsonl").read_text().splitlines())
     assert written == on_disk.trace_lines
     assert normalised(in_memory.trace_lines) == normalised(on_disk.trace_lines)
+
+
+async def test_diff_of_a_world_with_untouched_collections() -> None:
+    """Collections the rollout left alone are skipped; what changed is still reported."""
+
+    def create_state() -> dict[str, Any]:
+        return {
+            "a": {"A1": {"id": "A1", "v": 1}},
+            "b": {"B1": {"id": "B1", "v": 1}},
+            "c": [{"id": "C1"}],
+            "total": 3,
+        }
+
+    @silo.tool(name="touch_b", description="Change B1 and the total.")
+    def touch_b(state: dict[str, Any], args: dict[str, Any]) -> None:
+        state["b"]["B1"]["v"] = 1.0  # a type change only
+        state["total"] = 3.0
+
+    @silo.verifier(id="VER-1", task_id="T-1")
+    def verify(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+        return [silo.check("ran", True)]
+
+    env = silo.Environment(
+        name="collections",
+        create_state=create_state,
+        tools=[touch_b],
+        verifiers=[verify],
+        tasks=[silo.Task("T-1", "Touch", "Touch b.", "VER-1")],
+    )
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("touch_b", {})
+        return "ok"
+
+    result = await silo.run(env, "T-1", agent)
+    assert result.state_diff == {
+        "scalars": [{"field": "total", "from": 3, "to": 3.0}],
+        "collections": {"b": {"added": [], "removed": [], "changed": ["B1"]}},
+    }
