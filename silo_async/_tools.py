@@ -271,5 +271,10 @@ def bind_tools(state: Any, tools: Iterable[Tool | BoundTool]) -> list[BoundTool]
                 {"tool": definition.name},
             )
         seen.add(definition.name)
-        bound.append(BoundTool(definition, state))
+        # A tool already bound to this very world (an environment's bind() built with
+        # bind_tools) is kept as it is: binding 50 tools twice per rollout adds up.
+        if isinstance(item, BoundTool) and item._state is state:
+            bound.append(item)
+        else:
+            bound.append(BoundTool(definition, state))
     return bound

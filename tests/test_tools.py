@@ -50,6 +50,21 @@ def test_bind_tools_rejects_duplicates_and_non_tools() -> None:
         silo.bind_tools({}, [lambda s, a: None])  # type: ignore[list-item]
 
 
+def test_tools_bound_to_the_same_world_are_kept_and_others_rebound() -> None:
+    state, other = create_state(), create_state()
+    bound = silo.bind_tools(state, ENV.tools)
+    again = silo.bind_tools(state, bound)  # an environment's bind() built with bind_tools
+    assert all(a is b for a, b in zip(again, bound, strict=True))
+    moved = silo.bind_tools(other, bound)
+    assert all(a is not b and a.name == b.name for a, b in zip(moved, bound, strict=True))
+    read = moved[0].invoke_sync({"customerId": "CUS-001"})[0]
+    other["customers"]["CUS-001"]["status"] = "other world"
+    assert moved[0].invoke_sync({"customerId": "CUS-001"})[0].output["status"] == "other world"
+    assert read.output["status"] == "active"
+    with pytest.raises(silo.DefinitionError, match="registered more than once"):
+        silo.bind_tools(state, [*bound, bound[0]])
+
+
 async def test_sync_and_async_bodies_run() -> None:
     state = create_state()
     tools = {t.name: t for t in ENV.bind_tools(state)}
