@@ -11,11 +11,12 @@ renumbered seed still grades correctly.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
+
+import silo_async as silo
 
 from ..state import Account, Lead, Opportunity, State, User, full_name
 
@@ -93,8 +94,8 @@ def mentions(text: str, needle: str) -> bool:
 
 
 def unchanged(final: State, initial: State) -> bool:
-    """The whole world is exactly as it started."""
-    return json.dumps(final, sort_keys=True) == json.dumps(initial, sort_keys=True)
+    """The whole world is exactly as it started (JSON equality: key order ignored, types kept)."""
+    return silo.json_equal(final, initial)
 
 
 def added(final: State, initial: State, collection: str) -> list[Any]:

@@ -7,9 +7,10 @@ removed first, so ``WI-012`` is never read as the number 12 and ``2026-05-11`` n
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+import silo_async as silo
 
 from ..state import Record, State
 
@@ -71,7 +72,7 @@ def find_by(state: State, collection: str, field: str, value: str) -> Record | N
 
 def same(a: Any, b: Any) -> bool:
     """JSON equality (key order ignored; ``1`` and ``1.0`` and ``True`` kept apart)."""
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    return silo.json_equal(a, b)
 
 
 def unchanged(final: State, initial: State) -> bool:
