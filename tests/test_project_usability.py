@@ -1,4 +1,4 @@
-"""Project-layer behaviour the CLI relies on: finding the project, refusing broken data early."""
+"""Project-layer behaviour the CLI relies on: the project above, refusing broken data early."""
 
 from __future__ import annotations
 
@@ -7,26 +7,29 @@ from pathlib import Path
 import pytest
 
 import silo_async as silo
-from silo_async.project import find_project_root, load_environment
+from silo_async.project import enclosing_project, load_environment
 from silo_async.project._scaffold import create_environment
 from silo_async.project._store import TaskStore
 
 
-def test_find_project_root_walks_up_to_the_nearest_silo_directory(tmp_path: Path) -> None:
+def test_enclosing_project_is_the_nearest_silo_directory_above(tmp_path: Path) -> None:
     (tmp_path / ".silo").mkdir()
     deep = tmp_path / "a" / "b"
     deep.mkdir(parents=True)
-    assert find_project_root(deep) == tmp_path
-    assert find_project_root(tmp_path) == tmp_path
+    assert enclosing_project(deep) == tmp_path
     (tmp_path / "a" / ".silo").mkdir()  # the nearest project wins
-    assert find_project_root(deep) == tmp_path / "a"
+    assert enclosing_project(deep) == tmp_path / "a"
+    assert enclosing_project(tmp_path / "a") == tmp_path  # strictly above the start
 
 
-def test_find_project_root_without_a_project_is_the_start(tmp_path: Path) -> None:
-    start = tmp_path / "x"
-    start.mkdir()
-    (tmp_path / "x" / ".silo").touch()  # a file named .silo is not a project
-    assert find_project_root(start) == start
+def test_enclosing_project_ignores_a_file_named_silo(tmp_path: Path) -> None:
+    start = tmp_path / "x" / "y"
+    start.mkdir(parents=True)
+    (tmp_path / "x" / ".silo").touch()
+    assert enclosing_project(start) in (
+        None,
+        *[p for p in tmp_path.parents if (p / ".silo").is_dir()],
+    )
 
 
 def test_load_environment_names_a_data_file_that_is_not_json(tmp_path: Path) -> None:

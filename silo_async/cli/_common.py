@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -13,17 +14,16 @@ from typing import Any, TypeVar, cast
 import anyio
 import click
 
-from .._agentload import DEFAULT_AGENT_FILE
 from .._errors import SiloError
-from ..project import EnvironmentHandle, Project, check_environment_name, find_project_root
+from ..project import EnvironmentHandle, Project, check_environment_name, enclosing_project
 from ._usage import misplaced_option_hint
 
 __all__ = [
     "BACKEND_KEY",
     "OrderedGroup",
-    "agent_base_dir",
     "check_agent_specs",
     "echo_json",
+    "elsewhere",
     "env_option",
     "json_option",
     "limit_options",
@@ -71,24 +71,19 @@ def run_async(fn: Callable[[], Awaitable[T]]) -> T:
 
 
 def project_root() -> Path:
-    """The project the CLI works on: the nearest directory from here up holding ``.silo/``.
-
-    Without one, the current directory (where ``init`` creates ``.silo/``).
-    """
-    return find_project_root(Path.cwd())
+    """The project the CLI works on: the current directory, as in Silo (see :func:`elsewhere`)."""
+    return Path.cwd()
 
 
-def agent_base_dir(agent_spec: str | None, cwd: Path) -> Path:
-    """Where ``--agent`` is resolved: ``cwd``, the directory the user typed the path from.
-
-    Without ``--agent``, the default ``silo_agent.py`` is taken from ``cwd`` if it exists, else
-    from the project root, so ``run`` works the same from a subdirectory of the project.
-    """
-    if agent_spec is None and not (cwd / DEFAULT_AGENT_FILE).is_file():
-        root = find_project_root(cwd)
-        if (root / DEFAULT_AGENT_FILE).is_file():
-            return root
-    return cwd
+def elsewhere(cwd: Path) -> str:
+    """A hint for a command run where there is no ``.silo/``: the project above, if any."""
+    if (cwd / ".silo").is_dir():
+        return ""
+    above = enclosing_project(cwd)
+    if above is None:
+        return ""
+    back = os.path.relpath(above, cwd)
+    return f"The nearest project is {above}: run silo-async from there (cd {back})."
 
 
 def check_agent_specs(
@@ -112,13 +107,16 @@ async def open_environment(name: str) -> EnvironmentHandle:
     """The named environment of the current project (SiloError ``environment_not_found``)."""
     project = await open_project()
     if not (project.cwd / ".silo").is_dir():
-        # No project here or above: the likely mistake is the directory, so name it.
+        # No project here: the likely mistake is the directory, so name it (and the project
+        # above it, when there is one).
         check_environment_name(name)
+        fix = elsewhere(project.cwd) or (
+            f'Run this from your project, or create the environment here with "silo-async init '
+            f'{name}".'
+        )
         raise SiloError(
             "environment_not_found",
-            f'Environment "{name}" was not found: there is no .silo/ in {project.cwd} or any '
-            f"directory above it. Run this from your project, or create the environment here "
-            f'with "silo-async init {name}".',
+            f'Environment "{name}" was not found: there is no .silo/ in {project.cwd}. {fix}',
             {"environment": name, "available": []},
         )
     return await project.environments.open(name)

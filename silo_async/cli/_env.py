@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -9,6 +10,7 @@ import click
 from ._common import (
     OrderedGroup,
     echo_json,
+    elsewhere,
     env_option,
     json_option,
     open_environment,
@@ -38,6 +40,9 @@ def env_list(as_json: bool) -> None:
         return
     if not names:
         click.echo("No environments. Create one with `silo-async init <name>`.")
+        hint = elsewhere(Path.cwd())
+        if hint:
+            click.echo(hint, err=True)
     for name in names:
         click.echo(name)
 

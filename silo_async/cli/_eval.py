@@ -29,7 +29,6 @@ from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
 from ..eval._stats import GroupStats
 from ._common import (
-    agent_base_dir,
     check_agent_specs,
     echo_json,
     env_option,
@@ -80,7 +79,7 @@ def label_agents(specs: Sequence[str], cwd: Path) -> dict[str, Agent]:
     for spec in wanted:
         if spec is None:
             label = Path(DEFAULT_AGENT_FILE).stem
-            loaded = load_agent(None, agent_base_dir(None, cwd))
+            loaded = load_agent(None, cwd)
         else:
             given, target = _split_label(spec)
             loaded = load_agent(target, cwd)
@@ -270,7 +269,7 @@ def _rel(path: Path, cwd: Path) -> str:
     metavar="[LABEL=]SPEC",
     callback=check_agent_specs,
     help="An agent (repeatable): PATH.py, PATH.py:name or module:name, optionally LABEL=... "
-    f"(default: {DEFAULT_AGENT_FILE} here, else at the project root). Labels default to the "
+    f"(default: ./{DEFAULT_AGENT_FILE}). Labels default to the "
     "file name stem.",
 )
 @click.option(

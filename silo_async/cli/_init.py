@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .._errors import SiloError
-from ..project import suggest_free_name
+from ..project import enclosing_project, suggest_free_name
 from ..project._names import check_environment_name
 from ..templates import TemplateInfo, list_templates
 from ._common import echo_json, json_option, open_project, run_async
@@ -56,7 +56,12 @@ def init(name: str | None, template: str | None, list_templates: bool, as_json: 
         handle = await project.environments.create(name, chosen)
         return handle.path
 
+    cwd = Path.cwd()
+    above = None if (cwd / ".silo").is_dir() else enclosing_project(cwd)
     directory = run_async(create)
+    if above is not None:
+        # As in Silo, a project is the current directory: say so before it surprises anyone.
+        click.echo(f"note: started a separate project here; {above} holds another.", err=True)
     if as_json:
         echo_json({"ok": True, "name": name, "template": chosen, "directory": str(directory)})
         return

@@ -10,7 +10,6 @@ from .. import Environment, RunResult, run_many
 from .. import run as run_one
 from .._agentload import DEFAULT_AGENT_FILE, load_agent
 from ._common import (
-    agent_base_dir,
     check_agent_specs,
     echo_json,
     env_option,
@@ -37,7 +36,7 @@ MAX_DEFAULT_CONCURRENCY = 16
     metavar="PATH[:NAME]|MODULE:NAME",
     callback=check_agent_specs,
     help=f"The agent: a .py file (its `agent`), PATH:name or module:name "
-    f"(default: {DEFAULT_AGENT_FILE} here, else at the project root).",
+    f"(default: ./{DEFAULT_AGENT_FILE}).",
 )
 @click.option(
     "--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Rollouts to run."
@@ -73,7 +72,7 @@ def run(
         return environment, handle.project.runs_dir
 
     environment, runs_dir = run_async(prepare)
-    agent = load_agent(agent_spec, agent_base_dir(agent_spec, cwd))
+    agent = load_agent(agent_spec, cwd)
     timeout = timeout_ms / 1000
 
     async def execute() -> list[RunResult]:

@@ -6,7 +6,7 @@ authoring data and tasks, scaffolding tools and verifiers, validating, and runni
 
 from __future__ import annotations
 
-from ._files import find_project_root
+from ._files import enclosing_project
 from ._loader import load_environment
 from ._names import check_environment_name, check_safe_name, suggest_free_name
 from ._scaffold import ScaffoldResult
@@ -34,7 +34,7 @@ __all__ = [
     "VerifierResource",
     "check_environment_name",
     "check_safe_name",
-    "find_project_root",
+    "enclosing_project",
     "load_environment",
     "suggest_free_name",
 ]

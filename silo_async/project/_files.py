@@ -12,9 +12,9 @@ from .._errors import SiloError
 from ._names import check_environment_name
 
 __all__ = [
+    "enclosing_project",
     "environments_dir",
     "find_environment",
-    "find_project_root",
     "list_environment_names",
     "read_json",
     "read_json_as",
@@ -29,17 +29,17 @@ def environments_dir(cwd: Path) -> Path:
     return cwd / ".silo" / "environments"
 
 
-def find_project_root(start: Path) -> Path:
-    """The nearest of ``start`` and its parents that holds a ``.silo/`` directory.
+def enclosing_project(start: Path) -> Path | None:
+    """The nearest directory *above* ``start`` that holds a ``.silo/`` directory, if any.
 
-    Lets the CLI work from anywhere inside a project, as git does; without any ``.silo/``
-    above, ``start`` itself (where ``init`` would create one).
+    The CLI works on the project of the current directory only, as Silo does (a stray
+    ``.silo/`` in a parent directory must never capture commands run elsewhere); this is only
+    used to point a user who ran a command from a subdirectory at their project.
     """
-    start = start.absolute()
-    for candidate in (start, *start.parents):
+    for candidate in start.absolute().parents:
         if (candidate / ".silo").is_dir():
             return candidate
-    return start
+    return None
 
 
 def _environment_dirs(cwd: Path) -> list[Path]:
