@@ -66,8 +66,8 @@ class _RootGroup(OrderedGroup):
 def app(ctx: click.Context, backend: str, show_traceback: bool) -> None:
     """Build simulated worlds and score AI agents in them.
 
-    Commands work on the project around the current directory: the nearest directory, from
-    here up, holding .silo/ (environments live in .silo/environments/).
+    Commands work on the project in the current directory: its .silo/ (environments live in
+    .silo/environments/). Run them from the project root.
     """
     if backend == "trio" and importlib.util.find_spec("trio") is None:
         raise click.BadParameter(
