@@ -169,9 +169,9 @@ def test_one_call_is_singular(project: Path) -> None:
     assert "Trace (1 tool call)\n" in cli("runs", "show", run_id).stdout
 
 
-def test_root_help_says_commands_work_anywhere_in_the_project() -> None:
+def test_root_help_says_commands_work_on_the_current_directory() -> None:
     text = " ".join(cli("--help").stdout.split())
-    assert "the nearest directory, from here up, holding .silo/" in text
+    assert "Commands work on the project in the current directory: its .silo/" in text
 
 
 # --- --help -------------------------------------------------------------------------------
