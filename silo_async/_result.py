@@ -43,7 +43,7 @@ class RunResult:
         required_total: required checks.
         failed_required: labels of failed required checks.
         trace_lines: every event as its JSON line, exactly as written to ``trace.jsonl``.
-        state_diff: what the rollout changed (``state-diff.json``).
+        state_diff_json: what the rollout changed, as compact JSON (see :attr:`state_diff`).
         run_dir: where artifacts were written, or ``None``.
         started_at: ISO-8601 UTC start time.
         finished_at: ISO-8601 UTC end time (after grading).
@@ -70,7 +70,7 @@ class RunResult:
     required_total: int
     failed_required: list[str]
     trace_lines: tuple[str, ...]
-    state_diff: dict[str, Any]
+    state_diff_json: str
     run_dir: Path | None
     started_at: str
     finished_at: str
@@ -81,6 +81,16 @@ class RunResult:
     def trace(self) -> list[dict[str, Any]]:
         """Every event as a JSON-ready dict with a ``type`` key (decoded on each access)."""
         return [json.loads(line) for line in self.trace_lines]
+
+    @property
+    def state_diff(self) -> dict[str, Any]:
+        """What the rollout changed (``state-diff.json``), decoded on each access.
+
+        Kept as text, like the trace: thousands of finished results in memory then cost the
+        garbage collector nothing for their diffs.
+        """
+        diff: dict[str, Any] = json.loads(self.state_diff_json)
+        return diff
 
     @property
     def checks_passed(self) -> int:

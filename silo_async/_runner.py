@@ -22,7 +22,7 @@ from ._artifacts import create_run_dir, write_artifacts
 from ._context import AgentContext, _Budget
 from ._diff import state_diff
 from ._environment import Environment
-from ._jsonutil import Snapshot, output_text
+from ._jsonutil import Snapshot, compact_json, output_text
 from ._result import RunResult
 from ._runid import new_run_id
 from ._task import Task
@@ -286,7 +286,7 @@ class _Rollout:
             required_total=outcome.required_total if outcome else 0,
             failed_required=list(outcome.failed_required) if outcome else [],
             trace_lines=self.trace.freeze(),
-            state_diff=self.diff(),
+            state_diff_json=compact_json(self.diff()),
             run_dir=self.run_dir,
             started_at=utc_now_iso(self.started),
             finished_at=utc_now_iso(),

@@ -537,3 +537,12 @@ async def test_diff_of_a_world_with_untouched_collections() -> None:
         "scalars": [{"field": "total", "from": 3, "to": 3.0}],
         "collections": {"b": {"added": [], "removed": [], "changed": ["B1"]}},
     }
+
+
+async def test_a_result_keeps_its_diff_as_text_and_decodes_a_fresh_copy() -> None:
+    result = await silo.run(ENV, "TASK-BLOCK", blocker)
+    assert json.loads(result.state_diff_json) == result.state_diff
+    assert result.state_diff_json.startswith('{"scalars":[],"collections":{"customers":')
+    first = result.state_diff
+    first["collections"].clear()  # a caller's edit never reaches the result
+    assert result.state_diff["collections"]["customers"]["changed"] == ["CUS-001"]

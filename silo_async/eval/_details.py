@@ -67,7 +67,7 @@ def compact_details(result: RunResult) -> dict[str, Any]:
     or a truncated JSON string when large).
     """
     calls, omitted = _calls(result.trace)
-    diff_text = _json(result.state_diff)
+    diff_text = result.state_diff_json
     details: dict[str, Any] = {
         "o": truncate(result.output_text, MAX_TEXT * 4),
         "c": calls,

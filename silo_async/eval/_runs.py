@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from .._jsonutil import output_text
+from .._jsonutil import compact_json, output_text
 from .._result import RunResult
 from .._task import Task
 from .._trace import encode_event
@@ -245,7 +245,7 @@ class RecordedRun:
             required_total=int(res["requiredTotal"]),
             failed_required=list(res.get("failedRequired", [])),
             trace_lines=tuple(encode_event(event) for event in self.trace),
-            state_diff=self.state_diff,
+            state_diff_json=compact_json(self.state_diff),
             run_dir=self.run_dir,
             started_at=str(r.get("startedAt", "")),
             finished_at=str(r.get("finishedAt", "")),
