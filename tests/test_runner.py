@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -348,6 +349,25 @@ async def test_model_step_with_a_circular_field_fails_at_the_call() -> None:
     assert result.passed and all(e["type"] != "model_step" for e in result.trace)
 
 
+async def call_once(
+    create_state: Callable[[], Any], tool: silo.Tool, verifier: silo.Verifier
+) -> silo.RunResult:
+    """Run task T-1 of a one-tool world with an agent that calls the tool once."""
+    env = silo.Environment(
+        name="one-tool",
+        create_state=create_state,
+        tools=[tool],
+        verifiers=[verifier],
+        tasks=[silo.Task("T-1", "Call", "Call the tool.", verifier.id)],
+    )
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool(tool.name, {})
+        return "ok"
+
+    return await silo.run(env, "T-1", agent)
+
+
 class _Row(dict[str, Any]):
     """A dict subclass: not plain JSON data, so the snapshot falls back to a deep copy."""
 
@@ -371,19 +391,7 @@ async def test_verifier_sees_the_world_as_it_was_before_the_agent(world: str) ->
         seen.append(initial)
         return [silo.check("bumped", final["count"] == 2)]
 
-    env = silo.Environment(
-        name="snap",
-        create_state=create_state,
-        tools=[bump],
-        verifiers=[verify],
-        tasks=[silo.Task("T-1", "Bump", "Bump.", "VER-1")],
-    )
-
-    async def agent(ctx: silo.AgentContext) -> str:
-        await ctx.call_tool("bump", {})
-        return "ok"
-
-    result = await silo.run(env, "T-1", agent)
+    result = await call_once(create_state, bump, verify)
     assert result.passed
     assert seen[0]["count"] == 1 and seen[0]["rows"][0]["n"] == 1
     assert list(seen[0]["rows"][0]["tags"]) == ["x", "y"]
@@ -520,19 +528,7 @@ async def test_diff_of_a_world_with_untouched_collections() -> None:
     def verify(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
         return [silo.check("ran", True)]
 
-    env = silo.Environment(
-        name="collections",
-        create_state=create_state,
-        tools=[touch_b],
-        verifiers=[verify],
-        tasks=[silo.Task("T-1", "Touch", "Touch b.", "VER-1")],
-    )
-
-    async def agent(ctx: silo.AgentContext) -> str:
-        await ctx.call_tool("touch_b", {})
-        return "ok"
-
-    result = await silo.run(env, "T-1", agent)
+    result = await call_once(create_state, touch_b, verify)
     assert result.state_diff == {
         "scalars": [{"field": "total", "from": 3, "to": 3.0}],
         "collections": {"b": {"added": [], "removed": [], "changed": ["B1"]}},
