@@ -6,6 +6,7 @@ parts of a rollout (trace, state diff) stay in its run directory and, compacted,
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,8 @@ __all__ = ["RolloutRecord", "verifier_error_of"]
 
 def verifier_error_of(result: RunResult) -> str | None:
     """The verifier's own error (it raised, timed out or returned no required check), if any."""
-    for event in reversed(result.trace):
+    for line in reversed(result.trace_lines):  # the last event, as a rule: decode just that
+        event = json.loads(line)
         if event.get("type") == "verifier_result":
             error = event.get("error")
             return str(error) if error else None
