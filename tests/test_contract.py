@@ -1,0 +1,590 @@
+"""Conformance of the implementation to DESIGN.md, one test per statement of the public contract.
+
+Each test is named after the statement it checks (section numbers refer to DESIGN.md). Many of
+these behaviours also have a focused test elsewhere; here they are checked exactly as a reader of
+DESIGN.md (who never saw the code) would check them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+import pytest
+
+import silo_async as silo
+
+pytestmark = pytest.mark.anyio
+
+OPP_SCHEMA = {
+    "type": "object",
+    "properties": {"opportunityId": {"type": "string"}},
+    "required": ["opportunityId"],
+    "additionalProperties": False,
+}
+
+
+def make_world() -> dict[str, Any]:
+    """A tiny world: one counter and one record, fresh on every call."""
+    return {"counter": 0, "records": {"OPP-004": {"id": "OPP-004", "stage": "open"}}}
+
+
+@silo.tool(name="get_opportunity", description="Read one opportunity.", input_schema=OPP_SCHEMA)
+def get_opportunity(state: dict[str, Any], args: dict[str, Any]) -> Any:
+    found = state["records"].get(args["opportunityId"])
+    if found is None:
+        raise silo.tool_error("not_found", "no such opportunity", {"id": args["opportunityId"]})
+    return found
+
+
+@silo.tool(name="bump", description="Add one to the counter.")
+async def bump(state: dict[str, Any], args: dict[str, Any]) -> Any:
+    state["counter"] += 1
+    return state["counter"]
+
+
+@silo.tool(name="reject", description="Always rejects in-world.")
+def reject(state: dict[str, Any], args: dict[str, Any]) -> Any:
+    raise silo.ToolError("conflict", "not now", {"why": "busy"})
+
+
+@silo.tool(name="crash", description="A tool with a bug.")
+def crash(state: dict[str, Any], args: dict[str, Any]) -> Any:
+    raise LookupError("bug in the environment")
+
+
+@silo.tool(name="hang", description="Never returns.")
+async def hang(state: dict[str, Any], args: dict[str, Any]) -> Any:
+    await anyio.sleep_forever()
+
+
+@silo.verifier(id="VER-COUNT", task_id="TASK-COUNT")
+def counted(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+    return [
+        silo.check("counter moved", final["counter"] > initial["counter"]),
+        silo.check("answer is ok", ctx.agent_output == "ok", f"got {ctx.agent_output!r}"),
+        silo.optional("task seen", ctx.task.id == "TASK-COUNT"),
+        silo.optional("never true", False),
+    ]
+
+
+@silo.verifier(id="VER-BOOM", task_id="TASK-BOOM")
+def boom(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+    raise RuntimeError("verifier bug")
+
+
+@silo.verifier(id="VER-OPT", task_id="TASK-OPT")
+def only_optional(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+    return [silo.optional("nice", True)]
+
+
+ENV = silo.Environment(
+    name="contract",
+    create_state=make_world,
+    tools=[get_opportunity, bump, reject, crash, hang],
+    verifiers=[counted, boom, only_optional],
+    tasks=[
+        silo.Task("TASK-COUNT", "Count", "Bump the counter once and say ok.", "VER-COUNT"),
+        silo.Task("TASK-BOOM", "Boom", "Anything.", "VER-BOOM"),
+        silo.Task("TASK-OPT", "Optional", "Anything.", "VER-OPT"),
+    ],
+)
+
+
+async def solver(ctx: silo.AgentContext) -> str:
+    await ctx.call_tool("bump", {})
+    return "ok"
+
+
+# --- Section 2: public names and signatures -------------------------------------------------
+
+
+def test_section2_public_names_are_reexported_from_silo_async() -> None:
+    names = [
+        "Environment",
+        "run",
+        "run_many",
+        "Tool",
+        "tool",
+        "bind_tools",
+        "ToolResult",
+        "ToolSpec",
+        "ToolError",
+        "tool_error",
+        "SiloError",
+        "Task",
+        "Verifier",
+        "verifier",
+        "check",
+        "optional",
+        "AgentContext",
+        "RunResult",
+        "load_environment",
+    ]
+    missing = [n for n in names if not hasattr(silo, n)]
+    assert missing == []
+
+
+def test_section2_run_and_run_many_signature_defaults() -> None:
+    run = inspect.signature(silo.run).parameters
+    assert run["max_tool_calls"].default == 100
+    assert run["timeout"].default == 120.0
+    assert run["runs_dir"].default is None
+    many = inspect.signature(silo.run_many).parameters
+    assert many["runs"].default == 1
+    assert many["concurrency"].default == 64
+    assert many["max_tool_calls"].default == 100
+    assert many["timeout"].default == 120.0
+    assert many["runs_dir"].default is None
+
+
+def test_section5_the_17_silo_error_codes() -> None:
+    assert silo.ERROR_CODES == (
+        "environment_not_found",
+        "environment_already_exists",
+        "template_not_found",
+        "entrypoint_outside_environment",
+        "runtime_contract_invalid",
+        "data_not_found",
+        "data_already_exists",
+        "invalid_json",
+        "task_not_found",
+        "task_already_exists",
+        "task_invalid",
+        "tool_already_exists",
+        "verifier_already_exists",
+        "registry_not_found",
+        "already_registered",
+        "state_type_not_found",
+        "unsafe_name",
+    )
+    err = silo.SiloError("task_not_found", "gone", {"id": "T"})
+    assert (err.code, err.message, err.details) == ("task_not_found", "gone", {"id": "T"})
+
+
+def test_section2_task_defaults_and_camelcase_on_disk() -> None:
+    task = silo.Task("T-1", "Title", "Do it.", "VER-1")
+    assert task.difficulty == "unspecified"
+    assert task.verifier_id == "VER-1"
+    data = task.to_dict()
+    assert list(data) == ["id", "title", "instruction", "verifierId", "difficulty"]
+    assert data["verifierId"] == "VER-1"
+    assert silo.Task.from_dict(data) == task
+
+
+def test_section2_toolspec_to_dict_keys() -> None:
+    spec = silo.bind_tools(make_world(), [get_opportunity])[0].spec
+    assert isinstance(spec, silo.ToolSpec)
+    assert (spec.name, spec.description) == ("get_opportunity", "Read one opportunity.")
+    assert spec.input_schema == OPP_SCHEMA
+    assert spec.to_dict() == {
+        "name": "get_opportunity",
+        "description": "Read one opportunity.",
+        "inputSchema": OPP_SCHEMA,
+    }
+
+
+def test_section2_tool_result_defaults_to_not_an_error() -> None:
+    result = silo.ToolResult({"x": 1})
+    assert result.output == {"x": 1}
+    assert result.is_error is False
+
+
+def test_section2_input_schema_is_checked_when_the_tool_is_defined() -> None:
+    with pytest.raises(silo.DefinitionError):
+
+        @silo.tool(name="bad", description="d", input_schema={"type": "no-such-type"})
+        def bad(state: Any, args: Any) -> Any:
+            return None
+
+
+def test_section2_tool_error_helper_builds_a_tool_error() -> None:
+    err = silo.tool_error("not_allowed", "nope", {"k": 1})
+    assert isinstance(err, silo.ToolError)
+    assert (err.code, err.message, err.details) == ("not_allowed", "nope", {"k": 1})
+
+
+def test_section2_check_and_optional() -> None:
+    required = silo.check("label", True)
+    assert (required.label, required.passed, required.detail) == ("label", True, "")
+    assert required.required is True
+    assert silo.optional("other", False, "why").required is False
+
+
+# --- Section 1: the agent contract ----------------------------------------------------------
+
+
+async def test_section1_ctx_task_is_the_instruction_and_ctx_tools_are_toolspecs() -> None:
+    seen: dict[str, Any] = {}
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        seen["task"] = ctx.task
+        seen["tools"] = ctx.tools
+        seen["scope"] = ctx.cancel_scope
+        seen["cancelled"] = ctx.cancelled
+        return "ok"
+
+    await silo.run(ENV, "TASK-COUNT", agent)
+    assert seen["task"] == "Bump the counter once and say ok."
+    assert all(isinstance(t, silo.ToolSpec) for t in seen["tools"])
+    assert [t.name for t in seen["tools"]] == ["get_opportunity", "bump", "reject", "crash", "hang"]
+    assert isinstance(seen["scope"], anyio.CancelScope)
+    assert seen["cancelled"] is False
+
+
+@pytest.mark.parametrize(
+    ("returned", "text"),
+    [("as is ", "as is "), (None, ""), ({"a": [1, 2], "b": "x y"}, '{"a":[1,2],"b":"x y"}')],
+)
+async def test_section1_return_value_str_as_is_none_empty_else_compact_json(
+    returned: object, text: str
+) -> None:
+    async def agent(ctx: silo.AgentContext) -> object:
+        return returned
+
+    result = await silo.run(ENV, "TASK-COUNT", agent)
+    assert result.output_text == text
+    assert result.agent_output == returned
+
+
+async def test_section1_call_beyond_max_tool_calls_is_not_executed_not_recorded_no_return() -> None:
+    after_refused: list[bool] = []
+    cancelled_seen: list[bool] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        try:
+            for _ in range(2):
+                await ctx.call_tool("bump", {})
+            await ctx.call_tool("bump", {})
+            after_refused.append(True)
+        finally:
+            cancelled_seen.append(ctx.cancelled)
+        return "ok"
+
+    result = await silo.run(ENV, "TASK-COUNT", agent, max_tool_calls=2)
+    assert after_refused == []
+    assert cancelled_seen == [True]
+    assert result.termination_reason == "max_tool_calls"
+    assert result.tool_calls == 2
+    calls = [e for e in result.trace if e["type"] == "tool_call"]
+    assert len(calls) == 2
+    # The world saw exactly two bumps: the refused third call never executed.
+    assert result.state_diff["scalars"] == [{"field": "counter", "from": 0, "to": 2}]
+
+
+async def test_section1_timeout_cancels_a_hung_agent_and_the_tool_in_flight() -> None:
+    async def agent(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("hang", {})
+        return "never"
+
+    with anyio.fail_after(10):
+        result = await silo.run(ENV, "TASK-COUNT", agent, timeout=0.01)
+    assert result.termination_reason == "timeout"
+    assert result.passed is False
+
+
+async def test_section1_unknown_tool_is_tool_not_found_echoing_name_with_suggestions() -> None:
+    got: list[silo.ToolResult] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        got.append(await ctx.call_tool("get_oportunity", {"opportunityId": "OPP-004"}))
+        return "ok"
+
+    await silo.run(ENV, "TASK-COUNT", agent)
+    result = got[0]
+    assert result.is_error is True
+    assert result.output["code"] == "tool_not_found"
+    assert "get_oportunity" in result.output["message"]
+    assert "get_opportunity" in result.output["message"]
+
+
+async def test_section1_invalid_input_uses_silos_message_format() -> None:
+    got: list[silo.ToolResult] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        got.append(await ctx.call_tool("get_opportunity", {"opportunityID": "OPP-004"}))
+        return "ok"
+
+    await silo.run(ENV, "TASK-COUNT", agent)
+    assert got[0].is_error is True
+    assert got[0].output["code"] == "invalid_input"
+    assert got[0].output["message"] == (
+        'Invalid arguments for "get_opportunity": "opportunityId" is required; '
+        '"opportunityID" is not a parameter; expected one of: opportunityId.'
+    )
+
+
+async def test_section1_invalid_input_reports_all_violations_at_once() -> None:
+    got: list[silo.ToolResult] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        got.append(await ctx.call_tool("get_opportunity", {"a": 1, "b": 2}))
+        return "ok"
+
+    await silo.run(ENV, "TASK-COUNT", agent)
+    message = got[0].output["message"]
+    assert '"opportunityId" is required' in message
+    assert '"a" is not a parameter' in message
+    assert '"b" is not a parameter' in message
+
+
+async def test_section1_tool_error_comes_back_as_a_value_with_code_message_details() -> None:
+    got: list[silo.ToolResult] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        got.append(await ctx.call_tool("reject", {}))
+        got.append(await ctx.call_tool("get_opportunity", {"opportunityId": "OPP-999"}))
+        return "ok"
+
+    result = await silo.run(ENV, "TASK-COUNT", agent)
+    assert got[0] == silo.ToolResult(
+        {"code": "conflict", "message": "not now", "details": {"why": "busy"}}, is_error=True
+    )
+    assert got[1].output["code"] == "not_found"
+    assert result.tool_errors == 2
+    assert result.tool_faults == 0
+
+
+async def test_section1_environment_fault_is_internal_error_counted_apart_and_traced() -> None:
+    got: list[silo.ToolResult] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        got.append(await ctx.call_tool("crash", {}))
+        await ctx.call_tool("bump", {})
+        return "ok"
+
+    result = await silo.run(ENV, "TASK-COUNT", agent)
+    assert got[0].is_error is True
+    assert got[0].output["code"] == "internal_error"
+    assert result.tool_faults == 1
+    assert result.tool_errors == 0
+    assert result.tool_calls == 2
+    assert result.passed is True  # the rollout continued
+    fault = next(e for e in result.trace if e["type"] == "tool_result" and "fault" in e)["fault"]
+    assert fault["type"] == "LookupError"
+    assert "Traceback" in fault["traceback"]
+    assert result.result_dict()["toolFaults"] == 1
+
+
+async def test_section1_partial_output_is_graded_when_cancelled_and_return_wins() -> None:
+    async def stopped(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("bump", {})
+        ctx.set_output("ok")
+        await ctx.call_tool("hang", {})
+        return "never"
+
+    async def returns(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("bump", {})
+        ctx.set_output("partial")
+        return "ok"
+
+    cancelled = await silo.run(ENV, "TASK-COUNT", stopped, timeout=0.01)
+    assert cancelled.termination_reason == "timeout"
+    assert cancelled.output_text == "ok"
+    returned = await silo.run(ENV, "TASK-COUNT", returns)
+    assert returned.output_text == "ok"
+    assert returned.passed is True
+
+
+# --- Section 2: scoring, results, the verifier always runs -----------------------------------
+
+
+async def test_section2_passed_is_all_required_reward_is_share_of_all_checks() -> None:
+    result = await silo.run(ENV, "TASK-COUNT", solver)
+    assert result.passed is True
+    assert result.reward == 0.75  # 3 of 4 checks (one optional fails)
+    assert [c.required for c in result.checks] == [True, True, False, False]
+
+    async def wrong(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("bump", {})
+        return "nope"
+
+    failed = await silo.run(ENV, "TASK-COUNT", wrong)
+    assert failed.passed is False
+    assert failed.reward == 0.5
+
+
+async def test_section2_verifier_without_required_check_is_an_error(tmp_path: Path) -> None:
+    result = await silo.run(ENV, "TASK-OPT", solver, runs_dir=tmp_path)
+    assert result.passed is False
+    assert result.error
+    assert result.run_dir is not None
+    assert (result.run_dir / "result.json").is_file()
+
+
+async def test_section2_verifier_that_raises_gives_failed_result_with_all_artifacts(
+    tmp_path: Path,
+) -> None:
+    result = await silo.run(ENV, "TASK-BOOM", solver, runs_dir=tmp_path)
+    assert result.passed is False
+    assert result.error is not None and "verifier bug" in result.error
+    assert result.run_dir is not None
+    names = sorted(p.name for p in result.run_dir.iterdir())
+    assert names == ["result.json", "run.json", "state-diff.json", "trace.jsonl"]
+
+
+async def test_section2_verifier_runs_after_agent_crash_with_agent_error() -> None:
+    async def crasher(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("bump", {})
+        raise ValueError("agent bug")
+
+    result = await silo.run(ENV, "TASK-COUNT", crasher)
+    assert result.termination_reason == "agent_error"
+    assert isinstance(result.error, str) and "agent bug" in result.error
+    assert [c.label for c in result.checks][:1] == ["counter moved"]
+    assert result.checks[0].passed is True  # graded on the world the crash left behind
+    assert result.trace[-1]["type"] == "verifier_result"
+
+
+async def test_section2_outer_cancellation_propagates_after_artifacts_are_written(
+    tmp_path: Path,
+) -> None:
+    started = anyio.Event()
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        started.set()
+        await anyio.sleep_forever()
+        return "never"
+
+    returned: list[silo.RunResult] = []
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+
+            async def go() -> None:
+                returned.append(await silo.run(ENV, "TASK-COUNT", agent, runs_dir=tmp_path))
+
+            tg.start_soon(go)
+            await started.wait()
+            scope.cancel()
+    assert returned == []  # re-raised, never turned into a return value
+    (run_dir,) = list(tmp_path.iterdir())
+    result = json.loads((run_dir / "result.json").read_text())
+    assert result["terminationReason"] == "cancelled"
+    lines = (run_dir / "trace.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1])["type"] == "verifier_result"
+
+
+async def test_section2_run_result_attributes() -> None:
+    result = await silo.run(ENV, "TASK-COUNT", solver)
+    for name in [
+        "run_id",
+        "task",
+        "agent_output",
+        "passed",
+        "reward",
+        "termination_reason",
+        "tool_calls",
+        "tool_errors",
+        "tool_faults",
+        "error",
+        "checks",
+        "trace",
+        "state_diff",
+        "run_dir",
+        "started_at",
+        "finished_at",
+        "duration_ms",
+    ]:
+        assert hasattr(result, name), name
+    assert isinstance(result.task, silo.Task)
+    assert result.error is None
+    assert result.run_dir is None
+
+
+async def test_section2_trace_objects_are_the_ones_in_trace_jsonl(tmp_path: Path) -> None:
+    result = await silo.run(ENV, "TASK-COUNT", solver, runs_dir=tmp_path)
+    assert result.run_dir is not None
+    on_disk = [
+        json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()
+    ]
+    assert on_disk == result.trace
+    assert all("type" in event for event in result.trace)
+    assert result.trace[0]["type"] == "run_start"
+    assert result.trace[-1]["type"] == "verifier_result"
+
+
+# --- Section 3: artifacts on disk -----------------------------------------------------------
+
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+
+
+async def test_section3_result_and_state_diff_have_no_timestamps_no_run_ids(
+    tmp_path: Path,
+) -> None:
+    result = await silo.run(ENV, "TASK-COUNT", solver, runs_dir=tmp_path)
+    assert result.run_dir is not None
+    for name in ["result.json", "state-diff.json"]:
+        text = (result.run_dir / name).read_text()
+        assert result.run_id not in text, name
+        assert _TIMESTAMP.search(text) is None, name
+        assert "runId" not in text and "At" not in text, name
+    result_json = json.loads((result.run_dir / "result.json").read_text())
+    assert result_json == result.result_dict()
+    for key in ["passed", "reward", "terminationReason", "toolCalls", "toolErrors", "toolFaults"]:
+        assert key in result_json
+    run_json = json.loads((result.run_dir / "run.json").read_text())
+    assert run_json["runId"] == result.run_id
+    assert "startedAt" in run_json and "durationMs" in run_json
+    assert run_json["config"] == {"maxToolCalls": 100, "timeoutMs": 120000}
+    assert result.run_dir == tmp_path / result.run_id
+
+
+async def test_section6_tool_outputs_are_copies() -> None:
+    async def agent(ctx: silo.AgentContext) -> str:
+        first = await ctx.call_tool("get_opportunity", {"opportunityId": "OPP-004"})
+        first.output["stage"] = "hacked"
+        second = await ctx.call_tool("get_opportunity", {"opportunityId": "OPP-004"})
+        return str(second.output["stage"])
+
+    result = await silo.run(ENV, "TASK-COUNT", agent)
+    assert result.output_text == "open"
+    assert result.state_diff == silo.state_diff(make_world(), make_world())
+
+
+# --- Section 2: run_many --------------------------------------------------------------------
+
+
+async def test_section2_run_many_input_order_fresh_worlds_failures_isolated() -> None:
+    async def agent(ctx: silo.AgentContext) -> str:
+        if "Anything" in ctx.task:
+            raise RuntimeError("one rollout fails")
+        count = await ctx.call_tool("bump", {})
+        await anyio.lowlevel.checkpoint()
+        return "ok" if count.output == 1 else f"shared world: {count.output}"
+
+    results = await silo.run_many(
+        ENV, ["TASK-COUNT", "TASK-BOOM", "TASK-COUNT"], agent, runs=3, concurrency=4
+    )
+    assert [r.task.id for r in results] == ["TASK-COUNT"] * 3 + ["TASK-BOOM"] * 3 + [
+        "TASK-COUNT"
+    ] * 3
+    counts = [r for r in results if r.task.id == "TASK-COUNT"]
+    assert all(r.passed and r.output_text == "ok" for r in counts)
+    assert all(r.termination_reason == "agent_error" for r in results if r.task.id == "TASK-BOOM")
+    assert len({r.run_id for r in results}) == 9
+
+
+# --- Section 6: determinism across backends --------------------------------------------------
+
+
+def _artifacts_on(backend: str, runs_dir: Path) -> tuple[str, str]:
+    async def once() -> silo.RunResult:
+        return await silo.run(ENV, "TASK-COUNT", solver, runs_dir=runs_dir)
+
+    result = anyio.run(once, backend=backend)
+    assert result.run_dir is not None
+    return (
+        (result.run_dir / "result.json").read_text(),
+        (result.run_dir / "state-diff.json").read_text(),
+    )
+
+
+def test_section6_result_and_state_diff_byte_identical_on_asyncio_and_trio(
+    tmp_path: Path,
+) -> None:
+    assert _artifacts_on("asyncio", tmp_path / "a") == _artifacts_on("trio", tmp_path / "t")
