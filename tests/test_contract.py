@@ -87,13 +87,15 @@ def only_optional(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[s
     return [silo.optional("nice", True)]
 
 
+ENV_TASKS = [silo.Task("TASK-COUNT", "Count", "Bump the counter once and say ok.", "VER-COUNT")]
+
 ENV = silo.Environment(
     name="contract",
     create_state=make_world,
     tools=[get_opportunity, bump, reject, crash, hang],
     verifiers=[counted, boom, only_optional],
     tasks=[
-        silo.Task("TASK-COUNT", "Count", "Bump the counter once and say ok.", "VER-COUNT"),
+        *ENV_TASKS,
         silo.Task("TASK-BOOM", "Boom", "Anything.", "VER-BOOM"),
         silo.Task("TASK-OPT", "Optional", "Anything.", "VER-OPT"),
     ],
@@ -790,3 +792,161 @@ def test_section3_on_disk_environment_loads_under_a_non_identifier_name(project:
     assert env.name == "support-desk"
     assert "support-desk" not in sys.modules
     assert not any(name.startswith("support-desk") for name in sys.modules)
+
+
+# --- More of sections 1, 2, 3 and 6 ---------------------------------------------------------
+
+
+async def test_section1_call_tool_is_always_a_checkpoint() -> None:
+    async def spinner(ctx: silo.AgentContext) -> str:
+        while True:  # only sync tools and unknown names: call_tool is the one checkpoint
+            await ctx.call_tool("bump", {})
+            await ctx.call_tool("no-such-tool", {})
+
+    with anyio.fail_after(10):
+        result = await silo.run(ENV, "TASK-COUNT", spinner, timeout=0.01, max_tool_calls=10**9)
+    assert result.termination_reason == "timeout"
+    assert result.tool_calls > 0
+
+
+async def test_section1_hung_agent_is_stopped_and_still_graded() -> None:
+    async def sleeper(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("bump", {})
+        await anyio.sleep_forever()
+        return "never"
+
+    with anyio.fail_after(10):
+        result = await silo.run(ENV, "TASK-COUNT", sleeper, timeout=0.01)
+    assert result.termination_reason == "timeout"
+    assert result.error is not None
+    assert [c.passed for c in result.checks] == [True, False, True, False]
+
+
+async def test_section2_input_schema_is_draft_2020_12() -> None:
+    @silo.tool(
+        name="pairs",
+        description="Takes a tuple.",
+        input_schema={
+            "type": "object",
+            "properties": {"pair": {"type": "array", "prefixItems": [{"type": "string"}]}},
+        },
+    )
+    def pairs(state: Any, args: Any) -> Any:
+        return "accepted"
+
+    (bound,) = silo.bind_tools(make_world(), [pairs])
+    env = silo.Environment(
+        name="draft", create_state=make_world, tools=[pairs], verifiers=[counted], tasks=ENV_TASKS
+    )
+    got: list[silo.ToolResult] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        got.append(await ctx.call_tool("pairs", {"pair": [1]}))  # prefixItems is 2020-12 only
+        got.append(await ctx.call_tool("pairs", {"pair": ["a", 1]}))
+        return "ok"
+
+    await silo.run(env, "TASK-COUNT", agent)
+    assert bound.name == "pairs"
+    assert got[0].is_error is True
+    assert got[0].output["code"] == "invalid_input"
+    assert got[1] == silo.ToolResult("accepted")
+
+
+async def test_section3_trace_jsonl_is_written_as_events_happen(tmp_path: Path) -> None:
+    seen: list[list[str]] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("bump", {})
+        (run_dir,) = list(tmp_path.iterdir())
+        lines = (run_dir / "trace.jsonl").read_text().splitlines()
+        seen.append([json.loads(line)["type"] for line in lines])
+        return "ok"
+
+    await silo.run(ENV, "TASK-COUNT", agent, runs_dir=tmp_path)
+    assert seen == [["run_start", "tool_call", "tool_result"]]
+
+
+def test_section2_a_hung_async_verifier_is_bounded() -> None:
+    import trio.testing
+
+    @silo.verifier(id="VER-HANG", task_id="TASK-HANG")
+    async def hangs(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+        await anyio.sleep_forever()
+        return []
+
+    env = silo.Environment(
+        name="hang",
+        create_state=make_world,
+        tools=[bump],
+        verifiers=[hangs],
+        tasks=[silo.Task("TASK-HANG", "Hang", "Anything.", "VER-HANG")],
+    )
+
+    async def main() -> silo.RunResult:
+        return await silo.run(env, "TASK-HANG", solver)
+
+    # Virtual time: the verifier's bound elapses at once, whatever its length.
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    result = anyio.run(main, backend="trio", backend_options={"clock": clock})
+    assert result.passed is False
+    assert result.error is not None
+    assert result.trace[-1]["type"] == "verifier_result"
+
+
+async def test_section2_run_many_runs_dir_one_directory_per_rollout(tmp_path: Path) -> None:
+    results = await silo.run_many(ENV, ["TASK-COUNT"], solver, runs=3, runs_dir=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(r.run_id for r in results)
+    assert all(r.run_dir == tmp_path / r.run_id for r in results)
+
+
+async def test_section2_cancelled_run_many_propagates_after_artifacts_are_written(
+    tmp_path: Path,
+) -> None:
+    started = 0
+    all_started = anyio.Event()
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        nonlocal started
+        started += 1
+        if started == 3:
+            all_started.set()
+        await anyio.sleep_forever()
+        return "never"
+
+    returned: list[object] = []
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+
+            async def go() -> None:
+                returned.append(
+                    await silo.run_many(ENV, ["TASK-COUNT"], agent, runs=3, runs_dir=tmp_path)
+                )
+
+            tg.start_soon(go)
+            await all_started.wait()
+            scope.cancel()
+    assert returned == []
+    run_dirs = list(tmp_path.iterdir())
+    assert len(run_dirs) == 3
+    for run_dir in run_dirs:
+        result = json.loads((run_dir / "result.json").read_text())
+        assert result["terminationReason"] == "cancelled"
+
+
+async def test_section6_artifacts_identical_whatever_the_concurrency(tmp_path: Path) -> None:
+    def texts(results: list[silo.RunResult]) -> list[tuple[str, str]]:
+        out = []
+        for r in results:
+            assert r.run_dir is not None
+            out.append(
+                (
+                    (r.run_dir / "result.json").read_text(),
+                    (r.run_dir / "state-diff.json").read_text(),
+                )
+            )
+        return out
+
+    tasks = ["TASK-COUNT", "TASK-BOOM"]
+    serial = await silo.run_many(ENV, tasks, solver, runs=2, concurrency=1, runs_dir=tmp_path / "a")
+    wide = await silo.run_many(ENV, tasks, solver, runs=2, concurrency=8, runs_dir=tmp_path / "b")
+    assert texts(serial) == texts(wide)
