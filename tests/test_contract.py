@@ -950,3 +950,119 @@ async def test_section6_artifacts_identical_whatever_the_concurrency(tmp_path: P
     serial = await silo.run_many(ENV, tasks, solver, runs=2, concurrency=1, runs_dir=tmp_path / "a")
     wide = await silo.run_many(ENV, tasks, solver, runs=2, concurrency=8, runs_dir=tmp_path / "b")
     assert texts(serial) == texts(wide)
+
+
+# --- More of sections 1, 3, 4 and 6 (CLI and package) ---------------------------------------
+
+
+def test_section4_every_command_that_prints_something_has_json() -> None:
+    commands = [
+        ["init"],
+        ["env", "list"],
+        ["env", "validate"],
+        *[["data", sub] for sub in ["list", "show", "add", "update", "remove"]],
+        *[["task", sub] for sub in ["list", "show", "add", "update", "remove"]],
+        ["tool", "add"],
+        ["tool", "list"],
+        ["verifier", "add"],
+        ["verifier", "list"],
+        ["run"],
+    ]
+    missing = [c for c in commands if "--json" not in cli(*c, "--help").output]
+    assert missing == []
+
+
+def test_section4_long_work_stays_quiet_when_piped(project: Path) -> None:
+    (project / "silo_agent.py").write_text(AGENTS)
+    result = cli("run", "--env", "support-desk", "--task", "TASK-001", "--runs", "3")
+    assert result.exit_code in (0, 1), result.output
+    assert result.stderr == ""
+    assert "\x1b[" not in result.stdout  # no terminal control codes when not a terminal
+    assert len(list((project / ".silo" / "runs").iterdir())) == 3
+
+
+def test_section4_run_flags_reach_the_run(project: Path) -> None:
+    (project / "silo_agent.py").write_text(AGENTS)
+    result = _run("--max-tool-calls", "7", "--timeout-ms", "5000")
+    report = json.loads(result.stdout)
+    run_json = json.loads((project / ".silo" / "runs" / report["runId"] / "run.json").read_text())
+    assert run_json["config"] == {"maxToolCalls": 7, "timeoutMs": 5000}
+
+
+def test_section3_tasks_are_discovered_tools_only_from_the_registry(project: Path) -> None:
+    root = project / ".silo" / "environments" / "support-desk"
+    task = {"id": "TASK-777", "title": "T", "instruction": "I.", "verifierId": "VER-001"}
+    (root / "tasks" / "TASK-777.json").write_text(json.dumps(task))
+    (root / "tools" / "stray.py").write_text(
+        "import silo_async as silo\n\n\n"
+        '@silo.tool(name="stray_tool", description="Not registered.")\n'
+        "def stray_tool(state, input):\n    return 1\n"
+    )
+    tasks = json.loads(cli("task", "list", "--env", "support-desk", "--json").stdout)
+    assert "TASK-777" in [t["id"] for t in tasks]
+    tools = json.loads(cli("tool", "list", "--env", "support-desk", "--json").stdout)
+    assert "stray_tool" not in json.dumps(tools)
+    env = silo.load_environment("support-desk")
+    state = env.create_state()
+    assert "stray_tool" not in [t.name for t in env.bind_tools(state)]
+
+
+def test_section3_tool_list_json_uses_camelcase_input_schema(project: Path) -> None:
+    tools = json.loads(cli("tool", "list", "--env", "support-desk", "--json").stdout)
+    entries = tools if isinstance(tools, list) else tools["tools"]
+    assert entries
+    assert all("inputSchema" in t and "input_schema" not in t for t in entries)
+
+
+def test_section5_names_are_validated_because_they_become_paths_and_code(project: Path) -> None:
+    env = ["--env", "support-desk"]
+    _one_error_line(cli("tool", "add", "class", *env), "unsafe_name")
+    _one_error_line(cli("verifier", "add", "../VER", *env, "--task", "TASK-001"), "unsafe_name")
+    task = ["--title", "t", "--instruction", "i", "--verifier", "VER-001"]
+    _one_error_line(cli("task", "add", "../x", *env, *task), "unsafe_name")
+    (project / "d.json").write_text("[]")
+    _one_error_line(cli("data", "add", "../d", *env, "--file", "d.json"), "unsafe_name")
+    assert not (project / ".silo" / "environments" / "d.json").exists()
+
+
+def test_section1_agent_error_names_what_was_found(project: Path) -> None:
+    (project / "agents.py").write_text("async def helper(ctx):\n    return 1\n")
+    result = _run("--agent", "./agents.py:nope")
+    assert result.exit_code == 1
+    assert "nope" in result.stderr
+    assert "helper" in result.stderr
+
+
+def test_section6_core_dependencies_are_anyio_attrs_jsonschema_click() -> None:
+    from importlib.metadata import requires
+
+    core = {
+        re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0].lower()
+        for req in requires("silo_async") or []
+        if "extra ==" not in req
+    }
+    assert core == {"anyio", "attrs", "jsonschema", "click"}
+
+
+def test_section4_anyio_run_appears_only_in_the_cli() -> None:
+    package = Path(silo.__file__).parent
+    offenders = [
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if "anyio.run(" in path.read_text() and path.relative_to(package).parts[0] != "cli"
+    ]
+    assert offenders == []
+
+
+def test_section6_shipped_worlds_never_read_the_wall_clock_or_global_random() -> None:
+    templates = Path(silo.__file__).parent / "templates"
+    banned = re.compile(
+        r"^\s*(import random|from random import)|datetime\.now|date\.today|time\.time\(|utcnow",
+        re.MULTILINE,
+    )
+    offenders = [
+        str(path.relative_to(templates))
+        for path in templates.rglob("*.py")
+        if banned.search(path.read_text())
+    ]
+    assert offenders == []
