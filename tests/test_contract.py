@@ -256,6 +256,7 @@ async def test_section1_return_value_str_as_is_none_empty_else_compact_json(
     result = await silo.run(ENV, "TASK-COUNT", agent)
     assert result.output_text == text
     assert result.agent_output == returned
+    assert result.checks[1].detail == f"got {text!r}"  # ctx.agent_output is the text form
 
 
 async def test_section1_call_beyond_max_tool_calls_is_not_executed_not_recorded_no_return() -> None:
@@ -509,6 +510,8 @@ async def test_section2_trace_objects_are_the_ones_in_trace_jsonl(tmp_path: Path
         json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()
     ]
     assert on_disk == result.trace
+    tool_result = next(e for e in on_disk if e["type"] == "tool_result")
+    assert tool_result["isError"] is False and "is_error" not in tool_result
     assert all("type" in event for event in result.trace)
     assert result.trace[0]["type"] == "run_start"
     assert result.trace[-1]["type"] == "verifier_result"
@@ -1066,3 +1069,47 @@ def test_section6_shipped_worlds_never_read_the_wall_clock_or_global_random() ->
         if banned.search(path.read_text())
     ]
     assert offenders == []
+
+
+async def test_section2_run_many_never_exceeds_its_concurrency() -> None:
+    running = 0
+    peak = 0
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        for _ in range(3):
+            await ctx.call_tool("bump", {})
+            await anyio.lowlevel.checkpoint()
+        running -= 1
+        return "ok"
+
+    results = await silo.run_many(ENV, ["TASK-COUNT"], agent, runs=6, concurrency=2)
+    assert peak == 2
+    assert len(results) == 6
+
+
+def test_section5_nothing_is_overwritten(project: Path) -> None:
+    env = ["--env", "support-desk"]
+    root = project / ".silo" / "environments" / "support-desk"
+    (project / "new.json").write_text('{"replaced": true}')
+    data = root / "data" / "accounts.json"
+    before = data.read_bytes()
+    _one_error_line(
+        cli("data", "add", "accounts", *env, "--file", "new.json"), "data_already_exists"
+    )
+    assert data.read_bytes() == before
+    task_file = root / "tasks" / "TASK-001.json"
+    before = task_file.read_bytes()
+    task = ["--title", "t", "--instruction", "i", "--verifier", "VER-001"]
+    _one_error_line(cli("task", "add", "TASK-001", *env, *task), "task_already_exists")
+    assert task_file.read_bytes() == before
+
+
+def test_section5_a_failed_tool_add_leaves_nothing_half_made(project: Path) -> None:
+    tools = project / ".silo" / "environments" / "support-desk" / "tools"
+    (tools / "__init__.py").unlink()
+    before = sorted(p.name for p in tools.iterdir())
+    _one_error_line(cli("tool", "add", "fresh_tool", "--env", "support-desk"), "registry_not_found")
+    assert sorted(p.name for p in tools.iterdir()) == before
