@@ -1001,6 +1001,15 @@ def test_section3_tasks_are_discovered_tools_only_from_the_registry(project: Pat
         '@silo.tool(name="stray_tool", description="Not registered.")\n'
         "def stray_tool(state, input):\n    return 1\n"
     )
+    (root / "verifiers" / "stray_verifier.py").write_text(
+        "import silo_async as silo\n\n\n"
+        '@silo.verifier(id="VER-STRAY", task_id="TASK-777")\n'
+        "def stray(final, initial, ctx):\n    return [silo.check('x', True)]\n"
+    )
+    verifiers = cli("verifier", "list", "--env", "support-desk", "--json")
+    assert verifiers.exit_code == 0, verifiers.output
+    assert "VER-001" in verifiers.stdout
+    assert "VER-STRAY" not in verifiers.stdout
     tasks = json.loads(cli("task", "list", "--env", "support-desk", "--json").stdout)
     assert "TASK-777" in [t["id"] for t in tasks]
     tools = json.loads(cli("tool", "list", "--env", "support-desk", "--json").stdout)
@@ -1113,3 +1122,26 @@ def test_section5_a_failed_tool_add_leaves_nothing_half_made(project: Path) -> N
     before = sorted(p.name for p in tools.iterdir())
     _one_error_line(cli("tool", "add", "fresh_tool", "--env", "support-desk"), "registry_not_found")
     assert sorted(p.name for p in tools.iterdir()) == before
+
+
+async def test_section1_call_tool_never_raises_for_a_rejected_call() -> None:
+    calls: list[tuple[Any, Any]] = [
+        ("get_opportunity", None),
+        ("get_opportunity", [1]),
+        ("get_opportunity", "text"),
+        ("get_opportunity", {"opportunityId": 5}),
+        ("bump", {"extra": 1}),
+        (123, {}),
+    ]
+    got: list[silo.ToolResult] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        for name, args in calls:
+            got.append(await ctx.call_tool(name, args))
+        return "ok"
+
+    result = await silo.run(ENV, "TASK-COUNT", agent)
+    assert result.termination_reason == "completed"
+    assert [r.is_error for r in got] == [True] * len(calls)
+    assert [r.output["code"] for r in got] == ["invalid_input"] * 5 + ["tool_not_found"]
+    assert result.tool_errors == len(calls)
