@@ -35,7 +35,16 @@ _DEFAULT_ATTRIBUTE = "agent"
 
 
 class AgentLoadError(Exception):
-    """The agent spec could not be turned into an async callable; ``str()`` says why."""
+    """The agent spec could not be turned into an async callable; ``str()`` says why.
+
+    Attributes:
+        code: ``agent_not_found`` (no such file, module or attribute) or ``agent_invalid``
+            (found, but not a usable ``async def agent(ctx)``), as the CLI prints it.
+    """
+
+    def __init__(self, message: str, code: str = "agent_invalid") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @attrs.frozen
@@ -74,7 +83,8 @@ def load_agent(spec: str | None, cwd: Path) -> LoadedAgent:
             raise AgentLoadError(
                 f"No --agent given and ./{DEFAULT_AGENT_FILE} was not found in {cwd}. "
                 f"Create {DEFAULT_AGENT_FILE} with `async def agent(ctx): ...`, or pass "
-                "--agent PATH.py, PATH.py:name or package.module:name."
+                "--agent PATH.py, PATH.py:name or package.module:name.",
+                "agent_not_found",
             )
         return _from_file(path, _DEFAULT_ATTRIBUTE, DEFAULT_AGENT_FILE)
     spec = spec.strip()
@@ -85,7 +95,9 @@ def load_agent(spec: str | None, cwd: Path) -> LoadedAgent:
         path = Path(target) if os.path.isabs(target) else cwd / target
         if not path.is_file():
             what = "is a directory, not a file" if path.is_dir() else "was not found"
-            raise AgentLoadError(f'Agent file "{target}" {what} (looked at {path}).')
+            raise AgentLoadError(
+                f'Agent file "{target}" {what} (looked at {path}).', "agent_not_found"
+            )
         return _from_file(path, attribute, target)
     return _from_module(target, attribute, cwd)
 
@@ -147,7 +159,8 @@ def _from_module(name: str, attribute: str, cwd: Path) -> LoadedAgent:
     except ModuleNotFoundError as exc:
         raise AgentLoadError(
             f'Agent module "{name}" could not be imported ({exc}); for a file, pass a path '
-            'ending in ".py".'
+            'ending in ".py".',
+            "agent_not_found",
         ) from exc
     except Exception as exc:
         raise AgentLoadError(
@@ -172,7 +185,9 @@ def _where(exc: SyntaxError) -> str:
 
 def _pick(module: ModuleType, attribute: str, owner: str, shown: str) -> Callable[..., Any]:
     if not hasattr(module, attribute):
-        raise AgentLoadError(f'{owner} has no "{attribute}". {_found(module, shown)}')
+        raise AgentLoadError(
+            f'{owner} has no "{attribute}". {_found(module, shown)}', "agent_not_found"
+        )
     obj = getattr(module, attribute)
     where = f"{owner[0].lower()}{owner[1:]}"
     if is_async_callable(obj):

@@ -304,5 +304,7 @@ def test_cli_run_refuses_the_agent_before_any_rollout(
     write(tmp_path / "bot.py", "async def agent():\n    return 'x'\n")
     result = runner.invoke(app, ["run", "--env", "shop", "--task", "T-1", "--agent", "bot.py"])
     assert result.exit_code == 1
-    assert result.stderr.startswith('error: "agent" in agent file "bot.py" is `agent()`')
+    assert result.stderr.startswith(
+        'error: agent_invalid: "agent" in agent file "bot.py" is `agent()`'
+    )
     assert not (tmp_path / ".silo" / "runs").exists()  # no rollout was started

@@ -110,8 +110,10 @@ def test_missing_required_option_is_usage_error_exit_2() -> None:
 
 def test_error_line_formats() -> None:
     assert error_line(silo.SiloError("task_not_found", "No.")) == "error: task_not_found: No."
-    assert error_line(AgentLoadError("Plain.")) == "error: Plain."
-    assert error_line(CliError("Also plain.")) == "error: Also plain."
+    assert error_line(AgentLoadError("Not async.")) == "error: agent_invalid: Not async."
+    missing = AgentLoadError("No file.", "agent_not_found")
+    assert error_line(missing) == "error: agent_not_found: No file."
+    assert error_line(CliError("run_not_found", "No run.")) == "error: run_not_found: No run."
     group = ExceptionGroup("wrapped", [silo.SiloError("unsafe_name", "Bad.")])
     assert error_line(group) == "error: unsafe_name: Bad."
     assert error_line(RuntimeError("bug")) is None
@@ -128,7 +130,7 @@ def test_unexpected_exceptions_are_one_line_naming_where(tmp_path: Path) -> None
     finally:
         app.commands.pop("explode-for-test")
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: unexpected RuntimeError: a bug (")
+    assert result.stderr.startswith("error: internal_error: unexpected RuntimeError: a bug (")
     assert f"{Path(__file__).name}:" in result.stderr
     assert "in explode; rerun with --traceback for details)" in result.stderr
     assert result.stderr.count("\n") == 1
@@ -143,7 +145,7 @@ def test_environment_code_failure_is_reported_with_its_location(tmp_path: Path) 
         f.write("\n\ndef create_state():\n    raise ValueError('broken world')\n")
     result = cli("tool", "list", "--env", "demo")
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: unexpected ValueError: broken world (")
+    assert result.stderr.startswith("error: internal_error: unexpected ValueError: broken world (")
     assert ".silo/environments/demo/environment.py:" in result.stderr
     assert "in create_state;" in result.stderr
 
@@ -170,3 +172,21 @@ def test_python_dash_m(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert silo.__version__ in done.stdout
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`silo-async task list --json | head -c 1`: no traceback, no error line, SIGPIPE's status."""
+    monkeypatch.chdir(tmp_path)
+    assert cli("init", "demo").exit_code == 0
+    for i in range(50):
+        args = ["--title", "T", "--instruction", "I", "--verifier", "VER-001"]
+        assert cli("task", "add", f"TASK-{i:03d}", "--env", "demo", *args).exit_code == 0
+    command = [sys.executable, "-m", "silo_async", "task", "list", "--env", "demo", "--json"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # long before the interpreter has started: the first write fails
+        stderr = proc.stderr.read()
+        assert proc.wait(timeout=60) == 141
+    assert stderr == b""

@@ -249,14 +249,16 @@ def test_missing_default_agent_says_what_was_looked_for(project: Path) -> None:
     result = run()
     assert result.exit_code == 1
     assert result.stderr.startswith(
-        f"error: No --agent given and ./silo_agent.py was not found in {project}."
+        f"error: agent_not_found: No --agent given and ./silo_agent.py was not found in {project}."
     )
 
 
 def test_missing_agent_file_names_the_path() -> None:
     result = run("--agent", "agents/bot.py")
     assert result.exit_code == 1
-    assert result.stderr.startswith('error: Agent file "agents/bot.py" was not found')
+    assert result.stderr.startswith(
+        'error: agent_not_found: Agent file "agents/bot.py" was not found'
+    )
 
 
 def test_agent_syntax_error_names_file_and_line(project: Path) -> None:

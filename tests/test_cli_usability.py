@@ -85,7 +85,7 @@ def test_an_explicit_agent_path_is_relative_to_the_current_directory() -> None:
     result = cli("run", "--env", "shop", "--task", "TASK-001", "--agent", "agents/idle.py")
     assert result.exit_code == 1 and "Result      FAIL" in result.stdout
     missing = cli("run", "--env", "shop", "--task", "TASK-001", "--agent", "idle.py")
-    assert missing.stderr.startswith('error: Agent file "idle.py" was not found')
+    assert missing.stderr.startswith('error: agent_not_found: Agent file "idle.py" was not found')
 
 
 # --- a broken data file -------------------------------------------------------------------
@@ -132,7 +132,9 @@ def test_a_damaged_result_file_is_named(project: Path, command: str) -> None:
     args = ["runs", "show", run_id] if command == "show" else ["replay", run_id]
     result = cli(*args)
     assert result.exit_code == 1
-    assert result.stderr.startswith(f'error: Run "{run_id}" in .silo/runs/{run_id} cannot be read')
+    assert result.stderr.startswith(
+        f'error: run_invalid: Run "{run_id}" in .silo/runs/{run_id} cannot be read'
+    )
     assert "result.json is not valid JSON" in result.stderr
     assert "unexpected" not in result.stderr
 
@@ -153,7 +155,7 @@ def test_a_result_file_missing_a_key_is_reported(project: Path) -> None:
 def test_runs_list_with_an_unknown_eval_is_an_error() -> None:
     result = cli("runs", "list", "--eval", "nope")
     assert result.exit_code == 1
-    assert result.stderr == 'error: Eval "nope" was not found in .silo/evals.\n'
+    assert result.stderr == 'error: eval_not_found: Eval "nope" was not found in .silo/evals.\n'
 
 
 def test_runs_list_says_which_environment_has_no_runs() -> None:
@@ -329,7 +331,8 @@ def test_eval_of_an_environment_without_tasks_is_a_plain_error(project: Path) ->
     result = cli("eval", "--env", "empty")
     assert result.exit_code == 1
     assert result.stderr == (
-        'error: Environment "empty" has no tasks to evaluate; add one with "silo-async task add".\n'
+        'error: task_not_found: Environment "empty" has no tasks to evaluate; add one with '
+        '"silo-async task add".\n'
     )
     assert not (project / ".silo" / "evals").exists()
 
@@ -443,10 +446,12 @@ def test_runs_show_and_replay_accept_a_unique_end_or_start_of_the_id() -> None:
     ambiguous = cli("runs", "show", common)
     assert ambiguous.exit_code == 1
     assert ambiguous.stderr == (
-        f'error: Run "{common}" is ambiguous: 2 runs match ({run_id}, {other}).\n'
+        f'error: run_ambiguous: Run "{common}" is ambiguous: 2 runs match ({run_id}, {other}).\n'
     )
     too_short = cli("runs", "show", run_id[-3:])
-    assert too_short.stderr.startswith(f'error: Run "{run_id[-3:]}" was not found in ')
+    assert too_short.stderr.startswith(
+        f'error: run_not_found: Run "{run_id[-3:]}" was not found in '
+    )
 
 
 def test_runs_list_aligns_its_columns(project: Path) -> None:

@@ -777,16 +777,15 @@ def test_section1_file_without_async_callable_gets_a_clear_error(project: Path) 
     assert "agent" in result.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DESIGN §4: errors are `error: <code>: <message>`; agent-loading errors print "
-    "`error: <message>` with no code",
-)
 def test_section4_agent_loading_errors_carry_a_code(project: Path) -> None:
     (project / "plain.py").write_text("value = 3\n")
     result = _run("--agent", "./plain.py")
     assert result.exit_code == 1
-    assert re.match(r"error: [a-z_]+: \S", result.stderr), result.stderr
+    assert result.stderr.startswith('error: agent_not_found: Agent file "./plain.py" has no')
+    missing = _run("--agent", "./nowhere.py")
+    assert missing.stderr.startswith('error: agent_not_found: Agent file "./nowhere.py" was not')
+    (project / "sync.py").write_text("def agent(ctx):\n    return 1\n")
+    assert _run("--agent", "./sync.py").stderr.startswith("error: agent_invalid: ")
 
 
 def test_section3_on_disk_environment_loads_under_a_non_identifier_name(project: Path) -> None:

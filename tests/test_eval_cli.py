@@ -117,7 +117,7 @@ def test_eval_on_trio(project: Path) -> None:
 def test_eval_agent_and_flag_errors(project: Path) -> None:
     dup = cli("eval", "--env", "crm", "--agent", NOOP, "--agent", NOOP)
     assert dup.exit_code == 1
-    assert 'error: Two agents are labelled "noop"' in dup.stderr
+    assert 'error: agent_invalid: Two agents are labelled "noop"' in dup.stderr
     both = cli("eval", "--env", "crm", "--task", "TASK-001", "--tasks", "all", "--agent", NOOP)
     assert both.exit_code == 2
     unknown = cli("eval", "--env", "crm", "--task", "TASK-999", "--agent", NOOP)
@@ -147,7 +147,8 @@ def test_runs_list_and_show(project: Path) -> None:
     as_json = json.loads(cli("runs", "show", run_id, "--json").stdout)
     assert as_json["runId"] == run_id and as_json["trace"][0]["tool"] == "search_leads"
     missing = cli("runs", "show", "run_nope")
-    assert missing.exit_code == 1 and missing.stderr.startswith('error: Run "run_nope" was not')
+    assert missing.exit_code == 1
+    assert missing.stderr.startswith('error: run_not_found: Run "run_nope" was not')
 
 
 def test_runs_of_an_eval_are_found_by_id(project: Path) -> None:

@@ -1,11 +1,13 @@
 """How the CLI reports failures: one line on stderr, then the exit code.
 
-* ``SiloError`` -> ``error: <code>: <message>``, exit 1.
-* :class:`CliError` and agent-loading errors -> ``error: <message>``, exit 1 (failures about
-  the user's own files and flags rather than the project store, so they carry no code).
+* ``SiloError``, :class:`CliError` and agent-loading errors -> ``error: <code>: <message>``,
+  exit 1. Besides the 17 authoring codes, the CLI's own failures use the codes of
+  :data:`CLI_ERROR_CODES` (Silo printed these without a code; DESIGN.md asks for one on every
+  error line).
 * Usage errors (bad flags, missing arguments) are click's ``UsageError``: exit 2.
 * Anything else (a bug, or an exception escaping environment code such as ``create_state``) ->
-  ``error: unexpected <Type>: <message> (<file>:<line> in <function>; ...)``, exit 1; the
+  ``error: internal_error: unexpected <Type>: <message> (<file>:<line> in <function>; ...)``,
+  exit 1 (``internal_error``, as for a tool that raises); the
   global ``--traceback`` flag lets it propagate with its full traceback instead.
 
 Errors stay one line of text even with ``--json``: stdout carries only successful output, so a
@@ -15,21 +17,55 @@ script can parse it without first checking what kind of document it got.
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from .._agentload import AgentLoadError
 from .._errors import SiloError
 
-__all__ = ["CliError", "error_line", "reporting_errors", "unexpected_line"]
+__all__ = [
+    "CLI_ERROR_CODES",
+    "CliError",
+    "error_line",
+    "fail",
+    "reporting_errors",
+    "unexpected_line",
+]
+
+#: Exit status when stdout's reader went away: what a process killed by SIGPIPE reports.
+EXIT_BROKEN_PIPE = 141
+
+#: Codes of failures that are not about the project store (which raises SiloErrors).
+CLI_ERROR_CODES = (
+    "agent_not_found",  # --agent names no file, module or attribute (or ./silo_agent.py is missing)
+    "agent_invalid",  # found, but not a usable async def agent(ctx); or two agents share a label
+    "run_not_found",  # runs show / replay: no run with that id (or part of an id)
+    "run_ambiguous",  # part of an id that matches several runs
+    "run_invalid",  # a run directory whose files are damaged or incomplete
+    "eval_not_found",  # runs list --eval: no such eval
+    "out_dir_not_empty",  # eval --out: the directory already holds files
+    "cancelled",  # eval interrupted before its summary was written
+    "internal_error",  # an unexpected exception (a bug, or environment code that raised)
+)
 
 
 class CliError(Exception):
-    """A user-facing failure without a SiloError code (printed as ``error: <message>``)."""
+    """A user-facing failure of the CLI itself, printed as ``error: <code>: <message>``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def fail(code: str, message: str) -> NoReturn:
+    """Stop the command with ``error: <code>: <message>`` on stderr, exit 1."""
+    raise CliError(code, message)
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -45,7 +81,7 @@ def error_line(exc: BaseException) -> str | None:
     if isinstance(exc, SiloError):
         return f"error: {exc.code}: {exc.message}"
     if isinstance(exc, CliError | AgentLoadError):
-        return f"error: {exc}"
+        return f"error: {exc.code}: {exc}"
     return None
 
 
@@ -60,7 +96,7 @@ def _shown(path: str) -> str:
 def unexpected_line(exc: BaseException) -> str:
     """One line for an unexpected exception, naming where it was raised."""
     exc = _leaf(exc)
-    text = f"error: unexpected {type(exc).__name__}: {exc}"
+    text = f"error: internal_error: unexpected {type(exc).__name__}: {exc}"
     frames = traceback.extract_tb(exc.__traceback__)
     where = (
         f"{_shown(frames[-1].filename)}:{frames[-1].lineno} in {frames[-1].name}; "
@@ -81,6 +117,11 @@ def reporting_errors(*, show_traceback: bool = False) -> Iterator[None]:
         yield
     except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
         raise
+    except BrokenPipeError:
+        # The reader went away (`silo-async runs list | head`): nothing to report, and the
+        # interpreter's final flush must not hit the closed pipe again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
     except Exception as exc:
         line = error_line(exc)
         if line is None:

@@ -18,7 +18,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import anyio
 import click
@@ -37,18 +37,13 @@ from ._common import (
     open_environment,
     run_async,
 )
+from ._errors import fail
 
 __all__ = ["eval_command", "fail", "label_agents"]
 
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: Redraws per second of the progress bar (never per rollout).
 REFRESH_HZ = 4
-
-
-def fail(message: str) -> NoReturn:
-    """Report ``error: <message>`` on stderr and exit 1 (for failures without a SiloError code)."""
-    click.echo(f"error: {message}", err=True)
-    raise click.exceptions.Exit(1)
 
 
 def _split_label(spec: str) -> tuple[str | None, str]:
@@ -96,8 +91,9 @@ def _select_tasks(environment: Environment, tasks: Sequence[str], all_tasks: boo
     if all_tasks or not tasks:
         if not environment.tasks:
             fail(
+                "task_not_found",
                 f'Environment "{environment.name}" has no tasks to evaluate; add one with '
-                '"silo-async task add".'
+                '"silo-async task add".',
             )
         return [t.id for t in environment.tasks]
     for task_id in tasks:
@@ -330,7 +326,7 @@ def eval_command(
     eval_id = new_eval_id()
     target = out_dir if out_dir is not None else project_dir / ".silo" / "evals" / eval_id
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        fail(f'Eval directory "{target}" already exists and is not empty.')
+        fail("out_dir_not_empty", f'Eval directory "{target}" already exists and is not empty.')
     total = len(task_ids) * len(agents) * runs
     display = _Display(not as_json and sys.stderr.isatty(), total)
 
@@ -362,7 +358,7 @@ def _report_cancelled(target: Path, cwd: Path, as_json: bool) -> None:
     try:
         data = read_summary(target)
     except (OSError, ValueError):
-        click.echo("error: eval cancelled before its summary could be written.", err=True)
+        click.echo("error: cancelled: the eval stopped before its summary was written.", err=True)
         return
     if as_json:
         echo_json({**data, "outDir": str(target)})

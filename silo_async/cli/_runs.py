@@ -18,7 +18,7 @@ from .._result import RunResult
 from ..eval import list_runs, load_run, replay
 from ..eval._runs import RecordedRun, RunNotFoundError, find_run, trace_lines
 from ._common import OrderedGroup, echo_json, json_option, project_root, run_async
-from ._eval import fail
+from ._errors import fail
 from ._report import run_json, run_text
 
 __all__ = ["replay_command", "runs"]
@@ -33,13 +33,14 @@ def _reading(run_id: str, run_dir: Path, read: Callable[[], T]) -> T:
     """``read()``, with a damaged run file reported as one error naming the run and the file."""
     try:
         return read()
-    except RunNotFoundError as exc:
-        fail(str(exc))
+    except RunNotFoundError as exc:  # a file of the run is missing
+        fail("run_invalid", str(exc))
     except _UNREADABLE as exc:
         why = _unparsable(run_dir) or (f"no {exc}" if isinstance(exc, KeyError) else str(exc))
         fail(
+            "run_invalid",
             f'Run "{run_id}" in {_shown(run_dir)} cannot be read; its files are damaged or were '
-            f"not written by silo-async ({why})."
+            f"not written by silo-async ({why}).",
         )
 
 
@@ -75,8 +76,11 @@ def _find(run_id: str) -> Path:
             return matches[0]
         if matches:
             shown = ", ".join(m.name for m in matches[:5]) + (", ..." if len(matches) > 5 else "")
-            fail(f'Run "{run_id}" is ambiguous: {len(matches)} runs match ({shown}).')
-        fail(str(exc))
+            fail(
+                "run_ambiguous",
+                f'Run "{run_id}" is ambiguous: {len(matches)} runs match ({shown}).',
+            )
+        fail("run_not_found", str(exc))
 
 
 def _partial_matches(part: str, root: Path) -> list[Path]:
@@ -126,7 +130,10 @@ def list_command(env_name: str | None, eval_id: str | None, as_json: bool) -> No
     """List recorded runs (.silo/runs/, or an eval's runs with --eval)."""
     root = project_root()
     if eval_id is not None and not (root / ".silo" / "evals" / eval_id).is_dir():
-        fail(f'Eval "{eval_id}" was not found in {_shown(root / ".silo" / "evals")}.')
+        fail(
+            "eval_not_found",
+            f'Eval "{eval_id}" was not found in {_shown(root / ".silo" / "evals")}.',
+        )
     infos = list_runs(root, env=env_name, eval_id=eval_id)
     if as_json:
         echo_json([i.to_dict() for i in infos])
