@@ -12,7 +12,7 @@ import attrs
 
 from ._errors import DefinitionError, SiloError
 from ._task import Task
-from ._tools import BoundTool, Tool, bind_tools
+from ._tools import BoundTool, Tool, bind_tools, check_tools
 from ._verify import Verifier
 
 __all__ = ["Environment"]
@@ -36,7 +36,8 @@ class Environment:
             the runtime tools (the module's ``bind_tools``).
 
     Raises:
-        DefinitionError: duplicate task or verifier ids, or neither/both of tools and bind.
+        DefinitionError: duplicate task or verifier ids, duplicate tool names or an entry of
+            ``tools`` that is not a tool, or both tools and bind.
     """
 
     name: str
@@ -54,6 +55,7 @@ class Environment:
                 f'Environment "{self.name}" got both tools=... and bind=...; pass one.',
                 {"environment": self.name},
             )
+        check_tools(self.tools, f'Environment "{self.name}"')  # a typo fails here, not per run
         object.__setattr__(self, "_tasks_by_id", _index(self.tasks, "Task", self.name))
         object.__setattr__(self, "_verifiers_by_id", _index(self.verifiers, "Verifier", self.name))
 

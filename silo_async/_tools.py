@@ -249,20 +249,19 @@ def _fault_result(name: str, exc: Exception) -> tuple[ToolResult, ToolFault]:
     return ToolResult({"code": "internal_error", "message": message}, is_error=True), fault
 
 
-def bind_tools(state: Any, tools: Iterable[Tool | BoundTool]) -> list[BoundTool]:
-    """Close ``tools`` over ``state``: the runtime tools an environment's ``bind_tools`` returns.
+def check_tools(tools: Iterable[Tool | BoundTool], where: str = "bind_tools()") -> list[Tool]:
+    """The definitions behind ``tools``, checked: every entry a tool, every name used once.
 
     Raises:
         DefinitionError: two tools share a name, or an entry is not a tool.
     """
-    bound: list[BoundTool] = []
+    definitions: list[Tool] = []
     seen: set[str] = set()
     for item in tools:
         definition = item.tool if isinstance(item, BoundTool) else item
         if not isinstance(definition, Tool):
             raise DefinitionError(
-                f"bind_tools() got {type(item).__name__} {item!r}; expected tools made with "
-                "@silo.tool.",
+                f"{where} got {type(item).__name__} {item!r}; expected tools made with @silo.tool.",
                 {"item": repr(item)},
             )
         if definition.name in seen:
@@ -271,6 +270,19 @@ def bind_tools(state: Any, tools: Iterable[Tool | BoundTool]) -> list[BoundTool]
                 {"tool": definition.name},
             )
         seen.add(definition.name)
+        definitions.append(definition)
+    return definitions
+
+
+def bind_tools(state: Any, tools: Iterable[Tool | BoundTool]) -> list[BoundTool]:
+    """Close ``tools`` over ``state``: the runtime tools an environment's ``bind_tools`` returns.
+
+    Raises:
+        DefinitionError: two tools share a name, or an entry is not a tool.
+    """
+    items = list(tools)
+    bound: list[BoundTool] = []
+    for item, definition in zip(items, check_tools(items), strict=True):
         # A tool already bound to this very world (an environment's bind() built with
         # bind_tools) is kept as it is: binding 50 tools twice per rollout adds up.
         if isinstance(item, BoundTool) and item._state is state:

@@ -145,3 +145,11 @@ def test_tool_error_helper() -> None:
         "code": "conflict",
         "message": "Nope.",
     }
+
+
+def test_an_environment_checks_its_tools_when_it_is_defined() -> None:
+    tool = ENV.tools[0]
+    with pytest.raises(silo.DefinitionError, match='"get_customer" is registered more than once'):
+        silo.Environment(name="twice", create_state=dict, tools=[tool, tool])
+    with pytest.raises(silo.DefinitionError, match=r'Environment "odd" got str'):
+        silo.Environment(name="odd", create_state=dict, tools=["get_customer"])
