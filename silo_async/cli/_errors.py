@@ -16,6 +16,7 @@ script can parse it without first checking what kind of document it got.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
@@ -120,7 +121,8 @@ def reporting_errors(*, show_traceback: bool = False) -> Iterator[None]:
     except BrokenPipeError:
         # The reader went away (`silo-async runs list | head`): nothing to report, and the
         # interpreter's final flush must not hit the closed pipe again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        with contextlib.suppress(OSError, ValueError):  # stdout may have no descriptor
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
     except Exception as exc:
         line = error_line(exc)
