@@ -218,6 +218,8 @@ class _Rollout:
     def conclude(self, text: str, graded: Graded) -> RunResult:
         """Record the verifier's event, close the trace, build the result, let go of the world."""
         outcome, verifier_error = graded
+        if outcome is None:  # the verifier failed: graded as nothing passed
+            outcome = VerifierOutcome(self.verifier.id, self.task.id, False, 0.0, 0, 0, [], [])
         self.verifier_event(outcome, verifier_error)
         self.trace.close()
         result = self.result(text, outcome, verifier_error)
@@ -249,22 +251,20 @@ class _Rollout:
         after = {k: v for k, v in self.state.items() if k not in same}
         return state_diff(before, after)
 
-    def verifier_event(self, outcome: VerifierOutcome | None, error: str | None) -> None:
+    def verifier_event(self, outcome: VerifierOutcome, error: str | None) -> None:
         fields: dict[str, Any] = {
             "verifierId": self.verifier.id,
-            "passed": bool(outcome and outcome.passed),
-            "reward": outcome.reward if outcome else 0.0,
-            "requiredPassed": outcome.required_passed if outcome else 0,
-            "requiredTotal": outcome.required_total if outcome else 0,
-            "failedRequired": list(outcome.failed_required) if outcome else [],
+            "passed": outcome.passed,
+            "reward": outcome.reward,
+            "requiredPassed": outcome.required_passed,
+            "requiredTotal": outcome.required_total,
+            "failedRequired": list(outcome.failed_required),
         }
         if error is not None:
             fields["error"] = error
         self.trace.emit("verifier_result", fields)
 
-    def result(
-        self, text: str, outcome: VerifierOutcome | None, verifier_error: str | None
-    ) -> RunResult:
+    def result(self, text: str, outcome: VerifierOutcome, verifier_error: str | None) -> RunResult:
         errors = [e for e in (self.error, verifier_error) if e]
         return RunResult(
             run_id=self.run_id,
@@ -273,18 +273,18 @@ class _Rollout:
             agent_name=self.agent_name,
             agent_output=self.output,
             output_text=text,
-            passed=bool(outcome and outcome.passed),
-            reward=outcome.reward if outcome else 0.0,
+            passed=outcome.passed,
+            reward=outcome.reward,
             termination_reason=self.reason,
             tool_calls=self.budget.calls,
             tool_errors=self.budget.errors,
             tool_faults=self.budget.faults,
             error="; ".join(errors) if errors else None,
             verifier_id=self.verifier.id,
-            checks=list(outcome.checks) if outcome else [],
-            required_passed=outcome.required_passed if outcome else 0,
-            required_total=outcome.required_total if outcome else 0,
-            failed_required=list(outcome.failed_required) if outcome else [],
+            checks=list(outcome.checks),
+            required_passed=outcome.required_passed,
+            required_total=outcome.required_total,
+            failed_required=list(outcome.failed_required),
             trace_lines=self.trace.freeze(),
             state_diff_json=compact_json(self.diff()),
             run_dir=self.run_dir,

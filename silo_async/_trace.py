@@ -66,11 +66,6 @@ class TraceRecorder:
         self._entries: list[str | _Deferred] = []
         self._fd: int | None = None
 
-    @property
-    def next_seq(self) -> int:
-        """The ``seq`` of the next event."""
-        return len(self._entries) + 1
-
     def attach(self, fd: int) -> None:
         """Append every event from now on to the open file ``fd`` (see :func:`open_trace_file`)."""
         self._fd = fd
