@@ -7,9 +7,9 @@ the full record is always in the rollout's own ``trace.jsonl``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from .._jsonutil import compact_json
 from .._result import RunResult
 
 __all__ = ["MAX_CALLS", "MAX_DIFF", "MAX_TEXT", "compact_details", "truncate"]
@@ -29,10 +29,6 @@ def truncate(text: str, limit: int = MAX_TEXT) -> str:
     return f"{text[:limit]}… [truncated: {len(text) - limit} more characters]"
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
 def _calls(trace: list[dict[str, Any]]) -> tuple[list[list[Any]], int]:
     """``[[callId, tool, input, output, isError, durationMs, fault], ...]`` and calls omitted."""
     rows: dict[int, list[Any]] = {}
@@ -44,13 +40,14 @@ def _calls(trace: list[dict[str, Any]]) -> tuple[list[list[Any]], int]:
             if len(rows) >= MAX_CALLS:
                 omitted += 1
                 continue
-            rows[call_id] = [call_id, event["tool"], truncate(_json(event.get("input"))), None]
+            shown_input = truncate(compact_json(event.get("input")))
+            rows[call_id] = [call_id, event["tool"], shown_input, None]
             rows[call_id].extend((0, None, None))
         elif kind == "tool_result":
             row = rows.get(event["callId"])
             if row is None:
                 continue
-            row[3] = truncate(_json(event.get("output")))
+            row[3] = truncate(compact_json(event.get("output")))
             row[4] = 1 if event.get("isError") else 0
             row[5] = event.get("durationMs")
             fault = event.get("fault")

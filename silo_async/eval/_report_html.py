@@ -21,9 +21,9 @@ from __future__ import annotations
 import base64
 import gzip
 import html
-import json
 from typing import Any
 
+from .._jsonutil import compact_json
 from ._details import truncate
 from ._stats import GroupStats
 from ._summary import EvalSummary
@@ -38,12 +38,12 @@ def _h(text: object) -> str:
 
 def _script_json(value: Any) -> str:
     """JSON safe inside ``<script>``: no ``</``, no ``<!--``, no ``//`` (all escapes stay JSON)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = compact_json(value)
     return text.replace("<", "\\u003c").replace("/", "\\/")
 
 
 def _packed(details: list[dict[str, Any]]) -> str:
-    raw = json.dumps(details, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+    raw = compact_json(details).encode()
     # mtime=0: the same eval gives the same bytes. base64url: the alphabet has no "/".
     return base64.urlsafe_b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 

@@ -290,7 +290,7 @@ def load_run(run_dir: str | os.PathLike[str]) -> RecordedRun:
 
 
 def _short(value: Any, limit: int) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = compact_json(value)
     return text if len(text) <= limit else f"{text[:limit]}… (+{len(text) - limit} chars)"
 
 

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .._jsonutil import compact_json, pretty_json
 from ._records import RolloutRecord
 from ._report_html import render_report
 from ._summary import EvalSummary
@@ -45,13 +46,9 @@ def write_eval_dir(summary: EvalSummary, details: list[dict[str, Any]] | None) -
     if out is None:
         return
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    lines = [
-        json.dumps(r.to_dict(), ensure_ascii=False, separators=(",", ":")) for r in summary.records
-    ]
+    lines = [compact_json(r.to_dict()) for r in summary.records]
     _write_text(out / INDEX, "".join(line + "\n" for line in lines))
-    _write_text(
-        out / "summary.json", json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n"
-    )
+    _write_text(out / "summary.json", pretty_json(summary.to_dict()))
     _write_text(out / "summary.md", summary.markdown())
     if details is not None:
         _write_text(out / "report.html", render_report(summary, details))
