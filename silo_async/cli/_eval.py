@@ -38,8 +38,9 @@ from ._common import (
     run_async,
 )
 from ._errors import fail
+from ._report import aligned
 
-__all__ = ["eval_command", "fail", "label_agents"]
+__all__ = ["eval_command", "label_agents"]
 
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: Redraws per second of the progress bar (never per rollout).
@@ -192,11 +193,6 @@ def _cell(s: GroupStats | None, best: bool) -> str:
     return f"{text} *" if best else text
 
 
-def _table(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-
-
 def summary_text(summary: EvalSummary, cwd: Path) -> str:
     """The human report: agents ranked, the side-by-side table, and where files are."""
     c = summary.comparison
@@ -232,13 +228,13 @@ def summary_text(summary: EvalSummary, cwd: Path) -> str:
                 f"{s.mean_tool_calls:.1f}",
             ]
         )
-    lines += _table(rows)
+    lines += aligned(rows)
     lines += ["", "Side by side (passed/runs mean-reward; * = better agent, F = env faults)"]
     grid = [["task", *c.agents]]
     for row in c.rows:
         grid.append([row.task_id, *(_cell(row.cells.get(a), row.best == a) for a in c.agents)])
     grid.append(["all", *(_cell(c.overall[a], c.overall_best == a) for a in c.agents)])
-    lines += _table(grid)
+    lines += aligned(grid)
     if summary.out_dir is not None:
         out = _rel(summary.out_dir, cwd)
         lines += ["", f"Report   {out}/report.html", f"Summary  {out}/summary.json"]

@@ -15,7 +15,17 @@ import attrs
 
 from .._result import RunResult
 
-__all__ = ["Summary", "many_json", "many_text", "run_json", "run_text", "summarize"]
+__all__ = [
+    "Summary",
+    "aligned",
+    "many_json",
+    "many_text",
+    "plural",
+    "relative",
+    "run_json",
+    "run_text",
+    "summarize",
+]
 
 _CROSS = "✗"
 
@@ -45,17 +55,30 @@ def summarize(results: Sequence[RunResult]) -> Summary:
     )
 
 
-def _rel(path: Path | None, cwd: Path) -> str | None:
-    if path is None:
-        return None
+def relative(path: Path, cwd: Path | None = None) -> str:
+    """``path`` as typed from ``cwd`` (default: the current directory)."""
     try:
         return os.path.relpath(path, cwd)
     except ValueError:  # another drive on Windows: no relative form exists
         return str(path)
 
 
-def _count(n: int, noun: str) -> str:
+def _rel(path: Path | None, cwd: Path) -> str | None:
+    return None if path is None else relative(path, cwd)
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 call``, ``2 calls``."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def aligned(rows: list[list[str]]) -> list[str]:
+    """Rows padded to aligned columns, two spaces apart."""
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
 
 
 def _duration(ms: float) -> str:
@@ -110,9 +133,9 @@ def run_text(result: RunResult, cwd: Path) -> str:
 
 
 def _rollout_line(index: int, result: RunResult, cwd: Path) -> str:
-    parts = [f"reward {result.reward:.2f}", _count(result.tool_calls, "call")]
+    parts = [f"reward {result.reward:.2f}", plural(result.tool_calls, "call")]
     if result.tool_faults:
-        parts.append(_count(result.tool_faults, "fault"))
+        parts.append(plural(result.tool_faults, "fault"))
     parts.append(result.termination_reason)
     line = f"run {index}  {'PASS' if result.passed else 'FAIL'}  {' · '.join(parts)}"
     run_dir = _rel(result.run_dir, cwd)

@@ -6,7 +6,6 @@ Runs are found by id in ``.silo/runs/`` and then in every eval's ``.silo/evals/*
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,7 +18,7 @@ from ..eval import list_runs, load_run, replay
 from ..eval._runs import RecordedRun, RunNotFoundError, find_run, trace_lines
 from ._common import OrderedGroup, echo_json, json_option, project_root, run_async
 from ._errors import fail
-from ._report import run_json, run_text
+from ._report import aligned, plural, relative, run_json, run_text
 
 __all__ = ["replay_command", "runs"]
 
@@ -39,7 +38,7 @@ def _reading(run_id: str, run_dir: Path, read: Callable[[], T]) -> T:
         why = _unparsable(run_dir) or (f"no {exc}" if isinstance(exc, KeyError) else str(exc))
         fail(
             "run_invalid",
-            f'Run "{run_id}" in {_shown(run_dir)} cannot be read; its files are damaged or were '
+            f'Run "{run_id}" in {relative(run_dir)} cannot be read; its files are damaged or were '
             f"not written by silo-async ({why}).",
         )
 
@@ -52,13 +51,6 @@ def _unparsable(run_dir: Path) -> str | None:
         except (OSError, ValueError) as exc:
             return f"{name} is not valid JSON: {exc}"
     return None
-
-
-def _shown(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
 
 
 #: Shortest part of a run id that ``runs show``/``replay`` try to complete.
@@ -107,10 +99,6 @@ def _eval_ids(root: Path) -> list[str]:
     return sorted(p.parent.name for p in evals.glob("*/runs") if p.is_dir())
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 @click.group("runs", cls=OrderedGroup, short_help="List and show recorded runs.")
 def runs() -> None:
     """List and show recorded runs (.silo/runs/ and the runs of evals)."""
@@ -132,7 +120,7 @@ def list_command(env_name: str | None, eval_id: str | None, as_json: bool) -> No
     if eval_id is not None and not (root / ".silo" / "evals" / eval_id).is_dir():
         fail(
             "eval_not_found",
-            f'Eval "{eval_id}" was not found in {_shown(root / ".silo" / "evals")}.',
+            f'Eval "{eval_id}" was not found in {relative(root / ".silo" / "evals")}.',
         )
     infos = list_runs(root, env=env_name, eval_id=eval_id)
     if as_json:
@@ -156,22 +144,13 @@ def list_command(env_name: str | None, eval_id: str | None, as_json: bool) -> No
             i.agent,
             "PASS" if i.passed else "FAIL",
             f"reward {i.reward:.2f}",
-            _plural(i.tool_calls, "call"),
+            plural(i.tool_calls, "call"),
             i.termination_reason,
         ]
         for i in infos
     ]
-    for line in _columns(rows):
+    for line in aligned(rows):
         click.echo(line)
-
-
-def _columns(rows: list[list[str]]) -> list[str]:
-    """Rows padded to aligned columns, two spaces apart (agents' labels differ in length)."""
-    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
-    return [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
 
 
 def _calls_json(recorded: RecordedRun) -> list[dict[str, Any]]:
@@ -208,7 +187,7 @@ def show_command(run_id: str, as_json: bool) -> None:
         return
     click.echo(run_text(result, cwd))
     click.echo("")
-    click.echo(f"Trace ({_plural(len(lines), 'tool call')})")
+    click.echo(f"Trace ({plural(len(lines), 'tool call')})")
     for line in lines:
         click.echo(f"  {line}")
 
