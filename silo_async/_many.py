@@ -11,7 +11,7 @@ from ._environment import Environment
 from ._result import RunResult
 from ._runner import Agent, run
 
-__all__ = ["run_many", "run_pool"]
+__all__ = ["check_counts", "check_tasks", "run_many", "run_pool"]
 
 
 async def run_many(
@@ -50,12 +50,8 @@ async def run_many(
         ValueError: ``runs`` or ``concurrency`` below 1, or invalid limits.
     """
     task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
-    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
-        raise ValueError(f"runs must be an integer >= 1, got {runs!r}.")
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}.")
-    for task_id in task_ids:  # fail fast, before any world is built
-        env.verifier_for(env.task(task_id))
+    check_counts(runs, concurrency)
+    check_tasks(env, task_ids)
     plan = [task_id for task_id in task_ids for _ in range(runs)]
     results: list[RunResult | None] = [None] * len(plan)
 
@@ -75,6 +71,20 @@ async def run_many(
 
     await run_pool(len(plan), concurrency, rollout)
     return [r for r in results if r is not None]
+
+
+def check_counts(runs: int, concurrency: int) -> None:
+    """Raise ValueError unless ``runs`` and ``concurrency`` are integers >= 1."""
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}.")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}.")
+
+
+def check_tasks(env: Environment, task_ids: Sequence[str]) -> None:
+    """Fail fast, before any world is built: an unknown task or verifier raises SiloError."""
+    for task_id in task_ids:
+        env.verifier_for(env.task(task_id))
 
 
 async def run_pool(count: int, concurrency: int, job: Callable[[int], Awaitable[None]]) -> None:

@@ -23,7 +23,7 @@ import anyio.to_thread
 import attrs
 
 from .._environment import Environment
-from .._many import run_pool
+from .._many import check_counts, check_tasks, run_pool
 from .._result import RunResult
 from .._runner import Agent, run
 from .._trace import utc_now_iso
@@ -79,16 +79,12 @@ def _check_args(
             raise ValueError(f"agent labels must be non-empty strings, got {label!r}.")
         if not callable(agent):
             raise ValueError(f'agent "{label}" is not callable.')
-    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
-        raise ValueError(f"runs must be an integer >= 1, got {runs!r}.")
-    if isinstance(conc, bool) or not isinstance(conc, int) or conc < 1:
-        raise ValueError(f"concurrency must be an integer >= 1, got {conc!r}.")
+    check_counts(runs, conc)
     if not task_ids:
         raise ValueError(f'environment "{env.name}" has no tasks to evaluate.')
     if len(set(task_ids)) != len(task_ids):
         raise ValueError("each task may be listed only once (use runs= for repetitions).")
-    for task_id in task_ids:  # fail fast: unknown tasks or verifiers before any world is built
-        env.verifier_for(env.task(task_id))
+    check_tasks(env, task_ids)
 
 
 class _Collector:
