@@ -11,6 +11,7 @@ from typing import Any
 
 from .._jsonutil import compact_json
 from .._result import RunResult
+from ._runs import pair_calls
 
 __all__ = ["MAX_CALLS", "MAX_DIFF", "MAX_TEXT", "compact_details", "truncate"]
 
@@ -31,29 +32,26 @@ def truncate(text: str, limit: int = MAX_TEXT) -> str:
 
 def _calls(trace: list[dict[str, Any]]) -> tuple[list[list[Any]], int]:
     """``[[callId, tool, input, output, isError, durationMs, fault], ...]`` and calls omitted."""
-    rows: dict[int, list[Any]] = {}
-    omitted = 0
-    for event in trace:
-        kind = event.get("type")
-        if kind == "tool_call":
-            call_id = event["callId"]
-            if len(rows) >= MAX_CALLS:
-                omitted += 1
-                continue
-            shown_input = truncate(compact_json(event.get("input")))
-            rows[call_id] = [call_id, event["tool"], shown_input, None]
-            rows[call_id].extend((0, None, None))
-        elif kind == "tool_result":
-            row = rows.get(event["callId"])
-            if row is None:
-                continue
-            row[3] = truncate(compact_json(event.get("output")))
-            row[4] = 1 if event.get("isError") else 0
-            row[5] = event.get("durationMs")
-            fault = event.get("fault")
-            if isinstance(fault, dict):
-                row[6] = truncate(f"{fault.get('type')}: {fault.get('message')}", 300)
-    return list(rows.values()), omitted
+    calls = pair_calls(trace)
+    rows = [
+        [
+            c.call_id,
+            c.tool,
+            truncate(compact_json(c.input)),
+            truncate(compact_json(c.output)) if c.has_result else None,
+            1 if c.is_error else 0,
+            c.duration_ms,
+            _fault_text(c.fault),
+        ]
+        for c in calls[:MAX_CALLS]
+    ]
+    return rows, max(0, len(calls) - MAX_CALLS)
+
+
+def _fault_text(fault: Any) -> str | None:
+    if not isinstance(fault, dict):
+        return None
+    return truncate(f"{fault.get('type')}: {fault.get('message')}", 300)
 
 
 def compact_details(result: RunResult) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ __all__ = [
     "find_run",
     "list_runs",
     "load_run",
+    "pair_calls",
     "trace_lines",
 ]
 
@@ -187,29 +189,7 @@ class RecordedRun:
 
     def calls(self) -> list[CallRecord]:
         """The tool calls in ``callId`` order, each with its recorded result."""
-        calls: dict[int, dict[str, Any]] = {}
-        results: dict[int, dict[str, Any]] = {}
-        for event in self.trace:
-            if event.get("type") == "tool_call":
-                calls[int(event["callId"])] = event
-            elif event.get("type") == "tool_result":
-                results[int(event["callId"])] = event
-        out = []
-        for call_id in sorted(calls):
-            call, res = calls[call_id], results.get(call_id, {})
-            out.append(
-                CallRecord(
-                    call_id=call_id,
-                    tool=str(call["tool"]),
-                    input=call.get("input"),
-                    output=res.get("output"),
-                    is_error=bool(res.get("isError", False)),
-                    duration_ms=res.get("durationMs"),
-                    fault=res.get("fault"),
-                    has_result=bool(res),
-                )
-            )
-        return out
+        return pair_calls(self.trace)
 
     def event(self, kind: str) -> dict[str, Any] | None:
         """The last event of type ``kind``, if any."""
@@ -252,6 +232,33 @@ class RecordedRun:
             duration_ms=float(r.get("durationMs", 0.0)),
             config=dict(r.get("config", {})),
         )
+
+
+def pair_calls(trace: Iterable[dict[str, Any]]) -> list[CallRecord]:
+    """A trace's tool calls in ``callId`` order, each paired with its ``tool_result``, if any."""
+    calls: dict[int, dict[str, Any]] = {}
+    results: dict[int, dict[str, Any]] = {}
+    for event in trace:
+        if event.get("type") == "tool_call":
+            calls[int(event["callId"])] = event
+        elif event.get("type") == "tool_result":
+            results[int(event["callId"])] = event
+    out = []
+    for call_id in sorted(calls):
+        call, res = calls[call_id], results.get(call_id, {})
+        out.append(
+            CallRecord(
+                call_id=call_id,
+                tool=str(call["tool"]),
+                input=call.get("input"),
+                output=res.get("output"),
+                is_error=bool(res.get("isError", False)),
+                duration_ms=res.get("durationMs"),
+                fault=res.get("fault"),
+                has_result=bool(res),
+            )
+        )
+    return out
 
 
 def _read_trace(path: Path) -> list[dict[str, Any]]:
