@@ -66,20 +66,15 @@ def tool_add(
 
     result = run_async(go)
     if as_json:
-        echo_json(
-            {
-                "ok": True,
-                "action": "add",
-                "name": name,
-                "created": result.created,
-                "registeredIn": result.registered_in,
-                "identifier": result.identifier,
-            }
-        )
+        echo_json({"ok": True, "action": "add", "name": name, **result.to_dict()})
         return
+    _echo_scaffolded(result)
+    click.echo(f"Next: implement the tool body in {result.created} (look for TODO).")
+
+
+def _echo_scaffolded(result: ScaffoldResult) -> None:
     click.echo(f"Created {result.created}")
     click.echo(f"Registered {result.identifier} in {result.registered_in}")
-    click.echo(f"Next: implement the tool body in {result.created} (look for TODO).")
 
 
 @click.group("verifier", cls=OrderedGroup)
@@ -140,19 +135,9 @@ def verifier_add(
 
     result, hint = run_async(go)
     if as_json:
-        echo_json(
-            {
-                "ok": True,
-                "action": "add",
-                "id": verifier_id,
-                "created": result.created,
-                "registeredIn": result.registered_in,
-                "identifier": result.identifier,
-            }
-        )
+        echo_json({"ok": True, "action": "add", "id": verifier_id, **result.to_dict()})
         return
-    click.echo(f"Created {result.created}")
-    click.echo(f"Registered {result.identifier} in {result.registered_in}")
+    _echo_scaffolded(result)
     click.echo(f"Next: replace the failing TODO check in {result.created}.")
     if hint is not None:
         click.echo(hint)
