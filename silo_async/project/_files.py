@@ -94,12 +94,7 @@ def read_json(path: Path) -> Any:
             for bytes that are not UTF-8).
         OSError: the file cannot be read.
     """
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
-        raise SiloError(
-            "invalid_json", f'"{path}" is not valid JSON: {exc}.', {"path": str(path)}
-        ) from None
+    return read_json_as(path, f'"{path}"', {"path": str(path)})
 
 
 def read_json_as(path: Path, source: str, details: dict[str, Any]) -> Any:
