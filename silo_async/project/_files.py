@@ -15,6 +15,7 @@ __all__ = [
     "enclosing_project",
     "environments_dir",
     "find_environment",
+    "json_files",
     "list_environment_names",
     "read_json",
     "read_json_as",
@@ -84,6 +85,11 @@ def find_environment(cwd: Path, name: str) -> Path:
     else:
         message = f'Environment "{name}" was not found. Run "silo-async init" to create one.'
     raise SiloError("environment_not_found", message, {"environment": name, "available": available})
+
+
+def json_files(directory: Path) -> list[Path]:
+    """The ``*.json`` files of ``directory``, sorted by name (none when it does not exist)."""
+    return sorted(p for p in directory.glob("*.json") if p.is_file())
 
 
 def read_json(path: Path) -> Any:

@@ -19,7 +19,7 @@ from .._environment import Environment
 from .._errors import SiloError
 from .._task import Task
 from .._verify import Verifier
-from ._files import find_environment, read_json_as
+from ._files import find_environment, json_files, read_json_as
 from ._importer import import_environment
 from ._manifest import Manifest, read_manifest, resolve_entrypoint
 
@@ -95,7 +95,7 @@ def discover_tasks(env_dir: Path, environment: str) -> list[Task]:
             the field, or both files of a duplicated id.
     """
     tasks_dir = env_dir / "tasks"
-    files = sorted(p for p in tasks_dir.glob("*.json") if p.is_file()) if tasks_dir.is_dir() else []
+    files = json_files(tasks_dir)
     found: dict[str, tuple[Task, str]] = {}
     for path in files:
         rel = f"tasks/{path.name}"
@@ -131,7 +131,7 @@ def check_data_files(env_dir: Path, environment: str) -> None:
         SiloError: ``invalid_json`` naming the first broken file (relative to the environment).
     """
     data_dir = env_dir / "data"
-    files = sorted(p for p in data_dir.glob("*.json") if p.is_file()) if data_dir.is_dir() else []
+    files = json_files(data_dir)
     for path in files:
         rel = f"data/{path.name}"
         read_json_as(

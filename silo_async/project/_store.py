@@ -14,7 +14,7 @@ from typing import Any
 
 from .._errors import SiloError
 from .._task import Task
-from ._files import read_json, read_json_as, remove_gitkeep, to_json_text, write_text
+from ._files import json_files, read_json, read_json_as, remove_gitkeep, to_json_text, write_text
 from ._names import check_safe_name
 
 __all__ = ["DataStore", "Mode", "TaskStore"]
@@ -84,7 +84,7 @@ class DataStore:
         """``[{name, file, bytes}]`` for every ``data/*.json``, sorted by file name."""
         if not self.dir.is_dir():
             return []
-        files = sorted(p for p in self.dir.glob("*.json") if p.is_file())
+        files = json_files(self.dir)
         return [
             {"name": p.stem, "file": f"data/{p.name}", "bytes": p.stat().st_size} for p in files
         ]
@@ -180,7 +180,7 @@ class TaskStore:
         if not self.dir.is_dir():
             return []
         entries: list[tuple[Task, Path]] = []
-        for path in sorted(p for p in self.dir.glob("*.json") if p.is_file()):
+        for path in json_files(self.dir):
             rel = f"tasks/{path.name}"
             details = {"environment": self.environment, "file": rel}
             data = read_json_as(path, f'Task file "{rel}"', details)

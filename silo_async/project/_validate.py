@@ -23,6 +23,7 @@ from .._many import run_many
 from .._task import Task
 from .._tools import BoundTool, bind_tools
 from .._verify import Verifier
+from ._files import json_files
 from ._loader import OpenedEnvironment, build_environment, open_environment
 from ._stubs import TODO_MARKER, VERIFIER_TODO_LABEL
 
@@ -114,7 +115,7 @@ def _check_data(c: _Collector) -> None:
     if not data_dir.is_dir():
         c.warning("data_dir_missing", "No data/ directory.")
         return
-    for path in sorted(p for p in data_dir.glob("*.json") if p.is_file()):
+    for path in json_files(data_dir):
         try:
             json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
