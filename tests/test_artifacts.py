@@ -48,7 +48,7 @@ async def test_artifacts_do_not_wait_for_the_agents_worker_threads(tmp_path: Pat
         await ctx.call_tool("block_customer", {"customerId": "CUS-001"})
         if ctx.task.startswith("Block"):
             # A blocking client in a worker thread, waiting for the other run's artifacts.
-            waits.append(await anyio.to_thread.run_sync(other_written.wait, 2.0))
+            waits.append(await anyio.to_thread.run_sync(other_written.wait, 10.0))
         return "done"
 
     def written(index: int, result: silo.RunResult) -> None:
@@ -56,7 +56,7 @@ async def test_artifacts_do_not_wait_for_the_agents_worker_threads(tmp_path: Pat
             other_written.set()
 
     try:
-        with anyio.fail_after(10):
+        with anyio.fail_after(30):
             results = await silo.run_many(
                 ENV, ["TASK-BLOCK", "TASK-ANSWER"], agent, runs_dir=tmp_path, on_result=written
             )
