@@ -52,6 +52,7 @@ CLI_ERROR_CODES = (
     "eval_not_found",  # runs list --eval: no such eval
     "out_dir_not_empty",  # eval --out: the directory already holds files
     "cancelled",  # eval interrupted before its summary was written
+    "fail_under",  # eval --fail-under RATE: an agent's pass rate is below RATE
     "internal_error",  # an unexpected exception (a bug, or environment code that raised)
 )
 

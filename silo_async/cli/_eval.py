@@ -28,6 +28,7 @@ from .._agentload import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
 from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
 from ..eval._stats import GroupStats
+from ..eval._summary import REASON_LETTERS, early_text
 from ._common import (
     check_agent_specs,
     echo_json,
@@ -144,7 +145,8 @@ class _Display:
             return
         self.draws += 1
         if p is not None:
-            info = f"pass {p.passes} · faults {p.faults} · {p.rate:,.0f}/s"
+            info = f"pass {p.passes} · faults {p.faults} · ended early {p.ended_early}"
+            info += f" · {p.rate:,.0f}/s"
             self.progress.update(self.task, completed=p.done, info=info)
         self.progress.refresh()
 
@@ -188,9 +190,16 @@ def _cell(s: GroupStats | None, best: bool) -> str:
     if s is None:
         return "—"
     text = f"{s.passes}/{s.runs} {s.mean_reward:.2f}"
-    if s.faults:
-        text += f" ({s.faults}F)"
+    fault = f"{s.faults}F" if s.faults else ""
+    marks = " ".join(m for m in (fault, early_text(s, short=True)) if m)
+    if marks:
+        text += f" ({marks})"
     return f"{text} *" if best else text
+
+
+def _legend() -> str:
+    letters = ", ".join(f"{letter} = {reason}" for reason, letter in REASON_LETTERS.items())
+    return f"* = better agent, F = env faults, {letters}"
 
 
 def summary_text(summary: EvalSummary, cwd: Path) -> str:
@@ -204,7 +213,7 @@ def summary_text(summary: EvalSummary, cwd: Path) -> str:
         "",
     ]
     head = ["rank", "agent", "passed", "pass rate [95% CI]", "reward [95% CI]", "pass@1"]
-    head += ["pass^k", "faults", "calls/run"]
+    head += ["pass^k", "faults", "ended early", "calls/run"]
     rows = [head]
     for rank, a in enumerate(c.ranking, start=1):
         s = c.overall[a]
@@ -225,11 +234,12 @@ def summary_text(summary: EvalSummary, cwd: Path) -> str:
                 f"{s.pass_at_k.get(1, math.nan):.2f}",
                 "—" if k is None else f"{s.pass_hat_k[k]:.2f} (k={k})",
                 str(s.faults),
+                early_text(s) or "—",
                 f"{s.mean_tool_calls:.1f}",
             ]
         )
     lines += aligned(rows)
-    lines += ["", "Side by side (passed/runs mean-reward; * = better agent, F = env faults)"]
+    lines += ["", f"Side by side (passed/runs mean-reward; {_legend()})"]
     grid = [["task", *c.agents]]
     for row in c.rows:
         grid.append([row.task_id, *(_cell(row.cells.get(a), row.best == a) for a in c.agents)])
@@ -286,6 +296,13 @@ def _rel(path: Path, cwd: Path) -> str:
     default=None,
     help="Eval directory (default: .silo/evals/<eval_id>/).",
 )
+@click.option(
+    "--fail-under",
+    type=click.FloatRange(0.0, 1.0),
+    default=None,
+    metavar="RATE",
+    help="Exit 1 when an agent's pass rate is below RATE (0 to 1); the summary is written first.",
+)
 @json_option
 @click.pass_context
 def eval_command(
@@ -299,6 +316,7 @@ def eval_command(
     max_tool_calls: int,
     timeout_ms: int,
     out_dir: Path | None,
+    fail_under: float | None,
     as_json: bool,
 ) -> None:
     """Evaluate one or more agents on an environment's tasks and write a report.
@@ -306,7 +324,8 @@ def eval_command(
     All rollouts (tasks × agents × runs) share one event loop and one --concurrency limit.
     Writes .silo/evals/<eval_id>/ (or --out): summary.json, summary.md, report.html and
     runs/ (index.jsonl plus every rollout's run directory). Ctrl-C stops cleanly: finished
-    rollouts are kept and summarised, and the command exits 130.
+    rollouts are kept and summarised, and the command exits 130. With --fail-under RATE it
+    exits 1 when an agent's pass rate is below RATE (after writing everything).
     """
     if tasks and all_tasks:
         raise click.UsageError("use --task ID (repeatable) or --tasks all, not both.")
@@ -344,10 +363,26 @@ def eval_command(
     if summary is None:
         _report_cancelled(target, cwd, as_json)
         ctx.exit(130)
+    below = [] if fail_under is None else summary.below(fail_under)
     if as_json:
-        echo_json({**summary.to_dict(), "outDir": str(target)})
+        extra = {} if fail_under is None else {"failUnder": {"rate": fail_under, "below": below}}
+        echo_json({**summary.to_dict(), "outDir": str(target), **extra})
     else:
         click.echo(summary_text(summary, cwd))
+    if below:
+        _fail_under(summary, below, fail_under or 0.0, _rel(target, cwd))
+
+
+def _fail_under(summary: EvalSummary, below: list[str], rate: float, out: str) -> None:
+    shown = ", ".join(
+        f"{a} {s.pass_rate:.2f} ({s.passes}/{s.runs})"
+        for a in below
+        for s in [summary.comparison.overall[a]]
+    )
+    fail(
+        "fail_under",
+        f"pass rate below --fail-under {rate:g}: {shown}; the summary is in {out}/summary.json.",
+    )
 
 
 def _report_cancelled(target: Path, cwd: Path, as_json: bool) -> None:

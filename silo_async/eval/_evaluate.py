@@ -49,6 +49,7 @@ class EvalProgress:
         passes: finished rollouts that passed.
         faults: finished rollouts with an environment fault.
         elapsed_s: seconds since the eval started.
+        ended_early: finished rollouts that did not complete (agent error, timeout, a limit).
     """
 
     total: int
@@ -56,6 +57,7 @@ class EvalProgress:
     passes: int
     faults: int
     elapsed_s: float
+    ended_early: int = 0
 
     @property
     def rate(self) -> float:
@@ -96,7 +98,7 @@ class _Collector:
         self.keep_details = details
         self.records: list[RolloutRecord | None] = [None] * total
         self.details: list[dict[str, Any] | None] = [None] * total
-        self.done = self.passes = self.faults = 0
+        self.done = self.passes = self.faults = self.early = 0
         self.clock0 = time.perf_counter()
 
     def add(self, slot: int, result: RunResult, agent: str, run_no: int) -> EvalProgress:
@@ -107,9 +109,9 @@ class _Collector:
         self.done += 1
         self.passes += record.passed
         self.faults += record.env_fault
-        return EvalProgress(
-            self.total, self.done, self.passes, self.faults, time.perf_counter() - self.clock0
-        )
+        self.early += record.termination_reason != "completed"
+        elapsed = time.perf_counter() - self.clock0
+        return EvalProgress(self.total, self.done, self.passes, self.faults, elapsed, self.early)
 
     def finished(self) -> tuple[list[RolloutRecord], list[dict[str, Any]]]:
         pairs = [(r, d) for r, d in zip(self.records, self.details, strict=True) if r is not None]

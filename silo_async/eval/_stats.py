@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from .._result import TERMINATION_REASONS
 from ._records import RolloutRecord
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "mean_interval",
     "pass_at_k",
     "pass_hat_k",
+    "reason_counts",
     "t_quantile_975",
     "task_agent_stats",
     "wilson_interval",
@@ -211,6 +213,11 @@ class GroupStats:
         """Higher is better: pass rate, then mean reward."""
         return (self.pass_rate, self.mean_reward)
 
+    @property
+    def ended_early(self) -> dict[str, int]:
+        """``{reason: count}`` of rollouts that did not complete (crashes, timeouts, limits)."""
+        return {r: n for r, n in self.termination_reasons.items() if r != "completed" and n}
+
     def to_dict(self) -> dict[str, Any]:
         """JSON form (camelCase keys; k as string keys; floats rounded to 4 decimals)."""
         return {
@@ -228,9 +235,19 @@ class GroupStats:
             "meanToolErrors": round(self.mean_tool_errors, 4),
             "toolFaults": self.tool_faults,
             "verifierErrors": self.verifier_errors,
-            "terminationReasons": dict(self.termination_reasons),
+            "terminationReasons": reason_counts(self.termination_reasons),
             "meanDurationMs": round(self.mean_duration_ms, 3),
         }
+
+
+def reason_counts(counts: Mapping[str, int]) -> dict[str, int]:
+    """Every termination reason with its count (0 included), in ``TERMINATION_REASONS`` order.
+
+    A reader can then ask for ``["agent_error"]`` without guarding; a reason this version does
+    not know (read from an older or newer index) is kept after the known ones.
+    """
+    known = {r: counts.get(r, 0) for r in TERMINATION_REASONS}
+    return {**known, **{r: n for r, n in sorted(counts.items()) if r not in known}}
 
 
 def _mean(values: Iterable[float], n: int) -> float:

@@ -11,11 +11,34 @@ from .._task import Task
 from ._records import RolloutRecord
 from ._stats import Comparison, GroupStats
 
-__all__ = ["FORMAT", "VERSION", "EvalSummary"]
+__all__ = ["FORMAT", "REASON_LETTERS", "VERSION", "EvalSummary", "early_text"]
 
 #: ``summary.json``'s ``format`` marker and schema version (docs/eval-summary.md).
 FORMAT = "silo_async.eval"
 VERSION = 1
+
+
+#: One-letter marks for the reasons a rollout ended early, for narrow side-by-side cells.
+REASON_LETTERS = {
+    "agent_error": "E",
+    "timeout": "T",
+    "max_tool_calls": "L",
+    "max_tokens": "K",
+    "cancelled": "C",
+}
+
+
+def early_text(stats: GroupStats, *, short: bool = False, sep: str = ", ") -> str:
+    """The rollouts that ended early, e.g. ``20 agent_error, 3 timeout`` (``20E 3T`` if short).
+
+    Empty when every rollout completed. A reason without a letter is spelled out even when
+    ``short``.
+    """
+    parts = []
+    for reason, n in stats.ended_early.items():
+        letter = REASON_LETTERS.get(reason) if short else None
+        parts.append(f"{n}{letter}" if letter else f"{n} {reason}")
+    return (" " if short else sep).join(parts)
 
 
 @attrs.frozen
@@ -67,6 +90,10 @@ class EvalSummary:
     def agent(self, label: str) -> GroupStats:
         """The statistics of one agent over all tasks."""
         return self.comparison.overall[label]
+
+    def below(self, rate: float) -> list[str]:
+        """Agents whose pass rate is below ``rate`` (``--fail-under``), in ranking order."""
+        return [a for a in self.ranking if self.comparison.overall[a].pass_rate < rate]
 
     def cell(self, task_id: str, agent: str) -> GroupStats | None:
         """The statistics of one task and agent (None when it has no finished rollout)."""
@@ -126,14 +153,15 @@ class EvalSummary:
             "## Agents",
             "",
             "| rank | agent | pass rate (95% Wilson) | mean reward (95% t) | pass@1 | "
-            "pass^k (k=max) | faults | calls/run |",
-            "|---:|---|---|---|---:|---:|---:|---:|",
+            "pass^k (k=max) | faults | ended early | calls/run |",
+            "|---:|---|---|---|---:|---:|---:|---|---:|",
         ]
         for rank, a in enumerate(c.ranking, start=1):
             s = c.overall[a]
             lines.append(
                 f"| {rank} | {_md(a)} | {_rate(s)} | {_reward(s)} | {_k(s.pass_at_k, 1)} | "
-                f"{_kmax(s.pass_hat_k)} | {s.faults} | {s.mean_tool_calls:.1f} |"
+                f"{_kmax(s.pass_hat_k)} | {s.faults} | {early_text(s) or '—'} | "
+                f"{s.mean_tool_calls:.1f} |"
             )
         lines += ["", "## Side by side (pass rate · mean reward; best in bold)", ""]
         lines.append("| task | " + " | ".join(_md(a) for a in c.agents) + " |")
@@ -147,6 +175,8 @@ class EvalSummary:
                 )
                 if cell is not None and cell.faults:
                     text += f" · {cell.faults} faults"
+                if cell is not None and cell.ended_early:
+                    text += f" · {early_text(cell, sep=' · ')}"
                 cells.append(f"**{text}**" if row.best == a else text)
             lines.append(f"| {_md(row.task_id)} | " + " | ".join(cells) + " |")
         lines.append("")
