@@ -214,6 +214,7 @@ def test_ctrl_c_keeps_finished_rollouts(project: Path) -> None:
     data = json.loads((project / "ev" / "summary.json").read_text())
     assert data["cancelled"] is True and data["complete"] is False
     assert 4 <= data["finished"] < data["planned"] == 2200
-    index = (runs / "index.jsonl").read_text().splitlines()
-    assert len(index) == data["finished"]
-    assert b"eval cancelled:" in err
+    index = [json.loads(line) for line in (runs / "index.jsonl").read_text().splitlines()]
+    assert len(index) == data["finished"] + data["interrupted"]
+    assert {r["runId"] for r in index} == {p.name for p in runs.iterdir() if p.is_dir()}
+    assert b"eval cancelled:" in err and b"Partial eval (cancelled)" in err

@@ -212,6 +212,9 @@ def summary_text(summary: EvalSummary, cwd: Path) -> str:
         f"{summary.wall_ms / 1000:.1f} s",
         "",
     ]
+    note = summary.partial_note()
+    if note is not None:
+        lines += [note, ""]
     head = ["rank", "agent", "passed", "pass rate [95% CI]", "reward [95% CI]", "pass@1"]
     head += ["pass^k", "faults", "ended early", "calls/run"]
     rows = [head]
@@ -242,7 +245,8 @@ def summary_text(summary: EvalSummary, cwd: Path) -> str:
     lines += ["", f"Side by side (passed/runs mean-reward; {_legend()})"]
     grid = [["task", *c.agents]]
     for row in c.rows:
-        grid.append([row.task_id, *(_cell(row.cells.get(a), row.best == a) for a in c.agents)])
+        task = row.task_id if row.task_id in summary.compared else f"{row.task_id} (not compared)"
+        grid.append([task, *(_cell(row.cells.get(a), row.best == a) for a in c.agents)])
     grid.append(["all", *(_cell(c.overall[a], c.overall_best == a) for a in c.agents)])
     lines += aligned(grid)
     if summary.out_dir is not None:
@@ -398,3 +402,5 @@ def _report_cancelled(target: Path, cwd: Path, as_json: bool) -> None:
         f"summary of those in {_rel(target, cwd)}/summary.json",
         err=True,
     )
+    if data.get("note"):
+        click.echo(data["note"], err=True)

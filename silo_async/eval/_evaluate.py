@@ -28,8 +28,9 @@ from .._result import RunResult
 from .._runner import Agent, run
 from .._trace import utc_now_iso
 from ._details import compact_details
+from ._interrupted import recover_interrupted
 from ._records import RolloutRecord
-from ._stats import compare, default_ks
+from ._stats import compare, default_ks, equal_work
 from ._store import write_eval_dir
 from ._summary import EvalSummary
 
@@ -99,6 +100,7 @@ class _Collector:
         self.records: list[RolloutRecord | None] = [None] * total
         self.details: list[dict[str, Any] | None] = [None] * total
         self.done = self.passes = self.faults = self.early = 0
+        self.started = 0  # workers take slots in plan order: every slot below this has started
         self.clock0 = time.perf_counter()
 
     def add(self, slot: int, result: RunResult, agent: str, run_no: int) -> EvalProgress:
@@ -116,6 +118,10 @@ class _Collector:
     def finished(self) -> tuple[list[RolloutRecord], list[dict[str, Any]]]:
         pairs = [(r, d) for r, d in zip(self.records, self.details, strict=True) if r is not None]
         return [r for r, _ in pairs], [d or {} for _, d in pairs]
+
+    def in_flight(self) -> list[int]:
+        """Slots that started and did not finish (a cancellation cut them short)."""
+        return [i for i in range(self.started) if self.records[i] is None]
 
 
 async def evaluate(
@@ -184,6 +190,7 @@ async def evaluate(
 
     async def rollout(slot: int) -> None:
         task_id, label, run_no = plan[slot]
+        collector.started = slot + 1
         result = await run(
             env,
             task_id,
@@ -199,6 +206,10 @@ async def evaluate(
 
     def summary(cancelled: bool) -> EvalSummary:
         records, _ = collector.finished()
+        # A partial eval compares only the work every agent did equally (tasks and runs).
+        fair, compared = equal_work(records, task_ids, labels)
+        kept = {id(r) for r in fair}
+        shown = [r for r in records if id(r) in kept or r.task_id not in compared]
         return EvalSummary(
             eval_id=eval_id,
             environment=env.name,
@@ -214,20 +225,22 @@ async def evaluate(
             },
             planned=len(plan),
             records=records,
-            comparison=compare(records, task_ids, labels, default_ks(runs)),
+            comparison=compare(shown, task_ids, labels, default_ks(runs), compared),
             complete=len(records) == len(plan),
             cancelled=cancelled,
             started_at=utc_now_iso(started),
             finished_at=utc_now_iso(),
             wall_ms=(time.perf_counter() - clock0) * 1000,
             out_dir=eval_dir,
+            compared=compared,
         )
 
     try:
         await run_pool(len(plan), concurrency, rollout)
     except anyio.get_cancelled_exc_class():
+        cut = [plan[i] for i in collector.in_flight()]
         with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
-            await _write(summary(cancelled=True), collector, report)
+            await _write(summary(cancelled=True), collector, report, cut)
         raise
     result = summary(cancelled=False)
     # Every rollout finished: a Ctrl-C now must not lose the files (bounded all the same).
@@ -242,11 +255,23 @@ def _prepare_dir(eval_dir: Path) -> None:
     (eval_dir / "runs").mkdir(parents=True, exist_ok=True)
 
 
-async def _write(summary: EvalSummary, collector: _Collector, report: bool) -> None:
-    if summary.out_dir is None:
+async def _write(
+    summary: EvalSummary,
+    collector: _Collector,
+    report: bool,
+    cut: list[tuple[str, str, int]] | None = None,
+) -> None:
+    out = summary.out_dir
+    if out is None:
         return
     _, details = collector.finished()
+
+    def write() -> None:
+        done = summary
+        if cut is not None:  # cancelled: index (or remove) what the cancellation cut short
+            known = {r.run_id for r in summary.records}
+            done = attrs.evolve(summary, interrupted=recover_interrupted(out, cut, known))
+        write_eval_dir(done, details if report else None)
+
     # Rendering 10,000 rollouts takes a moment: do it in a worker thread, off the event loop.
-    await anyio.to_thread.run_sync(
-        lambda: write_eval_dir(summary, details if report else None), abandon_on_cancel=True
-    )
+    await anyio.to_thread.run_sync(write, abandon_on_cancel=True)

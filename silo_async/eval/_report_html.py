@@ -190,6 +190,7 @@ th{background:#f3f3f3}
 .best{background:#e3f6e3;font-weight:600}
 .fault{color:#b35900;font-weight:600}
 .ci{color:#777;font-size:90%}
+.partial{background:#fff4d6;border:1px solid #e0b040;padding:.4em .7em}
 .ks{color:#555;font-size:90%}
 .pass{color:#17702a}.fail{color:#b00020}
 details.task{margin:.3em 0;border:1px solid #ddd;padding:.3em .6em}
@@ -300,6 +301,11 @@ window.siloShowRun=showRun;
 """
 
 
+def _partial(summary: EvalSummary) -> str:
+    note = summary.partial_note()
+    return "" if note is None else f'<p class="partial" id="partial"><b>{_h(note)}</b></p>'
+
+
 def render_report(summary: EvalSummary, details: list[dict[str, Any]]) -> str:
     """The whole ``report.html`` for ``summary``; ``details[i]`` belongs to ``records[i]``."""
     state = (
@@ -322,6 +328,7 @@ def render_report(summary: EvalSummary, details: list[dict[str, Any]]) -> str:
         f"concurrency {cfg.get('concurrency')} · max tool calls {cfg.get('maxToolCalls')} · "
         f"timeout {'none' if timeout is None else f'{timeout} ms'} · "
         f"{summary.wall_ms / 1000:.1f} s · started {_h(summary.started_at)}</p>"
+        f"{_partial(summary)}"
         "<h2>Agents</h2>"
         f"{_agents_table(summary)}"
         "<p class=ci>Pass rate: 95% Wilson score interval. Mean reward: 95% Student t interval. "

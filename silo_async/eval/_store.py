@@ -5,7 +5,8 @@
   summary.json        versioned summary (docs/eval-summary.md)
   summary.md          the same, for people
   report.html         one self-contained page (no network): table, drill-down, every rollout
-  runs/index.jsonl    one line per finished rollout, in plan order, pointing at runs/<run_id>/
+  runs/index.jsonl    one line per rollout (finished, or cut short by a cancellation), in
+                      plan order, pointing at runs/<run_id>/
   runs/<run_id>/      each rollout's trace.jsonl, result.json, state-diff.json, run.json
 ```
 """
@@ -22,7 +23,7 @@ from ._records import RolloutRecord
 from ._report_html import render_report
 from ._summary import EvalSummary
 
-__all__ = ["INDEX", "read_index", "read_summary", "write_eval_dir"]
+__all__ = ["INDEX", "indexed", "read_index", "read_summary", "write_eval_dir"]
 
 #: The rollout index, relative to the eval directory.
 INDEX = "runs/index.jsonl"
@@ -33,6 +34,18 @@ def _write_text(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def indexed(summary: EvalSummary) -> list[RolloutRecord]:
+    """What ``runs/index.jsonl`` lists: finished and interrupted rollouts, in plan order."""
+    if not summary.interrupted:
+        return list(summary.records)
+    tasks = {t.id: i for i, t in enumerate(summary.tasks)}
+    agents = {a: i for i, a in enumerate(summary.agents)}
+    return sorted(
+        [*summary.records, *summary.interrupted],
+        key=lambda r: (tasks.get(r.task_id, len(tasks)), agents.get(r.agent, len(agents)), r.run),
+    )
 
 
 def write_eval_dir(summary: EvalSummary, details: list[dict[str, Any]] | None) -> None:
@@ -46,7 +59,7 @@ def write_eval_dir(summary: EvalSummary, details: list[dict[str, Any]] | None) -
     if out is None:
         return
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    lines = [compact_json(r.to_dict()) for r in summary.records]
+    lines = [compact_json(r.to_dict()) for r in indexed(summary)]
     _write_text(out / INDEX, "".join(line + "\n" for line in lines))
     _write_text(out / "summary.json", pretty_json(summary.to_dict()))
     _write_text(out / "summary.md", summary.markdown())

@@ -60,6 +60,11 @@ class EvalSummary:
         finished_at: ISO-8601 UTC end time.
         wall_ms: wall time of the whole eval.
         out_dir: the eval directory, or None when nothing was written.
+        compared: ``{task_id: runs}``: the tasks the comparison covers and how many runs of
+            each agent it uses (see :func:`~silo_async.eval._stats.equal_work`); every task
+            with ``config["runs"]`` when the eval is complete.
+        interrupted: rollouts the cancellation cut short (indexed as ``cancelled``, never in
+            the statistics).
     """
 
     eval_id: str
@@ -76,11 +81,39 @@ class EvalSummary:
     finished_at: str
     wall_ms: float
     out_dir: Path | None = None
+    compared: dict[str, int] = attrs.field(factory=dict)
+    interrupted: list[RolloutRecord] = attrs.field(factory=list)
 
     @property
     def finished(self) -> int:
         """Rollouts that finished."""
         return len(self.records)
+
+    @property
+    def partial(self) -> bool:
+        """Not every planned rollout finished: the comparison covers equal work only."""
+        return not self.complete
+
+    @property
+    def compared_rollouts(self) -> int:
+        """Rollouts the comparison uses (every agent the same runs of the same tasks)."""
+        return sum(self.compared.values()) * len(self.agents)
+
+    def partial_note(self) -> str | None:
+        """One plain sentence on what a partial eval compared (None when it is complete)."""
+        if self.complete:
+            return None
+        why = "cancelled" if self.cancelled else "incomplete"
+        runs = sorted(set(self.compared.values()))
+        each = "" if not runs else f" with {'/'.join(str(n) for n in runs)} runs per agent"
+        left = self.finished - self.compared_rollouts
+        cut = f"; {_count(len(self.interrupted), 'rollout')} cut short" if self.interrupted else ""
+        return (
+            f"Partial eval ({why}): {self.finished} of {self.planned} rollouts finished{cut}. "
+            f"Comparisons use only the work every agent completed equally: "
+            f"{_count(len(self.compared), 'task')}{each} ({self.compared_rollouts} rollouts); "
+            f"{_count(left, 'finished rollout')} left out."
+        )
 
     @property
     def ranking(self) -> list[str]:
@@ -115,8 +148,17 @@ class EvalSummary:
             "wallMs": round(self.wall_ms, 3),
             "complete": self.complete,
             "cancelled": self.cancelled,
+            "partial": self.partial,
             "planned": self.planned,
             "finished": self.finished,
+            "interrupted": len(self.interrupted),
+            "compared": {
+                "tasks": list(self.compared),
+                "runs": dict(self.compared),
+                "rollouts": self.compared_rollouts,
+                "leftOut": self.finished - self.compared_rollouts,
+            },
+            "note": self.partial_note(),
             "config": dict(self.config),
             "statistics": {
                 "passRateCI": "wilson",
@@ -131,6 +173,7 @@ class EvalSummary:
             "tasks": [
                 {
                     "task": task.to_dict(),
+                    "compared": task.id in self.compared,
                     "best": row.best,
                     "agents": {a: s.to_dict() for a, s in row.cells.items()},
                 }
@@ -150,6 +193,7 @@ class EvalSummary:
             f"{len(self.agents)} agents · {self.config.get('runs')} runs each · "
             f"{self.finished}/{self.planned} rollouts ({state}) · {self.wall_ms / 1000:.1f} s",
             "",
+            *([f"> **{note}**", ""] if (note := self.partial_note()) else []),
             "## Agents",
             "",
             "| rank | agent | pass rate (95% Wilson) | mean reward (95% t) | pass@1 | "
@@ -178,9 +222,16 @@ class EvalSummary:
                 if cell is not None and cell.ended_early:
                     text += f" · {early_text(cell, sep=' · ')}"
                 cells.append(f"**{text}**" if row.best == a else text)
-            lines.append(f"| {_md(row.task_id)} | " + " | ".join(cells) + " |")
+            shown = _md(row.task_id) if row.task_id in self.compared else f"{_md(row.task_id)} *"
+            lines.append(f"| {shown} | " + " | ".join(cells) + " |")
+        if len(self.compared) < len(c.rows):
+            lines += ["", "\\* not compared: not every agent finished a rollout of this task."]
         lines.append("")
         return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _md(text: str) -> str:

@@ -1,0 +1,67 @@
+"""Rollouts a cancellation cut short: indexed as ``cancelled``, or removed — never half-listed.
+
+When an eval is cancelled, every rollout in flight still grades and writes its run directory
+(under its own bounded shield) before the cancellation reaches the eval, but ``run()`` then
+re-raises instead of returning, so the eval never sees those results. They are read back from
+disk here: a whole run directory becomes an index record (``terminationReason: "cancelled"``,
+kept out of the statistics), and one whose files were not all written (the grace period ran
+out, a second Ctrl-C) is deleted, so ``runs/`` and ``runs/index.jsonl`` always agree.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+from ._records import RolloutRecord
+from ._runs import RunNotFoundError, load_run
+
+__all__ = ["recover_interrupted"]
+
+#: A plan slot: task id, agent label, run number.
+Slot = tuple[str, str, int]
+
+
+#: Free run numbers of the interrupted slots, by task and agent.
+Free = dict[tuple[str, str], list[int]]
+
+
+def _record(run_dir: Path, eval_dir: Path, slots: Free) -> RolloutRecord:
+    result = load_run(run_dir).to_run_result()
+    free = slots.get((result.task.id, result.agent_name), [])
+    # Runs start in plan order and run ids sort by start time, so the n-th orphan of a task and
+    # agent is its n-th interrupted slot.
+    run_no = free.pop(0) if free else 0
+    return RolloutRecord.from_result(result, result.agent_name, run_no, eval_dir)
+
+
+def recover_interrupted(
+    eval_dir: Path, in_flight: Sequence[Slot], indexed: Collection[str]
+) -> list[RolloutRecord]:
+    """Index or remove the run directories under ``eval_dir/runs`` that no record lists.
+
+    Blocking (reads and deletes files): call it off the event loop.
+
+    Args:
+        eval_dir: the eval directory.
+        in_flight: the plan slots that had started but not finished, in plan order.
+        indexed: run ids already in the index.
+
+    Returns:
+        The records of the whole interrupted rollouts, in run id (start) order.
+    """
+    runs = eval_dir / "runs"
+    if not runs.is_dir():
+        return []
+    slots: Free = {}
+    for task_id, agent, run_no in in_flight:
+        slots.setdefault((task_id, agent), []).append(run_no)
+    known = set(indexed)
+    records = []
+    for run_dir in sorted(p for p in runs.iterdir() if p.is_dir() and p.name not in known):
+        try:
+            records.append(_record(run_dir, eval_dir, slots))
+        except (RunNotFoundError, OSError, ValueError, KeyError, TypeError):
+            shutil.rmtree(run_dir, ignore_errors=True)  # half-written: nothing to grade
+    return records
