@@ -11,6 +11,8 @@ from ._context import AgentContext as AgentContext
 from ._context import ToolCallLimitExceeded as ToolCallLimitExceeded
 from ._diff import state_diff as state_diff
 from ._environment import Environment as Environment
+from ._episode import Episode as Episode
+from ._episode import episode as episode
 from ._errors import ERROR_CODES as ERROR_CODES
 from ._errors import DefinitionError as DefinitionError
 from ._errors import SiloError as SiloError

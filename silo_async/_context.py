@@ -1,19 +1,20 @@
-"""AgentContext: everything an agent gets — the task, the tools, ``call_tool`` and its budget."""
+"""AgentContext: everything an agent gets — the task, the tools, ``call_tool`` and its budget.
+
+The context drives a rollout from inside: the agent calls, the rollout core executes. A limit
+is enforced the anyio way, by cancelling the agent's scope.
+"""
 
 from __future__ import annotations
 
-import difflib
 import math
-import time
-from collections.abc import Callable
 from typing import Any
 
 import anyio
 from anyio.lowlevel import checkpoint
 
-from ._jsonutil import compact_json
-from ._tools import BoundTool, ToolResult, ToolSpec
-from ._trace import TraceRecorder
+from ._modelstep import model_step_event
+from ._rollout import Rollout
+from ._tools import ToolResult, ToolSpec
 
 __all__ = ["AgentContext", "ToolCallLimitExceeded"]
 
@@ -25,22 +26,6 @@ class ToolCallLimitExceeded(Exception):
     """
 
 
-class _Budget:
-    """Mutable counters of one rollout, shared by the context and the runner."""
-
-    __slots__ = ("calls", "errors", "faults", "limit_hit", "max_calls")
-
-    def __init__(self, max_calls: int) -> None:
-        self.max_calls = max_calls
-        self.calls = 0
-        self.errors = 0
-        self.faults = 0
-        self.limit_hit = False
-
-
-_UNSET: Any = object()
-
-
 class AgentContext:
     """What ``async def agent(ctx)`` receives.
 
@@ -50,23 +35,13 @@ class AgentContext:
         cancel_scope: the anyio cancel scope the limits cancel (Silo's abort signal).
     """
 
-    __slots__ = ("_budget", "_by_name", "_partial", "_trace", "cancel_scope", "task", "tools")
+    __slots__ = ("_rollout", "cancel_scope", "task", "tools")
 
-    def __init__(
-        self,
-        task: str,
-        tools: list[BoundTool],
-        budget: _Budget,
-        trace: TraceRecorder,
-        cancel_scope: anyio.CancelScope,
-    ) -> None:
-        self.task = task
-        self.tools: list[ToolSpec] = [t.spec for t in tools]
+    def __init__(self, rollout: Rollout, cancel_scope: anyio.CancelScope) -> None:
+        self.task = rollout.task.instruction
+        self.tools: list[ToolSpec] = [t.spec for t in rollout.tools]
         self.cancel_scope = cancel_scope
-        self._by_name = {t.name: t for t in tools}
-        self._budget = budget
-        self._trace = trace
-        self._partial: Any = _UNSET
+        self._rollout = rollout
 
     @property
     def cancelled(self) -> bool:
@@ -76,37 +51,43 @@ class AgentContext:
     @property
     def tool_calls(self) -> int:
         """Tool calls executed so far."""
-        return self._budget.calls
+        return self._rollout.calls
 
     @property
     def remaining_tool_calls(self) -> int:
         """How many more tool calls will be executed before the limit stops the agent."""
-        return max(0, self._budget.max_calls - self._budget.calls)
+        return max(0, self._rollout.limits.max_tool_calls - self._rollout.calls)
 
     @property
     def remaining_time(self) -> float:
         """Seconds left before the time limit (``inf`` when there is none)."""
-        deadline = self.cancel_scope.deadline
+        deadline = self._rollout.deadline
         if math.isinf(deadline):
             return math.inf
         return max(0.0, deadline - anyio.current_time())
 
     @property
+    def tokens_used(self) -> int:
+        """Input + output tokens recorded so far with :meth:`record_model_step`."""
+        return self._rollout.input_tokens + self._rollout.output_tokens
+
+    @property
     def output(self) -> Any:
         """The partial output left with :meth:`set_output` (``None`` if none)."""
-        return None if self._partial is _UNSET else self._partial
+        return self._rollout.partial_output()
 
     @property
     def has_output(self) -> bool:
-        """True once :meth:`set_output` was called."""
-        return self._partial is not _UNSET
+        """True once :meth:`set_output` was called (before the deadline)."""
+        return self._rollout.has_partial
 
     def set_output(self, value: Any) -> None:
         """Leave a partial answer, graded if the agent is stopped before it returns.
 
-        The agent's return value wins when it returns one (anything but ``None``).
+        The agent's return value wins when it returns one (anything but ``None``) before the
+        deadline. A partial answer left after the deadline is not graded.
         """
-        self._partial = value
+        self._rollout.set_partial(value)
 
     def record_model_step(
         self,
@@ -114,83 +95,66 @@ class AgentContext:
         model: str | None = None,
         input_tokens: int | None = None,
         output_tokens: int | None = None,
+        stop_reason: str | None = None,
+        duration_ms: float | None = None,
+        attempts: int | None = None,
+        message: dict[str, Any] | None = None,
         **fields: Any,
     ) -> None:
-        """Record a model turn as a ``model_step`` trace event (with token usage when known).
+        """Record one model response as a ``model_step`` trace event and count its tokens.
 
-        Extra keyword fields (e.g. ``stop_reason="tool_use"``) are stored as given.
+        Once recorded input + output tokens reach the run's ``token_limit``, the agent's scope
+        is cancelled (termination reason ``max_tokens``).
+
+        Args:
+            model: the model that answered.
+            input_tokens: prompt tokens billed for the response.
+            output_tokens: completion tokens billed for the response.
+            stop_reason: the provider's stop reason (``tool_calls``, ``end_turn``...).
+            duration_ms: wall time of the request, retries included.
+            attempts: requests it took (1 + the SDK's retries).
+            message: the assistant turn, ``{"role": "assistant", "content": text | None,
+                "toolCalls": [{"id", "name", "input"}]}``.
+            **fields: extra JSON fields, stored as given.
+
+        Raises:
+            TypeError: a field is not JSON, or a token count is not an integer.
+            ValueError: a negative token count.
         """
-        event: dict[str, Any] = {"model": model}
-        if input_tokens is not None or output_tokens is not None:
-            event["usage"] = {"inputTokens": input_tokens, "outputTokens": output_tokens}
-        event.update(fields)
-        self._trace.emit("model_step", event)
+        step = model_step_event(
+            model=model,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            stop_reason=stop_reason,
+            duration_ms=duration_ms,
+            attempts=attempts,
+            message=message,
+            extra=fields,
+        )
+        if self._rollout.record_step(step):
+            self.cancel_scope.cancel()
 
     async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:
         """Call a tool by name. Always a checkpoint; rejected calls come back as values.
 
         Beyond the tool-call limit the call is neither executed nor recorded: it cancels the
-        agent's scope, so this never returns.
+        agent's scope, so this never returns. Past the deadline (an agent that held the event
+        loop) the call is not executed either, on every backend.
         """
         await checkpoint()
-        budget = self._budget
-        if budget.calls >= budget.max_calls:
+        rollout = self._rollout
+        if rollout.refuse_call() or rollout.stopped is not None:
             await self._refuse()
-        budget.calls += 1
-        call_id = budget.calls
-        trace = self._trace
-        tool = self._by_name.get(name)
-        tool_json = tool.name_json if tool is not None else compact_json(name)
-        trace.tool_call(call_id, tool_json, input)
-        started = time.perf_counter()
-        if tool is None:
-            result, fault = self._unknown(name), None
-        elif tool.is_async:
-            result, fault = await tool.invoke(input)
-        else:
-            result, fault = tool.invoke_sync(input)
-        duration_ms = round((time.perf_counter() - started) * 1000, 3)
-        if result.is_error:
-            if fault is None:
-                budget.errors += 1
-            else:
-                budget.faults += 1
-        trace.tool_result(call_id, tool_json, result, duration_ms, fault)
-        return result
+        if rollout.past_deadline():
+            self.cancel_scope.cancel()
+            await checkpoint()
+        tool = rollout.by_name.get(name)
+        if tool is None or not tool.is_async:
+            return rollout.call_sync(tool, name, input)
+        return await rollout.call_async(tool, input)
 
     async def _refuse(self) -> None:
-        self._budget.limit_hit = True
         self.cancel_scope.cancel()
         await checkpoint()
-        raise ToolCallLimitExceeded(
-            f"Tool call limit exceeded ({self._budget.max_calls}); the agent's scope is cancelled."
-        )
-
-    def _unknown(self, name: str) -> ToolResult:
-        names = list(self._by_name)
-        close = _closest(name, names)
-        hint = (
-            f" Closest tools: {', '.join(close)}." if close else " This environment has no tools."
-        )
-        output = {
-            "code": "tool_not_found",
-            "message": f'Unknown tool "{name}".{hint}',
-            "details": {"tool": name, "suggestions": close},
-        }
-        return ToolResult(output, is_error=True)
-
-
-def _closest(name: str, names: list[str], count: int = 3) -> list[str]:
-    """The real tool names most like ``name`` (never empty when tools exist)."""
-    if not names:
-        return []
-    key: Callable[[str], str] = str.lower
-    close = difflib.get_close_matches(key(str(name)), [key(n) for n in names], count, 0.5)
-    by_lower = {key(n): n for n in names}
-    found = [by_lower[c] for c in close]
-    if not found:
-        ranked = sorted(
-            names, key=lambda n: -difflib.SequenceMatcher(None, key(str(name)), key(n)).ratio()
-        )
-        found = ranked[:count]
-    return found
+        _, message = self._rollout.stopped or ("", "")
+        raise ToolCallLimitExceeded(f"{message} The agent's scope is cancelled.")

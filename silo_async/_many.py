@@ -8,6 +8,7 @@ from pathlib import Path
 import anyio
 
 from ._environment import Environment
+from ._limits import Limits
 from ._result import RunResult
 from ._runner import Agent, run
 
@@ -23,6 +24,7 @@ async def run_many(
     concurrency: int = 64,
     max_tool_calls: int = 100,
     timeout: float | None = 120.0,
+    token_limit: int | None = None,
     runs_dir: str | Path | None = None,
     agent_name: str | None = None,
     on_result: Callable[[int, RunResult], None] | None = None,
@@ -41,6 +43,7 @@ async def run_many(
         concurrency: the most rollouts in flight at once (>= 1).
         max_tool_calls: per rollout, as for :func:`run`.
         timeout: per rollout, in seconds, as for :func:`run`.
+        token_limit: per rollout, recorded tokens that stop the agent, as for :func:`run`.
         runs_dir: when given, each rollout writes ``runs_dir/<run_id>/``.
         agent_name: label recorded in traces and ``run.json``.
         on_result: called as ``on_result(index, result)`` as each rollout finishes (progress).
@@ -51,6 +54,7 @@ async def run_many(
     """
     task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
     check_counts(runs, concurrency)
+    Limits(max_tool_calls, timeout, token_limit)  # invalid limits fail before any rollout
     check_tasks(env, task_ids)
     plan = [task_id for task_id in task_ids for _ in range(runs)]
     results: list[RunResult | None] = [None] * len(plan)
@@ -62,6 +66,7 @@ async def run_many(
             agent,
             max_tool_calls=max_tool_calls,
             timeout=timeout,
+            token_limit=token_limit,
             runs_dir=runs_dir,
             agent_name=agent_name,
         )

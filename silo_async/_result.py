@@ -16,7 +16,14 @@ __all__ = ["TERMINATION_REASONS", "RunResult"]
 
 #: Why a rollout's agent phase ended. ``cancelled`` is recorded in artifacts only: the
 #: cancellation itself is re-raised to the caller, never returned.
-TERMINATION_REASONS = ("completed", "max_tool_calls", "timeout", "agent_error", "cancelled")
+TERMINATION_REASONS = (
+    "completed",
+    "max_tool_calls",
+    "max_tokens",
+    "timeout",
+    "agent_error",
+    "cancelled",
+)
 
 
 @attrs.frozen
@@ -32,11 +39,16 @@ class RunResult:
         output_text: the text form verifiers see (``str`` as-is, ``None`` -> ``""``, else JSON).
         passed: every required check passed.
         reward: share of all checks passed, rounded to two decimals.
-        termination_reason: ``completed``, ``max_tool_calls``, ``timeout`` or ``agent_error``.
+        termination_reason: ``completed``, ``max_tool_calls``, ``max_tokens``, ``timeout`` or
+            ``agent_error`` (``cancelled`` only in the artifacts of a cancelled run).
         tool_calls: calls executed (a refused call beyond the limit is not counted).
         tool_errors: calls rejected because of the agent (invalid input, unknown tool, ToolError).
         tool_faults: calls that failed because the environment raised (``internal_error``).
-        error: the agent's or the verifier's error message, if any.
+        model_steps: model responses recorded (``model_step`` events).
+        input_tokens: input tokens recorded over all model steps.
+        output_tokens: output tokens recorded over all model steps.
+        error: the agent's or the verifier's error message, if any (an agent's exception as
+            ``"<Type>: <message>"``; its traceback is in the trace's ``agent_error`` event).
         verifier_id: the verifier that graded the run.
         checks: the verifier's checks, in order.
         required_passed: required checks passed.
@@ -48,7 +60,7 @@ class RunResult:
         started_at: ISO-8601 UTC start time.
         finished_at: ISO-8601 UTC end time (after grading).
         duration_ms: wall time from start to the end of grading.
-        config: the limits the run used (``maxToolCalls``, ``timeoutMs``).
+        config: the limits the run used (``maxToolCalls``, ``timeoutMs``, ``tokenLimit``).
     """
 
     run_id: str
@@ -63,6 +75,9 @@ class RunResult:
     tool_calls: int
     tool_errors: int
     tool_faults: int
+    model_steps: int
+    input_tokens: int
+    output_tokens: int
     error: str | None
     verifier_id: str
     checks: list[Check]
@@ -98,7 +113,10 @@ class RunResult:
         return sum(1 for c in self.checks if c.passed)
 
     def result_dict(self) -> dict[str, Any]:
-        """``result.json``: Silo's keys and order plus ``toolFaults``; no timestamps, no ids."""
+        """``result.json``: Silo's keys and order plus ``toolFaults`` and the token counts.
+
+        No timestamps, no ids: a byte-exact regression oracle.
+        """
         return {
             "passed": self.passed,
             "reward": self.reward,
@@ -110,6 +128,9 @@ class RunResult:
             "toolCalls": self.tool_calls,
             "toolErrors": self.tool_errors,
             "toolFaults": self.tool_faults,
+            "modelSteps": self.model_steps,
+            "inputTokens": self.input_tokens,
+            "outputTokens": self.output_tokens,
             "terminationReason": self.termination_reason,
             "agentOutput": to_jsonable(self.agent_output),
             "error": self.error,
@@ -131,6 +152,9 @@ class RunResult:
             "durationMs": self.duration_ms,
             "terminationReason": self.termination_reason,
             "toolCallCount": self.tool_calls,
+            "modelSteps": self.model_steps,
+            "inputTokens": self.input_tokens,
+            "outputTokens": self.output_tokens,
             "passed": self.passed,
             "reward": self.reward,
         }

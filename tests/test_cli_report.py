@@ -113,7 +113,7 @@ def test_fail_report_names_failed_checks_faults_and_errors(tmp_path: Path) -> No
 def test_agent_error_and_limit_reports(tmp_path: Path) -> None:
     crashed = run_text(run(crash), tmp_path)
     assert "Ended early  agent_error" in crashed
-    assert "Error        model server down" in crashed
+    assert "Error        ValueError: model server down" in crashed
     limited = run_text(run(greedy, max_tool_calls=3), tmp_path)
     assert "Ended early  max_tool_calls" in limited
     assert "Tool calls   3" in limited

@@ -125,7 +125,7 @@ def test_single_json(project: Path) -> None:
     assert data["terminationReason"] == "completed"
     assert data["agent"] == "silo_agent.py:agent"
     assert data["task"]["id"] == "TASK-001"
-    assert data["config"] == {"maxToolCalls": 100, "timeoutMs": 120000}
+    assert data["config"] == {"maxToolCalls": 100, "timeoutMs": 120000, "tokenLimit": None}
     assert (project / data["runDir"] / "run.json").is_file()
     assert data["runId"] == Path(data["runDir"]).name
 
@@ -199,7 +199,18 @@ def test_agent_crash_is_reported(project: Path) -> None:
     result = run("--agent", "crash.py")
     assert result.exit_code == 1
     assert "Ended early  agent_error" in result.stdout
-    assert "Error        model down" in result.stdout
+    assert "Error        RuntimeError: model down" in result.stdout
+
+
+def test_an_agent_that_blocks_the_loop_is_reported_as_a_timeout(project: Path) -> None:
+    write(
+        project / "blocking.py",
+        "import time\n\nasync def agent(ctx):\n    time.sleep(0.2)\n    return 'late'\n",
+    )
+    result = run("--agent", "blocking.py", "--timeout-ms", "20")
+    assert result.exit_code == 1
+    assert "Ended early  timeout" in result.stdout
+    assert "Time limit exceeded (0.02 s). The event loop was held" in result.stdout
 
 
 @pytest.mark.parametrize(

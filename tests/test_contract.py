@@ -539,7 +539,7 @@ async def test_section3_result_and_state_diff_have_no_timestamps_no_run_ids(
     run_json = json.loads((result.run_dir / "run.json").read_text())
     assert run_json["runId"] == result.run_id
     assert "startedAt" in run_json and "durationMs" in run_json
-    assert run_json["config"] == {"maxToolCalls": 100, "timeoutMs": 120000}
+    assert run_json["config"] == {"maxToolCalls": 100, "timeoutMs": 120000, "tokenLimit": None}
     assert result.run_dir == tmp_path / result.run_id
 
 
@@ -988,7 +988,7 @@ def test_section4_run_flags_reach_the_run(project: Path) -> None:
     result = _run("--max-tool-calls", "7", "--timeout-ms", "5000")
     report = json.loads(result.stdout)
     run_json = json.loads((project / ".silo" / "runs" / report["runId"] / "run.json").read_text())
-    assert run_json["config"] == {"maxToolCalls": 7, "timeoutMs": 5000}
+    assert run_json["config"] == {"maxToolCalls": 7, "timeoutMs": 5000, "tokenLimit": None}
 
 
 def test_section3_tasks_are_discovered_tools_only_from_the_registry(project: Path) -> None:

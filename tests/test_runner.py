@@ -46,7 +46,7 @@ async def test_passing_run_and_its_trace() -> None:
         "explode",
         "slow",
     ]
-    assert start["config"] == {"maxToolCalls": 100, "timeoutMs": 120000}
+    assert start["config"] == {"maxToolCalls": 100, "timeoutMs": 120000, "tokenLimit": None}
     call, res = result.trace[1], result.trace[2]
     assert call["callId"] == res["callId"] == 1 and res["isError"] is False
     assert isinstance(res["durationMs"], float) and res["at"].endswith("Z")
@@ -160,9 +160,14 @@ async def test_agent_error_keeps_the_message_and_is_still_graded(tmp_path: Path)
         raise RuntimeError("model server down")
 
     result = await silo.run(ENV, "TASK-BLOCK", crashes, runs_dir=tmp_path)
-    assert result.termination_reason == "agent_error" and result.error == "model server down"
+    assert (
+        result.termination_reason == "agent_error"
+        and result.error == "RuntimeError: model server down"
+    )
     assert result.passed  # the world was changed before the crash: the verifier still ran
-    assert json.loads((result.run_dir / "result.json").read_text())["error"] == "model server down"  # type: ignore[operator]
+    assert result.run_dir is not None
+    written = json.loads((result.run_dir / "result.json").read_text())
+    assert written["error"] == "RuntimeError: model server down"
 
 
 async def test_sync_agent_is_an_agent_error_that_says_how_to_fix_it() -> None:
@@ -263,7 +268,8 @@ async def test_model_step_events() -> None:
     result = await silo.run(ENV, "TASK-ANSWER", agent)
     step = next(e for e in result.trace if e["type"] == "model_step")
     assert step["model"] == "m-1" and step["usage"] == {"inputTokens": 120, "outputTokens": 7}
-    assert step["stop_reason"] == "tool_use"
+    assert step["stopReason"] == "tool_use"
+    assert (result.model_steps, result.input_tokens, result.output_tokens) == (1, 120, 7)
 
 
 async def test_setup_errors_are_raised_before_anything_runs(tmp_path: Path) -> None:
@@ -284,7 +290,8 @@ async def test_artifacts_have_silo_keys_and_no_timestamps(tmp_path: Path) -> Non
     written = json.loads((run_dir / "result.json").read_text())
     assert list(written) == [
         "passed", "reward", "requiredPassed", "requiredTotal", "failedRequired", "checksPassed",
-        "checksFailed", "toolCalls", "toolErrors", "toolFaults", "terminationReason", "agentOutput",
+        "checksFailed", "toolCalls", "toolErrors", "toolFaults", "modelSteps", "inputTokens",
+        "outputTokens", "terminationReason", "agentOutput",
         "error", "checks",
     ]  # fmt: skip
     for name in ("result.json", "state-diff.json"):
@@ -340,12 +347,12 @@ async def test_model_step_with_a_circular_field_fails_at_the_call() -> None:
         loop.append(loop)
         try:
             ctx.record_model_step(model="m", raw=loop)
-        except ValueError as exc:
+        except TypeError as exc:
             seen.append(str(exc))
         return "2"
 
     result = await silo.run(ENV, "TASK-ANSWER", agent)
-    assert seen and "Circular reference" in seen[0]
+    assert seen and "nested deeper than" in seen[0]
     assert result.passed and all(e["type"] != "model_step" for e in result.trace)
 
 

@@ -23,6 +23,7 @@ import anyio.to_thread
 import attrs
 
 from .._environment import Environment
+from .._limits import Limits
 from .._many import check_counts, check_tasks, run_pool
 from .._result import RunResult
 from .._runner import Agent, run
@@ -133,6 +134,7 @@ async def evaluate(
     concurrency: int = 64,
     max_tool_calls: int = 100,
     timeout: float | None = 120.0,
+    token_limit: int | None = None,
     out_dir: str | Path | None = None,
     eval_id: str | None = None,
     on_progress: Callable[[EvalProgress], None] | None = None,
@@ -159,6 +161,7 @@ async def evaluate(
         concurrency: the most rollouts in flight at once (>= 1).
         max_tool_calls: per rollout, as for :func:`silo_async.run`.
         timeout: per rollout, in seconds (``None``: no limit).
+        token_limit: per rollout, recorded tokens that stop the agent (``None``: no limit).
         out_dir: the eval directory (created; must not exist or be empty); None writes nothing.
         eval_id: the eval's id (default: a fresh time-sortable id).
         on_progress: called on the event loop after each rollout with an :class:`EvalProgress`;
@@ -178,6 +181,7 @@ async def evaluate(
     else:
         task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
     _check_args(env, task_ids, agents, runs, concurrency)
+    limits = Limits(max_tool_calls, timeout, token_limit)
     eval_dir = Path(out_dir) if out_dir is not None else None
     if eval_dir is not None:
         _prepare_dir(eval_dir)
@@ -197,6 +201,7 @@ async def evaluate(
             agents[label],
             max_tool_calls=max_tool_calls,
             timeout=timeout,
+            token_limit=token_limit,
             runs_dir=runs_dir,
             agent_name=label,
         )
@@ -220,8 +225,7 @@ async def evaluate(
                 "agents": labels,
                 "runs": runs,
                 "concurrency": concurrency,
-                "maxToolCalls": max_tool_calls,
-                "timeoutMs": None if timeout is None else round(timeout * 1000),
+                **limits.config(),
             },
             planned=len(plan),
             records=records,

@@ -31,6 +31,17 @@ class ReplayedAgentError(Exception):
     """Raised by the replaying agent to reproduce a recorded agent crash (same message)."""
 
 
+def _recorded_crash(recorded: RecordedRun) -> Exception:
+    """An exception whose ``"<Type>: <message>"`` is the recorded crash's, to raise again."""
+    crash = (recorded.event("agent_error") or {}).get("error")
+    if isinstance(crash, dict) and crash.get("type"):
+        # A subclass named like the recorded type: the run's error text comes out the same.
+        kind: type[Exception] = type(str(crash["type"]), (ReplayedAgentError,), {})
+        return kind(str(crash.get("message", "")))
+    run_end = recorded.event("run_end") or {}
+    return ReplayedAgentError(str(run_end.get("error") or "agent error"))
+
+
 @attrs.frozen
 class CallComparison:
     """One replayed tool call next to its recording.
@@ -114,7 +125,7 @@ def _script(recorded: RecordedRun, compared: list[CallComparison]) -> Any:
     calls: list[CallRecord] = recorded.calls()
     reason = str(recorded.result.get("terminationReason", "completed"))
     output = recorded.result.get("agentOutput")
-    run_end = recorded.event("run_end") or {}
+    crash = _recorded_crash(recorded)
 
     async def replaying_agent(ctx: AgentContext) -> Any:
         for call in calls:
@@ -140,7 +151,7 @@ def _script(recorded: RecordedRun, compared: list[CallComparison]) -> Any:
         elif reason == "timeout":
             await anyio.sleep_forever()
         elif reason == "agent_error":
-            raise ReplayedAgentError(str(run_end.get("error") or "agent error"))
+            raise crash
         return output
 
     replaying_agent.__qualname__ = str(recorded.run.get("agent") or "replay")

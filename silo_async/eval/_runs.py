@@ -215,6 +215,9 @@ class RecordedRun:
             tool_calls=int(res["toolCalls"]),
             tool_errors=int(res["toolErrors"]),
             tool_faults=int(res.get("toolFaults", 0)),
+            model_steps=int(res.get("modelSteps", 0)),
+            input_tokens=int(res.get("inputTokens", 0)),
+            output_tokens=int(res.get("outputTokens", 0)),
             error=res.get("error"),
             verifier_id=str(r.get("verifierId", "")),
             checks=[

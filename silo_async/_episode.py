@@ -1,0 +1,345 @@
+"""Episodes: one rollout driven from outside, one call at a time.
+
+``run()`` calls an agent; an MCP client, an RL trainer or an HTTP gym drives the rollout itself.
+An :class:`Episode` is that rollout: the same core (:mod:`silo_async._rollout`) validates and
+records the calls, grades and writes the artifacts, so the same calls and the same output give
+the same ``result.json`` and ``state-diff.json`` as ``run()``.
+
+Nobody may be calling when a limit passes, so an episode enforces its limits itself: a
+supervisor task finishes it at the deadline (cancelling any call in flight) or once the token
+limit is reached; the call beyond ``max_tool_calls`` finishes it before returning. After the end,
+every call answers ``invalid_state`` and executes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+from anyio.lowlevel import checkpoint
+
+from ._environment import Environment
+from ._limits import Limits
+from ._modelstep import model_step_event
+from ._result import RunResult
+from ._rollout import Rollout
+from ._tools import ToolResult, ToolSpec
+
+__all__ = ["Episode", "episode"]
+
+
+def _refusal(code: str, message: str) -> ToolResult:
+    return ToolResult({"code": code, "message": message}, is_error=True)
+
+
+class Episode:
+    """One rollout driven from outside (DESIGN §7). Make one with :func:`episode`.
+
+    Use it as an async context manager, entered and exited in one task; inside, ``call_tool``,
+    ``finish`` and the rest may be called from any task of the same event loop. Leaving the
+    block finishes the episode if nobody did (``completed``, with the output set so far); an
+    exception leaving the block finishes it as ``agent_error`` and an outer cancellation as
+    ``cancelled`` (written, then re-raised).
+
+    Attributes:
+        task: the task's instruction (as ``AgentContext.task``).
+        task_id: the task's id.
+        tools: the tools, as :class:`ToolSpec` (as ``AgentContext.tools``).
+    """
+
+    def __init__(
+        self,
+        env: Environment,
+        task_id: str,
+        limits: Limits,
+        *,
+        runs_dir: Path | None,
+        agent_name: str,
+    ) -> None:
+        self._env = env
+        self._task = env.task(task_id)
+        self._verifier = env.verifier_for(self._task)
+        self._limits = limits
+        self._runs_dir = runs_dir
+        self._agent_name = agent_name
+        self._rollout: Rollout | None = None
+        self._group: TaskGroup | None = None
+        self._ending = False
+        self._done: anyio.Event | None = None
+        self._wake: anyio.Event | None = None
+        self._in_flight: set[anyio.CancelScope] = set()
+        self._result: RunResult | None = None
+        self.task = self._task.instruction
+        self.task_id = self._task.id
+        self.tools: list[ToolSpec] = []
+
+    # -- the block ---------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Episode:
+        if self._rollout is not None:
+            raise RuntimeError("An episode can be entered only once; open a new one.")
+        rollout = Rollout(
+            self._env,
+            self._task,
+            self._verifier,
+            self._limits,
+            runs_dir=self._runs_dir,
+            agent_name=self._agent_name,
+        )
+        self._rollout = rollout
+        self._done, self._wake = anyio.Event(), anyio.Event()
+        self.tools = [t.spec for t in rollout.tools]
+        await rollout.open()
+        self._group = anyio.create_task_group()
+        await self._group.__aenter__()
+        self._group.start_soon(self._supervise)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        group = self._group
+        assert group is not None
+        cancelled = isinstance(exc, anyio.get_cancelled_exc_class())
+        try:
+            if exc is None:
+                await self._end("completed")
+            elif cancelled:
+                await self._end("cancelled", "Episode cancelled by the caller.")
+            else:
+                self._core.crash(exc)
+                await self._end("agent_error", self._core.error)
+        finally:
+            group.cancel_scope.cancel()
+            # Only a cancellation is handed to the task group, so that it propagates: any other
+            # exception must leave the block as it is, not wrapped in an exception group.
+            if cancelled:
+                await group.__aexit__(exc_type, exc, tb)
+            else:
+                await group.__aexit__(None, None, None)
+        return None
+
+    async def _supervise(self) -> None:
+        """Finish the episode at its deadline, or once a limit asks for it, with nobody calling."""
+        assert self._wake is not None
+        with anyio.move_on_at(self._core.deadline):
+            await self._wake.wait()
+        core = self._core
+        if self._ending:
+            return
+        if core.stopped is not None:
+            await self._end(*core.stopped)
+        else:
+            await self._end("timeout")
+
+    # -- what a client does ------------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        """True once the episode has ended (graded and written, or being so)."""
+        return self._ending
+
+    @property
+    def result(self) -> RunResult | None:
+        """The graded result, once the episode has finished."""
+        return self._result
+
+    @property
+    def run_id(self) -> str:
+        """The rollout's run id (also its run directory's name)."""
+        return self._core.run_id
+
+    @property
+    def run_dir(self) -> Path | None:
+        """Where the artifacts go, or ``None``."""
+        return self._core.run_dir
+
+    @property
+    def tool_calls(self) -> int:
+        """Tool calls executed so far."""
+        return self._core.calls
+
+    @property
+    def remaining_time(self) -> float:
+        """Seconds left before the deadline (``inf`` when there is none)."""
+        deadline = self._core.deadline
+        return math.inf if math.isinf(deadline) else max(0.0, deadline - anyio.current_time())
+
+    def set_output(self, value: Any) -> None:
+        """Leave the answer graded if the episode ends without :meth:`finish` giving one."""
+        self._core.set_partial(value)
+
+    def record_model_step(
+        self,
+        *,
+        model: str | None = None,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        stop_reason: str | None = None,
+        duration_ms: float | None = None,
+        attempts: int | None = None,
+        message: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> None:
+        """Record a model response, as :meth:`AgentContext.record_model_step` does.
+
+        Once the token limit is reached the episode finishes itself (``max_tokens``).
+
+        Raises:
+            TypeError: a field is not JSON, or a token count is not an integer.
+            ValueError: a negative token count.
+        """
+        if self._ending:
+            return
+        step = model_step_event(
+            model=model,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            stop_reason=stop_reason,
+            duration_ms=duration_ms,
+            attempts=attempts,
+            message=message,
+            extra=fields,
+        )
+        if self._core.record_step(step) and self._wake is not None:
+            self._wake.set()
+
+    async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:
+        """Call a tool by name: the same validation, errors-as-values and trace as ``run()``.
+
+        Always a checkpoint. The call beyond ``max_tool_calls`` is neither executed nor
+        recorded: it finishes the episode and returns ``limit_exceeded``. A call in flight at
+        the deadline is cancelled and returns ``limit_exceeded``. After the end, every call
+        returns ``invalid_state``.
+        """
+        await checkpoint()
+        core = self._core
+        if not self._ending:
+            if core.stopped is not None:
+                await self._end(*core.stopped)
+            elif core.past_deadline():
+                await self._end("timeout")
+        if self._ending:
+            return self._after_end()
+        if core.refuse_call():
+            _, message = core.stopped or ("", "")
+            await self._end("max_tool_calls", message)
+            return _refusal("limit_exceeded", f"{message[:-1]}: the episode has ended.")
+        tool = core.by_name.get(name)
+        if tool is None or not tool.is_async:
+            return core.call_sync(tool, name, input)
+        with anyio.CancelScope() as scope:
+            self._in_flight.add(scope)
+            try:
+                return await core.call_async(tool, input)
+            finally:
+                self._in_flight.discard(scope)
+        # Only the episode's end cancels this scope: wait until it is graded and written.
+        await self.wait_finished()
+        message = f"The call was cancelled: the episode ended ({self._end_reason()})."
+        return _refusal("limit_exceeded", message)
+
+    async def finish(self, answer: Any = None) -> RunResult:
+        """End the episode with ``answer`` as the output; grade and write it once.
+
+        Idempotent: later calls (and calls after a limit ended it) return the same result.
+        ``None`` keeps the output left with :meth:`set_output`.
+        """
+        if not self._ending and answer is not None:
+            self._core.output = answer
+        return await self._end("completed")
+
+    async def wait_finished(self) -> RunResult:
+        """Wait until the episode has ended, by any cause, and return its result."""
+        if self._result is None:
+            if self._done is None:
+                raise RuntimeError("The episode has not started: use `async with episode(...)`.")
+            await self._done.wait()
+        if self._result is None:
+            raise RuntimeError("The episode could not be graded (see the error above).")
+        return self._result
+
+    # -- the end -----------------------------------------------------------------------------
+
+    @property
+    def _core(self) -> Rollout:
+        if self._rollout is None:
+            raise RuntimeError("The episode has not started: use it as `async with episode(...)`.")
+        return self._rollout
+
+    def _end_reason(self) -> str:
+        return self._core.reason
+
+    def _after_end(self) -> ToolResult:
+        return _refusal("invalid_state", f"The episode has ended ({self._end_reason()}).")
+
+    async def _end(self, reason: str, error: str | None = None) -> RunResult:
+        """Finish once: settle why, cancel calls in flight, grade and write; others wait."""
+        if self._ending:
+            return await self.wait_finished()
+        self._ending = True
+        core = self._core
+        core.reason = reason
+        if reason == "timeout":
+            core.timed_out(anyio.current_time())
+        elif reason != "completed":
+            core.error = core.error or error
+        for scope in self._in_flight:
+            scope.cancel()
+        assert self._wake is not None and self._done is not None
+        self._wake.set()
+        try:
+            self._result = await core.finish()
+        finally:
+            self._done.set()  # waiters must never hang, even if grading broke
+        return self._result
+
+
+def episode(
+    env: Environment,
+    task_id: str,
+    *,
+    max_tool_calls: int = 100,
+    timeout: float | None = 120.0,
+    token_limit: int | None = None,
+    runs_dir: str | Path | None = None,
+    agent_name: str = "mcp",
+) -> Episode:
+    """Open one rollout of ``task_id`` to be driven from outside (use it with ``async with``).
+
+    Example::
+
+        async with silo.episode(env, "TASK-001", timeout=60) as ep:
+            r = await ep.call_tool("get_opportunity", {"opportunityId": "OPP-004"})
+            result = await ep.finish("answer")
+
+    Args:
+        env: the environment.
+        task_id: the task to play.
+        max_tool_calls: calls executed before the next one ends the episode (default 100).
+        timeout: seconds from the start before the episode ends itself (``None``: no limit).
+        token_limit: recorded input + output tokens that end the episode (``None``: no limit).
+        runs_dir: when given, artifacts go to ``runs_dir/<run_id>/``.
+        agent_name: label recorded in the trace and ``run.json``.
+
+    Returns:
+        The :class:`Episode`; the world is built when the block is entered.
+
+    Raises:
+        SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier).
+        ValueError: invalid limits.
+    """
+    return Episode(
+        env,
+        task_id,
+        Limits(max_tool_calls, timeout, token_limit),
+        runs_dir=Path(runs_dir) if runs_dir is not None else None,
+        agent_name=agent_name,
+    )

@@ -1,0 +1,98 @@
+"""``model_step`` events: one per model response, with its tokens, checked to be plain JSON.
+
+A model step is what a transcript is rebuilt from (``runs export``) and what the token limit
+counts, so it must hold exactly what was recorded: a field JSON cannot hold is refused at the
+call rather than stored as its ``repr``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+__all__ = ["ModelStep", "model_step_event"]
+
+#: Deeper than this, a field is refused rather than walked (a model message is shallow).
+_MAX_DEPTH = 64
+
+
+class ModelStep(NamedTuple):
+    """A ``model_step`` event's fields and the tokens it adds to the rollout's count."""
+
+    event: dict[str, Any]
+    input_tokens: int
+    output_tokens: int
+
+
+def model_step_event(
+    *,
+    model: str | None,
+    input_tokens: int | None,
+    output_tokens: int | None,
+    stop_reason: str | None,
+    duration_ms: float | None,
+    attempts: int | None,
+    message: dict[str, Any] | None,
+    extra: dict[str, Any],
+) -> ModelStep:
+    """Build and check the fields of a ``model_step`` event.
+
+    Raises:
+        TypeError: a field is not JSON (or a token count is not an integer).
+        ValueError: a token count or ``attempts`` is negative.
+    """
+    event: dict[str, Any] = {
+        "model": model,
+        "usage": {
+            "inputTokens": _tokens("input_tokens", input_tokens),
+            "outputTokens": _tokens("output_tokens", output_tokens),
+        },
+        "stopReason": stop_reason,
+        "durationMs": duration_ms,
+        "attempts": None if attempts is None else _tokens("attempts", attempts),
+        "message": message,
+    }
+    for key, value in extra.items():
+        if key in event or key in ("seq", "type", "at"):
+            raise TypeError(f"record_model_step: {key!r} is not an extra field (it is reserved).")
+        event[key] = value
+    for key, value in event.items():
+        check_json(value, key)
+    return ModelStep(event, input_tokens or 0, output_tokens or 0)
+
+
+def _tokens(name: str, value: int | None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"record_model_step: {name} must be an int, got {type(value).__name__}.")
+    if value < 0:
+        raise ValueError(f"record_model_step: {name} must be >= 0, got {value}.")
+    return value
+
+
+def check_json(value: Any, where: str, depth: int = 0) -> None:
+    """Raise TypeError unless ``value`` is plain JSON (str keys, finite numbers, no cycles)."""
+    kind = type(value)
+    if value is None or kind in (str, bool, int):
+        return
+    if kind is float:
+        if not math.isfinite(value):
+            raise TypeError(f"record_model_step: {where} is {value!r}, which JSON cannot hold.")
+        return
+    if depth >= _MAX_DEPTH:
+        raise TypeError(f"record_model_step: {where} is nested deeper than {_MAX_DEPTH} levels.")
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                raise TypeError(f"record_model_step: {where} has a non-string key {key!r}.")
+            check_json(item, f"{where}.{key}", depth + 1)
+        return
+    if kind is list or kind is tuple:
+        for index, item in enumerate(value):
+            check_json(item, f"{where}[{index}]", depth + 1)
+        return
+    raise TypeError(
+        f"record_model_step: {where} is a {kind.__name__}, which is not JSON; pass str, int, "
+        "float, bool, None, lists and dicts with str keys."
+    )
