@@ -1,0 +1,114 @@
+"""``silo_async.world``: the toolkit every world is built from, tested once.
+
+A world (an environment's state, tools and verifiers) keeps only its domain: state types, rules,
+views, tools, tasks, verifiers and data. The plumbing lives here, so tools built with it behave
+the same in every world, and a fix reaches every project that uses it:
+
+* **schemas**: :func:`string`, :func:`enum`, :func:`integer`, :func:`number`, :func:`money`,
+  :func:`boolean`, :func:`date`, :func:`array`, :func:`closed_object`, :data:`PAGING`, and
+  :func:`define_tool` (a tool with a closed input schema);
+* **input readers** raising ``invalid_input`` in one house style (``"quantity" must be a whole
+  number; received 2.5.``): :func:`read_string`, :func:`read_int`, :func:`read_number`,
+  :func:`read_money`, :func:`read_bool`, :func:`read_enum`, :func:`read_date`,
+  :func:`read_strings`, :func:`read_objects`, :func:`require_some`;
+* **lists**: :func:`paginate` (``{total, count, offset, results}``, the view applied to the page
+  only), :func:`matches_text`, :func:`sorted_by_id`, and the tool factories :func:`list_tool`,
+  :func:`search_tool`, :func:`get_tool`;
+* **records**: :func:`require_record` / :func:`not_found` (``Vendor "VEN-999" was not found.``,
+  details ``{collection, id}``), :func:`check_references`, :func:`format_id`, :func:`next_id`,
+  :func:`set_field`;
+* **time**: :func:`now`, :func:`today`, :func:`parse_date`, :func:`add_days`,
+  :func:`days_between`, and the tools :data:`get_current_time` and :data:`advance_clock`;
+* **audit**: :func:`audit`, the tools :data:`list_audit_entries` (oldest first) and
+  :data:`get_audit_entry`, and :func:`new_audit_entries` for verifiers;
+* **seeding**: :class:`Seed` (``data/*.json`` parsed once per process, references checked,
+  cloned per rollout);
+* **money**: :func:`round_half_up` (the one rounding), :func:`to_money`, :func:`sum_money`,
+  :func:`percent`;
+* **grading**: :func:`numbers_in`, :func:`states_number`, :func:`final_number`,
+  :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`unchanged`,
+  :func:`changed_ids`, :func:`new_ids`, :func:`new_records`, :func:`find_by`.
+
+The conventions a world built on it follows: collections are maps of id to record, with
+last-used id counters in ``state["sequences"]``; the clock is ``state["clock"]["now"]`` (an
+ISO-8601 UTC timestamp) and nothing reads the wall clock; ``state["auditLog"]`` is a list of
+entries ``{id, at, actorId, action, entityType, entityId, detail, changes}``; every write names
+its actor with an ``actorId`` input.
+"""
+
+from __future__ import annotations
+
+from ._audit import audit as audit
+from ._audit import get_audit_entry as get_audit_entry
+from ._audit import list_audit_entries as list_audit_entries
+from ._audit import new_audit_entries as new_audit_entries
+from ._builders import DEFAULT_LIMIT as DEFAULT_LIMIT
+from ._builders import MAX_LIMIT as MAX_LIMIT
+from ._builders import PAGING as PAGING
+from ._builders import Schema as Schema
+from ._builders import array as array
+from ._builders import boolean as boolean
+from ._builders import closed_object as closed_object
+from ._builders import date as date
+from ._builders import define_tool as define_tool
+from ._builders import enum as enum
+from ._builders import integer as integer
+from ._builders import money as money
+from ._builders import number as number
+from ._builders import string as string
+from ._clock import MAX_ADVANCE_DAYS as MAX_ADVANCE_DAYS
+from ._clock import advance_clock as advance_clock
+from ._clock import get_current_time as get_current_time
+from ._dates import add_days as add_days
+from ._dates import days_between as days_between
+from ._dates import now as now
+from ._dates import parse_date as parse_date
+from ._dates import today as today
+from ._grading import changed_ids as changed_ids
+from ._grading import few_numbers as few_numbers
+from ._grading import final_number as final_number
+from ._grading import find_by as find_by
+from ._grading import mentions as mentions
+from ._grading import mentions_id as mentions_id
+from ._grading import new_ids as new_ids
+from ._grading import new_records as new_records
+from ._grading import numbers_in as numbers_in
+from ._grading import states_number as states_number
+from ._grading import unchanged as unchanged
+from ._lists import View as View
+from ._lists import Where as Where
+from ._lists import get_tool as get_tool
+from ._lists import list_tool as list_tool
+from ._lists import matches_text as matches_text
+from ._lists import paginate as paginate
+from ._lists import search_tool as search_tool
+from ._lists import sorted_by_id as sorted_by_id
+from ._money import percent as percent
+from ._money import round_half_up as round_half_up
+from ._money import sum_money as sum_money
+from ._money import to_money as to_money
+from ._numbers import MAX_AMOUNT as MAX_AMOUNT
+from ._numbers import MAX_INTEGER as MAX_INTEGER
+from ._numbers import MAX_NUMBER as MAX_NUMBER
+from ._numbers import read_int as read_int
+from ._numbers import read_money as read_money
+from ._numbers import read_number as read_number
+from ._readers import invalid as invalid
+from ._readers import read_bool as read_bool
+from ._readers import read_date as read_date
+from ._readers import read_enum as read_enum
+from ._readers import read_objects as read_objects
+from ._readers import read_string as read_string
+from ._readers import read_strings as read_strings
+from ._readers import require_some as require_some
+from ._records import Change as Change
+from ._records import check_references as check_references
+from ._records import format_id as format_id
+from ._records import label_of as label_of
+from ._records import next_id as next_id
+from ._records import not_found as not_found
+from ._records import require_record as require_record
+from ._records import set_field as set_field
+from ._seed import Reference as Reference
+from ._seed import Seed as Seed
+from ._seed import SeedError as SeedError

@@ -1,0 +1,102 @@
+"""The audit log: every write, who made it, when (simulated time) and what changed.
+
+``state["auditLog"]`` is a list of entries, appended in order, with ids ``AUD-0001``,
+``AUD-0002``, ... (four digits, counter ``state["sequences"]["AUD"]``)::
+
+    {"id", "at", "actorId", "action", "entityType", "entityId", "detail", "changes"}
+
+``action`` is the name of the tool that wrote, ``changes`` a list of ``{field, from, to}``.
+:data:`list_audit_entries` lists entries **oldest first** (ascending id), like every other list
+in a world; page from ``offset = total - limit`` for the latest ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._errors import ToolError
+from ._builders import PAGING, define_tool, string
+from ._dates import now
+from ._lists import paginate
+from ._readers import read_string
+from ._records import Change, next_id
+
+__all__ = ["audit", "get_audit_entry", "list_audit_entries", "new_audit_entries"]
+
+_FILTERS = ("entityType", "entityId", "actorId", "action")
+
+
+def audit(
+    state: Mapping[str, Any],
+    actor_id: str,
+    action: str,
+    entity_type: str,
+    entity_id: str,
+    detail: str,
+    changes: Sequence[Change] = (),
+) -> str:
+    """Append one entry stamped with the simulated clock and return its id (``AUD-NNNN``)."""
+    entry_id = next_id(state, "AUD", width=4)
+    state["auditLog"].append(
+        {
+            "id": entry_id,
+            "at": now(state),
+            "actorId": actor_id,
+            "action": action,
+            "entityType": entity_type,
+            "entityId": entity_id,
+            "detail": detail,
+            "changes": [dict(change) for change in changes],
+        }
+    )
+    return entry_id
+
+
+@define_tool(
+    "list_audit_entries",
+    "List audit entries oldest first (ascending id), optionally only those about one record or "
+    "kind of record, by one actor, or of one action (the name of the tool that wrote). Paged: "
+    "for the latest entries use offset = total - limit.",
+    {
+        "entityType": string("Only entries about this kind of record, e.g. vendor."),
+        "entityId": string("Only entries about this record id."),
+        "actorId": string("Only entries written by this actor id."),
+        "action": string("Only entries of this action (a tool name), e.g. block_vendor."),
+        **PAGING,
+    },
+)
+def list_audit_entries(state: Any, input: dict[str, Any]) -> dict[str, Any]:
+    """Audit entries matching the filters, oldest first."""
+    wanted = {key: read_string(input, key, None) for key in _FILTERS}
+    rows = [
+        entry
+        for entry in state["auditLog"]
+        if all(value is None or entry.get(key) == value for key, value in wanted.items())
+    ]
+    return paginate(rows, input)
+
+
+@define_tool(
+    "get_audit_entry",
+    "Read one audit entry by id.",
+    {"auditId": string("Audit entry id, e.g. AUD-0003.")},
+    ["auditId"],
+)
+def get_audit_entry(state: Any, input: dict[str, Any]) -> dict[str, Any]:
+    """One audit entry."""
+    audit_id = read_string(input, "auditId")
+    for entry in state["auditLog"]:
+        if entry["id"] == audit_id:
+            return dict(entry)
+    raise ToolError(
+        "not_found",
+        f'Audit entry "{audit_id}" was not found.',
+        {"collection": "auditLog", "id": audit_id},
+    )
+
+
+def new_audit_entries(final: Mapping[str, Any], initial: Mapping[str, Any]) -> list[Any]:
+    """The entries appended during a rollout (verifier side)."""
+    known = {entry["id"] for entry in initial["auditLog"]}
+    return [entry for entry in final["auditLog"] if entry["id"] not in known]

@@ -1,0 +1,73 @@
+"""The clock tools: read the simulated clock, and move it forward on purpose.
+
+The clock is the only "now" a world knows (nothing in a world reads the wall clock); it moves
+only when :data:`advance_clock` is called.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from .._errors import ToolError
+from ._audit import audit
+from ._builders import define_tool, integer, string
+from ._dates import STAMP, now, parse_date, today
+from ._numbers import read_int
+from ._readers import read_string
+
+__all__ = ["MAX_ADVANCE_DAYS", "advance_clock", "get_current_time"]
+
+#: The furthest one ``advance_clock`` call moves the clock.
+MAX_ADVANCE_DAYS = 365
+
+
+def _view(state: Mapping[str, Any]) -> dict[str, Any]:
+    day = today(state)
+    return {
+        "now": now(state),
+        "today": day,
+        "weekday": parse_date(day).strftime("%A"),
+        "timezone": state["clock"].get("timezone", "UTC"),
+    }
+
+
+@define_tool(
+    "get_current_time",
+    "The current simulated date and time (UTC). Due dates, ages and overdue flags are all "
+    "measured against it.",
+)
+def get_current_time(state: Any, input: dict[str, Any]) -> dict[str, Any]:
+    """``{now, today, weekday, timezone}``."""
+    return _view(state)
+
+
+@define_tool(
+    "advance_clock",
+    f"Move the simulated clock forward by whole days (at most {MAX_ADVANCE_DAYS}) and hours. "
+    "Ages, due dates and overdue flags follow; nothing else changes by itself.",
+    {
+        "days": integer("Days to move forward (default 0).", minimum=0, maximum=MAX_ADVANCE_DAYS),
+        "hours": integer("Hours to move forward (default 0).", minimum=0, maximum=23),
+        "reason": string("Why time is moving, for the audit log."),
+    },
+)
+def advance_clock(state: Any, input: dict[str, Any]) -> dict[str, Any]:
+    """Advance ``state["clock"]["now"]``, audited as the ``system`` actor."""
+    days = read_int(input, "days", 0, minimum=0, maximum=MAX_ADVANCE_DAYS)
+    hours = read_int(input, "hours", 0, minimum=0, maximum=23)
+    if days == 0 and hours == 0:
+        raise ToolError(
+            "invalid_input",
+            "Give a positive number of days or hours to move the clock by.",
+            {"fields": ["days", "hours"]},
+        )
+    before = now(state)
+    moved = dt.datetime.strptime(before, STAMP) + dt.timedelta(days=days, hours=hours)
+    state["clock"]["now"] = moved.strftime(STAMP)
+    reason = read_string(input, "reason", None)
+    detail = f"Clock moved {days} day(s) and {hours} hour(s)" + (f": {reason}." if reason else ".")
+    change = {"field": "now", "from": before, "to": now(state)}
+    audit_id = audit(state, "system", "advance_clock", "clock", "clock", detail, [change])
+    return {"previous": before, **_view(state), "auditId": audit_id}

@@ -1,0 +1,179 @@
+"""Lists: paging, text search, and ready-made list / search / get tools over one collection.
+
+Every list in a world answers ``{total, count, offset, results}``, sorted by id unless its
+description says otherwise. :func:`paginate` applies the (often costly) view to the page only,
+never to every match. The tool factories build the read tools most collections need from a
+few facts about them, so two worlds list, search and look up records exactly alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from .._tools import Tool, tool
+from ._builders import DEFAULT_LIMIT, MAX_LIMIT, PAGING, Schema, closed_object, string
+from ._numbers import read_int
+from ._readers import read_string
+from ._records import check_references, require_record
+from ._values import fold
+
+__all__ = [
+    "View",
+    "Where",
+    "get_tool",
+    "list_tool",
+    "matches_text",
+    "paginate",
+    "search_tool",
+    "sorted_by_id",
+]
+
+T = TypeVar("T")
+#: ``view(state, record)``: what an agent sees of one record.
+View = Callable[[Any, Any], Any]
+#: ``where(state, record, input)``: whether a record belongs in a list.
+Where = Callable[[Any, Any, Mapping[str, Any]], bool]
+
+
+def paginate(
+    items: Sequence[T], input: Mapping[str, Any], view: Callable[[T], Any] | None = None
+) -> dict[str, Any]:
+    """One page of ``items`` as ``{total, count, offset, results}``.
+
+    Args:
+        items: every match, in list order.
+        input: the tool's input; ``limit`` (1..MAX_LIMIT, default DEFAULT_LIMIT) and ``offset``.
+        view: applied to the records of the page only.
+
+    Raises:
+        ToolError: ``invalid_input`` for a ``limit`` or ``offset`` out of range.
+    """
+    limit = read_int(input, "limit", DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT)
+    offset = read_int(input, "offset", 0, minimum=0)
+    page = items[offset : offset + limit]
+    results = list(page) if view is None else [view(item) for item in page]
+    return {"total": len(items), "count": len(results), "offset": offset, "results": results}
+
+
+def sorted_by_id(records: Mapping[str, T]) -> list[T]:
+    """The records of a collection in id order: the order every list uses."""
+    return [records[key] for key in sorted(records)]
+
+
+def matches_text(query: str, *fields: str | None) -> bool:
+    """Whether ``query`` occurs in any of ``fields`` (case- and accent-insensitive)."""
+    wanted = fold(query.strip())
+    return any(wanted in fold(text) for text in fields if text)
+
+
+def _viewer(view: View | None, state: Any) -> Callable[[Any], Any] | None:
+    return None if view is None else (lambda record: view(state, record))
+
+
+def list_tool(
+    name: str,
+    description: str,
+    collection: str,
+    *,
+    filters: Mapping[str, Schema] | None = None,
+    references: Mapping[str, str] | None = None,
+    extra: Mapping[str, Schema] | None = None,
+    where: Where | None = None,
+    view: View | None = None,
+) -> Tool:
+    """A paged list of ``state[collection]`` in id order.
+
+    Args:
+        name: the tool name.
+        description: what the agent reads.
+        collection: the state key of the collection.
+        filters: equality filters: each key is also the record field it compares.
+        references: filter key -> the collection its value must name a record of
+            (an unknown id is ``not_found``, not an empty page).
+        extra: more properties, for ``where`` to read.
+        where: an extra predicate ``where(state, record, input)``.
+        view: ``view(state, record)``, applied to the page only.
+    """
+    equal = dict(filters or {})
+    refs = dict(references or {})
+
+    def list_records(state: Any, input: dict[str, Any]) -> dict[str, Any]:
+        check_references(state, input, refs)
+        wanted = [(key, input[key]) for key in equal if input.get(key) is not None]
+        rows = [
+            record
+            for record in sorted_by_id(state[collection])
+            if all(record.get(key) == value for key, value in wanted)
+            and (where is None or where(state, record, input))
+        ]
+        return paginate(rows, input, _viewer(view, state))
+
+    schema = closed_object({**equal, **(extra or {}), **PAGING})
+    return tool(name=name, description=description, input_schema=schema)(list_records)
+
+
+def search_tool(
+    name: str,
+    description: str,
+    collection: str,
+    fields: Sequence[str] | Callable[[Any, Any], Iterable[str | None]],
+    *,
+    view: View | None = None,
+) -> Tool:
+    """A paged text search over ``state[collection]``: ``query`` in the id or any of ``fields``.
+
+    Args:
+        name: the tool name.
+        description: what the agent reads.
+        collection: the state key of the collection.
+        fields: record fields to search, or ``fields(state, record)`` giving the texts.
+        view: ``view(state, record)``, applied to the page only.
+    """
+
+    def texts(state: Any, record: Any) -> Iterable[str | None]:
+        if callable(fields):
+            return fields(state, record)
+        return [record.get(field) for field in fields]
+
+    def search_records(state: Any, input: dict[str, Any]) -> dict[str, Any]:
+        query = read_string(input, "query")
+        rows = [
+            record
+            for record in sorted_by_id(state[collection])
+            if matches_text(query, record["id"], *texts(state, record))
+        ]
+        return paginate(rows, input, _viewer(view, state))
+
+    schema = closed_object(
+        {"query": string("Text to look for (case-insensitive)."), **PAGING}, ["query"]
+    )
+    return tool(name=name, description=description, input_schema=schema)(search_records)
+
+
+def get_tool(
+    name: str,
+    description: str,
+    collection: str,
+    id_key: str,
+    example: str,
+    *,
+    view: View | None = None,
+) -> Tool:
+    """Read one record of ``state[collection]`` by id (``not_found`` when it does not exist).
+
+    Args:
+        name: the tool name.
+        description: what the agent reads.
+        collection: the state key of the collection.
+        id_key: the input key holding the id, e.g. ``vendorId``.
+        example: an example id for the schema description, e.g. ``VEN-001``.
+        view: ``view(state, record)``; default a copy of the record.
+    """
+
+    def get_record(state: Any, input: dict[str, Any]) -> Any:
+        record = require_record(state, collection, read_string(input, id_key))
+        return dict(record) if view is None else view(state, record)
+
+    schema = closed_object({id_key: string(f"The id, e.g. {example}.")}, [id_key])
+    return tool(name=name, description=description, input_schema=schema)(get_record)

@@ -1,0 +1,208 @@
+"""silo_async.world lists, records, clock and audit: the shared tools, bound for real."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import silo_async as silo
+from silo_async import world as w
+
+pytestmark = pytest.mark.anyio
+
+
+def _world() -> dict[str, Any]:
+    return {
+        "clock": {"now": "2026-03-16T09:00:00Z", "timezone": "UTC"},
+        "vendors": {
+            f"VEN-{i:03d}": {
+                "id": f"VEN-{i:03d}",
+                "name": name,
+                "status": status,
+                "ownerId": owner,
+            }
+            for i, (name, status, owner) in enumerate(
+                [
+                    ("Acme Bearings", "active", "USR-001"),
+                    ("Borealis Fasteners", "blocked", "USR-002"),
+                    ("Café Crème Tools", "active", "USR-001"),
+                ],
+                start=1,
+            )
+        },
+        "users": {"USR-001": {"id": "USR-001"}, "USR-002": {"id": "USR-002"}},
+        "auditLog": [],
+        "sequences": {"VEN": 3},
+    }
+
+
+views: list[str] = []
+
+
+def _view(state: Any, record: Any) -> dict[str, Any]:
+    views.append(record["id"])
+    return {"id": record["id"], "upper": record["name"].upper()}
+
+
+TOOLS = [
+    w.list_tool(
+        "list_vendors",
+        "List vendors.",
+        "vendors",
+        filters={"status": w.enum("Status.", ["active", "blocked"]), "ownerId": w.string("Owner.")},
+        references={"ownerId": "users"},
+        view=_view,
+    ),
+    w.search_tool("search_vendors", "Search vendors.", "vendors", ["name"]),
+    w.get_tool("get_vendor", "One vendor.", "vendors", "vendorId", "VEN-001", view=_view),
+    w.get_current_time,
+    w.advance_clock,
+    w.list_audit_entries,
+    w.get_audit_entry,
+]
+
+
+class Bound:
+    def __init__(self) -> None:
+        self.state = _world()
+        self.tools = {t.name: t for t in silo.bind_tools(self.state, TOOLS)}
+
+    async def call(self, name: str, args: dict[str, Any] | None = None) -> silo.ToolResult:
+        result, fault = await self.tools[name].invoke(args or {})
+        assert fault is None, fault
+        return result
+
+
+def test_paginate_views_the_page_only() -> None:
+    seen: list[int] = []
+
+    def view(n: int) -> int:
+        seen.append(n)
+        return n
+
+    page = w.paginate(list(range(10)), {"limit": 3, "offset": 4}, view)
+    assert page == {"total": 10, "count": 3, "offset": 4, "results": [4, 5, 6]}
+    assert seen == [4, 5, 6]
+    assert w.paginate([1, 2], {}) == {"total": 2, "count": 2, "offset": 0, "results": [1, 2]}
+
+
+def test_paginate_limits_in_house_style() -> None:
+    with pytest.raises(silo.ToolError) as caught:
+        w.paginate([], {"limit": 501})
+    assert caught.value.code == "invalid_input"
+    assert caught.value.message == f'"limit" must be at most {w.MAX_LIMIT}; received 501.'
+    with pytest.raises(silo.ToolError, match=r'^"offset" must be at least 0; received -1\.$'):
+        w.paginate([], {"offset": -1})
+
+
+async def test_list_tool_filters_checks_references_and_views_the_page() -> None:
+    world = Bound()
+    views.clear()
+    page = (await world.call("list_vendors", {"ownerId": "USR-001", "limit": 1})).output
+    assert page == {
+        "total": 2,
+        "count": 1,
+        "offset": 0,
+        "results": [{"id": "VEN-001", "upper": "ACME BEARINGS"}],
+    }
+    assert views == ["VEN-001"]
+    missing = await world.call("list_vendors", {"ownerId": "USR-404"})
+    assert missing.is_error
+    assert missing.output == {
+        "code": "not_found",
+        "message": 'User "USR-404" was not found.',
+        "details": {"collection": "users", "id": "USR-404"},
+    }
+    schema = world.tools["list_vendors"].spec.input_schema
+    assert list(schema["properties"]) == ["status", "ownerId", "limit", "offset"]
+    assert schema["additionalProperties"] is False
+
+
+async def test_search_tool_is_case_and_accent_insensitive_and_searches_ids() -> None:
+    world = Bound()
+    hits = (await world.call("search_vendors", {"query": "cafe creme"})).output
+    assert [r["id"] for r in hits["results"]] == ["VEN-003"]
+    hits = (await world.call("search_vendors", {"query": "ven-00"})).output
+    assert hits["total"] == 3
+
+
+async def test_get_tool_and_not_found_details() -> None:
+    world = Bound()
+    assert (await world.call("get_vendor", {"vendorId": "VEN-002"})).output["upper"] == (
+        "BOREALIS FASTENERS"
+    )
+    missing = await world.call("get_vendor", {"vendorId": "VEN-404"})
+    assert missing.output["message"] == 'Vendor "VEN-404" was not found.'
+    assert missing.output["details"] == {"collection": "vendors", "id": "VEN-404"}
+
+
+def test_labels_and_ids() -> None:
+    assert w.label_of("purchaseOrders") == "Purchase order"
+    assert w.label_of("activities") == "Activity"
+    assert w.label_of("addresses") == "Address"
+    assert w.label_of("inventory") == "Inventory"
+    state: dict[str, Any] = {"sequences": {"PO": 209}}
+    assert w.next_id(state, "PO") == "PO-210"
+    assert w.next_id(state, "AUD", width=4) == "AUD-0001"
+    assert state["sequences"] == {"PO": 210, "AUD": 1}
+    assert w.format_id("WI", 7) == "WI-007"
+
+
+def test_set_field_tracks_changes() -> None:
+    record: dict[str, Any] = {"a": 1, "b": 1}
+    changes: list[w.Change] = []
+    assert w.set_field(record, "a", 2, changes)
+    assert not w.set_field(record, "b", 1, changes)
+    assert w.set_field(record, "b", 1.0, changes)  # 1 -> 1.0 is a change in JSON
+    assert changes == [{"field": "a", "from": 1, "to": 2}, {"field": "b", "from": 1, "to": 1.0}]
+
+
+async def test_clock_tools_move_time_and_audit_it() -> None:
+    world = Bound()
+    assert (await world.call("get_current_time")).output == {
+        "now": "2026-03-16T09:00:00Z",
+        "today": "2026-03-16",
+        "weekday": "Monday",
+        "timezone": "UTC",
+    }
+    moved = await world.call("advance_clock", {"days": 3, "hours": 20, "reason": "month end"})
+    assert moved.output["previous"] == "2026-03-16T09:00:00Z"
+    assert moved.output["now"] == "2026-03-20T05:00:00Z"
+    assert moved.output["auditId"] == "AUD-0001"
+    entry = world.state["auditLog"][0]
+    assert entry == {
+        "id": "AUD-0001",
+        "at": "2026-03-20T05:00:00Z",
+        "actorId": "system",
+        "action": "advance_clock",
+        "entityType": "clock",
+        "entityId": "clock",
+        "detail": "Clock moved 3 day(s) and 20 hour(s): month end.",
+        "changes": [{"field": "now", "from": "2026-03-16T09:00:00Z", "to": "2026-03-20T05:00:00Z"}],
+    }
+    nothing = await world.call("advance_clock", {})
+    assert nothing.output["code"] == "invalid_input"
+    too_far = await world.call("advance_clock", {"days": w.MAX_ADVANCE_DAYS + 1})
+    assert too_far.is_error
+
+
+async def test_audit_lists_oldest_first_with_filters() -> None:
+    world = Bound()
+    for vendor in ("VEN-001", "VEN-002", "VEN-001"):
+        w.audit(world.state, "USR-001", "update_vendor", "vendor", vendor, "Updated.")
+    page = (await world.call("list_audit_entries", {"entityId": "VEN-001"})).output
+    assert [e["id"] for e in page["results"]] == ["AUD-0001", "AUD-0003"]
+    one = (await world.call("get_audit_entry", {"auditId": "AUD-0002"})).output
+    assert one["entityId"] == "VEN-002"
+    missing = await world.call("get_audit_entry", {"auditId": "AUD-9999"})
+    assert missing.output["details"] == {"collection": "auditLog", "id": "AUD-9999"}
+    initial = {"auditLog": world.state["auditLog"][:1]}
+    assert [e["id"] for e in w.new_audit_entries(world.state, initial)] == ["AUD-0002", "AUD-0003"]
+
+
+def test_dates() -> None:
+    assert w.add_days("2026-02-27", 2) == "2026-03-01"
+    assert w.days_between("2026-03-16T09:00:00Z", "2026-03-01") == -15
+    state = {"clock": {"now": "2026-03-16T09:00:00Z"}}
+    assert (w.now(state), w.today(state)) == ("2026-03-16T09:00:00Z", "2026-03-16")
