@@ -51,6 +51,7 @@ CLI_ERROR_CODES = (
     "run_invalid",  # a run directory whose files are damaged or incomplete
     "eval_not_found",  # runs list --eval: no such eval
     "out_dir_not_empty",  # eval --out: the directory already holds files
+    "model_invalid",  # --model: bad spec, unknown provider, missing SDK extra or missing key
     "cancelled",  # eval interrupted before its summary was written
     "fail_under",  # eval --fail-under RATE: an agent's pass rate is below RATE
     "internal_error",  # an unexpected exception (a bug, or environment code that raised)

@@ -39,6 +39,7 @@ from ._common import (
     run_async,
 )
 from ._errors import fail
+from ._models import check_model_flags, model_agents, model_options
 from ._report import aligned
 
 __all__ = ["eval_command", "label_agents"]
@@ -87,6 +88,18 @@ def label_agents(specs: Sequence[str], cwd: Path) -> dict[str, Agent]:
             )
         agents[label] = loaded.fn
     return agents
+
+
+def _all_agents(
+    agent_specs: Sequence[str],
+    model_specs: Sequence[str],
+    base_url: str | None,
+    max_turns: int | None,
+    cwd: Path,
+) -> dict[str, Agent]:
+    """``--agent`` agents then ``--model`` agents; ./silo_agent.py only when neither is given."""
+    agents = label_agents(agent_specs, cwd) if agent_specs or not model_specs else {}
+    return model_agents(model_specs, base_url, max_turns, agents)
 
 
 def _select_tasks(environment: Environment, tasks: Sequence[str], all_tasks: bool) -> list[str]:
@@ -278,6 +291,7 @@ def _rel(path: Path, cwd: Path) -> str:
     f"(default: ./{DEFAULT_AGENT_FILE}). Labels default to the "
     "file name stem.",
 )
+@model_options(repeatable=True)
 @click.option(
     "--runs",
     type=click.IntRange(min=1),
@@ -315,6 +329,9 @@ def eval_command(
     tasks: tuple[str, ...],
     all_tasks: str | None,
     agent_specs: tuple[str, ...],
+    model_specs: tuple[str, ...],
+    base_url: str | None,
+    max_turns: int | None,
     runs: int,
     concurrency: int,
     max_tool_calls: int,
@@ -333,6 +350,7 @@ def eval_command(
     """
     if tasks and all_tasks:
         raise click.UsageError("use --task ID (repeatable) or --tasks all, not both.")
+    check_model_flags(model_specs, base_url, max_turns)
     cwd = Path.cwd()
 
     async def prepare() -> tuple[Environment, Path]:
@@ -341,7 +359,7 @@ def eval_command(
 
     environment, project_dir = run_async(prepare)
     task_ids = _select_tasks(environment, tasks, all_tasks == "all")
-    agents = label_agents(agent_specs, cwd)
+    agents = _all_agents(agent_specs, model_specs, base_url, max_turns, cwd)
     eval_id = new_eval_id()
     target = out_dir if out_dir is not None else project_dir / ".silo" / "evals" / eval_id
     if target.exists() and (not target.is_dir() or any(target.iterdir())):

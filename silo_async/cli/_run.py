@@ -18,6 +18,7 @@ from ._common import (
     open_environment,
     run_async,
 )
+from ._models import check_model_flags, model_agents, model_options
 from ._report import many_json, many_text, run_json, run_text
 
 __all__ = ["run"]
@@ -47,6 +48,7 @@ MAX_DEFAULT_CONCURRENCY = 16
     default=None,
     help=f"Rollouts at once (default: min(runs, {MAX_DEFAULT_CONCURRENCY})).",
 )
+@model_options(repeatable=False)
 @limit_options
 @json_option
 @click.pass_context
@@ -55,13 +57,23 @@ def run(
     env_name: str,
     task_id: str,
     agent_spec: str | None,
+    model_spec: str | None,
+    base_url: str | None,
+    max_turns: int | None,
     runs: int,
     concurrency: int | None,
     max_tool_calls: int,
     timeout_ms: int,
     as_json: bool,
 ) -> None:
-    """Run a task with an agent, grade it and save the run under .silo/runs/."""
+    """Run a task with an agent, grade it and save the run under .silo/runs/.
+
+    The agent is --agent (a Python file or module) or --model PROVIDER/MODEL (a model agent
+    of silo_async.agents).
+    """
+    if agent_spec is not None and model_spec is not None:
+        raise click.UsageError("use --agent or --model, not both.")
+    check_model_flags([model_spec] if model_spec else [], base_url, max_turns)
     cwd = Path.cwd()
 
     async def prepare() -> tuple[Environment, Path]:
@@ -72,7 +84,11 @@ def run(
         return environment, handle.project.runs_dir
 
     environment, runs_dir = run_async(prepare)
-    agent = load_agent(agent_spec, cwd)
+    if model_spec is not None:
+        ((label, fn),) = model_agents([model_spec], base_url, max_turns).items()
+    else:
+        loaded = load_agent(agent_spec, cwd)
+        label, fn = loaded.label, loaded.fn
     timeout = timeout_ms / 1000
 
     async def execute() -> list[RunResult]:
@@ -80,23 +96,23 @@ def run(
             one = await run_one(
                 environment,
                 task_id,
-                agent.fn,
+                fn,
                 max_tool_calls=max_tool_calls,
                 timeout=timeout,
                 runs_dir=runs_dir,
-                agent_name=agent.label,
+                agent_name=label,
             )
             return [one]
         return await run_many(
             environment,
             [task_id],
-            agent.fn,
+            fn,
             runs=runs,
             concurrency=concurrency or min(runs, MAX_DEFAULT_CONCURRENCY),
             runs_dir=runs_dir,
             max_tool_calls=max_tool_calls,
             timeout=timeout,
-            agent_name=agent.label,
+            agent_name=label,
         )
 
     results = run_async(execute)

@@ -1,0 +1,16 @@
+"""Ready-made model agents: the loop everyone writes, on the official SDKs (DESIGN.md §9).
+
+``openai_chat`` speaks Chat Completions (OpenAI and every compatible server: vLLM, SGLang,
+Ollama, a LiteLLM proxy), ``anthropic`` the Messages API; ``from_spec("provider/model")`` picks
+one. Each returns an ordinary ``async def agent(ctx)``. The SDKs are optional extras
+(``pip install 'silo_async[openai]'``, ``'silo_async[anthropic]'``) imported only when a
+factory is called.
+"""
+
+from __future__ import annotations
+
+from ._anthropic import anthropic as anthropic
+from ._openai import openai_chat as openai_chat
+from ._spec import from_spec as from_spec
+
+__all__ = ["anthropic", "from_spec", "openai_chat"]

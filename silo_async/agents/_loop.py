@@ -1,0 +1,110 @@
+"""The model loop every provider shares, on provider-neutral turns.
+
+A provider adapter (a :class:`Dialogue`) owns the conversation in its own wire format; the loop
+only sees :class:`Turn` values: what the model said, the tool calls it asked for, and the usage
+of that one response. So the loop is written once, and the trace is the same for every
+provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+import attrs
+
+if TYPE_CHECKING:
+    from .._context import AgentContext
+    from .._tools import ToolResult
+
+__all__ = ["Call", "Dialogue", "Turn", "converse"]
+
+
+@attrs.frozen(slots=True)
+class Call:
+    """One tool call the model asked for.
+
+    Attributes:
+        id: the provider's id for the call (its result is paired with it).
+        name: the tool's name.
+        input: the arguments: a dict, or the model's raw text when it was not a JSON object
+            (then ``call_tool`` rejects it with ``invalid_input``, which the model sees).
+    """
+
+    id: str
+    name: str
+    input: Any
+
+
+@attrs.frozen(slots=True)
+class Turn:
+    """One model response, provider-neutral.
+
+    Attributes:
+        text: the assistant's text (None when it wrote none).
+        calls: the tool calls, in the order the model gave them.
+        input_tokens: prompt tokens billed for this response (None if the server did not say).
+        output_tokens: completion tokens billed for this response.
+        stop_reason: the provider's own reason (``tool_calls``, ``end_turn``, ...).
+        attempts: HTTP attempts it took: 1 + the SDK's retries.
+        duration_ms: wall time of the request, retries included.
+    """
+
+    text: str | None
+    calls: Sequence[Call]
+    input_tokens: int | None
+    output_tokens: int | None
+    stop_reason: str | None
+    attempts: int
+    duration_ms: float
+
+    def message(self) -> dict[str, Any]:
+        """The assistant turn in the trace's one shape (``model_step.message``)."""
+        return {
+            "role": "assistant",
+            "content": self.text,
+            "toolCalls": [{"id": c.id, "name": c.name, "input": c.input} for c in self.calls],
+        }
+
+
+class Dialogue(Protocol):
+    """A conversation in one provider's wire format."""
+
+    async def ask(self) -> Turn:
+        """Send the conversation so far; the model's next response."""
+        ...
+
+    def answered(self, turn: Turn, results: Sequence[ToolResult]) -> None:
+        """Append ``turn`` and the results of its calls (same order) to the conversation."""
+        ...
+
+
+async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns: int) -> Any:
+    """Run the loop of DESIGN.md section 9 and return the output.
+
+    Each response is recorded as a ``model_step`` before its tool calls run (so a token limit
+    stops the agent before it acts on a response over budget). The loop ends at a response
+    without tool calls (its text is the output) or after ``max_turns`` responses, whose tool
+    calls still run; then the last text so far is the output, kept current with
+    ``set_output`` so a stopped rollout is graded on it too.
+    """
+    last_text: str | None = None
+    for _ in range(max_turns):
+        turn = await dialogue.ask()
+        ctx.record_model_step(
+            model=model,
+            input_tokens=turn.input_tokens,
+            output_tokens=turn.output_tokens,
+            stop_reason=turn.stop_reason,
+            duration_ms=turn.duration_ms,
+            attempts=turn.attempts,
+            message=turn.message(),
+        )
+        if turn.text is not None:
+            last_text = turn.text
+            ctx.set_output(last_text)
+        if not turn.calls:
+            return turn.text
+        results = [await ctx.call_tool(call.name, call.input) for call in turn.calls]
+        dialogue.answered(turn, results)
+    return last_text

@@ -1,0 +1,193 @@
+"""``openai_chat``: the model loop on OpenAI Chat Completions (and every compatible server)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._jsonutil import output_text
+from ._loop import Call, Turn, converse
+from ._sdk import (
+    ModelSettings,
+    check_client,
+    import_sdk,
+    resolve_key,
+    rollout_client,
+    ssl_context,
+)
+
+if TYPE_CHECKING:
+    from .._context import AgentContext
+    from .._tools import ToolResult, ToolSpec
+
+__all__ = ["openai_chat"]
+
+
+def openai_chat(
+    model: str,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    client: Any = None,
+    system: str | None = None,
+    max_turns: int = 50,
+    max_output_tokens: int | None = None,
+    temperature: float | None = None,
+    max_retries: int = 2,
+    request_timeout: float = 120.0,
+) -> Callable[[AgentContext], Any]:
+    """An agent that runs ``model`` through the Chat Completions API (DESIGN.md section 9).
+
+    Any OpenAI-compatible server works through ``base_url`` (vLLM, SGLang, Ollama, a LiteLLM
+    proxy): ``openai_chat("Qwen/Qwen3-8B", base_url="http://127.0.0.1:8000/v1")``.
+
+    Args:
+        model: the model name the server knows.
+        base_url: the server; None uses ``OPENAI_BASE_URL`` or OpenAI's API.
+        api_key: the key; None uses ``OPENAI_API_KEY`` (a ``base_url`` server needs none).
+        client: an ``openai.AsyncOpenAI`` to use as-is (its own server, key, retries and
+            timeout apply; the agent never closes it). None: one client per rollout.
+        system: a system prompt, sent before the task.
+        max_turns: model responses before the loop stops (the last one's tool calls run).
+        max_output_tokens: ``max_completion_tokens`` of each request.
+        temperature: sampling temperature, if any.
+        max_retries: the SDK's retries of a failed request (429, 5xx, connection errors).
+        request_timeout: seconds per HTTP request.
+
+    Returns:
+        ``async def agent(ctx)``.
+
+    Raises:
+        SiloError: ``model_invalid`` when the ``openai`` SDK is missing or no key is set.
+        ValueError: an invalid keyword value.
+    """
+    settings = ModelSettings(
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        client=client,
+        system=system,
+        max_turns=max_turns,
+        max_output_tokens=max_output_tokens,
+        temperature=temperature,
+        max_retries=max_retries,
+        request_timeout=request_timeout,
+    )
+    check_client(client, base_url, api_key)
+    build = None if client is not None else _builder(settings)
+
+    async def agent(ctx: AgentContext) -> Any:
+        async with rollout_client(client, build) as session:  # type: ignore[arg-type]
+            dialogue = _ChatDialogue(session, settings, ctx)
+            return await converse(ctx, dialogue, settings.model, settings.max_turns)
+
+    agent.__qualname__ = agent.__name__ = "openai_chat"
+    return agent
+
+
+def _builder(settings: ModelSettings) -> Callable[[], Any]:
+    sdk = import_sdk("openai", "openai")
+    key = resolve_key(
+        "openai", settings.api_key, "OPENAI_API_KEY", settings.base_url, "OPENAI_BASE_URL"
+    )
+    tls = ssl_context()
+
+    def build() -> Any:
+        return sdk.AsyncOpenAI(
+            api_key=key,
+            base_url=settings.base_url,
+            max_retries=settings.max_retries,
+            timeout=settings.request_timeout,
+            http_client=sdk.DefaultAsyncHttpxClient(verify=tls),
+        )
+
+    return build
+
+
+def chat_tool(spec: ToolSpec) -> dict[str, Any]:
+    """A tool in Chat Completions' format."""
+    function = {"name": spec.name, "description": spec.description, "parameters": spec.input_schema}
+    return {"type": "function", "function": function}
+
+
+def _arguments(text: str | None) -> Any:
+    """The call's arguments: a dict, or the raw text when it is not a JSON object."""
+    if not text:
+        return {}  # some servers send "" for a call without arguments
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, dict) else text
+
+
+class _ChatDialogue:
+    """A conversation as Chat Completions messages."""
+
+    __slots__ = ("_assistant", "_create", "_messages", "_params")
+
+    def __init__(self, client: Any, settings: ModelSettings, ctx: AgentContext) -> None:
+        self._create = client.chat.completions.with_raw_response.create
+        messages: list[dict[str, Any]] = []
+        if settings.system is not None:
+            messages.append({"role": "system", "content": settings.system})
+        messages.append({"role": "user", "content": ctx.task})
+        self._messages = messages
+        params: dict[str, Any] = {"model": settings.model}
+        if ctx.tools:  # OpenAI refuses an empty tools list
+            params["tools"] = [chat_tool(spec) for spec in ctx.tools]
+        if settings.max_output_tokens is not None:
+            params["max_completion_tokens"] = settings.max_output_tokens
+        if settings.temperature is not None:
+            params["temperature"] = settings.temperature
+        self._params = params
+        self._assistant: dict[str, Any] = {}
+
+    async def ask(self) -> Turn:
+        started = time.perf_counter()
+        raw = await self._create(messages=self._messages, **self._params)
+        completion = raw.parse()
+        duration_ms = round((time.perf_counter() - started) * 1000, 3)
+        if not completion.choices:
+            raise ValueError(f"The model server returned no choices (response {completion.id}).")
+        choice = completion.choices[0]
+        message = choice.message
+        tool_calls = message.tool_calls or ()
+        calls = [
+            Call(tc.id or f"call_{i}", tc.function.name, _arguments(tc.function.arguments))
+            for i, tc in enumerate(tool_calls)
+        ]
+        self._assistant = _echo(message.content, tool_calls, calls)
+        usage = completion.usage
+        return Turn(
+            text=message.content or None,
+            calls=calls,
+            input_tokens=None if usage is None else usage.prompt_tokens,
+            output_tokens=None if usage is None else usage.completion_tokens,
+            stop_reason=choice.finish_reason,
+            attempts=1 + raw.retries_taken,
+            duration_ms=duration_ms,
+        )
+
+    def answered(self, turn: Turn, results: Sequence[ToolResult]) -> None:
+        append = self._messages.append
+        append(self._assistant)
+        for call, result in zip(turn.calls, results, strict=True):
+            append({"role": "tool", "tool_call_id": call.id, "content": output_text(result.output)})
+
+
+def _echo(content: str | None, tool_calls: Sequence[Any], calls: Sequence[Call]) -> dict[str, Any]:
+    """The assistant message as sent back: the model's own argument text, our call ids."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": tc.function.arguments or "{}"},
+            }
+            for call, tc in zip(calls, tool_calls, strict=True)
+        ]
+    return message

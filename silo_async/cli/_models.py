@@ -1,0 +1,92 @@
+"""``--model [LABEL=]PROVIDER/MODEL``, ``--base-url`` and ``--max-turns`` of ``run`` and ``eval``.
+
+A model agent is built with :func:`silo_async.agents.from_spec`; its failures (an unknown
+provider, a malformed spec, a missing SDK or key) are ``SiloError("model_invalid")``, printed
+as ``error: model_invalid: ...`` like any other expected failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from .._agentload import AgentLoadError
+
+__all__ = ["check_model_flags", "model_agents", "model_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def model_options(*, repeatable: bool) -> Callable[[F], F]:
+    """The model flags: ``--model`` (repeatable on eval), ``--base-url``, ``--max-turns``."""
+    help_text = (
+        "A model agent, PROVIDER/MODEL (openai or anthropic; OpenAI-compatible servers are "
+        "openai/MODEL with --base-url), optionally LABEL=..."
+    )
+    if repeatable:
+        help_text += " (repeatable, beside --agent; label default: PROVIDER/MODEL)."
+
+    def decorate(fn: F) -> F:
+        fn = click.option(
+            "--max-turns",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Model responses per rollout before the loop stops (default 50).",
+        )(fn)
+        fn = click.option(
+            "--base-url",
+            default=None,
+            metavar="URL",
+            help="The model server (vLLM, Ollama, a proxy...); it needs no API key.",
+        )(fn)
+        return click.option(
+            "--model",
+            "model_specs" if repeatable else "model_spec",
+            multiple=repeatable,
+            default=None,
+            metavar="[LABEL=]PROVIDER/MODEL",
+            help=help_text,
+        )(fn)
+
+    return decorate
+
+
+def check_model_flags(models: Sequence[str], base_url: str | None, max_turns: int | None) -> None:
+    """``--base-url`` and ``--max-turns`` only mean something with ``--model`` (usage error)."""
+    if models:
+        return
+    for flag, value in (("--base-url", base_url), ("--max-turns", max_turns)):
+        if value is not None:
+            raise click.UsageError(f"{flag} applies to model agents; add --model PROVIDER/MODEL.")
+
+
+def model_agents(
+    specs: Sequence[str],
+    base_url: str | None,
+    max_turns: int | None,
+    agents: dict[str, Callable[..., Any]] | None = None,
+) -> dict[str, Callable[..., Any]]:
+    """``agents`` (default: none) followed by the ``--model`` agents, as ``{label: agent}``.
+
+    Raises:
+        SiloError: ``model_invalid`` (bad spec, unknown provider, missing SDK or key).
+        AgentLoadError: two agents get the same label.
+    """
+    from ..agents import from_spec  # the factories import an SDK: only when --model is used
+    from ..agents._spec import parse_model_spec
+
+    options: dict[str, Any] = {"base_url": base_url}
+    if max_turns is not None:
+        options["max_turns"] = max_turns
+    built = dict(agents or {})
+    for spec in specs:
+        parsed = parse_model_spec(spec, allow_label=True)
+        if parsed.name in built:
+            raise AgentLoadError(
+                f'Two agents are labelled "{parsed.name}"; name them with --agent LABEL=PATH '
+                "or --model LABEL=PROVIDER/MODEL."
+            )
+        built[parsed.name] = from_spec(f"{parsed.provider}/{parsed.model}", **options)
+    return built

@@ -1,0 +1,261 @@
+"""What a :class:`~silo_async.testing.ScriptedModelServer` says, and what it was asked.
+
+Replies are written once, provider-neutral (:class:`Reply`, :class:`ToolCall`,
+:class:`ErrorReply`), and rendered in the protocol of the request that gets them: a Chat
+Completions ``chat.completion`` or a Messages API ``message``. :class:`ModelRequest` reads a
+request of either protocol the same way, so a script can follow a conversation whichever SDK
+sent it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+__all__ = [
+    "ErrorReply",
+    "ModelRequest",
+    "Reply",
+    "Script",
+    "SeenResult",
+    "ToolCall",
+    "error_body",
+    "render",
+]
+
+
+@attrs.frozen
+class ToolCall:
+    """A tool call the scripted model makes.
+
+    Attributes:
+        name: the tool.
+        input: its arguments (a dict). A ``str`` is sent verbatim as Chat Completions'
+            ``arguments`` text, to play a model that writes broken JSON.
+        id: the call id (default: a fresh ``call_<n>`` / ``toolu_<n>``).
+    """
+
+    name: str
+    input: Any = attrs.field(factory=dict)
+    id: str | None = None
+
+
+def _calls(value: Sequence[ToolCall | tuple[str, Any]]) -> tuple[ToolCall, ...]:
+    return tuple(c if isinstance(c, ToolCall) else ToolCall(*c) for c in value)
+
+
+@attrs.frozen
+class Reply:
+    """A successful model response.
+
+    Attributes:
+        text: the assistant's text (None: none).
+        tool_calls: the calls, in order (``ToolCall`` or ``(name, input)`` tuples).
+        input_tokens: the usage reported as prompt / input tokens.
+        output_tokens: the usage reported as completion / output tokens.
+        stop_reason: the finish reason to report (default: ``tool_calls`` / ``tool_use`` with
+            calls, else ``stop`` / ``end_turn``).
+    """
+
+    text: str | None = None
+    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_calls)
+    input_tokens: int = 10
+    output_tokens: int = 5
+    stop_reason: str | None = None
+
+
+@attrs.frozen
+class ErrorReply:
+    """An HTTP error (429, 500, 503...), to exercise the SDK's retries.
+
+    Attributes:
+        status: the HTTP status.
+        message: the error message in the body.
+        retry_after_ms: sent as ``retry-after-ms`` so the SDK retries at once (None: omitted,
+            the SDK backs off 0.5-8 s).
+        headers: more response headers (``{"x-should-retry": "false"}`` stops retries).
+    """
+
+    status: int = 429
+    message: str = "Rate limited (scripted)."
+    retry_after_ms: int | None = 1
+    headers: Mapping[str, str] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class SeenResult:
+    """A tool result found in a request's conversation.
+
+    Attributes:
+        id: the call id it answers.
+        content: its text.
+        is_error: the Messages API's ``is_error`` (None for Chat Completions, which has none).
+    """
+
+    id: str
+    content: str
+    is_error: bool | None
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return ""
+
+
+@attrs.frozen
+class ModelRequest:
+    """One request the server received.
+
+    Attributes:
+        index: 0-based arrival order over the whole server.
+        protocol: ``chat`` (Chat Completions) or ``messages`` (Messages API).
+        path: the request path.
+        headers: its headers, names lower-cased.
+        body: the decoded JSON body.
+    """
+
+    index: int
+    protocol: str
+    path: str
+    headers: Mapping[str, str]
+    body: Any
+
+    @property
+    def model(self) -> str | None:
+        """The ``model`` asked for."""
+        model = self.body.get("model")
+        return model if isinstance(model, str) else None
+
+    @property
+    def messages(self) -> list[Any]:
+        """The conversation sent (without Messages' separate ``system``)."""
+        messages = self.body.get("messages")
+        return messages if isinstance(messages, list) else []
+
+    @property
+    def tool_names(self) -> list[str]:
+        """The names of the tools offered, in either protocol's format."""
+        names = []
+        for tool in self.body.get("tools") or []:
+            holder = tool.get("function", tool) if isinstance(tool, dict) else {}
+            names.append(str(holder.get("name")))
+        return names
+
+    @property
+    def turn(self) -> int:
+        """How many assistant messages the conversation holds (0 for its first request)."""
+        return sum(1 for m in self.messages if isinstance(m, dict) and m.get("role") == "assistant")
+
+    @property
+    def task(self) -> str:
+        """The text of the first user message (the agent's task)."""
+        for message in self.messages:
+            if isinstance(message, dict) and message.get("role") == "user":
+                return _text(message.get("content"))
+        return ""
+
+    @property
+    def tool_results(self) -> list[SeenResult]:
+        """Every tool result in the conversation, in order."""
+        return _results(self.messages)
+
+    @property
+    def last_results(self) -> list[SeenResult]:
+        """The tool results after the last assistant message."""
+        tail = self.messages
+        for i in range(len(tail) - 1, -1, -1):
+            if isinstance(tail[i], dict) and tail[i].get("role") == "assistant":
+                tail = tail[i + 1 :]
+                break
+        return _results(tail)
+
+
+def _results(messages: list[Any]) -> list[SeenResult]:
+    seen = []
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        if m.get("role") == "tool":
+            seen.append(SeenResult(str(m.get("tool_call_id")), _text(m.get("content")), None))
+        elif m.get("role") == "user" and isinstance(m.get("content"), list):
+            for block in m["content"]:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    content = _text(block.get("content"))
+                    error = bool(block.get("is_error", False))
+                    seen.append(SeenResult(str(block.get("tool_use_id")), content, error))
+    return seen
+
+
+#: What a script entry may be: a reply, an error, a bare text answer, or a raw JSON body.
+Step = Reply | ErrorReply | str | dict[str, Any]
+#: A script: replies in order, or a function of the request.
+Script = Sequence[Step] | Callable[[ModelRequest], Step]
+
+
+def render(reply: Reply, request: ModelRequest, number: int) -> dict[str, Any]:
+    """``reply`` as a response body of ``request``'s protocol; ``number`` makes ids unique."""
+    if request.protocol == "chat":
+        return _chat(reply, request, number)
+    return _message(reply, request, number)
+
+
+def _chat(reply: Reply, request: ModelRequest, number: int) -> dict[str, Any]:
+    calls = [
+        {
+            "id": call.id or f"call_{number}_{i}",
+            "type": "function",
+            "function": {
+                "name": call.name,
+                "arguments": call.input if isinstance(call.input, str) else json.dumps(call.input),
+            },
+        }
+        for i, call in enumerate(reply.tool_calls)
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if calls:
+        message["tool_calls"] = calls
+    usage = {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens}
+    usage["total_tokens"] = reply.input_tokens + reply.output_tokens
+    finish = reply.stop_reason or ("tool_calls" if calls else "stop")
+    return {
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": request.model or "scripted",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": usage,
+    }
+
+
+def _message(reply: Reply, request: ModelRequest, number: int) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if reply.text is not None:
+        content.append({"type": "text", "text": reply.text})
+    for i, call in enumerate(reply.tool_calls):
+        block_id = call.id or f"toolu_{number}_{i}"
+        content.append({"type": "tool_use", "id": block_id, "name": call.name, "input": call.input})
+    stop = reply.stop_reason or ("tool_use" if reply.tool_calls else "end_turn")
+    return {
+        "id": f"msg_{number}",
+        "type": "message",
+        "role": "assistant",
+        "model": request.model or "scripted",
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
+    }
+
+
+def error_body(protocol: str, status: int, message: str) -> dict[str, Any]:
+    """An error body in the shape each SDK reads its message from."""
+    kind = "rate_limit_error" if status == 429 else "api_error"
+    if protocol == "messages":
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    return {"error": {"message": message, "type": kind, "code": None}}

@@ -1,0 +1,165 @@
+"""``--model``, ``--base-url`` and ``--max-turns`` on ``run`` and ``eval``, against real SDKs."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from silo_async.cli._app import app
+from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
+from tests.test_cli_run import GOOD, TOOL, VERIFIER
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def solver(request: ModelRequest) -> Reply:
+    """A model that blocks CUS-001, then says so."""
+    if request.turn == 0:
+        return Reply(tool_calls=[ToolCall("block_customer", {"customerId": "CUS-001"})])
+    return Reply(text="Blocked CUS-001.")
+
+
+@pytest.fixture(autouse=True)
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    steps = [
+        ["init", "shop"],
+        ["data", "add", "customers", "--env", "shop", "--data", '{"CUS-001": {"status": "ok"}}'],
+        ["tool", "add", "block_customer", "--env", "shop"],
+        ["verifier", "add", "VER-001", "--env", "shop", "--task", "TASK-001"],
+        ["task", "add", "TASK-001", "--env=shop", "--title=Block", "--verifier=VER-001"],
+    ]
+    steps[-1].append("--instruction=Block customer CUS-001.")
+    for step in steps:
+        assert cli(*step).exit_code == 0, step
+    env = tmp_path / ".silo" / "environments" / "shop"
+    (env / "tools" / "block_customer.py").write_text(textwrap.dedent(TOOL))
+    (env / "verifiers" / "ver_001.py").write_text(textwrap.dedent(VERIFIER))
+    (tmp_path / "silo_agent.py").write_text(textwrap.dedent(GOOD))
+    return tmp_path
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer(solver) as running:
+        yield running
+
+
+def run(*args: str) -> Result:
+    return cli("run", "--env", "shop", "--task", "TASK-001", *args)
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_run_with_a_model(
+    server: ScriptedModelServer, project: Path, provider: str, backend: str
+) -> None:
+    result = cli(
+        "--backend",
+        backend,
+        "run",
+        "--env=shop",
+        "--task=TASK-001",
+        f"--model={provider}/scripted",
+        f"--base-url={server.base_url}",
+        "--json",
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["passed"] and data["agent"] == f"{provider}/scripted"
+    assert data["agentOutput"] == "Blocked CUS-001."
+    assert [r.model for r in server.requests] == ["scripted", "scripted"]
+    trace = (project / data["runDir"] / "trace.jsonl").read_text().splitlines()
+    steps = [e for e in map(json.loads, trace) if e["type"] == "model_step"]
+    assert len(steps) == 2 and steps[0]["model"] == "scripted"
+
+
+def test_run_max_turns_and_a_label(server: ScriptedModelServer) -> None:
+    result = run("--model", "mini=openai/scripted", "--base-url", server.base_url, "--max-turns=1")
+    assert result.exit_code == 0, result.output  # the one reply's call still ran
+    assert len(server.requests) == 1
+    assert "Result      PASS" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "mistral/large"], 'unknown provider "mistral"'),
+        (["--model", "gpt-4.1"], "is not PROVIDER/MODEL"),
+        (["--model", "openai/gpt-4.1"], "No API key for openai: set OPENAI_API_KEY"),
+    ],
+)
+def test_run_model_invalid(args: list[str], message: str) -> None:
+    result = run(*args)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: model_invalid: ") and message in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_run_model_invalid_for_a_missing_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+    result = run("--model", "anthropic/c", "--base-url", "http://127.0.0.1:9")
+    assert result.exit_code == 1
+    assert "error: model_invalid:" in result.stderr
+    assert "pip install 'silo_async[anthropic]'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--model", "openai/m", "--agent", "silo_agent.py"],
+        ["--base-url", "http://127.0.0.1:9/v1"],
+        ["--max-turns", "3"],
+        ["--model", "openai/m", "--max-turns", "0"],
+    ],
+)
+def test_run_model_usage_errors(args: list[str]) -> None:
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+
+
+def test_eval_models_beside_an_agent(server: ScriptedModelServer, project: Path) -> None:
+    result = cli(
+        "eval",
+        "--env=shop",
+        "--agent=silo_agent.py",
+        "--model=mini=openai/scripted",
+        "--model=anthropic/scripted",
+        f"--base-url={server.base_url}",
+        "--runs=2",
+        "--json",
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["config"]["agents"] == ["silo_agent", "mini", "anthropic/scripted"]
+    assert data["finished"] == 6
+    assert {r.protocol for r in server.requests} == {"chat", "messages"}
+    assert len(server.requests) == 8  # two model agents, two runs, two responses each
+
+
+def test_eval_only_models_needs_no_agent_file(server: ScriptedModelServer, project: Path) -> None:
+    (project / "silo_agent.py").unlink()
+    args = ["eval", "--env=shop", "--model=openai/scripted", f"--base-url={server.base_url}"]
+    result = cli(*args, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["config"]["agents"] == ["openai/scripted"]
+
+
+def test_eval_duplicate_labels() -> None:
+    url = "--base-url=http://127.0.0.1:9/v1"
+    result = cli("eval", "--env=shop", "--model=openai/m", "--model=openai/m", url)
+    assert result.exit_code == 1
+    assert result.stderr.startswith('error: agent_invalid: Two agents are labelled "openai/m"')
+    result = cli("eval", "--env=shop", "--agent=x=silo_agent.py", "--model=x=openai/m", url)
+    assert result.exit_code == 1 and "agent_invalid" in result.stderr
