@@ -7,6 +7,7 @@ from typing import Any
 import anyio
 
 import silo_async as silo
+from silo_async.testing import ScriptedAgent
 
 ITEM = {"type": "object", "properties": {"itemId": {"type": "string"}}, "required": ["itemId"]}
 
@@ -104,10 +105,8 @@ async def good_agent(ctx: silo.AgentContext) -> str:
     return f"Completed {item_id}."
 
 
-async def bad_agent(ctx: silo.AgentContext) -> str:
-    """Reads, makes a mistake, completes nothing."""
-    await ctx.call_tool("get_item", {"itemId": "Z"})
-    return "I could not do it."
+#: Reads, makes a mistake, completes nothing.
+bad_agent = ScriptedAgent([("get_item", {"itemId": "Z"})], answer="I could not do it.")
 
 
 async def faulty_agent(ctx: silo.AgentContext) -> str:
@@ -128,9 +127,7 @@ async def crashing_agent(ctx: silo.AgentContext) -> str:
     raise ValueError("model returned garbage")
 
 
-async def big_agent(ctx: silo.AgentContext) -> str:
-    await ctx.call_tool("big", {})
-    return "y" * 50_000
+big_agent = ScriptedAgent(["big"], answer="y" * 50_000)
 
 
 async def slow_agent(ctx: silo.AgentContext) -> str:

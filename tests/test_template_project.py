@@ -16,6 +16,7 @@ import silo_async.templates.project as project
 from silo_async.project import Project, load_environment
 from silo_async.templates.project import state as S
 from silo_async.templates.project.verifiers import shared
+from silo_async.testing import ScriptedAgent
 
 from .template_support import invoke, load_agent, template_dir, template_environment
 
@@ -30,11 +31,8 @@ TOOLPATH = load_agent("project_toolpath")
 NOOP = load_agent("noop")
 
 
-def _answering(text: str) -> Callable[[silo.AgentContext], Any]:
-    async def agent(ctx: silo.AgentContext) -> str:
-        return text
-
-    return agent
+def _answering(text: str) -> ScriptedAgent:
+    return ScriptedAgent(answer=text)
 
 
 async def _call(state: S.State, name: str, args: dict[str, Any]) -> silo.ToolResult:

@@ -7,6 +7,7 @@ from typing import Any
 import anyio
 
 import silo_async as silo
+from silo_async.testing import ScriptedAgent
 
 ID_SCHEMA = {
     "type": "object",
@@ -101,10 +102,13 @@ ENV = silo.Environment(
 )
 
 
-async def blocker(ctx: silo.AgentContext) -> str:
-    await ctx.call_tool("get_customer", {"customerId": "CUS-001"})
-    await ctx.call_tool("block_customer", {"customerId": "CUS-001"})
-    return "done"
+blocker = ScriptedAgent(
+    [
+        ("get_customer", {"customerId": "CUS-001"}),
+        ("block_customer", {"customerId": "CUS-001"}),
+    ],
+    answer="done",
+)
 
 
 async def noop(ctx: silo.AgentContext) -> None:

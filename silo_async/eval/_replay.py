@@ -1,6 +1,6 @@
 """Replay: re-execute a recorded run's tool calls on a fresh world and re-grade it.
 
-The recorded calls are played back, in ``callId`` order, by a scripted agent (no model) that
+The recorded calls are played back, in ``callId`` order, by a ``ScriptedAgent`` (no model) that
 finally returns the recorded agent output — and ends the way the recording ended (the refused
 call beyond the limit, the time limit, the agent's error) so the runner records the same outcome.
 The current verifier grades the new world. The report says which tool outputs differ from the
@@ -22,6 +22,8 @@ from .._environment import Environment
 from .._jsonutil import compact_json, json_equal, pretty_json
 from .._result import RunResult
 from .._runner import run
+from .._tools import ToolResult
+from ..testing import ScriptedAgent, ScriptedCall
 from ._runs import CallRecord, RecordedRun, find_run, load_run
 
 __all__ = ["CallComparison", "ReplayReport", "replay"]
@@ -127,22 +129,26 @@ def _script(recorded: RecordedRun, compared: list[CallComparison]) -> Any:
     output = recorded.result.get("agentOutput")
     crash = _recorded_crash(recorded)
 
-    async def replaying_agent(ctx: AgentContext) -> Any:
-        for call in calls:
-            got = await ctx.call_tool(call.tool, call.input)
-            compared.append(
-                CallComparison(
-                    call_id=call.call_id,
-                    tool=call.tool,
-                    matches=call.has_result
-                    and got.is_error == call.is_error
-                    and json_equal(got.output, call.output),
-                    recorded_output=call.output,
-                    replayed_output=got.output,
-                    recorded_is_error=call.is_error,
-                    replayed_is_error=got.is_error,
-                )
+    def compare(index: int, _call: ScriptedCall, got: ToolResult) -> None:
+        call = calls[index]
+        compared.append(
+            CallComparison(
+                call_id=call.call_id,
+                tool=call.tool,
+                matches=call.has_result
+                and got.is_error == call.is_error
+                and json_equal(got.output, call.output),
+                recorded_output=call.output,
+                replayed_output=got.output,
+                recorded_is_error=call.is_error,
+                replayed_is_error=got.is_error,
             )
+        )
+
+    script = ScriptedAgent([(c.tool, c.input) for c in calls], on_result=compare)
+
+    async def replaying_agent(ctx: AgentContext) -> Any:
+        await script.play(ctx)
         if output is not None:
             ctx.set_output(output)
         if reason == "max_tool_calls":
