@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
+import silo_async as silo
 from silo_async.eval import EvalSummary, evaluate
 
 from .test_eval_support import (
@@ -78,7 +79,7 @@ def unpack(blob: str) -> list[dict[str, Any]]:
 
 
 async def make_report(tmp_path: Path) -> tuple[EvalSummary, str]:
-    agents = {
+    agents: dict[str, silo.Agent] = {
         "good": good_agent,
         "bad": bad_agent,
         "faulty": faulty_agent,

@@ -23,7 +23,7 @@ from .worlds import ENV, blocker
 pytestmark = pytest.mark.anyio
 
 
-async def mixed(ctx: silo.AgentContext) -> str:
+async def mixed(ctx: silo.AgentContext) -> object:
     """Behaves differently per call: crash, hang, or solve — to check isolation."""
     mixed.calls += 1  # type: ignore[attr-defined]
     kind = mixed.calls % 3  # type: ignore[attr-defined]
