@@ -1,12 +1,18 @@
 """State diff: what a rollout changed, in Silo's shape, without its blind spots.
 
-``{"scalars": [{field, from?, to?}], "collections": {key: {added, removed, changed}}}``.
-A top-level value that is a mapping or list on both sides is a *collection*: its rows are keyed
-by id (lists of objects with string ``id`` are keyed by that id, other lists by index) and
-reported as added/removed/changed ids. Everything else that differs is a *scalar* change; a
-missing side is simply absent from the entry (so a removed key has no ``to``). Unlike Silo, keys
-removed from the world, values turning into ``null`` and values changing type are all reported,
-and rows are compared by value, not by key order.
+``{"scalars": [{field, from?, to?}], "collections": {key: {added, removed, changed, fields?,
+fieldsOmitted?}}}``. A top-level value that is a mapping or list on both sides is a
+*collection*: its rows are keyed by id (lists of objects with string ``id`` are keyed by that
+id, other lists by index) and reported as added/removed/changed ids. Everything else that
+differs is a *scalar* change; a missing side is simply absent from the entry (so a removed key
+has no ``to``). Unlike Silo, keys removed from the world, values turning into ``null`` and values
+changing type are all reported, and rows are compared by value, not by key order.
+
+Beyond Silo, a collection with changed rows says what changed in each: ``fields`` maps a changed
+id to its changed fields (see :mod:`._diff_fields`), bounded per record, per collection and over
+the whole diff; ``fieldsOmitted`` (only when something was left out) counts the changed
+``records`` left without detail and the ``fields`` cut from the records shown. The order of
+everything follows the world's own key order, so the diff is byte-deterministic.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._diff_fields import MAX_FIELDS, MAX_RECORDS, MAX_TOTAL, fields
 from ._jsonutil import clone_json, json_equal
 
 __all__ = ["state_diff"]
@@ -37,14 +44,43 @@ def _is_collection(before: Any, after: Any) -> bool:
     return isinstance(after, list) and isinstance(before, list | Mapping)
 
 
-def _collection_change(before: Any, after: Any) -> dict[str, list[str]] | None:
+class _Budget:
+    """Field entries the rest of the diff may still hold."""
+
+    def __init__(self) -> None:
+        self.left = MAX_TOTAL
+
+
+def _field_detail(
+    old: Mapping[str, Any], new: Mapping[str, Any], changed: list[str], budget: _Budget
+) -> dict[str, Any]:
+    detail: dict[str, list[dict[str, Any]]] = {}
+    records = omitted = 0
+    for key in changed:
+        if len(detail) >= MAX_RECORDS or budget.left <= 0:
+            records += 1
+            continue
+        entries = fields(old[key], new[key])
+        keep = min(len(entries), MAX_FIELDS, budget.left)
+        detail[key] = entries[:keep]
+        budget.left -= keep
+        omitted += len(entries) - keep
+    if records or omitted:
+        return {"fields": detail, "fieldsOmitted": {"records": records, "fields": omitted}}
+    return {"fields": detail}
+
+
+def _collection_change(before: Any, after: Any, budget: _Budget) -> dict[str, Any] | None:
     old, new = _rows(before), _rows(after)
     added = [k for k in new if k not in old]
     removed = [k for k in old if k not in new]
     changed = [k for k, v in new.items() if k in old and not json_equal(old[k], v)]
-    if added or removed or changed:
-        return {"added": added, "removed": removed, "changed": changed}
-    return None
+    if not (added or removed or changed):
+        return None
+    change: dict[str, Any] = {"added": added, "removed": removed, "changed": changed}
+    if changed:
+        change.update(_field_detail(old, new, changed, budget))
+    return change
 
 
 def _scalar(field: str, before: Any, after: Any) -> dict[str, Any]:
@@ -59,7 +95,8 @@ def _scalar(field: str, before: Any, after: Any) -> dict[str, Any]:
 def state_diff(initial: Any, final: Any) -> dict[str, Any]:
     """Describe how ``final`` differs from ``initial`` (both JSON-like worlds)."""
     scalars: list[dict[str, Any]] = []
-    collections: dict[str, dict[str, list[str]]] = {}
+    collections: dict[str, dict[str, Any]] = {}
+    budget = _Budget()
     if not isinstance(initial, Mapping) or not isinstance(final, Mapping):
         if not json_equal(initial, final):
             scalars.append(_scalar("", initial, final))
@@ -69,7 +106,7 @@ def state_diff(initial: Any, final: Any) -> dict[str, Any]:
         before = initial.get(key, _ABSENT)
         after = final.get(key, _ABSENT)
         if before is not _ABSENT and after is not _ABSENT and _is_collection(before, after):
-            change = _collection_change(before, after)
+            change = _collection_change(before, after, budget)
             if change is not None:
                 collections[str(key)] = change
         elif before is _ABSENT or after is _ABSENT or not json_equal(before, after):

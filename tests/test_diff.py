@@ -21,10 +21,20 @@ def test_collections_keyed_by_string_id_and_index() -> None:
     assert state_diff(before, after) == {
         "scalars": [],
         "collections": {
-            "orders": {"added": ["O3"], "removed": [], "changed": ["O2"]},
+            "orders": {
+                "added": ["O3"],
+                "removed": [],
+                "changed": ["O2"],
+                "fields": {"O2": [{"path": "n", "from": 2, "to": 5}]},
+            },
             "audit": {"added": ["A3"], "removed": [], "changed": []},
             "numbers": {"added": ["2"], "removed": [], "changed": []},
-            "seq": {"added": [], "removed": [], "changed": ["AUD"]},
+            "seq": {
+                "added": [],
+                "removed": [],
+                "changed": ["AUD"],
+                "fields": {"AUD": [{"path": "", "from": 2, "to": 3}]},
+            },
         },
     }
 

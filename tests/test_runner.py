@@ -54,7 +54,12 @@ async def test_passing_run_and_its_trace() -> None:
     assert result.state_diff == {
         "scalars": [],
         "collections": {
-            "customers": {"added": [], "removed": [], "changed": ["CUS-001"]},
+            "customers": {
+                "added": [],
+                "removed": [],
+                "changed": ["CUS-001"],
+                "fields": {"CUS-001": [{"path": "status", "from": "active", "to": "blocked"}]},
+            },
             "log": {"added": ["LOG-1"], "removed": [], "changed": []},
         },
     }
@@ -404,7 +409,25 @@ async def test_verifier_sees_the_world_as_it_was_before_the_agent(world: str) ->
     assert list(seen[0]["rows"][0]["tags"]) == ["x", "y"]
     assert result.state_diff == {
         "scalars": [{"field": "count", "from": 1, "to": 2}],
-        "collections": {"rows": {"added": [], "removed": [], "changed": ["A"]}},
+        "collections": {
+            "rows": {
+                "added": [],
+                "removed": [],
+                "changed": ["A"],
+                "fields": {
+                    "A": [
+                        {
+                            "path": "tags",
+                            "fromLength": 2,
+                            "toLength": 1,
+                            "added": ["z"],
+                            "removed": ["x", "y"],
+                        },
+                        {"path": "n", "from": 1, "to": 2},
+                    ]
+                },
+            }
+        },
     }
 
 
@@ -538,7 +561,14 @@ async def test_diff_of_a_world_with_untouched_collections() -> None:
     result = await call_once(create_state, touch_b, verify)
     assert result.state_diff == {
         "scalars": [{"field": "total", "from": 3, "to": 3.0}],
-        "collections": {"b": {"added": [], "removed": [], "changed": ["B1"]}},
+        "collections": {
+            "b": {
+                "added": [],
+                "removed": [],
+                "changed": ["B1"],
+                "fields": {"B1": [{"path": "v", "from": 1, "to": 1.0}]},
+            }
+        },
     }
 
 

@@ -104,8 +104,12 @@ def _rows(rows: list[tuple[str, str]]) -> list[str]:
     return [f"{label.ljust(width)}  {value}".rstrip() for label, value in rows]
 
 
-def run_text(result: RunResult, cwd: Path) -> str:
-    """The single-run report: verdict, score, effort, what failed and where the run was saved."""
+def run_text(result: RunResult, cwd: Path, *, saved: bool = True) -> str:
+    """The single-run report: verdict, score, effort, what failed and where the run was saved.
+
+    ``saved=False`` (``runs show``: a run recorded earlier) labels the directory ``Run dir``
+    instead of ``Run saved``.
+    """
     faults = str(result.tool_faults)
     if result.tool_faults:
         faults += "  (the environment raised; see trace.jsonl)"
@@ -128,7 +132,7 @@ def run_text(result: RunResult, cwd: Path) -> str:
         rows.append(("Failed" if i == 0 else "", f"{_CROSS} {label}"))
     run_dir = _rel(result.run_dir, cwd)
     if run_dir is not None:
-        rows.append(("Run saved", run_dir))
+        rows.append(("Run saved" if saved else "Run dir", run_dir))
     return "\n".join(_rows(rows))
 
 

@@ -17,6 +17,7 @@ from .._result import RunResult
 from ..eval import list_runs, load_run, replay
 from ..eval._runs import RecordedRun, RunNotFoundError, find_run, trace_lines
 from ._common import OrderedGroup, echo_json, json_option, project_root, run_async
+from ._diff_text import diff_lines
 from ._errors import fail
 from ._report import aligned, plural, relative, run_json, run_text
 
@@ -174,7 +175,7 @@ def _calls_json(recorded: RecordedRun) -> list[dict[str, Any]]:
 @click.argument("run_id")
 @json_option
 def show_command(run_id: str, as_json: bool) -> None:
-    """Show a recorded run: the report of `run`, then one line per tool call.
+    """Show a recorded run: the report of `run`, what it changed, then one line per tool call.
 
     RUN_ID may be shortened to any unique start or end of the id (4 characters or more).
     """
@@ -183,9 +184,14 @@ def show_command(run_id: str, as_json: bool) -> None:
     calls = _reading(run_id, recorded.run_dir, lambda: _calls_json(recorded))
     lines = _reading(run_id, recorded.run_dir, lambda: trace_lines(recorded))
     if as_json:
-        echo_json({**run_json(result, cwd), "trace": calls})
+        echo_json({**run_json(result, cwd), "stateDiff": recorded.state_diff, "trace": calls})
         return
-    click.echo(run_text(result, cwd))
+    click.echo(run_text(result, cwd, saved=False))
+    click.echo("")
+    changes = _reading(run_id, recorded.run_dir, lambda: diff_lines(recorded.state_diff))
+    click.echo("State diff" + ("" if changes else ": nothing changed"))
+    for line in changes:
+        click.echo(line)
     click.echo("")
     click.echo(f"Trace ({plural(len(lines), 'tool call')})")
     for line in lines:
