@@ -57,6 +57,13 @@ async def test_two_calls_in_one_reply_run_in_order_and_the_model_recovers(
     calls = events(result, "tool_call")
     assert [c["input"] for c in calls] == [WRONG.input, READ.input, BLOCK.input]
     steps = events(result, "model_step")
+    stops = ["tool_calls", "tool_calls", "stop"]
+    if provider == "anthropic":
+        stops = ["tool_use", "tool_use", "end_turn"]
+    assert [s["stopReason"] for s in steps] == stops
+    assert all(s["model"].startswith("scripted-") for s in steps)
+    assert all(s["durationMs"] > 0 and s["attempts"] == 1 for s in steps)
+    assert (result.model_steps, result.input_tokens, result.output_tokens) == (3, 430, 38)
     assert [s["usage"] for s in steps] == [
         {"inputTokens": 100, "outputTokens": 20},
         {"inputTokens": 150, "outputTokens": 10},
@@ -114,6 +121,7 @@ async def test_a_429_is_retried_by_the_sdk_and_counted_once(
         {"inputTokens": 60, "outputTokens": 3},
     ]
     assert len(server.requests) == 5
+    assert (result.model_steps, result.input_tokens, result.output_tokens) == (2, 100, 10)
     # The retry resent the same conversation: the SDK's retry, not a second loop of ours.
     assert server.requests[0].body == server.requests[1].body
 
@@ -122,7 +130,7 @@ async def test_no_second_retry_layer_on_top_of_the_sdk(anyio_backend: str, provi
     async with ScriptedModelServer([ErrorReply(429)] * 3) as server:
         result = await silo.run(ENV, "TASK-BLOCK", make_agent(provider, server, max_retries=1))
     assert result.termination_reason == "agent_error"
-    assert "429" in (result.error or "")
+    assert (result.error or "").startswith("RateLimitError: ")
     assert len(server.requests) == 2  # 1 + max_retries, and nothing more
     assert events(result, "model_step") == []
 
@@ -168,7 +176,11 @@ async def test_a_server_error_the_sdk_gives_up_on_is_an_agent_error(
     async with ScriptedModelServer([]) as server:  # nothing scripted: a 500, not retried
         result = await silo.run(ENV, "TASK-ANSWER", make_agent(provider, server))
     assert result.termination_reason == "agent_error"
+    assert (result.error or "").startswith("InternalServerError: ")
     assert "no reply left" in (result.error or "")
+    (crash,) = events(result, "agent_error")
+    assert crash["error"]["type"] == "InternalServerError"
+    assert "Traceback" in crash["error"]["traceback"]
     assert len(server.requests) == 1
 
 
@@ -292,3 +304,29 @@ async def test_arguments_that_are_not_json_are_rejected_as_a_value(anyio_backend
     # The model's own text goes back in the assistant message, unchanged.
     sent = server.requests[1].messages[1]["tool_calls"][0]["function"]["arguments"]
     assert sent == '{"customerId": "CUS'
+
+
+async def test_token_limit_stops_a_model_agent_before_it_acts(
+    anyio_backend: str, provider: str
+) -> None:
+    script = [
+        Reply(tool_calls=[READ], input_tokens=50, output_tokens=10),
+        Reply(tool_calls=[BLOCK], input_tokens=70, output_tokens=10),  # 140 >= 120
+        Reply(text="never asked"),
+    ]
+    async with ScriptedModelServer(script) as server:
+        agent = make_agent(provider, server)
+        result = await silo.run(ENV, "TASK-BLOCK", agent, token_limit=120)
+    assert result.termination_reason == "max_tokens"
+    assert (result.model_steps, result.input_tokens, result.output_tokens) == (2, 120, 20)
+    assert result.tool_calls == 1  # the over-budget response's call never ran
+    assert not result.passed and len(server.requests) == 2
+
+
+async def test_under_the_token_limit_nothing_changes(anyio_backend: str, provider: str) -> None:
+    script: list[Any] = [Reply(tool_calls=[BLOCK], input_tokens=50, output_tokens=10), "done"]
+    async with ScriptedModelServer(script) as server:
+        agent = make_agent(provider, server)
+        result = await silo.run(ENV, "TASK-BLOCK", agent, token_limit=1000)
+    assert result.passed and result.termination_reason == "completed"
+    assert result.input_tokens + result.output_tokens == 75

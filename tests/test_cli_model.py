@@ -89,7 +89,7 @@ def test_run_max_turns_and_a_label(server: ScriptedModelServer) -> None:
     result = run("--model", "mini=openai/scripted", "--base-url", server.base_url, "--max-turns=1")
     assert result.exit_code == 0, result.output  # the one reply's call still ran
     assert len(server.requests) == 1
-    assert "Result      PASS" in result.stdout
+    assert "Result       PASS" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -163,3 +163,84 @@ def test_eval_duplicate_labels() -> None:
     assert result.stderr.startswith('error: agent_invalid: Two agents are labelled "openai/m"')
     result = cli("eval", "--env=shop", "--agent=x=silo_agent.py", "--model=x=openai/m", url)
     assert result.exit_code == 1 and "agent_invalid" in result.stderr
+
+
+CRASH = """
+async def agent(ctx):
+    reply = {"choices": []}
+    return reply["content"]
+"""
+
+COUNTING = """
+async def agent(ctx):
+    for _ in range(5):
+        ctx.record_model_step(model="mine", input_tokens=30, output_tokens=10)
+        await ctx.call_tool("block_customer", {"customerId": "CUS-001"})
+    return "done"
+"""
+
+
+def test_run_report_shows_model_steps_and_tokens(server: ScriptedModelServer) -> None:
+    result = run("--model", "openai/scripted", "--base-url", server.base_url)
+    assert result.exit_code == 0, result.output
+    assert "Model steps  2\n" in result.stdout
+    assert "Tokens       20 in · 10 out\n" in result.stdout
+    plain = run()  # an agent that records no model step: no such rows
+    assert "Model steps" not in plain.stdout and "Tokens" not in plain.stdout
+
+
+def test_run_many_shows_tokens(server: ScriptedModelServer) -> None:
+    result = run("--model", "openai/scripted", "--base-url", server.base_url, "--runs=2")
+    assert result.exit_code == 0, result.output
+    assert "Tokens       40 in · 20 out (mean 30 per run)" in result.stdout
+    assert "30 tokens" in result.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("agent", ["model", "plain"])
+def test_token_limit_on_run(server: ScriptedModelServer, project: Path, agent: str) -> None:
+    if agent == "model":
+        args = ["--model", "openai/scripted", "--base-url", server.base_url]
+    else:
+        (project / "counting.py").write_text(COUNTING)
+        args = ["--agent", "counting.py"]
+    result = run(*args, "--token-limit", "15", "--json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["terminationReason"] == "max_tokens"
+    assert data["config"]["tokenLimit"] == 15
+    assert (data["modelSteps"], data["toolCalls"]) == (1, 0)
+
+
+def test_token_limit_on_eval(server: ScriptedModelServer, project: Path) -> None:
+    (project / "counting.py").write_text(COUNTING)
+    url = f"--base-url={server.base_url}"
+    args = ["eval", "--env=shop", "--agent=counting.py", "--model=openai/scripted", url]
+    result = cli(*args, "--token-limit=15", "--json")
+    assert result.exit_code == 0, result.output
+    out = Path(json.loads(result.stdout)["outDir"])
+    results = [json.loads(p.read_text()) for p in out.glob("runs/run_*/result.json")]
+    assert [r["terminationReason"] for r in results] == ["max_tokens", "max_tokens"]
+
+
+def test_a_crash_names_its_exception_and_shows_the_traceback(project: Path) -> None:
+    (project / "crash.py").write_text(CRASH)
+    result = run("--agent", "crash.py")
+    assert result.exit_code == 1
+    assert "Ended early  agent_error\n" in result.stdout
+    assert "Error        KeyError: 'content'\n" in result.stdout
+    run_id = json.loads(run("--agent", "crash.py", "--json").stdout)["runId"]
+    assert "Traceback    silo-async runs show run_" in result.stdout
+    assert "Traceback (most recent call last)" not in result.stdout
+
+    for shown in (run("--agent", "crash.py", "--traceback"), cli("runs", "show", run_id)):
+        assert "The agent raised:\nTraceback (most recent call last):" in shown.stdout
+        assert 'return reply["content"]' in shown.stdout
+        assert "KeyError: 'content'" in shown.stdout.split("The agent raised:")[1]
+    root_flag = cli("--traceback", "run", "--env=shop", "--task=TASK-001", "--agent=crash.py")
+    assert "The agent raised:" in root_flag.stdout
+
+    data = json.loads(cli("runs", "show", run_id, "--json").stdout)
+    assert data["agentError"]["type"] == "KeyError"
+    assert "Traceback" in data["agentError"]["traceback"]
+    many = run("--agent", "crash.py", "--runs=2", "--traceback")
+    assert many.stdout.count("raised:\nTraceback (most recent call last):") == 2

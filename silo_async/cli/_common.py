@@ -152,7 +152,14 @@ def json_option(fn: F) -> F:
 
 
 def limit_options(fn: F) -> F:
-    """``--max-tool-calls N`` and ``--timeout-ms MS``: the per-rollout limits of run and eval."""
+    """``--max-tool-calls N``, ``--timeout-ms MS``, ``--token-limit N``: per-rollout limits."""
+    fn = click.option(
+        "--token-limit",
+        type=click.IntRange(min=0),
+        default=None,
+        help="Recorded input + output tokens per rollout before the agent is stopped "
+        "(max_tokens; default: no limit).",
+    )(fn)
     fn = click.option(
         "--timeout-ms",
         type=click.IntRange(min=1),

@@ -6,6 +6,7 @@ Run directories are shown relative to the working directory, the way a user woul
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from .._result import RunResult
 
 __all__ = [
     "Summary",
+    "agent_crash",
     "aligned",
     "many_json",
     "many_text",
@@ -85,9 +87,22 @@ def _duration(ms: float) -> str:
     return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
 
 
+def agent_crash(result: RunResult) -> dict[str, Any] | None:
+    """The ``error`` of the trace's ``agent_error`` event (``type``, ``message``, ``traceback``)."""
+    for line in reversed(result.trace_lines):
+        if '"agent_error"' in line:  # decode only the event that can match
+            event = json.loads(line)
+            if event.get("type") == "agent_error" and isinstance(event.get("error"), dict):
+                return dict(event["error"])
+    return None
+
+
 def run_json(result: RunResult, cwd: Path) -> dict[str, Any]:
-    """One rollout as JSON: identity, then ``result.json``'s fields, then timing and location."""
-    return {
+    """One rollout as JSON: identity, then ``result.json``'s fields, then timing and location.
+
+    A crashed agent adds ``agentError``: the exception's type, message and traceback.
+    """
+    data = {
         "runId": result.run_id,
         "environment": result.environment,
         "task": result.task.to_dict(),
@@ -97,6 +112,10 @@ def run_json(result: RunResult, cwd: Path) -> dict[str, Any]:
         "config": dict(result.config),
         "runDir": _rel(result.run_dir, cwd),
     }
+    crash = agent_crash(result) if result.termination_reason == "agent_error" else None
+    if crash is not None:
+        data["agentError"] = crash
+    return data
 
 
 def _rows(rows: list[tuple[str, str]]) -> list[str]:
@@ -104,23 +123,39 @@ def _rows(rows: list[tuple[str, str]]) -> list[str]:
     return [f"{label.ljust(width)}  {value}".rstrip() for label, value in rows]
 
 
-def run_text(result: RunResult, cwd: Path, *, saved: bool = True) -> str:
-    """The single-run report: verdict, score, effort, what failed and where the run was saved.
+def _tokens(input_tokens: int, output_tokens: int) -> str:
+    return f"{input_tokens:,} in · {output_tokens:,} out"
 
-    ``saved=False`` (``runs show``: a run recorded earlier) labels the directory ``Run dir``
-    instead of ``Run saved``.
-    """
+
+def _effort_rows(result: RunResult) -> list[tuple[str, str]]:
     faults = str(result.tool_faults)
     if result.tool_faults:
         faults += "  (the environment raised; see trace.jsonl)"
+    rows = [
+        ("Tool calls", str(result.tool_calls)),
+        ("Errors", str(result.tool_errors)),
+        ("Faults", faults),
+    ]
+    if result.model_steps:  # only agents that record model steps have these
+        rows.append(("Model steps", str(result.model_steps)))
+        rows.append(("Tokens", _tokens(result.input_tokens, result.output_tokens)))
+    return rows
+
+
+def run_text(result: RunResult, cwd: Path, *, saved: bool = True, traceback: bool = False) -> str:
+    """The single-run report: verdict, score, effort, what failed and where the run was saved.
+
+    ``saved=False`` (``runs show``: a run recorded earlier) labels the directory ``Run dir``
+    instead of ``Run saved``. Model steps and tokens appear when the agent recorded any. For a
+    crashed agent, ``traceback`` appends the exception's traceback; without it a line says how
+    to see it.
+    """
     rows = [
         ("Task", f"{result.task.id} — {result.task.title}"),
         ("Result", "PASS" if result.passed else "FAIL"),
         ("Reward", f"{result.reward:.2f}"),
         ("Duration", _duration(result.duration_ms)),
-        ("Tool calls", str(result.tool_calls)),
-        ("Errors", str(result.tool_errors)),
-        ("Faults", faults),
+        *_effort_rows(result),
         ("Checks", f"{result.checks_passed} / {len(result.checks)}"),
         ("Required", f"{result.required_passed} / {result.required_total}"),
     ]
@@ -128,16 +163,24 @@ def run_text(result: RunResult, cwd: Path, *, saved: bool = True) -> str:
         rows.append(("Ended early", result.termination_reason))
     if result.error:
         rows.append(("Error", result.error))
+    crash = agent_crash(result) if result.termination_reason == "agent_error" else None
+    if crash is not None and not traceback:
+        rows.append(("Traceback", f"silo-async runs show {result.run_id} (or run --traceback)"))
     for i, label in enumerate(result.failed_required):
         rows.append(("Failed" if i == 0 else "", f"{_CROSS} {label}"))
     run_dir = _rel(result.run_dir, cwd)
     if run_dir is not None:
         rows.append(("Run saved" if saved else "Run dir", run_dir))
-    return "\n".join(_rows(rows))
+    lines = _rows(rows)
+    if crash is not None and traceback:
+        lines += ["", "The agent raised:", str(crash.get("traceback", "")).rstrip()]
+    return "\n".join(lines)
 
 
 def _rollout_line(index: int, result: RunResult, cwd: Path) -> str:
     parts = [f"reward {result.reward:.2f}", plural(result.tool_calls, "call")]
+    if result.model_steps:
+        parts.append(plural(result.input_tokens + result.output_tokens, "token"))
     if result.tool_faults:
         parts.append(plural(result.tool_faults, "fault"))
     parts.append(result.termination_reason)
@@ -159,6 +202,11 @@ def many_text(results: Sequence[RunResult], cwd: Path) -> str:
         ("Worst", f"{s.worst_reward:.2f}"),
         ("Avg calls", f"{s.avg_tool_calls:.1f}"),
     ]
+    if any(r.model_steps for r in results):
+        total_in = sum(r.input_tokens for r in results)
+        total_out = sum(r.output_tokens for r in results)
+        mean = (total_in + total_out) / len(results)
+        rows.append(("Tokens", f"{_tokens(total_in, total_out)} (mean {mean:,.0f} per run)"))
     lines = _rows(rows)
     lines.append("")
     lines.extend(_rollout_line(i, r, cwd) for i, r in enumerate(results, start=1))

@@ -19,7 +19,7 @@ from ._common import (
     run_async,
 )
 from ._models import check_model_flags, model_agents, model_options
-from ._report import many_json, many_text, run_json, run_text
+from ._report import agent_crash, many_json, many_text, run_json, run_text
 
 __all__ = ["run"]
 
@@ -50,6 +50,12 @@ MAX_DEFAULT_CONCURRENCY = 16
 )
 @model_options(repeatable=False)
 @limit_options
+@click.option(
+    "--traceback",
+    "show_traceback",
+    is_flag=True,
+    help="Print the traceback of an agent that raised (also: silo-async runs show RUN_ID).",
+)
 @json_option
 @click.pass_context
 def run(
@@ -64,6 +70,8 @@ def run(
     concurrency: int | None,
     max_tool_calls: int,
     timeout_ms: int,
+    token_limit: int | None,
+    show_traceback: bool,
     as_json: bool,
 ) -> None:
     """Run a task with an agent, grade it and save the run under .silo/runs/.
@@ -99,6 +107,7 @@ def run(
                 fn,
                 max_tool_calls=max_tool_calls,
                 timeout=timeout,
+                token_limit=token_limit,
                 runs_dir=runs_dir,
                 agent_name=label,
             )
@@ -112,18 +121,31 @@ def run(
             runs_dir=runs_dir,
             max_tool_calls=max_tool_calls,
             timeout=timeout,
+            token_limit=token_limit,
             agent_name=label,
         )
 
     results = run_async(execute)
+    # The root's --traceback (silo-async --traceback run ...) asks for the same.
+    traceback = show_traceback or bool(ctx.find_root().params.get("show_traceback"))
     if runs == 1:
         if as_json:
             echo_json(run_json(results[0], cwd))
         else:
-            click.echo(run_text(results[0], cwd))
+            click.echo(run_text(results[0], cwd, traceback=traceback))
     elif as_json:
         echo_json(many_json(results, cwd))
     else:
         click.echo(many_text(results, cwd))
+        if traceback:
+            _echo_tracebacks(results)
     if not all(r.passed for r in results):
         ctx.exit(1)
+
+
+def _echo_tracebacks(results: list[RunResult]) -> None:
+    """After the ``--runs N`` summary: the traceback of every rollout whose agent raised."""
+    for index, result in enumerate(results, start=1):
+        crash = agent_crash(result) if result.termination_reason == "agent_error" else None
+        if crash is not None:
+            click.echo(f"\nrun {index} raised:\n{str(crash.get('traceback', '')).rstrip()}")

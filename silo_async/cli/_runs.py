@@ -186,7 +186,7 @@ def show_command(run_id: str, as_json: bool) -> None:
     if as_json:
         echo_json({**run_json(result, cwd), "stateDiff": recorded.state_diff, "trace": calls})
         return
-    click.echo(run_text(result, cwd, saved=False))
+    click.echo(run_text(result, cwd, saved=False, traceback=True))
     click.echo("")
     changes = _reading(run_id, recorded.run_dir, lambda: diff_lines(recorded.state_diff))
     click.echo("State diff" + ("" if changes else ": nothing changed"))
