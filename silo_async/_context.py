@@ -31,17 +31,25 @@ class AgentContext:
 
     Attributes:
         task: the task's instruction — the only text the agent is given.
-        tools: the tools it may call, as :class:`ToolSpec` (``.to_dict()`` feeds a model).
         cancel_scope: the anyio cancel scope the limits cancel (Silo's abort signal).
     """
 
-    __slots__ = ("_rollout", "cancel_scope", "task", "tools")
+    __slots__ = ("_rollout", "_tools", "cancel_scope", "task")
 
     def __init__(self, rollout: Rollout, cancel_scope: anyio.CancelScope) -> None:
         self.task = rollout.task.instruction
-        self.tools: list[ToolSpec] = [t.spec for t in rollout.tools]
         self.cancel_scope = cancel_scope
         self._rollout = rollout
+        self._tools: list[ToolSpec] | None = None
+
+    @property
+    def tools(self) -> list[ToolSpec]:
+        """The tools the agent may call, as :class:`ToolSpec`, in registry order."""
+        # Built on first use: a scripted agent never reads it, and 10,000 waiting rollouts
+        # would otherwise keep 10,000 lists alive for nothing.
+        if self._tools is None:
+            self._tools = [t.spec for t in self._rollout.tools]
+        return self._tools
 
     @property
     def cancelled(self) -> bool:

@@ -10,7 +10,7 @@ import anyio
 from ._environment import Environment
 from ._limits import Limits
 from ._result import RunResult
-from ._runner import Agent, run
+from ._runner import Agent, agent_label, run_rollout
 
 __all__ = ["check_counts", "check_tasks", "run_many", "run_pool"]
 
@@ -54,27 +54,30 @@ async def run_many(
     """
     task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
     check_counts(runs, concurrency)
-    Limits(max_tool_calls, timeout, token_limit)  # invalid limits fail before any rollout
+    limits = Limits(max_tool_calls, timeout, token_limit)  # invalid limits fail before any rollout
     check_tasks(env, task_ids)
-    plan = [task_id for task_id in task_ids for _ in range(runs)]
+    plan = [env.task(task_id) for task_id in task_ids for _ in range(runs)]
+    verifiers = {task.id: env.verifier_for(task) for task in plan}
     results: list[RunResult | None] = [None] * len(plan)
+    pending = iter(range(len(plan)))
+    base = Path(runs_dir) if runs_dir is not None else None
+    label = agent_name or agent_label(agent)
 
-    async def rollout(index: int) -> None:
-        result = await run(
-            env,
-            plan[index],
-            agent,
-            max_tool_calls=max_tool_calls,
-            timeout=timeout,
-            token_limit=token_limit,
-            runs_dir=runs_dir,
-            agent_name=agent_name,
-        )
-        results[index] = result
-        if on_result is not None:
-            on_result(index, result)
+    async def worker() -> None:
+        # The worker awaits the rollout itself (no coroutine per job in between): at 10,000
+        # concurrent rollouts each frame is one more live object for the garbage collector.
+        for index in pending:
+            task = plan[index]
+            result = await run_rollout(
+                env, task, verifiers[task.id], limits, agent, runs_dir=base, agent_name=label
+            )
+            results[index] = result
+            if on_result is not None:
+                on_result(index, result)
 
-    await run_pool(len(plan), concurrency, rollout)
+    async with anyio.create_task_group() as tg:
+        for _ in range(min(concurrency, len(plan))):
+            tg.start_soon(worker)
     return [r for r in results if r is not None]
 
 

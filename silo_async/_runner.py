@@ -21,8 +21,10 @@ from ._environment import Environment
 from ._limits import Limits
 from ._result import RunResult
 from ._rollout import Rollout, error_text
+from ._task import Task
+from ._verify import Verifier
 
-__all__ = ["Agent", "run"]
+__all__ = ["Agent", "agent_label", "run", "run_rollout"]
 
 Agent = Callable[[AgentContext], Awaitable[Any]]
 
@@ -31,7 +33,8 @@ Agent = Callable[[AgentContext], Awaitable[Any]]
 _CLOCK_SLACK_S = 0.001
 
 
-def _agent_label(agent: Agent) -> str:
+def agent_label(agent: Agent) -> str:
+    """The label a rollout records for ``agent``: its qualified name."""
     return str(getattr(agent, "__qualname__", None) or type(agent).__name__)
 
 
@@ -40,24 +43,6 @@ def _not_awaitable(returned: object) -> TypeError:
         "The agent must be an async function (async def agent(ctx)); "
         f"it returned {type(returned).__name__} instead of an awaitable."
     )
-
-
-async def _drive(rollout: Rollout, agent: Agent) -> None:
-    """Run the agent in its own cancel scope until it returns, fails or a limit trips."""
-    crashed = False
-    with anyio.move_on_at(rollout.deadline) as scope:
-        try:
-            # Awaited here rather than in a helper coroutine: one frame less per live rollout.
-            returned = agent(AgentContext(rollout, scope))
-            if not inspect.isawaitable(returned):
-                raise _not_awaitable(returned)
-            output = await returned
-        except Exception as exc:
-            rollout.crash(exc)
-            crashed = not scope.cancel_called
-        else:
-            rollout.output = output
-    _settle(rollout, scope, crashed)
 
 
 def _settle(rollout: Rollout, scope: anyio.CancelScope, crashed: bool) -> None:
@@ -113,17 +98,46 @@ async def run(
     """
     limits = Limits(max_tool_calls, timeout, token_limit)
     task = env.task(task_id)
-    rollout = Rollout(
+    return await run_rollout(
         env,
         task,
         env.verifier_for(task),
         limits,
+        agent,
         runs_dir=Path(runs_dir) if runs_dir is not None else None,
-        agent_name=agent_name or _agent_label(agent),
+        agent_name=agent_name or agent_label(agent),
     )
+
+
+async def run_rollout(
+    env: Environment,
+    task: Task,
+    verifier: Verifier,
+    limits: Limits,
+    agent: Agent,
+    *,
+    runs_dir: Path | None,
+    agent_name: str,
+) -> RunResult:
+    """:func:`run` once its arguments are checked (``run_many`` and ``evaluate`` share them).
+
+    The agent is awaited right here, not in a helper coroutine: with 10,000 rollouts waiting on a
+    model, every frame per rollout is one more object for the garbage collector to walk.
+    """
+    rollout = Rollout(env, task, verifier, limits, runs_dir=runs_dir, agent_name=agent_name)
     await rollout.open()
+    crashed = False
     try:
-        await _drive(rollout, agent)
+        with anyio.move_on_at(rollout.deadline) as scope:
+            try:
+                returned = agent(AgentContext(rollout, scope))
+                if not inspect.isawaitable(returned):
+                    raise _not_awaitable(returned)
+                rollout.output = await returned
+            except Exception as exc:
+                rollout.crash(exc)
+                crashed = not scope.cancel_called
+        _settle(rollout, scope, crashed)
     except BaseException as exc:
         # Only outer cancellation (or a bug of ours) gets here: grade and write, then re-raise.
         if isinstance(exc, anyio.get_cancelled_exc_class()):
