@@ -29,6 +29,7 @@ from ._runner import run as run
 from ._task import Task as Task
 from ._tools import BoundTool as BoundTool
 from ._tools import Tool as Tool
+from ._tools import ToolFault as ToolFault
 from ._tools import ToolResult as ToolResult
 from ._tools import ToolSpec as ToolSpec
 from ._tools import bind_tools as bind_tools
@@ -56,3 +57,53 @@ from .eval import pass_hat_k as pass_hat_k
 from .eval import replay as replay
 from .project import Project as Project
 from .project import load_environment as load_environment
+
+__all__ = [
+    "Agent",
+    "AgentContext",
+    "BoundTool",
+    "Check",
+    "DefinitionError",
+    "ERROR_CODES",
+    "Environment",
+    "Episode",
+    "EvalProgress",
+    "EvalSummary",
+    "Project",
+    "ReplayReport",
+    "RunResult",
+    "SiloError",
+    "TERMINATION_REASONS",
+    "Task",
+    "Tool",
+    "ToolCallLimitExceeded",
+    "ToolError",
+    "ToolFault",
+    "ToolResult",
+    "ToolSpec",
+    "Verifier",
+    "VerifierContext",
+    "VerifierOutcome",
+    "__version__",
+    "bind_tools",
+    "check",
+    "clone_json",
+    "episode",
+    "evaluate",
+    "find_run",
+    "json_equal",
+    "list_runs",
+    "load_environment",
+    "load_run",
+    "optional",
+    "output_text",
+    "pass_at_k",
+    "pass_hat_k",
+    "replay",
+    "run",
+    "run_many",
+    "state_diff",
+    "tool",
+    "tool_error",
+    "verifier",
+]
