@@ -59,12 +59,13 @@ from .project import Project as Project
 from .project import load_environment as load_environment
 
 __all__ = [
+    "ERROR_CODES",
+    "TERMINATION_REASONS",
     "Agent",
     "AgentContext",
     "BoundTool",
     "Check",
     "DefinitionError",
-    "ERROR_CODES",
     "Environment",
     "Episode",
     "EvalProgress",
@@ -73,7 +74,6 @@ __all__ = [
     "ReplayReport",
     "RunResult",
     "SiloError",
-    "TERMINATION_REASONS",
     "Task",
     "Tool",
     "ToolCallLimitExceeded",

@@ -1,4 +1,4 @@
-"""The public surface: one sorted ``__all__``, every name in it importable and documented."""
+"""The public surface: one ``__all__``, every name in it importable and documented."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ def _reexported() -> set[str]:
     }
 
 
-def test_all_is_sorted_and_lists_exactly_the_reexports() -> None:
-    assert silo.__all__ == sorted(silo.__all__)
+def test_all_lists_exactly_the_reexports_once() -> None:
+    # Its order is ruff's (RUF022: constants, classes, then functions, each sorted).
+    assert len(set(silo.__all__)) == len(silo.__all__)
     assert set(silo.__all__) == _reexported() | {"__version__"}
 
 
