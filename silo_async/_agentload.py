@@ -27,7 +27,16 @@ from typing import Any
 
 import attrs
 
-__all__ = ["DEFAULT_AGENT_FILE", "AgentLoadError", "LoadedAgent", "is_async_callable", "load_agent"]
+from ._origin import remember
+
+__all__ = [
+    "DEFAULT_AGENT_FILE",
+    "AgentLoadError",
+    "LoadedAgent",
+    "agent_from_spec",
+    "is_async_callable",
+    "load_agent",
+]
 
 #: The file used when no ``--agent`` is given.
 DEFAULT_AGENT_FILE = "silo_agent.py"
@@ -72,11 +81,26 @@ def is_async_callable(obj: object) -> bool:
 def load_agent(spec: str | None, cwd: Path) -> LoadedAgent:
     """Resolve ``spec`` (the ``--agent`` value, or None) relative to ``cwd``.
 
+    The agent is recorded as made from ``(spec, cwd)``, so an executor running rollouts in other
+    processes sends that reference instead of the function (whose private module only this
+    process can import).
+
     Raises:
         AgentLoadError: the file or module is missing or fails to import, the attribute is
             missing, it is not an async callable, or its signature cannot take the run context
             as its one positional argument.
     """
+    loaded = _resolve(spec, cwd)
+    remember(loaded.fn, agent_from_spec, spec, str(Path(cwd).absolute()))
+    return loaded
+
+
+def agent_from_spec(spec: str | None, cwd: str) -> Callable[..., Any]:
+    """The agent callable ``spec`` names, resolved relative to ``cwd`` (a shipped reference)."""
+    return load_agent(spec, Path(cwd)).fn
+
+
+def _resolve(spec: str | None, cwd: Path) -> LoadedAgent:
     if spec is None:
         path = cwd / DEFAULT_AGENT_FILE
         if not path.is_file():

@@ -1,7 +1,10 @@
-"""evaluate(): tasks × agents × runs in one event loop, under one concurrency limit.
+"""evaluate(): tasks × agents × runs under one concurrency limit, on an executor.
 
-One task group runs a fixed pool of ``concurrency`` workers that pull rollouts from a single plan
-(task, then agent, then run), so the limit is exact and nothing waits as a parked coroutine.
+The plan is fixed up front (task, then agent, then run). By default the local executor runs it in
+this event loop: one task group, a fixed pool of ``concurrency`` workers pulling rollouts from the
+plan, so the limit is exact and nothing waits as a parked coroutine. ``executor=`` hands the same
+plan to another executor (``silo.RayExecutor``); the books (records, progress, files) are kept
+here either way.
 
 Every rollout is a plain :func:`silo_async.run` with ``runs_dir=<eval dir>/runs``, so an eval
 directory is self-contained: its ``runs/`` holds every rollout's artifacts next to the index that
@@ -24,11 +27,10 @@ import attrs
 
 from .._environment import Environment
 from .._limits import Limits
-from .._many import check_counts, check_tasks, run_pool
-from .._result import RunResult
-from .._runner import Agent, run
+from .._many import check_counts, check_tasks
+from .._runner import Agent
 from .._trace import utc_now_iso
-from ._details import compact_details
+from ._executor import Details, Executor, ExecutorReport, LocalExecutor, RolloutJob
 from ._interrupted import recover_interrupted
 from ._records import RolloutRecord
 from ._stats import compare, default_ks, equal_work
@@ -92,7 +94,11 @@ def _check_args(
 
 
 class _Collector:
-    """Per-rollout bookkeeping: records and details by plan slot, counters for progress."""
+    """Per-rollout bookkeeping: records and details by plan slot, counters for progress.
+
+    It is the executor's :class:`~silo_async.eval._executor.Books`: told when a slot starts and
+    when it finishes (on the event loop).
+    """
 
     def __init__(self, total: int, base: Path | None, details: bool) -> None:
         self.total = total
@@ -103,12 +109,20 @@ class _Collector:
         self.done = self.passes = self.faults = self.early = 0
         self.started = 0  # workers take slots in plan order: every slot below this has started
         self.clock0 = time.perf_counter()
+        self.on_progress: Callable[[EvalProgress], None] | None = None
 
-    def add(self, slot: int, result: RunResult, agent: str, run_no: int) -> EvalProgress:
-        record = RolloutRecord.from_result(result, agent, run_no, self.base)
+    def begin(self, slot: int) -> None:
+        self.started = max(self.started, slot + 1)
+
+    def deliver(self, slot: int, record: RolloutRecord, details: Details) -> None:
+        progress = self.add(slot, record, details)
+        if self.on_progress is not None:
+            self.on_progress(progress)
+
+    def add(self, slot: int, record: RolloutRecord, details: Details) -> EvalProgress:
         self.records[slot] = record
         if self.keep_details:
-            self.details[slot] = compact_details(result)
+            self.details[slot] = details
         self.done += 1
         self.passes += record.passed
         self.faults += record.env_fault
@@ -139,11 +153,13 @@ async def evaluate(
     eval_id: str | None = None,
     on_progress: Callable[[EvalProgress], None] | None = None,
     report: bool = True,
+    executor: Executor | None = None,
 ) -> EvalSummary:
-    """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each, in one event loop.
+    """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each.
 
     Every rollout (tasks × agents × runs) is one :func:`silo_async.run` on a fresh world, at
-    most ``concurrency`` at once (one task group, a fixed pool of workers). When ``out_dir`` is
+    most ``concurrency`` at once (by default in this event loop: one task group, a fixed pool
+    of workers; ``executor=silo.RayExecutor(...)`` runs them on Ray workers). When ``out_dir`` is
     given it becomes the eval directory: rollouts write ``out_dir/runs/<run_id>/``, and at the
     end ``summary.json``, ``summary.md``, ``runs/index.jsonl`` and (with ``report``)
     ``report.html`` are written.
@@ -167,12 +183,15 @@ async def evaluate(
         on_progress: called on the event loop after each rollout with an :class:`EvalProgress`;
             it must be cheap (store the snapshot, render elsewhere).
         report: also write ``report.html`` (and keep compact per-rollout details for it).
+        executor: where the rollouts run (default: this event loop). Checked before anything
+            is written.
 
     Returns:
         The :class:`EvalSummary` of every rollout.
 
     Raises:
-        SiloError: an unknown task or verifier, before any rollout starts.
+        SiloError: an unknown task or verifier, before any rollout starts; ``executor_invalid``
+            or ``executor_unavailable`` when the executor cannot run this eval.
         ValueError: invalid arguments.
         FileExistsError: ``out_dir`` exists and is not empty.
     """
@@ -183,31 +202,26 @@ async def evaluate(
     _check_args(env, task_ids, agents, runs, concurrency)
     limits = Limits(max_tool_calls, timeout, token_limit)
     eval_dir = Path(out_dir) if out_dir is not None else None
-    if eval_dir is not None:
-        _prepare_dir(eval_dir)
     labels = list(agents)
     plan = [(t, a, n) for t in task_ids for a in labels for n in range(1, runs + 1)]
     collector = _Collector(len(plan), eval_dir, report and eval_dir is not None)
+    job = RolloutJob(
+        env=env,
+        agents=dict(agents),
+        plan=plan,
+        concurrency=concurrency,
+        limits=limits,
+        runs_dir=eval_dir / "runs" if eval_dir is not None else None,
+        base=eval_dir,
+        details=collector.keep_details,
+    )
+    prepared = (executor or LocalExecutor()).prepare(job)  # refuses before any file is written
+    if eval_dir is not None:
+        _prepare_dir(eval_dir)
+    executor_report = ExecutorReport()
     started, clock0 = time.time(), time.perf_counter()
     eval_id = eval_id or new_eval_id(started)
-    runs_dir = eval_dir / "runs" if eval_dir is not None else None
-
-    async def rollout(slot: int) -> None:
-        task_id, label, run_no = plan[slot]
-        collector.started = slot + 1
-        result = await run(
-            env,
-            task_id,
-            agents[label],
-            max_tool_calls=max_tool_calls,
-            timeout=timeout,
-            token_limit=token_limit,
-            runs_dir=runs_dir,
-            agent_name=label,
-        )
-        progress = collector.add(slot, result, label, run_no)
-        if on_progress is not None:
-            on_progress(progress)
+    collector.on_progress = on_progress
 
     def summary(cancelled: bool) -> EvalSummary:
         records, _ = collector.finished()
@@ -226,6 +240,7 @@ async def evaluate(
                 "runs": runs,
                 "concurrency": concurrency,
                 **limits.config(),
+                **executor_report.config,
             },
             planned=len(plan),
             records=records,
@@ -237,10 +252,12 @@ async def evaluate(
             wall_ms=(time.perf_counter() - clock0) * 1000,
             out_dir=eval_dir,
             compared=compared,
+            infra_retries=executor_report.infra_retries,
+            executor_start_ms=executor_report.start_ms,
         )
 
     try:
-        await run_pool(len(plan), concurrency, rollout)
+        await prepared.run(collector, executor_report)
     except anyio.get_cancelled_exc_class():
         cut = [plan[i] for i in collector.in_flight()]
         with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):

@@ -49,6 +49,8 @@ class RolloutRecord:
         checks_passed: checks passed.
         checks_total: checks.
         duration_ms: wall time of the rollout.
+        worker_lost: every worker that ran this rollout died (the Ray executor gave up on it
+            after a bounded number of tries); an environment fault with no run directory.
     """
 
     task_id: str
@@ -68,11 +70,12 @@ class RolloutRecord:
     checks_passed: int
     checks_total: int
     duration_ms: float
+    worker_lost: bool = False
 
     @property
     def env_fault(self) -> bool:
-        """True when the environment, not the agent, went wrong (tool fault or verifier error)."""
-        return self.tool_faults > 0 or self.verifier_error
+        """True when the environment, not the agent, went wrong (tool, verifier or worker)."""
+        return self.tool_faults > 0 or self.verifier_error or self.worker_lost
 
     @classmethod
     def from_result(
@@ -120,6 +123,7 @@ class RolloutRecord:
             "toolErrors": self.tool_errors,
             "toolFaults": self.tool_faults,
             "verifierError": self.verifier_error,
+            "workerLost": self.worker_lost,
             "envFault": self.env_fault,
             "error": self.error,
             "failedRequired": list(self.failed_required),
@@ -149,4 +153,5 @@ class RolloutRecord:
             checks_passed=int(data.get("checksPassed", 0)),
             checks_total=int(data.get("checksTotal", 0)),
             duration_ms=float(data.get("durationMs", 0.0)),
+            worker_lost=bool(data.get("workerLost", False)),
         )

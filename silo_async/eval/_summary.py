@@ -50,7 +50,8 @@ class EvalSummary:
         environment: the environment's name.
         tasks: the tasks evaluated, in order.
         agents: the agent labels, in the order given.
-        config: ``runs``, ``concurrency``, ``maxToolCalls``, ``timeoutMs``.
+        config: ``runs``, ``concurrency``, ``maxToolCalls``, ``timeoutMs``, ``executor`` (and
+            the Ray executor's ``workers``, ``workerConcurrency``).
         planned: rollouts planned (tasks × agents × runs).
         records: finished rollouts in plan order (task, agent, run).
         comparison: the statistics and the side-by-side table.
@@ -65,6 +66,8 @@ class EvalSummary:
             with ``config["runs"]`` when the eval is complete.
         interrupted: rollouts the cancellation cut short (indexed as ``cancelled``, never in
             the statistics).
+        infra_retries: rollouts run again because the worker running them died (0 locally).
+        executor_start_ms: time the executor took to start (Ray and its workers; 0 locally).
     """
 
     eval_id: str
@@ -83,6 +86,8 @@ class EvalSummary:
     out_dir: Path | None = None
     compared: dict[str, int] = attrs.field(factory=dict)
     interrupted: list[RolloutRecord] = attrs.field(factory=list)
+    infra_retries: int = 0
+    executor_start_ms: float = 0.0
 
     @property
     def finished(self) -> int:
@@ -146,12 +151,14 @@ class EvalSummary:
             "startedAt": self.started_at,
             "finishedAt": self.finished_at,
             "wallMs": round(self.wall_ms, 3),
+            "executorStartMs": round(self.executor_start_ms, 3),
             "complete": self.complete,
             "cancelled": self.cancelled,
             "partial": self.partial,
             "planned": self.planned,
             "finished": self.finished,
             "interrupted": len(self.interrupted),
+            "infraRetries": self.infra_retries,
             "compared": {
                 "tasks": list(self.compared),
                 "runs": dict(self.compared),

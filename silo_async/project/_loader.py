@@ -17,6 +17,7 @@ import attrs
 
 from .._environment import Environment
 from .._errors import SiloError
+from .._origin import remember
 from .._task import Task
 from .._verify import Verifier
 from ._files import find_environment, json_files, read_json_as
@@ -222,4 +223,6 @@ def load_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> En
     """
     opened = open_environment(name, cwd)
     check_data_files(opened.path, opened.name)
-    return build_environment(opened)
+    # Recorded as (name, project): processes that cannot import this private module (Ray
+    # workers) load the environment from disk themselves.
+    return remember(build_environment(opened), load_environment, opened.name, _project_dir(cwd))

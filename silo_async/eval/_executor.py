@@ -1,0 +1,159 @@
+"""Executors: where an eval's rollouts run.
+
+:func:`~silo_async.evaluate` builds the plan and keeps the books (records, progress, files); an
+executor only runs plan entries and hands back each finished rollout's record (and, for the
+report, its compact details). The local executor runs them in this event loop; the Ray executor
+(``_ray.py``) on a pool of Ray actors. Both run a rollout through :func:`run_rollout`, so a
+rollout's files are the same wherever it ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+
+from .._environment import Environment
+from .._limits import Limits
+from .._many import run_pool
+from .._runner import Agent, run
+from ._details import compact_details
+from ._records import RolloutRecord
+
+__all__ = [
+    "Books",
+    "Details",
+    "Executor",
+    "ExecutorReport",
+    "LocalExecutor",
+    "PlanEntry",
+    "PreparedRun",
+    "RolloutJob",
+    "run_rollout",
+]
+
+#: One rollout of the plan: ``(task_id, agent label, run number)``.
+PlanEntry = tuple[str, str, int]
+
+#: A rollout's compact details for the report (None when the eval keeps none).
+Details = dict[str, Any] | None
+
+
+class Books(Protocol):
+    """The eval's bookkeeping, as an executor sees it; called on the eval's event loop only."""
+
+    def begin(self, slot: int) -> None:
+        """Slot ``slot`` was handed to a worker (slots are begun in plan order, retries aside)."""
+        ...
+
+    def deliver(self, slot: int, record: RolloutRecord, details: Details) -> None:
+        """Slot ``slot`` finished: its record and (when kept) details; once per slot."""
+        ...
+
+
+@attrs.frozen
+class RolloutJob:
+    """Everything an executor needs to run the plan.
+
+    Attributes:
+        env: the environment.
+        agents: ``{label: agent}``.
+        plan: the rollouts, by slot.
+        concurrency: the most rollouts in flight at once, over the whole eval.
+        limits: per rollout, as for :func:`silo_async.run`.
+        runs_dir: where rollouts write their run directories (None: nowhere).
+        base: the eval directory; records name run directories relative to it.
+        details: keep compact per-rollout details for the report.
+    """
+
+    env: Environment
+    agents: Mapping[str, Agent]
+    plan: list[PlanEntry]
+    concurrency: int
+    limits: Limits
+    runs_dir: Path | None
+    base: Path | None
+    details: bool
+
+
+@attrs.define
+class ExecutorReport:
+    """What an executor tells the summary about itself (filled in as it runs).
+
+    Attributes:
+        config: entries for ``summary.json``'s ``config`` (``executor`` and its settings).
+        start_ms: time spent starting the executor before the first rollout could run.
+        infra_retries: rollouts run again because the worker running them died.
+    """
+
+    config: dict[str, Any] = attrs.field(factory=lambda: {"executor": "local"})
+    start_ms: float = 0.0
+    infra_retries: int = 0
+
+
+class PreparedRun(Protocol):
+    """A job an executor accepted; running it delivers every rollout that finishes."""
+
+    async def run(self, books: Books, report: ExecutorReport) -> None:
+        """Run the plan, telling ``books`` (on the event loop) as rollouts begin and finish.
+
+        On cancellation, rollouts in flight are cancelled (each writes its own artifacts),
+        those that finished meanwhile are still delivered, and the cancellation propagates.
+        """
+        ...
+
+
+class Executor(Protocol):
+    """Runs the rollouts of an eval (see :class:`LocalExecutor`, ``silo.RayExecutor``)."""
+
+    def prepare(self, job: RolloutJob) -> PreparedRun:
+        """Check that ``job`` can run here, before anything is written.
+
+        Raises:
+            SiloError: ``executor_invalid`` (something cannot be used or shipped) or
+                ``executor_unavailable`` (the executor's engine is missing or unreachable).
+        """
+        ...
+
+
+async def run_rollout(job: RolloutJob, entry: PlanEntry) -> tuple[RolloutRecord, Details]:
+    """Run one plan entry with :func:`silo_async.run`; its record and (if kept) details."""
+    task_id, label, run_no = entry
+    limits = job.limits
+    result = await run(
+        job.env,
+        task_id,
+        job.agents[label],
+        max_tool_calls=limits.max_tool_calls,
+        timeout=limits.timeout,
+        token_limit=limits.token_limit,
+        runs_dir=job.runs_dir,
+        agent_name=label,
+    )
+    record = RolloutRecord.from_result(result, label, run_no, job.base)
+    return record, compact_details(result) if job.details else None
+
+
+@attrs.frozen
+class _LocalRun:
+    job: RolloutJob
+
+    async def run(self, books: Books, report: ExecutorReport) -> None:
+        job = self.job
+
+        async def one(slot: int) -> None:
+            books.begin(slot)
+            record, details = await run_rollout(job, job.plan[slot])
+            books.deliver(slot, record, details)
+
+        await run_pool(len(job.plan), job.concurrency, one)
+
+
+class LocalExecutor:
+    """Every rollout in the caller's event loop, under the eval's concurrency limit (default)."""
+
+    def prepare(self, job: RolloutJob) -> PreparedRun:
+        """Accept any job: nothing leaves this process."""
+        return _LocalRun(job)
