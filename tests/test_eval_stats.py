@@ -7,9 +7,9 @@ import math
 import pytest
 
 from silo_async.eval import RolloutRecord, pass_at_k, pass_hat_k, wilson_interval
+from silo_async.eval._compare import compare
 from silo_async.eval._stats import (
     agent_stats,
-    compare,
     default_ks,
     group_stats,
     mean_interval,

@@ -54,6 +54,7 @@ CLI_ERROR_CODES = (
     "model_invalid",  # --model: bad spec, unknown provider, missing SDK extra or missing key
     "cancelled",  # eval interrupted before its summary was written
     "fail_under",  # eval --fail-under RATE: an agent's pass rate is below RATE
+    "prices_invalid",  # eval --prices FILE: missing, not JSON, or not a price table
     "internal_error",  # an unexpected exception (a bug, or environment code that raised)
 )
 

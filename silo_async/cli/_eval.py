@@ -12,7 +12,6 @@ the command exits 130.
 
 from __future__ import annotations
 
-import math
 import re
 import signal
 import sys
@@ -27,8 +26,7 @@ from .. import Environment
 from .._agentload import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
 from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
-from ..eval._stats import GroupStats
-from ..eval._summary import REASON_LETTERS, early_text
+from ..eval._prices import Prices, PricesError, read_prices
 from ._common import (
     check_agent_specs,
     echo_json,
@@ -39,10 +37,11 @@ from ._common import (
     run_async,
 )
 from ._errors import fail
+from ._eval_text import rel as _rel
+from ._eval_text import summary_text
 from ._models import check_model_flags, model_agents, model_options
-from ._report import aligned
 
-__all__ = ["eval_command", "label_agents"]
+__all__ = ["eval_command", "label_agents", "summary_text"]
 
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: Redraws per second of the progress bar (never per rollout).
@@ -199,82 +198,6 @@ async def _run_eval(
     return summary
 
 
-def _cell(s: GroupStats | None, best: bool) -> str:
-    if s is None:
-        return "—"
-    text = f"{s.passes}/{s.runs} {s.mean_reward:.2f}"
-    fault = f"{s.faults}F" if s.faults else ""
-    marks = " ".join(m for m in (fault, early_text(s, short=True)) if m)
-    if marks:
-        text += f" ({marks})"
-    return f"{text} *" if best else text
-
-
-def _legend() -> str:
-    letters = ", ".join(f"{letter} = {reason}" for reason, letter in REASON_LETTERS.items())
-    return f"* = better agent, F = env faults, {letters}"
-
-
-def summary_text(summary: EvalSummary, cwd: Path) -> str:
-    """The human report: agents ranked, the side-by-side table, and where files are."""
-    c = summary.comparison
-    state = "complete" if summary.complete else "CANCELLED (partial)"
-    lines = [
-        f"Eval {summary.eval_id} · env {summary.environment} · "
-        f"{summary.finished}/{summary.planned} rollouts · {state} · "
-        f"{summary.wall_ms / 1000:.1f} s",
-        "",
-    ]
-    note = summary.partial_note()
-    if note is not None:
-        lines += [note, ""]
-    head = ["rank", "agent", "passed", "pass rate [95% CI]", "reward [95% CI]", "pass@1"]
-    head += ["pass^k", "faults", "ended early", "calls/run"]
-    rows = [head]
-    for rank, a in enumerate(c.ranking, start=1):
-        s = c.overall[a]
-        rate = f"{s.pass_rate:.2f}"
-        if s.pass_rate_ci:
-            rate += f" [{s.pass_rate_ci.low:.2f}, {s.pass_rate_ci.high:.2f}]"
-        reward = f"{s.mean_reward:.2f}"
-        if s.reward_ci:
-            reward += f" [{s.reward_ci.low:.2f}, {s.reward_ci.high:.2f}]"
-        k = max(s.pass_hat_k) if s.pass_hat_k else None
-        rows.append(
-            [
-                str(rank),
-                a,
-                f"{s.passes}/{s.runs}",
-                rate,
-                reward,
-                f"{s.pass_at_k.get(1, math.nan):.2f}",
-                "—" if k is None else f"{s.pass_hat_k[k]:.2f} (k={k})",
-                str(s.faults),
-                early_text(s) or "—",
-                f"{s.mean_tool_calls:.1f}",
-            ]
-        )
-    lines += aligned(rows)
-    lines += ["", f"Side by side (passed/runs mean-reward; {_legend()})"]
-    grid = [["task", *c.agents]]
-    for row in c.rows:
-        task = row.task_id if row.task_id in summary.compared else f"{row.task_id} (not compared)"
-        grid.append([task, *(_cell(row.cells.get(a), row.best == a) for a in c.agents)])
-    grid.append(["all", *(_cell(c.overall[a], c.overall_best == a) for a in c.agents)])
-    lines += aligned(grid)
-    if summary.out_dir is not None:
-        out = _rel(summary.out_dir, cwd)
-        lines += ["", f"Report   {out}/report.html", f"Summary  {out}/summary.json"]
-    return "\n".join(lines)
-
-
-def _rel(path: Path, cwd: Path) -> str:
-    try:
-        return str(path.relative_to(cwd))
-    except ValueError:
-        return str(path)
-
-
 @click.command("eval", short_help="Evaluate agents on tasks, many runs each, with a report.")
 @env_option
 @click.option("--task", "tasks", multiple=True, metavar="ID", help="A task (repeatable).")
@@ -321,6 +244,15 @@ def _rel(path: Path, cwd: Path) -> str:
     metavar="RATE",
     help="Exit 1 when an agent's pass rate is below RATE (0 to 1); the summary is written first.",
 )
+@click.option(
+    "--prices",
+    "prices_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help='Token prices per million tokens by model, JSON: {"MODEL": {"input": 0.4, '
+    '"output": 1.6}} ("*" for any other model); adds cost to every summary.',
+)
 @json_option
 @click.pass_context
 def eval_command(
@@ -339,6 +271,7 @@ def eval_command(
     token_limit: int | None,
     out_dir: Path | None,
     fail_under: float | None,
+    prices_file: Path | None,
     as_json: bool,
 ) -> None:
     """Evaluate one or more agents on an environment's tasks and write a report.
@@ -353,6 +286,7 @@ def eval_command(
         raise click.UsageError("use --task ID (repeatable) or --tasks all, not both.")
     check_model_flags(model_specs, base_url, max_turns)
     cwd = Path.cwd()
+    prices = _prices(prices_file)
 
     async def prepare() -> tuple[Environment, Path]:
         handle = await open_environment(env_name)
@@ -381,6 +315,7 @@ def eval_command(
             out_dir=target,
             eval_id=eval_id,
             on_progress=on_progress,
+            prices=prices,
         )
 
     summary = run_async(lambda: _run_eval(start, display))
@@ -395,6 +330,15 @@ def eval_command(
         click.echo(summary_text(summary, cwd))
     if below:
         _fail_under(summary, below, fail_under or 0.0, _rel(target, cwd))
+
+
+def _prices(path: Path | None) -> Prices | None:
+    if path is None:
+        return None
+    try:
+        return read_prices(path)
+    except PricesError as exc:
+        fail("prices_invalid", f"{exc} Fix the file, or leave out --prices.")
 
 
 def _fail_under(summary: EvalSummary, below: list[str], rate: float, out: str) -> None:

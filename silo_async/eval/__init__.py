@@ -7,13 +7,13 @@ Public names (re-exported from ``silo_async``): :func:`evaluate`, :class:`EvalSu
 
 from __future__ import annotations
 
+from ._compare import Comparison, ComparisonRow
 from ._evaluate import EvalProgress, evaluate, new_eval_id
+from ._prices import Prices, PricesError, read_prices
 from ._records import RolloutRecord
 from ._replay import CallComparison, ReplayReport, replay
 from ._runs import RecordedRun, RunInfo, find_run, list_runs, load_run
 from ._stats import (
-    Comparison,
-    ComparisonRow,
     GroupStats,
     Interval,
     mean_interval,
@@ -32,6 +32,8 @@ __all__ = [
     "EvalSummary",
     "GroupStats",
     "Interval",
+    "Prices",
+    "PricesError",
     "RecordedRun",
     "ReplayReport",
     "RolloutRecord",
@@ -45,6 +47,7 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "read_index",
+    "read_prices",
     "read_summary",
     "replay",
     "wilson_interval",

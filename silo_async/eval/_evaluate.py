@@ -33,7 +33,9 @@ from .._trace import utc_now_iso
 from ._executor import Details, Executor, ExecutorReport, LocalExecutor, RolloutJob
 from ._interrupted import recover_interrupted
 from ._records import RolloutRecord
-from ._stats import compare, default_ks, equal_work
+from ._compare import compare, equal_work
+from ._prices import Prices
+from ._stats import default_ks
 from ._store import write_eval_dir
 from ._summary import EvalSummary
 
@@ -154,6 +156,7 @@ async def evaluate(
     on_progress: Callable[[EvalProgress], None] | None = None,
     report: bool = True,
     executor: Executor | None = None,
+    prices: Prices | Mapping[str, Mapping[str, float]] | None = None,
 ) -> EvalSummary:
     """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each.
 
@@ -185,6 +188,9 @@ async def evaluate(
         report: also write ``report.html`` (and keep compact per-rollout details for it).
         executor: where the rollouts run (default: this event loop). Checked before anything
             is written.
+        prices: per-million-token prices by model (``{"MODEL": {"input": 0.4, "output":
+            1.6}}``, ``"*"`` for any other model): the summary then carries the cost of every
+            rollout's model steps.
 
     Returns:
         The :class:`EvalSummary` of every rollout.
@@ -201,6 +207,8 @@ async def evaluate(
         task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
     _check_args(env, task_ids, agents, runs, concurrency)
     limits = Limits(max_tool_calls, timeout, token_limit)
+    if prices is not None and not isinstance(prices, Prices):
+        prices = Prices.from_dict(prices)
     eval_dir = Path(out_dir) if out_dir is not None else None
     labels = list(agents)
     plan = [(t, a, n) for t in task_ids for a in labels for n in range(1, runs + 1)]
@@ -214,6 +222,7 @@ async def evaluate(
         runs_dir=eval_dir / "runs" if eval_dir is not None else None,
         base=eval_dir,
         details=collector.keep_details,
+        prices=prices,
     )
     prepared = (executor or LocalExecutor()).prepare(job)  # refuses before any file is written
     if eval_dir is not None:
@@ -240,6 +249,7 @@ async def evaluate(
                 "runs": runs,
                 "concurrency": concurrency,
                 **limits.config(),
+                **({} if prices is None else {"prices": prices.to_dict()}),
                 **executor_report.config,
             },
             planned=len(plan),

@@ -20,6 +20,7 @@ from .._limits import Limits
 from .._many import run_pool
 from .._runner import Agent, run
 from ._details import compact_details
+from ._prices import Prices
 from ._records import RolloutRecord
 
 __all__ = [
@@ -66,6 +67,7 @@ class RolloutJob:
         runs_dir: where rollouts write their run directories (None: nowhere).
         base: the eval directory; records name run directories relative to it.
         details: keep compact per-rollout details for the report.
+        prices: the eval's price table, so records carry their cost (None: no cost).
     """
 
     env: Environment
@@ -76,6 +78,7 @@ class RolloutJob:
     runs_dir: Path | None
     base: Path | None
     details: bool
+    prices: Prices | None = None
 
 
 @attrs.define
@@ -132,7 +135,7 @@ async def run_rollout(job: RolloutJob, entry: PlanEntry) -> tuple[RolloutRecord,
         runs_dir=job.runs_dir,
         agent_name=label,
     )
-    record = RolloutRecord.from_result(result, label, run_no, job.base)
+    record = RolloutRecord.from_result(result, label, run_no, job.base, job.prices)
     return record, compact_details(result) if job.details else None
 
 

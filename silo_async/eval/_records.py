@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .._result import RunResult
+
+if TYPE_CHECKING:
+    from ._prices import Prices
 
 __all__ = ["RolloutRecord", "verifier_error_of"]
 
@@ -51,6 +54,11 @@ class RolloutRecord:
         duration_ms: wall time of the rollout.
         worker_lost: every worker that ran this rollout died (the Ray executor gave up on it
             after a bounded number of tries); an environment fault with no run directory.
+        model_steps: model responses recorded.
+        input_tokens: input tokens recorded.
+        output_tokens: output tokens recorded.
+        cost: what the model steps cost by the eval's price table (None without one).
+        unpriced_tokens: tokens of models the price table has no price for.
     """
 
     task_id: str
@@ -71,6 +79,11 @@ class RolloutRecord:
     checks_total: int
     duration_ms: float
     worker_lost: bool = False
+    model_steps: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
+    unpriced_tokens: int = 0
 
     @property
     def env_fault(self) -> bool:
@@ -79,15 +92,24 @@ class RolloutRecord:
 
     @classmethod
     def from_result(
-        cls, result: RunResult, agent: str, run: int, base: Path | None = None
+        cls,
+        result: RunResult,
+        agent: str,
+        run: int,
+        base: Path | None = None,
+        prices: Prices | None = None,
     ) -> RolloutRecord:
-        """The record of ``result``; ``run_dir`` is made relative to ``base`` when given."""
+        """The record of ``result``; ``run_dir`` is made relative to ``base`` when given.
+
+        With ``prices``, the record carries what its model steps cost.
+        """
         run_dir: str | None = None
         if result.run_dir is not None:
             path = result.run_dir
             if base is not None and path.is_relative_to(base):
                 path = path.relative_to(base)
             run_dir = path.as_posix()
+        cost, unpriced = prices.cost(result) if prices is not None else (None, 0)
         return cls(
             task_id=result.task.id,
             agent=agent,
@@ -106,6 +128,11 @@ class RolloutRecord:
             checks_passed=result.checks_passed,
             checks_total=len(result.checks),
             duration_ms=result.duration_ms,
+            model_steps=result.model_steps,
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            cost=cost,
+            unpriced_tokens=unpriced,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -130,6 +157,14 @@ class RolloutRecord:
             "checksPassed": self.checks_passed,
             "checksTotal": self.checks_total,
             "durationMs": self.duration_ms,
+            "modelSteps": self.model_steps,
+            "inputTokens": self.input_tokens,
+            "outputTokens": self.output_tokens,
+            **(
+                {}
+                if self.cost is None
+                else {"cost": round(self.cost, 6), "unpricedTokens": self.unpriced_tokens}
+            ),
         }
 
     @classmethod
@@ -154,4 +189,9 @@ class RolloutRecord:
             checks_total=int(data.get("checksTotal", 0)),
             duration_ms=float(data.get("durationMs", 0.0)),
             worker_lost=bool(data.get("workerLost", False)),
+            model_steps=int(data.get("modelSteps", 0)),
+            input_tokens=int(data.get("inputTokens", 0)),
+            output_tokens=int(data.get("outputTokens", 0)),
+            cost=None if data.get("cost") is None else float(data["cost"]),
+            unpriced_tokens=int(data.get("unpricedTokens", 0)),
         )

@@ -7,6 +7,7 @@
 * Unbiased ``pass@k = 1 - C(n-c, k) / C(n, k)`` (at least one of k draws passes) and
   ``pass^k = C(c, k) / C(n, k)`` (all k draws pass), for n rollouts of which c passed; over
   several tasks both are the mean of the per-task values.
+* Token counts (mean and total) and, with a price table, cost.
 * Environment faults (a tool raised, or the verifier failed) are counted apart from agent
   failures: ``failures`` counts rollouts that did not pass *without* an environment fault.
   Faulted rollouts stay in every rate (a conservative score); ``faults`` says how many there were.
@@ -25,14 +26,10 @@ from .._result import TERMINATION_REASONS
 from ._records import RolloutRecord
 
 __all__ = [
-    "Comparison",
-    "ComparisonRow",
     "GroupStats",
     "Interval",
     "agent_stats",
-    "compare",
     "default_ks",
-    "equal_work",
     "group_stats",
     "mean_interval",
     "pass_at_k",
@@ -191,6 +188,13 @@ class GroupStats:
         verifier_errors: rollouts whose verifier failed.
         termination_reasons: ``{reason: count}``, sorted by reason.
         mean_duration_ms: mean rollout wall time.
+        mean_model_steps: mean model responses per rollout.
+        mean_input_tokens: mean input tokens per rollout.
+        mean_output_tokens: mean output tokens per rollout.
+        total_input_tokens: input tokens over the group.
+        total_output_tokens: output tokens over the group.
+        total_cost: what the group's model steps cost (None without a price table).
+        unpriced_tokens: tokens of models the price table does not price.
     """
 
     runs: int
@@ -209,6 +213,20 @@ class GroupStats:
     verifier_errors: int
     termination_reasons: dict[str, int]
     mean_duration_ms: float
+    mean_model_steps: float = 0.0
+    mean_input_tokens: float = 0.0
+    mean_output_tokens: float = 0.0
+    total_input_tokens: int = 0
+    total_output_tokens: int = 0
+    total_cost: float | None = None
+    unpriced_tokens: int = 0
+
+    @property
+    def mean_cost(self) -> float | None:
+        """Mean cost per rollout (None without a price table)."""
+        if self.total_cost is None:
+            return None
+        return self.total_cost / self.runs if self.runs else 0.0
 
     def sort_key(self) -> tuple[float, float]:
         """Higher is better: pass rate, then mean reward."""
@@ -238,6 +256,21 @@ class GroupStats:
             "verifierErrors": self.verifier_errors,
             "terminationReasons": reason_counts(self.termination_reasons),
             "meanDurationMs": round(self.mean_duration_ms, 3),
+            "meanModelSteps": round(self.mean_model_steps, 4),
+            "meanInputTokens": round(self.mean_input_tokens, 2),
+            "meanOutputTokens": round(self.mean_output_tokens, 2),
+            "totalInputTokens": self.total_input_tokens,
+            "totalOutputTokens": self.total_output_tokens,
+            "cost": self._cost_dict(),
+        }
+
+    def _cost_dict(self) -> dict[str, Any] | None:
+        if self.total_cost is None:
+            return None
+        return {
+            "total": round(self.total_cost, 6),
+            "mean": round(self.mean_cost or 0.0, 6),
+            "unpricedTokens": self.unpriced_tokens,
         }
 
 
@@ -279,7 +312,19 @@ def _base(
         verifier_errors=sum(1 for r in records if r.verifier_error),
         termination_reasons=dict(sorted(Counter(r.termination_reason for r in records).items())),
         mean_duration_ms=_mean((r.duration_ms for r in records), n),
+        mean_model_steps=_mean((r.model_steps for r in records), n),
+        mean_input_tokens=_mean((r.input_tokens for r in records), n),
+        mean_output_tokens=_mean((r.output_tokens for r in records), n),
+        total_input_tokens=sum(r.input_tokens for r in records),
+        total_output_tokens=sum(r.output_tokens for r in records),
+        total_cost=_total_cost(records),
+        unpriced_tokens=sum(r.unpriced_tokens for r in records),
     )
+
+
+def _total_cost(records: Sequence[RolloutRecord]) -> float | None:
+    costs = [r.cost for r in records if r.cost is not None]
+    return math.fsum(costs) if costs else None
 
 
 def group_stats(records: Sequence[RolloutRecord], ks: Iterable[int] | None = None) -> GroupStats:
@@ -333,126 +378,3 @@ def task_agent_stats(
         groups.setdefault((r.task_id, r.agent), []).append(r)
     wanted = None if ks is None else list(ks)
     return {key: group_stats(rs, wanted) for key, rs in groups.items()}
-
-
-@attrs.frozen
-class ComparisonRow:
-    """One task of the side-by-side table.
-
-    Attributes:
-        task_id: the task.
-        cells: ``{agent: GroupStats}`` (agents without rollouts on this task are absent).
-        best: the agent whose cell is marked, or None when the top is tied or empty.
-    """
-
-    task_id: str
-    cells: dict[str, GroupStats]
-    best: str | None
-
-
-@attrs.frozen
-class Comparison:
-    """The side-by-side table: one column per agent, one row per task.
-
-    Attributes:
-        agents: column order (the labels as given).
-        rows: one row per task, in task order.
-        overall: ``{agent: GroupStats}`` over all tasks.
-        overall_best: the better agent over all tasks (None on a tie).
-        ranking: agents from best to worst by pass rate, then mean reward, then label.
-    """
-
-    agents: list[str]
-    rows: list[ComparisonRow]
-    overall: dict[str, GroupStats]
-    overall_best: str | None
-    ranking: list[str]
-
-
-def _best(cells: Mapping[str, GroupStats]) -> str | None:
-    scored = sorted(
-        ((s.sort_key(), agent) for agent, s in cells.items() if s.runs),
-        key=lambda item: item[0],
-        reverse=True,
-    )
-    if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
-        return None
-    return scored[0][1]
-
-
-def equal_work(
-    records: Sequence[RolloutRecord], tasks: Sequence[str], agents: Sequence[str]
-) -> tuple[list[RolloutRecord], dict[str, int]]:
-    """The rollouts a fair comparison may use, and the runs per agent of each task it covers.
-
-    A task is compared when every agent finished at least one rollout of it; each agent then
-    contributes its ``m`` lowest-numbered runs, ``m`` being the fewest any agent finished on
-    that task. Of a complete eval nothing is left out; of a cancelled one, no agent is ranked
-    on work another agent never did.
-
-    Returns:
-        The kept records (in the order given) and ``{task_id: m}`` for the compared tasks, in
-        task order.
-    """
-    by_pair: dict[tuple[str, str], list[RolloutRecord]] = {}
-    for r in records:
-        by_pair.setdefault((r.task_id, r.agent), []).append(r)
-    runs: dict[str, int] = {}
-    kept: set[int] = set()
-    for t in tasks:
-        m = min((len(by_pair.get((t, a), [])) for a in agents), default=0)
-        if m == 0:
-            continue
-        runs[t] = m
-        for a in agents:
-            kept.update(id(r) for r in sorted(by_pair[(t, a)], key=lambda r: r.run)[:m])
-    return [r for r in records if id(r) in kept], runs
-
-
-def compare(
-    records: Sequence[RolloutRecord],
-    tasks: Sequence[str],
-    agents: Sequence[str],
-    ks: Iterable[int] | None = None,
-    compared: Iterable[str] | None = None,
-) -> Comparison:
-    """Build the side-by-side comparison of ``agents`` over ``tasks``.
-
-    A cell is marked best when its agent has the strictly highest pass rate (ties broken by
-    mean reward) on that row; with one agent, that agent is marked wherever it has rollouts.
-
-    Args:
-        records: the rollouts (see :func:`equal_work` for a fair subset of a partial eval).
-        tasks: the rows, in order.
-        agents: the columns, in order.
-        ks: the k values of pass@k / pass^k.
-        compared: the tasks that count: only they get a best cell and enter the overall
-            statistics and ranking (default: every task); other rows still show their cells.
-    """
-    wanted = None if ks is None else list(ks)
-    counted = set(tasks if compared is None else compared)
-    per_pair = task_agent_stats(records, wanted)
-    rows = [
-        ComparisonRow(
-            task_id=t,
-            cells={a: per_pair[(t, a)] for a in agents if (t, a) in per_pair},
-            best=None,
-        )
-        for t in tasks
-    ]
-    rows = [
-        attrs.evolve(row, best=_best(row.cells)) if row.task_id in counted else row for row in rows
-    ]
-    by_agent: dict[str, dict[str, list[RolloutRecord]]] = {a: {} for a in agents}
-    for r in records:
-        if r.task_id in counted:
-            by_agent.setdefault(r.agent, {}).setdefault(r.task_id, []).append(r)
-    overall = {a: agent_stats(by_agent[a], wanted) for a in agents}
-    ranking = sorted(agents, key=lambda a: (-overall[a].pass_rate, -overall[a].mean_reward, a))
-    return Comparison(
-        agents=list(agents),
-        rows=rows,
-        overall=overall,
-        overall_best=_best(overall),
-        ranking=ranking,
-    )

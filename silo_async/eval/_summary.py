@@ -8,10 +8,19 @@ from typing import Any
 import attrs
 
 from .._task import Task
+from ._compare import Comparison
 from ._records import RolloutRecord
-from ._stats import Comparison, GroupStats
+from ._stats import GroupStats
 
-__all__ = ["FORMAT", "REASON_LETTERS", "VERSION", "EvalSummary", "early_text"]
+__all__ = [
+    "FORMAT",
+    "REASON_LETTERS",
+    "VERSION",
+    "EvalSummary",
+    "cost_text",
+    "early_text",
+    "tokens_text",
+]
 
 #: ``summary.json``'s ``format`` marker and schema version (docs/eval-summary.md).
 FORMAT = "silo_async.eval"
@@ -41,6 +50,24 @@ def early_text(stats: GroupStats, *, short: bool = False, sep: str = ", ") -> st
     return (" " if short else sep).join(parts)
 
 
+def tokens_text(stats: GroupStats) -> str:
+    """Mean tokens per rollout and the total, e.g. ``812 in / 40 out, 17,040 total``."""
+    total = stats.total_input_tokens + stats.total_output_tokens
+    return (
+        f"{stats.mean_input_tokens:,.0f} in / {stats.mean_output_tokens:,.0f} out, {total:,} total"
+    )
+
+
+def cost_text(stats: GroupStats) -> str:
+    """The cost of a group and per rollout (``—`` without a price table)."""
+    if stats.total_cost is None:
+        return "—"
+    text = f"{stats.total_cost:.4f} ({stats.mean_cost or 0.0:.4f}/run)"
+    if stats.unpriced_tokens:
+        text += f", {stats.unpriced_tokens:,} tokens unpriced"
+    return text
+
+
 @attrs.frozen
 class EvalSummary:
     """What an eval produced.
@@ -62,7 +89,7 @@ class EvalSummary:
         wall_ms: wall time of the whole eval.
         out_dir: the eval directory, or None when nothing was written.
         compared: ``{task_id: runs}``: the tasks the comparison covers and how many runs of
-            each agent it uses (see :func:`~silo_async.eval._stats.equal_work`); every task
+            each agent it uses (see :func:`~silo_async.eval._compare.equal_work`); every task
             with ``config["runs"]`` when the eval is complete.
         interrupted: rollouts the cancellation cut short (indexed as ``cancelled``, never in
             the statistics).
@@ -191,78 +218,22 @@ class EvalSummary:
 
     def markdown(self) -> str:
         """``summary.md``: the ranking and the side-by-side table (best cell in bold)."""
-        c = self.comparison
-        state = "complete" if self.complete else "cancelled" if self.cancelled else "partial"
-        lines = [
-            f"# Eval {self.eval_id}",
-            "",
-            f"Environment **{self.environment}** · {len(self.tasks)} tasks · "
-            f"{len(self.agents)} agents · {self.config.get('runs')} runs each · "
-            f"{self.finished}/{self.planned} rollouts ({state}) · {self.wall_ms / 1000:.1f} s",
-            "",
-            *([f"> **{note}**", ""] if (note := self.partial_note()) else []),
-            "## Agents",
-            "",
-            "| rank | agent | pass rate (95% Wilson) | mean reward (95% t) | pass@1 | "
-            "pass^k (k=max) | faults | ended early | calls/run |",
-            "|---:|---|---|---|---:|---:|---:|---|---:|",
-        ]
-        for rank, a in enumerate(c.ranking, start=1):
-            s = c.overall[a]
-            lines.append(
-                f"| {rank} | {_md(a)} | {_rate(s)} | {_reward(s)} | {_k(s.pass_at_k, 1)} | "
-                f"{_kmax(s.pass_hat_k)} | {s.faults} | {early_text(s) or '—'} | "
-                f"{s.mean_tool_calls:.1f} |"
-            )
-        lines += ["", "## Side by side (pass rate · mean reward; best in bold)", ""]
-        lines.append("| task | " + " | ".join(_md(a) for a in c.agents) + " |")
-        lines.append("|---|" + "---|" * len(c.agents))
-        for row in c.rows:
-            cells = []
-            for a in c.agents:
-                cell = row.cells.get(a)
-                text = (
-                    "—" if cell is None else f"{cell.passes}/{cell.runs} · {cell.mean_reward:.2f}"
-                )
-                if cell is not None and cell.faults:
-                    text += f" · {cell.faults} faults"
-                if cell is not None and cell.ended_early:
-                    text += f" · {early_text(cell, sep=' · ')}"
-                cells.append(f"**{text}**" if row.best == a else text)
-            shown = _md(row.task_id) if row.task_id in self.compared else f"{_md(row.task_id)} *"
-            lines.append(f"| {shown} | " + " | ".join(cells) + " |")
-        if len(self.compared) < len(c.rows):
-            lines += ["", "\\* not compared: not every agent finished a rollout of this task."]
-        lines.append("")
-        return "\n".join(lines)
+        from ._markdown import render_markdown  # the Markdown layout lives on its own
+
+        return render_markdown(self)
+
+    @property
+    def has_tokens(self) -> bool:
+        """Some rollout recorded model tokens (the token columns are worth showing)."""
+        return any(
+            s.total_input_tokens or s.total_output_tokens for s in self.comparison.overall.values()
+        )
+
+    @property
+    def has_cost(self) -> bool:
+        """The eval had a price table (the cost columns are worth showing)."""
+        return "prices" in self.config
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
-def _rate(s: GroupStats) -> str:
-    ci = s.pass_rate_ci
-    band = f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""
-    return f"{s.passes}/{s.runs} = {s.pass_rate:.2f}{band}"
-
-
-def _reward(s: GroupStats) -> str:
-    ci = s.reward_ci
-    band = f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""
-    return f"{s.mean_reward:.2f}{band}"
-
-
-def _k(values: dict[int, float], k: int) -> str:
-    return f"{values[k]:.2f}" if k in values else "—"
-
-
-def _kmax(values: dict[int, float]) -> str:
-    if not values:
-        return "—"
-    k = max(values)
-    return f"{values[k]:.2f} (k={k})"

@@ -1,0 +1,102 @@
+"""What ``silo-async eval`` prints: the agents ranked and the side-by-side table.
+
+Pure functions of an :class:`~silo_async.eval.EvalSummary`, tested without a terminal.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ..eval import EvalSummary
+from ..eval._stats import GroupStats
+from ..eval._summary import REASON_LETTERS, cost_text, early_text, tokens_text
+from ._report import aligned
+
+__all__ = ["rel", "summary_text"]
+
+
+def _cell(s: GroupStats | None, best: bool) -> str:
+    if s is None:
+        return "—"
+    text = f"{s.passes}/{s.runs} {s.mean_reward:.2f}"
+    fault = f"{s.faults}F" if s.faults else ""
+    marks = " ".join(m for m in (fault, early_text(s, short=True)) if m)
+    if marks:
+        text += f" ({marks})"
+    return f"{text} *" if best else text
+
+
+def _legend() -> str:
+    letters = ", ".join(f"{letter} = {reason}" for reason, letter in REASON_LETTERS.items())
+    return f"* = better agent, F = env faults, {letters}"
+
+
+def _ci(value: float, ci: object) -> str:
+    low, high = getattr(ci, "low", None), getattr(ci, "high", None)
+    return f"{value:.2f}" if low is None else f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def _agent_row(rank: int, agent: str, s: GroupStats, summary: EvalSummary) -> list[str]:
+    k = max(s.pass_hat_k) if s.pass_hat_k else None
+    row = [
+        str(rank),
+        agent,
+        f"{s.passes}/{s.runs}",
+        _ci(s.pass_rate, s.pass_rate_ci),
+        _ci(s.mean_reward, s.reward_ci),
+        f"{s.pass_at_k.get(1, math.nan):.2f}",
+        "—" if k is None else f"{s.pass_hat_k[k]:.2f} (k={k})",
+        str(s.faults),
+        early_text(s) or "—",
+        f"{s.mean_tool_calls:.1f}",
+    ]
+    row += [tokens_text(s)] if summary.has_tokens else []
+    return row + ([cost_text(s)] if summary.has_cost else [])
+
+
+def _agents(summary: EvalSummary) -> list[str]:
+    head = ["rank", "agent", "passed", "pass rate [95% CI]", "reward [95% CI]", "pass@1"]
+    head += ["pass^k", "faults", "ended early", "calls/run"]
+    head += ["tokens (mean, total)"] if summary.has_tokens else []
+    head += ["cost (total, per run)"] if summary.has_cost else []
+    c = summary.comparison
+    rows = [_agent_row(rank, a, c.overall[a], summary) for rank, a in enumerate(c.ranking, 1)]
+    return aligned([head, *rows])
+
+
+def _grid(summary: EvalSummary) -> list[str]:
+    c = summary.comparison
+    grid = [["task", *c.agents]]
+    for row in c.rows:
+        task = row.task_id if row.task_id in summary.compared else f"{row.task_id} (not compared)"
+        grid.append([task, *(_cell(row.cells.get(a), row.best == a) for a in c.agents)])
+    grid.append(["all", *(_cell(c.overall[a], c.overall_best == a) for a in c.agents)])
+    return ["", f"Side by side (passed/runs mean-reward; {_legend()})", *aligned(grid)]
+
+
+def summary_text(summary: EvalSummary, cwd: Path) -> str:
+    """The human report: agents ranked, the side-by-side table, and where files are."""
+    state = "complete" if summary.complete else "CANCELLED (partial)"
+    lines = [
+        f"Eval {summary.eval_id} · env {summary.environment} · "
+        f"{summary.finished}/{summary.planned} rollouts · {state} · "
+        f"{summary.wall_ms / 1000:.1f} s",
+        "",
+    ]
+    note = summary.partial_note()
+    if note is not None:
+        lines += [note, ""]
+    lines += [*_agents(summary), *_grid(summary)]
+    if summary.out_dir is not None:
+        out = rel(summary.out_dir, cwd)
+        lines += ["", f"Report   {out}/report.html", f"Summary  {out}/summary.json"]
+    return "\n".join(lines)
+
+
+def rel(path: Path, cwd: Path) -> str:
+    """``path`` relative to ``cwd`` when it is inside it, else as given."""
+    try:
+        return str(path.relative_to(cwd))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,133 @@
+"""``summary.md``: an eval's summary for a pull request or a terminal.
+
+Sections: a header line (and, for a partial eval, what was compared), the agents ranked, the
+side-by-side table (best cell in bold), and — when models recorded tokens — tokens (and cost)
+per task and agent.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._stats import GroupStats
+from ._summary import cost_text, early_text, tokens_text
+
+if TYPE_CHECKING:
+    from ._summary import EvalSummary
+
+__all__ = ["render_markdown"]
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _rate(s: GroupStats) -> str:
+    ci = s.pass_rate_ci
+    band = f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""
+    return f"{s.passes}/{s.runs} = {s.pass_rate:.2f}{band}"
+
+
+def _reward(s: GroupStats) -> str:
+    ci = s.reward_ci
+    band = f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""
+    return f"{s.mean_reward:.2f}{band}"
+
+
+def _k(values: dict[int, float], k: int) -> str:
+    return f"{values[k]:.2f}" if k in values else "—"
+
+
+def _kmax(values: dict[int, float]) -> str:
+    if not values:
+        return "—"
+    k = max(values)
+    return f"{values[k]:.2f} (k={k})"
+
+
+def _header(summary: EvalSummary) -> list[str]:
+    state = "complete" if summary.complete else "cancelled" if summary.cancelled else "partial"
+    note = summary.partial_note()
+    return [
+        f"# Eval {summary.eval_id}",
+        "",
+        f"Environment **{summary.environment}** · {len(summary.tasks)} tasks · "
+        f"{len(summary.agents)} agents · {summary.config.get('runs')} runs each · "
+        f"{summary.finished}/{summary.planned} rollouts ({state}) · "
+        f"{summary.wall_ms / 1000:.1f} s",
+        "",
+        *([f"> **{note}**", ""] if note else []),
+    ]
+
+
+def _agents(summary: EvalSummary) -> list[str]:
+    c = summary.comparison
+    extra = (["tokens (mean in / out, total)"] if summary.has_tokens else []) + (
+        ["cost"] if summary.has_cost else []
+    )
+    head = "| rank | agent | pass rate (95% Wilson) | mean reward (95% t) | pass@1 | "
+    head += "pass^k (k=max) | faults | ended early | calls/run |"
+    lines = ["## Agents", "", head + "".join(f" {e} |" for e in extra)]
+    lines.append("|---:|---|---|---|---:|---:|---:|---|---:|" + "---|" * len(extra))
+    for rank, a in enumerate(c.ranking, start=1):
+        s = c.overall[a]
+        cells = [tokens_text(s)] if summary.has_tokens else []
+        cells += [cost_text(s)] if summary.has_cost else []
+        lines.append(
+            f"| {rank} | {_md(a)} | {_rate(s)} | {_reward(s)} | {_k(s.pass_at_k, 1)} | "
+            f"{_kmax(s.pass_hat_k)} | {s.faults} | {early_text(s) or '—'} | "
+            f"{s.mean_tool_calls:.1f} |" + "".join(f" {x} |" for x in cells)
+        )
+    return lines
+
+
+def _cell(cell: GroupStats | None, best: bool) -> str:
+    if cell is None:
+        return "—"
+    text = f"{cell.passes}/{cell.runs} · {cell.mean_reward:.2f}"
+    if cell.faults:
+        text += f" · {cell.faults} faults"
+    if cell.ended_early:
+        text += f" · {early_text(cell, sep=' · ')}"
+    return f"**{text}**" if best else text
+
+
+def _side_by_side(summary: EvalSummary) -> list[str]:
+    c = summary.comparison
+    lines = ["## Side by side (pass rate · mean reward; best in bold)", ""]
+    lines.append("| task | " + " | ".join(_md(a) for a in c.agents) + " |")
+    lines.append("|---|" + "---|" * len(c.agents))
+    for row in c.rows:
+        cells = [_cell(row.cells.get(a), row.best == a) for a in c.agents]
+        shown = _md(row.task_id) if row.task_id in summary.compared else f"{_md(row.task_id)} *"
+        lines.append(f"| {shown} | " + " | ".join(cells) + " |")
+    if len(summary.compared) < len(c.rows):
+        lines += ["", "\\* not compared: not every agent finished a rollout of this task."]
+    return lines
+
+
+def _tokens(summary: EvalSummary) -> list[str]:
+    c = summary.comparison
+    title = "## Tokens (mean input / output per rollout, total"
+    title += "; cost by the price table)" if summary.has_cost else ")"
+    lines = [title, "", "| task | " + " | ".join(_md(a) for a in c.agents) + " |"]
+    lines.append("|---|" + "---|" * len(c.agents))
+    for row in c.rows:
+        cells = []
+        for a in c.agents:
+            s = row.cells.get(a)
+            text = "—" if s is None else tokens_text(s)
+            if s is not None and summary.has_cost:
+                text += f" · cost {cost_text(s)}"
+            cells.append(text)
+        lines.append(f"| {_md(row.task_id)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def render_markdown(summary: EvalSummary) -> str:
+    """The whole ``summary.md``."""
+    lines = [*_header(summary), *_agents(summary), "", *_side_by_side(summary)]
+    if summary.has_tokens:
+        lines += ["", *_tokens(summary)]
+    lines.append("")
+    return "\n".join(lines)
