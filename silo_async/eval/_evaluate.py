@@ -30,11 +30,11 @@ from .._limits import Limits
 from .._many import check_counts, check_tasks
 from .._runner import Agent
 from .._trace import utc_now_iso
+from ._compare import compare, equal_work
 from ._executor import Details, Executor, ExecutorReport, LocalExecutor, RolloutJob
 from ._interrupted import recover_interrupted
-from ._records import RolloutRecord
-from ._compare import compare, equal_work
 from ._prices import Prices
+from ._records import RolloutRecord
 from ._stats import default_ks
 from ._store import write_eval_dir
 from ._summary import EvalSummary
