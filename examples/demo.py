@@ -6,7 +6,11 @@ What it does, through the public SDK only:
    directory, removed at the end; ``--keep DIR`` keeps it so you can look at the runs);
 2. runs a scripted solver and an agent that does nothing on every task, all concurrently in
    one event loop (``handle.run_many``);
-3. prints a summary table and how to plug in your own agent.
+3. meanwhile runs a model agent (``agents.openai_chat``, the real OpenAI SDK) on TASK-001 against
+   ``ScriptedModelServer`` playing a model (``examples/agents/crm_model.py``) that makes one
+   invalid call and corrects it;
+4. prints a summary table, the model run with its token figures, and how to plug in your own
+   agent.
 
 Run it: ``make demo`` or ``.venv/bin/python examples/demo.py [--keep DIR] [--plain]``.
 """
@@ -26,7 +30,9 @@ from typing import Any
 import anyio
 
 import silo_async as silo
-from silo_async.project import Project
+from silo_async import agents
+from silo_async.project import EnvironmentHandle, Project
+from silo_async.testing import ScriptedModelServer
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 TEMPLATE = "crm"
@@ -50,16 +56,34 @@ class Demo:
     tool_count: int
     rows: list[Row]
     seconds: float
+    model: silo.RunResult | None = None
+    model_skipped: str | None = None
 
 
-def load_agent(name: str) -> Any:
-    """The ``agent`` function of ``examples/agents/<name>.py``."""
+def load_module(name: str) -> Any:
+    """``examples/agents/<name>.py``, imported by path."""
     spec = importlib.util.spec_from_file_location(f"_demo_agent_{name}", AGENTS / f"{name}.py")
     if spec is None or spec.loader is None:
         raise ImportError(f"Cannot import {AGENTS / name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.agent
+    return module
+
+
+def load_agent(name: str) -> Any:
+    """The ``agent`` function of ``examples/agents/<name>.py``."""
+    return load_module(name).agent
+
+
+async def run_model(handle: EnvironmentHandle) -> tuple[silo.RunResult | None, str | None]:
+    """The OpenAI adapter on TASK-001, against a scripted model; (result, why it was skipped)."""
+    model = load_module("crm_model")
+    async with ScriptedModelServer(model.play) as server:
+        try:
+            agent = agents.openai_chat("scripted-crm-model", base_url=server.base_url)
+        except silo.SiloError as exc:  # the openai extra is not installed
+            return None, exc.message
+        return await handle.run(model.TASK_ID, agent, agent_name="openai_chat"), None
 
 
 async def run_demo(project_dir: Path) -> Demo:
@@ -70,20 +94,27 @@ async def run_demo(project_dir: Path) -> Demo:
     env = await handle.load()
     task_ids = [task.id for task in env.tasks]
     results: dict[str, list[silo.RunResult]] = {}
+    modelled: list[tuple[silo.RunResult | None, str | None]] = []
 
     async def run_agent(label: str, agent_file: str) -> None:
         # Each task gets a fresh world; results come back in task order.
         results[label] = await handle.run_many(task_ids, load_agent(agent_file), agent_name=label)
 
+    async def run_model_agent() -> None:
+        modelled.append(await run_model(handle))
+
     async with anyio.create_task_group() as tg:
         tg.start_soon(run_agent, "solver", f"{TEMPLATE}_solver")
         tg.start_soon(run_agent, "noop", "noop")
+        tg.start_soon(run_model_agent)
     rows = [
         Row(task, solver, noop)
         for task, solver, noop in zip(env.tasks, results["solver"], results["noop"], strict=True)
     ]
     tool_count = len(env.bind_tools(env.create_state()))
-    return Demo(project_dir, tool_count, rows, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    ((model, skipped),) = modelled
+    return Demo(project_dir, tool_count, rows, seconds, model, skipped)
 
 
 # --- rendering ---------------------------------------------------------------------------------
@@ -120,6 +151,38 @@ def totals(demo: Demo) -> str:
     )
 
 
+def model_steps(result: silo.RunResult) -> list[str]:
+    """One line per model response: its tokens, then what its tool calls got back."""
+    lines: list[str] = []
+    for event in result.trace:
+        if event["type"] == "model_step":
+            usage = event["usage"]
+            text = event["message"]["content"]
+            said = f"  says {text!r}" if text and not event["message"]["toolCalls"] else ""
+            tokens = f"{usage['inputTokens']:>6,} in {usage['outputTokens']:>4,} out"
+            lines.append(f"  step {len(lines) + 1}  {tokens}{said}")
+        elif event["type"] == "tool_result":
+            output = event["output"]
+            got = f"{output['code']}: {output['message']}" if event.get("isError") else "ok"
+            lines[-1] += f"  {event['tool']} -> {got}"
+    return lines
+
+
+def model_section(demo: Demo) -> str:
+    """The model run: verdict, effort, tokens, and its responses one by one."""
+    title = "Model in the loop: agents.openai_chat (the OpenAI SDK) on TASK-001"
+    if demo.model is None:
+        return f"\n{title}: skipped ({demo.model_skipped})"
+    r = demo.model
+    summary = (
+        f"  {verdict(r)} · {r.model_steps} model steps · {r.tool_calls} tool calls "
+        f"({r.tool_errors} rejected, then corrected) · tokens {r.input_tokens:,} in · "
+        f"{r.output_tokens:,} out"
+    )
+    served = "  served by ScriptedModelServer playing examples/agents/crm_model.py"
+    return "\n".join(["", title, served, summary, *model_steps(r)])
+
+
 def plain_table(demo: Demo) -> str:
     """The summary table as aligned plain text."""
     rows = [HEADERS, *(cells(r) for r in demo.rows)]
@@ -145,13 +208,17 @@ What you just saw
   a scripted solver that works only through the tools, and an agent that does nothing.
   Verifiers graded the final world, not the transcript: the solver passes every task; doing
   nothing passes none (its partial reward comes from checks that the untouched world meets).
+  Meanwhile a model agent (agents.openai_chat) worked TASK-001 over HTTP against a scripted
+  model: each response is a model_step in the trace with its tokens, and the call it got wrong
+  came back as an invalid_input value it could read and correct.
   {where}
 
 Try it yourself
   silo-async init {ENV_NAME} --template {TEMPLATE}
   silo-async run --env {ENV_NAME} --task TASK-004 --agent ./my_agent.py
   where my_agent.py defines `async def agent(ctx)`: read ctx.task, call ctx.call_tool(name, args),
-  return your answer (see README, "Bring your own agent").
+  return your answer (see README, "Bring your own agent"). A model instead (README, "Plug in
+  a model"): silo-async run --env {ENV_NAME} --task TASK-004 --model openai/gpt-4.1-mini
 """
 
 
@@ -189,6 +256,7 @@ def render(demo: Demo, *, kept: bool, plain: bool) -> None:
     except ImportError:
         print(plain_table(demo))
     print(totals(demo))
+    print(model_section(demo))
     print(footer(demo, kept), end="")
 
 
@@ -206,7 +274,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the demo; return the exit status (1 if the solver missed a task)."""
+    """Run the demo; return the exit status (1 if the solver or the model missed its task)."""
     args = parse_args(argv)
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
@@ -217,7 +285,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"Scratch project: {tmp} (removed at exit; --keep DIR keeps it)")
             demo = anyio.run(run_demo, Path(tmp))
     render(demo, kept=args.keep is not None, plain=args.plain)
-    return 0 if all(r.solver.passed for r in demo.rows) else 1
+    model_ok = demo.model is None or demo.model.passed
+    return 0 if model_ok and all(r.solver.passed for r in demo.rows) else 1
 
 
 if __name__ == "__main__":

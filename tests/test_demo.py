@@ -39,6 +39,25 @@ def _assert_summary(out: str) -> None:
     assert "solver passed 11/11 · do-nothing passed 0/11" in out
     assert "silo-async init demo --template crm" in out
     assert "silo-async run --env demo --task TASK-004 --agent ./my_agent.py" in out
+    assert "silo-async run --env demo --task TASK-004 --model openai/gpt-4.1-mini" in out
+    _assert_model(out)
+
+
+def _assert_model(out: str) -> None:
+    """The model agent's part: it passed through one rejected call, and shows its tokens."""
+    assert "Model in the loop: agents.openai_chat (the OpenAI SDK) on TASK-001" in out
+    summary = re.search(
+        r"PASS 1\.00 · 4 model steps · 3 tool calls \(1 rejected, then corrected\) · "
+        r"tokens ([\d,]+) in · ([\d,]+) out",
+        out,
+    )
+    assert summary is not None, out
+    steps = re.findall(r"^  step (\d)\s+([\d,]+) in\s+([\d,]+) out  (.*)$", out, re.M)
+    assert [s[0] for s in steps] == ["1", "2", "3", "4"]
+    total_in = sum(int(s[1].replace(",", "")) for s in steps)
+    assert total_in == int(summary[1].replace(",", ""))  # the steps add up to the run's tokens
+    assert steps[1][3].startswith('convert_lead -> invalid_input: Invalid arguments for "convert')
+    assert steps[2][3] == "convert_lead -> ok"
 
 
 def test_demo_keeps_its_project_and_prints_plain_text(
@@ -50,7 +69,7 @@ def test_demo_keeps_its_project_and_prints_plain_text(
     _assert_summary(out)
     assert re.search(r"^Task\s+Difficulty\s+Title\s+Solver\s+Do-nothing\s+Tool calls$", out, re.M)
     runs = sorted((project / ".silo" / "runs").iterdir())
-    assert len(runs) == 22
+    assert len(runs) == 23  # 11 tasks x (solver, do-nothing) + the model agent on TASK-001
     assert all((run / "result.json").is_file() for run in runs)
     assert f"Runs are kept in {project.resolve()}/.silo/runs/" in out
 
@@ -79,3 +98,16 @@ def test_demo_falls_back_to_plain_text_without_rich(
     out = capsys.readouterr().out
     _assert_summary(out)
     assert "━" not in out
+
+
+def test_demo_without_the_openai_sdk_skips_the_model_part(
+    demo: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, "openai", None)  # as if the extra were not installed
+    assert demo.main(["--keep", str(tmp_path), "--plain"]) == 0
+    out = capsys.readouterr().out
+    assert "on TASK-001: skipped (The openai provider needs" in out
+    assert "pip install 'silo_async[openai]'" in out
