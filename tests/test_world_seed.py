@@ -137,6 +137,7 @@ def test_world_comparisons() -> None:
     }
     assert w.changed_ids(final, initial, "a") == ["A-1", "A-2", "A-3"]
     assert w.new_ids(final, initial, "a") == ["A-3"]
+    assert w.modified_ids(final, initial, "a") == ["A-1", "A-2"]
     assert w.new_records(final, initial, "log") == [{"id": "L-1", "v": 0}]
     assert w.unchanged(initial, json.loads(json.dumps(initial)))
     assert not w.unchanged(final, initial)

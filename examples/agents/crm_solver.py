@@ -83,7 +83,7 @@ async def convert_new_lead(ctx: silo.AgentContext) -> str:
             "amount": money_in(ctx.task),
             "expectedCloseDate": date_in(ctx.task),
             "opportunityName": f"{lead['company']} soil LIMS",
-            "actorUserId": actor_of(ctx.task),
+            "actorId": actor_of(ctx.task),
         },
     )
     return (
@@ -109,7 +109,7 @@ async def convert_existing_customer_lead(ctx: silo.AgentContext) -> str:
             "amount": money_in(ctx.task),
             "expectedCloseDate": date_in(ctx.task),
             "opportunityName": "Corvane microbiology LIMS extension",
-            "actorUserId": actor_of(ctx.task),
+            "actorId": actor_of(ctx.task),
         },
     )
     return f"Converted {lead['id']} onto {account['id']} as {out['opportunity']['id']}."
@@ -149,7 +149,7 @@ async def rehome_departed_rep(ctx: silo.AgentContext) -> str:
         for item in page["results"]:
             if statuses is not None and item["status"] not in statuses:
                 continue
-            await call(ctx, move_tool, {key: item["id"], "newOwnerId": heir, "actorUserId": actor})
+            await call(ctx, move_tool, {key: item["id"], "newOwnerId": heir, "actorId": actor})
             moved.append(item["id"])
     return f"Moved {len(moved)} records from {gone} to {heir}: {', '.join(moved)}."
 
@@ -161,7 +161,7 @@ async def book_won_deal(ctx: silo.AgentContext) -> str:
     await call(
         ctx,
         "close_opportunity_won",
-        {"opportunityId": deal["id"], "finalAmount": money_in(ctx.task), "actorUserId": actor},
+        {"opportunityId": deal["id"], "finalAmount": money_in(ctx.task), "actorId": actor},
     )
     await call(
         ctx,
@@ -172,7 +172,7 @@ async def book_won_deal(ctx: silo.AgentContext) -> str:
             "relatedType": "opportunity",
             "relatedId": deal["id"],
             "notes": "The countersigned contract arrived today.",
-            "actorUserId": actor,
+            "actorId": actor,
         },
     )
     return f"Closed {deal['id']} as won and logged the contract note."
@@ -184,7 +184,7 @@ async def record_lost_deal(ctx: silo.AgentContext) -> str:
     await call(
         ctx,
         "close_opportunity_lost",
-        {"opportunityId": deal["id"], "reason": "competitor", "actorUserId": actor_of(ctx.task)},
+        {"opportunityId": deal["id"], "reason": "competitor", "actorId": actor_of(ctx.task)},
     )
     return f"Closed {deal['id']} as lost to a competitor."
 
@@ -202,7 +202,7 @@ async def merge_duplicate_contact(ctx: silo.AgentContext) -> str:
                 {
                     "survivorId": keep["id"],
                     "duplicateId": other["id"],
-                    "actorUserId": actor_of(ctx.task),
+                    "actorId": actor_of(ctx.task),
                 },
             )
     return f"Merged the duplicates into {keep['id']}."
@@ -227,7 +227,7 @@ async def stale_deal_followups(ctx: silo.AgentContext) -> str:
                 "relatedId": deal["id"],
                 "ownerId": owner["id"] if owner["active"] else director,
                 "dueDate": due,
-                "actorUserId": actor,
+                "actorId": actor,
             },
         )
     return f"Scheduled {report['count']} follow-up calls due {due}."

@@ -23,12 +23,12 @@ async def agent(ctx: silo.AgentContext) -> str:
     deal = found.output["results"][0]
     closed = await ctx.call_tool(
         "close_opportunity_lost",
-        {"opportunityId": deal["id"], "reason": "competitor", "actorUserId": "USR-006"},
+        {"opportunityId": deal["id"], "reason": "competitor", "actorId": "USR-006"},
     )
     back = await ctx.call_tool("get_opportunity", {"opportunityId": deal["id"]})
     undeclared = await ctx.call_tool("get_opportunity", {"opportunityID": deal["id"]})
     missing = await ctx.call_tool(
-        "close_opportunity_lost", {"opportunityId": deal["id"], "actorUserId": "USR-006"}
+        "close_opportunity_lost", {"opportunityId": deal["id"], "actorId": "USR-006"}
     )
     unknown = await ctx.call_tool("get_oportunity", {"opportunityId": deal["id"]})
     return (

@@ -26,8 +26,8 @@ the same in every world, and a fix reaches every project that uses it:
 * **money**: :func:`round_half_up` (the one rounding), :func:`to_money`, :func:`sum_money`,
   :func:`percent`;
 * **grading**: :func:`numbers_in`, :func:`states_number`, :func:`final_number`,
-  :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`unchanged`,
-  :func:`changed_ids`, :func:`new_ids`, :func:`new_records`, :func:`find_by`.
+  :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`fold`, :func:`unchanged`,
+  :func:`changed_ids`, :func:`modified_ids`, :func:`new_ids`, :func:`new_records`, :func:`find_by`.
 
 The conventions a world built on it follows: collections are maps of id to record, with
 last-used id counters in ``state["sequences"]``; the clock is ``state["clock"]["now"]`` (an
@@ -70,6 +70,7 @@ from ._grading import final_number as final_number
 from ._grading import find_by as find_by
 from ._grading import mentions as mentions
 from ._grading import mentions_id as mentions_id
+from ._grading import modified_ids as modified_ids
 from ._grading import new_ids as new_ids
 from ._grading import new_records as new_records
 from ._grading import numbers_in as numbers_in
@@ -112,3 +113,4 @@ from ._records import set_field as set_field
 from ._seed import Reference as Reference
 from ._seed import Seed as Seed
 from ._seed import SeedError as SeedError
+from ._values import fold as fold

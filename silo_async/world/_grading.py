@@ -27,6 +27,7 @@ __all__ = [
     "find_by",
     "mentions",
     "mentions_id",
+    "modified_ids",
     "new_ids",
     "new_records",
     "numbers_in",
@@ -132,6 +133,14 @@ def changed_ids(final: Mapping[str, Any], initial: Mapping[str, Any], collection
     return sorted(
         i for i in ids if i not in before or i not in after or not json_equal(before[i], after[i])
     )
+
+
+def modified_ids(
+    final: Mapping[str, Any], initial: Mapping[str, Any], collection: str
+) -> list[str]:
+    """Ids of records that existed at the start and were changed or removed, sorted."""
+    before, after = _rows(initial, collection), _rows(final, collection)
+    return sorted(i for i in before if i not in after or not json_equal(before[i], after[i]))
 
 
 def new_ids(final: Mapping[str, Any], initial: Mapping[str, Any], collection: str) -> list[str]:

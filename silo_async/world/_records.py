@@ -104,7 +104,7 @@ def next_id(state: Mapping[str, Any], prefix: str, width: int = 3) -> str:
     return format_id(prefix, number, width)
 
 
-def set_field(record: dict[str, Any], field: str, value: Any, changes: list[Change]) -> bool:
+def set_field(record: Any, field: str, value: Any, changes: list[Change]) -> bool:
     """Set ``record[field]`` and append ``{field, from, to}`` to ``changes``; no-op when equal.
 
     Returns:

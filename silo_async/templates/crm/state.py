@@ -8,10 +8,20 @@ is always the date part of ``state["clock"]["now"]``.
 
 from __future__ import annotations
 
-import datetime as dt
-import math
-from collections.abc import Iterable
-from typing import Any, Literal, TypedDict
+from collections.abc import Callable, Iterable
+from typing import Any, Literal, TypedDict, TypeVar
+
+from silo_async.world import (
+    days_between,
+    fold,
+    parse_date,
+    round_half_up,
+    sum_money,
+    to_money,
+    today,
+)
+
+T = TypeVar("T")
 
 # --- records ------------------------------------------------------------------------------------
 
@@ -35,8 +45,6 @@ class Policies(TypedDict):
     """Company rules stored as facts."""
 
     staleStageDays: int
-    maxClockAdvanceDays: int
-    maxPageSize: int
 
 
 class Company(TypedDict):
@@ -186,7 +194,7 @@ class AuditEvent(TypedDict):
 
     id: str
     at: str
-    actorUserId: str
+    actorId: str
     action: str
     entityType: str
     entityId: str
@@ -211,59 +219,7 @@ class State(TypedDict):
     sequences: dict[str, int]
 
 
-# --- numbers, dates and ids -----------------------------------------------------------------------
-
-
-def round2(value: float) -> float:
-    """Round half up to cents (the epsilon absorbs binary noise such as 1.005).
-
-    Whole amounts come back as ``int`` so derived money reads like the seed (746500, not 746500.0).
-    """
-    cents = math.floor(value * 100 + 0.5 + 1e-9)
-    return cents // 100 if cents % 100 == 0 else cents / 100
-
-
-def round1(value: float) -> float:
-    """Round half up to one decimal (percentages)."""
-    return math.floor(value * 10 + 0.5 + 1e-9) / 10
-
-
-def parse_date(text: str) -> dt.date:
-    """Parse ``YYYY-MM-DD`` (or the date part of an ISO timestamp)."""
-    return dt.date.fromisoformat(text[:10])
-
-
-def days_between(start: str, end: str) -> int:
-    """Whole days from ``start`` to ``end`` (negative when ``end`` is earlier)."""
-    return (parse_date(end) - parse_date(start)).days
-
-
-def add_days(date: str, days: int) -> str:
-    """``date`` plus ``days`` as ``YYYY-MM-DD``."""
-    return (parse_date(date) + dt.timedelta(days=days)).isoformat()
-
-
-def now(state: State) -> str:
-    """The simulated time, an ISO-8601 UTC timestamp."""
-    return state["clock"]["now"]
-
-
-def today(state: State) -> str:
-    """The simulated date, ``YYYY-MM-DD``."""
-    return state["clock"]["now"][:10]
-
-
-def format_id(prefix: str, number: int) -> str:
-    """``ACC-007`` style ids; audit events get four digits (``AUD-0012``)."""
-    width = 4 if prefix == "AUD" else 3
-    return f"{prefix}-{number:0{width}d}"
-
-
-def next_id(state: State, prefix: str) -> str:
-    """Advance the last-used counter for ``prefix`` and return the new id."""
-    value = state["sequences"].get(prefix, 0) + 1
-    state["sequences"][prefix] = value
-    return format_id(prefix, value)
+# --- names ------------------------------------------------------------------------------------
 
 
 def full_name(person: User | Contact | Lead) -> str:
@@ -313,7 +269,7 @@ def probability_of(state: State, opp: Opportunity) -> int:
 
 def weighted_amount(state: State, opp: Opportunity) -> float:
     """Amount times win probability."""
-    return round2(opp["amount"] * probability_of(state, opp) / 100)
+    return to_money(opp["amount"] * probability_of(state, opp) / 100)
 
 
 def days_in_stage(state: State, opp: Opportunity) -> int:
@@ -349,12 +305,12 @@ def open_opportunities(state: State, owner_id: str | None = None) -> list[Opport
 
 def total_amount(opps: Iterable[Opportunity]) -> float:
     """Unweighted sum of amounts."""
-    return round2(sum(o["amount"] for o in opps))
+    return sum_money(o["amount"] for o in opps)
 
 
 def total_weighted(state: State, opps: Iterable[Opportunity]) -> float:
     """Sum of weighted amounts."""
-    return round2(sum(weighted_amount(state, o) for o in opps))
+    return sum_money(weighted_amount(state, o) for o in opps)
 
 
 def stale_opportunities(state: State, threshold: int | None = None) -> list[Opportunity]:
@@ -388,14 +344,12 @@ def can_own_deals(user: User) -> bool:
 
 def won_amount(state: State, user_id: str, year: int | None = None) -> float:
     """Closed-won amount for ``user_id``, optionally only deals closed in ``year``."""
-    return round2(
-        sum(
-            o["amount"]
-            for o in state["opportunities"].values()
-            if o["ownerId"] == user_id
-            and o["status"] == "won"
-            and (year is None or (o["closedDate"] or "")[:4] == str(year))
-        )
+    return sum_money(
+        o["amount"]
+        for o in state["opportunities"].values()
+        if o["ownerId"] == user_id
+        and o["status"] == "won"
+        and (year is None or (o["closedDate"] or "")[:4] == str(year))
     )
 
 
@@ -404,7 +358,7 @@ def quota_attainment(state: State, user_id: str, year: int) -> float | None:
     quota = state["users"][user_id]["annualQuota"]
     if quota <= 0:
         return None
-    return round1(won_amount(state, user_id, year) / quota * 100)
+    return round_half_up(won_amount(state, user_id, year) / quota * 100, 1)
 
 
 def current_year(state: State) -> int:
@@ -467,3 +421,33 @@ def contact_references(state: State, contact_id: str) -> list[str]:
         lead["id"] for lead in state["leads"].values() if lead["convertedContactId"] == contact_id
     ]
     return sorted(refs)
+
+
+# --- lookups by property (verifiers find records by what they are, not by hard-coded id) --------
+
+
+def user_named(state: State, name: str) -> User:
+    """The user with this full name (case and accents aside)."""
+    return _named(state["users"], name, full_name, "user")
+
+
+def account_named(state: State, name: str) -> Account:
+    """The account with this exact name (case and accents aside)."""
+    return _named(state["accounts"], name, lambda a: a["name"], "account")
+
+
+def lead_named(state: State, name: str) -> Lead:
+    """The lead for this person (full name); the oldest one if several match."""
+    return _named(state["leads"], name, full_name, "lead")
+
+
+def opportunity_named(state: State, name: str) -> Opportunity:
+    """The deal with this exact name (case and accents aside)."""
+    return _named(state["opportunities"], name, lambda o: o["name"], "opportunity")
+
+
+def _named(records: dict[str, T], name: str, name_of: Callable[[T], str], kind: str) -> T:
+    for key in sorted(records):
+        if fold(name_of(records[key])) == fold(name):
+            return records[key]
+    raise LookupError(f"No {kind} named {name!r} in the seed.")

@@ -1,52 +1,44 @@
-"""Build a fresh project-tracker world from ``data/*.json`` on every call."""
+"""Build a fresh project-tracker world from ``data/*.json`` on every call.
+
+:class:`~silo_async.world.Seed` indexes each collection by id, parses the files once per
+process and checks every reference below and the id counters, so a broken seed fails at import,
+naming the record.
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-import silo_async as silo
+from silo_async import world as w
 
 from .state import State
 
-__all__ = ["create_state"]
+__all__ = ["SEED", "create_state"]
 
-_DATA = Path(__file__).parent / "data"
+# (collection, field, target collection): every non-null value must name an existing record.
+_REFERENCES: list[w.Reference] = [
+    ("teams", "leadId", "members"),
+    ("members", "teamId", "teams"),
+    ("projects", "leadId", "members"),
+    ("projects", "teamId", "teams"),
+    ("sprints", "projectId", "projects"),
+    ("workItems", "projectId", "projects"),
+    ("workItems", "sprintId", "sprints"),
+    ("workItems", "statusId", "workflowStates"),
+    ("workItems", "assigneeId", "members"),
+    ("workItems", "reporterId", "members"),
+    ("dependencies", "blockerId", "workItems"),
+    ("dependencies", "blockedId", "workItems"),
+    ("comments", "workItemId", "workItems"),
+    ("comments", "authorId", "members"),
+    ("timeLogs", "workItemId", "workItems"),
+    ("timeLogs", "memberId", "members"),
+]
 
-# File name -> state key, for the collections stored on disk as lists of records with an id.
-_COLLECTIONS = {
-    "teams": "teams.json",
-    "members": "members.json",
-    "projects": "projects.json",
-    "sprints": "sprints.json",
-    "workflowStates": "workflowStates.json",
-    "workItems": "workItems.json",
-    "dependencies": "dependencies.json",
-    "comments": "comments.json",
-    "timeLogs": "timeLogs.json",
-}
-
-
-def _read(name: str) -> Any:
-    return json.loads((_DATA / name).read_text(encoding="utf-8"))
-
-
-def _assemble() -> dict[str, Any]:
-    world: dict[str, Any] = {"clock": _read("clock.json")}
-    for key, name in _COLLECTIONS.items():
-        # Maps of id -> record: constant-time lookups, and the state diff keys records by id.
-        world[key] = {record["id"]: record for record in _read(name)}
-    world["auditLog"] = _read("auditLog.json")
-    world["sequences"] = _read("sequences.json")
-    return world
-
-
-# Parsed once per process; every world is a deep copy, so rollouts never share records.
-_SEED = _assemble()
+SEED = w.Seed(Path(__file__).parent / "data", references=_REFERENCES)
 
 
 def create_state() -> State:
     """Return a fresh, independent copy of the seed world."""
-    world: State = silo.clone_json(_SEED)
+    world: State = SEED.clone()
     return world

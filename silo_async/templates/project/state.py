@@ -8,8 +8,9 @@ tools would have shown on the initial world.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any, TypedDict
+
+from silo_async.world import round_half_up, today
 
 __all__ = [
     "PRIORITY_RANK",
@@ -18,8 +19,6 @@ __all__ = [
     "active_sprint_ids",
     "blocked_item_ids",
     "closed_on",
-    "days_between",
-    "format_id",
     "hours_by_project",
     "hours_for_item",
     "hours_for_member",
@@ -32,17 +31,14 @@ __all__ = [
     "items_in_sprint",
     "logs_after_close",
     "member_load",
-    "next_id",
     "open_items_for_member",
     "over_capacity_by",
     "overdue_item_ids",
     "remaining_capacity",
-    "round2",
     "sprint_committed_points",
     "sprint_delivered_points",
     "sprint_over_budget_by",
     "sprint_remaining_points",
-    "today",
     "unresolved_blockers",
 ]
 
@@ -67,37 +63,6 @@ class State(TypedDict):
     timeLogs: dict[str, Record]
     auditLog: list[Record]
     sequences: dict[str, int]
-
-
-# --- ids, numbers, dates -------------------------------------------------------------------------
-
-
-def round2(value: float) -> float:
-    """Round half up to two decimals (hours are summed from quarter-hour entries)."""
-    return float(f"{value + 1e-9:.2f}") if value >= 0 else -round2(-value)
-
-
-def format_id(prefix: str, number: int) -> str:
-    """``PREFIX-007``; the audit log uses four digits so it sorts past a thousand entries."""
-    width = 4 if prefix == "AUD" else 3
-    return f"{prefix}-{number:0{width}d}"
-
-
-def next_id(state: State, prefix: str) -> str:
-    """Advance the last-used counter for ``prefix`` and return the new id."""
-    number = state["sequences"].get(prefix, 0) + 1
-    state["sequences"][prefix] = number
-    return format_id(prefix, number)
-
-
-def today(state: State) -> str:
-    """The simulated date (``YYYY-MM-DD``); nothing here reads the wall clock."""
-    return state["clock"]["now"][:10]
-
-
-def days_between(start: str, end: str) -> int:
-    """Whole days from ``start`` to ``end`` (ISO dates; negative when ``end`` is earlier)."""
-    return (date.fromisoformat(end[:10]) - date.fromisoformat(start[:10])).days
 
 
 # --- members -------------------------------------------------------------------------------------
@@ -251,27 +216,30 @@ def over_capacity_by(state: State, member_id: str) -> int:
 
 def hours_for_item(state: State, item_id: str) -> float:
     """Hours logged against one item."""
-    return round2(
-        sum(float(t["hours"]) for t in state["timeLogs"].values() if t["workItemId"] == item_id)
+    return round_half_up(
+        sum(float(t["hours"]) for t in state["timeLogs"].values() if t["workItemId"] == item_id),
+        2,
     )
 
 
 def hours_for_member(state: State, member_id: str) -> float:
     """Hours one member has logged."""
-    return round2(
-        sum(float(t["hours"]) for t in state["timeLogs"].values() if t["memberId"] == member_id)
+    return round_half_up(
+        sum(float(t["hours"]) for t in state["timeLogs"].values() if t["memberId"] == member_id),
+        2,
     )
 
 
 def hours_for_project(state: State, project_id: str) -> float:
     """Hours logged against the project's items."""
     items = state["workItems"]
-    return round2(
+    return round_half_up(
         sum(
             float(t["hours"])
             for t in state["timeLogs"].values()
             if t["workItemId"] in items and items[t["workItemId"]]["projectId"] == project_id
-        )
+        ),
+        2,
     )
 
 

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import (
+    advance_clock,
+    get_audit_entry,
+    get_current_time,
+    list_audit_entries,
+)
 
 from .accounts import (
     create_account,
@@ -21,8 +27,6 @@ from .activities import (
     reschedule_activity,
     schedule_activity,
 )
-from .audit import get_audit_event, list_audit_events
-from .clock import advance_clock, get_current_time
 from .contacts import (
     create_contact,
     find_duplicate_contacts,
@@ -120,6 +124,6 @@ tools: list[silo.Tool] = [
     rep_performance,
     stale_deals_report,
     # audit
-    list_audit_events,
-    get_audit_event,
+    list_audit_entries,
+    get_audit_entry,
 ]

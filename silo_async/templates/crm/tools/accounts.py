@@ -5,29 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-
-from ..state import State, next_id, open_opportunities, today, total_amount, total_weighted
-from .contract import (
-    PAGING,
-    actor_property,
-    by_id,
-    crm_tool,
-    enum,
-    filters_match,
-    matches,
-    paginate,
-    require_some,
-    string,
-)
-from .helpers import (
-    acting_user,
+from silo_async.world import (
     audit,
-    check_filters,
-    deal_owner,
-    reassign_owner,
-    record_change,
-    require_account,
+    define_tool,
+    enum,
+    get_tool,
+    list_tool,
+    next_id,
+    require_record,
+    require_some,
+    search_tool,
+    set_field,
+    sorted_by_id,
+    string,
+    today,
 )
+
+from ..state import Account, State, open_opportunities, total_amount, total_weighted
+from .helpers import ACTOR, FILTERS, acting_user, deal_owner, reassign_tool
 from .views import account_view, contact_view, opportunity_view
 
 __all__ = [
@@ -53,61 +48,32 @@ def assert_name_free(state: State, name: str) -> None:
             )
 
 
-@crm_tool(
+list_accounts = list_tool(
     "list_accounts",
     "List accounts sorted by id, optionally by owner, tier or industry. Paged.",
-    {
+    "accounts",
+    filters={
         "ownerId": string("Only accounts owned by this user id."),
         "tier": enum("Only accounts in this tier.", TIERS),
         "industry": string("Only accounts in this industry, e.g. pharma."),
-        **PAGING,
     },
+    references=FILTERS,
+    view=account_view,
 )
-def list_accounts(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Accounts matching the filters."""
-    check_filters(state, input)
-    accounts = [
-        account_view(state, a)
-        for a in by_id(state["accounts"])
-        if filters_match(input, a, ("ownerId", "tier", "industry"))
-    ]
-    return paginate(accounts, input)
 
-
-@crm_tool(
+search_accounts = search_tool(
     "search_accounts",
     "Find accounts whose id, name, website or city contains the query (case-insensitive). Paged.",
-    {"query": string("Text to look for."), **PAGING},
-    ["query"],
+    "accounts",
+    ["name", "website", "city"],
+    view=account_view,
 )
-def search_accounts(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Accounts matching a text query."""
-    accounts = [
-        account_view(state, a)
-        for a in by_id(state["accounts"])
-        if matches(input["query"], a["id"], a["name"], a["website"], a["city"])
-    ]
-    return paginate(accounts, input)
 
 
-@crm_tool(
-    "get_account",
-    "One account with its contacts, all its opportunities and its open pipeline totals.",
-    {"accountId": string("Account id, e.g. ACC-001.")},
-    ["accountId"],
-)
-def get_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """An account and everything attached to it."""
-    account = require_account(state, input["accountId"])
-    opps = sorted(
-        (o for o in state["opportunities"].values() if o["accountId"] == account["id"]),
-        key=lambda o: o["id"],
-    )
+def _account_detail(state: State, account: Account) -> dict[str, Any]:
+    opps = [o for o in sorted_by_id(state["opportunities"]) if o["accountId"] == account["id"]]
     open_opps = [o for o in open_opportunities(state) if o["accountId"] == account["id"]]
-    contacts = sorted(
-        (c for c in state["contacts"].values() if c["accountId"] == account["id"]),
-        key=lambda c: c["id"],
-    )
+    contacts = [c for c in sorted_by_id(state["contacts"]) if c["accountId"] == account["id"]]
     return {
         **account_view(state, account),
         "contacts": [contact_view(state, c) for c in contacts],
@@ -117,7 +83,17 @@ def get_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@crm_tool(
+get_account = get_tool(
+    "get_account",
+    "One account with its contacts, all its opportunities and its open pipeline totals.",
+    "accounts",
+    "accountId",
+    "ACC-001",
+    view=_account_detail,
+)
+
+
+@define_tool(
     "create_account",
     "Create an account. Names are unique; the owner must be an active director or account "
     "executive.",
@@ -129,13 +105,13 @@ def get_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "website": string("Website URL."),
         "city": string("City."),
         "country": string("Two-letter country code, e.g. DE."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["name", "industry", "tier", "ownerId", "actorUserId"],
+    ["name", "industry", "tier", "ownerId", "actorId"],
 )
 def create_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Create an account."""
-    actor = acting_user(state, input["actorUserId"])
+    actor = acting_user(state, input["actorId"])
     deal_owner(state, input["ownerId"], "accounts")
     assert_name_free(state, input["name"])
     account_id = next_id(state, "ACC")
@@ -154,7 +130,7 @@ def create_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": account_view(state, state["accounts"][account_id])}
 
 
-@crm_tool(
+@define_tool(
     "update_account",
     "Change an account's name, industry, tier, website, city or country (not its owner: use "
     "reassign_account).",
@@ -166,14 +142,14 @@ def create_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "website": string("New website URL."),
         "city": string("New city."),
         "country": string("New two-letter country code."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["accountId", "actorUserId"],
+    ["accountId", "actorId"],
 )
 def update_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Update an account's descriptive fields."""
-    actor = acting_user(state, input["actorUserId"])
-    account = require_account(state, input["accountId"])
+    actor = acting_user(state, input["actorId"])
+    account = require_record(state, "accounts", input["accountId"])
     fields = ("name", "industry", "tier", "website", "city", "country")
     require_some(input, fields)
     if "name" in input and input["name"].strip().lower() != account["name"].lower():
@@ -181,27 +157,18 @@ def update_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
     changes: list[dict[str, Any]] = []
     for field in fields:
         if field in input:
-            record_change(account, field, input[field], changes)
+            set_field(account, field, input[field], changes)
     audit(
         state, actor["id"], "update_account", "account", account["id"], "Updated account.", changes
     )
     return {"updated": account_view(state, account), "changes": changes}
 
 
-@crm_tool(
+reassign_account = reassign_tool(
     "reassign_account",
     "Give an account to another owner (an active director or account executive). Only the "
     "current owner, a director or sales ops may do this. The account's deals are not moved.",
-    {
-        "accountId": string("Account id."),
-        "newOwnerId": string("User id of the new owner."),
-        "actorUserId": actor_property(),
-    },
-    ["accountId", "newOwnerId", "actorUserId"],
+    "account",
+    "accountId",
+    account_view,
 )
-def reassign_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Change an account's owner."""
-    actor = acting_user(state, input["actorUserId"])
-    account = require_account(state, input["accountId"])
-    reassign_owner(state, actor, account, "account", input["newOwnerId"])
-    return {"updated": account_view(state, account)}

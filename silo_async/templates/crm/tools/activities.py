@@ -2,40 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import silo_async as silo
-
-from ..state import (
-    RELATED_COLLECTIONS,
-    Activity,
-    State,
-    is_activity_open,
-    is_activity_overdue,
+from silo_async.world import (
+    PAGING,
+    audit,
+    boolean,
+    check_references,
+    date,
+    define_tool,
+    enum,
+    get_tool,
     next_id,
+    paginate,
+    require_record,
+    set_field,
+    sorted_by_id,
+    string,
     today,
 )
-from .contract import (
-    PAGING,
-    actor_property,
-    boolean,
-    by_id,
-    crm_tool,
-    date,
-    enum,
-    filters_match,
-    paginate,
-    read_future_date,
-    string,
-)
+
+from ..state import RELATED_COLLECTIONS, Activity, State, is_activity_open, is_activity_overdue
 from .helpers import (
+    ACTOR,
+    FILTERS,
     acting_user,
-    audit,
-    check_filters,
-    not_found,
-    reassign_owner,
-    record_change,
-    require_activity,
+    read_future_date,
+    reassign_tool,
     work_owner,
 )
 from .views import activity_view
@@ -53,13 +48,6 @@ __all__ = [
 TYPES = ("call", "email", "meeting", "task", "note")
 SCHEDULABLE = ("call", "email", "meeting", "task")
 RELATED_TYPES = tuple(RELATED_COLLECTIONS)
-
-
-def _require_related(state: State, related_type: str, related_id: str) -> None:
-    collection = RELATED_COLLECTIONS[related_type]
-    records: dict[str, Any] = state[collection]  # type: ignore[literal-required]
-    if related_id not in records:
-        raise not_found(related_type.capitalize(), related_id, collection)
 
 
 def _require_open(activity: Activity) -> None:
@@ -86,7 +74,19 @@ def _new_activity(state: State, input: dict[str, Any], owner_id: str) -> Activit
     }
 
 
-@crm_tool(
+def _about(state: State, activity: Activity, input: Mapping[str, Any]) -> bool:
+    related = activity["relatedTo"]
+    return (
+        input.get("ownerId", activity["ownerId"]) == activity["ownerId"]
+        and input.get("type", activity["type"]) == activity["type"]
+        and input.get("relatedType", related["type"]) == related["type"]
+        and input.get("relatedId", related["id"]) == related["id"]
+        and (not input.get("openOnly") or is_activity_open(activity))
+        and (not input.get("overdueOnly") or is_activity_overdue(state, activity))
+    )
+
+
+@define_tool(
     "list_activities",
     "List activities sorted by id, filtered by owner, related record, type, or only open or "
     "overdue ones. Paged.",
@@ -101,34 +101,20 @@ def _new_activity(state: State, input: dict[str, Any], owner_id: str) -> Activit
     },
 )
 def list_activities(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Activities matching the filters."""
-    check_filters(state, input)
+    """Activities matching the filters (a related record named in full must exist)."""
+    check_references(state, input, FILTERS)
     if "relatedId" in input and "relatedType" in input:
-        _require_related(state, input["relatedType"], input["relatedId"])
-    activities = [
-        activity_view(state, a)
-        for a in by_id(state["activities"])
-        if filters_match(input, a, ("ownerId", "type"))
-        and input.get("relatedType", a["relatedTo"]["type"]) == a["relatedTo"]["type"]
-        and input.get("relatedId", a["relatedTo"]["id"]) == a["relatedTo"]["id"]
-        and (not input.get("openOnly") or is_activity_open(a))
-        and (not input.get("overdueOnly") or is_activity_overdue(state, a))
-    ]
-    return paginate(activities, input)
+        require_record(state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"])
+    rows = [a for a in sorted_by_id(state["activities"]) if _about(state, a, input)]
+    return paginate(rows, input, lambda a: activity_view(state, a))
 
 
-@crm_tool(
-    "get_activity",
-    "One activity.",
-    {"activityId": string("Activity id, e.g. ACT-012.")},
-    ["activityId"],
+get_activity = get_tool(
+    "get_activity", "One activity.", "activities", "activityId", "ACT-012", view=activity_view
 )
-def get_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """An activity."""
-    return activity_view(state, require_activity(state, input["activityId"]))
 
 
-@crm_tool(
+@define_tool(
     "log_activity",
     "Record something that already happened today (a call, email, meeting, task or note). It is "
     "created completed and owned by the actor unless ownerId is given.",
@@ -139,16 +125,16 @@ def get_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "relatedId": string("Id of that record."),
         "notes": string("Details."),
         "ownerId": string("Who did it (default: the actor)."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["type", "subject", "relatedType", "relatedId", "actorUserId"],
+    ["type", "subject", "relatedType", "relatedId", "actorId"],
 )
 def log_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Log a completed activity."""
-    actor = acting_user(state, input["actorUserId"])
+    actor = acting_user(state, input["actorId"])
     owner_id = input.get("ownerId", actor["id"])
     work_owner(state, owner_id, "activities")
-    _require_related(state, input["relatedType"], input["relatedId"])
+    require_record(state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"])
     activity = _new_activity(state, input, owner_id)
     activity["dueDate"] = today(state)
     activity["completedDate"] = today(state)
@@ -159,7 +145,7 @@ def log_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": activity_view(state, activity)}
 
 
-@crm_tool(
+@define_tool(
     "schedule_activity",
     "Schedule an open follow-up (call, email, meeting or task) due today or later, for an active "
     "owner. Follow-ups cannot be scheduled on closed deals or closed leads.",
@@ -171,15 +157,15 @@ def log_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "ownerId": string("Who must do it (an active user)."),
         "dueDate": date("Due date, today or later"),
         "notes": string("Details."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["type", "subject", "relatedType", "relatedId", "ownerId", "dueDate", "actorUserId"],
+    ["type", "subject", "relatedType", "relatedId", "ownerId", "dueDate", "actorId"],
 )
 def schedule_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Schedule a follow-up."""
-    actor = acting_user(state, input["actorUserId"])
+    actor = acting_user(state, input["actorId"])
     work_owner(state, input["ownerId"], "activities")
-    _require_related(state, input["relatedType"], input["relatedId"])
+    require_record(state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"])
     due = read_future_date(state, input, "dueDate")
     if input["relatedType"] == "opportunity":
         opp = state["opportunities"][input["relatedId"]]
@@ -210,52 +196,52 @@ def schedule_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": activity_view(state, activity)}
 
 
-@crm_tool(
+@define_tool(
     "complete_activity",
     "Mark an open activity as done today, optionally adding notes.",
     {
         "activityId": string("Activity id."),
         "notes": string("Notes to append."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["activityId", "actorUserId"],
+    ["activityId", "actorId"],
 )
 def complete_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Complete an activity."""
-    actor = acting_user(state, input["actorUserId"])
-    activity = require_activity(state, input["activityId"])
+    actor = acting_user(state, input["actorId"])
+    activity = require_record(state, "activities", input["activityId"])
     _require_open(activity)
     changes: list[dict[str, Any]] = []
-    record_change(activity, "completedDate", today(state), changes)
+    set_field(activity, "completedDate", today(state), changes)
     if "notes" in input:
         joined = f"{activity['notes']}\n{input['notes']}".strip()
-        record_change(activity, "notes", joined, changes)
+        set_field(activity, "notes", joined, changes)
     audit(
         state, actor["id"], "complete_activity", "activity", activity["id"], "Completed.", changes
     )
     return {"updated": activity_view(state, activity)}
 
 
-@crm_tool(
+@define_tool(
     "reschedule_activity",
     "Move an open activity's due date (today or later).",
     {
         "activityId": string("Activity id."),
         "dueDate": date("New due date, today or later"),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["activityId", "dueDate", "actorUserId"],
+    ["activityId", "dueDate", "actorId"],
 )
 def reschedule_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Reschedule an open activity."""
-    actor = acting_user(state, input["actorUserId"])
-    activity = require_activity(state, input["activityId"])
+    actor = acting_user(state, input["actorId"])
+    activity = require_record(state, "activities", input["activityId"])
     _require_open(activity)
     due = read_future_date(state, input, "dueDate")
     if activity["dueDate"] == due:
         raise silo.tool_error("conflict", f"Activity {activity['id']} is already due {due}.")
     changes: list[dict[str, Any]] = []
-    record_change(activity, "dueDate", due, changes)
+    set_field(activity, "dueDate", due, changes)
     audit(
         state,
         actor["id"],
@@ -268,21 +254,12 @@ def reschedule_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": activity_view(state, activity)}
 
 
-@crm_tool(
+reassign_activity = reassign_tool(
     "reassign_activity",
     "Give an open activity to another active user. Only its owner, a director or sales ops may. "
     "Completed activities keep their owner as history.",
-    {
-        "activityId": string("Activity id."),
-        "newOwnerId": string("User id of the new owner."),
-        "actorUserId": actor_property(),
-    },
-    ["activityId", "newOwnerId", "actorUserId"],
+    "activity",
+    "activityId",
+    activity_view,
+    _require_open,
 )
-def reassign_activity(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Change an open activity's owner."""
-    actor = acting_user(state, input["actorUserId"])
-    activity = require_activity(state, input["activityId"])
-    _require_open(activity)
-    reassign_owner(state, actor, activity, "activity", input["newOwnerId"])
-    return {"updated": activity_view(state, activity)}

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import silo_async as silo
+from silo_async.world import (
+    audit,
+    boolean,
+    check_references,
+    define_tool,
+    get_tool,
+    list_tool,
+    next_id,
+    require_record,
+    require_some,
+    search_tool,
+    set_field,
+    string,
+    today,
+)
 
 from ..state import (
     Contact,
@@ -12,30 +28,9 @@ from ..state import (
     contact_references,
     duplicate_contact_groups,
     full_name,
-    next_id,
     normalise_email,
-    today,
 )
-from .contract import (
-    PAGING,
-    actor_property,
-    boolean,
-    by_id,
-    crm_tool,
-    filters_match,
-    matches,
-    paginate,
-    require_some,
-    string,
-)
-from .helpers import (
-    acting_user,
-    audit,
-    check_filters,
-    record_change,
-    require_account,
-    require_contact,
-)
+from .helpers import ACTOR, FILTERS, acting_user
 from .views import contact_view
 
 __all__ = [
@@ -78,63 +73,50 @@ def _make_primary(state: State, contact: Contact, changes: list[dict[str, Any]])
     for other in state["contacts"].values():
         if other["accountId"] == contact["accountId"] and other["id"] != contact["id"]:
             other["isPrimary"] = False
-    record_change(contact, "isPrimary", True, changes)
+    set_field(contact, "isPrimary", True, changes)
 
 
-@crm_tool(
+def _include_merged(state: State, contact: Contact, input: Mapping[str, Any]) -> bool:
+    return bool(input.get("includeMerged", False)) or contact["status"] == "active"
+
+
+list_contacts = list_tool(
     "list_contacts",
     "List contacts sorted by id, optionally for one account. Merged duplicates are hidden "
     "unless includeMerged is true. Paged.",
-    {
-        "accountId": string("Only contacts of this account."),
-        "includeMerged": boolean("Also list records merged into another contact (default false)."),
-        **PAGING,
+    "contacts",
+    filters={"accountId": string("Only contacts of this account.")},
+    references=FILTERS,
+    extra={
+        "includeMerged": boolean("Also list records merged into another contact (default false).")
     },
+    where=_include_merged,
+    view=contact_view,
 )
-def list_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Contacts matching the filters."""
-    check_filters(state, input)
-    contacts = [
-        contact_view(state, c)
-        for c in by_id(state["contacts"])
-        if filters_match(input, c, ("accountId",))
-        and (input.get("includeMerged", False) or c["status"] == "active")
-    ]
-    return paginate(contacts, input)
 
-
-@crm_tool(
+search_contacts = search_tool(
     "search_contacts",
-    "Find contacts whose id, name, email or title contains the query (case-insensitive). Paged.",
-    {"query": string("Text to look for."), **PAGING},
-    ["query"],
+    "Find contacts whose id, name, email or title contains the query (case-insensitive); merged "
+    "records are included, flagged by status. Paged.",
+    "contacts",
+    lambda state, c: [full_name(c), c["email"], c["title"]],
+    view=contact_view,
 )
-def search_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Contacts matching a text query (merged records included, flagged by status)."""
-    contacts = [
-        contact_view(state, c)
-        for c in by_id(state["contacts"])
-        if matches(input["query"], c["id"], full_name(c), c["email"], c["title"])
-    ]
-    return paginate(contacts, input)
 
-
-@crm_tool(
+get_contact = get_tool(
     "get_contact",
     "One contact, with the ids of the deals, activities and leads that refer to it.",
-    {"contactId": string("Contact id, e.g. CON-004.")},
-    ["contactId"],
+    "contacts",
+    "contactId",
+    "CON-004",
+    view=lambda state, c: {
+        **contact_view(state, c),
+        "referencedBy": contact_references(state, c["id"]),
+    },
 )
-def get_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """A contact and what refers to it."""
-    contact = require_contact(state, input["contactId"])
-    return {
-        **contact_view(state, contact),
-        "referencedBy": contact_references(state, contact["id"]),
-    }
 
 
-@crm_tool(
+@define_tool(
     "create_contact",
     "Create a contact at an account. Emails are unique among active contacts.",
     {
@@ -145,14 +127,14 @@ def get_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "title": string("Job title."),
         "phone": string("Phone number."),
         "isPrimary": boolean("Make this the account's primary contact (default false)."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["accountId", "firstName", "lastName", "email", "actorUserId"],
+    ["accountId", "firstName", "lastName", "email", "actorId"],
 )
 def create_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Create a contact."""
-    actor = acting_user(state, input["actorUserId"])
-    require_account(state, input["accountId"])
+    actor = acting_user(state, input["actorId"])
+    require_record(state, "accounts", input["accountId"])
     _assert_email_free(state, input["email"])
     contact_id = next_id(state, "CON")
     contact: Contact = {
@@ -182,7 +164,7 @@ def create_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": contact_view(state, contact)}
 
 
-@crm_tool(
+@define_tool(
     "update_contact",
     "Change a contact's title, phone or email, or make it the account's primary contact.",
     {
@@ -191,14 +173,14 @@ def create_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "phone": string("New phone number."),
         "email": string("New email (must stay unique among active contacts)."),
         "isPrimary": boolean("true makes this the primary contact (demoting the current one)."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["contactId", "actorUserId"],
+    ["contactId", "actorId"],
 )
 def update_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Update a contact."""
-    actor = acting_user(state, input["actorUserId"])
-    contact = require_contact(state, input["contactId"])
+    actor = acting_user(state, input["actorId"])
+    contact = require_record(state, "contacts", input["contactId"])
     _require_active(contact)
     require_some(input, ("title", "phone", "email", "isPrimary"))
     if input.get("isPrimary") is False and contact["isPrimary"]:
@@ -210,10 +192,10 @@ def update_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
     changes: list[dict[str, Any]] = []
     if "email" in input:
         _assert_email_free(state, input["email"], except_id=contact["id"])
-        record_change(contact, "email", input["email"].strip(), changes)
+        set_field(contact, "email", input["email"].strip(), changes)
     for field in ("title", "phone"):
         if field in input:
-            record_change(contact, field, input[field], changes)
+            set_field(contact, field, input[field], changes)
     if input.get("isPrimary"):
         _make_primary(state, contact, changes)
     audit(
@@ -222,7 +204,7 @@ def update_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": contact_view(state, contact), "changes": changes}
 
 
-@crm_tool(
+@define_tool(
     "find_duplicate_contacts",
     "Groups of active contacts that share an email address (case-insensitive), oldest record "
     "first in each group.",
@@ -230,7 +212,7 @@ def update_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def find_duplicate_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Possible duplicate contact records."""
-    check_filters(state, input)
+    check_references(state, input, FILTERS)
     groups = [
         [contact_view(state, c) for c in group]
         for group in duplicate_contact_groups(state)
@@ -256,7 +238,7 @@ def _repoint(state: State, old: str, new: str) -> list[str]:
     return sorted(moved)
 
 
-@crm_tool(
+@define_tool(
     "merge_contacts",
     "Merge a duplicate contact into the record that survives. Deals, activities and leads that "
     "refer to the duplicate are re-pointed to the survivor; blank survivor fields (title, phone) "
@@ -264,17 +246,17 @@ def _repoint(state: State, old: str, new: str) -> list[str]:
     {
         "survivorId": string("Contact id of the record to keep."),
         "duplicateId": string("Contact id of the record to merge away."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["survivorId", "duplicateId", "actorUserId"],
+    ["survivorId", "duplicateId", "actorId"],
 )
 def merge_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Merge two contact records."""
-    actor = acting_user(state, input["actorUserId"])
+    actor = acting_user(state, input["actorId"])
     if input["survivorId"] == input["duplicateId"]:
         raise silo.tool_error("invalid_input", "survivorId and duplicateId must differ.")
-    survivor = require_contact(state, input["survivorId"])
-    duplicate = require_contact(state, input["duplicateId"])
+    survivor = require_record(state, "contacts", input["survivorId"])
+    duplicate = require_record(state, "contacts", input["duplicateId"])
     _require_active(survivor)
     _require_active(duplicate)
     if survivor["accountId"] != duplicate["accountId"]:
@@ -287,13 +269,13 @@ def merge_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     survivor_changes: list[dict[str, Any]] = []
     for field in ("title", "phone"):
         if not survivor[field] and duplicate[field]:
-            record_change(survivor, field, duplicate[field], survivor_changes)
+            set_field(survivor, field, duplicate[field], survivor_changes)
     if duplicate["isPrimary"]:
         _make_primary(state, survivor, survivor_changes)
     duplicate_changes: list[dict[str, Any]] = []
-    record_change(duplicate, "isPrimary", False, duplicate_changes)
-    record_change(duplicate, "status", "merged", duplicate_changes)
-    record_change(duplicate, "mergedIntoId", survivor["id"], duplicate_changes)
+    set_field(duplicate, "isPrimary", False, duplicate_changes)
+    set_field(duplicate, "status", "merged", duplicate_changes)
+    set_field(duplicate, "mergedIntoId", survivor["id"], duplicate_changes)
     repointed = ", ".join(moved) or "nothing"
     detail = f"Merged {duplicate['id']} into {survivor['id']}; re-pointed {repointed}."
     audit(

@@ -1,4 +1,4 @@
-"""Lookups, the rules about who may act and own, and the audit log: shared by every tool area.
+"""Who may act and own, and the domain rules every tool area shares.
 
 Messages name the rule and the current state, so an agent can recover from a rejection without
 guessing (``Opportunity OPP-007 is lost, not open.``).
@@ -6,16 +6,16 @@ guessing (``Opportunity OPP-007 is lost, not open.``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable
+from typing import Any, Literal
 
 import silo_async as silo
+from silo_async import world as w
 
 from ..state import (
     OPEN_LEAD_STATUSES,
     Account,
     Activity,
-    Contact,
     Lead,
     Opportunity,
     Stage,
@@ -23,104 +23,55 @@ from ..state import (
     User,
     can_own_deals,
     full_name,
-    next_id,
-    now,
     open_stages,
 )
 
 __all__ = [
+    "ACTOR",
+    "FILTERS",
     "MANAGING_ROLES",
     "acting_user",
     "activities_about",
     "assert_may_reassign",
-    "audit",
-    "check_filters",
+    "assert_opportunity_open",
     "deal_owner",
-    "not_found",
+    "is_lead_open",
+    "read_future_date",
     "reassign_owner",
-    "record_change",
-    "require_account",
-    "require_activity",
-    "require_contact",
-    "require_lead",
+    "reassign_tool",
     "require_open_opportunity",
-    "require_opportunity",
-    "require_stage",
     "require_starting_stage",
-    "require_user",
     "work_owner",
 ]
+
+#: The ``actorId`` every write takes: who is doing it (must be an active user).
+ACTOR: dict[str, w.Schema] = {
+    "actorId": w.string("Id of the user making this change, e.g. USR-002. Must be an active user.")
+}
 
 #: Roles that may move other people's work (besides the current owner).
 MANAGING_ROLES: tuple[str, ...] = ("director", "sales_ops")
 
-T = TypeVar("T")
 #: The records that have an owner and can be reassigned.
 Owned = Account | Lead | Opportunity | Activity
 OwnedKind = Literal["account", "opportunity", "lead", "activity"]
 
 
-def not_found(label: str, record_id: str, collection: str) -> silo.ToolError:
-    """The ``not_found`` error for ``record_id`` in ``collection`` (``label`` names its kind)."""
-    return silo.tool_error(
-        "not_found",
-        f'{label} "{record_id}" was not found.',
-        {"collection": collection, "id": record_id},
-    )
-
-
-def _require(records: Mapping[str, T], record_id: str, label: str, collection: str) -> T:
-    record = records.get(record_id)
-    if record is None:
-        raise not_found(label, record_id, collection)
-    return record
-
-
-def require_user(state: State, user_id: str) -> User:
-    """The user with this id, or ``not_found``."""
-    return _require(state["users"], user_id, "User", "users")
-
-
-def require_account(state: State, account_id: str) -> Account:
-    """The account with this id, or ``not_found``."""
-    return _require(state["accounts"], account_id, "Account", "accounts")
-
-
-def require_contact(state: State, contact_id: str) -> Contact:
-    """The contact with this id, or ``not_found``."""
-    return _require(state["contacts"], contact_id, "Contact", "contacts")
-
-
-def require_lead(state: State, lead_id: str) -> Lead:
-    """The lead with this id, or ``not_found``."""
-    return _require(state["leads"], lead_id, "Lead", "leads")
-
-
-def require_opportunity(state: State, opportunity_id: str) -> Opportunity:
-    """The opportunity with this id, or ``not_found``."""
-    return _require(state["opportunities"], opportunity_id, "Opportunity", "opportunities")
-
-
-def require_stage(state: State, stage_id: str) -> Stage:
-    """The stage with this id, or ``not_found``."""
-    return _require(state["stages"], stage_id, "Stage", "stages")
-
-
-def require_activity(state: State, activity_id: str) -> Activity:
-    """The activity with this id, or ``not_found``."""
-    return _require(state["activities"], activity_id, "Activity", "activities")
-
-
 def require_open_opportunity(state: State, opportunity_id: str) -> Opportunity:
     """An open opportunity, or ``invalid_state`` naming its current status."""
-    opp = require_opportunity(state, opportunity_id)
+    opp: Opportunity = w.require_record(state, "opportunities", opportunity_id)
+    assert_opportunity_open(opp)
+    return opp
+
+
+def assert_opportunity_open(opp: Opportunity) -> None:
+    """``invalid_state`` unless the deal is still open (closed deals are history)."""
     if opp["status"] != "open":
         raise silo.tool_error(
             "invalid_state",
             f"Opportunity {opp['id']} is {opp['status']} (closed {opp['closedDate']}), not open.",
             {"id": opp["id"], "status": opp["status"], "closedDate": opp["closedDate"]},
         )
-    return opp
 
 
 def require_starting_stage(state: State, stage_id: str | None) -> Stage:
@@ -129,7 +80,9 @@ def require_starting_stage(state: State, stage_id: str | None) -> Stage:
     Raises:
         ToolError: ``not_found`` for an unknown stage, ``invalid_input`` for a closed one.
     """
-    stage = require_stage(state, open_stages(state)[0]["id"] if stage_id is None else stage_id)
+    stage: Stage = w.require_record(
+        state, "stages", open_stages(state)[0]["id"] if stage_id is None else stage_id
+    )
     if stage["isClosed"]:
         raise silo.tool_error(
             "invalid_input",
@@ -151,25 +104,13 @@ def activities_about(state: State, related_type: str, related_id: str) -> list[A
     )
 
 
-_FILTERS = {
-    "ownerId": ("User", "users"),
-    "accountId": ("Account", "accounts"),
-    "stageId": ("Stage", "stages"),
-}
-
-
-def check_filters(state: State, input: dict[str, Any]) -> None:
-    """Ids given as list filters must exist: an unknown id is a mistake, not an empty page."""
-    for key, (label, collection) in _FILTERS.items():
-        value = input.get(key)
-        records: dict[str, Any] = state[collection]  # type: ignore[literal-required]
-        if value is not None and value not in records:
-            raise not_found(label, value, collection)
+#: List filters naming another record, and the collection each must name a record in.
+FILTERS = {"ownerId": "users", "accountId": "accounts", "stageId": "stages"}
 
 
 def acting_user(state: State, user_id: str) -> User:
     """The user performing a write: must exist and be active (``not_allowed`` otherwise)."""
-    user = require_user(state, user_id)
+    user: User = w.require_record(state, "users", user_id)
     if not user["active"]:
         raise silo.tool_error(
             "not_allowed",
@@ -181,7 +122,7 @@ def acting_user(state: State, user_id: str) -> User:
 
 
 def _assignable(state: State, user_id: str, what: str) -> User:
-    user = require_user(state, user_id)
+    user: User = w.require_record(state, "users", user_id)
     if not user["active"]:
         raise silo.tool_error(
             "not_allowed",
@@ -247,9 +188,9 @@ def reassign_owner(
         raise silo.tool_error(
             "conflict", f"{kind.capitalize()} {record['id']} is already owned by {new_owner_id}."
         )
-    changes: list[dict[str, Any]] = []
-    record_change(record, "ownerId", new_owner_id, changes)
-    audit(
+    changes: list[w.Change] = []
+    w.set_field(record, "ownerId", new_owner_id, changes)
+    w.audit(
         state,
         actor["id"],
         f"reassign_{kind}",
@@ -260,40 +201,67 @@ def reassign_owner(
     )
 
 
-def record_change(record: Any, field: str, value: Any, changes: list[dict[str, Any]]) -> None:
-    """Set ``record[field]`` and remember the change for the audit log (no-op when equal)."""
-    before = record[field]
-    if before != value:
-        record[field] = value
-        changes.append({"field": field, "from": before, "to": value})
+def reassign_tool(
+    name: str,
+    description: str,
+    kind: OwnedKind,
+    id_key: str,
+    view: Callable[[State, Any], dict[str, Any]],
+    guard: Callable[[Any], None] | None = None,
+) -> silo.Tool:
+    """The ``reassign_<kind>`` tool: ``{<id_key>, newOwnerId, actorId}`` -> ``{updated: view}``.
 
+    Args:
+        name: the tool name.
+        description: what the agent reads.
+        kind: the kind of record (see :func:`reassign_owner`).
+        id_key: the input key of the record's id.
+        view: what the agent sees of the record afterwards.
+        guard: raises when the record may not change any more (closed, converted, done).
+    """
+    collection = _COLLECTIONS[kind]
 
-def audit(
-    state: State,
-    actor_id: str,
-    action: str,
-    entity_type: str,
-    entity_id: str,
-    detail: str,
-    changes: list[dict[str, Any]] | None = None,
-) -> str:
-    """Append one event to the audit log and return its id (``AUD-NNNN``)."""
-    event_id = next_id(state, "AUD")
-    state["auditLog"].append(
+    @w.define_tool(
+        name,
+        description,
         {
-            "id": event_id,
-            "at": now(state),
-            "actorUserId": actor_id,
-            "action": action,
-            "entityType": entity_type,
-            "entityId": entity_id,
-            "detail": detail,
-            "changes": list(changes or []),
-        }
+            id_key: w.string(f"{w.label_of(collection)} id."),
+            "newOwnerId": w.string("User id of the new owner."),
+            **ACTOR,
+        },
+        [id_key, "newOwnerId", "actorId"],
     )
-    return event_id
+    def reassign(state: State, input: dict[str, Any]) -> dict[str, Any]:
+        actor = acting_user(state, input["actorId"])
+        record = w.require_record(state, collection, input[id_key])
+        if guard is not None:
+            guard(record)
+        reassign_owner(state, actor, record, kind, input["newOwnerId"])
+        return {"updated": view(state, record)}
+
+    return reassign
+
+
+_COLLECTIONS: dict[OwnedKind, str] = {
+    "account": "accounts",
+    "opportunity": "opportunities",
+    "lead": "leads",
+    "activity": "activities",
+}
 
 
 def is_lead_open(lead: Lead) -> bool:
     """A lead still being worked (not converted or disqualified)."""
     return lead["status"] in OPEN_LEAD_STATUSES
+
+
+def read_future_date(state: State, input: dict[str, Any], key: str) -> str:
+    """A real ``YYYY-MM-DD`` date that is today or later on the simulated clock.
+
+    Raises:
+        ToolError: ``invalid_input`` for an impossible date or one in the past.
+    """
+    value = w.read_date(input, key)
+    if value < w.today(state):
+        raise w.invalid(key, f"must be today ({w.today(state)}) or later", value)
+    return value

@@ -5,46 +5,36 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-
-from ..state import (
-    Account,
-    Contact,
-    Lead,
-    State,
-    User,
-    full_name,
+from silo_async.world import (
+    audit,
+    boolean,
+    date,
+    define_tool,
+    enum,
+    get_tool,
+    list_tool,
     next_id,
-    normalise_email,
+    number,
+    read_money,
+    require_record,
+    search_tool,
+    set_field,
+    sorted_by_id,
+    string,
     today,
 )
+
+from ..state import Account, Contact, Lead, State, User, full_name, normalise_email
 from .accounts import assert_name_free
-from .contract import (
-    PAGING,
-    actor_property,
-    boolean,
-    by_id,
-    crm_tool,
-    date,
-    enum,
-    filters_match,
-    matches,
-    number,
-    paginate,
-    read_amount,
-    read_future_date,
-    string,
-)
 from .helpers import (
+    ACTOR,
+    FILTERS,
     acting_user,
     activities_about,
-    audit,
-    check_filters,
     deal_owner,
     is_lead_open,
-    reassign_owner,
-    record_change,
-    require_account,
-    require_lead,
+    read_future_date,
+    reassign_tool,
     require_starting_stage,
     work_owner,
 )
@@ -79,57 +69,41 @@ def _require_open(lead: Lead) -> None:
         )
 
 
-@crm_tool(
+list_leads = list_tool(
     "list_leads",
     "List leads sorted by id, optionally by status, owner or source. Paged.",
-    {
+    "leads",
+    filters={
         "status": enum("Only leads with this status.", STATUSES),
         "ownerId": string("Only leads owned by this user id."),
         "source": enum("Only leads from this source.", SOURCES),
-        **PAGING,
     },
+    references=FILTERS,
+    view=lead_view,
 )
-def list_leads(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Leads matching the filters."""
-    check_filters(state, input)
-    leads = [
-        lead_view(state, lead)
-        for lead in by_id(state["leads"])
-        if filters_match(input, lead, ("status", "ownerId", "source"))
-    ]
-    return paginate(leads, input)
 
-
-@crm_tool(
+search_leads = search_tool(
     "search_leads",
     "Find leads whose id, name, company or email contains the query (case-insensitive). Paged.",
-    {"query": string("Text to look for."), **PAGING},
-    ["query"],
+    "leads",
+    lambda state, lead: [full_name(lead), lead["company"], lead["email"]],
+    view=lead_view,
 )
-def search_leads(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Leads matching a text query."""
-    leads = [
-        lead_view(state, lead)
-        for lead in by_id(state["leads"])
-        if matches(input["query"], lead["id"], full_name(lead), lead["company"], lead["email"])
-    ]
-    return paginate(leads, input)
 
-
-@crm_tool(
+get_lead = get_tool(
     "get_lead",
     "One lead with its age, days since last contact and its activities.",
-    {"leadId": string("Lead id, e.g. LEAD-003.")},
-    ["leadId"],
+    "leads",
+    "leadId",
+    "LEAD-003",
+    view=lambda state, lead: {
+        **lead_view(state, lead),
+        "activities": activities_about(state, "lead", lead["id"]),
+    },
 )
-def get_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """A lead and its activity history."""
-    lead = require_lead(state, input["leadId"])
-    activities = activities_about(state, "lead", lead["id"])
-    return {**lead_view(state, lead), "activities": activities}
 
 
-@crm_tool(
+@define_tool(
     "create_lead",
     "Create a lead (status new). Emails are unique among open leads.",
     {
@@ -141,13 +115,13 @@ def get_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "ownerId": string("User id of the owner (any active user)."),
         "title": string("Job title."),
         "phone": string("Phone number."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["firstName", "lastName", "company", "email", "source", "ownerId", "actorUserId"],
+    ["firstName", "lastName", "company", "email", "source", "ownerId", "actorId"],
 )
 def create_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Create a lead."""
-    actor = acting_user(state, input["actorUserId"])
+    actor = acting_user(state, input["actorId"])
     work_owner(state, input["ownerId"], "leads")
     for other in state["leads"].values():
         if is_lead_open(other) and normalise_email(other["email"]) == normalise_email(
@@ -183,7 +157,7 @@ def create_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": lead_view(state, lead)}
 
 
-@crm_tool(
+@define_tool(
     "update_lead",
     "Change an open lead's title, phone or email, or record that it was contacted today (a new "
     "lead then becomes working).",
@@ -193,14 +167,14 @@ def create_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "phone": string("New phone number."),
         "email": string("New email address."),
         "markContacted": boolean("true records a contact today."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["leadId", "actorUserId"],
+    ["leadId", "actorId"],
 )
 def update_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Update an open lead."""
-    actor = acting_user(state, input["actorUserId"])
-    lead = require_lead(state, input["leadId"])
+    actor = acting_user(state, input["actorId"])
+    lead = require_record(state, "leads", input["leadId"])
     _require_open(lead)
     if not any(input.get(f) for f in ("title", "phone", "email", "markContacted")):
         raise silo.tool_error(
@@ -210,44 +184,35 @@ def update_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     changes: list[dict[str, Any]] = []
     for field in ("title", "phone", "email"):
         if field in input:
-            record_change(lead, field, input[field], changes)
+            set_field(lead, field, input[field], changes)
     if input.get("markContacted"):
-        record_change(lead, "lastContactedDate", today(state), changes)
+        set_field(lead, "lastContactedDate", today(state), changes)
         if lead["status"] == "new":
-            record_change(lead, "status", "working", changes)
+            set_field(lead, "status", "working", changes)
     audit(state, actor["id"], "update_lead", "lead", lead["id"], "Updated lead.", changes)
     return {"updated": lead_view(state, lead), "changes": changes}
 
 
-@crm_tool(
+reassign_lead = reassign_tool(
     "reassign_lead",
     "Give an open lead to another active user. Only its owner, a director or sales ops may.",
-    {
-        "leadId": string("Lead id."),
-        "newOwnerId": string("User id of the new owner."),
-        "actorUserId": actor_property(),
-    },
-    ["leadId", "newOwnerId", "actorUserId"],
+    "lead",
+    "leadId",
+    lead_view,
+    _require_open,
 )
-def reassign_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Change a lead's owner."""
-    actor = acting_user(state, input["actorUserId"])
-    lead = require_lead(state, input["leadId"])
-    _require_open(lead)
-    reassign_owner(state, actor, lead, "lead", input["newOwnerId"])
-    return {"updated": lead_view(state, lead)}
 
 
-@crm_tool(
+@define_tool(
     "qualify_lead",
     "Mark a new or working lead as qualified (ready to convert).",
-    {"leadId": string("Lead id."), "actorUserId": actor_property()},
-    ["leadId", "actorUserId"],
+    {"leadId": string("Lead id."), **ACTOR},
+    ["leadId", "actorId"],
 )
 def qualify_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Qualify a lead."""
-    actor = acting_user(state, input["actorUserId"])
-    lead = require_lead(state, input["leadId"])
+    actor = acting_user(state, input["actorId"])
+    lead = require_record(state, "leads", input["leadId"])
     if lead["status"] not in ("new", "working"):
         raise silo.tool_error(
             "invalid_state",
@@ -255,29 +220,29 @@ def qualify_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
             {"id": lead["id"], "status": lead["status"]},
         )
     changes: list[dict[str, Any]] = []
-    record_change(lead, "status", "qualified", changes)
+    set_field(lead, "status", "qualified", changes)
     audit(state, actor["id"], "qualify_lead", "lead", lead["id"], "Qualified.", changes)
     return {"updated": lead_view(state, lead)}
 
 
-@crm_tool(
+@define_tool(
     "disqualify_lead",
     "Disqualify an open lead with a reason.",
     {
         "leadId": string("Lead id."),
         "reason": string("Why the lead is not a fit."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["leadId", "reason", "actorUserId"],
+    ["leadId", "reason", "actorId"],
 )
 def disqualify_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Disqualify a lead."""
-    actor = acting_user(state, input["actorUserId"])
-    lead = require_lead(state, input["leadId"])
+    actor = acting_user(state, input["actorId"])
+    lead = require_record(state, "leads", input["leadId"])
     _require_open(lead)
     changes: list[dict[str, Any]] = []
-    record_change(lead, "status", "disqualified", changes)
-    record_change(lead, "disqualifyReason", input["reason"].strip(), changes)
+    set_field(lead, "status", "disqualified", changes)
+    set_field(lead, "disqualifyReason", input["reason"].strip(), changes)
     audit(state, actor["id"], "disqualify_lead", "lead", lead["id"], input["reason"], changes)
     return {"updated": lead_view(state, lead)}
 
@@ -301,7 +266,7 @@ def _conversion_account(
     state: State, lead: Lead, account_id: str | None, owner: User, actor_id: str
 ) -> tuple[Account, bool]:
     if account_id is not None:
-        return require_account(state, account_id), False
+        return require_record(state, "accounts", account_id), False
     assert_name_free(state, lead["company"])
     new_id = next_id(state, "ACC")
     account: Account = {
@@ -324,7 +289,7 @@ def _conversion_contact(
     state: State, lead: Lead, account: Account, actor_id: str
 ) -> tuple[Contact, bool]:
     # An active contact at the account with the lead's email is the same person: reuse it.
-    for existing in by_id(state["contacts"]):
+    for existing in sorted_by_id(state["contacts"]):
         if (
             existing["accountId"] == account["id"]
             and existing["status"] == "active"
@@ -354,7 +319,7 @@ def _conversion_contact(
     return contact, True
 
 
-@crm_tool(
+@define_tool(
     "convert_lead",
     "Convert a qualified lead into a customer record and an opportunity. Without accountId a new "
     "account is created from the lead's company (names must be unique); with accountId the lead "
@@ -372,14 +337,14 @@ def _conversion_contact(
         "accountId": string("Attach the lead to this existing account instead of creating one."),
         "ownerId": string("User id who will own the opportunity."),
         "stageId": string("Open stage to start in (default: the first open stage)."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["leadId", "amount", "expectedCloseDate", "actorUserId"],
+    ["leadId", "amount", "expectedCloseDate", "actorId"],
 )
 def convert_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Convert a qualified lead."""
-    actor = acting_user(state, input["actorUserId"])
-    lead = require_lead(state, input["leadId"])
+    actor = acting_user(state, input["actorId"])
+    lead = require_record(state, "leads", input["leadId"])
     if lead["status"] == "converted":
         raise silo.tool_error(
             "invalid_state",
@@ -393,11 +358,11 @@ def convert_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"Lead {lead['id']} is {lead['status']}, not qualified; only qualified leads convert.",
             {"id": lead["id"], "status": lead["status"]},
         )
-    amount = read_amount(input, "amount")
+    amount = read_money(input, "amount")
     close = read_future_date(state, input, "expectedCloseDate")
     stage = require_starting_stage(state, input.get("stageId"))
     if "accountId" in input:
-        require_account(state, input["accountId"])
+        require_record(state, "accounts", input["accountId"])
     owner = _conversion_owner(state, lead, input.get("ownerId"))
     account, account_created = _conversion_account(
         state, lead, input.get("accountId"), owner, actor["id"]
@@ -417,11 +382,11 @@ def convert_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     opp_id = opp["id"]
     audit(state, actor["id"], "convert_lead", "opportunity", opp_id, f"Created from {lead['id']}.")
     changes: list[dict[str, Any]] = []
-    record_change(lead, "status", "converted", changes)
-    record_change(lead, "convertedDate", today(state), changes)
-    record_change(lead, "convertedAccountId", account["id"], changes)
-    record_change(lead, "convertedContactId", contact["id"], changes)
-    record_change(lead, "convertedOpportunityId", opp_id, changes)
+    set_field(lead, "status", "converted", changes)
+    set_field(lead, "convertedDate", today(state), changes)
+    set_field(lead, "convertedAccountId", account["id"], changes)
+    set_field(lead, "convertedContactId", contact["id"], changes)
+    set_field(lead, "convertedOpportunityId", opp_id, changes)
     audit(
         state,
         actor["id"],

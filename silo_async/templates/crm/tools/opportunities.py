@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import silo_async as silo
+from silo_async.world import (
+    audit,
+    boolean,
+    date,
+    define_tool,
+    enum,
+    get_tool,
+    list_tool,
+    next_id,
+    number,
+    read_money,
+    require_record,
+    require_some,
+    search_tool,
+    set_field,
+    string,
+    today,
+)
 
 from ..state import (
     Opportunity,
@@ -12,42 +31,20 @@ from ..state import (
     State,
     is_past_due,
     is_stale,
-    next_id,
     next_open_stage,
     outcome_stage,
     pipeline,
-    today,
-)
-from .contract import (
-    PAGING,
-    actor_property,
-    boolean,
-    by_id,
-    crm_tool,
-    date,
-    enum,
-    filters_match,
-    matches,
-    number,
-    paginate,
-    read_amount,
-    read_future_date,
-    require_some,
-    string,
 )
 from .helpers import (
+    ACTOR,
+    FILTERS,
     acting_user,
     activities_about,
-    audit,
-    check_filters,
+    assert_opportunity_open,
     deal_owner,
-    reassign_owner,
-    record_change,
-    require_account,
-    require_contact,
+    read_future_date,
+    reassign_tool,
     require_open_opportunity,
-    require_opportunity,
-    require_stage,
     require_starting_stage,
 )
 from .views import activity_view, opportunity_view
@@ -72,7 +69,7 @@ LOST_REASONS = ("price", "competitor", "no_budget", "no_decision", "timing", "ot
 
 
 def _check_contact(state: State, contact_id: str, account_id: str) -> None:
-    contact = require_contact(state, contact_id)
+    contact = require_record(state, "contacts", contact_id)
     if contact["status"] != "active" or contact["accountId"] != account_id:
         raise silo.tool_error(
             "invalid_input",
@@ -118,78 +115,68 @@ def add_opportunity(
 def _enter_stage(
     state: State, opp: Opportunity, stage: Stage, changes: list[dict[str, Any]]
 ) -> None:
-    record_change(opp, "stageId", stage["id"], changes)
+    set_field(opp, "stageId", stage["id"], changes)
     opp["stageHistory"].append({"stageId": stage["id"], "enteredDate": today(state)})
 
 
-@crm_tool("list_stages", "The pipeline stages in order, with their win probability.")
+@define_tool("list_stages", "The pipeline stages in order, with their win probability.")
 def list_stages(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """All stages in pipeline order."""
     return {"stages": pipeline(state)}
 
 
-@crm_tool(
+def _flags(state: State, opp: Opportunity, input: Mapping[str, Any]) -> bool:
+    return (not input.get("staleOnly") or is_stale(state, opp)) and (
+        not input.get("pastDueOnly") or is_past_due(state, opp)
+    )
+
+
+list_opportunities = list_tool(
     "list_opportunities",
     "List opportunities sorted by id with probability, weighted amount, days in stage and "
     "stale/past-due flags; filter by owner, account, stage or status, or only stale or past-due "
     "deals. Paged.",
-    {
+    "opportunities",
+    filters={
         "ownerId": string("Only deals owned by this user id."),
         "accountId": string("Only deals of this account."),
         "stageId": string("Only deals currently in this stage."),
         "status": enum("Only deals with this status.", STATUSES),
+    },
+    references=FILTERS,
+    extra={
         "staleOnly": boolean("Only open deals stuck in their stage past the stale policy."),
         "pastDueOnly": boolean("Only open deals whose expected close date has passed."),
-        **PAGING,
     },
+    where=_flags,
+    view=opportunity_view,
 )
-def list_opportunities(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Opportunities matching the filters."""
-    check_filters(state, input)
-    opps = [
-        opportunity_view(state, o)
-        for o in by_id(state["opportunities"])
-        if filters_match(input, o, ("ownerId", "accountId", "stageId", "status"))
-        and (not input.get("staleOnly") or is_stale(state, o))
-        and (not input.get("pastDueOnly") or is_past_due(state, o))
-    ]
-    return paginate(opps, input)
 
-
-@crm_tool(
+search_opportunities = search_tool(
     "search_opportunities",
     "Find opportunities whose id, name or account name contains the query (case-insensitive). "
     "Paged.",
-    {"query": string("Text to look for."), **PAGING},
-    ["query"],
+    "opportunities",
+    lambda state, o: [o["name"], state["accounts"][o["accountId"]]["name"]],
+    view=opportunity_view,
 )
-def search_opportunities(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Opportunities matching a text query."""
-    opps = [
-        opportunity_view(state, o)
-        for o in by_id(state["opportunities"])
-        if matches(input["query"], o["id"], o["name"], state["accounts"][o["accountId"]]["name"])
-    ]
-    return paginate(opps, input)
 
-
-@crm_tool(
+get_opportunity = get_tool(
     "get_opportunity",
     "One opportunity with its stage history, derived figures and related activities.",
-    {"opportunityId": string("Opportunity id, e.g. OPP-004.")},
-    ["opportunityId"],
-)
-def get_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """An opportunity and its activities."""
-    opp = require_opportunity(state, input["opportunityId"])
-    activities = activities_about(state, "opportunity", opp["id"])
-    return {
+    "opportunities",
+    "opportunityId",
+    "OPP-004",
+    view=lambda state, opp: {
         **opportunity_view(state, opp),
-        "activities": [activity_view(state, a) for a in activities],
-    }
+        "activities": [
+            activity_view(state, a) for a in activities_about(state, "opportunity", opp["id"])
+        ],
+    },
+)
 
 
-@crm_tool(
+@define_tool(
     "create_opportunity",
     "Create an open opportunity on an account, in an open stage (default: the first).",
     {
@@ -200,16 +187,16 @@ def get_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "expectedCloseDate": date("Expected close date, today or later"),
         "stageId": string("Open stage to start in (default: the first open stage)."),
         "primaryContactId": string("An active contact of the account."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["name", "accountId", "ownerId", "amount", "expectedCloseDate", "actorUserId"],
+    ["name", "accountId", "ownerId", "amount", "expectedCloseDate", "actorId"],
 )
 def create_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Create an opportunity."""
-    actor = acting_user(state, input["actorUserId"])
-    account = require_account(state, input["accountId"])
+    actor = acting_user(state, input["actorId"])
+    account = require_record(state, "accounts", input["accountId"])
     deal_owner(state, input["ownerId"], "opportunities")
-    amount = read_amount(input, "amount")
+    amount = read_money(input, "amount")
     close = read_future_date(state, input, "expectedCloseDate")
     stage = require_starting_stage(state, input.get("stageId"))
     if "primaryContactId" in input:
@@ -235,7 +222,7 @@ def create_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": opportunity_view(state, opp)}
 
 
-@crm_tool(
+@define_tool(
     "update_opportunity",
     "Change an open opportunity's name, amount, expected close date or primary contact.",
     {
@@ -244,27 +231,27 @@ def create_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "amount": number("New amount in USD (positive)."),
         "expectedCloseDate": date("New expected close date, today or later"),
         "primaryContactId": string("New primary contact (an active contact of the account)."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["opportunityId", "actorUserId"],
+    ["opportunityId", "actorId"],
 )
 def update_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Update an open opportunity."""
-    actor = acting_user(state, input["actorUserId"])
+    actor = acting_user(state, input["actorId"])
     opp = require_open_opportunity(state, input["opportunityId"])
     require_some(input, ("name", "amount", "expectedCloseDate", "primaryContactId"))
     changes: list[dict[str, Any]] = []
     if "name" in input:
-        record_change(opp, "name", input["name"].strip(), changes)
+        set_field(opp, "name", input["name"].strip(), changes)
     if "amount" in input:
-        record_change(opp, "amount", read_amount(input, "amount"), changes)
+        set_field(opp, "amount", read_money(input, "amount"), changes)
     if "expectedCloseDate" in input:
-        record_change(
+        set_field(
             opp, "expectedCloseDate", read_future_date(state, input, "expectedCloseDate"), changes
         )
     if "primaryContactId" in input:
         _check_contact(state, input["primaryContactId"], opp["accountId"])
-        record_change(opp, "primaryContactId", input["primaryContactId"], changes)
+        set_field(opp, "primaryContactId", input["primaryContactId"], changes)
     audit(
         state,
         actor["id"],
@@ -294,34 +281,34 @@ def _move(state: State, actor_id: str, opp: Opportunity, stage: Stage, action: s
     return {"updated": opportunity_view(state, opp)}
 
 
-@crm_tool(
+@define_tool(
     "move_opportunity_stage",
     "Move an open opportunity to another open stage (forwards or back). Resets days in stage.",
     {
         "opportunityId": string("Opportunity id."),
         "stageId": string("Target open stage id."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["opportunityId", "stageId", "actorUserId"],
+    ["opportunityId", "stageId", "actorId"],
 )
 def move_opportunity_stage(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Set an opportunity's stage."""
-    actor = acting_user(state, input["actorUserId"])
+    actor = acting_user(state, input["actorId"])
     opp = require_open_opportunity(state, input["opportunityId"])
-    stage = require_stage(state, input["stageId"])
+    stage = require_record(state, "stages", input["stageId"])
     result: dict[str, Any] = _move(state, actor["id"], opp, stage, "move_opportunity_stage")
     return result
 
 
-@crm_tool(
+@define_tool(
     "advance_opportunity_stage",
     "Move an open opportunity to the next open stage in the pipeline.",
-    {"opportunityId": string("Opportunity id."), "actorUserId": actor_property()},
-    ["opportunityId", "actorUserId"],
+    {"opportunityId": string("Opportunity id."), **ACTOR},
+    ["opportunityId", "actorId"],
 )
 def advance_opportunity_stage(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Advance an opportunity one stage."""
-    actor = acting_user(state, input["actorUserId"])
+    actor = acting_user(state, input["actorId"])
     opp = require_open_opportunity(state, input["opportunityId"])
     stage = next_open_stage(state, opp["stageId"])
     if stage is None:
@@ -335,49 +322,49 @@ def advance_opportunity_stage(state: State, input: dict[str, Any]) -> dict[str, 
     return result
 
 
-@crm_tool(
+@define_tool(
     "close_opportunity_won",
     "Close an open opportunity as won today, optionally at the final contracted amount.",
     {
         "opportunityId": string("Opportunity id."),
         "finalAmount": number("Contracted amount in USD if it differs from the deal amount."),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["opportunityId", "actorUserId"],
+    ["opportunityId", "actorId"],
 )
 def close_opportunity_won(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Close a deal as won."""
-    actor = acting_user(state, input["actorUserId"])
+    actor = acting_user(state, input["actorId"])
     opp = require_open_opportunity(state, input["opportunityId"])
     changes: list[dict[str, Any]] = []
     if "finalAmount" in input:
-        record_change(opp, "amount", read_amount(input, "finalAmount"), changes)
+        set_field(opp, "amount", read_money(input, "finalAmount"), changes)
     _enter_stage(state, opp, outcome_stage(state, "won"), changes)
-    record_change(opp, "status", "won", changes)
-    record_change(opp, "closedDate", today(state), changes)
+    set_field(opp, "status", "won", changes)
+    set_field(opp, "closedDate", today(state), changes)
     audit(state, actor["id"], "close_opportunity_won", "opportunity", opp["id"], "Won.", changes)
     return {"updated": opportunity_view(state, opp)}
 
 
-@crm_tool(
+@define_tool(
     "close_opportunity_lost",
     "Close an open opportunity as lost today, with a reason.",
     {
         "opportunityId": string("Opportunity id."),
         "reason": enum("Why the deal was lost.", LOST_REASONS),
-        "actorUserId": actor_property(),
+        **ACTOR,
     },
-    ["opportunityId", "reason", "actorUserId"],
+    ["opportunityId", "reason", "actorId"],
 )
 def close_opportunity_lost(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Close a deal as lost."""
-    actor = acting_user(state, input["actorUserId"])
+    actor = acting_user(state, input["actorId"])
     opp = require_open_opportunity(state, input["opportunityId"])
     changes: list[dict[str, Any]] = []
     _enter_stage(state, opp, outcome_stage(state, "lost"), changes)
-    record_change(opp, "status", "lost", changes)
-    record_change(opp, "closedDate", today(state), changes)
-    record_change(opp, "lostReason", input["reason"], changes)
+    set_field(opp, "status", "lost", changes)
+    set_field(opp, "closedDate", today(state), changes)
+    set_field(opp, "lostReason", input["reason"], changes)
     audit(
         state,
         actor["id"],
@@ -390,20 +377,12 @@ def close_opportunity_lost(state: State, input: dict[str, Any]) -> dict[str, Any
     return {"updated": opportunity_view(state, opp)}
 
 
-@crm_tool(
+reassign_opportunity = reassign_tool(
     "reassign_opportunity",
     "Give an open opportunity to another owner (an active account executive or director). Only "
     "its owner, a director or sales ops may. Closed deals keep their owner as history.",
-    {
-        "opportunityId": string("Opportunity id."),
-        "newOwnerId": string("User id of the new owner."),
-        "actorUserId": actor_property(),
-    },
-    ["opportunityId", "newOwnerId", "actorUserId"],
+    "opportunity",
+    "opportunityId",
+    opportunity_view,
+    assert_opportunity_open,
 )
-def reassign_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Change an open deal's owner."""
-    actor = acting_user(state, input["actorUserId"])
-    opp = require_open_opportunity(state, input["opportunityId"])
-    reassign_owner(state, actor, opp, "opportunity", input["newOwnerId"])
-    return {"updated": opportunity_view(state, opp)}

@@ -5,6 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
+from silo_async.world import (
+    boolean,
+    check_references,
+    date,
+    define_tool,
+    integer,
+    read_date,
+    read_int,
+    string,
+    sum_money,
+    today,
+)
 
 from ..state import (
     State,
@@ -13,28 +25,25 @@ from ..state import (
     open_opportunities,
     open_stages,
     quota_attainment,
-    round2,
     stale_opportunities,
     stale_threshold,
-    today,
     total_amount,
     total_weighted,
     won_amount,
 )
-from .contract import boolean, crm_tool, date, integer, read_date, string
-from .helpers import check_filters
+from .helpers import FILTERS
 from .views import opportunity_view, user_name
 
 __all__ = ["forecast_report", "pipeline_summary", "rep_performance", "stale_deals_report"]
 
 
 def _owner_filter(state: State, input: dict[str, Any]) -> str | None:
-    check_filters(state, input)
+    check_references(state, input, FILTERS)
     owner_id: str | None = input.get("ownerId")
     return owner_id
 
 
-@crm_tool(
+@define_tool(
     "pipeline_summary",
     "Open pipeline by stage: deal count, amount and probability-weighted amount, plus totals.",
     {"ownerId": string("Only deals owned by this user id.")},
@@ -64,7 +73,7 @@ def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@crm_tool(
+@define_tool(
     "forecast_report",
     "Probability-weighted forecast of open deals expected to close on or before a date "
     "(default: all open deals), optionally for one owner.",
@@ -76,7 +85,7 @@ def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Weighted forecast."""
     opps = open_opportunities(state, _owner_filter(state, input))
-    cutoff = read_date(input, "closingOnOrBefore") if "closingOnOrBefore" in input else None
+    cutoff = read_date(input, "closingOnOrBefore", None)
     if cutoff is not None:
         opps = [o for o in opps if o["expectedCloseDate"] <= cutoff]
     return {
@@ -89,7 +98,7 @@ def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@crm_tool(
+@define_tool(
     "rep_performance",
     "Per account executive (and any director with a quota): annual quota, closed-won in the "
     "year, attainment percent, and open pipeline. Includes deactivated users unless activeOnly.",
@@ -102,7 +111,7 @@ def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Quota attainment per rep."""
-    year = int(input.get("year", current_year(state)))
+    year = read_int(input, "year", current_year(state), minimum=2000)
     if year > current_year(state):
         raise silo.tool_error(
             "invalid_input",
@@ -130,7 +139,7 @@ def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"year": year, "reps": rows}
 
 
-@crm_tool(
+@define_tool(
     "stale_opportunities",
     "Open deals that have sat in their current stage for more than thresholdDays (default: the "
     "company's stale policy), longest first, with counts per owner.",
@@ -141,7 +150,7 @@ def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
 )
 def stale_deals_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Stalled deals."""
-    threshold = int(input.get("thresholdDays", stale_threshold(state)))
+    threshold = read_int(input, "thresholdDays", stale_threshold(state), minimum=0)
     owner_id = _owner_filter(state, input)
     stale = [
         o
@@ -164,7 +173,7 @@ def stale_deals_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "asOf": today(state),
         "thresholdDays": threshold,
         "count": len(stale),
-        "totalAmount": round2(sum(o["amount"] for o in stale)),
+        "totalAmount": sum_money(o["amount"] for o in stale),
         "countByOwner": counts,
         "opportunities": [opportunity_view(state, o) for o in stale],
     }

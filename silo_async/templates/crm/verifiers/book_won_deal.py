@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import modified_ids, new_records, today
 
-from ..state import State, outcome_stage, today
-from .shared import added, changed, opportunity_named
+from ..state import State, opportunity_named, outcome_stage
 
 DEAL = "Obsidian chain-of-custody platform"
 SIGNED = 121500
@@ -18,10 +18,10 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     opp = final["opportunities"][start["id"]]
     notes = [
         a
-        for a in added(final, initial, "activities")
+        for a in new_records(final, initial, "activities")
         if a["relatedTo"] == {"type": "opportunity", "id": start["id"]} and a["type"] == "note"
     ]
-    others = changed(final, initial, "opportunities", ignore=[start["id"]])
+    others = [i for i in modified_ids(final, initial, "opportunities") if i != start["id"]]
     return [
         silo.check("the deal is won", opp["status"] == "won", opp["status"]),
         silo.check(f"amount is the signed {SIGNED}", opp["amount"] == SIGNED, str(opp["amount"])),

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import modified_ids, new_records
 
-from ..state import State
-from .shared import account_named, added, changed, lead_named
+from ..state import State, account_named, lead_named
 
 LEAD = "Felix Amadi"
 ACCOUNT = "Corvane Diagnostics"
@@ -21,7 +21,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     lead = final["leads"][start["id"]]
     opp = final["opportunities"].get(lead["convertedOpportunityId"] or "")
     contact = final["contacts"].get(lead["convertedContactId"] or "")
-    new_accounts = [a["id"] for a in added(final, initial, "accounts")]
+    new_accounts = [a["id"] for a in new_records(final, initial, "accounts")]
     primary_before = [
         c["id"]
         for c in initial["contacts"].values()
@@ -32,7 +32,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         for c in final["contacts"].values()
         if c["accountId"] == customer["id"] and c["isPrimary"]
     ]
-    other_opps = changed(final, initial, "opportunities")
+    other_opps = modified_ids(final, initial, "opportunities")
     return [
         silo.check("lead is converted", lead["status"] == "converted", lead["status"]),
         silo.check(

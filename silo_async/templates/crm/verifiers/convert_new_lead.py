@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import mentions, modified_ids, new_records
 
-from ..state import State, normalise_email
-from .shared import added, changed, lead_named, mentions
+from ..state import State, lead_named, normalise_email
 
 LEAD = "Tomasz Wierzbicki"
 AMOUNT = 48000
@@ -20,7 +20,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     opp = final["opportunities"].get(lead["convertedOpportunityId"] or "")
     account = final["accounts"].get(lead["convertedAccountId"] or "")
     contact = final["contacts"].get(lead["convertedContactId"] or "")
-    new_accounts = {a["id"] for a in added(final, initial, "accounts")}
+    new_accounts = {a["id"] for a in new_records(final, initial, "accounts")}
     return [
         silo.check("lead is converted", lead["status"] == "converted", lead["status"]),
         silo.check("the lead links to a converted opportunity", opp is not None),
@@ -61,5 +61,5 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             "the lead's owner owns the opportunity",
             opp is not None and opp["ownerId"] == start["ownerId"],
         ),
-        silo.optional("no existing account changed", not changed(final, initial, "accounts")),
+        silo.optional("no existing account changed", not modified_ids(final, initial, "accounts")),
     ]

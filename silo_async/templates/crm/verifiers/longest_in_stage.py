@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import few_numbers, mentions, states_number, unchanged
 
 from ..state import State, days_in_stage, open_opportunities
-from .shared import few_numbers, mentions, states_number, unchanged
 
 
 @silo.verifier(id="VER-011", task_id="TASK-011")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import modified_ids
 
-from ..state import State, contact_references, duplicate_contact_groups
-from .shared import account_named, changed
+from ..state import State, account_named, contact_references, duplicate_contact_groups
 
 ACCOUNT = "Tessaline Pharma"
 
@@ -21,7 +21,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     refs_before = sorted({r for c in copies for r in contact_references(initial, c)})
     refs_after = sorted({r for c in copies for r in contact_references(final, c)})
     now_on_survivor = set(contact_references(final, keep["id"]))
-    others = changed(final, initial, "contacts", ignore=[keep["id"], *copies])
+    others = [i for i in modified_ids(final, initial, "contacts") if i not in {keep["id"], *copies}]
     return [
         silo.check("the oldest record is still active", survivor["status"] == "active"),
         silo.check(

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import few_numbers, states_number, today, unchanged
 
-from ..state import State, open_opportunities, past_due_opportunities, today, total_amount
-from .shared import few_numbers, states_number, unchanged
+from ..state import State, open_opportunities, past_due_opportunities, total_amount
 
 
 @silo.verifier(id="VER-010", task_id="TASK-010")

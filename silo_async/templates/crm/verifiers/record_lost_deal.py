@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import modified_ids, today
 
-from ..state import State, outcome_stage, today
-from .shared import account_named, changed, opportunity_named
+from ..state import State, account_named, opportunity_named, outcome_stage
 
 DEAL = "Brackwater QC lab expansion"
 ACCOUNT = "Brackwater Brewing Co."
@@ -22,7 +22,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         for o in initial["opportunities"].values()
         if o["accountId"] == account["id"] and o["id"] != start["id"]
     ]
-    others = changed(final, initial, "opportunities", ignore=[start["id"]])
+    others = [i for i in modified_ids(final, initial, "opportunities") if i != start["id"]]
     return [
         silo.check("the deal is lost", opp["status"] == "lost", opp["status"]),
         silo.check(

@@ -6,8 +6,7 @@ from typing import Any
 
 import silo_async as silo
 
-from ..state import OPEN_LEAD_STATUSES, State, is_activity_open
-from .shared import user_named
+from ..state import OPEN_LEAD_STATUSES, State, is_activity_open, user_named
 
 DEPARTED = "Jasper Lindqvist"
 SUCCESSOR = "Ottilie Brandt"

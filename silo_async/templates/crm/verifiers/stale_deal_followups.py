@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import add_days, modified_ids, new_records, today
 
 from ..state import (
     Activity,
     State,
-    add_days,
     days_in_stage,
     open_opportunities,
     stale_opportunities,
-    today,
 )
-from .shared import added, changed
 
 THRESHOLD_DAYS = 30
 WINDOW_DAYS = 7
@@ -30,7 +28,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     last_day = add_days(start_day, WINDOW_DAYS)
     stale = stale_opportunities(initial, THRESHOLD_DAYS)
     stale_ids = {o["id"] for o in stale}
-    new_acts = added(final, initial, "activities")
+    new_acts = new_records(final, initial, "activities")
     calls: dict[str, list[Activity]] = {}
     for act in new_acts:
         if act["relatedTo"]["type"] == "opportunity" and act["type"] == "call":
@@ -62,7 +60,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     boundary = [
         o["id"] for o in open_opportunities(initial) if days_in_stage(initial, o) == THRESHOLD_DAYS
     ]
-    deals_changed = changed(final, initial, "opportunities")
+    deals_changed = modified_ids(final, initial, "opportunities")
     n = len(stale)
     return [
         silo.check(

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import few_numbers, mentions, states_number, unchanged
 
 from ..state import State, quota_attainment, won_amount
-from .shared import few_numbers, mentions, states_number, unchanged
 
 YEAR = 2026
 

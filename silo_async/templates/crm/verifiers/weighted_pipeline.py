@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import few_numbers, final_number, states_number, unchanged
 
 from ..state import State, open_opportunities, total_amount, total_weighted
-from .shared import few_numbers, final_number, states_number, unchanged
 
 
 @silo.verifier(id="VER-008", task_id="TASK-008")

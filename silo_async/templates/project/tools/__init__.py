@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import advance_clock, get_audit_entry, get_current_time, list_audit_entries
 
-from .audit import get_audit_entry, list_audit_entries
-from .clock import advance_clock, get_clock
 from .comments import add_comment, list_comments
 from .dependencies import add_dependency, list_dependencies, remove_dependency
 from .members import (
@@ -64,7 +63,7 @@ __all__ = ["tools"]
 
 tools: list[silo.Tool] = [
     # clock
-    get_clock,
+    get_current_time,
     advance_clock,
     # members
     list_members,

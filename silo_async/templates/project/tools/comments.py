@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..state import Record, State, next_id
-from .contract import ACTOR, PAGING, define, paginate, string
-from .helpers import acting_member, audit, require, writable_item
+from silo_async.world import PAGING, audit, define_tool, next_id, paginate, string
+
+from ..state import Record, State
+from .helpers import ACTOR, acting_member, require, writable_item
 
 __all__ = ["add_comment", "list_comments"]
 
 _ITEM_ID = {"workItemId": string("Work item id, e.g. WI-012.")}
 
 
-@define(
+@define_tool(
     "add_comment",
     "Add a comment to a work item; the actor is its author.",
     {**ACTOR, **_ITEM_ID, "body": string("Comment text.")},
@@ -35,7 +36,7 @@ def add_comment(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": comment, "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "list_comments",
     "List a work item's comments, oldest first, with author names.",
     {**_ITEM_ID, **PAGING},

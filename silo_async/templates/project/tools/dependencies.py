@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
+from silo_async.world import audit, define_tool, next_id, string, today
 
-from ..state import Record, State, is_done, next_id, today
-from .contract import ACTOR, define, string
-from .helpers import acting_member, assert_item_writable, audit, require, state_name
+from ..state import Record, State, is_done
+from .helpers import ACTOR, acting_member, assert_item_writable, require, state_name
 
 __all__ = ["add_dependency", "list_dependencies", "remove_dependency"]
 
@@ -24,7 +24,7 @@ def _link_view(state: State, dep: Record, other_id: str) -> dict[str, Any]:
     }
 
 
-@define(
+@define_tool(
     "list_dependencies",
     "List a work item's dependencies: the items blocking it (with whether each is done) and "
     "the items it blocks.",
@@ -63,7 +63,7 @@ def _reaches(state: State, start: str, goal: str) -> bool:
     return False
 
 
-@define(
+@define_tool(
     "add_dependency",
     "Record that one work item blocks another. Self-links, duplicates and cycles are refused.",
     {
@@ -104,7 +104,7 @@ def add_dependency(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": dep_record, "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "remove_dependency",
     "Delete a dependency link by its id (DEP-...).",
     {**ACTOR, "dependencyId": string("Dependency id, e.g. DEP-004.")},

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
+from silo_async import world as w
 
 from ..state import (
     Record,
@@ -13,13 +14,14 @@ from ..state import (
     is_closed,
     is_departed,
     member_load,
-    next_id,
     sprint_committed_points,
     unresolved_blockers,
 )
 from .views import item_summary
 
 __all__ = [
+    "ACTOR",
+    "FILTER_COLLECTIONS",
     "acting_member",
     "assert_assignable",
     "assert_blockers_done",
@@ -28,7 +30,6 @@ __all__ = [
     "assert_item_writable",
     "assert_project_open",
     "assert_sprint_budget",
-    "audit",
     "check_filters",
     "describe_changes",
     "require",
@@ -37,32 +38,24 @@ __all__ = [
     "writable_item",
 ]
 
-_LABELS = {
-    "teams": "Team",
-    "members": "Member",
-    "projects": "Project",
-    "sprints": "Sprint",
-    "workflowStates": "Workflow state",
-    "workItems": "Work item",
-    "dependencies": "Dependency",
-    "comments": "Comment",
-    "timeLogs": "Time log",
+#: The acting member, required on every change.
+ACTOR: dict[str, w.Schema] = {
+    "actorId": w.string("Member id of the person making the change, e.g. MEM-001."),
 }
 
 
 def require(state: State, collection: str, record_id: str) -> Record:
-    """The record with ``record_id`` in ``collection``.
+    """The record with ``record_id`` in ``collection`` (``not_found`` naming both otherwise).
 
-    Raises:
-        ToolError: ``not_found``, naming the collection and the id.
+    A missing workflow state also lists the handful of states that exist, which saves the agent
+    a lookup.
     """
-    record: Record | None = state[collection].get(record_id)  # type: ignore[literal-required]
-    if record is None:
-        message = f'{_LABELS[collection]} "{record_id}" was not found.'
+    try:
+        record: Record = w.require_record(state, collection, record_id)
+    except silo.ToolError as missing:
         if collection == "workflowStates":
-            # A handful of fixed ids: naming them saves the agent a lookup.
-            message += f" Known states: {', '.join(state['workflowStates'])}."
-        raise silo.tool_error("not_found", message, {"id": record_id})
+            missing.message += f" Known states: {', '.join(state['workflowStates'])}."
+        raise
     return record
 
 
@@ -192,7 +185,7 @@ def update_item(
 ) -> dict[str, Any]:
     """Apply ``changes`` to a work item, audit them as ``action`` and return the tool's result."""
     item.update(changes)
-    audit_id = audit(state, actor["id"], action, "work_item", item["id"], detail)
+    audit_id = w.audit(state, actor["id"], action, "work_item", item["id"], detail)
     return {"updated": item_summary(state, item), "auditId": audit_id}
 
 
@@ -220,30 +213,6 @@ def assert_blockers_done(state: State, item: Record, target_status: str) -> None
         f"move to {state_name(state, target_status)}.",
         {"workItemId": item["id"], "unresolvedBlockers": pending, "targetStatus": target_status},
     )
-
-
-def audit(
-    state: State,
-    actor_id: str,
-    action: str,
-    entity_type: str,
-    entity_id: str,
-    detail: str,
-) -> str:
-    """Append an audit entry stamped with the simulated clock; returns its id."""
-    entry_id = next_id(state, "AUD")
-    state["auditLog"].append(
-        {
-            "id": entry_id,
-            "at": state["clock"]["now"],
-            "actorId": actor_id,
-            "action": action,
-            "entityType": entity_type,
-            "entityId": entity_id,
-            "detail": detail,
-        }
-    )
-    return entry_id
 
 
 def assert_can_manage(state: State, actor: Record, project: Record) -> None:
@@ -285,6 +254,4 @@ def check_filters(state: State, input: dict[str, Any], *keys: str) -> None:
     Raises:
         ToolError: ``not_found`` for the first filter naming an unknown record.
     """
-    for key in keys:
-        if input.get(key) is not None:
-            require(state, FILTER_COLLECTIONS[key], input[key])
+    w.check_references(state, input, {key: FILTER_COLLECTIONS[key] for key in keys})

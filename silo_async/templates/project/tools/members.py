@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import silo_async as silo
-
-from ..state import (
-    Record,
-    State,
-    is_departed,
+from silo_async.world import (
+    audit,
+    boolean,
+    define_tool,
+    enum,
+    get_tool,
+    integer,
+    list_tool,
     next_id,
-    open_items_for_member,
-    over_capacity_by,
+    read_date,
+    search_tool,
+    string,
     today,
 )
-from .contract import ACTOR, PAGING, boolean, define, enum, integer, paginate, read_date, string
-from .helpers import acting_member, audit, check_filters, describe_changes, require
+
+from ..state import Record, State, is_departed, open_items_for_member, over_capacity_by
+from .helpers import ACTOR, acting_member, describe_changes, require
 from .views import item_summary, member_summary
 
 __all__ = [
@@ -32,64 +38,55 @@ ROLES = ("engineer", "lead", "manager", "qa", "designer")
 _MEMBER_ID = {"memberId": string("Member id, e.g. MEM-003.")}
 
 
-@define(
+def _member_filters(state: State, member: Record, input: Mapping[str, Any]) -> bool:
+    return not (input.get("activeOnly") and is_departed(member)) and not (
+        input.get("overCapacityOnly") and over_capacity_by(state, member["id"]) == 0
+    )
+
+
+list_members = list_tool(
     "list_members",
     "List members (sorted by id) with their active-sprint load, sprint capacity, remaining "
     "capacity and whether they are over capacity. Departed members are included unless "
     "activeOnly is true.",
-    {
+    "members",
+    filters={
         "teamId": string("Only members of this team, e.g. TEAM-001."),
         "role": enum("Only members with this role.", ROLES),
+    },
+    references={"teamId": "teams"},
+    extra={
         "activeOnly": boolean("Leave out members who have departed."),
         "overCapacityOnly": boolean("Only members whose load exceeds their capacity."),
-        **PAGING,
     },
+    where=_member_filters,
+    view=member_summary,
 )
-def list_members(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Filtered, paged member summaries."""
-    check_filters(state, input, "teamId")
-    rows = [
-        member_summary(state, m)
-        for m in state["members"].values()
-        if input.get("teamId") in (None, m["teamId"])
-        and input.get("role") in (None, m["role"])
-        and not (input.get("activeOnly") and is_departed(m))
-        and not (input.get("overCapacityOnly") and over_capacity_by(state, m["id"]) == 0)
-    ]
-    return paginate(rows, input)
 
-
-@define(
+search_members = search_tool(
     "search_members",
     "Find members whose id, name or email contains the query (case-insensitive).",
-    {"query": string("Text to look for, e.g. a first name."), **PAGING},
-    ["query"],
+    "members",
+    ["name", "email"],
+    view=member_summary,
 )
-def search_members(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Members matching the query."""
-    needle = input["query"].strip().lower()
-    rows = [
-        member_summary(state, m)
-        for m in state["members"].values()
-        if needle in f"{m['id']} {m['name']} {m['email']}".lower()
-    ]
-    return paginate(rows, input)
 
-
-@define(
+get_member = get_tool(
     "get_member",
     "Read one member: profile, load, remaining capacity and every open work item they hold.",
-    _MEMBER_ID,
-    ["memberId"],
+    "members",
+    "memberId",
+    "MEM-003",
+    view=lambda state, member: {
+        **member_summary(state, member),
+        "openWorkItems": [
+            item_summary(state, i) for i in open_items_for_member(state, member["id"])
+        ],
+    },
 )
-def get_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """A member summary with their open work items."""
-    member = require(state, "members", input["memberId"])
-    open_items = [item_summary(state, i) for i in open_items_for_member(state, member["id"])]
-    return {**member_summary(state, member), "openWorkItems": open_items}
 
 
-@define(
+@define_tool(
     "create_member",
     "Add a new member. The email must be unused; the team, if given, must exist.",
     {
@@ -135,7 +132,7 @@ def create_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": member_summary(state, member), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "update_member",
     "Change a member's role, email or sprint capacity. Departed members cannot be edited.",
     {
@@ -175,7 +172,7 @@ def update_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": member_summary(state, member), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "offboard_member",
     "Record that a member has left (their last day). They can no longer act or be assigned "
     "work. Returns the open work items they still hold, which need new owners.",

@@ -6,23 +6,26 @@ import re
 from typing import Any
 
 import silo_async as silo
-
-from ..state import (
-    Record,
-    State,
-    hours_for_project,
-    is_closed,
-    is_overdue,
+from silo_async.world import (
+    audit,
+    date,
+    define_tool,
+    enum,
+    get_tool,
+    list_tool,
     next_id,
+    read_date,
+    search_tool,
+    string,
 )
-from .contract import ACTOR, PAGING, date_string, define, enum, paginate, read_date, string
+
+from ..state import Record, State, hours_for_project, is_closed, is_overdue
 from .helpers import (
+    ACTOR,
     acting_member,
     assert_assignable,
     assert_can_manage,
     assert_project_open,
-    audit,
-    check_filters,
     describe_changes,
     require,
 )
@@ -57,61 +60,44 @@ def _project_summary(state: State, project: Record) -> dict[str, Any]:
     }
 
 
-@define(
+list_projects = list_tool(
     "list_projects",
     "List projects (sorted by id) with open work, overdue count and hours logged.",
-    {
+    "projects",
+    filters={
         "status": enum("Only projects in this status.", STATUSES),
         "teamId": string("Only projects owned by this team."),
-        **PAGING,
     },
+    references={"teamId": "teams"},
+    view=_project_summary,
 )
-def list_projects(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Filtered, paged project summaries."""
-    check_filters(state, input, "teamId")
-    rows = [
-        _project_summary(state, p)
-        for p in state["projects"].values()
-        if input.get("status") in (None, p["status"]) and input.get("teamId") in (None, p["teamId"])
-    ]
-    return paginate(rows, input)
 
-
-@define(
+search_projects = search_tool(
     "search_projects",
     "Find projects whose id, key or name contains the query (case-insensitive).",
-    {"query": string("Text to look for."), **PAGING},
-    ["query"],
+    "projects",
+    ["key", "name"],
+    view=_project_summary,
 )
-def search_projects(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Projects matching the query."""
-    needle = input["query"].strip().lower()
-    rows = [
-        _project_summary(state, p)
-        for p in state["projects"].values()
-        if needle in f"{p['id']} {p['key']} {p['name']}".lower()
-    ]
-    return paginate(rows, input)
 
-
-@define(
+get_project = get_tool(
     "get_project",
     "Read one project with its sprints (committed, delivered and remaining points).",
-    _PROJECT_ID,
-    ["projectId"],
+    "projects",
+    "projectId",
+    "PRJ-001",
+    view=lambda state, project: {
+        **_project_summary(state, project),
+        "sprints": [
+            sprint_summary(state, s)
+            for s in state["sprints"].values()
+            if s["projectId"] == project["id"]
+        ],
+    },
 )
-def get_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """A project summary and its sprints."""
-    project = require(state, "projects", input["projectId"])
-    sprints = [
-        sprint_summary(state, s)
-        for s in state["sprints"].values()
-        if s["projectId"] == project["id"]
-    ]
-    return {**_project_summary(state, project), "sprints": sprints}
 
 
-@define(
+@define_tool(
     "create_project",
     "Create an active project. The key (2-6 capital letters) must be unused; the lead must be "
     "an active member; the target date must be after the start date.",
@@ -121,8 +107,8 @@ def get_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "name": string("Project name."),
         "teamId": string("Owning team id."),
         "leadId": string("Member id of the project lead."),
-        "startDate": date_string("Start date."),
-        "targetDate": date_string("Target date."),
+        "startDate": date("Start date."),
+        "targetDate": date("Target date."),
     },
     ["actorId", "key", "name", "teamId", "leadId", "startDate", "targetDate"],
 )
@@ -159,14 +145,14 @@ def create_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": _project_summary(state, project), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "update_project",
     "Rename a project or move its target date. Archived projects are read-only.",
     {
         **ACTOR,
         **_PROJECT_ID,
         "name": string("New name."),
-        "targetDate": date_string("New target date."),
+        "targetDate": date("New target date."),
     },
     ["actorId", "projectId"],
 )
@@ -194,7 +180,7 @@ def update_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": _project_summary(state, project), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "set_project_status",
     "Put a project on hold or make it active again (use archive_project to archive). Only the "
     "project lead, the owning team's lead or a manager may do this.",
@@ -217,7 +203,7 @@ def set_project_status(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": _project_summary(state, project), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "archive_project",
     "Archive a project, making it read-only. Refused while any of its work items is still open "
     "(not done or cancelled) or one of its sprints is active. Only the project lead, the owning "
@@ -260,7 +246,7 @@ def archive_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": _project_summary(state, project), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "set_project_lead",
     "Make an active member the project's lead.",
     {**ACTOR, **_PROJECT_ID, "memberId": string("Member id of the new lead.")},

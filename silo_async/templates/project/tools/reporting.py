@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from silo_async.world import boolean, days_between, define_tool, enum, round_half_up, string, today
+
 from ..state import (
     State,
     blocked_item_ids,
-    days_between,
     hours_for_project,
     is_closed,
     is_departed,
@@ -16,14 +17,11 @@ from ..state import (
     member_load,
     over_capacity_by,
     remaining_capacity,
-    round2,
     sprint_committed_points,
     sprint_delivered_points,
     sprint_over_budget_by,
-    today,
     unresolved_blockers,
 )
-from .contract import boolean, define, enum, string
 from .helpers import check_filters, require
 from .views import item_summary, sprint_summary
 
@@ -38,7 +36,7 @@ __all__ = [
 ]
 
 
-@define(
+@define_tool(
     "sprint_report",
     "Burn-down view of one sprint: committed, delivered and remaining points, points by "
     "workflow state, days remaining and the open items with their blocked flags.",
@@ -57,12 +55,12 @@ def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {
         **sprint_summary(state, sprint),
         "pointsByStatus": by_status,
-        "percentComplete": round2(100 * delivered / committed) if committed else 0.0,
+        "percentComplete": round_half_up(100 * delivered / committed, 2) if committed else 0.0,
         "openItems": [item_summary(state, i) for i in items if not is_closed(state, i)],
     }
 
 
-@define(
+@define_tool(
     "member_load_report",
     "Each member's active-sprint load against their sprint capacity: load, remaining capacity, "
     "how far over capacity, and utilisation percent.",
@@ -92,13 +90,13 @@ def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
                 "loadPoints": load,
                 "remainingCapacityPoints": remaining_capacity(state, member["id"]),
                 "overCapacityBy": over_capacity_by(state, member["id"]),
-                "utilisationPercent": round2(100 * load / capacity) if capacity else None,
+                "utilisationPercent": round_half_up(100 * load / capacity, 2) if capacity else None,
             }
         )
     return {"total": len(rows), "results": rows}
 
 
-@define(
+@define_tool(
     "blocked_items_report",
     "Open items waiting on at least one blocker that is not done (computed from the "
     "dependencies, not from the stored status), with their unresolved blockers.",
@@ -129,7 +127,7 @@ def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@define(
+@define_tool(
     "overdue_items_report",
     "Open items whose due date has passed, with days overdue and whether the assignee is "
     "still active.",
@@ -169,7 +167,7 @@ def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@define(
+@define_tool(
     "velocity_report",
     "Per sprint (sorted by start date): committed, delivered and carried-over points, plus the "
     "average delivered by completed sprints.",
@@ -205,11 +203,11 @@ def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {
         "total": len(rows),
         "results": rows,
-        "averageDeliveredPoints": round2(sum(done) / len(done)) if done else None,
+        "averageDeliveredPoints": round_half_up(sum(done) / len(done), 2) if done else None,
     }
 
 
-@define(
+@define_tool(
     "project_time_report",
     "Hours logged on one project: the total, per member and per work item.",
     {"projectId": string("Project id.")},
@@ -224,8 +222,12 @@ def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     for log in state["timeLogs"].values():
         if items[log["workItemId"]]["projectId"] != project["id"]:
             continue
-        by_member[log["memberId"]] = round2(by_member.get(log["memberId"], 0.0) + log["hours"])
-        by_item[log["workItemId"]] = round2(by_item.get(log["workItemId"], 0.0) + log["hours"])
+        by_member[log["memberId"]] = round_half_up(
+            by_member.get(log["memberId"], 0.0) + log["hours"], 2
+        )
+        by_item[log["workItemId"]] = round_half_up(
+            by_item.get(log["workItemId"], 0.0) + log["hours"], 2
+        )
     return {
         "projectId": project["id"],
         "totalHours": hours_for_project(state, project["id"]),
@@ -234,7 +236,7 @@ def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@define(
+@define_tool(
     "sprint_budget_report",
     "Committed points against the point budget for every planned and active sprint.",
     {"projectId": string("Only this project's sprints.")},

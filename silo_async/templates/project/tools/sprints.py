@@ -5,26 +5,28 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-
-from ..state import Record, State, is_closed, items_in_sprint, next_id
-from .contract import (
-    ACTOR,
+from silo_async.world import (
     PAGING,
-    date_string,
-    define,
+    audit,
+    date,
+    define_tool,
     enum,
+    get_tool,
     integer,
+    next_id,
     paginate,
     read_date,
     string,
 )
+
+from ..state import Record, State, is_closed, items_in_sprint
 from .helpers import (
+    ACTOR,
     acting_member,
     assert_can_manage,
     assert_capacity,
     assert_project_open,
     assert_sprint_budget,
-    audit,
     check_filters,
     describe_changes,
     require,
@@ -49,7 +51,7 @@ _SPRINT_ID = {"sprintId": string("Sprint id, e.g. SPR-003.")}
 _ITEM_ID = {"workItemId": string("Work item id, e.g. WI-012.")}
 
 
-@define(
+@define_tool(
     "list_sprints",
     "List sprints (sorted by start date) with committed, delivered and remaining points, the "
     "point budget and how far over budget each is.",
@@ -72,17 +74,17 @@ def list_sprints(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return paginate(rows, input)
 
 
-@define(
+get_sprint = get_tool(
     "get_sprint",
     "Read one sprint with its point totals and every work item attached to it.",
-    _SPRINT_ID,
-    ["sprintId"],
+    "sprints",
+    "sprintId",
+    "SPR-003",
+    view=lambda state, sprint: {
+        **sprint_summary(state, sprint),
+        "workItems": [item_summary(state, i) for i in items_in_sprint(state, sprint["id"])],
+    },
 )
-def get_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """A sprint summary and its items."""
-    sprint = require(state, "sprints", input["sprintId"])
-    items = [item_summary(state, i) for i in items_in_sprint(state, sprint["id"])]
-    return {**sprint_summary(state, sprint), "workItems": items}
 
 
 def _check_dates(start: str, end: str) -> None:
@@ -90,7 +92,7 @@ def _check_dates(start: str, end: str) -> None:
         raise silo.tool_error("invalid_input", f"endDate {end} must be after startDate {start}.")
 
 
-@define(
+@define_tool(
     "create_sprint",
     "Plan a new sprint for a project (created as planned). The name must be unused in the "
     "project; the end date must be after the start date.",
@@ -98,8 +100,8 @@ def _check_dates(start: str, end: str) -> None:
         **ACTOR,
         "projectId": string("Project id."),
         "name": string("Sprint name, e.g. Routing S11."),
-        "startDate": date_string("First day."),
-        "endDate": date_string("Last day."),
+        "startDate": date("First day."),
+        "endDate": date("Last day."),
         "pointBudget": integer("Story points the sprint may commit to.", minimum=1, maximum=200),
         "goal": string("One-line sprint goal."),
     },
@@ -133,7 +135,7 @@ def create_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": sprint_summary(state, sprint), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "update_sprint",
     "Change a planned or active sprint's name, dates, goal or point budget. Completed sprints "
     "are read-only.",
@@ -141,8 +143,8 @@ def create_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
         **ACTOR,
         **_SPRINT_ID,
         "name": string("New name."),
-        "startDate": date_string("New first day."),
-        "endDate": date_string("New last day."),
+        "startDate": date("New first day."),
+        "endDate": date("New last day."),
         "pointBudget": integer("New point budget.", minimum=1, maximum=200),
         "goal": string("New goal."),
     },
@@ -172,7 +174,7 @@ def update_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": sprint_summary(state, sprint), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "start_sprint",
     "Start a planned sprint. A project can have only one active sprint at a time. Only the "
     "project lead, the owning team's lead or a manager may do this.",
@@ -213,7 +215,7 @@ def start_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": sprint_summary(state, sprint), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "complete_sprint",
     "Complete an active sprint. Unfinished items (not done or cancelled) stay in it unless "
     "carryOverToSprintId names a planned or active sprint of the same project, which must have "
@@ -270,7 +272,7 @@ def _check_carry_over(state: State, sprint: Record, target: Record, items: list[
     assert_sprint_budget(state, target, sum(int(i["points"]) for i in items))
 
 
-@define(
+@define_tool(
     "add_item_to_sprint",
     "Put an open work item into a planned or active sprint of its project. The sprint's point "
     "budget applies, and for an active sprint so does the assignee's capacity.",
@@ -306,7 +308,7 @@ def add_item_to_sprint(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return update_item(state, actor, item, "add_item_to_sprint", detail, {"sprintId": sprint["id"]})
 
 
-@define(
+@define_tool(
     "remove_item_from_sprint",
     "Take an open work item out of its sprint, back to the project backlog (its status is "
     "kept). Done or cancelled items stay in the sprint they were closed in.",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
+from silo_async.world import audit, define_tool, get_tool, list_tool, next_id, string
 
-from ..state import Record, State, is_departed, member_load, next_id
-from .contract import ACTOR, PAGING, define, paginate, string
-from .helpers import acting_member, assert_assignable, audit, require
+from ..state import Record, State, is_departed, member_load
+from .helpers import ACTOR, acting_member, assert_assignable, require
 from .views import member_summary
 
 __all__ = ["create_team", "get_team", "list_teams", "move_member_to_team", "set_team_lead"]
@@ -27,28 +27,29 @@ def _team_summary(state: State, team: Record) -> dict[str, Any]:
     }
 
 
-@define("list_teams", "List teams with their active headcount, capacity and load.", {**PAGING})
-def list_teams(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Paged team summaries."""
-    return paginate([_team_summary(state, t) for t in state["teams"].values()], input)
+list_teams = list_tool(
+    "list_teams",
+    "List teams with their active headcount, capacity and load.",
+    "teams",
+    view=_team_summary,
+)
 
-
-@define(
+get_team = get_tool(
     "get_team",
     "Read one team with every member (departed ones included, flagged active=false).",
-    _TEAM_ID,
-    ["teamId"],
+    "teams",
+    "teamId",
+    "TEAM-001",
+    view=lambda state, team: {
+        **_team_summary(state, team),
+        "members": [
+            member_summary(state, m) for m in state["members"].values() if m["teamId"] == team["id"]
+        ],
+    },
 )
-def get_team(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """A team and its members."""
-    team = require(state, "teams", input["teamId"])
-    members = [
-        member_summary(state, m) for m in state["members"].values() if m["teamId"] == team["id"]
-    ]
-    return {**_team_summary(state, team), "members": members}
 
 
-@define(
+@define_tool(
     "create_team",
     "Create a team. The name must be unused; the lead, if given, must be an active member and "
     "joins the team.",
@@ -78,7 +79,7 @@ def create_team(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": _team_summary(state, team), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "set_team_lead",
     "Make an active member of the team its lead.",
     {**ACTOR, **_TEAM_ID, "memberId": string("Member id of the new lead.")},
@@ -105,7 +106,7 @@ def set_team_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": _team_summary(state, team), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "move_member_to_team",
     "Move an active member to another team. A team's lead cannot be moved away.",
     {**ACTOR, "memberId": string("Member id."), **_TEAM_ID},

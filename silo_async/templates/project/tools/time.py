@@ -5,23 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-
-from ..state import Record, State, is_closed, next_id, round2, today
-from .contract import (
-    ACTOR,
+from silo_async.world import (
     PAGING,
-    date_string,
-    define,
+    audit,
+    date,
+    define_tool,
+    get_tool,
+    next_id,
     number,
     paginate,
     read_date,
-    read_optional_date,
+    round_half_up,
     string,
+    today,
 )
+
+from ..state import Record, State, is_closed
 from .helpers import (
+    ACTOR,
     acting_member,
     assert_item_writable,
-    audit,
     check_filters,
     require,
     state_name,
@@ -46,7 +49,7 @@ def _hours(value: float) -> float:
 
 
 def _log_date(state: State, input: dict[str, Any], member: Record) -> str:
-    day = read_optional_date(input, "date") or today(state)
+    day = read_date(input, "date", None) or today(state)
     if day > today(state):
         raise silo.tool_error(
             "invalid_input", f"date {day} is in the future; today is {today(state)}."
@@ -83,15 +86,16 @@ def _check_daily_total(
         if t["memberId"] == member_id and t["date"] == day and t["id"] != skip
     )
     if booked + hours > MAX_HOURS_PER_DAY:
+        booked = round_half_up(booked, 2)
         raise silo.tool_error(
             "limit_exceeded",
-            f"{member_id} already has {round2(booked):g} hours on {day}; {hours:g} more would "
+            f"{member_id} already has {booked:g} hours on {day}; {hours:g} more would "
             f"pass the {MAX_HOURS_PER_DAY:g}-hour daily limit.",
-            {"memberId": member_id, "date": day, "bookedHours": round2(booked)},
+            {"memberId": member_id, "date": day, "bookedHours": booked},
         )
 
 
-@define(
+@define_tool(
     "log_time",
     "Log hours on an open work item for a member (default: the actor) on a date (default: "
     "today). Hours come in quarter hours, at most 12 per member per day; closed items take no "
@@ -101,7 +105,7 @@ def _check_daily_total(
         "workItemId": string("Work item id."),
         "memberId": string("Member who did the work (default: the actor)."),
         "hours": number("Hours worked, 0.25 to 12 in quarter hours."),
-        "date": date_string("Day worked (default today)."),
+        "date": date("Day worked (default today)."),
         "note": string("What was done."),
     },
     ["actorId", "workItemId", "hours"],
@@ -129,23 +133,23 @@ def log_time(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": log, "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "list_time_logs",
     "List time logs (sorted by id) with the total hours of every matching log.",
     {
         "workItemId": string("Only logs on this item."),
         "memberId": string("Only logs by this member."),
         "projectId": string("Only logs on this project's items."),
-        "from": date_string("Only logs on or after this date."),
-        "to": date_string("Only logs on or before this date."),
+        "from": date("Only logs on or after this date."),
+        "to": date("Only logs on or before this date."),
         **PAGING,
     },
 )
 def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Filtered, paged time logs plus their total."""
     check_filters(state, input, "workItemId", "memberId", "projectId")
-    start = read_optional_date(input, "from")
-    end = read_optional_date(input, "to")
+    start = read_date(input, "from", None)
+    end = read_date(input, "to", None)
     if start is not None and end is not None and end < start:
         raise silo.tool_error("invalid_input", f'"to" {end} is before "from" {start}.')
     items = state["workItems"]
@@ -159,24 +163,21 @@ def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
         and (end is None or t["date"] <= end)
     ]
     page = paginate(rows, input)
-    page["totalHours"] = round2(sum(float(t["hours"]) for t in rows))
+    page["totalHours"] = round_half_up(sum(float(t["hours"]) for t in rows), 2)
     return page
 
 
-@define("get_time_log", "Read one time log.", _LOG_ID, ["timeLogId"])
-def get_time_log(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """One time log."""
-    return dict(require(state, "timeLogs", input["timeLogId"]))
+get_time_log = get_tool("get_time_log", "Read one time log.", "timeLogs", "timeLogId", "TL-007")
 
 
-@define(
+@define_tool(
     "update_time_log",
     "Correct a time log's hours, date or note. Logs on closed items cannot be edited.",
     {
         **ACTOR,
         **_LOG_ID,
         "hours": number("Corrected hours."),
-        "date": date_string("Corrected date."),
+        "date": date("Corrected date."),
         "note": string("Corrected note."),
     },
     ["actorId", "timeLogId"],
@@ -205,7 +206,7 @@ def update_time_log(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": log, "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "delete_time_log",
     "Delete a time log that should not exist, giving the reason (kept in the audit log).",
     {**ACTOR, **_LOG_ID, "reason": string("Why the log is removed.")},

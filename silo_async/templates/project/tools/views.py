@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from silo_async.world import days_between, today
+
 from ..state import (
     Record,
     State,
-    days_between,
     hours_for_item,
     is_blocked,
     is_closed,
@@ -20,7 +21,6 @@ from ..state import (
     sprint_delivered_points,
     sprint_over_budget_by,
     sprint_remaining_points,
-    today,
     unresolved_blockers,
 )
 

@@ -2,40 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import silo_async as silo
-
-from ..state import (
-    PRIORITY_RANK,
-    Record,
-    State,
-    is_blocked,
-    is_closed,
-    is_overdue,
-    next_id,
-    today,
-)
-from .contract import (
-    ACTOR,
+from silo_async.world import (
     PAGING,
+    audit,
     boolean,
-    date_string,
-    define,
+    date,
+    define_tool,
     enum,
     integer,
+    list_tool,
+    next_id,
     paginate,
-    read_optional_date,
+    read_date,
     string,
+    today,
 )
+
+from ..state import PRIORITY_RANK, Record, State, is_blocked, is_closed, is_overdue
 from .helpers import (
+    ACTOR,
+    FILTER_COLLECTIONS,
     acting_member,
     assert_assignable,
     assert_blockers_done,
     assert_capacity,
     assert_project_open,
     assert_sprint_budget,
-    audit,
     check_filters,
     describe_changes,
     require,
@@ -75,41 +71,43 @@ def _points(value: int) -> int:
     return value
 
 
-@define(
+def _item_flags(state: State, item: Record, input: Mapping[str, Any]) -> bool:
+    return (
+        not (input.get("unassigned") and item.get("assigneeId"))
+        and not (input.get("openOnly") and is_closed(state, item))
+        and not (input.get("blockedOnly") and not is_blocked(state, item))
+        and not (input.get("overdueOnly") and not is_overdue(state, item))
+    )
+
+
+list_work_items = list_tool(
     "list_work_items",
     "List work items (sorted by id) with computed flags: blocked (waiting on an unfinished "
     "blocker, whatever the stored status says), overdue, days in status and hours logged.",
-    {
+    "workItems",
+    filters={
         "projectId": string("Only items of this project."),
         "sprintId": string("Only items in this sprint."),
         "assigneeId": string("Only items assigned to this member."),
-        "unassigned": boolean("Only items with no assignee."),
         "statusId": string("Only items in this workflow state, e.g. backlog."),
         "type": enum("Only items of this type.", TYPES),
         "priority": enum("Only items with this priority.", PRIORITIES),
+    },
+    references={
+        k: FILTER_COLLECTIONS[k] for k in ("projectId", "sprintId", "assigneeId", "statusId")
+    },
+    extra={
+        "unassigned": boolean("Only items with no assignee."),
         "openOnly": boolean("Leave out done and cancelled items."),
         "blockedOnly": boolean("Only items waiting on an unfinished blocker."),
         "overdueOnly": boolean("Only open items past their due date."),
-        **PAGING,
     },
+    where=_item_flags,
+    view=item_summary,
 )
-def list_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Filtered, paged item summaries."""
-    check_filters(state, input, "projectId", "sprintId", "assigneeId", "statusId")
-    filters = ("projectId", "sprintId", "assigneeId", "statusId", "type", "priority")
-    rows = [
-        item_summary(state, i)
-        for i in state["workItems"].values()
-        if all(input.get(f) in (None, i.get(f)) for f in filters)
-        and not (input.get("unassigned") and i.get("assigneeId"))
-        and not (input.get("openOnly") and is_closed(state, i))
-        and not (input.get("blockedOnly") and not is_blocked(state, i))
-        and not (input.get("overdueOnly") and not is_overdue(state, i))
-    ]
-    return paginate(rows, input)
 
 
-@define(
+@define_tool(
     "search_work_items",
     "Find work items whose id or title contains the query (case-insensitive).",
     {"query": string("Text to look for."), "projectId": string("Only this project."), **PAGING},
@@ -128,7 +126,7 @@ def search_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return paginate(rows, input)
 
 
-@define(
+@define_tool(
     "get_work_item",
     "Read one work item with its computed flags, blockers, the items it blocks and its comment "
     "count.",
@@ -147,7 +145,7 @@ def get_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@define(
+@define_tool(
     "create_work_item",
     "Create a work item in an active project. It starts in Backlog, or Ready when put in a "
     "sprint. The assignee must not have departed; sprint budget and (for an active sprint) the "
@@ -161,7 +159,7 @@ def get_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "priority": enum("Priority (default medium).", PRIORITIES),
         "assigneeId": string("Member id of the assignee."),
         "sprintId": string("A planned or active sprint of the same project."),
-        "dueDate": date_string("Due date."),
+        "dueDate": date("Due date."),
     },
     ["actorId", "projectId", "title", "type", "points"],
 )
@@ -180,7 +178,7 @@ def create_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "statusId": "backlog",
         "assigneeId": None,
         "sprintId": None,
-        "dueDate": read_optional_date(input, "dueDate"),
+        "dueDate": read_date(input, "dueDate", None),
         "reporterId": actor["id"],
         "createdOn": today(state),
         "statusChangedOn": today(state),
@@ -208,7 +206,7 @@ def create_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": item_summary(state, item), "auditId": audit_id}
 
 
-@define(
+@define_tool(
     "update_work_item",
     "Change a work item's title, type, priority or estimate. Closed items keep their estimate; "
     "a larger estimate must fit the sprint budget and the assignee's capacity.",
@@ -257,7 +255,7 @@ def _check_new_estimate(state: State, item: Record, points: int) -> None:
         assert_capacity(state, state["members"][item["assigneeId"]], bigger, item["sprintId"])
 
 
-@define(
+@define_tool(
     "assign_work_item",
     "Assign an open work item to a member who has not departed. In an active sprint the item "
     "must fit the member's remaining capacity.",
@@ -283,7 +281,7 @@ def assign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return update_item(state, actor, item, "assign_work_item", detail, {"assigneeId": member["id"]})
 
 
-@define(
+@define_tool(
     "unassign_work_item",
     "Remove the assignee from an open work item.",
     {**ACTOR, **_ITEM_ID},
@@ -303,7 +301,7 @@ def unassign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return update_item(state, actor, item, "unassign_work_item", detail, {"assigneeId": None})
 
 
-@define(
+@define_tool(
     "transition_work_item",
     "Move a work item to another workflow state. Only the transitions listed by "
     "list_workflow_states are allowed, and an item cannot go to in_progress, in_review or done "
@@ -335,10 +333,10 @@ def transition_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return update_item(state, actor, item, "transition_work_item", detail, changes)
 
 
-@define(
+@define_tool(
     "set_due_date",
     "Set or clear (omit dueDate) an open work item's due date.",
-    {**ACTOR, **_ITEM_ID, "dueDate": date_string("New due date; omit to clear it.")},
+    {**ACTOR, **_ITEM_ID, "dueDate": date("New due date; omit to clear it.")},
     ["actorId", "workItemId"],
 )
 def set_due_date(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -347,7 +345,7 @@ def set_due_date(state: State, input: dict[str, Any]) -> dict[str, Any]:
     item = writable_item(state, input["workItemId"])
     if is_closed(state, item):
         raise silo.tool_error("invalid_state", f"{item['id']} is closed; its due date is history.")
-    due = read_optional_date(input, "dueDate")
+    due = read_date(input, "dueDate", None)
     if item.get("dueDate") == due:
         raise silo.tool_error(
             "conflict",

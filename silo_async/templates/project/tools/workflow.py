@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from silo_async.world import PAGING, define_tool, paginate, string
+
 from ..state import State
-from .contract import PAGING, define, paginate, string
 from .helpers import require
 
 __all__ = ["get_workflow_state", "list_workflow_states"]
 
 
-@define(
+@define_tool(
     "list_workflow_states",
     "List the workflow states in order, each with the states it may move to (transitions), "
     "and whether it counts as done or closed.",
@@ -23,7 +24,7 @@ def list_workflow_states(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return paginate(states, input)
 
 
-@define(
+@define_tool(
     "get_workflow_state",
     "Read one workflow state and its allowed transitions.",
     {"statusId": string("Workflow state id, e.g. in_review.")},

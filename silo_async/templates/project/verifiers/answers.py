@@ -8,6 +8,7 @@ qualifier trap) or names that should not appear, so listing everything in sight 
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import find_by, mentions, mentions_id, states_number, unchanged
 
 from ..state import (
     Record,
@@ -21,7 +22,6 @@ from ..state import (
     sprint_delivered_points,
     sprint_over_budget_by,
 )
-from .shared import find_by, mentions, mentions_id, states_number, unchanged
 
 __all__ = ["ver_011", "ver_012", "ver_013", "ver_014", "ver_015", "ver_016", "ver_017"]
 
@@ -32,6 +32,17 @@ def _untouched(final: State, initial: State) -> silo.Check:
 
 def _none_stated(text: str, values: list[float]) -> bool:
     return not any(states_number(text, v) for v in values)
+
+
+def _the_one(
+    text: str, name: str, figure: float, stated: str, others: list[str], kind: str
+) -> list[silo.Check]:
+    """The answer names ``name``, states ``figure`` (check label ``stated``), names no other."""
+    return [
+        silo.check(f"names {name}", mentions(text, name)),
+        silo.check(stated, states_number(text, figure)),
+        silo.check(f"names no other {kind}", not any(mentions(text, n) for n in others)),
+    ]
 
 
 @silo.verifier(id="VER-011", task_id="TASK-011")
@@ -130,12 +141,13 @@ def ver_014(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     amount = over_capacity_by(initial, top["id"])
     bystanders = [m["name"] for m in initial["members"].values() if m["id"] != top["id"]]
     return [
-        silo.check(f"names {top['name']}", mentions(text, top["name"])),
-        silo.check(f"states the overage of {amount} points", states_number(text, amount)),
-        silo.check(
-            "names nobody else",
-            not any(mentions(text, n) for n in bystanders),
-            "other members mentioned" if any(mentions(text, n) for n in bystanders) else "",
+        *_the_one(
+            text,
+            top["name"],
+            amount,
+            f"states the overage of {amount} points",
+            bystanders,
+            "member",
         ),
         silo.optional("exactly one member is over capacity", len(over) == 1),
         _untouched(final, initial),
@@ -154,9 +166,14 @@ def ver_015(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     runners = [s["name"] for s in done if s["id"] != best["id"]]
     ties = [s for s in done if scores[s["id"]] == scores[best["id"]]]
     return [
-        silo.check(f"names {best['name']}", mentions(text, best["name"])),
-        silo.check(f"states {scores[best['id']]} points", states_number(text, scores[best["id"]])),
-        silo.check("names no other sprint", not any(mentions(text, n) for n in runners)),
+        *_the_one(
+            text,
+            best["name"],
+            scores[best["id"]],
+            f"states {scores[best['id']]} points",
+            runners,
+            "sprint",
+        ),
         silo.optional("the winner is unambiguous", len(ties) == 1),
         _untouched(final, initial),
     ]
@@ -173,9 +190,9 @@ def ver_016(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     amount = sprint_over_budget_by(initial, worst["id"])
     others = [s["name"] for s in initial["sprints"].values() if s["id"] != worst["id"]]
     return [
-        silo.check(f"names {worst['name']}", mentions(text, worst["name"])),
-        silo.check(f"states the excess of {amount} points", states_number(text, amount)),
-        silo.check("names no other sprint", not any(mentions(text, n) for n in others)),
+        *_the_one(
+            text, worst["name"], amount, f"states the excess of {amount} points", others, "sprint"
+        ),
         silo.optional("exactly one sprint is over budget", len(over) == 1),
         _untouched(final, initial),
     ]

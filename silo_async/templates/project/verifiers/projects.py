@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import find_by
 
 from ..state import State, is_closed, is_done
-from .shared import find_by
 
 __all__ = ["ver_009"]
 

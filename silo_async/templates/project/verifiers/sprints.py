@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
+from silo_async.world import find_by
 
 from ..state import (
     PRIORITY_RANK,
@@ -16,7 +17,6 @@ from ..state import (
     over_capacity_by,
     sprint_over_budget_by,
 )
-from .shared import find_by
 
 __all__ = ["expected_capacity_relief", "ver_003", "ver_004", "ver_005"]
 

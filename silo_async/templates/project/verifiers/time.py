@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import changed_ids, find_by, today
 
-from ..state import State, logs_after_close, today
-from .shared import changed_ids, find_by, same
+from ..state import State, logs_after_close
 
 __all__ = ["ver_006", "ver_007"]
 
@@ -44,7 +44,7 @@ def ver_007(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     offending = logs_after_close(initial)
     keep = [i for i in initial["timeLogs"] if i not in offending]
     logs = final["timeLogs"]
-    intact = [i for i in keep if i in logs and same(logs[i], initial["timeLogs"][i])]
+    intact = [i for i in keep if i in logs and silo.json_equal(logs[i], initial["timeLogs"][i])]
     closing_day = [
         i
         for i in keep

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
+from silo_async.world import changed_ids, find_by, new_audit_entries
 
 from ..state import State, active_sprint_ids, is_closed, is_done, unresolved_blockers
-from .shared import changed_ids, find_by, new_audit_entries
 
 __all__ = ["ver_001", "ver_002", "ver_008", "ver_010"]
 
