@@ -46,6 +46,17 @@ def test_seed_layout_and_independent_clones(tmp_path: Path) -> None:
     assert seed.clone()["users"]["USR-001"]["teamId"] == "T-1"
 
 
+def test_seed_key_order(tmp_path: Path) -> None:
+    directory = _seed_dir(tmp_path)
+    assert list(w.Seed(directory).clone()) == [
+        "auditLog", "clock", "orders", "sequences", "teams", "users"
+    ]  # fmt: skip
+    ordered = w.Seed(directory, order=["clock", "users"]).clone()
+    assert list(ordered) == ["clock", "users", "auditLog", "orders", "sequences", "teams"]
+    with pytest.raises(w.SeedError, match=r"No data/stock\.json"):
+        w.Seed(directory, order=["stock"]).clone()
+
+
 def test_seed_is_parsed_once_per_process(tmp_path: Path) -> None:
     calls: list[int] = []
 

@@ -3,6 +3,7 @@
 Each ``data/<key>.json`` becomes ``world[<key>]``. A file holding a list of objects with string
 ``id`` s becomes a map of id to record (constant-time lookups; the state diff keys rows by id),
 unless it is named in ``lists`` (the audit log stays a list); any other JSON is kept as it is.
+Keys come in ``order``, then alphabetically.
 References between records are checked when the seed is built, so a broken seed fails at once,
 naming the record, instead of surfacing as a puzzling tool error mid-rollout. Every
 :meth:`Seed.clone` is an independent copy made from one packed byte string, several times
@@ -121,6 +122,9 @@ class Seed:
         references: :data:`Reference` s to check.
         build: ``build(world)`` derives values and checks further rules, in place; it runs
             once, after the references are checked.
+        order: the world's keys in this order first (``state-diff.json`` lists collections
+            in key order: master data before documents reads best), then the other files
+            alphabetically.
 
     Example::
 
@@ -137,11 +141,13 @@ class Seed:
         lists: Sequence[str] = ("auditLog",),
         references: Sequence[Reference] = (),
         build: Build | None = None,
+        order: Sequence[str] = (),
     ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.lists = tuple(lists)
         self.references = tuple(references)
         self.build = build
+        self.order = tuple(order)
         self._packed: bytes | None = None
 
     def _key(self) -> tuple[Any, ...]:
@@ -150,13 +156,15 @@ class Seed:
             for p in sorted(self.data_dir.glob("*.json"))
         )
         build = None if self.build is None else self.build.__qualname__
-        return (self.data_dir, files, self.lists, self.references, build)
+        return (self.data_dir, files, self.lists, self.references, build, self.order)
 
     def _assemble(self) -> dict[str, Any]:
-        world = {
-            path.stem: _read(path, path.stem in self.lists)
-            for path in sorted(self.data_dir.glob("*.json"))
-        }
+        paths = {path.stem: path for path in self.data_dir.glob("*.json")}
+        missing = [key for key in self.order if key not in paths]
+        if missing:
+            raise SeedError(f"No data/{missing[0]}.json, although the seed's order names it.")
+        keys = [*self.order, *sorted(k for k in paths if k not in self.order)]
+        world = {key: _read(paths[key], key in self.lists) for key in keys}
         _check_references(world, self.references)
         _check_sequences(world)
         if self.build is not None:

@@ -35,7 +35,13 @@ _REFERENCES: list[w.Reference] = [
     ("timeLogs", "memberId", "members"),
 ]
 
-SEED = w.Seed(Path(__file__).parent / "data", references=_REFERENCES)
+# Master data first, then the records people work on, then the log: state-diff.json reads best.
+_ORDER = (
+    "clock", "teams", "members", "projects", "sprints", "workflowStates", "workItems",
+    "dependencies", "comments", "timeLogs", "auditLog", "sequences",
+)  # fmt: skip
+
+SEED = w.Seed(Path(__file__).parent / "data", references=_REFERENCES, order=_ORDER)
 
 
 def create_state() -> State:
