@@ -37,7 +37,7 @@ def _convert(lead_id: str, amount: Any) -> ToolCall:
         "amount": amount,
         "expectedCloseDate": "2026-12-15",
         "opportunityName": "Harrowgate Soil Labs soil LIMS",
-        "actorUserId": "USR-003",
+        "actorId": "USR-003",
     }
     return ToolCall("convert_lead", args)
 
