@@ -10,19 +10,33 @@ noisy, shared machine shifts all three alike), each after a full garbage collect
   tool functions directly under a cancel scope and sleeping the same three seconds;
 * ``silo``: ``run_many`` at concurrency 10,000 (results kept in memory, as run_many returns them).
 
+With ``--artifacts``, a fourth load runs ``run_many`` with ``runs_dir`` (every rollout writes
+its run directory: trace as it happens, then result, diff and run.json) in the system's temporary
+directory, and a fifth on tmpfs (``/dev/shm``), where the kernel's file creation costs no disk
+allocation; ``run_dir_create_us`` probes what creating one directory and four files costs on the
+disk right now (see bench_rollouts.py on ext4 without a journal). Nothing is deleted until
+everything is measured.
+
 Targets (issue "Close to the floor"): ``floor_ratio`` = silo wall / floor wall <= 1.25 on
-asyncio and <= 1.4 on trio; <= 20 KB of memory per rollout. Prints a table, then one JSON line.
-Run: ``.venv/bin/python benchmarks/bench_concurrency.py [asyncio|trio] [ROLLOUTS] [--rounds N]``.
+asyncio and <= 1.4 on trio; <= 20 KB of memory per rollout; ``artifacts_ratio`` (with artifacts /
+without) <= 2. Prints a table, then one JSON line.
+Run: ``.venv/bin/python benchmarks/bench_concurrency.py [asyncio|trio] [ROLLOUTS] [--rounds N]
+[--artifacts]``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
+import itertools
 import json
+import os
 import resource
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -88,16 +102,41 @@ def run_bare(backend: str, rollouts: int) -> float:
     return anyio.run(_bare, rollouts, backend=backend)
 
 
-async def _silo(rollouts: int) -> float:
+async def _silo(rollouts: int, runs_dir: str | None) -> float:
     start = time.perf_counter()
-    results = await silo.run_many(ENV, ["TASK-001"], sleepy, runs=rollouts, concurrency=rollouts)
+    results = await silo.run_many(
+        ENV, ["TASK-001"], sleepy, runs=rollouts, concurrency=rollouts, runs_dir=runs_dir
+    )
     wall = time.perf_counter() - start
     assert len(results) == rollouts and all(r.passed for r in results)
     return wall
 
 
 def run_silo(backend: str, rollouts: int) -> float:
-    return anyio.run(_silo, rollouts, backend=backend)
+    return anyio.run(_silo, rollouts, None, backend=backend)
+
+
+_fresh = itertools.count()
+
+
+def run_silo_artifacts(parent: str, backend: str, rollouts: int) -> float:
+    """run_many writing every run directory, each round into a new directory under ``parent``."""
+    runs_dir = os.path.join(parent, f"round-{next(_fresh)}")  # deleted only at the very end
+    return anyio.run(_silo, rollouts, runs_dir, backend=backend)
+
+
+def run_dir_create_us(parent: str, count: int = 200) -> float:
+    """CPU microseconds spent creating an empty run directory's worth: a directory, 4 files."""
+    probe = os.path.join(parent, "probe")
+    os.mkdir(probe)
+    start = time.process_time()
+    for i in range(count):
+        run_dir = os.path.join(probe, f"run{i}")
+        os.mkdir(run_dir)
+        for name in ("trace.jsonl", "result.json", "state-diff.json", "run.json"):
+            with open(os.path.join(run_dir, name), "w") as f:
+                f.write("x")
+    return (time.process_time() - start) / count * 1e6
 
 
 def rss_mb() -> float:
@@ -112,13 +151,38 @@ def main() -> None:
         at = args.index("--rounds")
         rounds = int(args[at + 1])
         del args[at : at + 2]
+    artifacts = "--artifacts" in args
+    args = [a for a in args if a != "--artifacts"]
     backend = args[0] if args else "asyncio"
     rollouts = int(args[1]) if len(args) > 1 else 10_000
+    disk_dir = tempfile.mkdtemp(prefix="silo-bench-")
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    tmpfs_dir = tempfile.mkdtemp(prefix="silo-bench-", dir=shm) if artifacts and shm else None
+    try:
+        create_us = run_dir_create_us(disk_dir) if artifacts else None
+        out = measure_all(backend, rollouts, rounds, disk_dir if artifacts else None, tmpfs_dir)
+    finally:
+        shutil.rmtree(disk_dir, ignore_errors=True)
+        if tmpfs_dir is not None:
+            shutil.rmtree(tmpfs_dir, ignore_errors=True)
+    if create_us is not None:
+        out["run_dir_create_us"] = round(create_us, 1)
+        print(f"(creating a directory and 4 files on the disk cost {create_us:.0f} µs of CPU)")
+    print(json.dumps(out))
+
+
+def measure_all(
+    backend: str, rollouts: int, rounds: int, disk_dir: str | None, tmpfs_dir: str | None
+) -> dict[str, object]:
     loads: dict[str, Callable[[str, int], float]] = {
         "silo": run_silo,
         "floor": run_floor,
         "bare_anyio": run_bare,
     }
+    if disk_dir is not None:
+        loads["artifacts"] = functools.partial(run_silo_artifacts, disk_dir)
+    if tmpfs_dir is not None:
+        loads["artifacts_tmpfs"] = functools.partial(run_silo_artifacts, tmpfs_dir)
     walls: dict[str, list[float]] = {name: [] for name in loads}
     gc.collect()
     before = rss_mb()
@@ -129,19 +193,19 @@ def main() -> None:
             walls[name].append(load(backend, rollouts))
             if name == "silo":
                 peak = max(peak, rss_mb())
-    wall, floor, bare = (statistics.median(walls[n]) for n in ("silo", "floor", "bare_anyio"))
+    median = {name: statistics.median(values) for name, values in walls.items()}
+    wall, floor, bare = median["silo"], median["floor"], median["bare_anyio"]
     per_rollout_kb = (peak - before) * 1024 / rollouts
     target = 1.25 if backend == "asyncio" else 1.4
-    print(f"{'measure':<34}{'median':>10}{'target':>12}")
-    print(f"{'rollouts (concurrent)':<34}{rollouts:>10}")
-    print(f"{'floor: bare asyncio.gather s':<34}{floor:>10.2f}")
-    print(f"{'bare anyio tasks with worlds s':<34}{bare:>10.2f}")
-    print(f"{'silo_async run_many s':<34}{wall:>10.2f}")
-    print(f"{'floor ratio (silo / floor)':<34}{wall / floor:>10.2f}{f'<= {target}':>12}")
-    print(f"{'bare anyio ratio (silo / bare)':<34}{wall / bare:>10.2f}")
-    print(f"{'KB per rollout (peak - start)':<34}{per_rollout_kb:>10.1f}{'<= 20':>12}")
-    print(f"({backend}; median of {rounds} interleaved rounds; ideal {3 * SLEEP_S:.1f} s)")
-    out = {
+    print(f"{'measure':<36}{'median':>10}{'target':>12}")
+    print(f"{'rollouts (concurrent)':<36}{rollouts:>10}")
+    print(f"{'floor: bare asyncio.gather s':<36}{floor:>10.2f}")
+    print(f"{'bare anyio tasks with worlds s':<36}{bare:>10.2f}")
+    print(f"{'silo_async run_many s':<36}{wall:>10.2f}")
+    print(f"{'floor ratio (silo / floor)':<36}{wall / floor:>10.2f}{f'<= {target}':>12}")
+    print(f"{'bare anyio ratio (silo / bare)':<36}{wall / bare:>10.2f}")
+    print(f"{'KB per rollout (peak - start)':<36}{per_rollout_kb:>10.1f}{'<= 20':>12}")
+    out: dict[str, object] = {
         "backend": backend,
         "rollouts": rollouts,
         "rounds": rounds,
@@ -153,7 +217,15 @@ def main() -> None:
         "peak_rss_mb": round(peak, 1),
         "kb_per_rollout": round(per_rollout_kb, 1),
     }
-    print(json.dumps(out))
+    for name, label in (("artifacts", "disk"), ("artifacts_tmpfs", "tmpfs")):
+        if name in median:
+            ratio = median[name] / wall
+            print(f"{f'with artifacts ({label}) s':<36}{median[name]:>10.2f}")
+            print(f"{f'artifacts ratio ({label})':<36}{ratio:>10.2f}{'<= 2':>12}")
+            out[f"{name}_wall_s"] = round(median[name], 3)
+            out[f"{name}_ratio"] = round(ratio, 3)
+    print(f"({backend}; median of {rounds} interleaved rounds; ideal {3 * SLEEP_S:.1f} s)")
+    return out
 
 
 if __name__ == "__main__":
