@@ -14,6 +14,7 @@ from ._env import env
 from ._errors import reporting_errors
 from ._eval import eval_command
 from ._examples import attach_examples
+from ._export import export_command
 from ._init import init
 from ._run import run
 from ._runs import replay_command, runs
@@ -79,6 +80,7 @@ def app(ctx: click.Context, backend: str, show_traceback: bool) -> None:
         click.echo(ctx.get_help())
 
 
+runs.add_command(export_command)
 for _command in (init, env, data, task, tool, verifier, run, eval_command, runs, replay_command):
     app.add_command(_command)
 attach_examples(app)

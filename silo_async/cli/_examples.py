@@ -65,6 +65,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "silo-async runs show run_20261130T014342995_000001_ee2add7023",
         "silo-async runs show ee2add7023",
     ),
+    "runs export": (
+        "silo-async runs export --eval eval_20261130T014342_1a2b3c --min-reward 1 "
+        "--out train.jsonl",
+        "silo-async runs export ee2add7023 --passed-only",
+    ),
     "replay": ("silo-async replay ee2add7023",),
 }
 
