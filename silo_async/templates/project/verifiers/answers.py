@@ -7,6 +7,8 @@ qualifier trap) or names that should not appear, so listing everything in sight 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import silo_async as silo
 from silo_async.world import find_by, mentions, mentions_id, states_number, unchanged
 
@@ -130,28 +132,43 @@ def ver_013(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     ]
 
 
+def _over_the_line(
+    final: State,
+    initial: State,
+    text: str,
+    records: list[Record],
+    excess: Callable[[Record], int],
+    kind: str,
+    what: str,
+) -> list[silo.Check]:
+    """Name the record furthest over its limit (``excess`` > 0) and by how much, nobody else."""
+    over = [r for r in records if excess(r) > 0]
+    if not over:
+        return [silo.check(f"some {kind} is over {what} in the seed", False)]
+    worst = max(over, key=lambda r: (excess(r), r["id"]))
+    amount = excess(worst)
+    others = [r["name"] for r in records if r["id"] != worst["id"]]
+    label = f"states the {'overage' if kind == 'member' else 'excess'} of {amount} points"
+    return [
+        *_the_one(text, worst["name"], amount, label, others, kind),
+        silo.optional(f"exactly one {kind} is over {what}", len(over) == 1),
+        _untouched(final, initial),
+    ]
+
+
 @silo.verifier(id="VER-014", task_id="TASK-014")
 def ver_014(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Name the over-committed member and the overage."""
-    text = ctx.agent_output
-    over = [m for m in initial["members"].values() if over_capacity_by(initial, m["id"]) > 0]
-    if not over:
-        return [silo.check("someone is over capacity in the seed", False)]
-    top = max(over, key=lambda m: (over_capacity_by(initial, m["id"]), m["id"]))
-    amount = over_capacity_by(initial, top["id"])
-    bystanders = [m["name"] for m in initial["members"].values() if m["id"] != top["id"]]
-    return [
-        *_the_one(
-            text,
-            top["name"],
-            amount,
-            f"states the overage of {amount} points",
-            bystanders,
-            "member",
-        ),
-        silo.optional("exactly one member is over capacity", len(over) == 1),
-        _untouched(final, initial),
-    ]
+    members = list(initial["members"].values())
+    return _over_the_line(
+        final,
+        initial,
+        ctx.agent_output,
+        members,
+        lambda m: over_capacity_by(initial, m["id"]),
+        "member",
+        "capacity",
+    )
 
 
 @silo.verifier(id="VER-015", task_id="TASK-015")
@@ -182,20 +199,16 @@ def ver_015(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
 @silo.verifier(id="VER-016", task_id="TASK-016")
 def ver_016(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """The sprint committed beyond its budget, and by how much."""
-    text = ctx.agent_output
-    over = [s for s in initial["sprints"].values() if sprint_over_budget_by(initial, s["id"]) > 0]
-    if not over:
-        return [silo.check("some sprint is over budget in the seed", False)]
-    worst = max(over, key=lambda s: (sprint_over_budget_by(initial, s["id"]), s["id"]))
-    amount = sprint_over_budget_by(initial, worst["id"])
-    others = [s["name"] for s in initial["sprints"].values() if s["id"] != worst["id"]]
-    return [
-        *_the_one(
-            text, worst["name"], amount, f"states the excess of {amount} points", others, "sprint"
-        ),
-        silo.optional("exactly one sprint is over budget", len(over) == 1),
-        _untouched(final, initial),
-    ]
+    sprints = list(initial["sprints"].values())
+    return _over_the_line(
+        final,
+        initial,
+        ctx.agent_output,
+        sprints,
+        lambda s: sprint_over_budget_by(initial, s["id"]),
+        "sprint",
+        "budget",
+    )
 
 
 @silo.verifier(id="VER-017", task_id="TASK-017")
