@@ -137,6 +137,25 @@ async def test_get_tool_and_not_found_details() -> None:
     assert missing.output["details"] == {"collection": "vendors", "id": "VEN-404"}
 
 
+def test_require_status_names_current_and_needed() -> None:
+    order = {"id": "PO-204", "status": "draft"}
+    w.require_status(order, "purchaseOrders", ["draft"], "be edited")
+    with pytest.raises(silo.ToolError) as caught:
+        w.require_status(order, "purchaseOrders", ["approved", "sent", "received"], "be received")
+    assert caught.value.code == "invalid_state"
+    assert caught.value.message == (
+        "Purchase order PO-204 is draft; it must be approved, sent or received to be received."
+    )
+    assert caught.value.details == {
+        "collection": "purchaseOrders",
+        "id": "PO-204",
+        "status": "draft",
+        "allowed": ["approved", "sent", "received"],
+    }
+    with pytest.raises(silo.ToolError, match="is blocked; it must be active to order"):
+        w.require_status({"id": "V-1", "state": "blocked"}, "vendors", ["active"], "order", "state")
+
+
 def test_labels_and_ids() -> None:
     assert w.label_of("purchaseOrders") == "Purchase order"
     assert w.label_of("activities") == "Activity"

@@ -15,7 +15,8 @@ the same in every world, and a fix reaches every project that uses it:
   only), :func:`matches_text`, :func:`sorted_by_id`, and the tool factories :func:`list_tool`,
   :func:`search_tool`, :func:`get_tool`;
 * **records**: :func:`require_record` / :func:`not_found` (``Vendor "VEN-999" was not found.``,
-  details ``{collection, id}``), :func:`check_references`, :func:`format_id`, :func:`next_id`,
+  details ``{collection, id}``), :func:`require_status` (``invalid_state`` naming the current
+  status and the ones needed), :func:`check_references`, :func:`format_id`, :func:`next_id`,
   :func:`set_field`;
 * **time**: :func:`now`, :func:`today`, :func:`parse_date`, :func:`add_days`,
   :func:`days_between`, and the tools :data:`get_current_time` and :data:`advance_clock`;
@@ -109,6 +110,7 @@ from ._records import label_of as label_of
 from ._records import next_id as next_id
 from ._records import not_found as not_found
 from ._records import require_record as require_record
+from ._records import require_status as require_status
 from ._records import set_field as set_field
 from ._seed import Reference as Reference
 from ._seed import Seed as Seed

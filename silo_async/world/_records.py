@@ -8,7 +8,7 @@ message ``Vendor "VEN-999" was not found.`` and details ``{"collection", "id"}``
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._errors import ToolError
@@ -21,6 +21,7 @@ __all__ = [
     "next_id",
     "not_found",
     "require_record",
+    "require_status",
     "set_field",
 ]
 
@@ -64,6 +65,35 @@ def require_record(
     if record is None:
         raise not_found(collection, record_id, label)
     return record
+
+
+def require_status(
+    record: Any, collection: str, allowed: Sequence[str], action: str, field: str = "status"
+) -> None:
+    """``record[field]`` must be one of ``allowed`` for ``action`` to happen.
+
+    The message names the record, its current status, what was attempted and what it needs::
+
+        Purchase order PO-204 is draft; it must be approved or sent to be received.
+
+    Raises:
+        ToolError: ``invalid_state`` with details ``{collection, id, status, allowed}``.
+    """
+    current = record.get(field)
+    if current in allowed:
+        return
+    options = " or ".join([", ".join(allowed[:-1]), allowed[-1]] if len(allowed) > 1 else allowed)
+    what = f"{label_of(collection)} {record.get('id')}"
+    raise ToolError(
+        "invalid_state",
+        f"{what} is {current}; it must be {options} to {action}.",
+        {
+            "collection": collection,
+            "id": record.get("id"),
+            field: current,
+            "allowed": list(allowed),
+        },
+    )
 
 
 def check_references(
