@@ -105,6 +105,11 @@ def test_round_half_up_is_the_one_rounding() -> None:
     assert w.to_money(746500.0) == 746500
     assert type(w.to_money(746500.0)) is int
     assert w.sum_money([0.1] * 3) == 0.3
+    assert 3 * 1.005 < 3.015  # why products are computed on the decimal texts
+    assert w.multiply_money(1.005, 3) == 3.02
+    assert w.multiply_money(19.99, 0.21) == 4.2
+    assert w.multiply_money(2, 50) == 100
+    assert type(w.multiply_money(2, 50)) is int
     assert w.percent(1, 3) == 33.3
     assert w.percent(1, 0) is None
     with pytest.raises(ValueError):

@@ -25,7 +25,7 @@ the same in every world, and a fix reaches every project that uses it:
 * **seeding**: :class:`Seed` (``data/*.json`` parsed once per process, references checked,
   cloned per rollout);
 * **money**: :func:`round_half_up` (the one rounding), :func:`to_money`, :func:`sum_money`,
-  :func:`percent`;
+  :func:`multiply_money`, :func:`percent`;
 * **grading**: :func:`numbers_in`, :func:`states_number`, :func:`final_number`,
   :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`fold`, :func:`unchanged`,
   :func:`changed_ids`, :func:`modified_ids`, :func:`new_ids`, :func:`new_records`, :func:`find_by`.
@@ -85,6 +85,7 @@ from ._lists import matches_text as matches_text
 from ._lists import paginate as paginate
 from ._lists import search_tool as search_tool
 from ._lists import sorted_by_id as sorted_by_id
+from ._money import multiply_money as multiply_money
 from ._money import percent as percent
 from ._money import round_half_up as round_half_up
 from ._money import sum_money as sum_money

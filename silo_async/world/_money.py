@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 
-__all__ = ["percent", "round_half_up", "sum_money", "to_money"]
+__all__ = ["multiply_money", "percent", "round_half_up", "sum_money", "to_money"]
 
 _NO_FRACTION = Decimal(2**53)
 _STEPS = {places: Decimal(1).scaleb(-places) for places in range(7)}
@@ -44,6 +44,18 @@ def sum_money(values: Iterable[float]) -> float:
     """The sum of amounts, rounded to cents once at the end (no drift from adding floats)."""
     total = sum((Decimal(repr(v)) for v in values), Decimal(0))
     return to_money(float(total))
+
+
+def multiply_money(amount: float, factor: float) -> float:
+    """``amount x factor`` (a line total, a tax) computed exactly, then rounded half up to cents.
+
+    Multiplying floats first can land just below a half cent (``3 x 1.005`` is
+    ``3.0149999...``); the product of the decimal texts is exact (``3.015`` -> ``3.02``).
+    """
+    exact = Decimal(repr(amount)) * Decimal(repr(factor))
+    if not exact.is_finite():
+        raise ValueError(f"cannot multiply {amount!r} by {factor!r}")
+    return to_money(float(exact.quantize(_STEPS[2], rounding=ROUND_HALF_UP)))
 
 
 def percent(part: float, whole: float, places: int = 1) -> float | None:
