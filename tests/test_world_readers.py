@@ -113,10 +113,16 @@ def test_require_some() -> None:
 
 
 NASTY: list[Any] = [
-    None, True, False, 0, -1, 2**53, 2**53 + 1, 10**400, -(10**400), 1.5, 1e308, -1e308, 1e-320,
+    None, True, False, 0, -1, 2**53, 2**53 + 1, 10**400, -(10**400), 10**5000, 1.5, 1e308, 1e-320,
     float("nan"), float("inf"), float("-inf"), "", " ", "x" * 5000, "2026-02-30", "12", [], [1],
     ["a", "a"], [None], [{}], {}, {"a": 1}, [[1]],
 ]  # fmt: skip
+def _label(value: Any) -> str:
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"int of {value.bit_length()} bits"
+    return repr(value)[:20]
+
+
 READERS: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = [
     (w.read_string, (), {}),
     (w.read_int, (), {}),
@@ -133,7 +139,22 @@ READERS: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize("value", NASTY, ids=lambda v: repr(v)[:20])
+@pytest.mark.parametrize("value", NASTY, ids=_label)
+def test_lookups_raise_only_tool_errors_that_are_valid_json(value: Any) -> None:
+    state = {"vendors": {"VEN-001": {"id": "VEN-001"}}}
+    for call in (
+        lambda: w.require_record(state, "vendors", value),
+        lambda: w.check_references(state, {"vendorId": value}, {"vendorId": "vendors"}),
+        lambda: w.paginate([1, 2, 3], {"limit": value, "offset": value}),
+    ):
+        try:
+            call()
+        except silo.ToolError as error:
+            json.dumps(error.to_output(), allow_nan=False)
+            assert error.code in ("not_found", "invalid_input")
+
+
+@pytest.mark.parametrize("value", NASTY, ids=_label)
 def test_readers_raise_only_tool_errors_that_are_valid_json(value: Any) -> None:
     for reader, args, kwargs in READERS:
         try:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._errors import ToolError
+from ._values import shown
 
 __all__ = [
     "Change",
@@ -45,7 +46,7 @@ def label_of(collection: str) -> str:
 
 def not_found(collection: str, record_id: Any, label: str | None = None) -> ToolError:
     """The ``not_found`` error for ``record_id`` in ``collection``."""
-    shown_id = record_id if isinstance(record_id, str) else str(record_id)[:60]
+    shown_id = shown(record_id) if isinstance(record_id, str) else str(shown(record_id))
     return ToolError(
         "not_found",
         f'{label or label_of(collection)} "{shown_id}" was not found.',
