@@ -117,6 +117,8 @@ NASTY: list[Any] = [
     float("nan"), float("inf"), float("-inf"), "", " ", "x" * 5000, "2026-02-30", "12", [], [1],
     ["a", "a"], [None], [{}], {}, {"a": 1}, [[1]],
 ]  # fmt: skip
+
+
 def _label(value: Any) -> str:
     if isinstance(value, int) and value.bit_length() > 64:
         return f"int of {value.bit_length()} bits"
