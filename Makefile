@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_rollouts.py
 	$(PY) benchmarks/bench_concurrency.py
 	$(PY) benchmarks/bench_eval.py
+	$(PY) benchmarks/bench_model_agents.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
