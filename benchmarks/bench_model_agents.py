@@ -97,7 +97,9 @@ async def rollouts(agent: Any, runs: int, concurrency: int) -> tuple[float, list
 
 def sdk_ms(results: list[silo.RunResult]) -> float:
     """Milliseconds spent inside the SDK calls (the adapter's durationMs), over all results."""
-    return sum(e["durationMs"] for r in results for e in r.trace if e["type"] == "model_step")
+    return float(
+        sum(e["durationMs"] for r in results for e in r.trace if e["type"] == "model_step")
+    )
 
 
 async def measure() -> dict[str, float]:
