@@ -40,3 +40,41 @@ def test_templates_carry_no_copy_of_the_toolkit(template: str) -> None:
 def test_the_guard_sees_a_private_import(tmp_path: Path) -> None:
     source = "import silo_async as silo\nfrom silo_async.world._readers import invalid\n"
     assert [m.group(0) for m in _PRIVATE.finditer(source)] == ["from silo_async.world._readers"]
+
+
+def test_the_toolkit_surface_is_listed_and_documented() -> None:
+    import ast
+    import inspect
+
+    import silo_async.world as world
+
+    tree = ast.parse(Path(world.__file__).read_text(encoding="utf-8"))
+    reexported = {
+        alias.asname
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.asname is not None
+    }
+    assert len(set(world.__all__)) == len(world.__all__)
+    assert set(world.__all__) == reexported
+    for name in world.__all__:
+        value = getattr(world, name)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            assert inspect.getdoc(value), f"silo_async.world.{name} has no docstring"
+        assert name in (world.__doc__ or "") or name in {
+            "Reference",
+            "View",
+            "Where",
+            "Change",
+            "Schema",
+            "DEFAULT_LIMIT",
+            "MAX_LIMIT",
+            "MAX_AMOUNT",
+            "MAX_INTEGER",
+            "MAX_NUMBER",
+            "MAX_ADVANCE_DAYS",
+            "invalid",
+            "label_of",
+            "not_found",
+        }, f"{name} is not in the docs"
