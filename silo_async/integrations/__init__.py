@@ -1,0 +1,5 @@
+"""Bridges from silo worlds to other frameworks; each module imports its framework's nothing.
+
+* :mod:`silo_async.integrations.trl` — a world as a TRL GRPO ``environment_factory`` and the
+  reward function that grades it.
+"""

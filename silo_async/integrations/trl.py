@@ -1,0 +1,289 @@
+"""A silo world as a TRL GRPO environment (DESIGN §12): ``environment_factory`` and ``reward``.
+
+TRL's ``GRPOTrainer(environment_factory=...)`` makes one instance per rollout slot, calls
+``reset(**row)`` before generating (a returned string is appended to the prompt), offers every
+other public method to the model as a tool (read through ``transformers.utils.get_json_schema``:
+the signature, the type hints, the docstring's ``Args:``), and hands the instances to the reward
+functions as ``environments=``. So the class made here has exactly ``reset`` and one method per
+tool, and the reward lives in :func:`reward`::
+
+    from trl import GRPOConfig, GRPOTrainer
+    from silo_async.integrations.trl import environment_factory, reward
+
+    CRM = environment_factory("crm")                      # or a silo.Environment
+    dataset = Dataset.from_list([{"prompt": [{"role": "user", "content": ""}], "task": t}
+                                 for t in ["TASK-001", "TASK-008"]])
+    trainer = GRPOTrainer(model="Qwen/Qwen3-0.6B", train_dataset=dataset,
+                          reward_funcs=reward, environment_factory=CRM, args=GRPOConfig(...))
+
+Each instance drives one :func:`silo_async.episode` at a time on a background event loop (one per
+process, shared by every instance; calls from many threads at once are safe), so rollouts get the
+same limits, trace, grading and artifacts as ``silo.run``. Nothing here imports trl or
+transformers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import threading
+from collections.abc import Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .._environment import Environment
+from .._episode import episode
+from .._errors import SiloError
+from .._jsonutil import compact_json
+from .._limits import Limits
+from .._result import RunResult
+from .._tools import ToolResult
+from ._methods import method_specs
+from ._portal import call, portal
+
+__all__ = ["environment_factory", "reward"]
+
+#: Names TRL gives a meaning of its own: a tool called so gets another method name.
+_RESERVED = ("reset", "get_reward")
+
+
+class _Observation(dict[str, Any]):
+    """A tool's dict output whose ``str()`` is compact JSON: what TRL shows the model."""
+
+    def __str__(self) -> str:
+        return compact_json(self)
+
+
+def _observation(result: ToolResult) -> Any:
+    """A tool method's return value: the output, or a rejected call's error message."""
+    output = result.output
+    if result.is_error:
+        message = output.get("message") if isinstance(output, dict) else None
+        return message if isinstance(message, str) else _as_text(output)
+    if isinstance(output, dict):
+        return _Observation(output)
+    return _as_text(output)
+
+
+def _as_text(value: Any) -> str:
+    # A list would reach TRL as content blocks and anything else through str(): JSON text
+    # keeps what the model reads the same as in an exported trajectory.
+    return value if isinstance(value, str) else compact_json(value)
+
+
+class _Session:
+    """One open episode and the owner task that holds its ``async with`` block."""
+
+    __slots__ = ("episode", "owner")
+
+    def __init__(self, env: Environment, task_id: str, options: dict[str, Any]) -> None:
+        async def hold(*, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+            async with episode(env, task_id, **options) as ep:
+                task_status.started(ep)
+                await ep.wait_finished()
+
+        self.owner: Future[None]
+        self.owner, self.episode = portal().start_task(hold)
+
+    def close(self, answer: Any) -> RunResult:
+        """Finish the episode with ``answer`` (idempotent) and wait until its block has left."""
+        result: RunResult = call(self.episode.finish, answer)
+        self.owner.result()
+        return result
+
+
+class _SiloEnvironment:
+    """What every generated class shares (all private but ``reset``)."""
+
+    _silo_env: Environment
+    _silo_tasks: tuple[str, ...]
+    _silo_options: dict[str, Any]
+    _silo_order: itertools.count[int]
+    _silo_order_lock: threading.Lock
+
+    def __init__(self) -> None:
+        self._silo_session: _Session | None = None
+        self._silo_lock = threading.Lock()
+
+    def reset(self, **row: Any) -> str:
+        """Open an episode for ``row["task"]`` (the next served task if absent); its instruction.
+
+        An episode this instance still had open is finished first (``completed``).
+
+        Raises:
+            SiloError: ``task_not_found`` for a task this class does not serve.
+        """
+        task_id = self._silo_pick(row.get("task"))
+        with self._silo_lock:
+            previous, self._silo_session = self._silo_session, None
+            if previous is not None:
+                previous.close(None)
+            session = _Session(self._silo_env, task_id, self._silo_options)
+            self._silo_session = session
+            return str(session.episode.task)
+
+    @classmethod
+    def _silo_pick(cls, task: Any) -> str:
+        if task is None:
+            with cls._silo_order_lock:
+                return cls._silo_tasks[next(cls._silo_order) % len(cls._silo_tasks)]
+        if not isinstance(task, str) or task not in cls._silo_tasks:
+            served = ", ".join(cls._silo_tasks)
+            raise SiloError(
+                "task_not_found",
+                f'Task {task!r} is not served by this environment ("{cls._silo_env.name}"). '
+                f"Served: {served}.",
+                {
+                    "environment": cls._silo_env.name,
+                    "task": task,
+                    "available": list(cls._silo_tasks),
+                },
+            )
+        return task
+
+    def _silo_call(self, tool: str, tool_input: dict[str, Any]) -> Any:
+        session = self._silo_session
+        if session is None:
+            raise RuntimeError("No episode is open: call reset(**row) before calling a tool.")
+        return _observation(call(session.episode.call_tool, tool, tool_input))
+
+    def _silo_finish(self, answer: Any) -> RunResult:
+        with self._silo_lock:
+            session = self._silo_session
+            if session is None:
+                raise RuntimeError("No episode to score: reset(**row) was never called.")
+            return session.close(answer)
+
+
+def _class_name(env_name: str) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", env_name)
+    name = "".join(w[:1].upper() + w[1:] for w in words) + "Environment"
+    return name if name[0].isalpha() else f"Silo{name}"
+
+
+def _served(env: Environment, tasks: Sequence[str] | None) -> tuple[str, ...]:
+    if isinstance(tasks, str):
+        raise TypeError("tasks must be a list of task ids, not one string.")
+    ids = tuple(t.id for t in env.tasks) if tasks is None else tuple(tasks)
+    for task_id in ids:
+        env.task(task_id)  # raises task_not_found now, not at the first reset
+    if not ids:
+        raise ValueError(f'Environment "{env.name}" has no task to serve.')
+    return ids
+
+
+def environment_factory(
+    env: Environment | str,
+    tasks: Sequence[str] | None = None,
+    timeout: float | None = None,
+    *,
+    max_tool_calls: int = 100,
+    runs_dir: str | os.PathLike[str] | None = None,
+    agent_name: str = "trl",
+    cwd: str | os.PathLike[str] | None = None,
+) -> type[Any]:
+    """A class for TRL's GRPO ``environment_factory``: ``reset`` plus one method per tool.
+
+    ``reset(**row)`` opens an episode for ``row["task"]`` (a task id; without one, the served
+    tasks in order, round robin) and returns its instruction. Each tool method has the tool's
+    parameters as keyword-only arguments (typed from its JSON Schema; required ones without a
+    default, optional ones defaulting to ``None``, which is left out of the call), its
+    description and an ``Args:`` section as docstring, and a safe name when the tool's is not
+    an identifier (or is ``reset`` / ``get_reward``). It returns the tool's output — a dict
+    (printed as compact JSON), a str, or anything else as compact JSON text — or, for a
+    rejected call, its error message: an observation for the model, never an exception.
+
+    Args:
+        env: the environment, or the name of one in the project at ``cwd``.
+        tasks: the task ids served (default: all, in the environment's order).
+        timeout: seconds an episode may last (default ``None``: no time limit).
+        max_tool_calls: calls executed before the next one ends the episode.
+        runs_dir: write each episode's artifacts to ``runs_dir/<run_id>/`` (exportable with
+            ``silo-async runs export``); default: none.
+        agent_name: the agent label recorded in traces.
+        cwd: the project directory when ``env`` is a name (default: the current directory).
+
+    Returns:
+        The class (call it with no arguments for an instance).
+
+    Raises:
+        SiloError: an unknown environment or task id.
+        ValueError: invalid limits, or no task to serve.
+    """
+    if isinstance(env, str):
+        from ..project import load_environment  # the project layer, only when needed
+
+        env = load_environment(env, cwd)
+    Limits(max_tool_calls, timeout, None)  # invalid limits fail here, not at the first reset
+    served = _served(env, tasks)
+    specs = [t.spec for t in env.bind_tools(env.create_state())]
+    name = _class_name(env.name)
+    namespace: dict[str, Any] = {
+        "__doc__": f'The "{env.name}" world as a TRL environment (silo_async).',
+        "__module__": __name__,
+        "_silo_env": env,
+        "_silo_tasks": served,
+        "_silo_options": {
+            "max_tool_calls": max_tool_calls,
+            "timeout": timeout,
+            "runs_dir": None if runs_dir is None else Path(runs_dir),
+            "agent_name": agent_name,
+        },
+        "_silo_order": itertools.count(),
+        "_silo_order_lock": threading.Lock(),
+    }
+    for spec in method_specs(specs, _RESERVED):
+        namespace[spec.name] = spec.bind(_SiloEnvironment._silo_call, name)
+    return type(name, (_SiloEnvironment,), namespace)
+
+
+def _final_text(completion: Any) -> str | None:
+    """The answer in a completion: its text, or its last assistant message's text."""
+    if isinstance(completion, str):
+        return completion
+    messages = completion if isinstance(completion, list) else [completion]
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role", "assistant") == "assistant":
+            content = message.get("content")
+            if isinstance(content, list):  # content parts
+                content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            return content if isinstance(content, str) else None
+    return None
+
+
+def reward(completions: Sequence[Any], environments: Sequence[Any], **kwargs: Any) -> list[float]:
+    """TRL reward function: finish each instance's episode and return its reward.
+
+    The text of each completion (its last assistant message) is the episode's answer, graded
+    by the task's verifier as a ``silo.run`` agent's output would be. Calling it again returns
+    the same rewards.
+
+    Args:
+        completions: the completions, one per instance (text, or a list of chat messages).
+        environments: the instances TRL made with the class from :func:`environment_factory`.
+        **kwargs: TRL's other arguments (prompts, dataset columns...), ignored.
+
+    Returns:
+        One reward in [0, 1] per instance, in order.
+
+    Raises:
+        TypeError: an instance that is not from :func:`environment_factory`.
+        ValueError: completions and environments of different lengths.
+    """
+    if len(completions) != len(environments):
+        raise ValueError(
+            f"{len(completions)} completions for {len(environments)} environments: "
+            "TRL passes one of each per rollout."
+        )
+    rewards = []
+    for completion, instance in zip(completions, environments, strict=True):
+        if not isinstance(instance, _SiloEnvironment):
+            raise TypeError(
+                f"{type(instance).__name__} is not an environment made by environment_factory()."
+            )
+        rewards.append(float(instance._silo_finish(_final_text(completion)).reward))
+    return rewards
