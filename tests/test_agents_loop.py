@@ -7,6 +7,7 @@ of the SDK or of the core is mocked.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +54,7 @@ async def test_two_calls_in_one_reply_run_in_order_and_the_model_recovers(
         result = await silo.run(ENV, "TASK-BLOCK", make_agent(provider, server))
     assert result.passed and result.termination_reason == "completed", result.error
     assert result.agent_output == "CUS-001 is blocked."
+    assert result.agent_name == f"{provider}/scripted-{'gpt' if provider == 'openai' else 'claude'}"
     assert (result.tool_calls, result.tool_errors) == (3, 1)
     calls = events(result, "tool_call")
     assert [c["input"] for c in calls] == [WRONG.input, READ.input, BLOCK.input]
@@ -330,3 +332,68 @@ async def test_under_the_token_limit_nothing_changes(anyio_backend: str, provide
         result = await silo.run(ENV, "TASK-BLOCK", agent, token_limit=1000)
     assert result.passed and result.termination_reason == "completed"
     assert result.input_tokens + result.output_tokens == 75
+
+
+async def test_the_time_limit_stops_a_model_that_hangs(anyio_backend: str, provider: str) -> None:
+    def slow(request: ModelRequest) -> Reply:
+        time.sleep(0.3)  # the server's own thread: the rollout's loop keeps running
+        return Reply(text="too late")
+
+    async with ScriptedModelServer(slow) as server:
+        started = time.perf_counter()
+        result = await silo.run(ENV, "TASK-ANSWER", make_agent(provider, server), timeout=0.05)
+        elapsed = time.perf_counter() - started
+    assert result.termination_reason == "timeout"
+    assert elapsed < 0.25  # cancelled in flight, not after the reply
+    assert events(result, "model_step") == [] and result.agent_output != "too late"
+
+
+async def test_thinking_blocks_go_back_as_received_and_cached_tokens_count(
+    anyio_backend: str,
+) -> None:
+    thinking = {"type": "thinking", "thinking": "CUS-001 first.", "signature": "c2ln"}
+    use = {"type": "tool_use", "id": "toolu_x", "name": "get_customer", "input": READ.input}
+    first = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [thinking, {"type": "text", "text": "Reading."}, use],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": 10,
+            "cache_creation_input_tokens": 100,
+            "cache_read_input_tokens": 1000,
+            "output_tokens": 5,
+        },
+    }
+    async with ScriptedModelServer([first, "2"]) as server:
+        result = await silo.run(ENV, "TASK-ANSWER", make_agent("anthropic", server))
+    assert result.passed, result.error
+    echoed = server.requests[1].messages[1]
+    assert echoed["content"][0] == thinking and echoed["content"][2]["id"] == "toolu_x"
+    step = events(result, "model_step")[0]
+    assert step["usage"] == {"inputTokens": 1110, "outputTokens": 5}
+    assert step["message"]["content"] == "Reading."
+
+
+async def test_chat_calls_without_ids_are_still_paired(anyio_backend: str) -> None:
+    calls = [
+        {"type": "function", "function": {"name": "get_customer", "arguments": ""}},
+        {"type": "function", "function": {"name": "get_customer", "arguments": "{}"}},
+    ]
+    message = {"role": "assistant", "content": None, "tool_calls": calls}
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+    body = {"id": "c", "object": "chat.completion", "created": 0, "model": "m"}
+    body["choices"] = [choice]  # and no usage at all
+    async with ScriptedModelServer([body, "2"]) as server:
+        result = await silo.run(ENV, "TASK-ANSWER", make_agent("openai", server))
+    assert result.passed and result.tool_errors == 2  # {} lacks customerId: rejected, as values
+    assert [r.id for r in server.requests[1].last_results] == ["call_0", "call_1"]
+    sent = server.requests[1].messages[1]["tool_calls"]
+    assert [c["id"] for c in sent] == ["call_0", "call_1"]
+    assert [c["function"]["arguments"] for c in sent] == ["{}", "{}"]
+    step = events(result, "model_step")[0]
+    assert step["usage"] == {"inputTokens": None, "outputTokens": None}
+    assert (result.model_steps, result.input_tokens) == (2, 10)  # only the answer had usage

@@ -85,7 +85,8 @@ def anthropic(
             dialogue = _MessagesDialogue(session, settings, ctx)
             return await converse(ctx, dialogue, settings.model, settings.max_turns)
 
-    agent.__qualname__ = agent.__name__ = "anthropic"
+    agent.__name__ = "anthropic"
+    agent.__qualname__ = f"anthropic/{model}"  # the run's default label, as --model names it
     return agent
 
 
@@ -152,21 +153,7 @@ class _MessagesDialogue:
         if inspect.isawaitable(message):  # AsyncAPIResponse.parse is a coroutine
             message = await message
         duration_ms = round((time.perf_counter() - started) * 1000, 3)
-        texts: list[str] = []
-        calls: list[Call] = []
-        content: list[dict[str, Any]] = []
-        for block in message.content:
-            kind = block.type
-            if kind == "text":
-                texts.append(block.text)
-                content.append({"type": "text", "text": block.text})
-            elif kind == "tool_use":
-                calls.append(Call(block.id, block.name, block.input))
-                content.append(
-                    {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-                )
-            else:  # thinking and the like go back as received, as the API requires
-                content.append(block.to_dict())
+        texts, calls, content = _read_blocks(message.content)
         self._assistant = {"role": "assistant", "content": content}
         return Turn(
             text="\n".join(texts) or None,
@@ -191,6 +178,26 @@ class _MessagesDialogue:
             blocks.append(block)
         # Every result of one response goes back in one user message, as the API requires.
         self._messages += (self._assistant, {"role": "user", "content": blocks})
+
+
+def _read_blocks(blocks: Sequence[Any]) -> tuple[list[str], list[Call], list[dict[str, Any]]]:
+    """A response's texts, its tool calls, and its content as sent back next turn."""
+    texts: list[str] = []
+    calls: list[Call] = []
+    content: list[dict[str, Any]] = []
+    for block in blocks:
+        kind = block.type
+        if kind == "text":
+            texts.append(block.text)
+            content.append({"type": "text", "text": block.text})
+        elif kind == "tool_use":
+            calls.append(Call(block.id, block.name, block.input))
+            content.append(
+                {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+            )
+        else:  # thinking and the like go back as received, as the API requires
+            content.append(block.to_dict())
+    return texts, calls, content
 
 
 def _input_tokens(usage: Any) -> int:

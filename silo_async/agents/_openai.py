@@ -83,7 +83,8 @@ def openai_chat(
             dialogue = _ChatDialogue(session, settings, ctx)
             return await converse(ctx, dialogue, settings.model, settings.max_turns)
 
-    agent.__qualname__ = agent.__name__ = "openai_chat"
+    agent.__name__ = "openai_chat"
+    agent.__qualname__ = f"openai/{model}"  # the run's default label, as --model names it
     return agent
 
 
@@ -156,7 +157,12 @@ class _ChatDialogue:
         message = choice.message
         tool_calls = message.tool_calls or ()
         calls = [
-            Call(tc.id or f"call_{i}", tc.function.name, _arguments(tc.function.arguments))
+            # A server that sends no id (some local ones) still gets each result paired.
+            Call(
+                getattr(tc, "id", None) or f"call_{i}",
+                tc.function.name,
+                _arguments(tc.function.arguments),
+            )
             for i, tc in enumerate(tool_calls)
         ]
         self._assistant = _echo(message.content, tool_calls, calls)
