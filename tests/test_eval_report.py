@@ -5,16 +5,17 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import shutil
+import os
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 import silo_async as silo
 from silo_async.eval import EvalSummary, evaluate
+from silo_async.eval._details import MAX_TEXT, compact_details, shrink_diff
+from silo_async.eval._report_data import COLUMNS, DetailStore, pack_details
 
 from .test_eval_support import (
     bad_agent,
@@ -24,8 +25,6 @@ from .test_eval_support import (
     good_agent,
     make_env,
 )
-
-pytestmark = pytest.mark.anyio
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr"}
 
@@ -73,8 +72,8 @@ def parse(html: str) -> Checker:
     return checker
 
 
-def unpack(blob: str) -> list[dict[str, Any]]:
-    data: list[dict[str, Any]] = json.loads(gzip.decompress(base64.urlsafe_b64decode(blob.strip())))
+def unpack(blob: str) -> list[Any]:
+    data: list[Any] = json.loads(gzip.decompress(base64.urlsafe_b64decode(blob.strip())))
     return data
 
 
@@ -91,115 +90,127 @@ async def make_report(tmp_path: Path) -> tuple[EvalSummary, str]:
     return summary, (out / "report.html").read_text(encoding="utf-8")
 
 
+def col(name: str) -> int:
+    return COLUMNS.index(name)
+
+
+@pytest.mark.anyio
 async def test_report_is_well_formed_and_complete(tmp_path: Path) -> None:
     summary, html = await make_report(tmp_path)
     page = parse(html)
-    assert {"agents", "side-by-side", "index", "details", "run", "task-0", "task-1"} <= page.ids
-    text = "".join(page.text)
-    assert "Side by side" in text and "★" in text
-    index = json.loads(page.scripts["index"])
-    assert index["tasks"] == ["T-1", "T-2"]
-    assert [r[10] for r in index["runs"]] == [r.run_id for r in summary.records]
+    assert {"filters", "agents", "chart", "side-by-side", "tasks", "rollouts", "run"} <= page.ids
+    assert {"meta", "index", "details", "f-agent", "f-task", "f-reason", "f-result"} <= page.ids
+    meta = json.loads(page.scripts["meta"])
+    assert [t["id"] for t in meta["tasks"]] == ["T-1", "T-2"]
+    assert meta["agents"] == ["good", "bad", "faulty", "crash", "big"]
+    rows = unpack(page.scripts["index"])
+    assert [r[col("runId")] for r in rows] == [r.run_id for r in summary.records]
+    assert all(r[col("runDir")] is None for r in rows)  # the default runs/<id> is implied
     details = unpack(page.scripts["details"])
-    assert len(details) == summary.finished == 20
     first_good = next(i for i, r in enumerate(summary.records) if r.agent == "good")
-    calls = details[first_good]["c"]
-    assert [c[1] for c in calls] == ["get_item", "complete_item"]
-    assert json.loads(calls[0][2]) == {"itemId": "A"}
-    assert "https://example.com/a" in calls[0][3]  # data intact once decoded...
-    checks = details[first_good]["k"]
-    assert checks[0][:2] == ["A is done", 1]
-    assert details[first_good]["d"]["collections"]["items"]["changed"] == ["A"]
+    entry = details[rows[first_good][col("details")]]
+    calls = [s for s in entry["s"] if s[0] == 0]
+    assert [c[2] for c in calls] == ["get_item", "complete_item"]
+    assert json.loads(calls[0][3]) == {"itemId": "A"}
+    assert "https://example.com/a" in calls[0][4]  # data intact once decoded...
+    assert entry["k"][0][:2] == ["A is done", 1]
+    fields = entry["d"]["collections"]["items"]["fields"]
+    assert fields == {"A": [{"path": "done", "from": False, "to": True}]}
 
 
+@pytest.mark.anyio
+async def test_identical_rollouts_share_their_details(tmp_path: Path) -> None:
+    summary, html = await make_report(tmp_path)
+    page = parse(html)
+    rows, details = unpack(page.scripts["index"]), unpack(page.scripts["details"])
+    refs: dict[tuple[str, str], set[int]] = {(r.task_id, r.agent): set() for r in summary.records}
+    for record, line in zip(summary.records, rows, strict=True):
+        refs[(record.task_id, record.agent)].add(line[col("details")])
+    assert all(len(ids) == 1 for ids in refs.values())  # 2 runs each, one entry
+    assert len(details) == len(refs) == 10
+
+
+@pytest.mark.anyio
 async def test_report_has_no_url_at_all(tmp_path: Path) -> None:
     _, html = await make_report(tmp_path)
     for needle in ("http://", "https://", "//cdn", "//"):
         assert needle not in html  # ...but no URL-like text in the file, not even in data
-    assert html.count("</script>") == 3  # recorded "</script>" text cannot close a tag
+    assert html.count("</script>") == 4  # recorded "</script>" text cannot close a tag
 
 
+@pytest.mark.anyio
 async def test_report_marks_faults_and_errors(tmp_path: Path) -> None:
     summary, html = await make_report(tmp_path)
     page = parse(html)
-    details = unpack(page.scripts["details"])
+    rows, details = unpack(page.scripts["index"]), unpack(page.scripts["details"])
     faulty = next(i for i, r in enumerate(summary.records) if r.agent == "faulty")
-    fault_call = details[faulty]["c"][0]
-    assert fault_call[1] == "explode" and fault_call[4] == 1
+    fault_call = details[rows[faulty][col("details")]]["s"][0]
+    assert fault_call[2] == "explode" and fault_call[5] == 1
     assert fault_call[6].startswith("RuntimeError: the environment is broken")
     crash = next(i for i, r in enumerate(summary.records) if r.agent == "crash")
-    assert "model returned garbage" in details[crash]["e"]
+    entry = details[rows[crash][col("details")]]
+    assert "model returned garbage" in entry["e"]
+    assert "Traceback (most recent call last)" in entry["t"]
+    assert [2, "agent_error", "ValueError: model returned garbage"] in entry["s"]
 
 
-async def test_huge_outputs_are_truncated_with_a_note(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_huge_outputs_are_kept_to_a_bound_with_a_note(tmp_path: Path) -> None:
     summary, html = await make_report(tmp_path)
-    details = unpack(parse(html).scripts["details"])
+    page = parse(html)
+    rows, details = unpack(page.scripts["index"]), unpack(page.scripts["details"])
     big = next(i for i, r in enumerate(summary.records) if r.agent == "big")
-    output = details[big]["c"][0][3]
-    assert len(output) < 600 and "truncated" in output and "more characters" in output
-    assert len(details[big]["o"]) < 2000 and "truncated" in details[big]["o"]
+    output = details[rows[big][col("details")]]["s"][0][4]
+    assert len(output) < MAX_TEXT + 100 and "more characters]" in output
+    assert "truncated" in details[rows[big][col("details")]]["o"]
     assert len(html) < 200_000  # 100 kB outputs are not embedded in full
 
 
-CHROMIUM = shutil.which("chromium") or (
-    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
-)
+def test_details_store_and_budget_keep_failures_first() -> None:
+    store = DetailStore(budget=60)
+    assert store.add({"o": "a"}) == 0 and store.add({"o": "a"}) == 0  # one entry
+    assert store.add({"o": "b" * 100}) == -1 and store.dropped == 1  # over the store's budget
+    assert store.add(None) == -1
+    texts = [json.dumps({"o": os.urandom(60_000).hex() + chr(65 + i)}) for i in range(6)]
+    records = [type("R", (), {"passed": i % 2 == 0, "env_fault": False,
+                              "termination_reason": "completed"})() for i in range(6)]  # fmt: skip
+    packed, positions = pack_details(texts, records, list(range(6)), budget=1)
+    kept = [i for i, p in enumerate(positions) if p >= 0]
+    assert kept == [1]  # the first failed rollout gets in, nothing else fits
+    assert unpack(packed)[0]["o"].endswith("B")
 
 
-def chromium_dump(url: str, tmp_path: Path) -> list[str]:
-    """Headless Chromium printing the DOM of ``url``, offline and with a throwaway profile."""
-    return [
-        str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        # No network here: keep Chromium from trying to reach its services at start-up.
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
-        "--virtual-time-budget=5000",
-        "--dump-dom",
-        url,
-    ]
+def test_a_large_diff_is_shrunk_with_counts() -> None:
+    diff: dict[str, Any] = {
+        "scalars": [],
+        "collections": {
+            "rows": {
+                "added": [f"R{i}" for i in range(2000)],
+                "removed": [],
+                "changed": ["X"],
+                "fields": {"X": [{"path": "v", "from": 1, "to": 2}]},
+            }
+        },
+    }
+    small = shrink_diff(diff, limit=2000)
+    rows = small["collections"]["rows"]
+    assert rows["fields"] == {} and rows["fieldsOmitted"] == {"records": 1, "fields": 0}
+    assert len(rows["added"]) == 20 and rows["addedOmitted"] == 1980
+    assert diff["collections"]["rows"]["fields"]  # the original is untouched
+    assert shrink_diff({"scalars": [], "collections": {}}) == {"scalars": [], "collections": {}}
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")
-async def test_report_renders_a_rollout_in_headless_chromium(tmp_path: Path) -> None:
-    summary, _ = await make_report(tmp_path)
-    faulty = next(r for r in summary.records if r.agent == "faulty")
-    url = (tmp_path / "ev" / "report.html").as_uri() + f"#run={faulty.run_id}"
-    with anyio.fail_after(120):
-        done = await anyio.run_process(chromium_dump(url, tmp_path))
-    dom = done.stdout.decode()
-    assert f"Rollout {faulty.run_id}" in dom
-    assert "Trace (3 tool calls)" in dom
-    assert "FAULT RuntimeError" in dom and "A is done" in dom and "State diff" in dom
+@pytest.mark.anyio
+async def test_model_turns_sit_between_the_tool_calls_they_made() -> None:
+    async def thinker(ctx: silo.AgentContext) -> str:
+        message = {"role": "assistant", "content": "Reading A first.", "toolCalls": []}
+        ctx.record_model_step(model="m1", input_tokens=12, output_tokens=4, message=message)
+        await ctx.call_tool("get_item", {"itemId": "A"})
+        ctx.record_model_step(model="m1", input_tokens=30, output_tokens=2, stop_reason="stop")
+        return "done"
 
-
-@pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")
-async def test_opening_a_task_lists_its_rollouts_in_headless_chromium(tmp_path: Path) -> None:
-    summary, _ = await make_report(tmp_path)
-    url = (tmp_path / "ev" / "report.html").as_uri() + "#task-1"
-    with anyio.fail_after(120):
-        done = await anyio.run_process(chromium_dump(url, tmp_path))
-    dom = done.stdout.decode()
-    for record in summary.records:
-        assert (f"<td>{record.run_id}</td>" in dom) == (record.task_id == "T-2")
-    assert "failed and faulted only" in dom
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")
-async def test_long_run_lists_are_paged_in_headless_chromium(tmp_path: Path) -> None:
-    summary = await evaluate(
-        make_env(), ["T-1"], {"g": good_agent}, runs=620, out_dir=tmp_path / "e"
-    )
-    url = (tmp_path / "e" / "report.html").as_uri() + "#task-0"
-    with anyio.fail_after(120):
-        done = await anyio.run_process(chromium_dump(url, tmp_path))
-    dom = done.stdout.decode()
-    shown = [r for r in summary.records if f"<td>{r.run_id}</td>" in dom]
-    assert shown == summary.records[:500]
-    assert "show 120 more of 120" in dom
+    result = await silo.run(make_env(), "T-1", thinker)
+    steps = compact_details(result)["s"]
+    assert [s[0] for s in steps] == [1, 0, 1]
+    assert steps[0][1:6] == ["m1", 12, 4, None, "Reading A first."]
+    assert steps[2][4] == "stop"

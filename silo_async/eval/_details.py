@@ -1,26 +1,45 @@
-"""Compact per-rollout details for the HTML report: tool calls, checks, state diff, output.
+"""Compact per-rollout details for the HTML report: the timeline, checks, state diff, output.
 
 Built once per finished rollout from its in-memory trace, so the report never re-reads 10,000
-run directories. Long inputs, outputs and diffs are cut with a note saying how much was cut;
-the full record is always in the rollout's own ``trace.jsonl``.
+run directories. The timeline keeps the trace's order: model turns (``model_step`` events,
+with their tokens and text), tool calls (with inputs, outputs, errors and faults) and notes
+(an agent's crash, a loop held past the deadline). Texts are kept up to a few thousand
+characters (the report shows 400 and expands the rest on a click); beyond that they are cut
+with a note of how much was cut, and the full record is the rollout's own ``trace.jsonl``.
+No timing is kept here, so identical rollouts have identical details (the report stores them
+once).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .._jsonutil import compact_json
 from .._result import RunResult
-from ._runs import pair_calls
 
-__all__ = ["MAX_CALLS", "MAX_DIFF", "MAX_TEXT", "compact_details", "truncate"]
+__all__ = [
+    "MAX_DIFF",
+    "MAX_OUTPUT",
+    "MAX_STEPS",
+    "MAX_TEXT",
+    "compact_details",
+    "shrink_diff",
+    "truncate",
+]
 
-#: Characters kept of each tool input or output (as compact JSON) and of the agent's output.
-MAX_TEXT = 400
-#: Characters kept of the state diff (as compact JSON).
-MAX_DIFF = 4000
-#: Tool calls kept per rollout; the rest are counted in a note.
-MAX_CALLS = 200
+#: Characters kept of each tool input or output (as compact JSON) and model text.
+MAX_TEXT = 4000
+#: Characters kept of the agent's output.
+MAX_OUTPUT = 16_000
+#: Characters kept of the state diff (as compact JSON); a larger diff is shrunk.
+MAX_DIFF = 16_000
+#: Timeline entries (tool calls, model turns, notes) kept per rollout; the rest are counted.
+MAX_STEPS = 300
+#: Ids kept per added/removed/changed list when a diff must shrink.
+MAX_DIFF_IDS = 20
+
+_CALL, _MODEL, _NOTE = 0, 1, 2
 
 
 def truncate(text: str, limit: int = MAX_TEXT) -> str:
@@ -30,50 +49,134 @@ def truncate(text: str, limit: int = MAX_TEXT) -> str:
     return f"{text[:limit]}… [truncated: {len(text) - limit} more characters]"
 
 
-def _calls(trace: list[dict[str, Any]]) -> tuple[list[list[Any]], int]:
-    """``[[callId, tool, input, output, isError, durationMs, fault], ...]`` and calls omitted."""
-    calls = pair_calls(trace)
-    rows = [
-        [
-            c.call_id,
-            c.tool,
-            truncate(compact_json(c.input)),
-            truncate(compact_json(c.output)) if c.has_result else None,
-            1 if c.is_error else 0,
-            c.duration_ms,
-            _fault_text(c.fault),
-        ]
-        for c in calls[:MAX_CALLS]
-    ]
-    return rows, max(0, len(calls) - MAX_CALLS)
-
-
 def _fault_text(fault: Any) -> str | None:
     if not isinstance(fault, dict):
         return None
     return truncate(f"{fault.get('type')}: {fault.get('message')}", 300)
 
 
+def _model_step(event: dict[str, Any]) -> list[Any]:
+    usage = event.get("usage") or {}
+    message = event.get("message") or {}
+    text = message.get("content") if isinstance(message, dict) else None
+    calls = message.get("toolCalls") if isinstance(message, dict) else None
+    names = [str(c.get("name")) for c in calls if isinstance(c, dict)] if calls else []
+    return [
+        _MODEL,
+        event.get("model"),
+        usage.get("inputTokens"),
+        usage.get("outputTokens"),
+        event.get("stopReason"),
+        None if text is None else truncate(str(text)),
+        names,
+    ]
+
+
+def _note(event: dict[str, Any]) -> list[Any] | None:
+    kind = event.get("type")
+    if kind == "agent_error":
+        error = event.get("error") or {}
+        return [_NOTE, "agent_error", truncate(f"{error.get('type')}: {error.get('message')}")]
+    if kind == "loop_blocked":
+        return [
+            _NOTE,
+            "loop_blocked",
+            f"the event loop was held {event.get('overrunMs')} ms past the deadline",
+        ]
+    return None
+
+
+def _timeline(trace: list[dict[str, Any]]) -> tuple[list[list[Any]], int]:
+    """The trace's steps in order, and how many were left out beyond :data:`MAX_STEPS`."""
+    results = {e["callId"]: e for e in trace if e.get("type") == "tool_result"}
+    steps: list[list[Any]] = []
+    for event in trace:
+        kind = event.get("type")
+        if kind == "tool_call":
+            res = results.get(event["callId"])
+            output = None if res is None else truncate(compact_json(res.get("output")))
+            steps.append(
+                [
+                    _CALL,
+                    event["callId"],
+                    event["tool"],
+                    truncate(compact_json(event.get("input"))),
+                    output,
+                    1 if res is not None and res.get("isError") else 0,
+                    None if res is None else _fault_text(res.get("fault")),
+                ]
+            )
+        elif kind == "model_step":
+            steps.append(_model_step(event))
+        elif (note := _note(event)) is not None:
+            steps.append(note)
+    return steps[:MAX_STEPS], max(0, len(steps) - MAX_STEPS)
+
+
+def _agent_traceback(trace: list[dict[str, Any]]) -> str | None:
+    for event in reversed(trace):
+        if event.get("type") == "agent_error":
+            tb = (event.get("error") or {}).get("traceback")
+            return None if tb is None else truncate(str(tb), MAX_TEXT)
+    return None
+
+
+def shrink_diff(diff: dict[str, Any], limit: int = MAX_DIFF) -> dict[str, Any]:
+    """``diff`` made to fit ``limit`` characters of JSON for the report.
+
+    Field detail goes first (from the last collection back), then id lists are cut to
+    :data:`MAX_DIFF_IDS`; every cut is counted (``fieldsOmitted``, ``<kind>Omitted``), so the
+    report can say what it does not show.
+    """
+    if len(compact_json(diff)) <= limit:
+        return diff
+    out: dict[str, Any] = json.loads(compact_json(diff))
+    collections: dict[str, Any] = out.get("collections", {})
+    for change in reversed(list(collections.values())):
+        if "fields" in change:
+            omitted = change.get("fieldsOmitted") or {"records": 0, "fields": 0}
+            omitted["records"] += len(change["fields"])
+            change["fields"] = {}
+            change["fieldsOmitted"] = omitted
+            if len(compact_json(out)) <= limit:
+                return out
+    for change in collections.values():
+        for kind in ("added", "removed", "changed"):
+            ids = change.get(kind, [])
+            if len(ids) > MAX_DIFF_IDS:
+                change[kind] = ids[:MAX_DIFF_IDS]
+                change[f"{kind}Omitted"] = len(ids) - MAX_DIFF_IDS
+    out["scalars"] = [
+        {k: truncate(compact_json(v), 200) if k in ("from", "to") else v for k, v in s.items()}
+        for s in out.get("scalars", [])
+    ]
+    return out
+
+
 def compact_details(result: RunResult) -> dict[str, Any]:
     """The report's record of one rollout (short keys: thousands of these are embedded).
 
-    Keys: ``o`` output text, ``e`` error, ``c`` calls (see :func:`_calls`), ``n`` calls
-    omitted, ``k`` checks as ``[label, passed, detail, required]``, ``d`` state diff (an object,
-    or a truncated JSON string when large).
+    Keys: ``o`` output text, ``e`` error, ``t`` the agent's traceback, ``s`` the timeline
+    (``[0, callId, tool, input, output, isError, fault]`` for a tool call, ``[1, model,
+    inputTokens, outputTokens, stopReason, text, toolNames]`` for a model turn, ``[2, kind,
+    text]`` for a note), ``n`` timeline entries omitted, ``k`` checks as ``[label, passed,
+    detail, required]``, ``d`` the state diff (shrunk to :data:`MAX_DIFF` when large).
     """
-    calls, omitted = _calls(result.trace)
-    diff_text = result.state_diff_json
+    trace = result.trace
+    steps, omitted = _timeline(trace)
     details: dict[str, Any] = {
-        "o": truncate(result.output_text, MAX_TEXT * 4),
-        "c": calls,
+        "o": truncate(result.output_text, MAX_OUTPUT),
+        "s": steps,
         "k": [
             [c.label, 1 if c.passed else 0, truncate(c.detail), 1 if c.required else 0]
             for c in result.checks
         ],
-        "d": result.state_diff if len(diff_text) <= MAX_DIFF else truncate(diff_text, MAX_DIFF),
+        "d": shrink_diff(result.state_diff),
     }
     if result.error:
-        details["e"] = truncate(result.error, MAX_TEXT * 2)
+        details["e"] = truncate(result.error, MAX_TEXT)
+    if (tb := _agent_traceback(trace)) is not None:
+        details["t"] = tb
     if omitted:
         details["n"] = omitted
     return details

@@ -19,7 +19,6 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -35,6 +34,7 @@ from ._executor import Details, Executor, ExecutorReport, LocalExecutor, Rollout
 from ._interrupted import recover_interrupted
 from ._prices import Prices
 from ._records import RolloutRecord
+from ._report_data import DetailStore
 from ._stats import default_ks
 from ._store import write_eval_dir
 from ._summary import EvalSummary
@@ -107,7 +107,8 @@ class _Collector:
         self.base = base
         self.keep_details = details
         self.records: list[RolloutRecord | None] = [None] * total
-        self.details: list[dict[str, Any] | None] = [None] * total
+        self.details: list[int] = [-1] * total  # ids in ``store``
+        self.store = DetailStore()
         self.done = self.passes = self.faults = self.early = 0
         self.started = 0  # workers take slots in plan order: every slot below this has started
         self.clock0 = time.perf_counter()
@@ -124,7 +125,7 @@ class _Collector:
     def add(self, slot: int, record: RolloutRecord, details: Details) -> EvalProgress:
         self.records[slot] = record
         if self.keep_details:
-            self.details[slot] = details
+            self.details[slot] = self.store.add(details)
         self.done += 1
         self.passes += record.passed
         self.faults += record.env_fault
@@ -132,9 +133,10 @@ class _Collector:
         elapsed = time.perf_counter() - self.clock0
         return EvalProgress(self.total, self.done, self.passes, self.faults, elapsed, self.early)
 
-    def finished(self) -> tuple[list[RolloutRecord], list[dict[str, Any]]]:
+    def finished(self) -> tuple[list[RolloutRecord], list[int]]:
+        """The finished rollouts in plan order, and each one's details id in ``store``."""
         pairs = [(r, d) for r, d in zip(self.records, self.details, strict=True) if r is not None]
-        return [r for r, _ in pairs], [d or {} for _, d in pairs]
+        return [r for r, _ in pairs], [d for _, d in pairs]
 
     def in_flight(self) -> list[int]:
         """Slots that started and did not finish (a cancellation cut them short)."""
@@ -295,14 +297,14 @@ async def _write(
     out = summary.out_dir
     if out is None:
         return
-    _, details = collector.finished()
+    _, refs = collector.finished()
 
     def write() -> None:
         done = summary
         if cut is not None:  # cancelled: index (or remove) what the cancellation cut short
             known = {r.run_id for r in summary.records}
             done = attrs.evolve(summary, interrupted=recover_interrupted(out, cut, known))
-        write_eval_dir(done, details if report else None)
+        write_eval_dir(done, (collector.store.texts, refs) if report else None)
 
     # Rendering 10,000 rollouts takes a moment: do it in a worker thread, off the event loop.
     await anyio.to_thread.run_sync(write, abandon_on_cancel=True)

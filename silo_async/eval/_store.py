@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,11 @@ from ._records import RolloutRecord
 from ._report_html import render_report
 from ._summary import EvalSummary
 
-__all__ = ["INDEX", "indexed", "read_index", "read_summary", "write_eval_dir"]
+__all__ = ["INDEX", "ReportDetails", "read_index", "read_summary", "write_eval_dir"]
+
+#: The report's details: the distinct compact details (JSON text) and, per record, the id of
+#: its details (-1: none).
+ReportDetails = tuple[Sequence[str], Sequence[int]]
 
 #: The rollout index, relative to the eval directory.
 INDEX = "runs/index.jsonl"
@@ -36,35 +41,23 @@ def _write_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def indexed(summary: EvalSummary) -> list[RolloutRecord]:
-    """What ``runs/index.jsonl`` lists: finished and interrupted rollouts, in plan order."""
-    if not summary.interrupted:
-        return list(summary.records)
-    tasks = {t.id: i for i, t in enumerate(summary.tasks)}
-    agents = {a: i for i, a in enumerate(summary.agents)}
-    return sorted(
-        [*summary.records, *summary.interrupted],
-        key=lambda r: (tasks.get(r.task_id, len(tasks)), agents.get(r.agent, len(agents)), r.run),
-    )
-
-
-def write_eval_dir(summary: EvalSummary, details: list[dict[str, Any]] | None) -> None:
+def write_eval_dir(summary: EvalSummary, report: ReportDetails | None) -> None:
     """Write the summary files of ``summary`` into ``summary.out_dir`` (blocking; call off-loop).
 
     Args:
         summary: the eval's summary (its ``out_dir`` must be set).
-        details: compact per-rollout details in record order; ``None`` skips ``report.html``.
+        report: the details for ``report.html``; ``None`` skips the report.
     """
     out = summary.out_dir
     if out is None:
         return
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    lines = [compact_json(r.to_dict()) for r in indexed(summary)]
+    lines = [compact_json(r.to_dict()) for r in summary.indexed()]
     _write_text(out / INDEX, "".join(line + "\n" for line in lines))
     _write_text(out / "summary.json", pretty_json(summary.to_dict()))
     _write_text(out / "summary.md", summary.markdown())
-    if details is not None:
-        _write_text(out / "report.html", render_report(summary, details))
+    if report is not None:
+        _write_text(out / "report.html", render_report(summary, *report))
 
 
 def read_index(eval_dir: str | os.PathLike[str]) -> list[RolloutRecord]:

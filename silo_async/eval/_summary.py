@@ -222,6 +222,21 @@ class EvalSummary:
 
         return render_markdown(self)
 
+    def indexed(self) -> list[RolloutRecord]:
+        """What ``runs/index.jsonl`` lists: finished and interrupted rollouts, in plan order."""
+        if not self.interrupted:
+            return list(self.records)
+        tasks = {t.id: i for i, t in enumerate(self.tasks)}
+        agents = {a: i for i, a in enumerate(self.agents)}
+        return sorted(
+            [*self.records, *self.interrupted],
+            key=lambda r: (
+                tasks.get(r.task_id, len(tasks)),
+                agents.get(r.agent, len(agents)),
+                r.run,
+            ),
+        )
+
     @property
     def has_tokens(self) -> bool:
         """Some rollout recorded model tokens (the token columns are worth showing)."""

@@ -1,0 +1,631 @@
+/* report.html's script: filters, tables, chart and drill-down, all from the embedded data.
+   No slash-slash anywhere in this file (the page must hold no URL-like text); every DOM node
+   is built with textContent, so recorded data is never interpreted as HTML. */
+(function () {
+'use strict';
+var META = JSON.parse(document.getElementById('meta').textContent);
+var C = {T: 0, A: 1, RUN: 2, PASS: 3, REW: 4, REASON: 5, CALLS: 6, ERRS: 7, FAULTS: 8,
+  VERR: 9, ID: 10, DIR: 11, DUR: 12, ERR: 13, CMP: 14, IN: 15, OUT: 16, STEPS: 17,
+  COST: 18, DET: 19};
+var ROWS = [], DETAILS = null, PAGE = 100;
+var COLORS = ['#3b6fb6', '#d9822b', '#2e9e5b', '#b63b6f', '#7a5bb6', '#8c8c2e', '#2e8c8c',
+  '#b6543b'];
+var SVGNS = document.getElementById('svgproto').namespaceURI;
+var state = {agent: '', task: '', reason: '', result: '', fault: '', equal: META.partial};
+
+/* ---------- small DOM helpers ---------- */
+function el(tag, text, cls) {
+  var e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+function svg(tag, attrs) {
+  var e = document.createElementNS(SVGNS, tag);
+  Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+  return e;
+}
+function row(cells, cls) {
+  var tr = el('tr', null, cls);
+  cells.forEach(function (c) {
+    var td = el('td');
+    if (c instanceof Node) td.appendChild(c); else td.textContent = c === null ? '' : String(c);
+    tr.appendChild(td);
+  });
+  return tr;
+}
+function head(names) {
+  var tr = el('tr');
+  names.forEach(function (n) { tr.appendChild(el('th', n)); });
+  return tr;
+}
+function fix(x, d) { return (x === null || x === undefined || isNaN(x)) ? '—' : x.toFixed(d); }
+function num(x) { return Math.round(x).toLocaleString('en-US'); }
+function longText(s, limit) {
+  limit = limit || 400;
+  var box = el('div'), pre = el('pre');
+  box.appendChild(pre);
+  if (s === null || s === undefined) { pre.textContent = ''; return box; }
+  s = String(s);
+  if (s.length <= limit) { pre.textContent = s; return box; }
+  pre.textContent = s.slice(0, limit) + '…';
+  var b = el('button', 'show all ' + s.length.toLocaleString('en-US') + ' characters', 'more');
+  b.type = 'button';
+  b.addEventListener('click', function () {
+    var open = b.dataset.open === '1';
+    pre.textContent = open ? s.slice(0, limit) + '…' : s;
+    b.dataset.open = open ? '0' : '1';
+    b.textContent = open ? 'show all ' + s.length.toLocaleString('en-US') + ' characters'
+      : 'show less';
+  });
+  box.appendChild(b);
+  return box;
+}
+
+/* ---------- unpacking the embedded data ---------- */
+function unpack(id) {
+  var b = document.getElementById(id).textContent.trim();
+  var s = atob(b.replace(/-/g, '+').replace(/_/g, '\x2f'));
+  var u = new Uint8Array(s.length);
+  for (var i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
+  if (typeof DecompressionStream === 'undefined')
+    return Promise.reject(new Error('this browser cannot decompress the embedded data'));
+  var st = new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Response(st).text().then(JSON.parse);
+}
+function details() {
+  if (DETAILS) return Promise.resolve(DETAILS);
+  return unpack('details').then(function (d) { DETAILS = d; return d; });
+}
+
+/* ---------- statistics (the same estimators as summary.json) ---------- */
+var Z = 1.959963984540054;
+var T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201,
+  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+  2.060, 2.056, 2.052, 2.048, 2.045, 2.042];
+function tq(df) {
+  if (df <= T975.length) return T975[df - 1];
+  var z = Z, g1 = (Math.pow(z, 3) + z) / 4;
+  var g2 = (5 * Math.pow(z, 5) + 16 * Math.pow(z, 3) + 3 * z) / 96;
+  var g3 = (3 * Math.pow(z, 7) + 19 * Math.pow(z, 5) + 17 * Math.pow(z, 3) - 15 * z) / 384;
+  return z + g1 / df + g2 / (df * df) + g3 / (df * df * df);
+}
+function wilson(c, n) {
+  if (n <= 0) return null;
+  var p = c / n, z2 = Z * Z, d = 1 + z2 / n, ctr = (p + z2 / (2 * n)) / d;
+  var h = Z * Math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / d;
+  return [Math.max(0, ctr - h), Math.min(1, ctr + h)];
+}
+function meanCI(vals, mean) {
+  var n = vals.length;
+  if (n < 2) return null;
+  var v = 0;
+  vals.forEach(function (x) { v += (x - mean) * (x - mean); });
+  var h = tq(n - 1) * Math.sqrt(v / (n - 1) / n);
+  return [Math.max(0, mean - h), Math.min(1, mean + h)];
+}
+function passAt(n, c, k) {
+  if (n - c < k) return 1;
+  var r = 1;
+  for (var i = 0; i < k; i++) r *= (n - c - i) / (n - i);
+  return 1 - r;
+}
+function passHat(n, c, k) {
+  if (c < k) return 0;
+  var r = 1;
+  for (var i = 0; i < k; i++) r *= (c - i) / (n - i);
+  return r;
+}
+function defaultKs(runs) {
+  var ks = [], i;
+  if (runs <= 20) { for (i = 1; i <= runs; i++) ks.push(i); return ks; }
+  var set = {1: 1, 2: 1, 3: 1, 4: 1, 5: 1};
+  set[runs] = 1;
+  for (var step = 10; step < runs; step *= 10)
+    [step, 2 * step, 5 * step].forEach(function (x) { if (x < runs) set[x] = 1; });
+  return Object.keys(set).map(Number).sort(function (a, b) { return a - b; });
+}
+var KS = defaultKs(META.runs);
+function envFault(r) {
+  return r[C.FAULTS] > 0 || r[C.VERR] === 1 || META.reasons[r[C.REASON]] === 'worker_lost';
+}
+function stats(rs, perTask) {
+  var n = rs.length, s = {runs: n, passes: 0, failures: 0, faults: 0, reward: 0, calls: 0,
+    errors: 0, early: {}, inTok: 0, outTok: 0, steps: 0, cost: null};
+  var rewards = [];
+  rs.forEach(function (r) {
+    var f = envFault(r);
+    s.passes += r[C.PASS];
+    if (!r[C.PASS] && !f) s.failures++;
+    if (f) s.faults++;
+    rewards.push(r[C.REW]);
+    s.reward += r[C.REW];
+    s.calls += r[C.CALLS];
+    s.errors += r[C.ERRS];
+    s.inTok += r[C.IN];
+    s.outTok += r[C.OUT];
+    s.steps += r[C.STEPS];
+    if (r[C.COST] !== null) s.cost = (s.cost || 0) + r[C.COST];
+    var why = META.reasons[r[C.REASON]];
+    if (why !== 'completed') s.early[why] = (s.early[why] || 0) + 1;
+  });
+  s.rate = n ? s.passes / n : 0;
+  s.rateCI = wilson(s.passes, n);
+  s.reward = n ? s.reward / n : 0;
+  s.rewardCI = meanCI(rewards, s.reward);
+  s.pat = {};
+  s.phat = {};
+  var groups = perTask ? byTask(rs) : [rs];
+  groups = groups.filter(function (g) { return g.length; });
+  if (groups.length) {
+    var minN = Math.min.apply(null, groups.map(function (g) { return g.length; }));
+    KS.filter(function (k) { return k <= minN; }).forEach(function (k) {
+      var a = 0, h = 0;
+      groups.forEach(function (g) {
+        var c = 0;
+        g.forEach(function (r) { c += r[C.PASS]; });
+        a += passAt(g.length, c, k);
+        h += passHat(g.length, c, k);
+      });
+      s.pat[k] = a / groups.length;
+      s.phat[k] = h / groups.length;
+    });
+  }
+  return s;
+}
+function byTask(rs) {
+  var g = {};
+  rs.forEach(function (r) { (g[r[C.T]] = g[r[C.T]] || []).push(r); });
+  return Object.keys(g).map(function (k) { return g[k]; });
+}
+function best(cells) {
+  var scored = cells.filter(function (c) { return c.s && c.s.runs; });
+  scored.sort(function (a, b) { return (b.s.rate - a.s.rate) || (b.s.reward - a.s.reward); });
+  if (!scored.length) return null;
+  if (scored.length > 1 && scored[0].s.rate === scored[1].s.rate &&
+      scored[0].s.reward === scored[1].s.reward) return null;
+  return scored[0].agent;
+}
+function earlyText(s) {
+  return Object.keys(s.early).map(function (k) { return s.early[k] + ' ' + k; }).join(', ');
+}
+function kmax(vals) {
+  var ks = Object.keys(vals).map(Number);
+  if (!ks.length) return '—';
+  var k = Math.max.apply(null, ks);
+  return vals[k].toFixed(2) + ' (k=' + k + ')';
+}
+function ci(pair) { return pair ? ' [' + pair[0].toFixed(2) + ', ' + pair[1].toFixed(2) + ']' : ''; }
+function tokensText(s) {
+  var n = s.runs || 1;
+  return num(s.inTok / n) + ' in / ' + num(s.outTok / n) + ' out, ' + num(s.inTok + s.outTok) +
+    ' total';
+}
+function costText(s) {
+  return s.cost === null ? '—' : s.cost.toFixed(4) + ' (' + (s.cost / (s.runs || 1)).toFixed(4) +
+    '/run)';
+}
+
+/* ---------- filters ---------- */
+function matches(r) {
+  if (state.agent !== '' && r[C.A] !== +state.agent) return false;
+  if (state.task !== '' && r[C.T] !== +state.task) return false;
+  if (state.reason !== '' && r[C.REASON] !== +state.reason) return false;
+  if (state.result === 'passed' && !r[C.PASS]) return false;
+  if (state.result === 'failed' && r[C.PASS]) return false;
+  if (state.fault === 'yes' && !envFault(r)) return false;
+  if (state.fault === 'no' && envFault(r)) return false;
+  return true;
+}
+function shown() { return ROWS.filter(matches); }
+function counted(rs) {
+  /* statistics never count rollouts a cancellation cut short; a partial eval compares the
+     equal-work subset unless asked otherwise */
+  return rs.filter(function (r) {
+    return META.reasons[r[C.REASON]] !== 'cancelled' && (!state.equal || r[C.CMP] === 1);
+  });
+}
+function agentsShown() {
+  return META.agents.map(function (a, i) { return i; })
+    .filter(function (i) { return state.agent === '' || i === +state.agent; });
+}
+function tasksShown() {
+  return META.tasks.map(function (t, i) { return i; })
+    .filter(function (i) { return state.task === '' || i === +state.task; });
+}
+
+/* ---------- the tables ---------- */
+function agentsTable(rs) {
+  var box = document.getElementById('agents');
+  box.textContent = '';
+  var cols = ['#', 'agent', 'passed', 'pass rate (95% Wilson)', 'mean reward (95% t)', 'pass@1',
+    'pass@k', 'pass^k', 'agent failures', 'env faults', 'ended early', 'calls\x2frun',
+    'errors\x2frun'];
+  if (META.hasTokens) cols.push('tokens (mean, total)');
+  if (META.hasCost) cols.push('cost (total, per run)');
+  var t = el('table');
+  t.appendChild(head(cols));
+  var list = agentsShown().map(function (a) {
+    return {agent: a, s: stats(rs.filter(function (r) { return r[C.A] === a; }), true)};
+  });
+  list = list.filter(function (item) { return item.s.runs > 0; });
+  var top = best(list);
+  list.sort(function (x, y) {
+    return (y.s.rate - x.s.rate) || (y.s.reward - x.s.reward) ||
+      (META.agents[x.agent] < META.agents[y.agent] ? -1 : 1);
+  });
+  list.forEach(function (item, rank) {
+    var s = item.s, n = s.runs || 1;
+    var cells = [rank + 1, META.agents[item.agent], s.passes + '\x2f' + s.runs,
+      (s.rate * 100).toFixed(0) + '%' + ci(s.rateCI), s.reward.toFixed(2) + ci(s.rewardCI),
+      fix(s.pat[1], 2), kmax(s.pat), kmax(s.phat), s.failures, s.faults,
+      earlyText(s) || '—', (s.calls / n).toFixed(1), (s.errors / n).toFixed(2)];
+    if (META.hasTokens) cells.push(tokensText(s));
+    if (META.hasCost) cells.push(costText(s));
+    var tr = row(cells, top === item.agent ? 'best' : '');
+    tr.dataset.agent = META.agents[item.agent];
+    t.appendChild(tr);
+  });
+  box.appendChild(t);
+}
+function cellText(s) {
+  var text = s.passes + '\x2f' + s.runs + ' · ' + s.reward.toFixed(2);
+  if (s.faults) text += ' · ' + s.faults + ' faults';
+  var early = earlyText(s);
+  return early ? text + ' · ' + early : text;
+}
+function sideBySide(rs) {
+  var box = document.getElementById('side-by-side');
+  box.textContent = '';
+  var agents = agentsShown(), t = el('table');
+  t.appendChild(head(['task'].concat(agents.map(function (a) { return META.agents[a]; }))));
+  tasksShown().forEach(function (ti) {
+    var mine = rs.filter(function (r) { return r[C.T] === ti; });
+    var cells = agents.map(function (a) {
+      var g = mine.filter(function (r) { return r[C.A] === a; });
+      return {agent: a, s: g.length ? stats(g, false) : null};
+    });
+    var top = (!state.equal || META.compared[META.tasks[ti].id]) ? best(cells) : null;
+    var tr = el('tr');
+    var link = el('a', META.tasks[ti].id);
+    link.href = '#task-' + ti;
+    var td = el('td');
+    td.appendChild(link);
+    tr.appendChild(td);
+    cells.forEach(function (c) {
+      var cell = el('td', c.s ? cellText(c.s) + (top === c.agent ? ' ★' : '') : '—');
+      if (top === c.agent) cell.className = 'best';
+      tr.appendChild(cell);
+    });
+    t.appendChild(tr);
+  });
+  box.appendChild(t);
+}
+function chart(rs) {
+  var box = document.getElementById('chart');
+  box.textContent = '';
+  var agents = agentsShown(), tasks = tasksShown();
+  var barH = 12, gap = 10, left = 150, plot = 520, top = 22;
+  var groupH = agents.length * barH + gap;
+  var h = top + tasks.length * groupH + 8;
+  var s = svg('svg', {width: left + plot + 170, height: h, 'class': 'svgchart', role: 'img',
+    'aria-label': 'pass rate per task and agent, with 95% Wilson intervals'});
+  [0, 0.25, 0.5, 0.75, 1].forEach(function (x) {
+    var px = left + x * plot;
+    s.appendChild(svg('line', {x1: px, x2: px, y1: top - 4, y2: h - 8, stroke: '#ddd'}));
+    var label = svg('text', {x: px, y: top - 8, 'text-anchor': 'middle'});
+    label.textContent = (x * 100) + '%';
+    s.appendChild(label);
+  });
+  tasks.forEach(function (ti, row) {
+    var y0 = top + row * groupH;
+    var name = svg('text', {x: left - 6, y: y0 + agents.length * barH / 2 + 4,
+      'text-anchor': 'end'});
+    name.textContent = META.tasks[ti].id;
+    s.appendChild(name);
+    agents.forEach(function (a, j) {
+      var g = rs.filter(function (r) { return r[C.T] === ti && r[C.A] === a; });
+      if (!g.length) return;
+      var st = stats(g, false), y = y0 + j * barH;
+      var bar = svg('rect', {x: left, y: y + 1, height: barH - 2,
+        width: Math.max(1, st.rate * plot), fill: COLORS[a % COLORS.length], 'class': 'bar',
+        'data-task': META.tasks[ti].id, 'data-agent': META.agents[a],
+        'data-rate': st.rate.toFixed(4)});
+      var tip = svg('title');
+      tip.textContent = META.tasks[ti].id + ' · ' + META.agents[a] + ': ' + st.passes + '\x2f' +
+        st.runs + ' = ' + st.rate.toFixed(2) + ci(st.rateCI);
+      bar.appendChild(tip);
+      s.appendChild(bar);
+      if (st.rateCI) {
+        var ym = y + barH / 2, x1 = left + st.rateCI[0] * plot, x2 = left + st.rateCI[1] * plot;
+        s.appendChild(svg('line', {x1: x1, x2: x2, y1: ym, y2: ym, 'class': 'whisker'}));
+        s.appendChild(svg('line', {x1: x1, x2: x1, y1: ym - 3, y2: ym + 3, 'class': 'whisker'}));
+        s.appendChild(svg('line', {x1: x2, x2: x2, y1: ym - 3, y2: ym + 3, 'class': 'whisker'}));
+      }
+      var val = svg('text', {x: left + plot + 6, y: y + barH - 2});
+      val.textContent = META.agents[a] + ' ' + st.passes + '\x2f' + st.runs;
+      s.appendChild(val);
+    });
+  });
+  box.appendChild(s);
+  var legend = el('p', null, 'legend');
+  agents.forEach(function (a) {
+    var sw = el('span');
+    sw.style.background = COLORS[a % COLORS.length];
+    legend.appendChild(sw);
+    legend.appendChild(document.createTextNode(META.agents[a]));
+  });
+  box.appendChild(legend);
+}
+
+/* ---------- rollout lists ---------- */
+function runList(holder, rs) {
+  holder.textContent = '';
+  var t = el('table');
+  t.appendChild(head(['task', 'agent', 'run', 'result', 'reward', 'termination', 'calls',
+    'errors', 'faults', 'run id']));
+  var n = 0, btn = el('button', null, 'more');
+  btn.type = 'button';
+  function more() {
+    var stop = Math.min(rs.length, n + PAGE);
+    for (; n < stop; n++) {
+      var r = rs[n], i = r.index;
+      var cls = 'run ' + (r[C.PASS] ? 'pass' : (envFault(r) ? 'fault' : 'fail'));
+      if (META.partial && !r[C.CMP]) cls += ' uncompared';
+      var tr = row([META.tasks[r[C.T]].id, META.agents[r[C.A]], r[C.RUN],
+        r[C.PASS] ? 'PASS' : 'FAIL', r[C.REW], META.reasons[r[C.REASON]], r[C.CALLS],
+        r[C.ERRS], r[C.FAULTS] + (r[C.VERR] ? ' +verifier' : ''), r[C.ID]], cls);
+      tr.dataset.index = i;
+      tr.addEventListener('click', showRun.bind(null, i));
+      t.appendChild(tr);
+    }
+    btn.style.display = n < rs.length ? '' : 'none';
+    btn.textContent = 'show ' + Math.min(PAGE, rs.length - n) + ' more of ' + (rs.length - n);
+  }
+  btn.addEventListener('click', more);
+  holder.appendChild(t);
+  holder.appendChild(btn);
+  more();
+}
+function taskStats(rs) {
+  var ul = el('ul');
+  agentsShown().forEach(function (a) {
+    var g = rs.filter(function (r) { return r[C.A] === a; });
+    if (!g.length) return;
+    var s = stats(g, false);
+    var ks = Object.keys(s.pat).map(function (k) {
+      return k + ': ' + s.pat[k].toFixed(2) + '\x2f' + s.phat[k].toFixed(2);
+    }).join(', ');
+    var li = el('li');
+    li.appendChild(el('b', META.agents[a]));
+    li.appendChild(document.createTextNode(': ' + s.passes + '\x2f' + s.runs + ' passed (' +
+      (s.rate * 100).toFixed(0) + '%' + ci(s.rateCI) + '), reward ' + s.reward.toFixed(2) +
+      ci(s.rewardCI) + ', ' + (s.calls / s.runs).toFixed(1) + ' calls, ' + s.failures +
+      ' agent failures, ' + s.faults + ' env faults' +
+      (earlyText(s) ? ', ended early: ' + earlyText(s) : '') +
+      (META.hasTokens ? ', tokens ' + tokensText(s) : '')));
+    li.appendChild(el('div', 'pass@k\x2fpass^k — ' + ks, 'ks'));
+    ul.appendChild(li);
+  });
+  return ul;
+}
+function taskSections(rs) {
+  var box = document.getElementById('tasks');
+  var open = {};
+  box.querySelectorAll('details.task').forEach(function (d) { if (d.open) open[d.id] = 1; });
+  box.textContent = '';
+  tasksShown().forEach(function (ti) {
+    var task = META.tasks[ti], mine = rs.filter(function (r) { return r[C.T] === ti; });
+    var d = el('details', null, 'task');
+    d.id = 'task-' + ti;
+    var sum = el('summary');
+    sum.appendChild(el('b', task.id));
+    sum.appendChild(document.createTextNode(' — ' + task.title + ' (' + task.difficulty +
+      ') · ' + mine.length + ' rollouts shown'));
+    d.appendChild(sum);
+    d.appendChild(el('p', task.instruction, 'instr'));
+    d.appendChild(taskStats(counted(mine)));
+    var holder = el('div', null, 'runs');
+    d.appendChild(holder);
+    d.addEventListener('toggle', function () {
+      if (d.open && !holder.firstChild) runList(holder, mine);
+    });
+    if (open[d.id]) { d.open = true; runList(holder, mine); }
+    box.appendChild(d);
+  });
+}
+function render() {
+  var rs = shown(), c = counted(rs);
+  document.getElementById('shown').textContent = 'showing ' + rs.length.toLocaleString('en-US') +
+    ' of ' + ROWS.length.toLocaleString('en-US') + ' rollouts' +
+    (state.equal ? ' (statistics: equal work only)' : '');
+  agentsTable(c);
+  chart(c);
+  sideBySide(c);
+  taskSections(rs);
+  runList(document.getElementById('rollouts'), rs);
+}
+
+/* ---------- one rollout ---------- */
+function metaTable(r) {
+  var t = el('table');
+  var dir = r[C.DIR] === null ? 'runs\x2f' + r[C.ID] : r[C.DIR];
+  [['task', META.tasks[r[C.T]].id], ['agent', META.agents[r[C.A]]], ['run', r[C.RUN]],
+    ['result', r[C.PASS] ? 'PASS' : 'FAIL'], ['reward', r[C.REW]],
+    ['termination', META.reasons[r[C.REASON]]], ['tool calls', r[C.CALLS]],
+    ['tool errors', r[C.ERRS]], ['tool faults', r[C.FAULTS]],
+    ['verifier error', r[C.VERR] ? 'yes' : 'no'], ['model steps', r[C.STEPS]],
+    ['tokens', r[C.IN] + ' in, ' + r[C.OUT] + ' out'], ['cost', r[C.COST]],
+    ['duration ms', r[C.DUR]], ['run dir', r[C.ID] ? dir : null], ['error', r[C.ERR]]]
+    .forEach(function (p) {
+      if (p[1] !== null && p[1] !== undefined) t.appendChild(row([p[0], p[1]]));
+    });
+  return t;
+}
+function timeline(steps) {
+  var t = el('table', null, 'timeline');
+  t.appendChild(head(['#', 'step', 'input ⁄ text', 'output', '']));
+  steps.forEach(function (s) {
+    var tr;
+    if (s[0] === 0) {
+      var out = longText(s[4] === null ? '(no result)' : s[4]);
+      if (s[6]) out.appendChild(el('pre', 'FAULT ' + s[6], 'fault'));
+      tr = row([s[1], s[2], longText(s[3]), out, s[5] ? (s[6] ? 'fault' : 'error') : ''],
+        s[5] ? (s[6] ? 'fault' : 'fail') : '');
+    } else if (s[0] === 1) {
+      var calls = s[6] && s[6].length ? 'calls: ' + s[6].join(', ') : '';
+      var tokens = (s[2] === null ? '?' : s[2]) + ' in ⁄ ' + (s[3] === null ? '?' : s[3]) +
+        ' out' + (s[4] ? ' · ' + s[4] : '');
+      tr = row(['', 'model ' + (s[1] === null ? '' : s[1]), longText(s[5] || ''), calls, tokens],
+        'step-model');
+    } else {
+      tr = row(['', s[1], longText(s[2]), '', ''], 'step-note');
+    }
+    t.appendChild(tr);
+  });
+  return t;
+}
+function idList(kind, ids, omitted) {
+  if (!ids || !ids.length) return '';
+  var shown = ids.slice(0, 20).join(', ');
+  var more = (ids.length > 20 ? ids.length - 20 : 0) + (omitted || 0);
+  return (ids.length + (omitted || 0)) + ' ' + kind + ' (' + shown + (more ? ', +' + more +
+    ' more' : '') + ')';
+}
+function jsonText(v) { return v === undefined ? '' : JSON.stringify(v); }
+function fieldChange(f) {
+  if ('fromLength' in f) {
+    var marks = (f.added || []).map(function (x) { return '+' + jsonText(x); })
+      .concat((f.removed || []).map(function (x) { return '−' + jsonText(x); }))
+      .concat((f.changed || []).map(function (x) { return '~' + jsonText(x); }));
+    if (f.itemsOmitted) marks.push('+' + f.itemsOmitted + ' more');
+    return [f.fromLength + ' items', f.toLength + ' items: ' + marks.join(', ')];
+  }
+  var cut = f.cut || {};
+  return [('from' in f ? jsonText(f.from) : '(absent)') + (cut.from ? ' [+' + cut.from +
+    ' characters]' : ''), ('to' in f ? jsonText(f.to) : '(removed)') + (cut.to ? ' [+' +
+    cut.to + ' characters]' : '')];
+}
+function diffView(d) {
+  var box = el('div', null, 'diff');
+  if (typeof d === 'string') { box.appendChild(longText(d)); return box; }
+  var cols = d.collections || {}, names = Object.keys(cols);
+  if (!names.length && !(d.scalars || []).length) box.appendChild(el('p', 'nothing changed'));
+  var t = el('table');
+  t.appendChild(head(['changed', 'from', 'to']));
+  names.forEach(function (name) {
+    var c = cols[name];
+    var what = ['added', 'removed', 'changed'].map(function (k) {
+      return idList(k, c[k], c[k + 'Omitted']);
+    }).filter(Boolean).join(' · ');
+    box.appendChild(el('p', name + ': ' + what));
+    Object.keys(c.fields || {}).forEach(function (id) {
+      c.fields[id].forEach(function (f) {
+        var path = f.path ? (f.path.charAt(0) === '[' ? id + f.path : id + '.' + f.path) : id;
+        var ch = fieldChange(f);
+        t.appendChild(row([el('span', path, 'diffpath'), ch[0], ch[1]]));
+      });
+    });
+    if (c.fieldsOmitted) {
+      box.appendChild(el('p', '(' + c.fieldsOmitted.records + ' more changed records and ' +
+        c.fieldsOmitted.fields + ' more fields not detailed)', 'ci'));
+    }
+  });
+  (d.scalars || []).forEach(function (s) {
+    var ch = fieldChange(s);
+    t.appendChild(row([el('span', s.field || '(world)', 'diffpath'), ch[0], ch[1]]));
+  });
+  if (t.rows.length > 1) box.appendChild(t);
+  var raw = el('details');
+  raw.appendChild(el('summary', 'state-diff as JSON'));
+  raw.appendChild(el('pre', JSON.stringify(d, null, 2)));
+  box.appendChild(raw);
+  return box;
+}
+function rolloutDetails(box, d) {
+  box.appendChild(el('h4', 'Agent output'));
+  box.appendChild(longText(d.o || ''));
+  if (d.e) { box.appendChild(el('h4', 'Error')); box.appendChild(longText(d.e)); }
+  if (d.t) { box.appendChild(el('h4', 'Traceback')); box.appendChild(longText(d.t, 2000)); }
+  var steps = d.s || [], calls = steps.filter(function (s) { return s[0] === 0; }).length;
+  var turns = steps.filter(function (s) { return s[0] === 1; }).length;
+  box.appendChild(el('h4', 'Trace (' + calls + ' tool calls, ' + turns + ' model turns)'));
+  box.appendChild(timeline(steps));
+  if (d.n) box.appendChild(el('p', d.n + ' more steps not shown: see trace.jsonl in the run dir.'));
+  box.appendChild(el('h4', 'Checks'));
+  var k = el('table');
+  k.appendChild(head(['check', 'result', 'required', 'detail']));
+  (d.k || []).forEach(function (c) {
+    k.appendChild(row([c[0], c[1] ? 'pass' : 'FAIL', c[3] ? 'required' : 'optional', c[2]],
+      c[1] ? 'pass' : 'fail'));
+  });
+  box.appendChild(k);
+  box.appendChild(el('h4', 'State diff'));
+  box.appendChild(diffView(d.d || {}));
+}
+function showRun(i) {
+  var r = ROWS[i], box = document.getElementById('run');
+  box.style.display = 'block';
+  box.textContent = '';
+  box.dataset.run = r[C.ID];
+  box.appendChild(el('h3', 'Rollout ' + (r[C.ID] || '(no run directory)')));
+  if (r[C.ID]) {
+    var link = el('a', 'link to this rollout');
+    link.href = '#run=' + encodeURIComponent(r[C.ID]);
+    box.appendChild(link);
+  }
+  box.appendChild(metaTable(r));
+  if (r[C.DET] < 0) {
+    box.appendChild(el('p', 'Details of this rollout are not embedded in the report (it keeps ' +
+      'those of ' + META.embedded.toLocaleString('en-US') + ' rollouts, failures first); ' +
+      'see its run dir, or silo-async runs show ' + r[C.ID] + '.', 'ci'));
+    box.scrollIntoView();
+    return;
+  }
+  var wait = el('p', 'loading details…');
+  box.appendChild(wait);
+  details().then(function (all) {
+    box.removeChild(wait);
+    rolloutDetails(box, all[r[C.DET]] || {});
+    box.dataset.loaded = '1';
+  }).catch(function (err) { wait.textContent = 'details unavailable: ' + err.message; });
+  box.scrollIntoView();
+}
+
+/* ---------- wiring ---------- */
+function fromHash() {
+  var h = decodeURIComponent(location.hash.slice(1));
+  if (h.indexOf('run=') === 0) {
+    var id = h.slice(4);
+    for (var i = 0; i < ROWS.length; i++) if (ROWS[i][C.ID] === id) { showRun(i); return; }
+  }
+  if (h.indexOf('task-') === 0) {
+    var b = document.getElementById(h);
+    if (b) { b.open = true; b.scrollIntoView(); }
+  }
+}
+function wire() {
+  ['agent', 'task', 'reason', 'result', 'fault'].forEach(function (name) {
+    var sel = document.getElementById('f-' + name);
+    sel.addEventListener('change', function () { state[name] = sel.value; render(); });
+  });
+  var eq = document.getElementById('f-equal');
+  if (eq) {
+    eq.checked = state.equal;
+    eq.addEventListener('change', function () { state.equal = eq.checked; render(); });
+  }
+  window.addEventListener('hashchange', fromHash);
+}
+unpack('index').then(function (rows) {
+  rows.forEach(function (r, i) { r.index = i; });
+  ROWS = rows;
+  wire();
+  render();
+  fromHash();
+  document.body.dataset.ready = '1';
+  window.siloReadyMs = performance.now();
+}).catch(function (err) {
+  document.getElementById('shown').textContent = 'the report data cannot be read: ' + err.message;
+});
+window.siloShowRun = function (i) { showRun(i); };
+})();
