@@ -76,6 +76,34 @@ async def test_a_changed_verifier_comparison_drifts(tmp_path: Path) -> None:
     assert {name.split(".")[0] for name in report.drifted} == {"TASK-010"}
 
 
+async def test_a_changed_erp_seed_number_drifts(tmp_path: Path) -> None:
+    # One figure of the erp seed (Marketing's prior spend): the solver still passes, reading
+    # the budget through the tools, so only the byte comparison can notice the world changed.
+    handle = await scaffold(tmp_path, "erp")
+    _edit(handle.path / "data" / "budgets.json", '"priorSpend": 27450', '"priorSpend": 27451')
+    report = await check_environment(handle, GATES["erp"])
+    assert not report.ok
+    assert report.failed == []
+    assert "DRIFT TASK-005 solver.result.json" in report.lines
+    assert rerecord_command("erp") in report.failure_message()
+
+
+async def test_a_changed_erp_verifier_comparison_fails(tmp_path: Path) -> None:
+    # "more than 30 days overdue" becomes "30 or more": the boundary invoice now counts, the
+    # solver's run no longer passes, and the artifacts drift.
+    handle = await scaffold(tmp_path, "erp")
+    _edit(
+        handle.path / "verifiers" / "collections.py",
+        "days_overdue(initial, i) > 30]",
+        "days_overdue(initial, i) >= 30]",
+    )
+    report = await check_environment(handle, GATES["erp"])
+    assert not report.ok
+    assert "DRIFT TASK-011 solver.result.json" in report.lines
+    assert [f.split(":")[0] for f in report.failed] == ["TASK-011"]
+    assert {name.split(".")[0] for name in report.drifted} == {"TASK-011"}
+
+
 async def test_a_new_task_without_baseline_fails_as_missing(tmp_path: Path) -> None:
     handle = await scaffold(tmp_path, "crm")
     task = json.loads((handle.path / "tasks" / "TASK-011.json").read_text(encoding="utf-8"))
@@ -166,5 +194,5 @@ def test_module_entry_point_prints_ok_lines_and_a_final_line(
 
 def test_module_entry_point_rejects_an_unknown_template() -> None:
     with pytest.raises(SystemExit) as exc:
-        main(["erp"])
+        main(["hr"])
     assert exc.value.code == 2

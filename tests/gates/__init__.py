@@ -8,7 +8,7 @@ byte-compares ``result.json`` and ``state-diff.json`` of every rollout, plus the
 rollout's tool events without timings, with ``tests/baselines/<template>/``.
 
 Task ids come from the scaffolded ``tasks/*.json`` file names, so a new task without a baseline
-fails as MISSING. Run ``python -m tests.gates [--update] [crm|project]``; pytest runs the same
+fails as MISSING. Run ``python -m tests.gates [--update] [crm|project|erp]``; pytest runs the same
 harness in ``tests/test_gates.py``.
 """
 

@@ -39,6 +39,13 @@ GATES: dict[str, GateSpec] = {
         AGENTS / "crm_toolpath.py",
         "TASK-005",
     ),
+    "erp": GateSpec(
+        "erp",
+        AGENTS / "erp_solver.py",
+        AGENTS / "noop.py",
+        AGENTS / "erp_toolpath.py",
+        "TASK-021",
+    ),
     "project": GateSpec(
         "project",
         AGENTS / "project_solver.py",

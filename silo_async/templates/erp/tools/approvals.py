@@ -1,0 +1,292 @@
+"""Approvals: requests, decisions within limits, reassignment and revocation.
+
+Requisitions and purchase orders are submitted to a named approver (a pending approval); only
+that assignee decides, within their role's limit. Vendor invoices, payments and expenses are
+decided directly, and the decision is recorded the same way. An approval that should not have
+been given can be revoked by someone authorised for its amount, which sends the document back
+a step (an approved purchase order not yet sent returns to draft).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain.purchasing import pending_approval
+from ..environment import DOCUMENT_COLLECTIONS
+from ..state import APPROVAL_KINDS, Record, State, has_permission
+from .common import ACTOR, KIND_LABELS, acting_user, require_authority, require_status, who
+
+__all__ = [
+    "decide",
+    "get_approval",
+    "list_approvals",
+    "list_approvals_for_document",
+    "list_pending_approvals",
+    "reassign_approval",
+    "request_approval",
+    "revoke_approval",
+]
+
+STATUSES = ("pending", "approved", "rejected", "revoked", "cancelled")
+#: The tool that decides a pending approval of each kind.
+DECIDE_WITH = {"requisition": "approve_requisition", "purchase_order": "approve_purchase_order"}
+#: kind -> (document status an approval can be revoked in, the status it returns to).
+_REVOCABLE = {
+    "requisition": ("approved", "draft"),
+    "purchase_order": ("approved", "draft"),
+    "vendor_invoice": ("approved", "matched"),
+    "payment": ("approved", "draft"),
+    "expense": ("approved", "submitted"),
+}
+
+
+def request_approval(
+    state: State, kind: str, document_id: str, amount: float, approver_id: str, actor: Record
+) -> Record:
+    """Create a pending approval assigned to ``approver_id`` (who must be authorised)."""
+    approver = w.require_record(state, "users", approver_id, "User")
+    if approver["id"] == actor["id"]:
+        raise silo.tool_error(
+            "not_allowed", f"{who(state, actor)} cannot submit {document_id} to themselves."
+        )
+    if not approver["active"]:
+        raise silo.tool_error("not_allowed", f"{who(state, approver)} is no longer active.")
+    require_authority(state, approver, kind, amount, document_id)
+    approval_id = w.next_id(state, "APR", width=4)
+    approval: Record = {
+        "id": approval_id,
+        "documentType": kind,
+        "documentId": document_id,
+        "amount": amount,
+        "requestedBy": actor["id"],
+        "requestedAt": w.now(state),
+        "assigneeId": approver["id"],
+        "status": "pending",
+        "decidedBy": None,
+        "decidedAt": None,
+        "comment": None,
+        "revokedBy": None,
+        "revokedAt": None,
+    }
+    state["approvals"][approval_id] = approval
+    return approval
+
+
+def decide(
+    state: State,
+    document: Mapping[str, Any],
+    kind: str,
+    amount: float,
+    actor: Record,
+    decision: str,
+    comment: str | None,
+    guard: Callable[[], None] | None = None,
+) -> Record:
+    """The assignee approves (within their limit) or rejects a document's pending approval.
+
+    ``guard`` runs after the approver's checks and before anything changes (a budget check).
+    """
+    approval = pending_approval(state, document["id"])
+    if approval is None:
+        raise silo.tool_error("invalid_state", f"{document['id']} has no pending approval.")
+    if approval["assigneeId"] != actor["id"]:
+        assignee = state["users"][approval["assigneeId"]]
+        raise silo.tool_error(
+            "not_allowed",
+            f"{approval['id']} for {document['id']} is assigned to {who(state, assignee)}, not "
+            f"{actor['id']}; reassign it first (reassign_approval).",
+            {"approvalId": approval["id"], "assigneeId": assignee["id"]},
+        )
+    if decision == "approved":
+        require_authority(state, actor, kind, amount, document["id"])
+    if guard is not None:
+        guard()
+    approval.update(
+        status=decision,
+        decidedBy=actor["id"],
+        decidedAt=w.now(state),
+        comment=comment,
+        amount=amount,
+    )
+    return approval
+
+
+def _approval(state: State, input: Mapping[str, Any]) -> Record:
+    approval: Record = w.require_record(state, "approvals", w.read_string(input, "approvalId"))
+    return approval
+
+
+def _view(state: State, approval: Any) -> dict[str, Any]:
+    return {**approval, "decideWith": DECIDE_WITH.get(approval["documentType"])}
+
+
+list_approvals = w.list_tool(
+    "list_approvals",
+    "List approvals (requests and decisions) sorted by id; filter by status, kind of document, "
+    "document, assignee or who decided. Paged.",
+    "approvals",
+    filters={
+        "status": w.enum("Only approvals with this status.", STATUSES),
+        "documentType": w.enum("Only this kind of document.", APPROVAL_KINDS),
+        "documentId": w.string("Only approvals of this document, e.g. PO-1008."),
+        "assigneeId": w.string("Only approvals assigned to this user."),
+        "decidedBy": w.string("Only approvals decided by this user."),
+    },
+    references={"assigneeId": "users", "decidedBy": "users"},
+    view=_view,
+)
+get_approval = w.get_tool(
+    "get_approval", "One approval.", "approvals", "approvalId", "APR-0012", view=_view
+)
+list_pending_approvals = w.list_tool(
+    "list_pending_approvals",
+    "Pending approval requests sorted by id, each with the tool that decides it; optionally "
+    "for one assignee. Paged.",
+    "approvals",
+    filters={"assigneeId": w.string("Only requests assigned to this user.")},
+    references={"assigneeId": "users"},
+    where=lambda state, a, input: a["status"] == "pending",
+    view=_view,
+)
+
+
+@w.define_tool(
+    "list_approvals_for_document",
+    "Every approval of one document, oldest first.",
+    {"documentId": w.string("The document, e.g. REQ-4007.")},
+    ["documentId"],
+)
+def list_approvals_for_document(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Approvals of one document."""
+    document_id = w.read_string(input, "documentId")
+    rows = [
+        _view(state, a)
+        for a in w.sorted_by_id(state["approvals"])
+        if a["documentId"] == document_id
+    ]
+    return {"documentId": document_id, "approvals": rows}
+
+
+def _may_reassign(state: State, actor: Record, approval: Record) -> bool:
+    assignee = state["users"][approval["assigneeId"]]
+    return actor["id"] in (
+        approval["assigneeId"],
+        approval["requestedBy"],
+        assignee["managerId"],
+    ) or has_permission(state, actor, "budgets")
+
+
+@w.define_tool(
+    "reassign_approval",
+    "Give a pending approval to another approver, who must be authorised for its amount. "
+    "Allowed for the current assignee, the requester, the assignee's manager and finance "
+    "(budget) roles.",
+    {
+        "approvalId": w.string("The pending approval."),
+        "newAssigneeId": w.string("The new approver."),
+        "reason": w.string("Why."),
+        **ACTOR,
+    },
+    ["approvalId", "newAssigneeId", "reason", "actorId"],
+)
+def reassign_approval(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Change the assignee of a pending approval."""
+    actor = acting_user(state, input)
+    approval = _approval(state, input)
+    require_status(approval, ("pending",), "reassigning")
+    if not _may_reassign(state, actor, approval):
+        raise silo.tool_error(
+            "not_allowed",
+            f"{who(state, actor)} cannot reassign {approval['id']}: only its assignee, requester, "
+            "the assignee's manager or finance can.",
+        )
+    new = w.require_record(state, "users", w.read_string(input, "newAssigneeId"), "User")
+    if new["id"] == approval["assigneeId"]:
+        raise silo.tool_error("conflict", f"{approval['id']} is already assigned to {new['id']}.")
+    if new["id"] == approval["requestedBy"] or not new["active"]:
+        raise silo.tool_error(
+            "not_allowed", f"{who(state, new)} cannot decide {approval['documentId']}."
+        )
+    require_authority(
+        state, new, approval["documentType"], approval["amount"], approval["documentId"]
+    )
+    changes: list[w.Change] = []
+    w.set_field(approval, "assigneeId", new["id"], changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "reassign_approval",
+        "approval",
+        approval["id"],
+        w.read_string(input, "reason"),
+        changes,
+    )
+    return {"updated": _view(state, approval), "auditId": audit_id}
+
+
+def _roll_back(state: State, approval: Record, actor_id: str) -> None:
+    kind = approval["documentType"]
+    if kind not in _REVOCABLE:
+        raise silo.tool_error("invalid_state", f"A {kind} approval cannot be revoked.")
+    document = state[DOCUMENT_COLLECTIONS[kind]][approval["documentId"]]
+    wanted, back = _REVOCABLE[kind]
+    require_status(document, (wanted,), "revoking its approval")
+    if kind == "vendor_invoice" and document["purchaseOrderId"] is None:
+        back = "received"
+    changes: list[w.Change] = []
+    w.set_field(document, "status", back, changes)
+    for field in ("approvedBy", "approvedAt", "decidedBy", "decidedAt"):
+        if field in document:
+            w.set_field(document, field, None, changes)
+    w.audit(
+        state,
+        actor_id,
+        "revoke_approval",
+        DOCUMENT_COLLECTIONS[kind][:-1],
+        document["id"],
+        f"Approval {approval['id']} revoked.",
+        changes,
+    )
+
+
+@w.define_tool(
+    "revoke_approval",
+    "Revoke an approval that should not have been given (for example, above the approver's "
+    "limit). The actor must be authorised for its amount. The document goes back a step: a "
+    "requisition or purchase order to draft (not once ordered or sent), a vendor invoice to "
+    "matched, a payment to draft, an expense to submitted.",
+    {"approvalId": w.string("The approval."), "reason": w.string("Why."), **ACTOR},
+    ["approvalId", "reason", "actorId"],
+)
+def revoke_approval(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Approved -> revoked."""
+    actor = acting_user(state, input)
+    approval = _approval(state, input)
+    require_status(approval, ("approved",), "revoking")
+    require_authority(
+        state,
+        actor,
+        approval["documentType"],
+        approval["amount"],
+        f"{approval['documentId']} ({KIND_LABELS[approval['documentType']]})",
+    )
+    _roll_back(state, approval, actor["id"])
+    changes: list[w.Change] = []
+    w.set_field(approval, "status", "revoked", changes)
+    w.set_field(approval, "revokedBy", actor["id"], changes)
+    w.set_field(approval, "revokedAt", w.now(state), changes)
+    w.set_field(approval, "comment", w.read_string(input, "reason"), changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "revoke_approval",
+        "approval",
+        approval["id"],
+        w.read_string(input, "reason"),
+        changes,
+    )
+    return {"updated": _view(state, approval), "auditId": audit_id}

@@ -1,0 +1,182 @@
+"""Budgets: each cost centre's allocation, commitments and spend, and transfers.
+
+How the figures are derived is described in ``domain/budgets.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain import budgets as bud
+from ..domain.payables import invoice_net
+from ..domain.purchasing import LIVE_INVOICE
+from ..state import State, money_text
+from .common import ACTOR, acting_user, require_authority, require_permission, require_status
+
+__all__ = [
+    "budget_view",
+    "check_budget",
+    "get_budget",
+    "list_budget_transfers",
+    "list_budgets",
+    "transfer_budget",
+]
+
+
+def budget_view(state: State, budget: Any) -> dict[str, Any]:
+    """A budget with its cost centre and figures."""
+    department = state["departments"][budget["departmentId"]]
+    return {
+        **budget,
+        "costCentre": department["costCentre"],
+        "departmentName": department["name"],
+        **bud.budget_figures(state, budget),
+    }
+
+
+list_budgets = w.list_tool(
+    "list_budgets",
+    "List budgets sorted by id with allocated (amount + transfers in - out), committed, spent "
+    "and remaining; filter by department or fiscal year. Paged.",
+    "budgets",
+    filters={
+        "departmentId": w.string("Only this department's budgets."),
+        "fiscalYear": w.integer("Only this fiscal year.", minimum=2000, maximum=2100),
+    },
+    references={"departmentId": "departments"},
+    view=budget_view,
+)
+
+
+def _drawing(state: State, budget_id: str) -> dict[str, Any]:
+    return {
+        "purchaseOrders": [
+            {"id": po["id"], "status": po["status"], "committed": bud.po_commitment(state, po)}
+            for po in w.sorted_by_id(state["purchaseOrders"])
+            if po["budgetId"] == budget_id and bud.po_commitment(state, po)
+        ],
+        "requisitions": [
+            {
+                "id": r["id"],
+                "status": r["status"],
+                "committed": bud.requisition_commitment(state, r),
+            }
+            for r in w.sorted_by_id(state["requisitions"])
+            if r["budgetId"] == budget_id and bud.requisition_commitment(state, r)
+        ],
+        "vendorInvoices": [
+            {"id": i["id"], "status": i["status"], "net": invoice_net(state, i)}
+            for i in w.sorted_by_id(state["vendorInvoices"])
+            if i["status"] in LIVE_INVOICE and bud.budget_of_invoice(state, i) == budget_id
+        ],
+        "expenses": [
+            {"id": e["id"], "status": e["status"], "amount": e["amount"]}
+            for e in w.sorted_by_id(state["expenses"])
+            if e["budgetId"] == budget_id and e["status"] in bud.SPENT_EXPENSE
+        ],
+    }
+
+
+get_budget = w.get_tool(
+    "get_budget",
+    "One budget with its figures and every document drawing on it (committed orders and "
+    "requisitions, invoices and expenses spent).",
+    "budgets",
+    "budgetId",
+    "BUD-004",
+    view=lambda state, b: {**budget_view(state, b), "drawnBy": _drawing(state, b["id"])},
+)
+
+
+@w.define_tool(
+    "check_budget",
+    "Whether a budget can absorb an amount (net): its remaining, and the shortfall if not.",
+    {"budgetId": w.string("The budget."), "amount": w.money("The amount.")},
+    ["budgetId", "amount"],
+)
+def check_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Remaining versus an amount."""
+    budget = w.require_record(state, "budgets", w.read_string(input, "budgetId"))
+    amount = w.read_money(input, "amount")
+    left = bud.remaining(state, budget)
+    return {
+        "budgetId": budget["id"],
+        "amount": amount,
+        "remaining": left,
+        "sufficient": amount <= left,
+        "shortfall": w.to_money(max(0, amount - left)),
+    }
+
+
+list_budget_transfers = w.list_tool(
+    "list_budget_transfers",
+    "List budget transfers sorted by id; filter by source or destination budget. Paged.",
+    "budgetTransfers",
+    filters={
+        "fromBudgetId": w.string("Only transfers out of this budget."),
+        "toBudgetId": w.string("Only transfers into this budget."),
+    },
+    references={"fromBudgetId": "budgets", "toBudgetId": "budgets"},
+)
+
+
+@w.define_tool(
+    "transfer_budget",
+    "Move allocation from one open budget to another of the same fiscal year (budget roles, "
+    "within the actor's budget transfer limit); the source must have that much remaining.",
+    {
+        "fromBudgetId": w.string("Budget giving."),
+        "toBudgetId": w.string("Budget receiving."),
+        "amount": w.money("Amount."),
+        "reason": w.string("Why."),
+        **ACTOR,
+    },
+    ["fromBudgetId", "toBudgetId", "amount", "reason", "actorId"],
+)
+def transfer_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a budget transfer."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "budgets")
+    source = w.require_record(state, "budgets", w.read_string(input, "fromBudgetId"))
+    target = w.require_record(state, "budgets", w.read_string(input, "toBudgetId"))
+    for budget in (source, target):
+        require_status(budget, ("open",), "transferring")
+    if source["id"] == target["id"] or source["fiscalYear"] != target["fiscalYear"]:
+        raise silo.tool_error("invalid_input", "Transfer between two budgets of one fiscal year.")
+    amount = w.read_money(input, "amount")
+    require_authority(state, actor, "budget_transfer", amount, "the transfer")
+    left = bud.remaining(state, source)
+    if amount > left:
+        raise silo.tool_error(
+            "limit_exceeded",
+            f"Budget {source['id']} has {money_text(left)} remaining; cannot give "
+            f"{money_text(amount)}.",
+            {"remaining": left, "amount": amount},
+        )
+    transfer_id = w.next_id(state, "BTR")
+    state["budgetTransfers"][transfer_id] = {
+        "id": transfer_id,
+        "fromBudgetId": source["id"],
+        "toBudgetId": target["id"],
+        "amount": amount,
+        "reason": w.read_string(input, "reason"),
+        "approvedBy": actor["id"],
+        "at": w.now(state),
+    }
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "transfer_budget",
+        "budgetTransfer",
+        transfer_id,
+        f"{money_text(amount)} from {source['id']} to {target['id']}.",
+    )
+    return {
+        "created": state["budgetTransfers"][transfer_id],
+        "from": budget_view(state, source),
+        "to": budget_view(state, target),
+        "auditId": audit_id,
+    }

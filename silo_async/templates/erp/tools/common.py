@@ -1,0 +1,174 @@
+"""Who may act, work in an area and approve, shared by every tool area.
+
+Messages name the rule and the current state, so an agent can recover from a rejection without
+guessing: ``Otto Reinholt (USR-008, buyer) may approve purchase orders up to 5,000.00 EUR;
+PO-1008 is 6,920.00 EUR.``
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..state import (
+    Record,
+    State,
+    approval_limit,
+    authorised_approvers,
+    full_name,
+    has_permission,
+    money_text,
+)
+
+__all__ = [
+    "ACTOR",
+    "KIND_LABELS",
+    "acting_user",
+    "bad_state",
+    "record_decision",
+    "require_authority",
+    "require_permission",
+    "require_status",
+    "who",
+]
+
+#: The ``actorId`` every write takes: who is doing it (must be an active user).
+ACTOR: dict[str, w.Schema] = {
+    "actorId": w.string("Id of the user making this change, e.g. USR-003. Must be an active user.")
+}
+
+#: How messages name each kind of approval.
+KIND_LABELS: dict[str, str] = {
+    "requisition": "requisitions",
+    "purchase_order": "purchase orders",
+    "vendor_invoice": "vendor invoices",
+    "payment": "payments",
+    "expense": "expense claims",
+    "budget_transfer": "budget transfers",
+    "credit_limit": "credit limits",
+    "write_off": "write-offs",
+}
+
+_AREAS: dict[str, str] = {
+    "purchasing": "purchasing work (requisitions to RFQs and orders)",
+    "warehouse": "warehouse work (receiving, stock, transfers, shipping)",
+    "payables": "accounts payable work (vendor invoices and payments)",
+    "receivables": "accounts receivable work (customer invoices, receipts, reminders)",
+    "sales": "sales order work",
+    "treasury": "treasury work (bank details, executing payments)",
+    "vendorMaster": "vendor master data changes",
+    "customerMaster": "customer master data changes",
+    "budgets": "budget changes",
+}
+
+
+def who(state: State, user: Mapping[str, Any]) -> str:
+    """``Sanne Verbeek (USR-003, finance_manager)``."""
+    return f"{full_name(user)} ({user['id']}, {user['roleId']})"
+
+
+def acting_user(state: State, input: Mapping[str, Any], key: str = "actorId") -> Record:
+    """The active user named by ``input[key]``.
+
+    Raises:
+        ToolError: ``not_found`` for an unknown id, ``not_allowed`` for a user who has left.
+    """
+    user: Record = w.require_record(state, "users", w.read_string(input, key), "User")
+    if not user["active"]:
+        raise silo.tool_error(
+            "not_allowed",
+            f"{who(state, user)} is no longer active (left {user['endDate']}) and cannot act.",
+            {"userId": user["id"], "active": False},
+        )
+    return user
+
+
+def require_permission(state: State, user: Mapping[str, Any], *areas: str) -> None:
+    """``not_allowed`` unless ``user``'s role works in one of ``areas``.
+
+    The roles of each area are ``policies.permissions``.
+    """
+    if not any(has_permission(state, user, area) for area in areas):
+        roles = sorted({r for area in areas for r in state["policies"]["permissions"][area]})
+        work = " or ".join(_AREAS[area] for area in areas)
+        raise silo.tool_error(
+            "not_allowed",
+            f"{who(state, user)} cannot do {work}; it needs one of the roles {', '.join(roles)}.",
+            {"userId": user["id"], "role": user["roleId"], "allowedRoles": roles},
+        )
+
+
+def require_authority(
+    state: State, user: Mapping[str, Any], kind: str, amount: float, label: str
+) -> None:
+    """``user`` may approve ``amount`` of ``kind`` (``label`` names the document).
+
+    Raises:
+        ToolError: ``not_allowed`` when the role cannot approve ``kind`` at all,
+            ``limit_exceeded`` when ``amount`` is above the role's limit; both name who could.
+    """
+    limit = approval_limit(state, user, kind)
+    if limit is not None and amount <= limit:
+        return
+    could = [u["id"] for u in authorised_approvers(state, kind, amount, [user["id"]])][:4]
+    hint = f" Authorised: {', '.join(could)}." if could else ""
+    details = {"userId": user["id"], "role": user["roleId"], "limit": limit, "amount": amount}
+    if limit is None:
+        raise silo.tool_error(
+            "not_allowed",
+            f"{who(state, user)} cannot approve {KIND_LABELS[kind]}; {label} is "
+            f"{money_text(amount)}.{hint}",
+            details,
+        )
+    raise silo.tool_error(
+        "limit_exceeded",
+        f"{who(state, user)} may approve {KIND_LABELS[kind]} up to {money_text(limit)}; "
+        f"{label} is {money_text(amount)}.{hint}",
+        details,
+    )
+
+
+def bad_state(label: str, status: str, wanted: Sequence[str], doing: str) -> silo.ToolError:
+    """``invalid_state``: ``PO-1008 is sent; cancelling needs it to be draft or approved.``."""
+    options = " or ".join(wanted)
+    return silo.tool_error(
+        "invalid_state",
+        f"{label} is {status}; {doing} needs it to be {options}.",
+        {"status": status, "allowed": list(wanted)},
+    )
+
+
+def require_status(record: Mapping[str, Any], wanted: Sequence[str], doing: str) -> None:
+    """``invalid_state`` unless ``record["status"]`` is one of ``wanted``."""
+    if record["status"] not in wanted:
+        raise bad_state(record["id"], record["status"], wanted, doing)
+
+
+def record_decision(
+    state: State,
+    kind: str,
+    document_id: str,
+    amount: float,
+    actor: Mapping[str, Any],
+    decision: str,
+    comment: str | None = None,
+) -> str:
+    """Store a decision taken directly (no request first) as an approval record; its id."""
+    approval_id = w.next_id(state, "APR", width=4)
+    state["approvals"][approval_id] = {
+        "id": approval_id,
+        "documentType": kind,
+        "documentId": document_id,
+        "amount": amount,
+        "requestedBy": None,
+        "requestedAt": w.now(state),
+        "assigneeId": actor["id"],
+        "status": decision,
+        "decidedBy": actor["id"],
+        "decidedAt": w.now(state),
+        "comment": comment,
+    }
+    return approval_id

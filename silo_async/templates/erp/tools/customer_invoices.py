@@ -1,0 +1,326 @@
+"""Customer invoices and collections: billing shipments, reminders, write-offs, ageing.
+
+An invoice is created as a draft from shipments of one order (at the order's prices), then
+issued: issuing dates it today and sets the due date from the customer's terms. Paid and
+outstanding come from receipts applied to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain import sales as sal
+from ..state import Record, State, terms_days
+from .common import ACTOR, acting_user, require_authority, require_permission, require_status
+
+__all__ = [
+    "create_customer_invoice",
+    "get_ar_aging",
+    "get_customer_invoice",
+    "invoice_view",
+    "issue_customer_invoice",
+    "list_customer_invoices",
+    "list_overdue_customer_invoices",
+    "search_customer_invoices",
+    "send_payment_reminder",
+    "void_customer_invoice",
+    "write_off_customer_invoice",
+]
+
+STATUSES = ("draft", "issued", "void", "written_off")
+_BUCKETS = (
+    ("current", 0, 0),
+    ("1-30", 1, 30),
+    ("31-60", 31, 60),
+    ("61-90", 61, 90),
+    ("90+", 91, 10**6),
+)
+
+
+def invoice_view(state: State, invoice: Any) -> dict[str, Any]:
+    """A customer invoice with its figures and the customer's name."""
+    return {
+        **invoice,
+        **sal.customer_figures(state, invoice),
+        "customerName": state["customers"][invoice["customerId"]]["name"],
+    }
+
+
+list_customer_invoices = w.list_tool(
+    "list_customer_invoices",
+    "List customer invoices sorted by id with total, paid, outstanding and days overdue; filter "
+    "by status or customer, or only overdue ones. Paged.",
+    "customerInvoices",
+    filters={
+        "status": w.enum("Only invoices with this status.", STATUSES),
+        "customerId": w.string("Only this customer's invoices."),
+    },
+    references={"customerId": "customers"},
+    extra={"overdueOnly": w.boolean("Only issued invoices past due with money owed.")},
+    where=lambda state, i, input: not input.get("overdueOnly") or sal.is_overdue(state, i),
+    view=invoice_view,
+)
+search_customer_invoices = w.search_tool(
+    "search_customer_invoices",
+    "Find customer invoices whose id, customer name or sales order contains the query. Paged.",
+    "customerInvoices",
+    lambda state, i: [state["customers"][i["customerId"]]["name"], i["salesOrderId"]],
+    view=invoice_view,
+)
+get_customer_invoice = w.get_tool(
+    "get_customer_invoice",
+    "One customer invoice.",
+    "customerInvoices",
+    "invoiceId",
+    "INV-8003",
+    view=invoice_view,
+)
+
+
+def _ar(state: State, input: dict[str, Any]) -> tuple[Record, Record]:
+    actor = acting_user(state, input)
+    require_permission(state, actor, "receivables")
+    invoice: Record = w.require_record(state, "customerInvoices", w.read_string(input, "invoiceId"))
+    return actor, invoice
+
+
+def _shipments(state: State, ids: list[str]) -> tuple[Record, list[Record]]:
+    shipments = [w.require_record(state, "shipments", i) for i in ids]
+    orders = {s["salesOrderId"] for s in shipments}
+    if len(orders) != 1:
+        raise silo.tool_error(
+            "invalid_input",
+            f"One invoice bills one order; these shipments are on {sorted(orders)}.",
+        )
+    billed = sal.invoiced_shipment_ids(state) & set(ids)
+    if billed:
+        raise silo.tool_error("conflict", f"Already invoiced: {', '.join(sorted(billed))}.")
+    return state["salesOrders"][orders.pop()], shipments
+
+
+@w.define_tool(
+    "create_customer_invoice",
+    "Create a draft invoice billing shipments of one sales order (not yet invoiced) at the "
+    "order's prices. Receivables roles. Issue it with issue_customer_invoice.",
+    {
+        "shipmentIds": w.array("Shipments to bill.", w.string("A shipment id."), unique=True),
+        **ACTOR,
+    },
+    ["shipmentIds", "actorId"],
+)
+def create_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a draft from shipments."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "receivables")
+    ids = w.read_strings(input, "shipmentIds")
+    order, shipments = _shipments(state, ids)
+    quantities: dict[int, int] = {}
+    for shipment in shipments:
+        for line in shipment["lines"]:
+            quantities[line["lineNo"]] = quantities.get(line["lineNo"], 0) + line["quantity"]
+    lines = [
+        {
+            "lineNo": i + 1,
+            "productId": ln["productId"],
+            "quantity": quantities[ln["lineNo"]],
+            "unitPrice": ln["unitPrice"],
+        }
+        for i, ln in enumerate(x for x in order["lines"] if x["lineNo"] in quantities)
+    ]
+    invoice_id = w.next_id(state, "INV", width=4)
+    state["customerInvoices"][invoice_id] = {
+        "id": invoice_id,
+        "customerId": order["customerId"],
+        "salesOrderId": order["id"],
+        "shipmentIds": ids,
+        "issueDate": None,
+        "dueDate": None,
+        "status": "draft",
+        "lines": lines,
+        "reminders": [],
+        "writtenOffAt": None,
+        "writeOffReason": None,
+    }
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "create_customer_invoice",
+        "customerInvoice",
+        invoice_id,
+        f"Draft for {', '.join(ids)}.",
+    )
+    return {
+        "created": invoice_view(state, state["customerInvoices"][invoice_id]),
+        "auditId": audit_id,
+    }
+
+
+@w.define_tool(
+    "issue_customer_invoice",
+    "Issue a draft invoice: dated today, due after the customer's payment terms.",
+    {"invoiceId": w.string("The invoice."), **ACTOR},
+    ["invoiceId", "actorId"],
+)
+def issue_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Draft -> issued."""
+    actor, invoice = _ar(state, input)
+    require_status(invoice, ("draft",), "issuing")
+    customer = state["customers"][invoice["customerId"]]
+    changes: list[w.Change] = []
+    w.set_field(invoice, "status", "issued", changes)
+    w.set_field(invoice, "issueDate", w.today(state), changes)
+    w.set_field(
+        invoice,
+        "dueDate",
+        w.add_days(w.today(state), terms_days(state, customer["paymentTerms"])),
+        changes,
+    )
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "issue_customer_invoice",
+        "customerInvoice",
+        invoice["id"],
+        "Issued.",
+        changes,
+    )
+    return {"updated": invoice_view(state, invoice), "auditId": audit_id}
+
+
+@w.define_tool(
+    "void_customer_invoice",
+    "Void a draft or an issued invoice nothing has been paid on; its shipments can be billed "
+    "again.",
+    {"invoiceId": w.string("The invoice."), "reason": w.string("Why."), **ACTOR},
+    ["invoiceId", "reason", "actorId"],
+)
+def void_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Draft / issued -> void."""
+    actor, invoice = _ar(state, input)
+    require_status(invoice, ("draft", "issued"), "voiding")
+    if sal.customer_paid(state, invoice["id"]) > 0:
+        raise silo.tool_error("invalid_state", f"Payments are applied to {invoice['id']}.")
+    changes: list[w.Change] = []
+    w.set_field(invoice, "status", "void", changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "void_customer_invoice",
+        "customerInvoice",
+        invoice["id"],
+        w.read_string(input, "reason"),
+        changes,
+    )
+    return {"updated": invoice_view(state, invoice), "auditId": audit_id}
+
+
+@w.define_tool(
+    "write_off_customer_invoice",
+    "Write off what is still outstanding on an issued invoice, within the actor's write-off limit.",
+    {"invoiceId": w.string("The invoice."), "reason": w.string("Why."), **ACTOR},
+    ["invoiceId", "reason", "actorId"],
+)
+def write_off_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Issued -> written_off."""
+    actor = acting_user(state, input)
+    invoice = w.require_record(state, "customerInvoices", w.read_string(input, "invoiceId"))
+    require_status(invoice, ("issued",), "writing off")
+    owed = sal.customer_outstanding(state, invoice)
+    require_authority(state, actor, "write_off", owed, invoice["id"])
+    changes: list[w.Change] = []
+    w.set_field(invoice, "status", "written_off", changes)
+    w.set_field(invoice, "writtenOffAt", w.now(state), changes)
+    w.set_field(invoice, "writeOffReason", w.read_string(input, "reason"), changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "write_off_customer_invoice",
+        "customerInvoice",
+        invoice["id"],
+        invoice["writeOffReason"],
+        changes,
+    )
+    return {"updated": invoice_view(state, invoice), "auditId": audit_id}
+
+
+@w.define_tool(
+    "send_payment_reminder",
+    "Send the next payment reminder for an overdue invoice (levels 1 to the policy's maximum).",
+    {"invoiceId": w.string("The overdue invoice."), **ACTOR},
+    ["invoiceId", "actorId"],
+)
+def send_payment_reminder(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Append a reminder."""
+    actor, invoice = _ar(state, input)
+    if not sal.is_overdue(state, invoice):
+        raise silo.tool_error(
+            "invalid_state",
+            f"{invoice['id']} is not overdue (status {invoice['status']}, due "
+            f"{invoice['dueDate']}, outstanding {sal.customer_outstanding(state, invoice)}).",
+        )
+    level = len(invoice["reminders"]) + 1
+    if level > state["policies"]["maxReminders"]:
+        raise silo.tool_error(
+            "invalid_state",
+            f"{invoice['id']} already had its final reminder; escalate (hold the customer).",
+        )
+    invoice["reminders"].append({"sentAt": w.now(state), "level": level, "sentBy": actor["id"]})
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "send_payment_reminder",
+        "customerInvoice",
+        invoice["id"],
+        f"Reminder level {level}.",
+    )
+    return {"updated": invoice_view(state, invoice), "level": level, "auditId": audit_id}
+
+
+@w.define_tool(
+    "list_overdue_customer_invoices",
+    "Issued invoices past due with money owed, sorted by id, with days overdue and reminders "
+    "sent; optionally only those at least some days overdue.",
+    {"minDaysOverdue": w.integer("Only invoices at least this many days overdue.", minimum=1)},
+)
+def list_overdue_customer_invoices(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Overdue receivables."""
+    least = w.read_int(input, "minDaysOverdue", 1, minimum=1)
+    rows = [
+        invoice_view(state, i)
+        for i in w.sorted_by_id(state["customerInvoices"])
+        if sal.is_overdue(state, i) and sal.days_overdue(state, i) >= least
+    ]
+    return {
+        "results": rows,
+        "count": len(rows),
+        "outstanding": w.sum_money(r["outstanding"] for r in rows),
+    }
+
+
+@w.define_tool(
+    "get_ar_aging",
+    "Receivables ageing: outstanding of issued invoices per customer in buckets by days past "
+    "due (current, 1-30, 31-60, 61-90, 90+), with totals.",
+)
+def get_ar_aging(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Outstanding by age."""
+    per: dict[str, dict[str, float]] = {}
+    for invoice in w.sorted_by_id(state["customerInvoices"]):
+        owed = sal.customer_outstanding(state, invoice)
+        if owed <= 0:
+            continue
+        days = sal.days_overdue(state, invoice)
+        bucket = next(name for name, lo, hi in _BUCKETS if lo <= days <= hi)
+        row = per.setdefault(invoice["customerId"], {name: 0 for name, _, _ in _BUCKETS})
+        row[bucket] = w.sum_money([row[bucket], owed])
+    totals = {name: w.sum_money(r[name] for r in per.values()) for name, _, _ in _BUCKETS}
+    return {
+        "asOf": w.today(state),
+        "customers": [
+            {"customerId": c, **b, "total": w.sum_money(b.values())} for c, b in sorted(per.items())
+        ],
+        "totals": {**totals, "total": w.sum_money(totals.values())},
+    }

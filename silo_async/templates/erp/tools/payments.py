@@ -1,0 +1,282 @@
+"""Outbound payments: draft -> approved -> completed (or failed / cancelled).
+
+A payment pays one vendor's approved invoices to the vendor's bank account at the time it is
+created. Segregation of duties: whoever creates a payment cannot approve it. A payment that
+bounced stays failed; ``retry_payment`` re-issues what is still owed once the vendor's bank
+details have been replaced.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain import payables as pay
+from ..state import Record, State, money_text
+from .common import (
+    ACTOR,
+    acting_user,
+    record_decision,
+    require_authority,
+    require_permission,
+    require_status,
+    who,
+)
+
+__all__ = [
+    "approve_payment",
+    "cancel_payment",
+    "create_vendor_payment",
+    "execute_payment",
+    "get_payment",
+    "list_payments",
+    "retry_payment",
+]
+
+STATUSES = ("draft", "approved", "completed", "failed", "cancelled")
+
+list_payments = w.list_tool(
+    "list_payments",
+    "List payments (outbound to vendors, inbound from customers) sorted by id; filter by "
+    "direction, status, vendor or customer. Paged.",
+    "payments",
+    filters={
+        "direction": w.enum("Only this direction.", ("outbound", "inbound")),
+        "status": w.enum("Only payments with this status.", STATUSES),
+        "vendorId": w.string("Only payments to this vendor."),
+        "customerId": w.string("Only receipts from this customer."),
+    },
+    references={"vendorId": "vendors", "customerId": "customers"},
+)
+get_payment = w.get_tool("get_payment", "One payment.", "payments", "paymentId", "PAY-3002")
+
+
+def _payable_vendor(state: State, vendor_id: str) -> Record:
+    vendor: Record = w.require_record(state, "vendors", vendor_id)
+    if vendor["status"] != "active":
+        raise silo.tool_error(
+            "not_allowed",
+            f"Vendor {vendor['id']} is {vendor['status']}"
+            + (f" (merged into {vendor['mergedIntoId']})" if vendor["mergedIntoId"] else "")
+            + "; it cannot be paid.",
+            {"vendorId": vendor["id"], "status": vendor["status"]},
+        )
+    if vendor["bankStatus"] != "verified":
+        raise silo.tool_error(
+            "not_allowed",
+            f"Vendor {vendor['id']}'s bank account {vendor['iban']} is {vendor['bankStatus']}; "
+            "replace it with update_vendor_bank_details before paying.",
+            {"vendorId": vendor["id"], "bankStatus": vendor["bankStatus"]},
+        )
+    return vendor
+
+
+def _allocation(state: State, vendor: Record, item: dict[str, Any], path: str) -> dict[str, Any]:
+    invoice = w.require_record(state, "vendorInvoices", w.read_string(item, "invoiceId", path=path))
+    if invoice["vendorId"] != vendor["id"]:
+        raise silo.tool_error(
+            "invalid_input", f"{invoice['id']} is {invoice['vendorId']}'s invoice."
+        )
+    require_status(invoice, ("approved",), "paying it")
+    left = pay.open_to_pay(state, invoice)
+    if left <= 0:
+        raise silo.tool_error("invalid_state", f"{invoice['id']} has nothing left to pay.")
+    amount = w.read_money(item, "amount", left, maximum=left, path=path)
+    return {"invoiceId": invoice["id"], "amount": amount}
+
+
+@w.define_tool(
+    "create_vendor_payment",
+    "Draft a payment to an active vendor with verified bank details, paying approved invoices "
+    "(each amount defaults to what is left to pay). Payables roles.",
+    {
+        "vendorId": w.string("The vendor."),
+        "allocations": w.array(
+            "Invoices paid.",
+            w.closed_object(
+                {
+                    "invoiceId": w.string("An approved invoice of the vendor."),
+                    "amount": w.money("Amount (default: everything left to pay)."),
+                },
+                ["invoiceId"],
+            ),
+        ),
+        "paymentDate": w.date("When the bank should pay (today or later)"),
+        **ACTOR,
+    },
+    ["vendorId", "allocations", "paymentDate", "actorId"],
+)
+def create_vendor_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a draft payment."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "payables")
+    vendor = _payable_vendor(state, w.read_string(input, "vendorId"))
+    items = w.read_objects(input, "allocations")
+    allocations = [
+        _allocation(state, vendor, it, f"allocations[{i}]") for i, it in enumerate(items)
+    ]
+    if len({a["invoiceId"] for a in allocations}) != len(allocations):
+        raise silo.tool_error("invalid_input", "Give each invoice once.")
+    date = w.read_date(input, "paymentDate")
+    if date < w.today(state):
+        raise w.invalid("paymentDate", f"must be today ({w.today(state)}) or later", date)
+    payment_id = w.next_id(state, "PAY", width=4)
+    state["payments"][payment_id] = {
+        "id": payment_id,
+        "direction": "outbound",
+        "vendorId": vendor["id"],
+        "customerId": None,
+        "amount": w.sum_money(a["amount"] for a in allocations),
+        "allocations": allocations,
+        "method": "bank_transfer",
+        "bankAccount": vendor["iban"],
+        "reference": None,
+        "status": "draft",
+        "paymentDate": date,
+        "createdBy": actor["id"],
+        "approvedBy": None,
+        "completedAt": None,
+        "failureReason": None,
+        "retryOf": None,
+    }
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "create_vendor_payment",
+        "payment",
+        payment_id,
+        f"{money_text(state['payments'][payment_id]['amount'])} to {vendor['id']}.",
+    )
+    return {"created": state["payments"][payment_id], "auditId": audit_id}
+
+
+def _payment(state: State, input: dict[str, Any]) -> Record:
+    payment: Record = w.require_record(state, "payments", w.read_string(input, "paymentId"))
+    if payment["direction"] != "outbound":
+        raise silo.tool_error("invalid_input", f"{payment['id']} is a customer receipt.")
+    return payment
+
+
+def _done(
+    state: State, actor: Record, payment: Record, action: str, text: str, changes: list[w.Change]
+) -> dict[str, Any]:
+    audit_id = w.audit(state, actor["id"], action, "payment", payment["id"], text, changes)
+    return {"updated": payment, "auditId": audit_id}
+
+
+_PAY = {"paymentId": w.string("The payment.")}
+
+
+@w.define_tool(
+    "approve_payment",
+    "Approve a draft payment within the actor's payment limit; the person who created the "
+    "payment cannot approve it.",
+    {**_PAY, **ACTOR},
+    ["paymentId", "actorId"],
+)
+def approve_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Draft -> approved."""
+    actor = acting_user(state, input)
+    payment = _payment(state, input)
+    require_status(payment, ("draft",), "approving")
+    if payment["createdBy"] == actor["id"]:
+        raise silo.tool_error(
+            "not_allowed",
+            f"{who(state, actor)} created {payment['id']} and cannot also approve it.",
+        )
+    require_authority(state, actor, "payment", payment["amount"], payment["id"])
+    record_decision(state, "payment", payment["id"], payment["amount"], actor, "approved")
+    changes: list[w.Change] = []
+    w.set_field(payment, "status", "approved", changes)
+    w.set_field(payment, "approvedBy", actor["id"], changes)
+    return _done(state, actor, payment, "approve_payment", "Approved.", changes)
+
+
+@w.define_tool(
+    "execute_payment",
+    "Release an approved payment to the bank (treasury roles) once its payment date has come; "
+    "its invoices are paid by the allocated amounts.",
+    {**_PAY, **ACTOR},
+    ["paymentId", "actorId"],
+)
+def execute_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Approved -> completed."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "treasury")
+    payment = _payment(state, input)
+    require_status(payment, ("approved",), "executing")
+    if payment["paymentDate"] > w.today(state):
+        raise silo.tool_error(
+            "invalid_state",
+            f"{payment['id']} is scheduled for {payment['paymentDate']}; today is "
+            f"{w.today(state)}.",
+        )
+    vendor = state["vendors"][payment["vendorId"]]
+    if vendor["iban"] != payment["bankAccount"] or vendor["bankStatus"] != "verified":
+        raise silo.tool_error(
+            "invalid_state",
+            f"{payment['id']} would pay {payment['bankAccount']}, but {vendor['id']}'s account is "
+            f"now {vendor['iban']} ({vendor['bankStatus']}); cancel it and create a new payment.",
+        )
+    changes: list[w.Change] = []
+    w.set_field(payment, "status", "completed", changes)
+    w.set_field(payment, "completedAt", w.now(state), changes)
+    return _done(state, actor, payment, "execute_payment", "Sent to the bank.", changes)
+
+
+@w.define_tool(
+    "cancel_payment",
+    "Cancel a draft or approved payment.",
+    {**_PAY, "reason": w.string("Why."), **ACTOR},
+    ["paymentId", "reason", "actorId"],
+)
+def cancel_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Draft / approved -> cancelled."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "payables")
+    payment = _payment(state, input)
+    require_status(payment, ("draft", "approved"), "cancelling")
+    changes: list[w.Change] = []
+    w.set_field(payment, "status", "cancelled", changes)
+    return _done(state, actor, payment, "cancel_payment", w.read_string(input, "reason"), changes)
+
+
+@w.define_tool(
+    "retry_payment",
+    "Re-issue a failed payment as a new draft for what its invoices still owe, to the vendor's "
+    "current bank account (which must differ from the one that failed and be verified). The "
+    "failed payment stays as history.",
+    {**_PAY, "paymentDate": w.date("When the bank should pay (default today)"), **ACTOR},
+    ["paymentId", "actorId"],
+)
+def retry_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Failed -> a new draft payment."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "payables")
+    failed = _payment(state, input)
+    require_status(failed, ("failed",), "retrying")
+    vendor = _payable_vendor(state, failed["vendorId"])
+    if vendor["iban"] == failed["bankAccount"]:
+        raise silo.tool_error(
+            "invalid_state",
+            f"{vendor['id']}'s bank account is still {vendor['iban']}, the one {failed['id']} "
+            "bounced on; update the bank details first.",
+        )
+    items = [
+        {"invoiceId": a["invoiceId"]}
+        for a in failed["allocations"]
+        if pay.open_to_pay(state, state["vendorInvoices"][a["invoiceId"]]) > 0
+    ]
+    if not items:
+        raise silo.tool_error("invalid_state", f"Nothing {failed['id']} paid is still owed.")
+    retry = {
+        "vendorId": vendor["id"],
+        "allocations": items,
+        "actorId": actor["id"],
+        "paymentDate": w.read_date(input, "paymentDate", w.today(state)),
+    }
+    result = create_vendor_payment.fn(state, retry)
+    result["created"]["retryOf"] = failed["id"]
+    return dict(result)

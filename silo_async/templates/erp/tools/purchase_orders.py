@@ -1,0 +1,323 @@
+"""Purchase orders: raising them, editing drafts, and the read tools.
+
+Orders are raised directly, from an approved requisition or from an accepted quotation.
+
+A purchase order is ``draft`` -> ``pending_approval`` -> ``approved`` -> ``sent`` -> ``closed``
+(or ``rejected`` / ``cancelled``). While sent, its progress shows as ``partially_received`` or
+``received`` from its goods receipts. Only active vendors and active products can be ordered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain import purchasing as pur
+from ..domain.purchasing import pending_approval
+from ..state import Record, State, gross, line_total, vat_of
+from .common import ACTOR, acting_user, require_permission, require_status
+from .lines import LINE_ITEM, line_tools, read_lines
+
+__all__ = [
+    "add_purchase_order_line",
+    "create_purchase_order",
+    "create_purchase_order_from_quotation",
+    "get_purchase_order",
+    "list_late_purchase_orders",
+    "list_open_purchase_order_lines",
+    "list_purchase_orders",
+    "po_view",
+    "remove_purchase_order_line",
+    "search_purchase_orders",
+    "update_purchase_order_line",
+]
+
+STATUSES = ("draft", "pending_approval", "approved", "rejected", "sent", "closed", "cancelled")
+
+
+def po_view(state: State, po: Any) -> dict[str, Any]:
+    """An order with per-line received / rejected / invoiced / remaining and its totals."""
+    net = pur.po_net(po)
+    pending = pending_approval(state, po["id"])
+    lines = [
+        {
+            **ln,
+            "lineTotal": line_total(ln["quantity"], ln["unitPrice"]),
+            "received": pur.received_quantity(state, po["id"], ln["lineNo"]),
+            "rejected": pur.rejected_quantity(state, po["id"], ln["lineNo"]),
+            "invoiced": pur.invoiced_quantity(state, po["id"], ln["lineNo"]),
+            "remaining": pur.line_remaining(state, po, ln),
+        }
+        for ln in po["lines"]
+    ]
+    return {
+        **po,
+        "lines": lines,
+        "vendorName": state["vendors"][po["vendorId"]]["name"],
+        "net": net,
+        "vat": vat_of(state, net),
+        "total": gross(state, net),
+        "progress": pur.display_status(state, po),
+        "receiptStatus": pur.receipt_status(state, po),
+        "isLate": pur.is_late(state, po),
+        "pendingApprovalId": pending["id"] if pending else None,
+        "assigneeId": pending["assigneeId"] if pending else None,
+    }
+
+
+list_purchase_orders = w.list_tool(
+    "list_purchase_orders",
+    "List purchase orders sorted by id with totals and receipt progress; filter by status, "
+    "vendor, warehouse or budget. Paged.",
+    "purchaseOrders",
+    filters={
+        "status": w.enum("Only orders with this stored status.", STATUSES),
+        "vendorId": w.string("Only this vendor's orders."),
+        "warehouseId": w.string("Only orders delivering to this warehouse."),
+        "budgetId": w.string("Only orders charged to this budget."),
+    },
+    references={"vendorId": "vendors", "warehouseId": "warehouses", "budgetId": "budgets"},
+    view=po_view,
+)
+search_purchase_orders = w.search_tool(
+    "search_purchase_orders",
+    "Find purchase orders whose id, vendor name or requisition id contains the query. Paged.",
+    "purchaseOrders",
+    lambda state, po: [state["vendors"][po["vendorId"]]["name"], po["requisitionId"]],
+    view=po_view,
+)
+get_purchase_order = w.get_tool(
+    "get_purchase_order",
+    "One purchase order.",
+    "purchaseOrders",
+    "purchaseOrderId",
+    "PO-1007",
+    view=po_view,
+)
+
+
+def _last_price(state: State, context: Mapping[str, Any], product: Record) -> float:
+    """The latest price paid to this vendor for the product, else its standard cost."""
+    vendor_id = context.get("vendorId")
+    orders = sorted(
+        (po for po in state["purchaseOrders"].values() if po["vendorId"] == vendor_id),
+        key=lambda po: (po["orderDate"], po["id"]),
+    )
+    price: float = product["standardCost"]
+    for po in orders:
+        for line in po["lines"]:
+            if line["productId"] == product["id"]:
+                price = line["unitPrice"]
+    return price
+
+
+def _orderable_vendor(state: State, vendor_id: str) -> Record:
+    vendor: Record = w.require_record(state, "vendors", vendor_id)
+    if vendor["status"] != "active":
+        raise silo.tool_error(
+            "not_allowed",
+            f"Vendor {vendor['id']} is {vendor['status']}"
+            + (f" ({vendor['statusReason']})" if vendor["statusReason"] else "")
+            + "; orders can only go to active vendors.",
+            {"vendorId": vendor["id"], "status": vendor["status"]},
+        )
+    return vendor
+
+
+def _requisition(state: State, requisition_id: str | None) -> Record | None:
+    if requisition_id is None:
+        return None
+    requisition: Record = w.require_record(state, "requisitions", requisition_id)
+    require_status(requisition, ("approved",), "ordering it")
+    return requisition
+
+
+def _new_po(state: State, actor: Record, fields: dict[str, Any]) -> dict[str, Any]:
+    vendor = state["vendors"][fields["vendorId"]]
+    requisition = _requisition(state, fields.get("requisitionId"))
+    budget_id = fields.get("budgetId") or (requisition or {}).get("budgetId")
+    if budget_id is None:
+        raise silo.tool_error("invalid_input", '"budgetId" is required without a requisition.')
+    require_status(w.require_record(state, "budgets", budget_id), ("open",), "charging it")
+    po_id = w.next_id(state, "PO", width=4)
+    if requisition is not None:
+        requisition.update(status="ordered", purchaseOrderId=po_id)
+    state["purchaseOrders"][po_id] = {
+        "id": po_id,
+        "vendorId": vendor["id"],
+        "warehouseId": fields["warehouseId"],
+        "budgetId": budget_id,
+        "requisitionId": fields.get("requisitionId"),
+        "quotationId": fields.get("quotationId"),
+        "status": "draft",
+        "lines": fields["lines"],
+        "orderDate": w.today(state),
+        "expectedDate": fields.get("expectedDate")
+        or w.add_days(w.today(state), vendor["leadTimeDays"]),
+        "createdBy": actor["id"],
+        "sentAt": None,
+        "closedAt": None,
+        "cancelReason": None,
+    }
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        fields["action"],
+        "purchaseOrder",
+        po_id,
+        f"Draft order to {vendor['id']}.",
+    )
+    return {"created": po_view(state, state["purchaseOrders"][po_id]), "auditId": audit_id}
+
+
+_WHERE_TO = {
+    "warehouseId": w.string("Warehouse the goods are delivered to."),
+    "budgetId": w.string("Budget charged (default: the requisition's)."),
+    "expectedDate": w.date("Expected delivery (default: today + the vendor's lead time)"),
+}
+
+
+@w.define_tool(
+    "create_purchase_order",
+    "Raise a draft purchase order to an active vendor. Unit prices default to the latest price "
+    "paid to that vendor, else the standard cost. Linking an approved requisition marks it "
+    "ordered. Purchasing roles.",
+    {
+        "vendorId": w.string("The vendor."),
+        **_WHERE_TO,
+        "requisitionId": w.string("An approved requisition this order fulfils."),
+        "lines": w.array("What to order.", LINE_ITEM),
+        **ACTOR,
+    },
+    ["vendorId", "warehouseId", "lines", "actorId"],
+)
+def create_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a draft order."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "purchasing")
+    vendor = _orderable_vendor(state, w.read_string(input, "vendorId"))
+    warehouse = w.require_record(state, "warehouses", w.read_string(input, "warehouseId"))
+    lines = read_lines(state, input, "unitPrice", _last_price, {"vendorId": vendor["id"]})
+    return _new_po(
+        state,
+        actor,
+        {
+            "vendorId": vendor["id"],
+            "warehouseId": warehouse["id"],
+            "lines": lines,
+            "budgetId": w.read_string(input, "budgetId", None),
+            "requisitionId": w.read_string(input, "requisitionId", None),
+            "expectedDate": w.read_date(input, "expectedDate", None),
+            "action": "create_purchase_order",
+        },
+    )
+
+
+@w.define_tool(
+    "create_purchase_order_from_quotation",
+    "Raise a draft purchase order from an accepted quotation: its vendor, lines and prices, "
+    "linked to the RFQ's requisition (which becomes ordered) and charged to its budget.",
+    {"quotationId": w.string("An accepted quotation."), **_WHERE_TO, **ACTOR},
+    ["quotationId", "warehouseId", "actorId"],
+)
+def create_purchase_order_from_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a draft order from a quotation."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "purchasing")
+    quotation = w.require_record(state, "quotations", w.read_string(input, "quotationId"))
+    require_status(quotation, ("accepted",), "ordering from it")
+    taken = [
+        po["id"]
+        for po in state["purchaseOrders"].values()
+        if po["quotationId"] == quotation["id"] and po["status"] != "cancelled"
+    ]
+    if taken:
+        raise silo.tool_error("conflict", f"{quotation['id']} is already ordered on {taken[0]}.")
+    vendor = _orderable_vendor(state, quotation["vendorId"])
+    warehouse = w.require_record(state, "warehouses", w.read_string(input, "warehouseId"))
+    lines = [
+        {
+            "lineNo": ln["lineNo"],
+            "productId": ln["productId"],
+            "quantity": ln["quantity"],
+            "unitPrice": ln["unitPrice"],
+        }
+        for ln in quotation["lines"]
+    ]
+    return _new_po(
+        state,
+        actor,
+        {
+            "vendorId": vendor["id"],
+            "warehouseId": warehouse["id"],
+            "lines": lines,
+            "budgetId": w.read_string(input, "budgetId", None),
+            "requisitionId": state["rfqs"][quotation["rfqId"]]["requisitionId"],
+            "quotationId": quotation["id"],
+            "expectedDate": w.read_date(input, "expectedDate", None),
+            "action": "create_purchase_order_from_quotation",
+        },
+    )
+
+
+add_purchase_order_line, update_purchase_order_line, remove_purchase_order_line = line_tools(
+    "purchase_order", "purchaseOrders", "purchaseOrderId", "unitPrice", _last_price, "purchasing"
+)
+
+
+@w.define_tool(
+    "list_open_purchase_order_lines",
+    "Lines of sent purchase orders still to be delivered, with the remaining quantity; filter "
+    "by vendor, warehouse or product.",
+    {
+        "vendorId": w.string("Only this vendor."),
+        "warehouseId": w.string("Only this warehouse."),
+        "productId": w.string("Only this product."),
+    },
+)
+def list_open_purchase_order_lines(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Undelivered lines."""
+    w.check_references(
+        state, input, {"vendorId": "vendors", "warehouseId": "warehouses", "productId": "products"}
+    )
+    rows = [
+        {
+            "purchaseOrderId": po["id"],
+            "vendorId": po["vendorId"],
+            "warehouseId": po["warehouseId"],
+            "expectedDate": po["expectedDate"],
+            "lineNo": ln["lineNo"],
+            "productId": ln["productId"],
+            "ordered": ln["quantity"],
+            "remaining": pur.line_remaining(state, po, ln),
+        }
+        for po in w.sorted_by_id(state["purchaseOrders"])
+        if po["status"] == "sent"
+        for ln in po["lines"]
+        if all(
+            input.get(k) in (None, v)
+            for k, v in (
+                ("vendorId", po["vendorId"]),
+                ("warehouseId", po["warehouseId"]),
+                ("productId", ln["productId"]),
+            )
+        )
+    ]
+    return {"results": [r for r in rows if r["remaining"] > 0]}
+
+
+@w.define_tool(
+    "list_late_purchase_orders",
+    "Sent purchase orders not fully received whose expected date has passed.",
+)
+def list_late_purchase_orders(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Late orders."""
+    rows = [
+        po_view(state, po)
+        for po in w.sorted_by_id(state["purchaseOrders"])
+        if pur.is_late(state, po)
+    ]
+    return {"results": rows, "count": len(rows)}

@@ -1,0 +1,231 @@
+"""Quotations: vendors' answers to an RFQ, compared and awarded.
+
+A quotation is valid while it is ``received`` and its ``validUntil`` is today or later. Only a
+valid quotation from an active vendor can be accepted; accepting it awards the RFQ and rejects
+the RFQ's other open quotations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain.purchasing import is_valid
+from ..state import Record, State, lines_net
+from .common import ACTOR, acting_user, require_permission, require_status
+
+__all__ = [
+    "accept_quotation",
+    "compare_quotations",
+    "get_quotation",
+    "list_quotations",
+    "quotation_view",
+    "record_quotation",
+    "reject_quotation",
+]
+
+STATUSES = ("received", "accepted", "rejected")
+
+
+def quotation_view(state: State, quotation: Any) -> dict[str, Any]:
+    """A quotation with its total, validity and its vendor's status."""
+    return {
+        **quotation,
+        "total": lines_net(quotation["lines"]),
+        "isValid": is_valid(state, quotation),
+        "vendorStatus": state["vendors"][quotation["vendorId"]]["status"],
+    }
+
+
+list_quotations = w.list_tool(
+    "list_quotations",
+    "List quotations sorted by id with total, validity and vendor status; filter by RFQ, vendor "
+    "or status. Paged.",
+    "quotations",
+    filters={
+        "rfqId": w.string("Only quotations for this RFQ."),
+        "vendorId": w.string("Only this vendor's quotations."),
+        "status": w.enum("Only quotations with this status.", STATUSES),
+    },
+    references={"rfqId": "rfqs", "vendorId": "vendors"},
+    view=quotation_view,
+)
+get_quotation = w.get_tool(
+    "get_quotation", "One quotation.", "quotations", "quotationId", "QUO-001", view=quotation_view
+)
+
+
+@w.define_tool(
+    "compare_quotations",
+    "An RFQ's quotations side by side, cheapest total first, each with validity, lead time and "
+    "its vendor's status.",
+    {"rfqId": w.string("The RFQ.")},
+    ["rfqId"],
+)
+def compare_quotations(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Quotations of one RFQ by total."""
+    rfq = w.require_record(state, "rfqs", w.read_string(input, "rfqId"))
+    rows = [
+        quotation_view(state, q) for q in state["quotations"].values() if q["rfqId"] == rfq["id"]
+    ]
+    rows.sort(key=lambda q: (q["total"], q["id"]))
+    return {"rfqId": rfq["id"], "status": rfq["status"], "quotations": rows}
+
+
+def _buyer(state: State, input: dict[str, Any]) -> Record:
+    actor = acting_user(state, input)
+    require_permission(state, actor, "purchasing")
+    return actor
+
+
+def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
+    prices = {}
+    for index, item in enumerate(w.read_objects(input, "lines")):
+        path = f"lines[{index}]"
+        prices[w.read_int(item, "lineNo", minimum=1, path=path)] = w.read_money(
+            item, "unitPrice", path=path
+        )
+    wanted = {ln["lineNo"] for ln in rfq["lines"]}
+    if set(prices) != wanted:
+        raise silo.tool_error(
+            "invalid_input",
+            f"Quote every line of {rfq['id']} once: lines {sorted(wanted)}, got {sorted(prices)}.",
+        )
+    return [{**ln, "unitPrice": prices[ln["lineNo"]]} for ln in rfq["lines"]]
+
+
+@w.define_tool(
+    "record_quotation",
+    "Record an invited vendor's quotation for a sent RFQ: a unit price for every RFQ line.",
+    {
+        "rfqId": w.string("The RFQ."),
+        "vendorId": w.string("An invited vendor."),
+        "lines": w.array(
+            "A unit price per RFQ line.",
+            w.closed_object(
+                {
+                    "lineNo": w.integer("The RFQ line.", minimum=1),
+                    "unitPrice": w.money("Unit price."),
+                },
+                ["lineNo", "unitPrice"],
+            ),
+        ),
+        "leadTimeDays": w.integer("Promised lead time.", minimum=0, maximum=365),
+        "validUntil": w.date("Last day the prices hold"),
+        "notes": w.string("Vendor remarks."),
+        **ACTOR,
+    },
+    ["rfqId", "vendorId", "lines", "leadTimeDays", "validUntil", "actorId"],
+)
+def record_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Store a quotation."""
+    actor = _buyer(state, input)
+    rfq = w.require_record(state, "rfqs", w.read_string(input, "rfqId"))
+    require_status(rfq, ("sent",), "recording quotations")
+    vendor_id = w.read_string(input, "vendorId")
+    if vendor_id not in rfq["invitedVendorIds"]:
+        raise silo.tool_error("not_allowed", f"{vendor_id} was not invited to {rfq['id']}.")
+    if any(
+        q["rfqId"] == rfq["id"] and q["vendorId"] == vendor_id for q in state["quotations"].values()
+    ):
+        raise silo.tool_error("conflict", f"{vendor_id} already quoted for {rfq['id']}.")
+    quotation_id = w.next_id(state, "QUO")
+    state["quotations"][quotation_id] = {
+        "id": quotation_id,
+        "rfqId": rfq["id"],
+        "vendorId": vendor_id,
+        "status": "received",
+        "lines": _quoted_lines(rfq, input),
+        "leadTimeDays": w.read_int(input, "leadTimeDays", minimum=0, maximum=365),
+        "validUntil": w.read_date(input, "validUntil"),
+        "receivedAt": w.now(state),
+        "notes": w.read_string(input, "notes", None),
+    }
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "record_quotation",
+        "quotation",
+        quotation_id,
+        f"Quotation from {vendor_id} for {rfq['id']}.",
+    )
+    return {
+        "created": quotation_view(state, state["quotations"][quotation_id]),
+        "auditId": audit_id,
+    }
+
+
+@w.define_tool(
+    "accept_quotation",
+    "Award an RFQ to one valid quotation from an active vendor; the RFQ's other open "
+    "quotations are rejected. Raise the order with create_purchase_order_from_quotation.",
+    {"quotationId": w.string("The quotation."), **ACTOR},
+    ["quotationId", "actorId"],
+)
+def accept_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Received -> accepted; RFQ -> awarded."""
+    actor = _buyer(state, input)
+    quotation = w.require_record(state, "quotations", w.read_string(input, "quotationId"))
+    require_status(quotation, ("received",), "accepting")
+    if not is_valid(state, quotation):
+        raise silo.tool_error(
+            "invalid_state",
+            f"{quotation['id']} expired on {quotation['validUntil']} (today is "
+            f"{w.today(state)}); ask the vendor to extend it or choose another quotation.",
+            {"validUntil": quotation["validUntil"]},
+        )
+    vendor = state["vendors"][quotation["vendorId"]]
+    if vendor["status"] != "active":
+        raise silo.tool_error(
+            "not_allowed",
+            f"Vendor {vendor['id']} is {vendor['status']} ({vendor['statusReason']}); nothing can "
+            "be ordered from it.",
+            {"vendorId": vendor["id"], "status": vendor["status"]},
+        )
+    rfq = state["rfqs"][quotation["rfqId"]]
+    require_status(rfq, ("sent", "closed"), "awarding")
+    for other in w.sorted_by_id(state["quotations"]):
+        if (
+            other["rfqId"] == rfq["id"]
+            and other["id"] != quotation["id"]
+            and other["status"] == "received"
+        ):
+            other["status"] = "rejected"
+    quotation["status"] = "accepted"
+    rfq.update(status="awarded", awardedQuotationId=quotation["id"])
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "accept_quotation",
+        "quotation",
+        quotation["id"],
+        f"Awarded {rfq['id']} to {vendor['id']}.",
+    )
+    return {"accepted": quotation_view(state, quotation), "rfq": rfq, "auditId": audit_id}
+
+
+@w.define_tool(
+    "reject_quotation",
+    "Reject a received quotation with a reason.",
+    {"quotationId": w.string("The quotation."), "reason": w.string("Why."), **ACTOR},
+    ["quotationId", "reason", "actorId"],
+)
+def reject_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Received -> rejected."""
+    actor = _buyer(state, input)
+    quotation = w.require_record(state, "quotations", w.read_string(input, "quotationId"))
+    require_status(quotation, ("received",), "rejecting")
+    changes: list[w.Change] = []
+    w.set_field(quotation, "status", "rejected", changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "reject_quotation",
+        "quotation",
+        quotation["id"],
+        w.read_string(input, "reason"),
+        changes,
+    )
+    return {"updated": quotation_view(state, quotation), "auditId": audit_id}

@@ -1,0 +1,150 @@
+"""Customer receipts: money in, and applying it to the invoices it pays (cash application)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain.sales import customer_outstanding, unallocated
+from ..state import Record, State, money_text
+from .common import ACTOR, acting_user, require_permission
+
+__all__ = ["allocate_receipt", "list_unallocated_receipts", "record_customer_receipt"]
+
+_ALLOCATIONS = w.array(
+    "Invoices this money pays.",
+    w.closed_object(
+        {
+            "invoiceId": w.string("An issued invoice of the customer."),
+            "amount": w.money(
+                "Amount (default: the invoice's outstanding, up to what is unapplied)."
+            ),
+        },
+        ["invoiceId"],
+    ),
+)
+
+
+def _apply(state: State, receipt: Record, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    free = unallocated(receipt)
+    applied: list[dict[str, Any]] = []
+    for index, item in enumerate(items):
+        path = f"allocations[{index}]"
+        invoice = w.require_record(
+            state, "customerInvoices", w.read_string(item, "invoiceId", path=path)
+        )
+        if invoice["customerId"] != receipt["customerId"]:
+            raise silo.tool_error("invalid_input", f"{invoice['id']} is {invoice['customerId']}'s.")
+        owed = customer_outstanding(state, invoice)
+        owed -= w.sum_money(a["amount"] for a in applied if a["invoiceId"] == invoice["id"])
+        if owed <= 0:
+            raise silo.tool_error("invalid_state", f"{invoice['id']} has nothing outstanding.")
+        amount = w.read_money(item, "amount", min(owed, free), maximum=owed, path=path)
+        if amount > free:
+            raise silo.tool_error(
+                "limit_exceeded",
+                f"Only {money_text(free)} of {receipt['id']} is left to apply; {invoice['id']} "
+                f"would take {money_text(amount)}.",
+            )
+        free = w.to_money(free - amount)
+        applied.append({"invoiceId": invoice["id"], "amount": amount})
+    return applied
+
+
+@w.define_tool(
+    "record_customer_receipt",
+    "Record money received from a customer (receivables roles), optionally applying it to "
+    "invoices at once; anything not applied stays unallocated.",
+    {
+        "customerId": w.string("The customer."),
+        "amount": w.money("Amount received."),
+        "receivedOn": w.date("Value date"),
+        "reference": w.string("The bank reference / remittance text."),
+        "allocations": _ALLOCATIONS,
+        **ACTOR,
+    },
+    ["customerId", "amount", "receivedOn", "reference", "actorId"],
+)
+def record_customer_receipt(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create an inbound payment."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "receivables")
+    customer = w.require_record(state, "customers", w.read_string(input, "customerId"))
+    receipt = {
+        "id": "",
+        "direction": "inbound",
+        "vendorId": None,
+        "customerId": customer["id"],
+        "amount": w.read_money(input, "amount"),
+        "allocations": [],
+        "method": "bank_transfer",
+        "bankAccount": None,
+        "reference": w.read_string(input, "reference"),
+        "status": "completed",
+        "paymentDate": w.read_date(input, "receivedOn"),
+        "createdBy": actor["id"],
+        "approvedBy": None,
+        "completedAt": w.now(state),
+        "failureReason": None,
+        "retryOf": None,
+    }
+    receipt["allocations"] = _apply(state, receipt, w.read_objects(input, "allocations", []))
+    receipt["id"] = w.next_id(state, "PAY", width=4)
+    state["payments"][receipt["id"]] = receipt
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "record_customer_receipt",
+        "payment",
+        receipt["id"],
+        f"{money_text(receipt['amount'])} from {customer['id']}.",
+    )
+    return {"created": {**receipt, "unallocated": unallocated(receipt)}, "auditId": audit_id}
+
+
+@w.define_tool(
+    "allocate_receipt",
+    "Apply the unallocated part of a customer receipt to that customer's issued invoices.",
+    {"paymentId": w.string("The receipt."), "allocations": _ALLOCATIONS, **ACTOR},
+    ["paymentId", "allocations", "actorId"],
+)
+def allocate_receipt(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Add allocations to a receipt."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "receivables")
+    receipt = w.require_record(state, "payments", w.read_string(input, "paymentId"))
+    if receipt["direction"] != "inbound":
+        raise silo.tool_error("invalid_input", f"{receipt['id']} is a payment to a vendor.")
+    if unallocated(receipt) <= 0:
+        raise silo.tool_error("invalid_state", f"{receipt['id']} is fully applied.")
+    added = _apply(state, receipt, w.read_objects(input, "allocations"))
+    receipt["allocations"] = [*receipt["allocations"], *added]
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "allocate_receipt",
+        "payment",
+        receipt["id"],
+        ", ".join(f"{a['invoiceId']} {a['amount']}" for a in added),
+    )
+    return {"updated": {**receipt, "unallocated": unallocated(receipt)}, "auditId": audit_id}
+
+
+@w.define_tool(
+    "list_unallocated_receipts",
+    "Customer receipts with money not yet applied to invoices, with their reference text.",
+    {"customerId": w.string("Only this customer's receipts.")},
+)
+def list_unallocated_receipts(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Receipts with an unapplied balance."""
+    w.check_references(state, input, {"customerId": "customers"})
+    rows = [
+        {**p, "unallocated": unallocated(p)}
+        for p in w.sorted_by_id(state["payments"])
+        if p["direction"] == "inbound"
+        and unallocated(p) > 0
+        and input.get("customerId") in (None, p["customerId"])
+    ]
+    return {"results": rows, "count": len(rows)}

@@ -1,0 +1,233 @@
+"""Receiving: goods receipts against sent purchase orders, and reversing a wrong one.
+
+Accepted units go into stock at the order's warehouse; rejected units (damaged, wrong) are
+recorded but stay owed by the vendor. A line may not receive more than it still has due.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain import purchasing as pur
+from ..state import Record, State
+from .common import ACTOR, acting_user, require_permission, require_status
+from .stock_ops import move_stock, stock_line
+
+__all__ = [
+    "get_goods_receipt",
+    "list_goods_receipts",
+    "list_pending_deliveries",
+    "receive_goods",
+    "reverse_goods_receipt",
+]
+
+list_goods_receipts = w.list_tool(
+    "list_goods_receipts",
+    "List goods receipts sorted by id; filter by purchase order, warehouse or status. Paged.",
+    "goodsReceipts",
+    filters={
+        "purchaseOrderId": w.string("Only receipts for this order."),
+        "warehouseId": w.string("Only receipts at this warehouse."),
+        "status": w.enum("Only receipts with this status.", ("posted", "reversed")),
+    },
+    references={"purchaseOrderId": "purchaseOrders", "warehouseId": "warehouses"},
+)
+get_goods_receipt = w.get_tool(
+    "get_goods_receipt", "One goods receipt.", "goodsReceipts", "goodsReceiptId", "GRN-1006"
+)
+
+
+@w.define_tool(
+    "list_pending_deliveries",
+    "Sent purchase orders still expecting goods, with what is due per line and whether they "
+    "are late; optionally for one warehouse.",
+    {"warehouseId": w.string("Only deliveries to this warehouse.")},
+)
+def list_pending_deliveries(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Orders awaiting delivery."""
+    w.check_references(state, input, {"warehouseId": "warehouses"})
+    rows = []
+    for po in w.sorted_by_id(state["purchaseOrders"]):
+        if po["status"] != "sent" or input.get("warehouseId") not in (None, po["warehouseId"]):
+            continue
+        due = [
+            {
+                "lineNo": ln["lineNo"],
+                "productId": ln["productId"],
+                "remaining": pur.line_remaining(state, po, ln),
+            }
+            for ln in po["lines"]
+        ]
+        if any(d["remaining"] for d in due):
+            rows.append(
+                {
+                    "purchaseOrderId": po["id"],
+                    "vendorId": po["vendorId"],
+                    "warehouseId": po["warehouseId"],
+                    "expectedDate": po["expectedDate"],
+                    "isLate": pur.is_late(state, po),
+                    "lines": due,
+                }
+            )
+    return {"results": rows, "count": len(rows)}
+
+
+def _receipt_lines(state: State, po: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
+    given = w.read_objects(input, "lines", None)
+    if given is None:
+        return [
+            {
+                "lineNo": ln["lineNo"],
+                "accepted": pur.line_remaining(state, po, ln),
+                "rejected": 0,
+                "note": None,
+            }
+            for ln in po["lines"]
+            if pur.line_remaining(state, po, ln)
+        ]
+    out = []
+    for index, item in enumerate(given):
+        path = f"lines[{index}]"
+        line = pur.po_line(po, w.read_int(item, "lineNo", minimum=1, path=path))
+        if line is None:
+            raise silo.tool_error(
+                "not_found",
+                f"{po['id']} has no line {item['lineNo']} (lines: "
+                f"{', '.join(str(ln['lineNo']) for ln in po['lines'])}).",
+            )
+        accepted = w.read_int(item, "accepted", minimum=0, maximum=10_000_000, path=path)
+        rejected = w.read_int(item, "rejected", 0, minimum=0, maximum=10_000_000, path=path)
+        due = pur.line_remaining(state, po, line)
+        if accepted > due:
+            raise w.invalid(
+                f"{path}.accepted",
+                f"must be at most {due} (still due on line {line['lineNo']})",
+                accepted,
+            )
+        if accepted + rejected == 0:
+            raise w.invalid(f"{path}.accepted", "and rejected must not both be 0", accepted)
+        out.append(
+            {
+                "lineNo": line["lineNo"],
+                "accepted": accepted,
+                "rejected": rejected,
+                "note": w.read_string(item, "note", None, path=path),
+            }
+        )
+    return out
+
+
+@w.define_tool(
+    "receive_goods",
+    "Post a goods receipt for a sent purchase order (warehouse roles): accepted units enter "
+    "stock, rejected units are recorded and stay owed. Without lines, everything still due is "
+    "received in full.",
+    {
+        "purchaseOrderId": w.string("The order."),
+        "deliveryNote": w.string("The vendor's delivery note number."),
+        "lines": w.array(
+            "What arrived, per order line.",
+            w.closed_object(
+                {
+                    "lineNo": w.integer("The order line.", minimum=1),
+                    "accepted": w.integer("Units accepted into stock.", minimum=0),
+                    "rejected": w.integer("Units refused (damaged, wrong).", minimum=0),
+                    "note": w.string("What was wrong."),
+                },
+                ["lineNo", "accepted"],
+            ),
+        ),
+        **ACTOR,
+    },
+    ["purchaseOrderId", "deliveryNote", "actorId"],
+)
+def receive_goods(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Post a receipt."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "warehouse")
+    po = w.require_record(state, "purchaseOrders", w.read_string(input, "purchaseOrderId"))
+    require_status(po, ("sent",), "receiving goods")
+    lines = _receipt_lines(state, po, input)
+    if not lines:
+        raise silo.tool_error("invalid_state", f"Nothing is still due on {po['id']}.")
+    grn_id = w.next_id(state, "GRN", width=4)
+    for line in lines:
+        if line["accepted"]:
+            product = pur.po_line(po, line["lineNo"])["productId"]  # type: ignore[index]
+            move_stock(
+                state,
+                stock_line(state, product, po["warehouseId"]),
+                line["accepted"],
+                "receipt",
+                ("goods_receipt", grn_id),
+                actor["id"],
+            )
+    state["goodsReceipts"][grn_id] = {
+        "id": grn_id,
+        "purchaseOrderId": po["id"],
+        "warehouseId": po["warehouseId"],
+        "receivedAt": w.now(state),
+        "receivedBy": actor["id"],
+        "deliveryNote": w.read_string(input, "deliveryNote"),
+        "status": "posted",
+        "lines": lines,
+    }
+    audit_id = w.audit(
+        state, actor["id"], "receive_goods", "goodsReceipt", grn_id, f"Received on {po['id']}."
+    )
+    return {
+        "created": state["goodsReceipts"][grn_id],
+        "progress": pur.display_status(state, po),
+        "auditId": audit_id,
+    }
+
+
+@w.define_tool(
+    "reverse_goods_receipt",
+    "Reverse a posted goods receipt booked in error: its accepted units leave stock again. "
+    "Refused when the units are no longer there or are already invoiced.",
+    {"goodsReceiptId": w.string("The receipt."), "reason": w.string("Why."), **ACTOR},
+    ["goodsReceiptId", "reason", "actorId"],
+)
+def reverse_goods_receipt(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Posted -> reversed."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "warehouse")
+    grn = w.require_record(state, "goodsReceipts", w.read_string(input, "goodsReceiptId"))
+    require_status(grn, ("posted",), "reversing")
+    po = state["purchaseOrders"][grn["purchaseOrderId"]]
+    for line in grn["lines"]:
+        after = pur.received_quantity(state, po["id"], line["lineNo"]) - line["accepted"]
+        if pur.invoiced_quantity(state, po["id"], line["lineNo"]) > after:
+            raise silo.tool_error(
+                "invalid_state",
+                f"Line {line['lineNo']} of {po['id']} is invoiced beyond what would remain "
+                "received; deal with the invoice first.",
+            )
+    for line in grn["lines"]:
+        if line["accepted"]:
+            product = pur.po_line(po, line["lineNo"])["productId"]  # type: ignore[index]
+            move_stock(
+                state,
+                stock_line(state, product, grn["warehouseId"]),
+                -line["accepted"],
+                "return",
+                ("goods_receipt", grn["id"]),
+                actor["id"],
+                w.read_string(input, "reason"),
+            )
+    changes: list[w.Change] = []
+    w.set_field(grn, "status", "reversed", changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "reverse_goods_receipt",
+        "goodsReceipt",
+        grn["id"],
+        w.read_string(input, "reason"),
+        changes,
+    )
+    return {"updated": grn, "auditId": audit_id}

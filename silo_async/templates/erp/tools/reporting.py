@@ -1,0 +1,199 @@
+"""Reports: read-only, recomputed from the facts and the simulated clock on every call."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from silo_async import world as w
+
+from ..domain import payables as pay
+from ..domain import sales as sal
+from ..domain.purchasing import LIVE_INVOICE
+from ..state import State, line_total
+
+__all__ = [
+    "get_ap_aging",
+    "get_cash_forecast",
+    "get_gross_margin",
+    "get_inventory_valuation",
+    "get_procurement_spend",
+    "get_sales_summary",
+]
+
+_PERIOD = {"fromDate": w.date("First day (inclusive)"), "toDate": w.date("Last day (inclusive)")}
+
+
+def _period(input: dict[str, Any]) -> tuple[str, str]:
+    start, end = w.read_date(input, "fromDate"), w.read_date(input, "toDate")
+    if end < start:
+        raise w.invalid("toDate", f"must not be before fromDate ({start})", end)
+    return start, end
+
+
+@w.define_tool(
+    "get_ap_aging",
+    "Payables ageing: outstanding of live vendor invoices per vendor by days past due "
+    "(current, 1-30, 31-60, 60+).",
+)
+def get_ap_aging(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Outstanding payables by age."""
+    buckets = (("current", 0, 0), ("1-30", 1, 30), ("31-60", 31, 60), ("60+", 61, 10**6))
+    per: dict[str, dict[str, float]] = {}
+    for invoice in w.sorted_by_id(state["vendorInvoices"]):
+        owed = pay.outstanding(state, invoice)
+        if owed <= 0:
+            continue
+        days = pay.days_overdue(state, invoice)
+        name = next(n for n, lo, hi in buckets if lo <= days <= hi)
+        row = per.setdefault(invoice["vendorId"], {n: 0 for n, _, _ in buckets})
+        row[name] = w.sum_money([row[name], owed])
+    return {
+        "asOf": w.today(state),
+        "vendors": [
+            {"vendorId": v, **b, "total": w.sum_money(b.values())} for v, b in sorted(per.items())
+        ],
+    }
+
+
+@w.define_tool(
+    "get_inventory_valuation",
+    "Stock on hand valued at standard cost, per warehouse or per product category; optionally "
+    "for one warehouse only.",
+    {
+        "groupBy": w.enum("How to group (default warehouse).", ("warehouse", "category")),
+        "warehouseId": w.string("Only this warehouse."),
+    },
+)
+def get_inventory_valuation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Value of stock on hand."""
+    w.check_references(state, input, {"warehouseId": "warehouses"})
+    group = w.read_enum(input, "groupBy", ("warehouse", "category"), "warehouse")
+    totals: dict[str, list[float]] = defaultdict(list)
+    for record in w.sorted_by_id(state["stock"]):
+        if input.get("warehouseId") not in (None, record["warehouseId"]):
+            continue
+        product = state["products"][record["productId"]]
+        key = record["warehouseId"] if group == "warehouse" else product["category"]
+        totals[key].append(line_total(record["onHand"], product["standardCost"]))
+    values = {k: w.sum_money(v) for k, v in sorted(totals.items())}
+    rows = [{group: k, "value": v} for k, v in values.items()]
+    return {"groupBy": group, "rows": rows, "total": w.sum_money(values.values())}
+
+
+@w.define_tool(
+    "get_procurement_spend",
+    "Net amount invoiced by each vendor record (live invoices, less credit notes) with invoice "
+    "dates in a period, largest first.",
+    _PERIOD,
+    ["fromDate", "toDate"],
+)
+def get_procurement_spend(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Spend per vendor record."""
+    start, end = _period(input)
+    per: dict[str, list[float]] = defaultdict(list)
+    for invoice in w.sorted_by_id(state["vendorInvoices"]):
+        if invoice["status"] in LIVE_INVOICE and start <= invoice["invoiceDate"] <= end:
+            per[invoice["vendorId"]].append(pay.invoice_net(state, invoice))
+    rows = [
+        {
+            "vendorId": v,
+            "vendorName": state["vendors"][v]["name"],
+            "net": w.sum_money(a),
+            "invoices": len(a),
+        }
+        for v, a in per.items()
+    ]
+    rows.sort(key=lambda r: (-r["net"], r["vendorId"]))
+    return {
+        "fromDate": start,
+        "toDate": end,
+        "vendors": rows,
+        "total": w.sum_money(r["net"] for r in rows),
+    }
+
+
+def _shipped_lines(state: State, start: str, end: str) -> list[tuple[Any, Any, Any]]:
+    out = []
+    for shipment in w.sorted_by_id(state["shipments"]):
+        if start <= shipment["shippedAt"][:10] <= end:
+            order = state["salesOrders"][shipment["salesOrderId"]]
+            for line in shipment["lines"]:
+                out.append((order, line, sal.order_line(order, line["lineNo"])))
+    return out
+
+
+@w.define_tool(
+    "get_sales_summary",
+    "Goods shipped in a period at order prices (net), per customer.",
+    _PERIOD,
+    ["fromDate", "toDate"],
+)
+def get_sales_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Shipped revenue per customer."""
+    start, end = _period(input)
+    per: dict[str, list[float]] = defaultdict(list)
+    for order, line, ordered in _shipped_lines(state, start, end):
+        per[order["customerId"]].append(line_total(line["quantity"], ordered["unitPrice"]))
+    nets = {c: w.sum_money(v) for c, v in sorted(per.items())}
+    rows = [{"customerId": c, "net": n} for c, n in nets.items()]
+    return {
+        "fromDate": start,
+        "toDate": end,
+        "customers": rows,
+        "total": w.sum_money(nets.values()),
+    }
+
+
+@w.define_tool(
+    "get_gross_margin",
+    "Revenue (order prices), cost (standard cost) and gross margin of goods shipped in a period.",
+    _PERIOD,
+    ["fromDate", "toDate"],
+)
+def get_gross_margin(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Margin on shipments."""
+    start, end = _period(input)
+    lines = _shipped_lines(state, start, end)
+    revenue = w.sum_money(line_total(ln["quantity"], o["unitPrice"]) for _, ln, o in lines)
+    cost = w.sum_money(
+        line_total(ln["quantity"], state["products"][ln["productId"]]["standardCost"])
+        for _, ln, _ in lines
+    )
+    margin = w.to_money(revenue - cost)
+    return {
+        "fromDate": start,
+        "toDate": end,
+        "revenue": revenue,
+        "cost": cost,
+        "grossMargin": margin,
+        "marginPercent": w.percent(margin, revenue),
+    }
+
+
+@w.define_tool(
+    "get_cash_forecast",
+    "Cash expected in (outstanding customer invoices) and out (open vendor invoices) by due "
+    "date over the next days, overdue amounts included.",
+    {"days": w.integer("How many days ahead (default 30).", minimum=1, maximum=365)},
+)
+def get_cash_forecast(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Receivables and payables falling due."""
+    horizon = w.add_days(w.today(state), w.read_int(input, "days", 30, minimum=1, maximum=365))
+    incoming = w.sum_money(
+        sal.customer_outstanding(state, i)
+        for i in state["customerInvoices"].values()
+        if i["status"] == "issued" and i["dueDate"] <= horizon
+    )
+    outgoing = w.sum_money(
+        pay.outstanding(state, i)
+        for i in state["vendorInvoices"].values()
+        if i["dueDate"] <= horizon
+    )
+    return {
+        "asOf": w.today(state),
+        "until": horizon,
+        "incoming": incoming,
+        "outgoing": outgoing,
+        "net": w.to_money(incoming - outgoing),
+    }

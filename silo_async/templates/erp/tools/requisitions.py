@@ -1,0 +1,391 @@
+"""Requisitions: a department asks to buy; an authorised approver decides within the budget.
+
+draft -> pending_approval (submitted to a named approver) -> approved or rejected; an approved
+requisition becomes ``ordered`` when a purchase order (or an RFQ's order) is raised from it.
+Approving commits the requisition's estimated value to its budget, so the budget must have
+that much remaining.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain.budgets import budget_figures, remaining
+from ..domain.purchasing import pending_approval, requisition_net
+from ..state import Record, State, has_permission, line_total, money_text
+from .approvals import decide, request_approval
+from .common import ACTOR, acting_user, require_status, who
+from .lines import LINE_ITEM, line_tools, read_lines
+
+__all__ = [
+    "add_requisition_line",
+    "approve_requisition",
+    "cancel_requisition",
+    "check_requisition_budget",
+    "create_requisition",
+    "get_requisition",
+    "list_requisitions",
+    "reject_requisition",
+    "remove_requisition_line",
+    "requisition_view",
+    "search_requisitions",
+    "submit_requisition",
+    "update_requisition",
+    "update_requisition_line",
+]
+
+STATUSES = ("draft", "pending_approval", "approved", "rejected", "ordered", "cancelled")
+
+
+def _standard_cost(state: State, context: Mapping[str, Any], product: Record) -> float:
+    cost: float = product["standardCost"]
+    return cost
+
+
+def requisition_view(state: State, requisition: Any) -> dict[str, Any]:
+    """A requisition with line totals, its estimated net and its pending approval."""
+    pending = pending_approval(state, requisition["id"])
+    return {
+        **requisition,
+        "lines": [
+            {**ln, "lineTotal": line_total(ln["quantity"], ln["estimatedUnitCost"])}
+            for ln in requisition["lines"]
+        ],
+        "estimatedNet": requisition_net(requisition),
+        "pendingApprovalId": pending["id"] if pending else None,
+        "assigneeId": pending["assigneeId"] if pending else None,
+    }
+
+
+def _requisition(state: State, input: Mapping[str, Any]) -> Record:
+    record: Record = w.require_record(state, "requisitions", w.read_string(input, "requisitionId"))
+    return record
+
+
+list_requisitions = w.list_tool(
+    "list_requisitions",
+    "List requisitions sorted by id with estimated net and pending approver; filter by status, "
+    "department or requester. Paged.",
+    "requisitions",
+    filters={
+        "status": w.enum("Only requisitions with this status.", STATUSES),
+        "departmentId": w.string("Only this department."),
+        "requesterId": w.string("Only this requester."),
+    },
+    references={"departmentId": "departments", "requesterId": "users"},
+    view=requisition_view,
+)
+search_requisitions = w.search_tool(
+    "search_requisitions",
+    "Find requisitions whose id or justification contains the query. Paged.",
+    "requisitions",
+    ["justification"],
+    view=requisition_view,
+)
+get_requisition = w.get_tool(
+    "get_requisition",
+    "One requisition.",
+    "requisitions",
+    "requisitionId",
+    "REQ-4005",
+    view=requisition_view,
+)
+
+
+def _budget_for(state: State, budget_id: str, department_id: str) -> Record:
+    budget: Record = w.require_record(state, "budgets", budget_id)
+    if budget["departmentId"] != department_id:
+        raise silo.tool_error(
+            "invalid_input",
+            f"Budget {budget['id']} belongs to {budget['departmentId']}, not {department_id}.",
+        )
+    require_status(budget, ("open",), "charging it")
+    return budget
+
+
+@w.define_tool(
+    "create_requisition",
+    "Raise a draft requisition for a department, charged to one of its budgets. The estimated "
+    "unit cost defaults to the product's standard cost. Anyone may request for themselves; "
+    "purchasing roles may request for others.",
+    {
+        "requesterId": w.string("Who needs the goods."),
+        "departmentId": w.string("The requesting department."),
+        "budgetId": w.string("A budget of that department."),
+        "justification": w.string("Why it is needed."),
+        "neededBy": w.date("When it is needed"),
+        "lines": w.array(
+            "What to buy.",
+            {
+                **LINE_ITEM,
+                "properties": {
+                    **LINE_ITEM["properties"],
+                    "unitPrice": w.money("Estimated unit cost (default: standard cost)."),
+                },
+            },
+        ),
+        **ACTOR,
+    },
+    ["requesterId", "departmentId", "budgetId", "justification", "lines", "actorId"],
+)
+def create_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a draft requisition."""
+    actor = acting_user(state, input)
+    requester = acting_user(state, input, "requesterId")
+    if requester["id"] != actor["id"] and not has_permission(state, actor, "purchasing"):
+        raise silo.tool_error(
+            "not_allowed", f"{who(state, actor)} may only raise requisitions for themselves."
+        )
+    department = w.require_record(state, "departments", w.read_string(input, "departmentId"))
+    budget = _budget_for(state, w.read_string(input, "budgetId"), department["id"])
+    lines = read_lines(state, input, "estimatedUnitCost", _standard_cost)
+    requisition_id = w.next_id(state, "REQ", width=4)
+    state["requisitions"][requisition_id] = {
+        "id": requisition_id,
+        "requesterId": requester["id"],
+        "departmentId": department["id"],
+        "budgetId": budget["id"],
+        "status": "draft",
+        "lines": lines,
+        "justification": w.read_string(input, "justification"),
+        "createdAt": w.now(state),
+        "neededBy": w.read_date(input, "neededBy", w.add_days(w.today(state), 30)),
+        "purchaseOrderId": None,
+        "rfqId": None,
+        "rejectionReason": None,
+    }
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "create_requisition",
+        "requisition",
+        requisition_id,
+        f"Raised for {department['name']}.",
+    )
+    return {
+        "created": requisition_view(state, state["requisitions"][requisition_id]),
+        "auditId": audit_id,
+    }
+
+
+@w.define_tool(
+    "update_requisition",
+    "Change a draft requisition's justification, needed-by date or budget.",
+    {
+        "requisitionId": w.string("The requisition."),
+        "justification": w.string("New justification."),
+        "neededBy": w.date("New needed-by date"),
+        "budgetId": w.string("New budget of the same department."),
+        **ACTOR,
+    },
+    ["requisitionId", "actorId"],
+)
+def update_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Edit a draft."""
+    actor = acting_user(state, input)
+    requisition = _requisition(state, input)
+    require_status(requisition, ("draft",), "editing")
+    w.require_some(input, ["justification", "neededBy", "budgetId"])
+    budget_id = w.read_string(input, "budgetId", None)
+    if budget_id is not None:
+        _budget_for(state, budget_id, requisition["departmentId"])
+    changes: list[w.Change] = []
+    for field, value in {
+        "justification": w.read_string(input, "justification", None),
+        "neededBy": w.read_date(input, "neededBy", None),
+        "budgetId": budget_id,
+    }.items():
+        if value is not None:
+            w.set_field(requisition, field, value, changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "update_requisition",
+        "requisition",
+        requisition["id"],
+        "Updated.",
+        changes,
+    )
+    return {"updated": requisition_view(state, requisition), "auditId": audit_id}
+
+
+add_requisition_line, update_requisition_line, remove_requisition_line = line_tools(
+    "requisition", "requisitions", "requisitionId", "estimatedUnitCost", _standard_cost, None
+)
+
+
+@w.define_tool(
+    "submit_requisition",
+    "Submit a draft requisition to an approver authorised for its estimated net (not the "
+    "requester); it becomes pending_approval.",
+    {
+        "requisitionId": w.string("The requisition."),
+        "approverId": w.string("The approver."),
+        **ACTOR,
+    },
+    ["requisitionId", "approverId", "actorId"],
+)
+def submit_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Draft -> pending_approval."""
+    actor = acting_user(state, input)
+    requisition = _requisition(state, input)
+    require_status(requisition, ("draft",), "submitting")
+    if not requisition["lines"]:
+        raise silo.tool_error("invalid_state", f"{requisition['id']} has no lines to approve.")
+    approver_id = w.read_string(input, "approverId")
+    if approver_id == requisition["requesterId"]:
+        raise silo.tool_error(
+            "not_allowed", f"The requester {approver_id} cannot approve their own requisition."
+        )
+    approval = request_approval(
+        state, "requisition", requisition["id"], requisition_net(requisition), approver_id, actor
+    )
+    changes: list[w.Change] = []
+    w.set_field(requisition, "status", "pending_approval", changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "submit_requisition",
+        "requisition",
+        requisition["id"],
+        f"Submitted to {approver_id} ({approval['id']}).",
+        changes,
+    )
+    return {
+        "updated": requisition_view(state, requisition),
+        "approval": approval,
+        "auditId": audit_id,
+    }
+
+
+def _check_budget(state: State, requisition: Record) -> None:
+    budget = state["budgets"][requisition["budgetId"]]
+    left = remaining(state, budget)
+    need = requisition_net(requisition)
+    if need > left:
+        raise silo.tool_error(
+            "limit_exceeded",
+            f"Budget {budget['id']} ({budget['name']}) has {money_text(left)} remaining; "
+            f"{requisition['id']} needs {money_text(need)}.",
+            {"budgetId": budget["id"], "remaining": left, "amount": need},
+        )
+
+
+@w.define_tool(
+    "approve_requisition",
+    "Approve a pending requisition as its assigned approver, within the approver's requisition "
+    "limit and the budget's remaining amount (approval commits the estimate to the budget).",
+    {"requisitionId": w.string("The requisition."), "comment": w.string("Optional note."), **ACTOR},
+    ["requisitionId", "actorId"],
+)
+def approve_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """pending_approval -> approved."""
+    actor = acting_user(state, input)
+    requisition = _requisition(state, input)
+    require_status(requisition, ("pending_approval",), "approving")
+    approval = decide(
+        state,
+        requisition,
+        "requisition",
+        requisition_net(requisition),
+        actor,
+        "approved",
+        w.read_string(input, "comment", None),
+        lambda: _check_budget(state, requisition),
+    )
+    changes: list[w.Change] = []
+    w.set_field(requisition, "status", "approved", changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "approve_requisition",
+        "requisition",
+        requisition["id"],
+        f"Approved ({approval['id']}).",
+        changes,
+    )
+    return {"updated": requisition_view(state, requisition), "auditId": audit_id}
+
+
+@w.define_tool(
+    "reject_requisition",
+    "Reject a pending requisition as its assigned approver, with a reason.",
+    {"requisitionId": w.string("The requisition."), "reason": w.string("Why."), **ACTOR},
+    ["requisitionId", "reason", "actorId"],
+)
+def reject_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """pending_approval -> rejected."""
+    actor = acting_user(state, input)
+    requisition = _requisition(state, input)
+    require_status(requisition, ("pending_approval",), "rejecting")
+    reason = w.read_string(input, "reason")
+    decide(
+        state, requisition, "requisition", requisition_net(requisition), actor, "rejected", reason
+    )
+    changes: list[w.Change] = []
+    w.set_field(requisition, "status", "rejected", changes)
+    w.set_field(requisition, "rejectionReason", reason, changes)
+    audit_id = w.audit(
+        state, actor["id"], "reject_requisition", "requisition", requisition["id"], reason, changes
+    )
+    return {"updated": requisition_view(state, requisition), "auditId": audit_id}
+
+
+@w.define_tool(
+    "cancel_requisition",
+    "Cancel a requisition that is not yet ordered (the requester or purchasing roles); a "
+    "pending approval is cancelled and an approved one releases its budget commitment.",
+    {"requisitionId": w.string("The requisition."), "reason": w.string("Why."), **ACTOR},
+    ["requisitionId", "reason", "actorId"],
+)
+def cancel_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Draft / pending_approval / approved -> cancelled."""
+    actor = acting_user(state, input)
+    requisition = _requisition(state, input)
+    require_status(requisition, ("draft", "pending_approval", "approved"), "cancelling")
+    if actor["id"] != requisition["requesterId"] and not has_permission(state, actor, "purchasing"):
+        raise silo.tool_error(
+            "not_allowed", f"{who(state, actor)} cannot cancel {requisition['id']}."
+        )
+    pending = pending_approval(state, requisition["id"])
+    if pending is not None:
+        pending["status"] = "cancelled"
+    changes: list[w.Change] = []
+    w.set_field(requisition, "status", "cancelled", changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "cancel_requisition",
+        "requisition",
+        requisition["id"],
+        w.read_string(input, "reason"),
+        changes,
+    )
+    return {"updated": requisition_view(state, requisition), "auditId": audit_id}
+
+
+@w.define_tool(
+    "check_requisition_budget",
+    "Whether a requisition's budget can absorb its estimated net: the budget's figures, and "
+    "the shortfall if any.",
+    {"requisitionId": w.string("The requisition.")},
+    ["requisitionId"],
+)
+def check_requisition_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Budget versus estimate."""
+    requisition = _requisition(state, input)
+    budget = state["budgets"][requisition["budgetId"]]
+    figures = budget_figures(state, budget)
+    need = requisition_net(requisition)
+    return {
+        "requisitionId": requisition["id"],
+        "budgetId": budget["id"],
+        "estimatedNet": need,
+        "budget": figures,
+        "sufficient": need <= figures["remaining"],
+        "shortfall": w.to_money(max(0, need - figures["remaining"])),
+    }

@@ -1,0 +1,177 @@
+"""Reservations: stock held for a confirmed sales order line in the order's warehouse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain.sales import order_line, unshipped_quantity
+from ..domain.stock import available, held, line_held
+from ..state import Record, State
+from .common import ACTOR, acting_user, require_permission, require_status
+from .stock_ops import require_stock
+
+__all__ = [
+    "check_customer_can_receive",
+    "get_reservation",
+    "list_reservations",
+    "release_reservation",
+    "reserve_line",
+    "reserve_stock",
+]
+
+STATUSES = ("active", "released", "consumed")
+
+
+def _view(state: State, reservation: Any) -> dict[str, Any]:
+    return {**reservation, "held": held(reservation)}
+
+
+list_reservations = w.list_tool(
+    "list_reservations",
+    "List stock reservations sorted by id with what each still holds; filter by sales order, "
+    "product, warehouse or status. Paged.",
+    "reservations",
+    filters={
+        "salesOrderId": w.string("Only reservations for this order."),
+        "productId": w.string("Only this product."),
+        "warehouseId": w.string("Only this warehouse."),
+        "status": w.enum("Only reservations with this status.", STATUSES),
+    },
+    references={
+        "salesOrderId": "salesOrders",
+        "productId": "products",
+        "warehouseId": "warehouses",
+    },
+    view=_view,
+)
+get_reservation = w.get_tool(
+    "get_reservation", "One reservation.", "reservations", "reservationId", "RES-0003", view=_view
+)
+
+
+def check_customer_can_receive(state: State, order: Record, doing: str) -> None:
+    """``not_allowed`` when the order's customer is on hold or blocked."""
+    customer = state["customers"][order["customerId"]]
+    if customer["status"] != "active":
+        raise silo.tool_error(
+            "not_allowed",
+            f"Customer {customer['id']} ({customer['name']}) is {customer['status']}"
+            f" ({customer['holdReason']}); {doing} {order['id']} is not allowed until released.",
+            {"customerId": customer["id"], "status": customer["status"]},
+        )
+
+
+def reserve_line(
+    state: State, order: Record, line: Record, quantity: int | None, actor_id: str
+) -> Record:
+    """Reserve ``quantity`` (default: all still unreserved) of one order line; the reservation.
+
+    Raises:
+        ToolError: ``conflict`` when the line is already fully reserved, ``invalid_input`` when
+            asking for more than the line still needs, ``invalid_state`` without enough stock.
+    """
+    need = unshipped_quantity(state, order, line) - line_held(state, order["id"], line["lineNo"])
+    label = f"{order['id']} line {line['lineNo']}"
+    if need <= 0:
+        raise silo.tool_error(
+            "conflict",
+            f"{label} is already fully reserved ({line_held(state, order['id'], line['lineNo'])} "
+            f"held for {unshipped_quantity(state, order, line)} still to ship).",
+            {"held": line_held(state, order["id"], line["lineNo"])},
+        )
+    want = need if quantity is None else quantity
+    if want > need:
+        raise w.invalid("quantity", f"must be at most {need} (what {label} still needs)", want)
+    record = require_stock(state, line["productId"], order["warehouseId"])
+    free = available(state, record)
+    if want > free:
+        raise silo.tool_error(
+            "invalid_state",
+            f"Only {free} of {line['productId']} are available at {order['warehouseId']} "
+            f"({record['onHand']} on hand, {record['onHand'] - free} reserved); {label} needs "
+            f"{want}.",
+            {"available": free, "requested": want},
+        )
+    reservation_id = w.next_id(state, "RES", width=4)
+    reservation = {
+        "id": reservation_id,
+        "salesOrderId": order["id"],
+        "lineNo": line["lineNo"],
+        "productId": line["productId"],
+        "warehouseId": order["warehouseId"],
+        "quantity": want,
+        "consumed": 0,
+        "status": "active",
+        "createdAt": w.now(state),
+        "createdBy": actor_id,
+    }
+    state["reservations"][reservation_id] = reservation
+    w.audit(
+        state,
+        actor_id,
+        "reserve_stock",
+        "reservation",
+        reservation_id,
+        f"Reserved {want} of {line['productId']} at {order['warehouseId']} for {label}.",
+    )
+    return reservation
+
+
+@w.define_tool(
+    "reserve_stock",
+    "Reserve stock in the order's warehouse for one line of a confirmed sales order (default: "
+    "everything the line still needs). Sales or warehouse roles; refused for a customer on hold.",
+    {
+        "salesOrderId": w.string("The order."),
+        "lineNo": w.integer("The order line.", minimum=1),
+        "quantity": w.integer("Units to reserve (default: all still needed).", minimum=1),
+        **ACTOR,
+    },
+    ["salesOrderId", "lineNo", "actorId"],
+)
+def reserve_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a reservation."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "sales", "warehouse")
+    order = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
+    require_status(order, ("confirmed",), "reserving stock")
+    check_customer_can_receive(state, order, "reserving stock for")
+    line = order_line(order, w.read_int(input, "lineNo", minimum=1))
+    if line is None:
+        raise silo.tool_error(
+            "not_found",
+            f"{order['id']} has no line {input['lineNo']} (lines: "
+            f"{', '.join(str(ln['lineNo']) for ln in order['lines'])}).",
+        )
+    quantity = w.read_int(input, "quantity", None, minimum=1, maximum=10_000_000)
+    return {"created": _view(state, reserve_line(state, order, line, quantity, actor["id"]))}
+
+
+@w.define_tool(
+    "release_reservation",
+    "Release what an active reservation still holds, making it available again.",
+    {"reservationId": w.string("The reservation."), "reason": w.string("Why."), **ACTOR},
+    ["reservationId", "reason", "actorId"],
+)
+def release_reservation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Active -> released."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "sales", "warehouse")
+    reservation = w.require_record(state, "reservations", w.read_string(input, "reservationId"))
+    require_status(reservation, ("active",), "releasing")
+    freed = held(reservation)
+    changes: list[w.Change] = []
+    w.set_field(reservation, "status", "released", changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "release_reservation",
+        "reservation",
+        reservation["id"],
+        f"Released {freed}: {w.read_string(input, 'reason')}",
+        changes,
+    )
+    return {"updated": _view(state, reservation), "released": freed, "auditId": audit_id}

@@ -1,0 +1,318 @@
+"""Sales orders: draft -> confirmed (credit-checked) -> shipped from stock; or cancelled.
+
+Prices default to the list price less the customer's standard discount. Confirming checks the
+customer's credit: exposure (see ``get_customer_credit``) plus the order's total incl. VAT must
+stay within the credit limit, and the customer must not be on hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain import sales as sal
+from ..domain.stock import available, find_stock, line_held
+from ..state import Record, State, gross, line_total, money_text, vat_of
+from .common import ACTOR, acting_user, require_permission, require_status
+from .lines import LINE_ITEM, line_tools, read_lines
+from .reservations import check_customer_can_receive, reserve_line
+
+__all__ = [
+    "add_sales_order_line",
+    "cancel_sales_order",
+    "check_order_stock",
+    "confirm_sales_order",
+    "create_sales_order",
+    "get_sales_order",
+    "list_backorders",
+    "list_sales_orders",
+    "order_view",
+    "remove_sales_order_line",
+    "reserve_order_stock",
+    "search_sales_orders",
+    "update_sales_order_line",
+]
+
+STATUSES = ("draft", "confirmed", "cancelled", "closed")
+
+
+def order_view(state: State, order: Any) -> dict[str, Any]:
+    """An order with per-line shipped / unshipped / reserved and its totals."""
+    net = sal.order_net(order)
+    lines = [
+        {
+            **ln,
+            "lineTotal": line_total(ln["quantity"], ln["unitPrice"]),
+            "shipped": sal.shipped_quantity(state, order["id"], ln["lineNo"]),
+            "unshipped": sal.unshipped_quantity(state, order, ln),
+            "reserved": line_held(state, order["id"], ln["lineNo"]),
+        }
+        for ln in order["lines"]
+    ]
+    return {
+        **order,
+        "lines": lines,
+        "net": net,
+        "vat": vat_of(state, net),
+        "total": gross(state, net),
+        "progress": sal.order_display_status(state, order),
+        "customerName": state["customers"][order["customerId"]]["name"],
+    }
+
+
+list_sales_orders = w.list_tool(
+    "list_sales_orders",
+    "List sales orders sorted by id with totals and shipping progress; filter by status, "
+    "customer or warehouse. Paged.",
+    "salesOrders",
+    filters={
+        "status": w.enum("Only orders with this stored status.", STATUSES),
+        "customerId": w.string("Only this customer's orders."),
+        "warehouseId": w.string("Only orders shipping from this warehouse."),
+    },
+    references={"customerId": "customers", "warehouseId": "warehouses"},
+    view=order_view,
+)
+search_sales_orders = w.search_tool(
+    "search_sales_orders",
+    "Find sales orders whose id, customer reference or customer name contains the query. Paged.",
+    "salesOrders",
+    lambda state, o: [o["customerReference"], state["customers"][o["customerId"]]["name"]],
+    view=order_view,
+)
+get_sales_order = w.get_tool(
+    "get_sales_order",
+    "One sales order.",
+    "salesOrders",
+    "salesOrderId",
+    "SO-5007",
+    view=order_view,
+)
+
+
+def _discounted(state: State, context: Mapping[str, Any], product: Record) -> float:
+    customer = state["customers"][context["customerId"]]
+    return w.to_money(product["listPrice"] * (100 - customer["discountPercent"]) / 100)
+
+
+@w.define_tool(
+    "create_sales_order",
+    "Create a draft sales order shipping from one warehouse (sales roles). Unit prices default "
+    "to list price less the customer's discount. Blocked customers cannot order.",
+    {
+        "customerId": w.string("The customer."),
+        "warehouseId": w.string("Shipping warehouse."),
+        "customerReference": w.string("The customer's order number."),
+        "lines": w.array("What is ordered.", LINE_ITEM),
+        **ACTOR,
+    },
+    ["customerId", "warehouseId", "lines", "actorId"],
+)
+def create_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a draft order."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "sales")
+    customer = w.require_record(state, "customers", w.read_string(input, "customerId"))
+    if customer["status"] == "blocked":
+        raise silo.tool_error("not_allowed", f"Customer {customer['id']} is blocked.")
+    warehouse = w.require_record(state, "warehouses", w.read_string(input, "warehouseId"))
+    lines = read_lines(state, input, "unitPrice", _discounted, {"customerId": customer["id"]})
+    order_id = w.next_id(state, "SO", width=4)
+    state["salesOrders"][order_id] = {
+        "id": order_id,
+        "customerId": customer["id"],
+        "warehouseId": warehouse["id"],
+        "status": "draft",
+        "lines": lines,
+        "orderDate": w.today(state),
+        "requestedDate": None,
+        "customerReference": w.read_string(input, "customerReference", None),
+        "createdBy": actor["id"],
+        "confirmedAt": None,
+        "cancelReason": None,
+    }
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "create_sales_order",
+        "salesOrder",
+        order_id,
+        f"Draft order for {customer['id']}.",
+    )
+    return {"created": order_view(state, state["salesOrders"][order_id]), "auditId": audit_id}
+
+
+add_sales_order_line, update_sales_order_line, remove_sales_order_line = line_tools(
+    "sales_order", "salesOrders", "salesOrderId", "unitPrice", _discounted, "sales"
+)
+
+
+def _order(state: State, input: dict[str, Any]) -> tuple[Record, Record]:
+    actor = acting_user(state, input)
+    require_permission(state, actor, "sales")
+    order: Record = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
+    return actor, order
+
+
+def _credit_check(state: State, order: Record) -> None:
+    customer = state["customers"][order["customerId"]]
+    owed = sal.exposure(state, customer["id"])["total"]
+    total = gross(state, sal.order_net(order))
+    if owed + total > customer["creditLimit"]:
+        raise silo.tool_error(
+            "limit_exceeded",
+            f"Confirming {order['id']} ({money_text(total)} incl. VAT) would take "
+            f"{customer['name']} ({customer['id']}) to {money_text(owed + total)} against a credit "
+            f"limit of {money_text(customer['creditLimit'])} (current exposure "
+            f"{money_text(owed)}).",
+            {
+                "customerId": customer["id"],
+                "creditLimit": customer["creditLimit"],
+                "exposure": owed,
+                "orderTotal": total,
+            },
+        )
+
+
+@w.define_tool(
+    "confirm_sales_order",
+    "Confirm a draft order after the credit check (exposure + order total within the credit "
+    "limit; customer not on hold). Confirmed orders can be reserved and shipped.",
+    {"salesOrderId": w.string("The order."), **ACTOR},
+    ["salesOrderId", "actorId"],
+)
+def confirm_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Draft -> confirmed."""
+    actor, order = _order(state, input)
+    require_status(order, ("draft",), "confirming")
+    if not order["lines"]:
+        raise silo.tool_error("invalid_state", f"{order['id']} has no lines.")
+    check_customer_can_receive(state, order, "confirming")
+    _credit_check(state, order)
+    changes: list[w.Change] = []
+    w.set_field(order, "status", "confirmed", changes)
+    w.set_field(order, "confirmedAt", w.now(state), changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "confirm_sales_order",
+        "salesOrder",
+        order["id"],
+        "Confirmed after credit check.",
+        changes,
+    )
+    return {"updated": order_view(state, order), "auditId": audit_id}
+
+
+@w.define_tool(
+    "cancel_sales_order",
+    "Cancel an order nothing has shipped on; its reservations are released.",
+    {"salesOrderId": w.string("The order."), "reason": w.string("Why."), **ACTOR},
+    ["salesOrderId", "reason", "actorId"],
+)
+def cancel_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Draft / confirmed -> cancelled."""
+    actor, order = _order(state, input)
+    require_status(order, ("draft", "confirmed"), "cancelling")
+    if any(sal.shipped_quantity(state, order["id"], ln["lineNo"]) for ln in order["lines"]):
+        raise silo.tool_error("invalid_state", f"Goods have shipped on {order['id']}.")
+    for reservation in state["reservations"].values():
+        if reservation["salesOrderId"] == order["id"] and reservation["status"] == "active":
+            reservation["status"] = "released"
+    changes: list[w.Change] = []
+    w.set_field(order, "status", "cancelled", changes)
+    w.set_field(order, "cancelReason", w.read_string(input, "reason"), changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "cancel_sales_order",
+        "salesOrder",
+        order["id"],
+        order["cancelReason"],
+        changes,
+    )
+    return {"updated": order_view(state, order), "auditId": audit_id}
+
+
+def _stock_lines(state: State, order: Record) -> list[dict[str, Any]]:
+    rows = []
+    for line in order["lines"]:
+        record = find_stock(state, line["productId"], order["warehouseId"])
+        free = available(state, record) if record else 0
+        need = sal.unshipped_quantity(state, order, line) - line_held(
+            state, order["id"], line["lineNo"]
+        )
+        elsewhere = {
+            s["warehouseId"]: available(state, s)
+            for s in w.sorted_by_id(state["stock"])
+            if s["productId"] == line["productId"] and s["warehouseId"] != order["warehouseId"]
+        }
+        rows.append(
+            {
+                "lineNo": line["lineNo"],
+                "productId": line["productId"],
+                "unshipped": sal.unshipped_quantity(state, order, line),
+                "reserved": line_held(state, order["id"], line["lineNo"]),
+                "stillToReserve": max(0, need),
+                "availableHere": free,
+                "shortfall": max(0, need - max(0, free)),
+                "availableElsewhere": elsewhere,
+            }
+        )
+    return rows
+
+
+@w.define_tool(
+    "check_order_stock",
+    "For each line of an order: what is still to ship, already reserved, still to reserve, "
+    "available in the order's warehouse, the shortfall there, and availability elsewhere.",
+    {"salesOrderId": w.string("The order.")},
+    ["salesOrderId"],
+)
+def check_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Stock position of an order."""
+    order = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
+    return {
+        "salesOrderId": order["id"],
+        "warehouseId": order["warehouseId"],
+        "lines": _stock_lines(state, order),
+    }
+
+
+@w.define_tool(
+    "reserve_order_stock",
+    "Reserve, line by line, as much of a confirmed order as the warehouse has available; "
+    "reports what was reserved and what is still short.",
+    {"salesOrderId": w.string("The order."), **ACTOR},
+    ["salesOrderId", "actorId"],
+)
+def reserve_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Reserve what is available."""
+    actor, order = _order(state, input)
+    require_status(order, ("confirmed",), "reserving stock")
+    check_customer_can_receive(state, order, "reserving stock for")
+    created = []
+    for row, line in zip(_stock_lines(state, order), order["lines"], strict=True):
+        amount = min(row["stillToReserve"], max(0, row["availableHere"]))
+        if amount > 0:
+            created.append(reserve_line(state, order, line, amount, actor["id"]))
+    return {"created": created, "lines": _stock_lines(state, order)}
+
+
+@w.define_tool(
+    "list_backorders",
+    "Confirmed order lines that still need stock they cannot reserve in their warehouse.",
+)
+def list_backorders(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Lines short of stock."""
+    rows = [
+        {"salesOrderId": o["id"], "customerId": o["customerId"], **row}
+        for o in w.sorted_by_id(state["salesOrders"])
+        if o["status"] == "confirmed"
+        for row in _stock_lines(state, o)
+        if row["shortfall"] > 0
+    ]
+    return {"results": rows, "count": len(rows)}

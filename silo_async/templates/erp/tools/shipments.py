@@ -1,0 +1,214 @@
+"""Shipments: sending a confirmed order's goods from its warehouse.
+
+Shipping consumes the line's reservations first, then needs free (unreserved) stock for the
+rest, so it never takes units held for another order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain import sales as sal
+from ..domain.stock import available, held
+from ..state import Record, State
+from .common import ACTOR, acting_user, require_permission, require_status
+from .reservations import check_customer_can_receive
+from .stock_ops import move_stock, require_stock
+
+__all__ = [
+    "get_shipment",
+    "list_shipments",
+    "list_uninvoiced_shipments",
+    "mark_shipment_delivered",
+    "ship_sales_order",
+    "shipment_view",
+]
+
+
+def shipment_view(state: State, shipment: Any) -> dict[str, Any]:
+    """A shipment with its net value at order prices and whether it is invoiced."""
+    order = state["salesOrders"][shipment["salesOrderId"]]
+    return {
+        **shipment,
+        "customerId": order["customerId"],
+        "net": sal.shipment_net(state, shipment),
+        "invoiced": shipment["id"] in sal.invoiced_shipment_ids(state),
+    }
+
+
+list_shipments = w.list_tool(
+    "list_shipments",
+    "List shipments sorted by id with value and whether invoiced; filter by sales order or "
+    "warehouse. Paged.",
+    "shipments",
+    filters={
+        "salesOrderId": w.string("Only shipments of this order."),
+        "warehouseId": w.string("Only shipments from this warehouse."),
+    },
+    references={"salesOrderId": "salesOrders", "warehouseId": "warehouses"},
+    view=shipment_view,
+)
+get_shipment = w.get_tool(
+    "get_shipment", "One shipment.", "shipments", "shipmentId", "SHP-6005", view=shipment_view
+)
+
+
+@w.define_tool(
+    "list_uninvoiced_shipments",
+    "Shipments not on any customer invoice (void invoices do not count), with their value.",
+)
+def list_uninvoiced_shipments(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Shipped but unbilled."""
+    billed = sal.invoiced_shipment_ids(state)
+    rows = [
+        shipment_view(state, s) for s in w.sorted_by_id(state["shipments"]) if s["id"] not in billed
+    ]
+    return {"results": rows, "count": len(rows)}
+
+
+def _plan(state: State, order: Record, input: dict[str, Any]) -> list[tuple[Record, int]]:
+    given = w.read_objects(input, "lines", None)
+    if given is None:
+        plan = [(ln, sal.unshipped_quantity(state, order, ln)) for ln in order["lines"]]
+        return [(ln, q) for ln, q in plan if q > 0]
+    plan = []
+    for index, item in enumerate(given):
+        path = f"lines[{index}]"
+        line = sal.order_line(order, w.read_int(item, "lineNo", minimum=1, path=path))
+        if line is None:
+            raise silo.tool_error("not_found", f"{order['id']} has no line {item['lineNo']}.")
+        left = sal.unshipped_quantity(state, order, line)
+        quantity = w.read_int(item, "quantity", minimum=1, path=path)
+        if quantity > left:
+            raise w.invalid(f"{path}.quantity", f"must be at most {left} (still to ship)", quantity)
+        plan.append((line, quantity))
+    return plan
+
+
+def _check_stock(state: State, order: Record, plan: list[tuple[Record, int]]) -> None:
+    for line, quantity in plan:
+        record = require_stock(state, line["productId"], order["warehouseId"])
+        mine = sum(
+            held(r)
+            for r in state["reservations"].values()
+            if r["salesOrderId"] == order["id"] and r["lineNo"] == line["lineNo"]
+        )
+        free = available(state, record)
+        if quantity - min(quantity, mine) > free:
+            raise silo.tool_error(
+                "invalid_state",
+                f"Line {line['lineNo']} needs {quantity} of {line['productId']} at "
+                f"{order['warehouseId']}: {mine} reserved for it and {free} free "
+                f"({record['onHand']} on hand). Transfer stock in or ship less.",
+                {"lineNo": line["lineNo"], "reservedForLine": mine, "available": free},
+            )
+
+
+def _consume(state: State, order: Record, line: Record, quantity: int) -> None:
+    for reservation in w.sorted_by_id(state["reservations"]):
+        if quantity <= 0:
+            return
+        if reservation["salesOrderId"] == order["id"] and reservation["lineNo"] == line["lineNo"]:
+            take = min(quantity, held(reservation))
+            if take:
+                reservation["consumed"] += take
+                quantity -= take
+                if held(reservation) == 0:
+                    reservation["status"] = "consumed"
+
+
+@w.define_tool(
+    "ship_sales_order",
+    "Ship a confirmed order from its warehouse (warehouse roles): without lines, everything "
+    "still to ship. Uses the line's reservations first, then free stock; refused for a customer "
+    "on hold or when stock is short.",
+    {
+        "salesOrderId": w.string("The order."),
+        "lines": w.array(
+            "What to ship.",
+            w.closed_object(
+                {
+                    "lineNo": w.integer("The order line.", minimum=1),
+                    "quantity": w.integer("Units.", minimum=1),
+                },
+                ["lineNo", "quantity"],
+            ),
+        ),
+        "carrier": w.string("Carrier."),
+        **ACTOR,
+    },
+    ["salesOrderId", "actorId"],
+)
+def ship_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Create a shipment."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "warehouse")
+    order = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
+    require_status(order, ("confirmed",), "shipping")
+    check_customer_can_receive(state, order, "shipping")
+    plan = _plan(state, order, input)
+    if not plan:
+        raise silo.tool_error("invalid_state", f"Everything on {order['id']} has shipped.")
+    _check_stock(state, order, plan)
+    shipment_id = w.next_id(state, "SHP", width=4)
+    for line, quantity in plan:
+        _consume(state, order, line, quantity)
+        record = require_stock(state, line["productId"], order["warehouseId"])
+        move_stock(state, record, -quantity, "shipment", ("shipment", shipment_id), actor["id"])
+    state["shipments"][shipment_id] = {
+        "id": shipment_id,
+        "salesOrderId": order["id"],
+        "warehouseId": order["warehouseId"],
+        "shippedAt": w.now(state),
+        "shippedBy": actor["id"],
+        "carrier": w.read_string(input, "carrier", None),
+        "lines": [
+            {"lineNo": ln["lineNo"], "productId": ln["productId"], "quantity": q} for ln, q in plan
+        ],
+        "deliveredAt": None,
+    }
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "ship_sales_order",
+        "shipment",
+        shipment_id,
+        f"Shipped on {order['id']}.",
+    )
+    return {
+        "created": shipment_view(state, state["shipments"][shipment_id]),
+        "progress": sal.order_display_status(state, order),
+        "auditId": audit_id,
+    }
+
+
+@w.define_tool(
+    "mark_shipment_delivered",
+    "Record that a shipment reached the customer.",
+    {"shipmentId": w.string("The shipment."), **ACTOR},
+    ["shipmentId", "actorId"],
+)
+def mark_shipment_delivered(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Set deliveredAt."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "warehouse", "sales")
+    shipment = w.require_record(state, "shipments", w.read_string(input, "shipmentId"))
+    if shipment["deliveredAt"] is not None:
+        raise silo.tool_error(
+            "conflict", f"{shipment['id']} was delivered {shipment['deliveredAt']}."
+        )
+    changes: list[w.Change] = []
+    w.set_field(shipment, "deliveredAt", w.now(state), changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "mark_shipment_delivered",
+        "shipment",
+        shipment["id"],
+        "Delivered.",
+        changes,
+    )
+    return {"updated": shipment_view(state, shipment), "auditId": audit_id}

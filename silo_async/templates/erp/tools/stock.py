@@ -1,0 +1,281 @@
+"""Warehouses and stock levels: looking, counting, adjusting and reorder levels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain.stock import available, is_below_reorder, projected, reserved, stock_view
+from ..state import Record, State
+from .common import ACTOR, acting_user, require_permission
+from .stock_ops import move_stock, require_stock
+
+__all__ = [
+    "adjust_stock",
+    "count_stock",
+    "find_stock",
+    "get_stock_level",
+    "get_stock_movement",
+    "get_warehouse",
+    "list_low_stock",
+    "list_stock",
+    "list_stock_movements",
+    "list_warehouses",
+    "set_reorder_levels",
+]
+
+MOVEMENT_TYPES = ("receipt", "shipment", "transfer_out", "transfer_in", "adjustment", "return")
+_WHERE = {
+    "productId": w.string("The product, e.g. PRD-011."),
+    "warehouseId": w.string("The warehouse, e.g. WH-001."),
+}
+
+list_warehouses = w.list_tool("list_warehouses", "List warehouses. Paged.", "warehouses")
+get_warehouse = w.get_tool(
+    "get_warehouse",
+    "One warehouse with its totals: stock lines, units on hand and units reserved.",
+    "warehouses",
+    "warehouseId",
+    "WH-001",
+    view=lambda state, wh: {
+        **wh,
+        "stockLines": sum(1 for s in state["stock"].values() if s["warehouseId"] == wh["id"]),
+        "unitsOnHand": sum(
+            s["onHand"] for s in state["stock"].values() if s["warehouseId"] == wh["id"]
+        ),
+        "unitsReserved": sum(
+            reserved(state, s["productId"], wh["id"])
+            for s in state["stock"].values()
+            if s["warehouseId"] == wh["id"]
+        ),
+    },
+)
+list_stock = w.list_tool(
+    "list_stock",
+    "List stock lines (one per product and warehouse) sorted by id with on hand, reserved, "
+    "available, inbound and projected quantities; filter by product or warehouse, or only lines "
+    "below their reorder point. Paged.",
+    "stock",
+    filters=_WHERE,
+    references={"productId": "products", "warehouseId": "warehouses"},
+    extra={"belowReorderOnly": w.boolean("Only lines whose projected stock is below reorder.")},
+    where=lambda state, r, input: not input.get("belowReorderOnly") or is_below_reorder(state, r),
+    view=stock_view,
+)
+
+
+@w.define_tool(
+    "get_stock_level",
+    "One product's stock line in one warehouse, with derived quantities.",
+    _WHERE,
+    ["productId", "warehouseId"],
+)
+def get_stock_level(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """A stock line."""
+    record = require_stock(
+        state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
+    )
+    return stock_view(state, record)
+
+
+@w.define_tool(
+    "list_low_stock",
+    "Stock lines of active products whose projected quantity (available + inbound) is below "
+    "the reorder point, with the shortfall, the reorder quantity and the preferred vendor; "
+    "optionally for one warehouse. Discontinued products are never listed.",
+    {"warehouseId": w.string("Only this warehouse.")},
+)
+def list_low_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Lines below their reorder point, sorted by id."""
+    w.check_references(state, input, {"warehouseId": "warehouses"})
+    wanted = input.get("warehouseId")
+    rows = [
+        {
+            **stock_view(state, r),
+            "shortfall": r["reorderPoint"] - projected(state, r),
+            "preferredVendorId": state["products"][r["productId"]]["preferredVendorId"],
+        }
+        for r in w.sorted_by_id(state["stock"])
+        if (wanted is None or r["warehouseId"] == wanted) and is_below_reorder(state, r)
+    ]
+    return {"results": rows, "count": len(rows)}
+
+
+@w.define_tool(
+    "find_stock",
+    "Where a quantity of a product is available: every warehouse's available stock, the ones "
+    "that could supply the quantity alone, and whether it must be split.",
+    {"productId": w.string("The product."), "quantity": w.integer("Units needed.", minimum=1)},
+    ["productId", "quantity"],
+)
+def find_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Available stock per warehouse against a need."""
+    product = w.require_record(state, "products", w.read_string(input, "productId"))
+    need = w.read_int(input, "quantity", minimum=1)
+    rows = [
+        {"warehouseId": r["warehouseId"], "onHand": r["onHand"], "available": available(state, r)}
+        for r in w.sorted_by_id(state["stock"])
+        if r["productId"] == product["id"]
+    ]
+    able = [r["warehouseId"] for r in rows if r["available"] >= need]
+    total = sum(max(0, r["available"]) for r in rows)
+    return {
+        "productId": product["id"],
+        "quantity": need,
+        "warehouses": rows,
+        "canSupplyAlone": able,
+        "totalAvailable": total,
+        "requiresSplit": not able and total >= need,
+    }
+
+
+def _warehouse_user(state: State, input: dict[str, Any]) -> Record:
+    actor = acting_user(state, input)
+    require_permission(state, actor, "warehouse")
+    return actor
+
+
+@w.define_tool(
+    "adjust_stock",
+    "Correct on-hand stock by a signed quantity with a reason (damage, loss, found stock); "
+    "warehouse roles. On hand may not fall below zero or below what is reserved.",
+    {
+        **_WHERE,
+        "quantityChange": w.integer("Units to add (positive) or remove (negative), not 0."),
+        "reason": w.string("Why the stock changes."),
+        **ACTOR,
+    },
+    ["productId", "warehouseId", "quantityChange", "reason", "actorId"],
+)
+def adjust_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Post an adjustment movement."""
+    actor = _warehouse_user(state, input)
+    record = require_stock(
+        state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
+    )
+    delta = w.read_int(input, "quantityChange", minimum=-1_000_000, maximum=1_000_000)
+    if delta == 0:
+        raise w.invalid("quantityChange", "must not be 0", delta)
+    before = record["onHand"]
+    movement = move_stock(
+        state,
+        record,
+        delta,
+        "adjustment",
+        ("adjustment", None),
+        actor["id"],
+        w.read_string(input, "reason"),
+    )
+    change = {"field": "onHand", "from": before, "to": record["onHand"]}
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "adjust_stock",
+        "stock",
+        record["id"],
+        f"Adjusted by {delta}: {movement['reason']}",
+        [change],
+    )
+    return {"stock": stock_view(state, record), "movement": movement, "auditId": audit_id}
+
+
+@w.define_tool(
+    "count_stock",
+    "Record a physical count: the difference from on hand is posted as an adjustment (reason "
+    "cycle count) and the line's last count date is set. A count below what is reserved is "
+    "refused: release reservations first.",
+    {**_WHERE, "countedQuantity": w.integer("Units counted.", minimum=0), **ACTOR},
+    ["productId", "warehouseId", "countedQuantity", "actorId"],
+)
+def count_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Post the count variance."""
+    actor = _warehouse_user(state, input)
+    record = require_stock(
+        state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
+    )
+    counted = w.read_int(input, "countedQuantity", minimum=0, maximum=10_000_000)
+    before = record["onHand"]
+    movement = None
+    if counted != before:
+        movement = move_stock(
+            state,
+            record,
+            counted - before,
+            "adjustment",
+            ("count", None),
+            actor["id"],
+            "Cycle count variance",
+        )
+    changes: list[w.Change] = [{"field": "onHand", "from": before, "to": counted}]
+    w.set_field(record, "lastCountedOn", w.today(state), changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "count_stock",
+        "stock",
+        record["id"],
+        f"Counted {counted} (system said {before}).",
+        changes,
+    )
+    return {
+        "stock": stock_view(state, record),
+        "variance": counted - before,
+        "movement": movement,
+        "auditId": audit_id,
+    }
+
+
+@w.define_tool(
+    "set_reorder_levels",
+    "Change a stock line's reorder point and/or reorder quantity (warehouse roles).",
+    {
+        **_WHERE,
+        "reorderPoint": w.integer("New reorder point.", minimum=0),
+        "reorderQuantity": w.integer("New reorder quantity.", minimum=0),
+        **ACTOR,
+    },
+    ["productId", "warehouseId", "actorId"],
+)
+def set_reorder_levels(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Update reorder levels."""
+    actor = _warehouse_user(state, input)
+    record = require_stock(
+        state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
+    )
+    w.require_some(input, ["reorderPoint", "reorderQuantity"])
+    changes: list[w.Change] = []
+    for key in ("reorderPoint", "reorderQuantity"):
+        value = w.read_int(input, key, None, minimum=0, maximum=10_000_000)
+        if value is not None:
+            w.set_field(record, key, value, changes)
+    if not changes:
+        raise silo.tool_error("conflict", f"Stock line {record['id']} already has these levels.")
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "set_reorder_levels",
+        "stock",
+        record["id"],
+        "Reorder levels changed.",
+        changes,
+    )
+    return {"stock": stock_view(state, record), "auditId": audit_id}
+
+
+list_stock_movements = w.list_tool(
+    "list_stock_movements",
+    "Stock movements oldest first (ascending id); filter by product, warehouse, type or the "
+    "document that caused them. Paged.",
+    "stockMovements",
+    filters={
+        **_WHERE,
+        "type": w.enum("Only this kind of movement.", MOVEMENT_TYPES),
+        "referenceId": w.string("Only movements caused by this document, e.g. GRN-1006."),
+    },
+    references={"productId": "products", "warehouseId": "warehouses"},
+)
+get_stock_movement = w.get_tool(
+    "get_stock_movement", "One stock movement.", "stockMovements", "movementId", "MOV-0003"
+)

@@ -1,0 +1,182 @@
+"""Transfers between warehouses: shipped at once (in transit), received at the destination."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain.stock import available, stock_view
+from ..state import Record, State
+from .common import ACTOR, acting_user, require_permission, require_status
+from .stock_ops import move_stock, require_stock, stock_line
+
+__all__ = [
+    "cancel_transfer",
+    "create_transfer",
+    "get_transfer",
+    "list_transfers",
+    "receive_transfer",
+]
+
+STATUSES = ("in_transit", "received", "cancelled")
+
+list_transfers = w.list_tool(
+    "list_transfers",
+    "List stock transfers sorted by id; filter by status, product, source or destination. Paged.",
+    "transfers",
+    filters={
+        "status": w.enum("Only transfers with this status.", STATUSES),
+        "productId": w.string("Only this product."),
+        "fromWarehouseId": w.string("Only from this warehouse."),
+        "toWarehouseId": w.string("Only to this warehouse."),
+    },
+    references={
+        "productId": "products",
+        "fromWarehouseId": "warehouses",
+        "toWarehouseId": "warehouses",
+    },
+)
+get_transfer = w.get_tool("get_transfer", "One transfer.", "transfers", "transferId", "TRF-001")
+
+
+def _warehouse_user(state: State, input: dict[str, Any]) -> Record:
+    actor = acting_user(state, input)
+    require_permission(state, actor, "warehouse")
+    return actor
+
+
+@w.define_tool(
+    "create_transfer",
+    "Move available (unreserved) stock to another warehouse: it leaves the source now and is in "
+    "transit (counted as inbound at the destination) until receive_transfer. Warehouse roles.",
+    {
+        "productId": w.string("The product."),
+        "fromWarehouseId": w.string("Source warehouse."),
+        "toWarehouseId": w.string("Destination warehouse."),
+        "quantity": w.integer("Units to move.", minimum=1),
+        "reason": w.string("Why."),
+        **ACTOR,
+    },
+    ["productId", "fromWarehouseId", "toWarehouseId", "quantity", "reason", "actorId"],
+)
+def create_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Ship stock to another warehouse."""
+    actor = _warehouse_user(state, input)
+    product_id = w.read_string(input, "productId")
+    source = require_stock(state, product_id, w.read_string(input, "fromWarehouseId"))
+    target = w.require_record(state, "warehouses", w.read_string(input, "toWarehouseId"))
+    if target["id"] == source["warehouseId"]:
+        raise silo.tool_error("invalid_input", "Source and destination are the same warehouse.")
+    if state["products"][product_id]["status"] != "active":
+        raise silo.tool_error("not_allowed", f"Product {product_id} is discontinued.")
+    quantity = w.read_int(input, "quantity", minimum=1, maximum=10_000_000)
+    free = available(state, source)
+    if quantity > free:
+        raise silo.tool_error(
+            "invalid_state",
+            f"Only {free} of {product_id} are available at {source['warehouseId']} "
+            f"({source['onHand']} on hand, {source['onHand'] - free} reserved); cannot move "
+            f"{quantity}.",
+            {"available": free, "requested": quantity},
+        )
+    transfer_id = w.next_id(state, "TRF")
+    move_stock(state, source, -quantity, "transfer_out", ("transfer", transfer_id), actor["id"])
+    state["transfers"][transfer_id] = {
+        "id": transfer_id,
+        "productId": product_id,
+        "fromWarehouseId": source["warehouseId"],
+        "toWarehouseId": target["id"],
+        "quantity": quantity,
+        "status": "in_transit",
+        "reason": w.read_string(input, "reason"),
+        "createdBy": actor["id"],
+        "shippedAt": w.now(state),
+        "receivedAt": None,
+        "receivedBy": None,
+    }
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "create_transfer",
+        "transfer",
+        transfer_id,
+        f"{quantity} of {product_id} from {source['warehouseId']} to {target['id']}.",
+    )
+    return {"created": state["transfers"][transfer_id], "auditId": audit_id}
+
+
+def _transfer(state: State, input: dict[str, Any]) -> Record:
+    transfer: Record = w.require_record(state, "transfers", w.read_string(input, "transferId"))
+    require_status(transfer, ("in_transit",), "this")
+    return transfer
+
+
+@w.define_tool(
+    "receive_transfer",
+    "Book an in-transit transfer into its destination warehouse (warehouse roles).",
+    {"transferId": w.string("The transfer."), **ACTOR},
+    ["transferId", "actorId"],
+)
+def receive_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """in_transit -> received; stock arrives."""
+    actor = _warehouse_user(state, input)
+    transfer = _transfer(state, input)
+    target = stock_line(state, transfer["productId"], transfer["toWarehouseId"])
+    move_stock(
+        state,
+        target,
+        transfer["quantity"],
+        "transfer_in",
+        ("transfer", transfer["id"]),
+        actor["id"],
+    )
+    changes: list[w.Change] = []
+    w.set_field(transfer, "status", "received", changes)
+    w.set_field(transfer, "receivedAt", w.now(state), changes)
+    w.set_field(transfer, "receivedBy", actor["id"], changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "receive_transfer",
+        "transfer",
+        transfer["id"],
+        f"Received at {transfer['toWarehouseId']}.",
+        changes,
+    )
+    return {"updated": transfer, "stock": stock_view(state, target), "auditId": audit_id}
+
+
+@w.define_tool(
+    "cancel_transfer",
+    "Cancel an in-transit transfer: the stock goes back to the source warehouse.",
+    {"transferId": w.string("The transfer."), "reason": w.string("Why."), **ACTOR},
+    ["transferId", "reason", "actorId"],
+)
+def cancel_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """in_transit -> cancelled; stock returns."""
+    actor = _warehouse_user(state, input)
+    transfer = _transfer(state, input)
+    source = stock_line(state, transfer["productId"], transfer["fromWarehouseId"])
+    move_stock(
+        state,
+        source,
+        transfer["quantity"],
+        "return",
+        ("transfer", transfer["id"]),
+        actor["id"],
+        w.read_string(input, "reason"),
+    )
+    changes: list[w.Change] = []
+    w.set_field(transfer, "status", "cancelled", changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "cancel_transfer",
+        "transfer",
+        transfer["id"],
+        w.read_string(input, "reason"),
+        changes,
+    )
+    return {"updated": transfer, "auditId": audit_id}

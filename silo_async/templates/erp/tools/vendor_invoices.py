@@ -1,0 +1,412 @@
+"""Vendor invoices: recording them, credit notes, and the read tools of accounts payable.
+
+An invoice is ``received`` -> ``matched`` / ``match_failed`` (three-way match) -> ``approved``
+-> paid by payments (paid is derived), or ``on_hold`` / ``rejected`` / ``cancelled``. Invoices
+without a purchase order (services) carry their own budget and skip the match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain import payables as pay
+from ..domain import purchasing as pur
+from ..state import Record, State, gross, line_total, terms_days
+from .common import ACTOR, acting_user, require_permission
+
+__all__ = [
+    "STATUSES",
+    "explain_invoice_block",
+    "get_vendor_invoice",
+    "invoice_view",
+    "list_overdue_vendor_invoices",
+    "list_vendor_credit_notes",
+    "list_vendor_invoices",
+    "list_vendor_invoices_due",
+    "record_vendor_credit_note",
+    "record_vendor_invoice",
+    "search_vendor_invoices",
+]
+
+STATUSES = ("received", "matched", "match_failed", "approved", "on_hold", "rejected", "cancelled")
+
+
+def invoice_view(state: State, invoice: Any) -> dict[str, Any]:
+    """An invoice with its figures and, for order invoices, the order price per line."""
+    po = state["purchaseOrders"].get(invoice["purchaseOrderId"] or "")
+    lines = []
+    for line in invoice["lines"]:
+        ordered = pur.po_line(po, line["lineNo"]) if po else None
+        lines.append(
+            {
+                **line,
+                "credited": pur.credited_quantity(state, invoice["id"], line["lineNo"]),
+                "orderUnitPrice": ordered["unitPrice"] if ordered else None,
+            }
+        )
+    return {
+        **invoice,
+        "lines": lines,
+        **pay.invoice_figures(state, invoice),
+        "vendorName": state["vendors"][invoice["vendorId"]]["name"],
+    }
+
+
+def _overdue(state: State, invoice: Any, input: Mapping[str, Any]) -> bool:
+    return not input.get("overdueOnly") or pay.is_overdue(state, invoice)
+
+
+list_vendor_invoices = w.list_tool(
+    "list_vendor_invoices",
+    "List vendor invoices sorted by id with net, VAT, total, paid and outstanding; filter by "
+    "status, vendor or purchase order, or only overdue ones. Paged.",
+    "vendorInvoices",
+    filters={
+        "status": w.enum("Only invoices with this status.", STATUSES),
+        "vendorId": w.string("Only this vendor's invoices."),
+        "purchaseOrderId": w.string("Only invoices for this order."),
+    },
+    references={"vendorId": "vendors", "purchaseOrderId": "purchaseOrders"},
+    extra={"overdueOnly": w.boolean("Only invoices past their due date with money owed.")},
+    where=_overdue,
+    view=invoice_view,
+)
+search_vendor_invoices = w.search_tool(
+    "search_vendor_invoices",
+    "Find vendor invoices whose id, vendor reference or vendor name contains the query. Paged.",
+    "vendorInvoices",
+    lambda state, i: [i["vendorReference"], state["vendors"][i["vendorId"]]["name"]],
+    view=invoice_view,
+)
+get_vendor_invoice = w.get_tool(
+    "get_vendor_invoice",
+    "One vendor invoice.",
+    "vendorInvoices",
+    "vendorInvoiceId",
+    "VI-2004",
+    view=invoice_view,
+)
+
+
+def _po_for(state: State, vendor: Record, po_id: str) -> Record:
+    po: Record = w.require_record(state, "purchaseOrders", po_id)
+    if po["vendorId"] != vendor["id"]:
+        raise silo.tool_error(
+            "invalid_input", f"{po['id']} is an order with {po['vendorId']}, not {vendor['id']}."
+        )
+    if po["status"] not in ("sent", "closed"):
+        raise silo.tool_error(
+            "invalid_state", f"{po['id']} is {po['status']}; only sent orders can be invoiced."
+        )
+    return po
+
+
+def _default_lines(state: State, po: Record) -> list[dict[str, Any]]:
+    lines = []
+    for line in po["lines"]:
+        open_qty = pur.received_quantity(state, po["id"], line["lineNo"]) - pur.invoiced_quantity(
+            state, po["id"], line["lineNo"]
+        )
+        if open_qty > 0:
+            lines.append(
+                {
+                    "lineNo": line["lineNo"],
+                    "productId": line["productId"],
+                    "description": None,
+                    "quantity": open_qty,
+                    "unitPrice": line["unitPrice"],
+                }
+            )
+    if not lines:
+        raise silo.tool_error("invalid_state", f"Nothing received on {po['id']} is unbilled.")
+    return lines
+
+
+def _given_lines(state: State, po: Record | None, input: dict[str, Any]) -> list[dict[str, Any]]:
+    lines = []
+    for index, item in enumerate(w.read_objects(input, "lines")):
+        path = f"lines[{index}]"
+        number = w.read_int(item, "lineNo", index + 1, minimum=1, path=path)
+        ordered = pur.po_line(po, number) if po else None
+        if po is not None and ordered is None:
+            raise silo.tool_error("not_found", f"{po['id']} has no line {number}.")
+        lines.append(
+            {
+                "lineNo": number,
+                "productId": ordered["productId"] if ordered else None,
+                "description": w.read_string(item, "description", None, path=path),
+                "quantity": w.read_number(item, "quantity", minimum=0.001, maximum=1e7, path=path),
+                "unitPrice": w.read_money(item, "unitPrice", path=path),
+            }
+        )
+    return lines
+
+
+_INVOICE_LINE = w.closed_object(
+    {
+        "lineNo": w.integer("The order line billed (for order invoices).", minimum=1),
+        "description": w.string("What is billed (for service invoices)."),
+        "quantity": w.number("Units billed.", minimum=0.001),
+        "unitPrice": w.money("Price per unit billed."),
+    },
+    ["quantity", "unitPrice"],
+)
+
+
+@w.define_tool(
+    "record_vendor_invoice",
+    "Record a vendor's invoice as received (payables roles). For an order invoice, lines default "
+    "to everything received but not yet billed at order prices; a service invoice needs a "
+    "budget and lines. The due date defaults to the invoice date plus the vendor's terms. The "
+    "same vendor reference twice is refused.",
+    {
+        "vendorId": w.string("The vendor."),
+        "vendorReference": w.string("The vendor's invoice number."),
+        "purchaseOrderId": w.string("The order billed (none for services)."),
+        "budgetId": w.string("Budget charged, for invoices without an order."),
+        "invoiceDate": w.date("Date on the invoice"),
+        "dueDate": w.date("Due date (default: invoice date + the vendor's terms)"),
+        "lines": w.array("What is billed.", _INVOICE_LINE),
+        **ACTOR,
+    },
+    ["vendorId", "vendorReference", "invoiceDate", "actorId"],
+)
+def record_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Store a received invoice."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "payables")
+    vendor = w.require_record(state, "vendors", w.read_string(input, "vendorId"))
+    reference = w.read_string(input, "vendorReference")
+    for other in w.sorted_by_id(state["vendorInvoices"]):
+        if (
+            other["vendorId"] == vendor["id"]
+            and other["vendorReference"] == reference
+            and (other["status"] in pur.LIVE_INVOICE)
+        ):
+            raise silo.tool_error(
+                "conflict", f"{vendor['id']} invoice {reference} is already {other['id']}."
+            )
+    po_id = w.read_string(input, "purchaseOrderId", None)
+    po = _po_for(state, vendor, po_id) if po_id else None
+    budget_id = (
+        None if po else w.require_record(state, "budgets", w.read_string(input, "budgetId"))["id"]
+    )
+    lines = (
+        _given_lines(state, po, input)
+        if input.get("lines") or po is None
+        else _default_lines(state, po)
+    )
+    invoice_date = w.read_date(input, "invoiceDate")
+    invoice_id = w.next_id(state, "VI", width=4)
+    state["vendorInvoices"][invoice_id] = {
+        "id": invoice_id,
+        "vendorId": vendor["id"],
+        "vendorReference": reference,
+        "purchaseOrderId": po_id,
+        "budgetId": budget_id,
+        "invoiceDate": invoice_date,
+        "dueDate": w.read_date(
+            input, "dueDate", w.add_days(invoice_date, terms_days(state, vendor["paymentTerms"]))
+        ),
+        "receivedAt": w.now(state),
+        "status": "received",
+        "lines": lines,
+        "matchExceptions": [],
+        "matchedAt": None,
+        "holdReason": None,
+        "rejectionReason": None,
+        "approvedBy": None,
+        "approvedAt": None,
+    }
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "record_vendor_invoice",
+        "vendorInvoice",
+        invoice_id,
+        f"{vendor['id']} invoice {reference}.",
+    )
+    return {
+        "created": invoice_view(state, state["vendorInvoices"][invoice_id]),
+        "auditId": audit_id,
+    }
+
+
+list_vendor_credit_notes = w.list_tool(
+    "list_vendor_credit_notes",
+    "List vendor credit notes sorted by id; filter by invoice. Paged.",
+    "vendorCreditNotes",
+    filters={"vendorInvoiceId": w.string("Only credit notes against this invoice.")},
+    references={"vendorInvoiceId": "vendorInvoices"},
+)
+
+
+@w.define_tool(
+    "record_vendor_credit_note",
+    "Record a vendor's credit note against a live invoice, taking back units of its lines "
+    "(price defaults to the invoice line's). The invoice's net, VAT and total fall; a matched or "
+    "failed invoice goes back to received for a new match.",
+    {
+        "vendorInvoiceId": w.string("The invoice credited."),
+        "vendorReference": w.string("The vendor's credit note number."),
+        "lines": w.array(
+            "Units credited per invoice line.",
+            w.closed_object(
+                {
+                    "lineNo": w.integer("The invoice line.", minimum=1),
+                    "quantity": w.number("Units credited.", minimum=0.001),
+                    "unitPrice": w.money("Price per unit (default: the invoice line's)."),
+                },
+                ["lineNo", "quantity"],
+            ),
+        ),
+        "reason": w.string("Why."),
+        **ACTOR,
+    },
+    ["vendorInvoiceId", "vendorReference", "lines", "reason", "actorId"],
+)
+def record_vendor_credit_note(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Store a credit note."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "payables")
+    invoice = w.require_record(state, "vendorInvoices", w.read_string(input, "vendorInvoiceId"))
+    if invoice["status"] not in pur.LIVE_INVOICE:
+        raise silo.tool_error("invalid_state", f"{invoice['id']} is {invoice['status']}.")
+    lines = []
+    for index, item in enumerate(w.read_objects(input, "lines")):
+        path = f"lines[{index}]"
+        number = w.read_int(item, "lineNo", minimum=1, path=path)
+        billed = next((ln for ln in invoice["lines"] if ln["lineNo"] == number), None)
+        if billed is None:
+            raise silo.tool_error("not_found", f"{invoice['id']} has no line {number}.")
+        left = billed["quantity"] - pur.credited_quantity(state, invoice["id"], number)
+        quantity = w.read_number(item, "quantity", minimum=0.001, maximum=left, path=path)
+        lines.append(
+            {
+                "lineNo": number,
+                "quantity": quantity,
+                "unitPrice": w.read_money(item, "unitPrice", billed["unitPrice"], path=path),
+            }
+        )
+    credit = w.sum_money(line_total(ln["quantity"], ln["unitPrice"]) for ln in lines)
+    after = gross(state, w.to_money(pay.invoice_net(state, invoice) - credit))
+    if after < pay.paid(state, invoice["id"]):
+        raise silo.tool_error(
+            "invalid_state", f"The credit exceeds what is left unpaid on {invoice['id']}."
+        )
+    note_id = w.next_id(state, "VCN")
+    state["vendorCreditNotes"][note_id] = {
+        "id": note_id,
+        "vendorInvoiceId": invoice["id"],
+        "vendorReference": w.read_string(input, "vendorReference"),
+        "lines": lines,
+        "reason": w.read_string(input, "reason"),
+        "createdAt": w.now(state),
+        "createdBy": actor["id"],
+    }
+    changes: list[w.Change] = []
+    if invoice["status"] in ("matched", "match_failed"):
+        w.set_field(invoice, "status", "received", changes)
+    audit_id = w.audit(
+        state,
+        actor["id"],
+        "record_vendor_credit_note",
+        "vendorInvoice",
+        invoice["id"],
+        f"Credit note {note_id}.",
+        changes,
+    )
+    return {
+        "created": state["vendorCreditNotes"][note_id],
+        "invoice": invoice_view(state, invoice),
+        "auditId": audit_id,
+    }
+
+
+@w.define_tool(
+    "list_vendor_invoices_due",
+    "Live vendor invoices due on or before a date with money still to pay (outstanding less "
+    "payments in progress), with their status; overdue ones included.",
+    {"onOrBefore": w.date("Last due date to include")},
+    ["onOrBefore"],
+)
+def list_vendor_invoices_due(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Invoices falling due."""
+    limit = w.read_date(input, "onOrBefore")
+    rows = [
+        {**invoice_view(state, i), "openToPay": pay.open_to_pay(state, i)}
+        for i in w.sorted_by_id(state["vendorInvoices"])
+        if i["status"] in pur.LIVE_INVOICE
+        and i["dueDate"] <= limit
+        and pay.open_to_pay(state, i) > 0
+    ]
+    return {"results": rows, "count": len(rows)}
+
+
+@w.define_tool(
+    "list_overdue_vendor_invoices", "Vendor invoices past their due date with money owed."
+)
+def list_overdue_vendor_invoices(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Overdue payables."""
+    rows = [
+        invoice_view(state, i)
+        for i in w.sorted_by_id(state["vendorInvoices"])
+        if pay.is_overdue(state, i)
+    ]
+    return {"results": rows, "count": len(rows)}
+
+
+def _blockers(state: State, invoice: Record) -> list[dict[str, str]]:
+    status = invoice["status"]
+    found = []
+    if status in ("rejected", "cancelled"):
+        found.append({"code": "closed", "message": f"The invoice is {status}.", "fixWith": "-"})
+    elif pay.outstanding(state, invoice) <= 0:
+        found.append({"code": "paid", "message": "Nothing is outstanding.", "fixWith": "-"})
+    if status == "on_hold":
+        found.append(
+            {
+                "code": "on_hold",
+                "message": invoice["holdReason"] or "On hold.",
+                "fixWith": "release_vendor_invoice_hold",
+            }
+        )
+    if status == "received" and invoice["purchaseOrderId"]:
+        found.append(
+            {"code": "not_matched", "message": "Not matched yet.", "fixWith": "run_three_way_match"}
+        )
+    if status == "match_failed":
+        found += [
+            {
+                "code": f"match_{e['type']}",
+                "message": e["message"],
+                "fixWith": "record_vendor_credit_note or hold_vendor_invoice",
+            }
+            for e in invoice["matchExceptions"]
+        ]
+    if status in ("matched",) or (status == "received" and not invoice["purchaseOrderId"]):
+        found.append(
+            {
+                "code": "not_approved",
+                "message": "Awaiting approval.",
+                "fixWith": "approve_vendor_invoice",
+            }
+        )
+    return found
+
+
+@w.define_tool(
+    "explain_invoice_block",
+    "Why a vendor invoice cannot be paid yet: each blocker with the tool that clears it.",
+    {"vendorInvoiceId": w.string("The invoice.")},
+    ["vendorInvoiceId"],
+)
+def explain_invoice_block(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Blockers of one invoice."""
+    invoice = w.require_record(state, "vendorInvoices", w.read_string(input, "vendorInvoiceId"))
+    blockers = _blockers(state, invoice)
+    return {"vendorInvoiceId": invoice["id"], "payable": not blockers, "blockers": blockers}
