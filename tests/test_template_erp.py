@@ -247,7 +247,7 @@ REJECTIONS: list[tuple[str, dict[str, Any], str, str]] = [
         "approve_vendor_invoice",
         {"vendorInvoiceId": "VI-2006", "actorId": "USR-003"},
         "invalid_state",
-        "VI-2006 is received; approving needs it to be matched.",
+        "Vendor invoice VI-2006 is received; it must be matched to be approved.",
     ),
     (
         "approve_vendor_invoice",
@@ -332,7 +332,7 @@ REJECTIONS: list[tuple[str, dict[str, Any], str, str]] = [
             "actorId": "USR-004",
         },
         "invalid_state",
-        "VI-2010 is on_hold; paying it needs it to be approved.",
+        "Vendor invoice VI-2010 is on_hold; it must be approved to be paid.",
     ),
     (
         "create_transfer",

@@ -154,6 +154,11 @@ def test_require_status_names_current_and_needed() -> None:
     }
     with pytest.raises(silo.ToolError, match="is blocked; it must be active to order"):
         w.require_status({"id": "V-1", "state": "blocked"}, "vendors", ["active"], "order", "state")
+    with pytest.raises(
+        silo.ToolError, match=r"^RFQ RFQ-001 is draft; it must be sent to be closed"
+    ):
+        w.require_status({"id": "RFQ-001", "status": "draft"}, "rfqs", ["sent"], "be closed",
+                          label="RFQ")  # fmt: skip
 
 
 def test_labels_and_ids() -> None:

@@ -69,13 +69,20 @@ def require_record(
 
 
 def require_status(
-    record: Any, collection: str, allowed: Sequence[str], action: str, field: str = "status"
+    record: Any,
+    collection: str,
+    allowed: Sequence[str],
+    action: str,
+    field: str = "status",
+    label: str | None = None,
 ) -> None:
     """``record[field]`` must be one of ``allowed`` for ``action`` to happen.
 
     The message names the record, its current status, what was attempted and what it needs::
 
         Purchase order PO-204 is draft; it must be approved or sent to be received.
+
+    ``label`` names the record where ``label_of(collection)`` cannot (``RFQ``, not ``Rfq``).
 
     Raises:
         ToolError: ``invalid_state`` with details ``{collection, id, status, allowed}``.
@@ -84,7 +91,7 @@ def require_status(
     if current in allowed:
         return
     options = " or ".join([", ".join(allowed[:-1]), allowed[-1]] if len(allowed) > 1 else allowed)
-    what = f"{label_of(collection)} {record.get('id')}"
+    what = f"{label or label_of(collection)} {record.get('id')}"
     raise ToolError(
         "invalid_state",
         f"{what} is {current}; it must be {options} to {action}.",

@@ -16,10 +16,9 @@ the net amount (excluding VAT) of requisitions and purchase orders, and with the
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from silo_async.world import to_money
+from silo_async.world import multiply_money, sum_money
 
 __all__ = [
     "APPROVAL_KINDS",
@@ -32,7 +31,6 @@ __all__ = [
     "gross",
     "has_permission",
     "is_authorised",
-    "line_total",
     "lines_net",
     "money_text",
     "role_of",
@@ -55,36 +53,22 @@ APPROVAL_KINDS: tuple[str, ...] = (
     "write_off",
 )
 
-_CENT = Decimal("0.01")
-
-
-# --- money --------------------------------------------------------------------------------------
-
-
-def _dec(value: float) -> Decimal:
-    return Decimal(repr(value))
-
-
-def line_total(quantity: float, unit_price: float) -> float:
-    """``quantity x unit_price`` rounded half up to cents."""
-    return to_money(float((_dec(quantity) * _dec(unit_price)).quantize(_CENT, ROUND_HALF_UP)))
+# --- money -------------------------------------------------------------------------------------
 
 
 def lines_net(lines: Iterable[Mapping[str, Any]], price_key: str = "unitPrice") -> float:
     """The net (VAT-exclusive) total of document lines: the sum of the rounded line totals."""
-    total = sum((_dec(line_total(ln["quantity"], ln[price_key])) for ln in lines), Decimal(0))
-    return to_money(float(total))
+    return sum_money(multiply_money(ln["quantity"], ln[price_key]) for ln in lines)
 
 
 def vat_of(state: State, net: float) -> float:
     """The VAT on ``net`` at the company rate, rounded half up to cents."""
-    rate = _dec(state["policies"]["vatRate"])
-    return to_money(float((_dec(net) * rate).quantize(_CENT, ROUND_HALF_UP)))
+    return multiply_money(net, state["policies"]["vatRate"])
 
 
 def gross(state: State, net: float) -> float:
     """``net`` plus its VAT."""
-    return to_money(float(_dec(net) + _dec(vat_of(state, net))))
+    return sum_money([net, vat_of(state, net)])
 
 
 def money_text(amount: float) -> str:

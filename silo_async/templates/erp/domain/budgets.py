@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from silo_async import world as w
 from silo_async.world import sum_money, to_money
 
-from ..state import State, line_total
+from ..state import State
 from .payables import invoice_net
 from .purchasing import LIVE_INVOICE, invoiced_quantity, requisition_net
 
@@ -51,7 +52,7 @@ def po_commitment(state: State, po: Mapping[str, Any]) -> float:
     if po["status"] not in COMMITTING_PO:
         return 0
     return sum_money(
-        line_total(
+        w.multiply_money(
             max(0.0, line["quantity"] - invoiced_quantity(state, po["id"], line["lineNo"])),
             line["unitPrice"],
         )

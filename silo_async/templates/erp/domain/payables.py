@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from silo_async import world as w
 from silo_async.world import days_between, sum_money, to_money, today
 
-from ..state import Record, State, gross, line_total, lines_net, vat_of
+from ..state import Record, State, gross, lines_net, vat_of
 from .purchasing import (
     LIVE_INVOICE,
     credited_quantity,
@@ -42,7 +43,7 @@ __all__ = [
 def credited_net(state: State, invoice_id: str) -> float:
     """The net value of the credit notes against an invoice."""
     return sum_money(
-        line_total(line["quantity"], line["unitPrice"])
+        w.multiply_money(line["quantity"], line["unitPrice"])
         for note in state["vendorCreditNotes"].values()
         if note["vendorInvoiceId"] == invoice_id
         for line in note["lines"]

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from silo_async import world as w
 from silo_async.world import days_between, sum_money, to_money, today
 
-from ..state import Record, State, gross, line_total, lines_net, vat_of
+from ..state import Record, State, gross, lines_net, vat_of
 
 __all__ = [
     "BILLED",
@@ -87,7 +88,7 @@ def shipment_net(state: State, shipment: Mapping[str, Any]) -> float:
     order = state["salesOrders"][shipment["salesOrderId"]]
     prices = {line["lineNo"]: line["unitPrice"] for line in order["lines"]}
     return sum_money(
-        line_total(line["quantity"], prices[line["lineNo"]]) for line in shipment["lines"]
+        w.multiply_money(line["quantity"], prices[line["lineNo"]]) for line in shipment["lines"]
     )
 
 
@@ -167,7 +168,7 @@ def _unbilled_net(state: State, customer_id: str) -> float:
 
 def _open_order_net(state: State, customer_id: str) -> float:
     return sum_money(
-        line_total(unshipped_quantity(state, order, line), line["unitPrice"])
+        w.multiply_money(unshipped_quantity(state, order, line), line["unitPrice"])
         for order in state["salesOrders"].values()
         if order["customerId"] == customer_id and order["status"] == "confirmed"
         for line in order["lines"]

@@ -18,7 +18,7 @@ from silo_async import world as w
 from ..domain.purchasing import pending_approval
 from ..environment import DOCUMENT_COLLECTIONS
 from ..state import APPROVAL_KINDS, Record, State, has_permission
-from .common import ACTOR, KIND_LABELS, acting_user, require_authority, require_status, who
+from .common import ACTOR, KIND_LABELS, acting_user, require_authority, who
 
 __all__ = [
     "decide",
@@ -197,7 +197,7 @@ def reassign_approval(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Change the assignee of a pending approval."""
     actor = acting_user(state, input)
     approval = _approval(state, input)
-    require_status(approval, ("pending",), "reassigning")
+    w.require_status(approval, "approvals", ("pending",), "be reassigned")
     if not _may_reassign(state, actor, approval):
         raise silo.tool_error(
             "not_allowed",
@@ -234,7 +234,7 @@ def _roll_back(state: State, approval: Record, actor_id: str) -> None:
         raise silo.tool_error("invalid_state", f"A {kind} approval cannot be revoked.")
     document = state[DOCUMENT_COLLECTIONS[kind]][approval["documentId"]]
     wanted, back = _REVOCABLE[kind]
-    require_status(document, (wanted,), "revoking its approval")
+    w.require_status(document, DOCUMENT_COLLECTIONS[kind], (wanted,), "have its approval revoked")
     if kind == "vendor_invoice" and document["purchaseOrderId"] is None:
         back = "received"
     changes: list[w.Change] = []
@@ -266,7 +266,7 @@ def revoke_approval(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Approved -> revoked."""
     actor = acting_user(state, input)
     approval = _approval(state, input)
-    require_status(approval, ("approved",), "revoking")
+    w.require_status(approval, "approvals", ("approved",), "be revoked")
     require_authority(
         state,
         actor,

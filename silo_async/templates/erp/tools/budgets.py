@@ -14,7 +14,7 @@ from ..domain import budgets as bud
 from ..domain.payables import invoice_net
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import State, money_text
-from .common import ACTOR, acting_user, require_authority, require_permission, require_status
+from .common import ACTOR, acting_user, require_authority, require_permission
 
 __all__ = [
     "budget_view",
@@ -143,7 +143,7 @@ def transfer_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
     source = w.require_record(state, "budgets", w.read_string(input, "fromBudgetId"))
     target = w.require_record(state, "budgets", w.read_string(input, "toBudgetId"))
     for budget in (source, target):
-        require_status(budget, ("open",), "transferring")
+        w.require_status(budget, "budgets", ("open",), "take part in a transfer")
     if source["id"] == target["id"] or source["fiscalYear"] != target["fiscalYear"]:
         raise silo.tool_error("invalid_input", "Transfer between two budgets of one fiscal year.")
     amount = w.read_money(input, "amount")

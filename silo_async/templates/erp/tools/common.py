@@ -7,7 +7,7 @@ PO-1008 is 6,920.00 EUR.``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import silo_async as silo
@@ -27,11 +27,9 @@ __all__ = [
     "ACTOR",
     "KIND_LABELS",
     "acting_user",
-    "bad_state",
     "record_decision",
     "require_authority",
     "require_permission",
-    "require_status",
     "who",
 ]
 
@@ -129,22 +127,6 @@ def require_authority(
         f"{label} is {money_text(amount)}.{hint}",
         details,
     )
-
-
-def bad_state(label: str, status: str, wanted: Sequence[str], doing: str) -> silo.ToolError:
-    """``invalid_state``: ``PO-1008 is sent; cancelling needs it to be draft or approved.``."""
-    options = " or ".join(wanted)
-    return silo.tool_error(
-        "invalid_state",
-        f"{label} is {status}; {doing} needs it to be {options}.",
-        {"status": status, "allowed": list(wanted)},
-    )
-
-
-def require_status(record: Mapping[str, Any], wanted: Sequence[str], doing: str) -> None:
-    """``invalid_state`` unless ``record["status"]`` is one of ``wanted``."""
-    if record["status"] not in wanted:
-        raise bad_state(record["id"], record["status"], wanted, doing)
 
 
 def record_decision(

@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain import sales as sal
 from ..state import Record, State, terms_days
-from .common import ACTOR, acting_user, require_authority, require_permission, require_status
+from .common import ACTOR, acting_user, require_authority, require_permission
 
 __all__ = [
     "create_customer_invoice",
@@ -167,7 +167,7 @@ def create_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, An
 def issue_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Draft -> issued."""
     actor, invoice = _ar(state, input)
-    require_status(invoice, ("draft",), "issuing")
+    w.require_status(invoice, "customerInvoices", ("draft",), "be issued")
     customer = state["customers"][invoice["customerId"]]
     changes: list[w.Change] = []
     w.set_field(invoice, "status", "issued", changes)
@@ -200,7 +200,7 @@ def issue_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any
 def void_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Draft / issued -> void."""
     actor, invoice = _ar(state, input)
-    require_status(invoice, ("draft", "issued"), "voiding")
+    w.require_status(invoice, "customerInvoices", ("draft", "issued"), "be voided")
     if sal.customer_paid(state, invoice["id"]) > 0:
         raise silo.tool_error("invalid_state", f"Payments are applied to {invoice['id']}.")
     changes: list[w.Change] = []
@@ -227,7 +227,7 @@ def write_off_customer_invoice(state: State, input: dict[str, Any]) -> dict[str,
     """Issued -> written_off."""
     actor = acting_user(state, input)
     invoice = w.require_record(state, "customerInvoices", w.read_string(input, "invoiceId"))
-    require_status(invoice, ("issued",), "writing off")
+    w.require_status(invoice, "customerInvoices", ("issued",), "be written off")
     owed = sal.customer_outstanding(state, invoice)
     require_authority(state, actor, "write_off", owed, invoice["id"])
     changes: list[w.Change] = []

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.sales import customer_figures, exposure
 from ..state import Record, State, money_text
-from .common import ACTOR, acting_user, require_authority, require_permission, require_status
+from .common import ACTOR, acting_user, require_authority, require_permission
 
 __all__ = [
     "create_customer",
@@ -240,11 +240,17 @@ def set_credit_limit(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"updated": customer_view(state, customer), "auditId": audit_id}
 
 
+_ACTIONS = {
+    "place_customer_on_hold": "be put on hold",
+    "release_customer_hold": "be released from hold",
+}
+
+
 def _hold(state: State, input: dict[str, Any], wanted: str, to: str, action: str) -> Any:
     actor = acting_user(state, input)
     require_permission(state, actor, "receivables")
     customer = _customer(state, input)
-    require_status(customer, (wanted,), action.replace("_", " "))
+    w.require_status(customer, "customers", (wanted,), _ACTIONS[action])
     changes: list[w.Change] = []
     w.set_field(customer, "status", to, changes)
     reason = w.read_string(input, "reason") if to == "on_hold" else None

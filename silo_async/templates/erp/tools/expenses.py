@@ -20,7 +20,6 @@ from .common import (
     record_decision,
     require_authority,
     require_permission,
-    require_status,
     who,
 )
 
@@ -108,7 +107,7 @@ def submit_expense(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def _claim(state: State, input: dict[str, Any]) -> tuple[Record, Record]:
     actor = acting_user(state, input)
     expense: Record = w.require_record(state, "expenses", w.read_string(input, "expenseId"))
-    require_status(expense, ("submitted",), "deciding it")
+    w.require_status(expense, "expenses", ("submitted",), "be decided")
     if expense["employeeId"] == actor["id"]:
         raise silo.tool_error(
             "not_allowed", f"{who(state, actor)} cannot decide their own claim {expense['id']}."
@@ -193,7 +192,7 @@ def reimburse_expense(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input)
     require_permission(state, actor, "treasury")
     expense = w.require_record(state, "expenses", w.read_string(input, "expenseId"))
-    require_status(expense, ("approved",), "reimbursing")
+    w.require_status(expense, "expenses", ("approved",), "be reimbursed")
     changes: list[w.Change] = []
     w.set_field(expense, "status", "reimbursed", changes)
     w.set_field(expense, "reimbursedAt", w.now(state), changes)

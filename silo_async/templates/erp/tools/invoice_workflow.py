@@ -19,7 +19,6 @@ from .common import (
     record_decision,
     require_authority,
     require_permission,
-    require_status,
 )
 from .vendor_invoices import invoice_view
 
@@ -63,7 +62,9 @@ def _done(
 def run_three_way_match(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Received / match_failed / matched -> matched or match_failed."""
     actor, invoice = _ap(state, input)
-    require_status(invoice, ("received", "match_failed", "matched"), "matching")
+    w.require_status(
+        invoice, "vendorInvoices", ("received", "match_failed", "matched"), "be matched"
+    )
     if invoice["purchaseOrderId"] is None:
         raise silo.tool_error(
             "invalid_state",
@@ -100,7 +101,7 @@ def approve_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any
             {"exceptions": invoice["matchExceptions"]},
         )
     wanted = ("received",) if invoice["purchaseOrderId"] is None else ("matched",)
-    require_status(invoice, wanted, "approving")
+    w.require_status(invoice, "vendorInvoices", wanted, "be approved")
     total = pay.invoice_total(state, invoice)
     require_authority(state, actor, "vendor_invoice", total, invoice["id"])
     approval_id = record_decision(
@@ -131,7 +132,12 @@ def approve_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any
 def hold_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Received / matched / match_failed / approved -> on_hold."""
     actor, invoice = _ap(state, input)
-    require_status(invoice, ("received", "matched", "match_failed", "approved"), "holding")
+    w.require_status(
+        invoice,
+        "vendorInvoices",
+        ("received", "matched", "match_failed", "approved"),
+        "be put on hold",
+    )
     if pay.scheduled(state, invoice["id"]) > 0:
         raise silo.tool_error(
             "invalid_state", f"A payment in progress covers {invoice['id']}; cancel it first."
@@ -152,7 +158,7 @@ def hold_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def release_vendor_invoice_hold(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """on_hold -> received."""
     actor, invoice = _ap(state, input)
-    require_status(invoice, ("on_hold",), "releasing")
+    w.require_status(invoice, "vendorInvoices", ("on_hold",), "be released")
     changes: list[w.Change] = []
     w.set_field(invoice, "status", "received", changes)
     w.set_field(invoice, "holdReason", None, changes)
@@ -168,8 +174,11 @@ def release_vendor_invoice_hold(state: State, input: dict[str, Any]) -> dict[str
 
 def _close(state: State, input: dict[str, Any], to: str, action: str) -> dict[str, Any]:
     actor, invoice = _ap(state, input)
-    require_status(
-        invoice, ("received", "matched", "match_failed", "on_hold", "approved"), f"making it {to}"
+    w.require_status(
+        invoice,
+        "vendorInvoices",
+        ("received", "matched", "match_failed", "on_hold", "approved"),
+        f"be {to}",
     )
     if pay.paid(state, invoice["id"]) > 0 or pay.scheduled(state, invoice["id"]) > 0:
         raise silo.tool_error(

@@ -14,7 +14,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission, require_status
+from .common import ACTOR, acting_user, require_permission
 
 __all__ = ["LINE_ITEM", "PriceDefault", "line_tools", "read_lines"]
 
@@ -116,7 +116,7 @@ def line_tools(
         if area is not None:
             require_permission(state, actor, area)
         document: Record = w.require_record(state, collection, w.read_string(input, id_key))
-        require_status(document, ("draft",), f"editing the lines of a {label}")
+        w.require_status(document, collection, ("draft",), "have its lines edited")
         return actor, document
 
     def done(state: State, actor: Record, document: Record, action: str, text: str) -> Any:

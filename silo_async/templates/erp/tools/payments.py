@@ -21,7 +21,6 @@ from .common import (
     record_decision,
     require_authority,
     require_permission,
-    require_status,
     who,
 )
 
@@ -79,7 +78,7 @@ def _allocation(state: State, vendor: Record, item: dict[str, Any], path: str) -
         raise silo.tool_error(
             "invalid_input", f"{invoice['id']} is {invoice['vendorId']}'s invoice."
         )
-    require_status(invoice, ("approved",), "paying it")
+    w.require_status(invoice, "vendorInvoices", ("approved",), "be paid")
     left = pay.open_to_pay(state, invoice)
     if left <= 0:
         raise silo.tool_error("invalid_state", f"{invoice['id']} has nothing left to pay.")
@@ -180,7 +179,7 @@ def approve_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Draft -> approved."""
     actor = acting_user(state, input)
     payment = _payment(state, input)
-    require_status(payment, ("draft",), "approving")
+    w.require_status(payment, "payments", ("draft",), "be approved")
     if payment["createdBy"] == actor["id"]:
         raise silo.tool_error(
             "not_allowed",
@@ -206,7 +205,7 @@ def execute_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input)
     require_permission(state, actor, "treasury")
     payment = _payment(state, input)
-    require_status(payment, ("approved",), "executing")
+    w.require_status(payment, "payments", ("approved",), "be executed")
     if payment["paymentDate"] > w.today(state):
         raise silo.tool_error(
             "invalid_state",
@@ -237,7 +236,7 @@ def cancel_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input)
     require_permission(state, actor, "payables")
     payment = _payment(state, input)
-    require_status(payment, ("draft", "approved"), "cancelling")
+    w.require_status(payment, "payments", ("draft", "approved"), "be cancelled")
     changes: list[w.Change] = []
     w.set_field(payment, "status", "cancelled", changes)
     return _done(state, actor, payment, "cancel_payment", w.read_string(input, "reason"), changes)
@@ -256,7 +255,7 @@ def retry_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input)
     require_permission(state, actor, "payables")
     failed = _payment(state, input)
-    require_status(failed, ("failed",), "retrying")
+    w.require_status(failed, "payments", ("failed",), "be retried")
     vendor = _payable_vendor(state, failed["vendorId"])
     if vendor["iban"] == failed["bankAccount"]:
         raise silo.tool_error(

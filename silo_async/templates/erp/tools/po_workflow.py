@@ -16,7 +16,7 @@ from ..domain.budgets import remaining, requisition_commitment
 from ..domain.purchasing import pending_approval
 from ..state import Record, State, money_text
 from .approvals import decide, request_approval
-from .common import ACTOR, acting_user, require_permission, require_status
+from .common import ACTOR, acting_user, require_permission
 from .purchase_orders import po_view
 
 __all__ = [
@@ -30,12 +30,12 @@ __all__ = [
 
 
 def _buyer_and_po(
-    state: State, input: dict[str, Any], wanted: tuple[str, ...], doing: str
+    state: State, input: dict[str, Any], wanted: tuple[str, ...], action: str
 ) -> tuple[Record, Record]:
     actor = acting_user(state, input)
     require_permission(state, actor, "purchasing")
     po: Record = w.require_record(state, "purchaseOrders", w.read_string(input, "purchaseOrderId"))
-    require_status(po, wanted, doing)
+    w.require_status(po, "purchaseOrders", wanted, action)
     return actor, po
 
 
@@ -57,7 +57,7 @@ _PO = {"purchaseOrderId": w.string("The purchase order.")}
 )
 def submit_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Draft -> pending_approval."""
-    actor, po = _buyer_and_po(state, input, ("draft",), "submitting")
+    actor, po = _buyer_and_po(state, input, ("draft",), "be submitted")
     if not po["lines"]:
         raise silo.tool_error("invalid_state", f"{po['id']} has no lines.")
     approval = request_approval(
@@ -101,7 +101,7 @@ def approve_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any
     """pending_approval -> approved."""
     actor = acting_user(state, input)
     po = w.require_record(state, "purchaseOrders", w.read_string(input, "purchaseOrderId"))
-    require_status(po, ("pending_approval",), "approving")
+    w.require_status(po, "purchaseOrders", ("pending_approval",), "be approved")
     approval = decide(
         state,
         po,
@@ -137,7 +137,7 @@ def reject_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]
     """pending_approval -> rejected."""
     actor = acting_user(state, input)
     po = w.require_record(state, "purchaseOrders", w.read_string(input, "purchaseOrderId"))
-    require_status(po, ("pending_approval",), "rejecting")
+    w.require_status(po, "purchaseOrders", ("pending_approval",), "be rejected")
     reason = w.read_string(input, "reason")
     decide(state, po, "purchase_order", pur.po_net(po), actor, "rejected", reason)
     _release_requisition(state, po)
@@ -155,7 +155,7 @@ def reject_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]
 )
 def send_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Approved -> sent."""
-    actor, po = _buyer_and_po(state, input, ("approved",), "sending")
+    actor, po = _buyer_and_po(state, input, ("approved",), "be sent")
     vendor = state["vendors"][po["vendorId"]]
     if vendor["status"] != "active":
         raise silo.tool_error(
@@ -177,7 +177,7 @@ def send_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def cancel_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Draft / pending_approval / approved / sent -> cancelled."""
     actor, po = _buyer_and_po(
-        state, input, ("draft", "pending_approval", "approved", "sent"), "cancelling"
+        state, input, ("draft", "pending_approval", "approved", "sent"), "be cancelled"
     )
     if pur.receipt_status(state, po) != "none":
         raise silo.tool_error(
@@ -203,7 +203,7 @@ def cancel_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]
 )
 def close_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Sent -> closed."""
-    actor, po = _buyer_and_po(state, input, ("sent",), "closing")
+    actor, po = _buyer_and_po(state, input, ("sent",), "be closed")
     if pur.receipt_status(state, po) == "none":
         raise silo.tool_error("invalid_state", f"Nothing was received on {po['id']}; cancel it.")
     unbilled = [

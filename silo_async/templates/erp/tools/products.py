@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission, require_status
+from .common import ACTOR, acting_user, require_permission
 
 __all__ = [
     "create_product",
@@ -129,7 +129,7 @@ def create_product(state: State, input: dict[str, Any]) -> dict[str, Any]:
     if clash is not None:
         raise silo.tool_error("conflict", f"Product {clash['id']} already has SKU {sku}.")
     vendor = w.require_record(state, "vendors", w.read_string(input, "preferredVendorId"))
-    require_status(vendor, ("active",), "being a preferred vendor")
+    w.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
     product_id = w.next_id(state, "PRD")
     state["products"][product_id] = {
         "id": product_id,
@@ -170,7 +170,7 @@ def update_product(state: State, input: dict[str, Any]) -> dict[str, Any]:
     vendor_id = w.read_string(input, "preferredVendorId", None)
     if vendor_id is not None:
         vendor = w.require_record(state, "vendors", vendor_id)
-        require_status(vendor, ("active",), "being a preferred vendor")
+        w.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
     changes: list[w.Change] = []
     for field, value in {
         "name": w.read_string(input, "name", None),
@@ -205,7 +205,7 @@ def discontinue_product(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input)
     require_permission(state, actor, "purchasing")
     product = _product(state, input)
-    require_status(product, ("active",), "discontinuing")
+    w.require_status(product, "products", ("active",), "be discontinued")
     changes: list[w.Change] = []
     w.set_field(product, "status", "discontinued", changes)
     audit_id = w.audit(

@@ -17,8 +17,8 @@ from silo_async import world as w
 
 from ..domain import purchasing as pur
 from ..domain.purchasing import pending_approval
-from ..state import Record, State, gross, line_total, vat_of
-from .common import ACTOR, acting_user, require_permission, require_status
+from ..state import Record, State, gross, vat_of
+from .common import ACTOR, acting_user, require_permission
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -45,7 +45,7 @@ def po_view(state: State, po: Any) -> dict[str, Any]:
     lines = [
         {
             **ln,
-            "lineTotal": line_total(ln["quantity"], ln["unitPrice"]),
+            "lineTotal": w.multiply_money(ln["quantity"], ln["unitPrice"]),
             "received": pur.received_quantity(state, po["id"], ln["lineNo"]),
             "rejected": pur.rejected_quantity(state, po["id"], ln["lineNo"]),
             "invoiced": pur.invoiced_quantity(state, po["id"], ln["lineNo"]),
@@ -131,7 +131,7 @@ def _requisition(state: State, requisition_id: str | None) -> Record | None:
     if requisition_id is None:
         return None
     requisition: Record = w.require_record(state, "requisitions", requisition_id)
-    require_status(requisition, ("approved",), "ordering it")
+    w.require_status(requisition, "requisitions", ("approved",), "be ordered")
     return requisition
 
 
@@ -141,7 +141,9 @@ def _new_po(state: State, actor: Record, fields: dict[str, Any]) -> dict[str, An
     budget_id = fields.get("budgetId") or (requisition or {}).get("budgetId")
     if budget_id is None:
         raise silo.tool_error("invalid_input", '"budgetId" is required without a requisition.')
-    require_status(w.require_record(state, "budgets", budget_id), ("open",), "charging it")
+    w.require_status(
+        w.require_record(state, "budgets", budget_id), "budgets", ("open",), "be charged"
+    )
     po_id = w.next_id(state, "PO", width=4)
     if requisition is not None:
         requisition.update(status="ordered", purchaseOrderId=po_id)
@@ -228,7 +230,7 @@ def create_purchase_order_from_quotation(state: State, input: dict[str, Any]) ->
     actor = acting_user(state, input)
     require_permission(state, actor, "purchasing")
     quotation = w.require_record(state, "quotations", w.read_string(input, "quotationId"))
-    require_status(quotation, ("accepted",), "ordering from it")
+    w.require_status(quotation, "quotations", ("accepted",), "be ordered from")
     taken = [
         po["id"]
         for po in state["purchaseOrders"].values()

@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain.purchasing import is_valid
 from ..state import Record, State, lines_net
-from .common import ACTOR, acting_user, require_permission, require_status
+from .common import ACTOR, acting_user, require_permission
 
 __all__ = [
     "accept_quotation",
@@ -123,7 +123,7 @@ def record_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Store a quotation."""
     actor = _buyer(state, input)
     rfq = w.require_record(state, "rfqs", w.read_string(input, "rfqId"))
-    require_status(rfq, ("sent",), "recording quotations")
+    w.require_status(rfq, "rfqs", ("sent",), "record quotations", label="RFQ")
     vendor_id = w.read_string(input, "vendorId")
     if vendor_id not in rfq["invitedVendorIds"]:
         raise silo.tool_error("not_allowed", f"{vendor_id} was not invited to {rfq['id']}.")
@@ -168,7 +168,7 @@ def accept_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Received -> accepted; RFQ -> awarded."""
     actor = _buyer(state, input)
     quotation = w.require_record(state, "quotations", w.read_string(input, "quotationId"))
-    require_status(quotation, ("received",), "accepting")
+    w.require_status(quotation, "quotations", ("received",), "be accepted")
     if not is_valid(state, quotation):
         raise silo.tool_error(
             "invalid_state",
@@ -185,7 +185,7 @@ def accept_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
             {"vendorId": vendor["id"], "status": vendor["status"]},
         )
     rfq = state["rfqs"][quotation["rfqId"]]
-    require_status(rfq, ("sent", "closed"), "awarding")
+    w.require_status(rfq, "rfqs", ("sent", "closed"), "be awarded", label="RFQ")
     for other in w.sorted_by_id(state["quotations"]):
         if (
             other["rfqId"] == rfq["id"]
@@ -216,7 +216,7 @@ def reject_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Received -> rejected."""
     actor = _buyer(state, input)
     quotation = w.require_record(state, "quotations", w.read_string(input, "quotationId"))
-    require_status(quotation, ("received",), "rejecting")
+    w.require_status(quotation, "quotations", ("received",), "be rejected")
     changes: list[w.Change] = []
     w.set_field(quotation, "status", "rejected", changes)
     audit_id = w.audit(

@@ -13,7 +13,7 @@ from silo_async import world as w
 
 from ..domain import purchasing as pur
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission, require_status
+from .common import ACTOR, acting_user, require_permission
 from .stock_ops import move_stock, stock_line
 
 __all__ = [
@@ -149,7 +149,7 @@ def receive_goods(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input)
     require_permission(state, actor, "warehouse")
     po = w.require_record(state, "purchaseOrders", w.read_string(input, "purchaseOrderId"))
-    require_status(po, ("sent",), "receiving goods")
+    w.require_status(po, "purchaseOrders", ("sent",), "receive goods")
     lines = _receipt_lines(state, po, input)
     if not lines:
         raise silo.tool_error("invalid_state", f"Nothing is still due on {po['id']}.")
@@ -197,7 +197,7 @@ def reverse_goods_receipt(state: State, input: dict[str, Any]) -> dict[str, Any]
     actor = acting_user(state, input)
     require_permission(state, actor, "warehouse")
     grn = w.require_record(state, "goodsReceipts", w.read_string(input, "goodsReceiptId"))
-    require_status(grn, ("posted",), "reversing")
+    w.require_status(grn, "goodsReceipts", ("posted",), "be reversed")
     po = state["purchaseOrders"][grn["purchaseOrderId"]]
     for line in grn["lines"]:
         after = pur.received_quantity(state, po["id"], line["lineNo"]) - line["accepted"]

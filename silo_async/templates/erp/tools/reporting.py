@@ -10,7 +10,7 @@ from silo_async import world as w
 from ..domain import payables as pay
 from ..domain import sales as sal
 from ..domain.purchasing import LIVE_INVOICE
-from ..state import State, line_total
+from ..state import State
 
 __all__ = [
     "get_ap_aging",
@@ -75,7 +75,7 @@ def get_inventory_valuation(state: State, input: dict[str, Any]) -> dict[str, An
             continue
         product = state["products"][record["productId"]]
         key = record["warehouseId"] if group == "warehouse" else product["category"]
-        totals[key].append(line_total(record["onHand"], product["standardCost"]))
+        totals[key].append(w.multiply_money(record["onHand"], product["standardCost"]))
     values = {k: w.sum_money(v) for k, v in sorted(totals.items())}
     rows = [{group: k, "value": v} for k, v in values.items()]
     return {"groupBy": group, "rows": rows, "total": w.sum_money(values.values())}
@@ -134,7 +134,7 @@ def get_sales_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
     start, end = _period(input)
     per: dict[str, list[float]] = defaultdict(list)
     for order, line, ordered in _shipped_lines(state, start, end):
-        per[order["customerId"]].append(line_total(line["quantity"], ordered["unitPrice"]))
+        per[order["customerId"]].append(w.multiply_money(line["quantity"], ordered["unitPrice"]))
     nets = {c: w.sum_money(v) for c, v in sorted(per.items())}
     rows = [{"customerId": c, "net": n} for c, n in nets.items()]
     return {
@@ -155,9 +155,9 @@ def get_gross_margin(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Margin on shipments."""
     start, end = _period(input)
     lines = _shipped_lines(state, start, end)
-    revenue = w.sum_money(line_total(ln["quantity"], o["unitPrice"]) for _, ln, o in lines)
+    revenue = w.sum_money(w.multiply_money(ln["quantity"], o["unitPrice"]) for _, ln, o in lines)
     cost = w.sum_money(
-        line_total(ln["quantity"], state["products"][ln["productId"]]["standardCost"])
+        w.multiply_money(ln["quantity"], state["products"][ln["productId"]]["standardCost"])
         for _, ln, _ in lines
     )
     margin = w.to_money(revenue - cost)

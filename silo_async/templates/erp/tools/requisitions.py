@@ -16,9 +16,9 @@ from silo_async import world as w
 
 from ..domain.budgets import budget_figures, remaining
 from ..domain.purchasing import pending_approval, requisition_net
-from ..state import Record, State, has_permission, line_total, money_text
+from ..state import Record, State, has_permission, money_text
 from .approvals import decide, request_approval
-from .common import ACTOR, acting_user, require_status, who
+from .common import ACTOR, acting_user, who
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -52,7 +52,7 @@ def requisition_view(state: State, requisition: Any) -> dict[str, Any]:
     return {
         **requisition,
         "lines": [
-            {**ln, "lineTotal": line_total(ln["quantity"], ln["estimatedUnitCost"])}
+            {**ln, "lineTotal": w.multiply_money(ln["quantity"], ln["estimatedUnitCost"])}
             for ln in requisition["lines"]
         ],
         "estimatedNet": requisition_net(requisition),
@@ -103,7 +103,7 @@ def _budget_for(state: State, budget_id: str, department_id: str) -> Record:
             "invalid_input",
             f"Budget {budget['id']} belongs to {budget['departmentId']}, not {department_id}.",
         )
-    require_status(budget, ("open",), "charging it")
+    w.require_status(budget, "budgets", ("open",), "be charged")
     return budget
 
 
@@ -188,7 +188,7 @@ def update_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Edit a draft."""
     actor = acting_user(state, input)
     requisition = _requisition(state, input)
-    require_status(requisition, ("draft",), "editing")
+    w.require_status(requisition, "requisitions", ("draft",), "be edited")
     w.require_some(input, ["justification", "neededBy", "budgetId"])
     budget_id = w.read_string(input, "budgetId", None)
     if budget_id is not None:
@@ -233,7 +233,7 @@ def submit_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Draft -> pending_approval."""
     actor = acting_user(state, input)
     requisition = _requisition(state, input)
-    require_status(requisition, ("draft",), "submitting")
+    w.require_status(requisition, "requisitions", ("draft",), "be submitted")
     if not requisition["lines"]:
         raise silo.tool_error("invalid_state", f"{requisition['id']} has no lines to approve.")
     approver_id = w.read_string(input, "approverId")
@@ -286,7 +286,7 @@ def approve_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """pending_approval -> approved."""
     actor = acting_user(state, input)
     requisition = _requisition(state, input)
-    require_status(requisition, ("pending_approval",), "approving")
+    w.require_status(requisition, "requisitions", ("pending_approval",), "be approved")
     approval = decide(
         state,
         requisition,
@@ -321,7 +321,7 @@ def reject_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """pending_approval -> rejected."""
     actor = acting_user(state, input)
     requisition = _requisition(state, input)
-    require_status(requisition, ("pending_approval",), "rejecting")
+    w.require_status(requisition, "requisitions", ("pending_approval",), "be rejected")
     reason = w.read_string(input, "reason")
     decide(
         state, requisition, "requisition", requisition_net(requisition), actor, "rejected", reason
@@ -346,7 +346,9 @@ def cancel_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Draft / pending_approval / approved -> cancelled."""
     actor = acting_user(state, input)
     requisition = _requisition(state, input)
-    require_status(requisition, ("draft", "pending_approval", "approved"), "cancelling")
+    w.require_status(
+        requisition, "requisitions", ("draft", "pending_approval", "approved"), "be cancelled"
+    )
     if actor["id"] != requisition["requesterId"] and not has_permission(state, actor, "purchasing"):
         raise silo.tool_error(
             "not_allowed", f"{who(state, actor)} cannot cancel {requisition['id']}."

@@ -10,7 +10,7 @@ from silo_async import world as w
 from ..domain.sales import order_line, unshipped_quantity
 from ..domain.stock import available, held, line_held
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission, require_status
+from .common import ACTOR, acting_user, require_permission
 from .stock_ops import require_stock
 
 __all__ = [
@@ -137,7 +137,7 @@ def reserve_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input)
     require_permission(state, actor, "sales", "warehouse")
     order = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
-    require_status(order, ("confirmed",), "reserving stock")
+    w.require_status(order, "salesOrders", ("confirmed",), "reserve stock")
     check_customer_can_receive(state, order, "reserving stock for")
     line = order_line(order, w.read_int(input, "lineNo", minimum=1))
     if line is None:
@@ -161,7 +161,7 @@ def release_reservation(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input)
     require_permission(state, actor, "sales", "warehouse")
     reservation = w.require_record(state, "reservations", w.read_string(input, "reservationId"))
-    require_status(reservation, ("active",), "releasing")
+    w.require_status(reservation, "reservations", ("active",), "be released")
     freed = held(reservation)
     changes: list[w.Change] = []
     w.set_field(reservation, "status", "released", changes)

@@ -8,7 +8,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission, require_status
+from .common import ACTOR, acting_user, require_permission
 from .quotations import quotation_view
 
 __all__ = [
@@ -89,7 +89,7 @@ def create_rfq(state: State, input: dict[str, Any]) -> dict[str, Any]:
     requisition_id = w.read_string(input, "requisitionId", None)
     if requisition_id is not None:
         requisition = w.require_record(state, "requisitions", requisition_id)
-        require_status(requisition, ("approved",), "requesting quotations")
+        w.require_status(requisition, "requisitions", ("approved",), "request quotations")
         if requisition["rfqId"] is not None:
             raise silo.tool_error(
                 "conflict", f"{requisition_id} already has {requisition['rfqId']}."
@@ -146,7 +146,7 @@ def invite_vendor_to_rfq(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Add a vendor to the invitation list."""
     actor = _buyer(state, input)
     rfq = _rfq(state, input)
-    require_status(rfq, ("draft", "sent"), "inviting vendors")
+    w.require_status(rfq, "rfqs", ("draft", "sent"), "invite vendors", label="RFQ")
     vendor = _invitable(state, w.read_string(input, "vendorId"))
     if vendor["id"] in rfq["invitedVendorIds"]:
         raise silo.tool_error("conflict", f"{vendor['id']} is already invited to {rfq['id']}.")
@@ -162,7 +162,7 @@ def _move(
 ) -> Any:
     actor = _buyer(state, input)
     rfq = _rfq(state, input)
-    require_status(rfq, wanted, f"making it {to}")
+    w.require_status(rfq, "rfqs", wanted, f"become {to}", label="RFQ")
     if to == "sent" and (not rfq["invitedVendorIds"] or not rfq["lines"]):
         raise silo.tool_error(
             "invalid_state", f"{rfq['id']} needs at least one line and one invited vendor."

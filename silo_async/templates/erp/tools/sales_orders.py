@@ -15,8 +15,8 @@ from silo_async import world as w
 
 from ..domain import sales as sal
 from ..domain.stock import available, find_stock, line_held
-from ..state import Record, State, gross, line_total, money_text, vat_of
-from .common import ACTOR, acting_user, require_permission, require_status
+from ..state import Record, State, gross, money_text, vat_of
+from .common import ACTOR, acting_user, require_permission
 from .lines import LINE_ITEM, line_tools, read_lines
 from .reservations import check_customer_can_receive, reserve_line
 
@@ -45,7 +45,7 @@ def order_view(state: State, order: Any) -> dict[str, Any]:
     lines = [
         {
             **ln,
-            "lineTotal": line_total(ln["quantity"], ln["unitPrice"]),
+            "lineTotal": w.multiply_money(ln["quantity"], ln["unitPrice"]),
             "shipped": sal.shipped_quantity(state, order["id"], ln["lineNo"]),
             "unshipped": sal.unshipped_quantity(state, order, ln),
             "reserved": line_held(state, order["id"], ln["lineNo"]),
@@ -187,7 +187,7 @@ def _credit_check(state: State, order: Record) -> None:
 def confirm_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Draft -> confirmed."""
     actor, order = _order(state, input)
-    require_status(order, ("draft",), "confirming")
+    w.require_status(order, "salesOrders", ("draft",), "be confirmed")
     if not order["lines"]:
         raise silo.tool_error("invalid_state", f"{order['id']} has no lines.")
     check_customer_can_receive(state, order, "confirming")
@@ -216,7 +216,7 @@ def confirm_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def cancel_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Draft / confirmed -> cancelled."""
     actor, order = _order(state, input)
-    require_status(order, ("draft", "confirmed"), "cancelling")
+    w.require_status(order, "salesOrders", ("draft", "confirmed"), "be cancelled")
     if any(sal.shipped_quantity(state, order["id"], ln["lineNo"]) for ln in order["lines"]):
         raise silo.tool_error("invalid_state", f"Goods have shipped on {order['id']}.")
     for reservation in state["reservations"].values():
@@ -292,7 +292,7 @@ def check_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def reserve_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Reserve what is available."""
     actor, order = _order(state, input)
-    require_status(order, ("confirmed",), "reserving stock")
+    w.require_status(order, "salesOrders", ("confirmed",), "reserve stock")
     check_customer_can_receive(state, order, "reserving stock for")
     created = []
     for row, line in zip(_stock_lines(state, order), order["lines"], strict=True):

@@ -14,7 +14,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, held
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission, require_status
+from .common import ACTOR, acting_user, require_permission
 from .reservations import check_customer_can_receive
 from .stock_ops import move_stock, require_stock
 
@@ -147,7 +147,7 @@ def ship_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = acting_user(state, input)
     require_permission(state, actor, "warehouse")
     order = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
-    require_status(order, ("confirmed",), "shipping")
+    w.require_status(order, "salesOrders", ("confirmed",), "be shipped")
     check_customer_can_receive(state, order, "shipping")
     plan = _plan(state, order, input)
     if not plan:

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import available, stock_view
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission, require_status
+from .common import ACTOR, acting_user, require_permission
 from .stock_ops import move_stock, require_stock, stock_line
 
 __all__ = [
@@ -107,9 +107,9 @@ def create_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": state["transfers"][transfer_id], "auditId": audit_id}
 
 
-def _transfer(state: State, input: dict[str, Any]) -> Record:
+def _transfer(state: State, input: dict[str, Any], action: str) -> Record:
     transfer: Record = w.require_record(state, "transfers", w.read_string(input, "transferId"))
-    require_status(transfer, ("in_transit",), "this")
+    w.require_status(transfer, "transfers", ("in_transit",), action)
     return transfer
 
 
@@ -120,9 +120,9 @@ def _transfer(state: State, input: dict[str, Any]) -> Record:
     ["transferId", "actorId"],
 )
 def receive_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """in_transit -> received; stock arrives."""
+    """In transit -> received; stock arrives."""
     actor = _warehouse_user(state, input)
-    transfer = _transfer(state, input)
+    transfer = _transfer(state, input, "be received")
     target = stock_line(state, transfer["productId"], transfer["toWarehouseId"])
     move_stock(
         state,
@@ -157,7 +157,7 @@ def receive_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
 def cancel_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """in_transit -> cancelled; stock returns."""
     actor = _warehouse_user(state, input)
-    transfer = _transfer(state, input)
+    transfer = _transfer(state, input, "be cancelled")
     source = stock_line(state, transfer["productId"], transfer["fromWarehouseId"])
     move_stock(
         state,

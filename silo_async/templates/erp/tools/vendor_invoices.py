@@ -15,7 +15,7 @@ from silo_async import world as w
 
 from ..domain import payables as pay
 from ..domain import purchasing as pur
-from ..state import Record, State, gross, line_total, terms_days
+from ..state import Record, State, gross, terms_days
 from .common import ACTOR, acting_user, require_permission
 
 __all__ = [
@@ -292,7 +292,7 @@ def record_vendor_credit_note(state: State, input: dict[str, Any]) -> dict[str, 
                 "unitPrice": w.read_money(item, "unitPrice", billed["unitPrice"], path=path),
             }
         )
-    credit = w.sum_money(line_total(ln["quantity"], ln["unitPrice"]) for ln in lines)
+    credit = w.sum_money(w.multiply_money(ln["quantity"], ln["unitPrice"]) for ln in lines)
     after = gross(state, w.to_money(pay.invoice_net(state, invoice) - credit))
     if after < pay.paid(state, invoice["id"]):
         raise silo.tool_error(

@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain.payables import invoice_figures
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission, require_status
+from .common import ACTOR, acting_user, require_permission
 
 __all__ = [
     "approve_vendor",
@@ -260,7 +260,7 @@ def _set_status(
 ) -> dict[str, Any]:
     actor = _master_user(state, input)
     vendor = _vendor(state, input)
-    require_status(vendor, wanted, action.replace("_", " "))
+    w.require_status(vendor, "vendors", wanted, _ACTIONS[action])
     if to == "active" and vendor["bankStatus"] != "verified":
         raise silo.tool_error(
             "invalid_state",
@@ -283,6 +283,11 @@ def _set_status(
     return {"updated": vendor, "auditId": audit_id}
 
 
+_ACTIONS = {
+    "approve_vendor": "be approved",
+    "block_vendor": "be blocked",
+    "unblock_vendor": "be unblocked",
+}
 _STATUS_INPUT = {"vendorId": w.string("The vendor."), "reason": w.string("Why."), **ACTOR}
 
 

@@ -6,7 +6,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain.payables import invoice_net, invoice_total, match_exceptions
-from ..state import State, is_authorised, line_total
+from ..state import State, is_authorised
 from .common import unchanged_except
 
 REFERENCE, NOTE = "HD-88590", "HD-CN-0091"
@@ -32,7 +32,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     after = final["vendorInvoices"][invoice["id"]]
     approver = final["users"].get(after["approvedBy"] or "")
     expected_net = w.sum_money(
-        line_total(ln["quantity"] - excess.get(ln["lineNo"], 0), ln["unitPrice"])
+        w.multiply_money(ln["quantity"] - excess.get(ln["lineNo"], 0), ln["unitPrice"])
         for ln in invoice["lines"]
     )
     return [
