@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_concurrency.py
 	$(PY) benchmarks/bench_eval.py
 	$(PY) benchmarks/bench_model_agents.py
+	$(PY) benchmarks/bench_export.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
