@@ -49,7 +49,7 @@ FINISH_GRACE_S = 30.0
 
 #: An agent phase that ends this long after its deadline means the event loop was held (a
 #: blocking call in the agent): the trace records a ``loop_blocked`` event with the overrun.
-LOOP_BLOCKED_S = 0.05
+LOOP_BLOCKED_S = 0.1
 
 _UNSET: Any = object()
 

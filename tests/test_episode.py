@@ -88,13 +88,14 @@ async def test_leaving_the_block_finishes_with_the_output_so_far(tmp_path: Path)
 
 
 async def test_the_deadline_finishes_the_episode_with_nobody_calling(tmp_path: Path) -> None:
-    async with silo.episode(ENV, "TASK-BLOCK", timeout=0.05, runs_dir=tmp_path) as ep:
+    # 0.3 s, not less: on a loaded machine creating the run directory alone can take 50 ms.
+    async with silo.episode(ENV, "TASK-BLOCK", timeout=0.3, runs_dir=tmp_path) as ep:
         await ep.call_tool("block_customer", {"customerId": "CUS-001"})
         result = await ep.wait_finished()  # nobody calls: the episode ends by itself
         assert ep.finished
         late = await ep.call_tool("get_customer", {"customerId": "CUS-001"})
     assert result.termination_reason == "timeout" and result.passed  # graded on the world
-    assert result.error == "Time limit exceeded (0.05 s)."
+    assert result.error is not None and result.error.startswith("Time limit exceeded (0.3 s).")
     assert late.output["code"] == "invalid_state"
     assert late.output["message"] == "The episode has ended (timeout)."
     written = json.loads((tmp_path / ep.run_id / "result.json").read_text())

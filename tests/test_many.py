@@ -123,7 +123,12 @@ def test_trace_on_disk_is_valid_json_after_kill_9(tmp_path: Path) -> None:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     [trace] = list(tmp_path.glob("*/trace.jsonl"))
-    lines = trace.read_text().splitlines()
+    text = trace.read_text()
+    lines = text.splitlines()
+    if not text.endswith("\n"):
+        # Linux may cut a write() that spans pages when SIGKILL lands between two pages: only
+        # the last line can be torn, and every reader drops an unterminated last line.
+        lines.pop()
     assert len(lines) > 10
     events: list[Any] = [json.loads(line) for line in lines]
     assert events[0]["type"] == "run_start"
