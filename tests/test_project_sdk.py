@@ -76,6 +76,12 @@ async def idle_agent(ctx: silo.AgentContext) -> str:
     return ""
 
 
+async def spending_agent(ctx: silo.AgentContext) -> str:
+    ctx.record_model_step(model="m", input_tokens=8, output_tokens=4)
+    await ctx.call_tool("set_tier", {"customerId": "C1", "tier": "platinum"})
+    return "done"
+
+
 async def test_walkthrough_from_blank_to_a_passing_run(tmp_path: Path) -> None:
     project = await Project.open(tmp_path)
     env = await project.environments.create("crm-lite")
@@ -120,6 +126,11 @@ async def test_walkthrough_from_blank_to_a_passing_run(tmp_path: Path) -> None:
     assert all(r.run_dir is not None and r.run_dir.parent == project.runs_dir for r in many)
     # Every rollout had a fresh world: the data on disk is unchanged.
     assert await env.data.get("customers") == {"C1": {"tier": "gold"}, "C2": {"tier": "silver"}}
+
+    capped = await env.run("TASK-001", spending_agent, token_limit=10)
+    assert capped.termination_reason == "max_tokens"
+    [capped_many] = await env.run_many("TASK-001", spending_agent, token_limit=10)
+    assert capped_many.termination_reason == "max_tokens"
 
 
 async def test_project_open_and_environment_open(tmp_path: Path) -> None:

@@ -160,6 +160,7 @@ class EnvironmentHandle:
         *,
         max_tool_calls: int = 100,
         timeout: float | None = 120.0,
+        token_limit: int | None = None,
         agent_name: str | None = None,
     ) -> RunResult:
         """Run one rollout; artifacts go to ``.silo/runs/<run_id>/``."""
@@ -170,6 +171,7 @@ class EnvironmentHandle:
             agent,
             max_tool_calls=max_tool_calls,
             timeout=timeout,
+            token_limit=token_limit,
             runs_dir=self.project.runs_dir,
             agent_name=agent_name,
         )
@@ -183,6 +185,7 @@ class EnvironmentHandle:
         concurrency: int = 64,
         max_tool_calls: int = 100,
         timeout: float | None = 120.0,
+        token_limit: int | None = None,
         agent_name: str | None = None,
         on_result: Callable[[int, RunResult], None] | None = None,
     ) -> builtins.list[RunResult]:
@@ -196,6 +199,7 @@ class EnvironmentHandle:
             concurrency=concurrency,
             max_tool_calls=max_tool_calls,
             timeout=timeout,
+            token_limit=token_limit,
             runs_dir=self.project.runs_dir,
             agent_name=agent_name,
             on_result=on_result,
