@@ -217,7 +217,7 @@ def test_an_agent_that_blocks_the_loop_is_reported_as_a_timeout(project: Path) -
     ("flags", "message"),
     [
         (["--runs", "0"], "Invalid value for '--runs': 0 is not in the range x>=1."),
-        (["--timeout-ms", "abc"], "Invalid value for '--timeout-ms': 'abc' is not a valid"),
+        (["--timeout-ms", "abc"], "Invalid value for '--timeout-ms': 'abc' is not a whole number"),
         (["--timeout-ms", "0"], "Invalid value for '--timeout-ms'"),
         (["--max-tool-calls", "-1"], "Invalid value for '--max-tool-calls'"),
         (["--concurrency", "0"], "Invalid value for '--concurrency'"),

@@ -90,7 +90,11 @@ async def test_collision_is_case_insensitive_and_suggests_free_name(tmp_path: Pa
     project = env.project
     err = await error_of(project.environments.create("Support"))
     assert err.code == "environment_already_exists"
-    assert err.message == 'Environment "Support" already exists. Try "Support-2".'
+    assert err.message == (
+        'Environment "Support" already exists as "support" (names are compared ignoring case). '
+        'Try "Support-2".'
+    )
+    assert err.details["existing"] == "support"
     await project.environments.create("support-2")
     err = await error_of(project.environments.create("SUPPORT"))
     assert err.details["suggestion"] == "SUPPORT-3"

@@ -246,9 +246,18 @@ async def test_load_failures_and_compile_errors(tmp_path: Path) -> None:
     (env.path / "silo.environment.json").unlink()
     assert codes(await env.validate()) == [("warning", "manifest_missing")]
     (env.path / "tasks" / "broken.json").write_text("[]")
+    (env.path / "tasks" / "torn.json").write_text('{"id": ')
     report = await env.validate()
-    assert codes(report) == [("error", "runtime_load_failed")]
+    # every broken task file is named, and the rest of the environment is still checked
+    assert codes(report) == [
+        ("error", "task_invalid"),
+        ("error", "invalid_json"),
+        ("warning", "manifest_missing"),
+    ]
     assert 'Task file "tasks/broken.json"' in report.findings[0].message
+    assert 'Task file "tasks/torn.json"' in report.findings[1].message
+    assert report.counts["tasks"] == 3 and report.counts["tools"] > 0
+    (env.path / "tasks" / "torn.json").unlink()
     (env.path / "tasks" / "broken.json").unlink()
     write(env.path / "tools" / "helpers.py", "def f(:\n    pass\n")
     write(env.path / "tools" / "__init__.py", "from .helpers import f\n" + TOOLS)

@@ -16,6 +16,7 @@ import click
 
 from .._errors import SiloError
 from ..project import EnvironmentHandle, Project, check_environment_name, enclosing_project
+from ._types import WholeNumber
 from ._usage import misplaced_option_hint
 
 __all__ = [
@@ -155,21 +156,21 @@ def limit_options(fn: F) -> F:
     """``--max-tool-calls N``, ``--timeout-ms MS``, ``--token-limit N``: per-rollout limits."""
     fn = click.option(
         "--token-limit",
-        type=click.IntRange(min=0),
+        type=WholeNumber(min=0),
         default=None,
         help="Recorded input + output tokens per rollout before the agent is stopped "
         "(max_tokens; default: no limit).",
     )(fn)
     fn = click.option(
         "--timeout-ms",
-        type=click.IntRange(min=1),
+        type=WholeNumber(min=1),
         default=120_000,
         show_default=True,
         help="Time limit per rollout, in milliseconds.",
     )(fn)
     return click.option(
         "--max-tool-calls",
-        type=click.IntRange(min=0),
+        type=WholeNumber(min=0),
         default=100,
         show_default=True,
         help="Tool calls per rollout before the agent is stopped.",

@@ -40,6 +40,7 @@ from ._errors import fail
 from ._eval_text import rel as _rel
 from ._eval_text import summary_text
 from ._models import check_model_flags, model_agents, model_options
+from ._types import Number, TaskList, WholeNumber
 
 __all__ = ["eval_command", "label_agents", "summary_text"]
 
@@ -202,7 +203,12 @@ async def _run_eval(
 @env_option
 @click.option("--task", "tasks", multiple=True, metavar="ID", help="A task (repeatable).")
 @click.option(
-    "--tasks", "all_tasks", type=click.Choice(["all"]), default=None, help="Every task (default)."
+    "--tasks",
+    "task_list",
+    type=TaskList(),
+    default=None,
+    metavar="all|ID,ID...",
+    help="Every task (all, the default) or the tasks named, separated by commas.",
 )
 @click.option(
     "--agent",
@@ -217,14 +223,14 @@ async def _run_eval(
 @model_options(repeatable=True)
 @click.option(
     "--runs",
-    type=click.IntRange(min=1),
+    type=WholeNumber(min=1),
     default=1,
     show_default=True,
     help="Rollouts per task and agent.",
 )
 @click.option(
     "--concurrency",
-    type=click.IntRange(min=1),
+    type=WholeNumber(min=1),
     default=64,
     show_default=True,
     help="Rollouts in flight at once, over all agents and tasks.",
@@ -239,7 +245,7 @@ async def _run_eval(
 )
 @click.option(
     "--fail-under",
-    type=click.FloatRange(0.0, 1.0),
+    type=Number(0.0, 1.0),
     default=None,
     metavar="RATE",
     help="Exit 1 when an agent's pass rate is below RATE (0 to 1); the summary is written first.",
@@ -259,7 +265,7 @@ def eval_command(
     ctx: click.Context,
     env_name: str,
     tasks: tuple[str, ...],
-    all_tasks: str | None,
+    task_list: list[str] | None,
     agent_specs: tuple[str, ...],
     model_specs: tuple[str, ...],
     base_url: str | None,
@@ -282,8 +288,12 @@ def eval_command(
     rollouts are kept and summarised, and the command exits 130. With --fail-under RATE it
     exits 1 when an agent's pass rate is below RATE (after writing everything).
     """
-    if tasks and all_tasks:
-        raise click.UsageError("use --task ID (repeatable) or --tasks all, not both.")
+    if tasks and task_list:
+        raise click.UsageError(
+            "use --task ID (repeatable) or --tasks all|ID,ID..., not both (they say the same)."
+        )
+    all_tasks = task_list == ["all"]
+    tasks = tuple(task_list) if task_list and not all_tasks else tasks
     check_model_flags(model_specs, base_url, max_turns)
     cwd = Path.cwd()
     prices = _prices(prices_file)
@@ -293,7 +303,7 @@ def eval_command(
         return await handle.load(), handle.project.cwd
 
     environment, project_dir = run_async(prepare)
-    task_ids = _select_tasks(environment, tasks, all_tasks == "all")
+    task_ids = _select_tasks(environment, tasks, all_tasks)
     agents = _all_agents(agent_specs, model_specs, base_url, max_turns, cwd)
     eval_id = new_eval_id()
     target = out_dir if out_dir is not None else project_dir / ".silo" / "evals" / eval_id

@@ -13,6 +13,7 @@ from ._common import project_root
 from ._errors import fail
 from ._report import plural, relative
 from ._runs import MIN_PARTIAL_ID, _eval_ids, _partial_matches
+from ._types import Number
 
 __all__ = ["export_command"]
 
@@ -61,7 +62,7 @@ def _skipped_note(stats: ExportStats) -> str:
 @click.option("--passed-only", is_flag=True, help="Only rollouts that passed.")
 @click.option(
     "--min-reward",
-    type=click.FloatRange(0.0, 1.0),
+    type=Number(0.0, 1.0),
     default=None,
     metavar="R",
     help="Only rollouts with at least this reward (0 to 1).",

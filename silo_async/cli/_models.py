@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from .._agentload import AgentLoadError
+from ._types import WholeNumber
 
 __all__ = ["check_model_flags", "model_agents", "model_options"]
 
@@ -31,7 +32,7 @@ def model_options(*, repeatable: bool) -> Callable[[F], F]:
     def decorate(fn: F) -> F:
         fn = click.option(
             "--max-turns",
-            type=click.IntRange(min=1),
+            type=WholeNumber(min=1),
             default=None,
             help="Model responses per rollout before the loop stops (default 50).",
         )(fn)

@@ -20,6 +20,7 @@ from ._common import (
 )
 from ._models import check_model_flags, model_agents, model_options
 from ._report import agent_crash, many_json, many_text, run_json, run_text
+from ._types import WholeNumber
 
 __all__ = ["run"]
 
@@ -40,11 +41,11 @@ MAX_DEFAULT_CONCURRENCY = 16
     f"(default: ./{DEFAULT_AGENT_FILE}).",
 )
 @click.option(
-    "--runs", type=click.IntRange(min=1), default=1, show_default=True, help="Rollouts to run."
+    "--runs", type=WholeNumber(min=1), default=1, show_default=True, help="Rollouts to run."
 )
 @click.option(
     "--concurrency",
-    type=click.IntRange(min=1),
+    type=WholeNumber(min=1),
     default=None,
     help=f"Rollouts at once (default: min(runs, {MAX_DEFAULT_CONCURRENCY})).",
 )

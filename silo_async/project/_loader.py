@@ -88,36 +88,59 @@ def _task_invalid(message: str, details: dict[str, Any]) -> SiloError:
     return SiloError("task_invalid", message, details)
 
 
-def discover_tasks(env_dir: Path, environment: str) -> list[Task]:
+def _read_task(path: Path, environment: str) -> Task:
+    rel = f"tasks/{path.name}"
+    source = f'Task file "{rel}" in environment "{environment}"'
+    data = read_json_as(path, source, {"environment": environment, "file": rel})
+    if not isinstance(data, dict):
+        raise _task_invalid(
+            f"{source} is not a JSON object.", {"environment": environment, "file": rel}
+        )
+    try:
+        return Task.from_dict(data, source=source)
+    except SiloError as exc:
+        details = {"environment": environment, "file": rel, "field": exc.details.get("field")}
+        raise _task_invalid(exc.message, details) from None
+
+
+def discover_tasks(
+    env_dir: Path, environment: str, problems: list[SiloError] | None = None
+) -> list[Task]:
     """Read every ``tasks/*.json`` (sorted by file name), reject duplicates, sort by id.
+
+    Args:
+        env_dir: the environment directory.
+        environment: its name (for messages).
+        problems: when given, a broken file is appended here and skipped, so every broken
+            file is reported at once and the good tasks are still found (``env validate``).
 
     Raises:
         SiloError: ``invalid_json`` for an unparsable file; ``task_invalid`` naming the file and
-            the field, or both files of a duplicated id.
+            the field, or both files of a duplicated id (unless ``problems`` collects them).
     """
     tasks_dir = env_dir / "tasks"
     files = json_files(tasks_dir)
     found: dict[str, tuple[Task, str]] = {}
     for path in files:
         rel = f"tasks/{path.name}"
-        source = f'Task file "{rel}" in environment "{environment}"'
-        data = read_json_as(path, source, {"environment": environment, "file": rel})
-        if not isinstance(data, dict):
-            raise _task_invalid(
-                f"{source} is not a JSON object.", {"environment": environment, "file": rel}
-            )
         try:
-            task = Task.from_dict(data, source=source)
+            task = _read_task(path, environment)
         except SiloError as exc:
-            details = {"environment": environment, "file": rel, "field": exc.details.get("field")}
-            raise _task_invalid(exc.message, details) from None
+            if problems is None:
+                raise
+            problems.append(exc)
+            continue
         if task.id in found:
             first = found[task.id][1]
-            raise _task_invalid(
+            twice = _task_invalid(
                 f'Task id "{task.id}" is declared twice in environment "{environment}": '
                 f"{first} and {rel}.",
                 {"environment": environment, "id": task.id, "files": [first, rel]},
             )
+            if problems is None:
+                raise twice
+            problems.append(twice)
+            continue
         found[task.id] = (task, rel)
     return sorted((t for t, _ in found.values()), key=lambda t: t.id)
 
@@ -146,8 +169,16 @@ def _project_dir(cwd: str | os.PathLike[str] | None) -> Path:
     return Path(os.getcwd() if cwd is None else cwd).absolute()
 
 
-def open_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> OpenedEnvironment:
+def open_environment(
+    name: str,
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    task_problems: list[SiloError] | None = None,
+) -> OpenedEnvironment:
     """Find, import and contract-check environment ``name``; discover its tasks.
+
+    ``task_problems`` (see :func:`discover_tasks`) collects broken task files instead of
+    raising on the first one.
 
     Raises:
         SiloError: ``environment_not_found``, ``unsafe_name``, ``invalid_json``,
@@ -159,7 +190,7 @@ def open_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> Op
     entrypoint = resolve_entrypoint(env_dir, manifest.entrypoint, environment)
     module = import_environment(env_dir, entrypoint, environment)
     create_state, bind_tools, verifiers = _contract(module, environment)
-    tasks = discover_tasks(env_dir, environment)
+    tasks = discover_tasks(env_dir, environment, task_problems)
     return OpenedEnvironment(
         name=environment,
         path=env_dir,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -84,13 +83,42 @@ def copy_template(source: Path, destination: Path) -> None:
             shutil.copyfile(entry, target)
 
 
-def _already_exists(name: str, existing: Sequence[str]) -> SiloError:
+def _already_exists(name: str, existing: Sequence[str], root: Path | None = None) -> SiloError:
     suggestion = suggest_free_name(name, existing)
+    taken = _taken_as(name, root)
+    # Names collide ignoring case: say which environment is in the way when it is spelled
+    # differently, or "CRM1" already existing would make no sense next to "crm1".
+    where = f' as "{taken}" (names are compared ignoring case)' if taken not in (None, name) else ""
     return SiloError(
         "environment_already_exists",
-        f'Environment "{name}" already exists. Try "{suggestion}".',
-        {"name": name, "suggestion": suggestion},
+        f'Environment "{name}" already exists{where}. Try "{suggestion}".',
+        {"name": name, "suggestion": suggestion, "existing": taken or name},
     )
+
+
+def _taken_as(name: str, root: Path | None) -> str | None:
+    """The directory name that ``name`` collides with, as spelled on disk."""
+    if root is None or not root.is_dir():
+        return None
+    for entry in sorted(root.iterdir()):
+        if entry.is_dir() and not entry.name.startswith(".") and entry.name.lower() == name.lower():
+            return entry.name
+    return None
+
+
+def _make_staging(root: Path) -> Path:
+    """A fresh hidden directory in ``root``, made with the usual permissions.
+
+    ``tempfile.mkdtemp`` makes ``drwx------`` directories, which the rename would hand to the
+    user as their environment; ``os.mkdir`` applies the umask like any other directory.
+    """
+    while True:
+        staging = root / f".staging-{os.urandom(6).hex()}"
+        try:
+            staging.mkdir()
+        except FileExistsError:  # pragma: no cover - 48 random bits collided
+            continue
+        return staging
 
 
 def create_environment(
@@ -107,9 +135,9 @@ def create_environment(
     check_environment_name(name)
     source = _templates.template_dir(template)
     existing = list_environment_names(cwd)
-    if name.lower() in existing:
-        raise _already_exists(name, existing)
     root = environments_dir(cwd)
+    if name.lower() in existing:
+        raise _already_exists(name, existing, root)
     root.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(
         name=name,
@@ -118,18 +146,18 @@ def create_environment(
         entrypoint=DEFAULT_ENTRYPOINT,
         tools=tuple(tools),
     )
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
+    staging = _make_staging(root)
     destination = root / name
     try:
         copy_template(source, staging)
         write_text(staging / MANIFEST_FILE, to_json_text(manifest.to_dict()), exclusive=True)
         if destination.exists():  # created by someone else since the check above
-            raise _already_exists(name, list_environment_names(cwd))
+            raise _already_exists(name, list_environment_names(cwd), root)
         try:
             os.rename(staging, destination)
         except OSError as exc:
             if destination.exists():  # a non-empty destination appeared meanwhile
-                raise _already_exists(name, list_environment_names(cwd)) from exc
+                raise _already_exists(name, list_environment_names(cwd), root) from exc
             raise
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

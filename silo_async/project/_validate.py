@@ -140,12 +140,16 @@ def _check_compiles(c: Checker, env_dir: Path) -> None:
 
 
 async def _check_runtime(c: Checker, environment: str, cwd: Path) -> None:
+    # A broken task file is one finding among others: the rest is still loaded and checked.
+    broken: list[SiloError] = []
     try:
-        opened = open_environment(environment, cwd)
+        opened = open_environment(environment, cwd, task_problems=broken)
     except SiloError as exc:
         _load_failure(c, exc)
         return
-    c.counts["tasks"] = len(opened.tasks)
+    for problem in broken:
+        c.error(problem.code, problem.message)
+    c.counts["tasks"] = len(opened.tasks) + len(broken)
     if not opened.manifest.found:
         c.warning("manifest_missing", "No silo.environment.json; defaults were used.")
     made, state = check_worlds(c, opened.create_state)
