@@ -47,6 +47,7 @@ __version__ = "0.1.0"
 # The project layer and evaluation build on everything above, so they are imported last.
 from .eval import EvalProgress as EvalProgress
 from .eval import EvalSummary as EvalSummary
+from .eval import RayExecutor as RayExecutor
 from .eval import ReplayReport as ReplayReport
 from .eval import evaluate as evaluate
 from .eval import find_run as find_run
@@ -71,6 +72,7 @@ __all__ = [
     "EvalProgress",
     "EvalSummary",
     "Project",
+    "RayExecutor",
     "ReplayReport",
     "RunResult",
     "SiloError",

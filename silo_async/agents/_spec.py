@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .._errors import SiloError
+from .._origin import remember
 from ._anthropic import anthropic
 from ._openai import openai_chat
 
@@ -96,4 +97,6 @@ def from_spec(spec: str, **options: Any) -> Callable[[AgentContext], Any]:
         ValueError: an invalid keyword value.
     """
     parsed = parse_model_spec(spec)
-    return PROVIDERS[parsed.provider](parsed.model, **options)
+    agent = PROVIDERS[parsed.provider](parsed.model, **options)
+    # Sent to other processes (Ray workers) as this call, not as its SDK client.
+    return remember(agent, from_spec, spec, **options)

@@ -52,6 +52,8 @@ CLI_ERROR_CODES = (
     "eval_not_found",  # runs list --eval: no such eval
     "out_dir_not_empty",  # eval --out: the directory already holds files
     "model_invalid",  # --model: bad spec, unknown provider, missing SDK extra or missing key
+    "executor_invalid",  # eval --executor ray: an address, size or object it cannot use or ship
+    "executor_unavailable",  # eval --executor ray: Ray missing, unreachable or failing to start
     "cancelled",  # eval interrupted before its summary was written
     "fail_under",  # eval --fail-under RATE: an agent's pass rate is below RATE
     "prices_invalid",  # eval --prices FILE: missing, not JSON, or not a price table

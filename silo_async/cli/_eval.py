@@ -39,6 +39,7 @@ from ._common import (
 from ._errors import fail
 from ._eval_text import rel as _rel
 from ._eval_text import summary_text
+from ._executor import build_executor, executor_options
 from ._models import check_model_flags, model_agents, model_options
 from ._types import Number, TaskList, WholeNumber
 
@@ -259,6 +260,7 @@ async def _run_eval(
     help='Token prices per million tokens by model, JSON: {"MODEL": {"input": 0.4, '
     '"output": 1.6}} ("*" for any other model); adds cost to every summary.',
 )
+@executor_options
 @json_option
 @click.pass_context
 def eval_command(
@@ -278,6 +280,10 @@ def eval_command(
     out_dir: Path | None,
     fail_under: float | None,
     prices_file: Path | None,
+    executor: str,
+    ray_address: str | None,
+    workers: int | None,
+    worker_concurrency: int | None,
     as_json: bool,
 ) -> None:
     """Evaluate one or more agents on an environment's tasks and write a report.
@@ -287,6 +293,8 @@ def eval_command(
     runs/ (index.jsonl plus every rollout's run directory). Ctrl-C stops cleanly: finished
     rollouts are kept and summarised, and the command exits 130. With --fail-under RATE it
     exits 1 when an agent's pass rate is below RATE (after writing everything).
+    With --executor ray the rollouts run on a pool of Ray workers (all cores of this machine,
+    or the cluster --ray-address names), with the same results and files.
     """
     if tasks and task_list:
         raise click.UsageError(
@@ -295,6 +303,7 @@ def eval_command(
     all_tasks = task_list == ["all"]
     tasks = tuple(task_list) if task_list and not all_tasks else tasks
     check_model_flags(model_specs, base_url, max_turns)
+    runner = build_executor(executor, ray_address, workers, worker_concurrency)
     cwd = Path.cwd()
     prices = _prices(prices_file)
 
@@ -326,6 +335,7 @@ def eval_command(
             eval_id=eval_id,
             on_progress=on_progress,
             prices=prices,
+            executor=runner,
         )
 
     summary = run_async(lambda: _run_eval(start, display))

@@ -87,11 +87,22 @@ def summary_text(summary: EvalSummary, cwd: Path) -> str:
     note = summary.partial_note()
     if note is not None:
         lines += [note, ""]
+    if summary.config.get("executor") == "ray":
+        lines += [_ray_line(summary), ""]
     lines += [*_agents(summary), *_grid(summary)]
     if summary.out_dir is not None:
         out = rel(summary.out_dir, cwd)
         lines += ["", f"Report   {out}/report.html", f"Summary  {out}/summary.json"]
     return "\n".join(lines)
+
+
+def _ray_line(summary: EvalSummary) -> str:
+    config, retries = summary.config, summary.infra_retries
+    return (
+        f"Ray: {config.get('workers')} workers × {config.get('workerConcurrency')} rollouts · "
+        f"started in {summary.executor_start_ms / 1000:.1f} s · "
+        f"{retries} {'rollout' if retries == 1 else 'rollouts'} rerun after a worker died"
+    )
 
 
 def rel(path: Path, cwd: Path) -> str:

@@ -2,7 +2,8 @@
 
 Public names (re-exported from ``silo_async``): :func:`evaluate`, :class:`EvalSummary`,
 :class:`EvalProgress`, :func:`pass_at_k`, :func:`pass_hat_k`, :func:`replay`,
-:class:`ReplayReport`, :func:`list_runs`, :func:`find_run`, :func:`load_run`.
+:class:`ReplayReport`, :func:`list_runs`, :func:`find_run`, :func:`load_run`,
+:class:`RayExecutor`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from ._compare import Comparison, ComparisonRow
 from ._evaluate import EvalProgress, evaluate, new_eval_id
 from ._prices import Prices, PricesError, read_prices
+from ._ray import RayExecutor
 from ._records import RolloutRecord
 from ._replay import CallComparison, ReplayReport, replay
 from ._runs import RecordedRun, RunInfo, find_run, list_runs, load_run
@@ -34,6 +36,7 @@ __all__ = [
     "Interval",
     "Prices",
     "PricesError",
+    "RayExecutor",
     "RecordedRun",
     "ReplayReport",
     "RolloutRecord",
