@@ -11,7 +11,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,openai,anthropic,ray]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,openai,anthropic,ray,mcp]'
 	@touch $(STAMP)
 
 lint: $(STAMP)

@@ -17,6 +17,7 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
         ("customer.py", "PASS reward=1.00 calls=2"),
         ("profit.py", "PASS reward=1.00 answer='The total profit is 59980.'"),
         ("quickstart.py", "True 1.0 completed"),
+        ("mcp_crm.py", "PASS reward=1.00 calls=2"),  # the crm world played over MCP (stdio)
     ],
 )
 def test_example_runs_and_passes(script: str, expected: str) -> None:

@@ -18,6 +18,7 @@ from ._export import export_command
 from ._init import init
 from ._run import run
 from ._runs import replay_command, runs
+from ._serve import serve
 from ._tasks import task
 from ._tools import tool, verifier
 from ._usage import root_option_after_command
@@ -81,6 +82,18 @@ def app(ctx: click.Context, backend: str, show_traceback: bool) -> None:
 
 
 runs.add_command(export_command)
-for _command in (init, env, data, task, tool, verifier, run, eval_command, runs, replay_command):
+for _command in (
+    init,
+    env,
+    data,
+    task,
+    tool,
+    verifier,
+    run,
+    eval_command,
+    runs,
+    replay_command,
+    serve,
+):
     app.add_command(_command)
 attach_examples(app)

@@ -58,6 +58,10 @@ CLI_ERROR_CODES = (
     "fail_under",  # eval --fail-under RATE: an agent's pass rate is below RATE
     "prices_invalid",  # eval --prices FILE: missing, not JSON, or not a price table
     "internal_error",  # an unexpected exception (a bug, or environment code that raised)
+    "mcp_not_installed",  # serve: the mcp extra is missing
+    "tool_name_reserved",  # serve: the environment has its own tool named "submit"
+    "serve_unprotected",  # serve --transport http on a non-loopback host without a token
+    "address_unavailable",  # serve --transport http: the host/port cannot be bound
 )
 
 

@@ -71,6 +71,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "silo-async runs export ee2add7023 --passed-only",
     ),
     "replay": ("silo-async replay ee2add7023",),
+    "serve": (
+        "silo-async serve --env demo --task TASK-001",
+        "silo-async serve --env demo --task TASK-001 --transport http --port 0 --json",
+    ),
 }
 
 

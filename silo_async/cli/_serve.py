@@ -1,0 +1,176 @@
+"""``silo-async serve``: episodes of a task, played by any MCP client over stdio or HTTP.
+
+The ``mcp`` extra is imported only here, when the command runs, so the rest of the CLI (and
+``import silo_async``) works without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import click
+
+from .._environment import Environment
+from .._result import RunResult
+from ._common import BACKEND_KEY, env_option, open_environment, run_async
+from ._errors import fail
+from ._report import run_json, run_text
+
+__all__ = ["serve"]
+
+#: Where an HTTP server listens unless told otherwise.
+DEFAULT_PORT = 8765
+
+
+def _import_serve() -> ModuleType:
+    try:
+        from .. import serve as module
+    except ImportError as exc:
+        fail(
+            "mcp_not_installed",
+            f"silo-async serve needs the official MCP SDK, which is not installed ({exc}): "
+            "pip install 'silo_async[mcp]'.",
+        )
+    return module
+
+
+def _only_for_http(ctx: click.Context, transport: str) -> None:
+    """``--host``/``--port``/``--token`` given on the command line with stdio: a usage error."""
+    if transport == "http":
+        return
+    for name, flag in (("host", "--host"), ("port", "--port"), ("token", "--token")):
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
+            raise click.UsageError(f"{flag} only applies to --transport http.", ctx)
+
+
+def _reporter(as_json: bool, cwd: Path) -> Callable[[RunResult], None]:
+    """Print an ended episode's report on stderr (stdout may be the MCP wire)."""
+
+    def report(result: RunResult) -> None:
+        if as_json:
+            click.echo(json.dumps(run_json(result, cwd), ensure_ascii=False), err=True)
+        else:
+            click.echo(run_text(result, cwd), err=True)
+
+    return report
+
+
+@click.command("serve", short_help="Serve episodes of a task to any MCP client.")
+@env_option
+@click.option("--task", "task_id", required=True, metavar="ID", help="The task to play.")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio: this process is one episode; http: many episodes at /episodes/<id>/mcp.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to bind.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="HTTP: the port (0: any free port).",
+)
+@click.option(
+    "--token",
+    envvar="SILO_SERVE_TOKEN",
+    default=None,
+    metavar="TOKEN",
+    help="HTTP: require 'Authorization: Bearer TOKEN' on every request [env: SILO_SERVE_TOKEN].",
+)
+@click.option(
+    "--max-tool-calls",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Tool calls per episode; the one beyond it ends the episode.",
+)
+@click.option(
+    "--timeout-ms",
+    type=click.IntRange(min=1),
+    default=120_000,
+    show_default=True,
+    help="Time limit per episode from its start, in milliseconds.",
+)
+@click.option(
+    "--reveal-grade",
+    is_flag=True,
+    help="submit answers the grade (PASS/FAIL, reward, failed checks) instead of 'Submitted.'.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the startup line and reports as JSON.")
+@click.pass_context
+def serve(
+    ctx: click.Context,
+    env_name: str,
+    task_id: str,
+    transport: str,
+    host: str,
+    port: int,
+    token: str | None,
+    max_tool_calls: int,
+    timeout_ms: int,
+    reveal_grade: bool,
+    as_json: bool,
+) -> None:
+    """Serve episodes of a task over MCP; each writes its run under .silo/runs/ when it ends.
+
+    stdio (the default) is one episode per process: point an MCP client at
+    `silo-async serve --env E --task T`. The episode ends at `submit`, at a limit or when the
+    client disconnects, and its report goes to stderr.
+    """
+    _only_for_http(ctx, transport)
+    module = _import_serve()
+    cwd = Path.cwd()
+
+    async def prepare() -> tuple[Environment, Path]:
+        handle = await open_environment(env_name)
+        return await handle.load(), handle.project.runs_dir
+
+    # Anything printed while the environment loads must not reach stdout, the MCP wire of stdio.
+    with contextlib.redirect_stdout(sys.stderr):
+        environment, runs_dir = run_async(prepare)
+    report = _reporter(as_json, cwd)
+    options: dict[str, Any] = {
+        "max_tool_calls": max_tool_calls,
+        "timeout": timeout_ms / 1000,
+        "runs_dir": runs_dir,
+        "reveal": (lambda result: run_text(result, cwd)) if reveal_grade else None,
+        "on_end": report,
+    }
+    if transport == "stdio":
+        run_async(lambda: module.serve_stdio(environment, task_id, **options))
+        return
+    if ctx.meta.get(BACKEND_KEY) == "trio":
+        raise click.UsageError("--transport http runs on asyncio (uvicorn); drop --backend trio.")
+    stdout = sys.stdout
+
+    def announce(info: dict[str, Any]) -> None:
+        if as_json:
+            line = json.dumps(info, ensure_ascii=False)
+        else:
+            line = (
+                f'Serving "{environment.name}" at {info["url"]} — MCP: {info["episodes"][0]["url"]}'
+            )
+        click.echo(line, file=stdout)
+
+    # stdout carries the startup line only: what tools print goes to stderr.
+    with contextlib.redirect_stdout(sys.stderr):
+        run_async(
+            lambda: module.serve_http(
+                environment,
+                task_id,
+                host=host,
+                port=port,
+                token=token,
+                on_ready=announce,
+                **options,
+            )
+        )
