@@ -46,6 +46,33 @@ async def nap(state: Any, input: dict[str, Any]) -> Any:
     return "rested"
 '''
 
+#: A tool that writes to the world and returns every note this world holds (a leak shows).
+JOT_TOOL = '''"""Tool jot: adds a note to the world and returns every note the world holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+
+
+@silo.tool(
+    name="jot",
+    description="Add a note; returns every note so far.",
+    input_schema={
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+        "additionalProperties": False,
+    },
+)
+def jot(state: Any, input: dict[str, Any]) -> Any:
+    notes = state.setdefault("notes", {})
+    note_id = f"NOTE-{len(notes) + 1:03d}"
+    notes[note_id] = {"id": note_id, "text": input["text"]}
+    return {"notes": [n["text"] for n in notes.values()]}
+'''
+
 ENV_NAME = "sales"
 
 
@@ -69,16 +96,15 @@ def silo_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def make_project(root: Path) -> Path:
-    """A project with the crm template as environment ``sales`` plus the ``nap`` tool."""
+    """A project with the crm template as environment ``sales``, plus ``nap`` and ``jot``."""
     root.mkdir(parents=True, exist_ok=True)
-    for args in (
-        ("init", ENV_NAME, "--template", "crm"),
-        ("tool", "add", "nap", "--env", ENV_NAME),
-    ):
-        done = silo_cli(*args, cwd=root)
+    done = silo_cli("init", ENV_NAME, "--template", "crm", cwd=root)
+    assert done.returncode == 0, done.stderr
+    for name, source in (("nap", NAP_TOOL), ("jot", JOT_TOOL)):
+        done = silo_cli("tool", "add", name, "--env", ENV_NAME, cwd=root)
         assert done.returncode == 0, done.stderr
-    tool = root / ".silo" / "environments" / ENV_NAME / "tools" / "nap.py"
-    tool.write_text(NAP_TOOL, encoding="utf-8")
+        tool = root / ".silo" / "environments" / ENV_NAME / "tools" / f"{name}.py"
+        tool.write_text(source, encoding="utf-8")
     return root
 
 

@@ -80,7 +80,7 @@ async def test_submit_ends_the_episode_graded_written_and_reported(
             # The report is on stderr as soon as the episode ends, not when the process exits.
             report = await wait_for(log, "Run saved")
             after = await client.call_tool("list_users", {})
-    assert names[-2:] == ["nap", "submit"] and "list_users" in names
+    assert names[-3:] == ["nap", "jot", "submit"] and "list_users" in names
     assert not users.is_error and users.structured_content["total"] > 0
     assert invalid.is_error and invalid.structured_content["code"] == "invalid_input"
     grade = text_of(submitted)
