@@ -35,6 +35,10 @@ __all__ = ["is_loopback", "serve_http"]
 
 #: Seconds uvicorn waits for requests in flight once asked to stop, before cancelling them.
 GRACEFUL_SHUTDOWN_S = 1
+#: Seconds an idle keep-alive connection stays open. An agent thinks (a model call) for seconds
+#: between tool calls; uvicorn's 5 s default closed connections just as clients reused them, and
+#: a POST that meets a closing connection fails (ReadError) rather than being retried.
+KEEP_ALIVE_S = 120
 #: Connections the kernel queues before the server accepts them (uvicorn's default).
 BACKLOG = 2048
 
@@ -182,6 +186,7 @@ async def serve_http(
         log_level="warning",
         access_log=False,
         backlog=BACKLOG,
+        timeout_keep_alive=KEEP_ALIVE_S,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
     server = _Server(config)
