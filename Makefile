@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_eval.py
 	$(PY) benchmarks/bench_model_agents.py
 	$(PY) benchmarks/bench_export.py
+	$(PY) benchmarks/bench_world.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

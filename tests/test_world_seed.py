@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +118,39 @@ def test_round_half_up_is_the_one_rounding() -> None:
         w.round_half_up(float("nan"))
 
 
+def _decimal_money(value: Any) -> Any:
+    """to_money as it was before its fast path: always through the decimal text."""
+    exact = Decimal(repr(value))
+    if abs(exact) < 2**53:
+        exact = exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    rounded = float(exact)
+    return int(rounded) if rounded.is_integer() else rounded
+
+
+def test_money_fast_path_agrees_with_the_decimal_texts() -> None:
+    # Whole-cent amounts are summed and multiplied in integer cents; every result must be the
+    # one the decimal texts give, type included (int for whole amounts).
+    rng = random.Random(7)
+    amounts: list[Any] = [0, -0.0, 0.1, 0.2, 0.3, 1.005, 2.675, -2.5, 19.99, 746500.0, 10**12,
+                          0.1 + 0.2, 1e13, -1e13 + 0.01, 123456789.12, 2**53, 0.07]  # fmt: skip
+    amounts += [rng.randint(-(10**8), 10**8) / 100 for _ in range(300)]
+    amounts += [rng.randint(0, 10**9) / 1000 for _ in range(100)]
+    amounts += [rng.randint(-500, 500) for _ in range(50)]
+    for value in amounts:
+        expected = _decimal_money(value)
+        assert (w.to_money(value), type(w.to_money(value))) == (expected, type(expected)), value
+    for _ in range(300):
+        group = rng.sample(amounts, rng.randint(1, 6))
+        expected = _decimal_money(float(sum((Decimal(repr(v)) for v in group), Decimal(0))))
+        got = w.sum_money(group)
+        assert (got, type(got)) == (expected, type(expected)), group
+        a, b = rng.choice(amounts), rng.choice([*amounts[:60], 3, 7, 0.21, 1.5, 12])
+        exact = Decimal(repr(a)) * Decimal(repr(b))
+        expected = _decimal_money(float(exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)))
+        got = w.multiply_money(a, b)
+        assert (got, type(got)) == (expected, type(expected)), (a, b)
+
+
 @pytest.mark.parametrize(
     ("text", "numbers"),
     [
@@ -146,7 +181,10 @@ def test_answer_helpers() -> None:
 
 
 def test_world_comparisons() -> None:
-    initial = {"a": {"A-1": {"id": "A-1", "v": 1}, "A-2": {"id": "A-2", "v": 2}}, "log": []}
+    initial: dict[str, Any] = {
+        "a": {"A-1": {"id": "A-1", "v": 1}, "A-2": {"id": "A-2", "v": 2}},
+        "log": [],
+    }
     final = {
         "a": {"A-1": {"id": "A-1", "v": 1.0}, "A-3": {"id": "A-3", "v": 3}},
         "log": [{"id": "L-1", "v": 0}],
@@ -157,5 +195,14 @@ def test_world_comparisons() -> None:
     assert w.new_records(final, initial, "log") == [{"id": "L-1", "v": 0}]
     assert w.unchanged(initial, json.loads(json.dumps(initial)))
     assert not w.unchanged(final, initial)
+    reordered = {
+        "log": [],
+        "a": {k: dict(reversed(list(v.items()))) for k, v in initial["a"].items()},
+    }
+    assert w.unchanged(reordered, initial)  # key order aside (not byte-equal: compared by value)
+    assert not w.unchanged({**initial, "log": [{"v": 1}]}, initial)
+    assert not w.unchanged(
+        {"a": {**initial["a"], "A-1": {"id": "A-1", "v": 1.0}}, "log": []}, initial
+    )
     assert w.find_by(initial, "a", "v", "2") == {"id": "A-2", "v": 2}
     assert w.find_by(initial, "a", "v", "9") is None

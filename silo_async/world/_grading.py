@@ -13,6 +13,7 @@ World comparisons take ``(final, initial)`` in the order verifiers receive them.
 
 from __future__ import annotations
 
+import marshal
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -115,7 +116,16 @@ def mentions_id(text: str, record_id: str) -> bool:
 
 
 def unchanged(final: Any, initial: Any) -> bool:
-    """The whole world is exactly as it started (JSON equality: key order aside, types kept)."""
+    """The whole world is exactly as it started (JSON equality: key order aside, types kept).
+
+    Equal ``marshal`` bytes prove it at C speed (same values, types and order) for the common
+    case of a world the agent left alone; only other worlds are compared value by value.
+    """
+    try:
+        if marshal.dumps(final) == marshal.dumps(initial):
+            return True
+    except ValueError:  # not plain data: the slow comparison decides
+        pass
     return json_equal(final, initial)
 
 

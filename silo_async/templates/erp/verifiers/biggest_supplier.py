@@ -51,5 +51,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             single["vatNumber"] == vat or not w.states_number(answer, record[single["id"]], 0.5),
         ),
         silo.optional("commits to a figure (1 to 3 numbers)", w.few_numbers(answer, 3)),
-        silo.optional("the world is unchanged", w.unchanged(final, initial)),
+        silo.optional(
+            "nothing was written (every write is audited)", not w.new_audit_entries(final, initial)
+        ),
     ]

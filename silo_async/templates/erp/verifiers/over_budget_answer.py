@@ -30,5 +30,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             f"does not state {without_transfers:,.2f} (the overrun without the transfer)",
             not w.states_number(answer, without_transfers),
         ),
-        silo.optional("the world is unchanged", w.unchanged(final, initial)),
+        silo.optional(
+            "nothing was written (every write is audited)", not w.new_audit_entries(final, initial)
+        ),
     ]

@@ -33,5 +33,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             "does not give all outstanding (overdue or not) as the answer",
             not w.states_number(answer, w.to_money(everything)),
         ),
-        silo.optional("the world is unchanged", w.unchanged(final, initial)),
+        silo.optional(
+            "nothing was written (every write is audited)", not w.new_audit_entries(final, initial)
+        ),
     ]

@@ -1,0 +1,191 @@
+"""What a rollout of each shipped world costs besides the agent: create, snapshot, diff, grade.
+
+Each template (crm, project, erp) is created through the project layer in a temporary project
+and loaded like a user's environment. Its scripted solver runs every task once to produce the
+final worlds; then, per rollout and averaged over the tasks, the phases the runner pays for
+every rollout are timed on their own:
+
+* ``create``: ``env.create_state()`` (the toolkit's ``Seed.clone``) and ``bind_tools``;
+* ``snapshot``: the runner's frozen copy of the first world, and thawing it for the verifier;
+* ``diff``: the state diff of the solver's final world, the way the runner computes it
+  (collections the snapshot shows untouched are skipped);
+* ``grade``: the task's verifier on (final, initial).
+
+Phases are timed in this thread's CPU time (a shared, loaded machine does not inflate them) and
+the templates take turns within each round. ``overhead_us`` is their sum (median of rounds).
+Then erp rollouts per second with the solver,
+end to end through ``run_many`` at concurrency 100 without artifacts (crm the same, for scale).
+Target: ``erp_rollout_overhead_us`` <= 2 x ``crm_rollout_overhead_us``. Prints a table, then one
+JSON line with ``erp_rollout_overhead_us``, ``crm_rollout_overhead_us``, ``erp_rollouts_per_s``.
+
+Run: ``.venv/bin/python benchmarks/bench_world.py [--rounds 5] [--rollouts 2000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+import silo_async as silo
+from silo_async._agentload import load_agent
+from silo_async._diff import state_diff
+from silo_async._jsonutil import Snapshot, compact_json
+from silo_async._rollout import _changed_rows
+from silo_async.project import Project
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ("crm", "project", "erp")
+PHASES = ("create", "snapshot", "diff", "grade")
+
+
+async def load(project_dir: Path, template: str) -> silo.Environment:
+    project = await Project.open(project_dir)
+    handle = await project.environments.create(template, template=template)
+    return await handle.load()
+
+
+def solver_of(template: str) -> Any:
+    return load_agent(str(ROOT / "examples" / "agents" / f"{template}_solver.py"), ROOT).fn
+
+
+async def final_worlds(env: silo.Environment, agent: Any) -> dict[str, tuple[Any, str]]:
+    """task id -> (the solver's final world, its answer), captured from ``create_state``."""
+    worlds: list[Any] = []
+
+    def capture() -> Any:
+        worlds.append(env.create_state())
+        return worlds[-1]
+
+    captured = silo.Environment(
+        name=env.name,
+        create_state=capture,
+        bind=env.bind_tools,
+        verifiers=env.verifiers,
+        tasks=env.tasks,
+    )
+    out = {}
+    for task in env.tasks:
+        before = len(worlds)
+        result = await silo.run(captured, task.id, agent)
+        assert result.passed, (env.name, task.id, result.failed_required)
+        out[task.id] = (worlds[before], result.output_text)
+    return out
+
+
+def runner_diff(snapshot: Snapshot, initial: Any, final: Any) -> str:
+    """The state diff as the runner computes it (untouched collections skipped)."""
+    same = snapshot.unchanged(final)
+    before: dict[Any, Any] = {}
+    after: dict[Any, Any] = {}
+    for key, value in final.items():
+        if key not in same:
+            before[key], after[key] = _changed_rows(initial[key], value)
+    return compact_json(state_diff(before, after))
+
+
+def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
+    """µs of this thread's CPU time: other processes on a shared machine do not count."""
+    start = time.thread_time_ns()
+    value = fn(*args)
+    return (time.thread_time_ns() - start) / 1e3, value
+
+
+async def one_round(env: silo.Environment, finals: dict[str, tuple[Any, str]]) -> dict[str, float]:
+    """Mean µs per rollout of each phase, over one pass of every task."""
+    spent = dict.fromkeys(PHASES, 0.0)
+    for task in env.tasks:
+        final, answer = finals[task.id]
+        t_create, state = timed(env.create_state)
+        t_bind, _ = timed(env.bind_tools, state)
+        t_snap, snap = timed(Snapshot, state)
+        t_thaw, initial = timed(snap.thaw)
+        t_diff, _ = timed(runner_diff, Snapshot(initial), initial, final)
+        ctx = silo.VerifierContext(agent_output=answer, task=task, output=answer)
+        start = time.thread_time_ns()
+        await env.verifier_for(task).evaluate(final, initial, ctx)
+        t_grade = (time.thread_time_ns() - start) / 1e3
+        for phase, took in zip(
+            PHASES, (t_create + t_bind, t_snap + t_thaw, t_diff, t_grade), strict=True
+        ):
+            spent[phase] += took
+    return {phase: total / len(env.tasks) for phase, total in spent.items()}
+
+
+async def phases(envs: dict[str, silo.Environment], rounds: int) -> dict[str, dict[str, float]]:
+    """Median per phase of each template; the templates take turns within every round."""
+    finals = {t: await final_worlds(env, solver_of(t)) for t, env in envs.items()}
+    runs: dict[str, list[dict[str, float]]] = {t: [] for t in envs}
+    for index in range(rounds + 1):
+        for t, env in envs.items():
+            measured = await one_round(env, finals[t])
+            if index:  # the first round warms up
+                runs[t].append(measured)
+    out = {}
+    for t, rs in runs.items():
+        out[t] = {p: statistics.median(r[p] for r in rs) for p in PHASES}
+        out[t]["overhead"] = statistics.median(sum(r.values()) for r in rs)
+    return out
+
+
+async def rate(env: silo.Environment, rollouts: int) -> float:
+    tasks = [t.id for t in env.tasks]
+    runs = max(1, rollouts // len(tasks))
+    start = time.perf_counter()
+    results = await silo.run_many(env, tasks, solver_of(env.name), runs=runs, concurrency=100)
+    elapsed = time.perf_counter() - start
+    assert all(r.passed for r in results)
+    return len(results) / elapsed
+
+
+def world_size(env: silo.Environment) -> int:
+    return len(compact_json(env.create_state()))
+
+
+async def main(rounds: int, rollouts: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="bench-world-") as tmp:
+        envs = {t: await load(Path(tmp), t) for t in TEMPLATES}
+        costs = await phases(envs, rounds)
+        rates = {t: await rate(envs[t], rollouts) for t in ("crm", "erp")}
+    print(
+        f"{'template':<9} {'tools':>5} {'KB':>6} "
+        + " ".join(f"{p:>9}" for p in PHASES)
+        + f" {'total µs':>9}"
+    )
+    for t, c in costs.items():
+        env = envs[t]
+        tools = len(env.bind_tools(env.create_state()))
+        print(
+            f"{t:<9} {tools:>5} {world_size(env) / 1024:>6.1f} "
+            + " ".join(f"{c[p]:>9.0f}" for p in PHASES)
+            + f" {c['overhead']:>9.0f}"
+        )
+    for t, r in rates.items():
+        print(f"{t} rollouts/s with the solver, concurrency 100: {r:,.0f}")
+    ratio = costs["erp"]["overhead"] / costs["crm"]["overhead"]
+    print(f"erp overhead / crm overhead: {ratio:.2f} (target <= 2)")
+    return {
+        "erp_rollout_overhead_us": round(costs["erp"]["overhead"], 1),
+        "crm_rollout_overhead_us": round(costs["crm"]["overhead"], 1),
+        "project_rollout_overhead_us": round(costs["project"]["overhead"], 1),
+        "erp_to_crm_overhead_ratio": round(ratio, 2),
+        "erp_rollouts_per_s": round(rates["erp"], 1),
+        "crm_rollouts_per_s": round(rates["crm"], 1),
+    }
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rollouts", type=int, default=2000)
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    print(json.dumps(anyio.run(main, args.rounds, args.rollouts)))

@@ -1,0 +1,52 @@
+"""bench_world times what the runner does: its diff is the runner's state diff, byte for byte."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import silo_async as silo
+from silo_async._jsonutil import Snapshot
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_world.py"
+
+pytestmark = pytest.mark.anyio
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("_bench_world", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def test_the_benchmarks_diff_is_the_runners(tmp_path: Path) -> None:
+    bench = _bench()
+    env = await bench.load(tmp_path, "erp")
+    worlds: list[Any] = []
+
+    def capture() -> Any:
+        worlds.append(env.create_state())
+        return worlds[-1]
+
+    captured = silo.Environment(
+        name="erp",
+        create_state=capture,
+        bind=env.bind_tools,
+        verifiers=env.verifiers,
+        tasks=env.tasks,
+    )
+    result = await silo.run(captured, "TASK-013", bench.solver_of("erp"))
+    assert result.passed
+    initial = env.create_state()
+    assert bench.runner_diff(Snapshot(initial), initial, worlds[0]) == result.state_diff_json
+    assert json.loads(bench.runner_diff(Snapshot(initial), initial, initial)) == {
+        "scalars": [],
+        "collections": {},
+    }
