@@ -42,6 +42,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_eval.py
 	$(PY) benchmarks/bench_model_agents.py
 	$(PY) benchmarks/bench_export.py
+	$(PY) benchmarks/bench_mcp.py
+	$(PY) benchmarks/bench_ray.py
 	$(PY) benchmarks/bench_world.py
 
 clean:
