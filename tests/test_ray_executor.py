@@ -25,6 +25,7 @@ from click.testing import CliRunner, Result
 import silo_async as silo
 from silo_async.cli._app import app
 from silo_async.eval import evaluate, read_index, read_summary
+from silo_async.testing import Reply, ScriptedModelServer
 
 from .test_eval_support import bad_agent, good_agent, make_env
 
@@ -35,9 +36,13 @@ NOOP = str(ROOT / "examples" / "agents" / "noop.py")
 
 @pytest.fixture(scope="module")
 def ray_executor() -> Iterator[silo.RayExecutor]:
-    executor = silo.RayExecutor(workers=2, concurrency=4).start()
-    yield executor
-    executor.shutdown()
+    with pytest.MonkeyPatch.context() as mp:
+        # An ambient cluster where nothing answers: address=None must never try to join it.
+        mp.setenv("RAY_ADDRESS", "127.0.0.1:1")
+        executor = silo.RayExecutor(workers=2, concurrency=4).start()
+        yield executor
+        executor.shutdown()
+        assert os.environ["RAY_ADDRESS"] == "127.0.0.1:1"  # the session put it back
 
 
 def cli(*args: str) -> Result:
@@ -95,6 +100,64 @@ def test_crm_eval_on_ray_is_the_local_eval(
         assert (tmp_path / "remote" / name).stat().st_size > 0
     # one run directory per rollout, nothing else
     assert len(list((tmp_path / "remote" / "runs").iterdir())) == 44 + 1
+
+
+def _probe_agent(seen: Path, active: Path) -> Any:
+    async def agent(ctx: silo.AgentContext) -> str:
+        mark = active / f"{os.getpid()}-{id(ctx)}"
+        mark.touch()
+        (seen / f"{os.getpid()}-{len(os.listdir(active))}").write_text(str(os.nice(0)))
+        await anyio.sleep(0.05)
+        mark.unlink()
+        return await good_agent(ctx)
+
+    return agent
+
+
+@pytest.mark.anyio
+async def test_the_local_ray_is_fresh_loopback_token_protected_and_limited(
+    ray_executor: silo.RayExecutor, tmp_path: Path
+) -> None:
+    address = ray_executor.ray_address
+    assert address is not None and address.startswith("127.0.0.1:")
+    assert os.environ["RAY_AUTH_MODE"] == "token" and os.environ["RAY_AUTH_TOKEN"]
+    assert "RAY_ADDRESS" not in os.environ  # hidden from the workers while the session lasts
+    seen, active = tmp_path / "seen", tmp_path / "active"
+    seen.mkdir()
+    active.mkdir()
+    summary = await evaluate(
+        make_env(),
+        None,
+        {"probe": _probe_agent(seen, active)},
+        runs=12,
+        concurrency=3,  # the eval's limit, over both workers of 4 each
+        executor=ray_executor,
+    )
+    assert summary.complete and all(r.passed for r in summary.records)
+    pids = {int(name.split("-")[0]) for name in os.listdir(seen)}
+    assert len(pids) == 2 and os.getpid() not in pids  # two worker processes did the work
+    assert max(int(name.split("-")[1]) for name in os.listdir(seen)) <= 3
+    niceness = {p.read_text() for p in seen.iterdir()}
+    assert niceness == {str(os.nice(0))}  # not Ray's default niceness 15
+
+
+def test_a_model_agent_travels_as_its_spec(
+    ray_executor: silo.RayExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cli("init", "crm", "--template", "crm").exit_code == 0
+    reply = Reply(text="Nothing needed doing.", input_tokens=120, output_tokens=9)
+    with ScriptedModelServer(lambda request: reply) as server:
+        common = ["eval", "--env", "crm", "--task", "TASK-001", "--task", "TASK-002"]
+        common += ["--model", "scripted=openai/any", "--base-url", server.base_url, "--runs", "3"]
+        local = cli(*common, "--out", "local")
+        assert local.exit_code == 0, local.output
+        remote = cli(*common, "--out", "remote", "--executor", "ray", "--workers", "2")
+        assert remote.exit_code == 0, remote.stderr
+        assert len(server.requests) == 12  # the workers called the model server themselves
+    assert assert_same_rollout_files(tmp_path / "local", tmp_path / "remote") == 6
+    result = json.loads(next((tmp_path / "remote" / "runs").glob("*/result.json")).read_text())
+    assert (result["modelSteps"], result["inputTokens"], result["outputTokens"]) == (1, 120, 9)
 
 
 def _closure_agent(item: str) -> Any:

@@ -151,7 +151,9 @@ class Dispatcher:
     # Feeding ----------------------------------------------------------------------------
 
     def _feed(self) -> None:
-        for worker in self.workers:
+        # The least busy first: when the eval's limit is below the workers' own, room freed by
+        # one worker goes to the one holding least, so every worker gets its share.
+        for worker in sorted(self.workers, key=lambda w: len(w.held)):
             if worker.dead or not worker.ready or worker.pull is not None:
                 continue
             work = self._take(worker)
