@@ -1,42 +1,124 @@
-"""Small, fast helpers for JSON-like data: cloning, strict equality, text forms."""
+r"""Small, fast helpers for JSON-like data: cloning, strict equality, text forms.
+
+The rules every artifact and every copy follows (README, "Numbers, strings and nesting"):
+
+* **Strict JSON.** Everything written is RFC 8259 JSON: a float that is NaN or ±Infinity is
+  written as ``null`` (what JavaScript's ``JSON.stringify``, and so Silo, writes), and so is an
+  integer too long for Python to print (beyond ``sys.get_int_max_str_digits()``).
+* **Any string.** Text is written as UTF-8; a lone surrogate (``"\ud83d"``, which
+  ``json.loads`` and models can produce) is written as its ``\uXXXX`` escape, which reads back
+  as the same string (:func:`utf8`).
+* **Bounded nesting.** Copies and tool inputs nest at most :data:`MAX_DEPTH` arrays/objects;
+  deeper data is refused with :class:`JSONDepthError` (a ``ValueError``) instead of exhausting
+  Python's recursion limit somewhere later.
+"""
 
 from __future__ import annotations
 
 import copy
 import json
 import marshal
+import math
 from collections.abc import Callable
 from typing import Any
 
 __all__ = [
+    "MAX_DEPTH",
+    "JSONDepthError",
     "Snapshot",
     "clone_json",
     "compact_json",
+    "deeper_than",
     "json_equal",
     "output_text",
     "pretty_json",
+    "text_form",
     "to_jsonable",
+    "utf8",
 ]
 
 _ATOMS = (str, int, float, bool, type(None))
 _MISSING: Any = object()
 
+#: The most arrays/objects a copy or a tool input may nest (``{"a": [1]}`` nests 2). Far more
+#: than any tool needs, far below Python's recursion limit (about 1,000 frames), which every
+#: recursive reader of the data (copies, validators, encoders, decoders) would otherwise hit.
+MAX_DEPTH = 64
 
-def clone_json(value: Any) -> Any:
+
+class JSONDepthError(ValueError):
+    """Data nests more than :data:`MAX_DEPTH` arrays/objects (or refers to itself)."""
+
+    def __init__(self, limit: int = MAX_DEPTH) -> None:
+        super().__init__(f"Data nested deeper than {limit} levels (or circular).")
+
+
+def clone_json(value: Any, _depth: int = MAX_DEPTH) -> Any:
     """Return a deep copy of JSON-like data, much faster than :func:`copy.deepcopy`.
 
     Dicts, lists and tuples are rebuilt (tuples become lists, as JSON would); strings, numbers,
     booleans and ``None`` are immutable and shared. Anything else falls back to ``deepcopy`` so
     no live handle ever escapes.
+
+    Raises:
+        JSONDepthError: ``value`` nests more than :data:`MAX_DEPTH` arrays/objects.
     """
     t = type(value)
     if t is dict:
-        return {k: v if type(v) in _ATOMS else clone_json(v) for k, v in value.items()}
+        if not _depth:
+            raise JSONDepthError
+        d = _depth - 1
+        return {k: v if type(v) in _ATOMS else clone_json(v, d) for k, v in value.items()}
     if t is list or t is tuple:
-        return [v if type(v) in _ATOMS else clone_json(v) for v in value]
+        if not _depth:
+            raise JSONDepthError
+        d = _depth - 1
+        return [v if type(v) in _ATOMS else clone_json(v, d) for v in value]
     if t in _ATOMS:
         return value
     return copy.deepcopy(value)
+
+
+def deeper_than(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when ``value`` nests more than ``limit`` dicts/lists/tuples (a cycle always does).
+
+    Never recurses more than ``limit`` frames, so it is safe on any input.
+    """
+    t = type(value)
+    if t is dict:
+        items: Any = value.values()
+    elif t is list or t is tuple:
+        items = value
+    else:
+        return False
+    if limit <= 0:
+        return True
+    for v in items:
+        tv = type(v)
+        if (tv is dict or tv is list or tv is tuple) and deeper_than(v, limit - 1):
+            return True
+    return False
+
+
+def utf8(text: str) -> bytes:
+    r"""``text`` as UTF-8 bytes, whatever it holds: every artifact writer encodes with this.
+
+    A lone surrogate (the only thing UTF-8 cannot encode) becomes its ``\uXXXX`` escape:
+    inside JSON, where such a code point can only sit in a string, that is the escape of the
+    very same character, so nothing is lost; in plain text it stays visible.
+    """
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace")
+
+
+def text_form(value: Any) -> str:
+    """``str(value)``, or a short description when even that is too deep for Python."""
+    try:
+        return str(value)
+    except RecursionError:
+        return f"<{type(value).__name__} nested too deeply to be shown>"
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -78,12 +160,49 @@ def _container_equal(a: Any, b: Any) -> bool:
 
 
 def to_jsonable(value: Any) -> Any:
-    """Make ``value`` JSON-serialisable, turning unknown objects into their ``str``."""
+    """Make ``value`` strict JSON data (what ``result.json`` holds of an agent's output).
+
+    Unknown objects become their ``str``, NaN and ±Infinity ``null``; data nested deeper than
+    :data:`MAX_DEPTH` becomes its text form.
+    """
+    if deeper_than(value):
+        return text_form(value)
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError):
-        return json.loads(json.dumps(value, default=str))
+        return json.loads(compact_json(value))
     return value
+
+
+def _finite(value: Any) -> Any:
+    """A copy of ``value`` the strict encoders can write: what JSON cannot hold made ``null``.
+
+    Only called after a strict encoding failed, so its cost is paid by odd data alone.
+    """
+    if isinstance(value, dict):
+        return {_key(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            int.__repr__(value)
+        except ValueError:  # more digits than Python agrees to print
+            return None
+    return value
+
+
+def _key(key: Any) -> Any:
+    # Keys the C encoder takes are kept; a non-finite float key is named as JavaScript names
+    # it, any other object by its str() (JSON keys are strings).
+    if isinstance(key, str | int) or key is None:
+        return key
+    if isinstance(key, float):
+        if math.isfinite(key):
+            return key
+        return "NaN" if math.isnan(key) else ("Infinity" if key > 0 else "-Infinity")
+    return str(key)
 
 
 def _compact_encoder() -> Callable[[Any], str]:
@@ -94,15 +213,23 @@ def _compact_encoder() -> Callable[[Any], str]:
     table, so it is built once and shared (also by threads). Other interpreters use the
     pure-Python path.
     """
-    slow = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
+    options: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False, "default": str}
+    slow = json.JSONEncoder(**options, allow_nan=False).encode
     make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pragma: no cover - CPython always has the C encoder
-        return slow
-    fast = make(None, str, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+    if make is not None:
+        # allow_nan=False: a non-finite float raises, and the rare document holding one is
+        # encoded again with those values made null (a check on the hot path would cost more).
+        c = make(None, str, json.encoder.encode_basestring, None, ":", ",", False, False, False)
+        fast: Callable[[Any], str] = lambda value: "".join(c(value, 0))  # noqa: E731
+    else:  # pragma: no cover - CPython always has the C encoder
+        fast = slow
 
     def encode(value: Any) -> str:
         try:
-            return "".join(fast(value, 0))
+            try:
+                return fast(value)
+            except (ValueError, TypeError):
+                return fast(_finite(value))
         except RecursionError:
             raise ValueError("Circular reference detected (or data nested too deeply).") from None
 
@@ -113,26 +240,51 @@ _compact = _compact_encoder()
 
 
 def compact_json(value: Any) -> str:
-    """Compact JSON with no spaces (Silo's output rule); unknown objects become strings.
+    """Compact, strict JSON with no spaces (Silo's output rule).
+
+    Unknown objects become strings; NaN, ±Infinity and integers too long to print become
+    ``null``.
 
     Raises:
-        ValueError: ``value`` contains a circular reference.
+        ValueError: ``value`` contains a circular reference (or nests too deeply for Python).
     """
     return _compact(value)
 
 
 def pretty_json(value: Any) -> str:
-    """Pretty JSON as written to disk: 2-space indent, UTF-8, trailing newline."""
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n"
+    """Pretty, strict JSON as written to disk: 2-space indent, trailing newline.
+
+    The same rules as :func:`compact_json`; encode the text with :func:`utf8`.
+
+    Raises:
+        ValueError: ``value`` contains a circular reference (or nests too deeply for Python).
+    """
+    options: dict[str, Any] = {"indent": 2, "ensure_ascii": False, "default": str}
+    try:
+        try:
+            text = json.dumps(value, allow_nan=False, **options)
+        except (ValueError, TypeError):
+            text = json.dumps(_finite(value), **options)
+    except RecursionError:
+        raise ValueError("Circular reference detected (or data nested too deeply).") from None
+    return text + "\n"
 
 
 def output_text(output: Any) -> str:
-    """The text form of an agent's output: ``str`` as-is, ``None`` -> ``""``, else compact JSON."""
+    """The text form of an agent's output: ``str`` as-is, ``None`` -> ``""``, else compact JSON.
+
+    Raises:
+        ValueError: ``output`` is circular or nests deeper than :data:`MAX_DEPTH` levels.
+    """
     if isinstance(output, str):
         return output
     if output is None:
         return ""
-    return compact_json(output)
+    text = compact_json(output)
+    # Only a long text can come from deep data (two brackets a level): a short one costs a len().
+    if len(text) > 2 * MAX_DEPTH and deeper_than(output):
+        raise JSONDepthError
+    return text
 
 
 class Snapshot:

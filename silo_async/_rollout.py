@@ -29,7 +29,7 @@ import anyio
 from ._artifacts import create_run_dir, write_artifacts
 from ._diff import state_diff
 from ._environment import Environment
-from ._jsonutil import Snapshot, compact_json, output_text
+from ._jsonutil import Snapshot, compact_json, output_text, text_form
 from ._limits import Limits
 from ._modelstep import ModelStep
 from ._result import RunResult
@@ -370,8 +370,8 @@ class Rollout:
         """The output's text form; an output JSON cannot hold is kept as its ``str()``."""
         try:
             return output_text(self.output)
-        except ValueError as exc:  # a circular structure
-            text = str(self.output)
+        except ValueError as exc:  # a circular structure, or one nested too deeply
+            text = text_form(self.output)
             self.output = text
             problem = f"The agent's output cannot be written as JSON ({exc}); kept as its str()."
             self.error = f"{self.error}; {problem}" if self.error else problem

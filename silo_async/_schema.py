@@ -7,6 +7,14 @@ pattern); schemas with other keywords use jsonschema's own compiled validator. O
 input is invalid does jsonschema walk it to produce the problems, which are then phrased in
 Silo's format: ``"<path>" is required``, ``"<key>" is not a parameter; expected one of: ...``,
 ``"<path>" must be <type>, received <kind>``, ``"<path>" must be one of: ...``.
+
+Numbers are decided here, once, for every tool: an input reaches the schema only as the copy
+``silo_async._input.copy_input`` makes (finite numbers of at most about 1.8e308, JSON values
+only, bounded nesting), and ``integer`` also means "within ±(2**53 - 1)" — the integers every
+JSON reader holds exactly (RFC 8259 section 6, JavaScript's safe integers). A tool body can
+therefore do arithmetic on any ``number`` and ``integer`` it receives without NaN, infinities
+or integers too long to print; domain ranges (a page size, a number of days) remain the
+schema's ``minimum``/``maximum`` or the tool's own rules.
 """
 
 from __future__ import annotations
@@ -22,9 +30,13 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from ._errors import DefinitionError
+from ._input import InputRejected, copy_input, input_problems
 from ._jsonutil import compact_json, json_equal
 
-__all__ = ["SchemaValidator", "json_kind"]
+__all__ = ["MAX_SAFE_INTEGER", "SchemaValidator", "json_kind"]
+
+#: The largest magnitude of a JSON Schema ``integer`` a tool accepts: 2**53 - 1.
+MAX_SAFE_INTEGER = 2**53 - 1
 
 Predicate = Callable[[Any], bool]
 
@@ -61,7 +73,10 @@ def json_kind(value: Any) -> str:
 
 _TYPE_TESTS = {
     "string": "type({v}) is str",
-    "integer": "(type({v}) is int or (type({v}) is float and {v}.is_integer()))",
+    "integer": (
+        "((type({v}) is int or (type({v}) is float and {v}.is_integer()))"
+        f" and -{MAX_SAFE_INTEGER} <= {{v}} <= {MAX_SAFE_INTEGER})"
+    ),
     "number": "(type({v}) is int or type({v}) is float)",
     "boolean": "type({v}) is bool",
     "object": "type({v}) is dict",
@@ -199,10 +214,22 @@ def _compile(schema: Any) -> Predicate:
     return check
 
 
+def _is_integer(checker: Any, instance: Any) -> bool:
+    base = Draft202012Validator.TYPE_CHECKER.is_type(instance, "integer")
+    return bool(base and -MAX_SAFE_INTEGER <= instance <= MAX_SAFE_INTEGER)
+
+
+#: Draft 2020-12 with this module's ``integer``: jsonschema explains what the fast path refused.
+_Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
+
+
 def _build(schema: dict[str, Any]) -> tuple[Draft202012Validator, Predicate]:
     """Check ``schema`` against the metaschema and compile it (the slow part of a definition)."""
     Draft202012Validator.check_schema(schema)
-    validator = Draft202012Validator(schema)
+    validator = _Validator(schema)
     try:
         fast = _compile(schema)
     except (_Unsupported, KeyError, TypeError, ValueError, SyntaxError, re.error):
@@ -252,19 +279,33 @@ class SchemaValidator:
             ) from None
 
     def is_valid(self, value: Any) -> bool:
-        """True when ``value`` satisfies the schema (fast path)."""
-        return self._fast(value)
+        """True when ``value`` is a tool input (see ``copy_input``) that satisfies the schema."""
+        try:
+            return self._fast(copy_input(value))
+        except InputRejected:
+            return False
 
     @property
     def predicate(self) -> Predicate:
-        """:meth:`is_valid` as a plain function, shared by every world the tool is bound to."""
+        """The compiled schema check for a value already copied by ``copy_input``.
+
+        Shared by every world the tool is bound to: the runtime copies an input once, then
+        checks the copy with this.
+        """
         return self._fast
 
     def problems(self, value: Any) -> list[str]:
         """Every violation in ``value``, phrased for an agent; empty when valid."""
+        try:
+            value = copy_input(value)
+        except InputRejected:
+            return input_problems(value) or ["the arguments are not JSON"]
         if self._fast(value):
             return []
-        errors = sorted(self._validator.iter_errors(value), key=_error_rank)
+        try:
+            errors = sorted(self._validator.iter_errors(value), key=_error_rank)
+        except RecursionError:  # a recursive schema walked over a deep (but allowed) input
+            return ["the arguments do not match the tool's input schema"]
         out: list[str] = []
         for error in errors:
             for problem in _describe(error):
@@ -311,6 +352,11 @@ def _describe(error: ValidationError) -> list[str]:
         return [f'"{prefix}{name}" is required' for name in missing]
     if keyword in ("additionalProperties", "unevaluatedProperties") and isinstance(instance, dict):
         return _unknown_keys(error, instance, prefix)
+    if keyword == "type" and _unsafe_integer(rule, instance):
+        return [
+            f"{_quoted(where)} must be an integer between -{MAX_SAFE_INTEGER} and "
+            f"{MAX_SAFE_INTEGER}, received {_shown(instance)}"
+        ]
     if keyword == "type":
         wanted = rule if isinstance(rule, str) else " or ".join(rule)
         article = "an " if not where and wanted == "object" else ""
@@ -320,6 +366,20 @@ def _describe(error: ValidationError) -> list[str]:
     if keyword == "const":
         return [f"{_quoted(where)} must be {_join([rule])}"]
     return [_bound_message(keyword, rule, instance, where) or f"{_quoted(where)}: {error.message}"]
+
+
+def _unsafe_integer(rule: Any, instance: Any) -> bool:
+    wanted = [rule] if isinstance(rule, str) else list(rule)
+    return (
+        "integer" in wanted
+        and Draft202012Validator.TYPE_CHECKER.is_type(instance, "integer")
+        and not _is_integer(None, instance)
+    )
+
+
+def _shown(instance: Any) -> str:
+    shown = compact_json(instance)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
 def _unknown_keys(error: ValidationError, instance: dict[str, Any], prefix: str) -> list[str]:
@@ -356,7 +416,4 @@ def _bound_message(keyword: str, rule: Any, instance: Any, where: str) -> str | 
         if keyword in ("anyOf", "oneOf"):
             return f"{_quoted(where)} does not match any of the allowed forms"
         return None
-    shown = compact_json(instance)
-    if len(shown) > 40:
-        shown = shown[:37] + "..."
-    return f"{_quoted(where)} {words.format(rule=rule)}, received {shown}"
+    return f"{_quoted(where)} {words.format(rule=rule)}, received {_shown(instance)}"

@@ -2,8 +2,11 @@
 
 A :class:`Tool` pairs a body ``fn(state, input)`` (``def`` or ``async def``) with a name, a
 description and an explicit JSON Schema for its input. :func:`bind_tools` closes tools over one
-world; a :class:`BoundTool` validates input before the body ever runs, copies the output so the
-agent never holds a live handle into the world, and turns failures into values.
+world; a :class:`BoundTool` copies and validates input before the body ever runs, copies the
+output (and a :class:`ToolError`'s details) so the agent never holds a live handle into the
+world, and turns failures into values. What an agent sees of a tool, :class:`ToolSpec`, hands
+out a fresh copy of the schema on every access: one agent editing it changes nothing for the
+next.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any, overload
 import attrs
 
 from ._errors import DefinitionError, ToolError
+from ._input import InputRejected, copy_input
 from ._jsonutil import clone_json, compact_json
 from ._schema import SchemaValidator
 
@@ -35,21 +39,44 @@ _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
 _NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
-@attrs.frozen
+@attrs.frozen(init=False, repr=False)
 class ToolSpec:
-    """What an agent sees of a tool: feed ``to_dict()`` to a model."""
+    """What an agent sees of a tool: feed ``to_dict()`` to a model.
+
+    One spec is shared by every rollout of a tool, so it is immutable: ``input_schema`` is a
+    fresh copy on every access (an agent may edit its copy, e.g. to adapt it to a provider,
+    without changing what any other agent sees), and the spec keeps its own private copy of
+    the schema it was made with.
+
+    Args:
+        name: the tool's name.
+        description: what the agent reads.
+        input_schema: the JSON Schema of the arguments (copied).
+    """
 
     name: str
     description: str
-    input_schema: dict[str, Any]
+    _schema: dict[str, Any] = attrs.field(alias="input_schema")
+
+    def __init__(self, name: str, description: str, input_schema: dict[str, Any]) -> None:
+        self.__attrs_init__(name, description, clone_json(input_schema))
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the arguments: a fresh copy on every access."""
+        schema: dict[str, Any] = clone_json(self._schema)
+        return schema
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolSpec(name={self.name!r}, description={self.description!r}, "
+            f"input_schema={self._schema!r})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """``{"name", "description", "inputSchema"}`` (a fresh copy)."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "inputSchema": clone_json(self.input_schema),
-        }
+        schema = self.input_schema
+        return {"name": self.name, "description": self.description, "inputSchema": schema}
 
 
 @attrs.frozen
@@ -205,32 +232,43 @@ class BoundTool:
         """Run the tool on ``input``; never raises for a rejected or failing call."""
         if not self.is_async:
             return self.invoke_sync(input)
-        args = {} if input is None else input
+        try:
+            # The body gets the copy that was validated: never the agent's own objects.
+            args = copy_input({} if input is None else input)
+        except InputRejected:
+            return self._invalid(input), None
         if not self._valid(args):
             return self._invalid(args), None
         try:
-            value = await self._fn(self._state, clone_json(args))
+            value = await self._fn(self._state, args)
             return ToolResult(clone_json(value)), None
         except Exception as exc:
             return self._failure(exc)
 
     def invoke_sync(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
         """:meth:`invoke` for a ``def`` body, without a coroutine."""
-        args = {} if input is None else input
+        try:
+            args = copy_input({} if input is None else input)
+        except InputRejected:
+            return self._invalid(input), None
         if not self._valid(args):
             return self._invalid(args), None
         try:
-            return ToolResult(clone_json(self._fn(self._state, clone_json(args)))), None
+            return ToolResult(clone_json(self._fn(self._state, args))), None
         except Exception as exc:
             return self._failure(exc)
 
     def _failure(self, exc: Exception) -> tuple[ToolResult, ToolFault | None]:
         if isinstance(exc, ToolError):
-            return ToolResult(exc.to_output(), is_error=True), None
+            try:
+                # Copied like any output: details often hold the world's own lists and rules.
+                return ToolResult(clone_json(exc.to_output()), is_error=True), None
+            except Exception as copy_failed:  # details that cannot be copied: the tool's bug
+                return _fault_result(self.name, copy_failed)
         return _fault_result(self.name, exc)
 
     def _invalid(self, args: Any) -> ToolResult:
-        problems = self._validator.problems(args)
+        problems = self._validator.problems({} if args is None else args)
         message = f'Invalid arguments for "{self.name}": {"; ".join(problems)}.'
         output = {"code": "invalid_input", "message": message, "details": {"problems": problems}}
         return ToolResult(output, is_error=True)
@@ -249,15 +287,28 @@ def _fault_result(name: str, exc: Exception) -> tuple[ToolResult, ToolFault]:
     return ToolResult({"code": "internal_error", "message": message}, is_error=True), fault
 
 
+def _listed(tools: Any, where: str) -> list[Any]:
+    # A registry that says ``tools = 5`` (or a dict, or one tool) is a definition mistake to
+    # name, not a TypeError from deep inside a run.
+    if isinstance(tools, Iterable) and not isinstance(tools, str | bytes | Mapping | Tool):
+        return list(tools)
+    raise DefinitionError(
+        f"{where} got {type(tools).__name__} {tools!r} where a list of tools made with "
+        "@silo.tool belongs (the `tools` list of a registry such as tools/__init__.py).",
+        {"item": repr(tools)},
+    )
+
+
 def check_tools(tools: Iterable[Tool | BoundTool], where: str = "bind_tools()") -> list[Tool]:
     """The definitions behind ``tools``, checked: every entry a tool, every name used once.
 
     Raises:
-        DefinitionError: two tools share a name, or an entry is not a tool.
+        DefinitionError: ``tools`` is not a list, two tools share a name, or an entry is not a
+            tool.
     """
     definitions: list[Tool] = []
     seen: set[str] = set()
-    for item in tools:
+    for item in _listed(tools, where):
         definition = item.tool if isinstance(item, BoundTool) else item
         if not isinstance(definition, Tool):
             raise DefinitionError(
@@ -278,9 +329,10 @@ def bind_tools(state: Any, tools: Iterable[Tool | BoundTool]) -> list[BoundTool]
     """Close ``tools`` over ``state``: the runtime tools an environment's ``bind_tools`` returns.
 
     Raises:
-        DefinitionError: two tools share a name, or an entry is not a tool.
+        DefinitionError: ``tools`` is not a list, two tools share a name, or an entry is not a
+            tool.
     """
-    items = list(tools)
+    items = _listed(tools, "bind_tools()")
     bound: list[BoundTool] = []
     for item, definition in zip(items, check_tools(items), strict=True):
         # A tool already bound to this very world (an environment's bind() built with

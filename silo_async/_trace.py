@@ -1,9 +1,14 @@
-"""The trace recorder: every event of a rollout, in memory and (optionally) on disk as it happens.
+r"""The trace recorder: every event of a rollout, in memory and (optionally) on disk as it happens.
 
 Events are JSON-ready dicts whose first keys are ``seq`` (1-based, strictly increasing) and
 ``type``; ``at`` is an ISO-8601 UTC timestamp. With a file, each event is appended as one line with
 a single unbuffered ``os.write`` (no fsync: the page cache keeps the hot path fast, and a process
 killed mid-run still leaves only whole lines on disk).
+
+Every line is strict JSON that any reader can read back: non-finite numbers are ``null`` and lone
+surrogates ``\uXXXX`` escapes (see ``silo_async._jsonutil``), and no value nests deeper than
+:data:`TRACE_DEPTH` levels. A tool input that JSON cannot hold that way (circular, or deeper: it
+is refused as ``invalid_input`` anyway) is recorded as its ``str()``.
 """
 
 from __future__ import annotations
@@ -13,12 +18,17 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from ._jsonutil import compact_json
+from ._jsonutil import MAX_DEPTH, JSONDepthError, compact_json, deeper_than, text_form
 
 if TYPE_CHECKING:
     from ._tools import ToolFault, ToolResult
 
-__all__ = ["TraceRecorder", "encode_event", "open_trace_file", "utc_now_iso"]
+__all__ = ["TRACE_DEPTH", "TraceRecorder", "encode_event", "open_trace_file", "utc_now_iso"]
+
+#: The deepest a value in a trace line may nest: twice what a tool input may, so every input a
+#: tool accepts fits inside any event (a model step's tool calls) and every JSON reader, which
+#: recurses once per level, reads the line back far from Python's recursion limit.
+TRACE_DEPTH = 2 * MAX_DEPTH
 
 _cached_ms = -1
 _cached_text = ""
@@ -74,7 +84,8 @@ class TraceRecorder:
         """Record one event: ``{"seq", "type", **fields, "at"}``.
 
         Raises:
-            ValueError: a field holds a circular reference (nothing is recorded).
+            ValueError: a field holds a circular reference or nests deeper than
+                :data:`TRACE_DEPTH` levels (nothing is recorded).
         """
         event = {"seq": len(self._entries) + 1, "type": type, **fields, "at": utc_now_iso()}
         self._record(encode_event(event))
@@ -109,11 +120,19 @@ class TraceRecorder:
             )
 
     def _record(self, line: str) -> None:
-        self._entries.append(line)
         if self._fd is not None:
-            data = memoryview((line + "\n").encode())
-            while data:
-                data = data[os.write(self._fd, data) :]
+            try:
+                raw = (line + "\n").encode()
+            except UnicodeEncodeError:  # a lone surrogate: written (and kept) as its escape
+                raw = (line + "\n").encode("utf-8", "backslashreplace")
+                line = raw[:-1].decode()
+            data = memoryview(raw)
+            try:
+                while data:
+                    data = data[os.write(self._fd, data) :]
+            except OSError as exc:  # a full disk says so without a file name: name the trace
+                raise OSError(exc.errno, exc.strerror, getattr(self._fd, "path", None)) from None
+        self._entries.append(line)
 
     def close(self) -> None:
         """Close the trace file (idempotent)."""
@@ -162,14 +181,41 @@ def _result_line(
     )
 
 
+class TraceFile(int):
+    """An open ``trace.jsonl``: its raw file descriptor, which also knows its path."""
+
+    path: str
+
+    def __new__(cls, fd: int, path: str) -> TraceFile:
+        self = super().__new__(cls, fd)
+        self.path = path
+        return self
+
+
 def open_trace_file(path: str | os.PathLike[str]) -> int:
-    """Create ``trace.jsonl`` for appending; returns the raw file descriptor."""
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    """Create ``trace.jsonl`` for appending; returns the raw file descriptor (a TraceFile)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    return TraceFile(fd, os.fspath(path))
 
 
 def encode_event(event: dict[str, Any]) -> str:
-    """One trace event as a compact JSON line (no newline); unknown objects become strings."""
-    return compact_json(event)
+    """One trace event as a compact JSON line (no newline); unknown objects become strings.
+
+    Raises:
+        ValueError: the event is circular or nests deeper than :data:`TRACE_DEPTH` levels.
+    """
+    return _bounded(event, compact_json(event))
+
+
+def _bounded(value: Any, text: str) -> str:
+    """``text`` (the JSON of ``value``), unless ``value`` nests deeper than TRACE_DEPTH.
+
+    Only a long text can come from deep data (two brackets per level), so the usual short
+    event or input costs one ``len()``.
+    """
+    if len(text) > 2 * TRACE_DEPTH and deeper_than(value, TRACE_DEPTH):
+        raise JSONDepthError(TRACE_DEPTH)
+    return text
 
 
 def _pack(value: Any) -> bytes | str:
@@ -181,8 +227,8 @@ def _pack(value: Any) -> bytes | str:
 
 
 def _json_text(value: Any) -> str:
-    """Compact JSON of a tool input or output; a circular structure is recorded as its str()."""
+    """Compact JSON of a tool input or output; circular or too deep, it is recorded as str()."""
     try:
-        return compact_json(value)
+        return _bounded(value, compact_json(value))
     except ValueError:
-        return compact_json(str(value))
+        return compact_json(text_form(value))

@@ -25,7 +25,6 @@ class _Opaque:
         10**30,
         1.5,
         1e-7,
-        float("inf"),
         True,
         None,
         [],

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ._common import BACKEND_KEY, OrderedGroup
+from ._common import BACKEND_KEY, OrderedGroup, any_text_streams
 from ._data import data
 from ._env import env
 from ._errors import reporting_errors
@@ -77,6 +77,7 @@ def app(ctx: click.Context, backend: str, show_traceback: bool) -> None:
             param_hint="'--backend'",
         )
     ctx.meta[BACKEND_KEY] = backend
+    any_text_streams()
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
 

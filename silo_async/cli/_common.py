@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -15,6 +14,7 @@ import anyio
 import click
 
 from .._errors import SiloError
+from .._jsonutil import pretty_json
 from ..project import EnvironmentHandle, Project, check_environment_name, enclosing_project
 from ._types import WholeNumber
 from ._usage import misplaced_option_hint
@@ -22,6 +22,7 @@ from ._usage import misplaced_option_hint
 __all__ = [
     "BACKEND_KEY",
     "OrderedGroup",
+    "any_text_streams",
     "check_agent_specs",
     "echo_json",
     "elsewhere",
@@ -124,13 +125,28 @@ async def open_environment(name: str) -> EnvironmentHandle:
 
 
 def echo_json(value: Any) -> None:
-    """Print ``value`` as pretty JSON (2-space indent, UTF-8) on stdout.
+    r"""Print ``value`` as pretty, strict JSON (2-space indent, UTF-8) on stdout.
 
-    Under ``--json`` this is the real stdout, even while other prints go to stderr.
+    Under ``--json`` this is the real stdout, even while other prints go to stderr. The rules of
+    every artifact apply: NaN and ±Infinity are ``null``, and (with the streams set up by
+    :func:`any_text_streams`) a lone surrogate is printed as its ``\uXXXX`` escape.
     """
     ctx = click.get_current_context(silent=True)
     out = ctx.meta.get(JSON_STDOUT_KEY) if ctx is not None else None
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False), file=out)
+    click.echo(pretty_json(value), file=out, nl=False)
+
+
+def any_text_streams() -> None:
+    r"""Let stdout and stderr print any ``str``: a lone surrogate becomes ``\uXXXX``.
+
+    An agent's answer or a tool's output may hold one (``json.loads('"\ud83d"')``); printing
+    it must not fail after the run was recorded. In JSON output the escape is the same string.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # detached or closed stream
+                reconfigure(errors="backslashreplace")
 
 
 def json_option(fn: F) -> F:

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._jsonutil import compact_json
+from .._jsonutil import compact_json, utf8
 from .._result import TERMINATION_REASONS
 from ._compare import equal_work
 from ._details import truncate
@@ -76,7 +76,7 @@ def _b64(raw: bytes) -> str:
 def pack(value: Any) -> str:
     """``value`` as gzip-compressed, base64url-encoded compact JSON (the same bytes each time)."""
     compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: a gzip stream, no timestamp
-    return _b64(compressor.compress(compact_json(value).encode()) + compressor.flush())
+    return _b64(compressor.compress(utf8(compact_json(value))) + compressor.flush())
 
 
 def _priority(rows: Sequence[RolloutRecord], refs: Sequence[int]) -> list[int]:
@@ -110,7 +110,7 @@ def pack_details(
     chunks = [compressor.compress(b"[")]
     size, pending, kept = 0, 0, dict[int, int]()
     for ref in _priority(rows, refs):
-        raw = (("," if kept else "") + texts[ref]).encode()
+        raw = utf8(("," if kept else "") + texts[ref])  # any str: a lone surrogate escaped
         chunks.append(compressor.compress(raw))
         kept[ref] = len(kept)
         pending += len(raw)

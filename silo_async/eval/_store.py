@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._jsonutil import compact_json, pretty_json
+from .._artifacts import write_atomic
+from .._jsonutil import compact_json, pretty_json, utf8
 from ._records import RolloutRecord
 from ._report_html import render_report
 from ._summary import EvalSummary
@@ -35,10 +36,9 @@ INDEX = "runs/index.jsonl"
 
 
 def _write_text(path: Path, text: str) -> None:
-    # Beside, then rename: a reader (or a second Ctrl-C) never leaves half a file.
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    # Beside, then rename: a reader (or a kill) never sees half a file. utf8(): any str, a
+    # lone surrogate written as its escape.
+    write_atomic(os.fspath(path), utf8(text))
 
 
 def write_eval_dir(summary: EvalSummary, report: ReportDetails | None) -> None:

@@ -297,7 +297,8 @@ def export_runs(
     target = Path(out)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with tmp.open("w", encoding="utf-8") as file:
+        # backslashreplace: a lone surrogate is written as its \uXXXX escape (same JSON string).
+        with tmp.open("w", encoding="utf-8", errors="backslashreplace") as file:
             _write(stream, file)
         os.replace(tmp, target)
     finally:

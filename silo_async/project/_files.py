@@ -128,6 +128,11 @@ def to_json_text(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+#: How text is encoded: a lone surrogate (from a JSON ``"\\ud83d"`` escape) is written as that
+#: escape, which reads back as the same string in JSON and in a Python string literal.
+_ANY_STR = "backslashreplace"
+
+
 def write_text(path: Path, text: str, *, exclusive: bool) -> None:
     """Write ``text`` to ``path`` without ever leaving a half-written file.
 
@@ -136,7 +141,7 @@ def write_text(path: Path, text: str, *, exclusive: bool) -> None:
     replaces the old in one rename.
     """
     if exclusive:
-        with path.open("x", encoding="utf-8", newline="") as fh:
+        with path.open("x", encoding="utf-8", errors=_ANY_STR, newline="") as fh:
             try:
                 fh.write(text)
             except BaseException:
@@ -146,7 +151,7 @@ def write_text(path: Path, text: str, *, exclusive: bool) -> None:
         return
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        tmp.write_text(text, encoding="utf-8", newline="")
+        tmp.write_text(text, encoding="utf-8", errors=_ANY_STR, newline="")
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
