@@ -220,8 +220,14 @@ async def test_state_type_detection(tmp_path: Path) -> None:
     state.write_text("from typing import Any\n\nclass ShopState(dict[str, Any]):\n    pass\n")
     await env.tools.scaffold("one")
     assert "from ..state import ShopState\n" in (env.path / "tools" / "one.py").read_text()
-    await env.tools.scaffold("two", state_type="dict")
-    assert "from ..state import dict\n" in (env.path / "tools" / "two.py").read_text()
+    registry = (env.path / "tools" / "__init__.py").read_text()
+    err = await error_of(env.tools.scaffold("two", state_type="NoSuchState"))
+    assert err.code == "state_type_not_found"  # a stub importing a missing name breaks everything
+    assert 'defines no "NoSuchState" (state types there: ShopState)' in err.message
+    assert not (env.path / "tools" / "two.py").exists()
+    assert (env.path / "tools" / "__init__.py").read_text() == registry  # nothing written
+    await env.tools.scaffold("two", state_type="ShopState")
+    assert "from ..state import ShopState\n" in (env.path / "tools" / "two.py").read_text()
     assert (await error_of(env.tools.scaffold("three", state_type="1x"))).code == "unsafe_name"
     state.write_text("World = dict\n")
     err = await error_of(env.tools.scaffold("four"))

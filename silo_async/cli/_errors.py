@@ -17,6 +17,7 @@ script can parse it without first checking what kind of document it got.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import traceback
@@ -32,6 +33,7 @@ from .._errors import SiloError
 
 __all__ = [
     "CLI_ERROR_CODES",
+    "EXIT_INTERRUPTED",
     "CliError",
     "error_line",
     "fail",
@@ -41,6 +43,8 @@ __all__ = [
 
 #: Exit status when stdout's reader went away: what a process killed by SIGPIPE reports.
 EXIT_BROKEN_PIPE = 141
+#: Exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
 
 #: Codes of failures that are not about the project store (which raises SiloErrors).
 CLI_ERROR_CODES = (
@@ -54,7 +58,8 @@ CLI_ERROR_CODES = (
     "model_invalid",  # --model: bad spec, unknown provider, missing SDK extra or missing key
     "executor_invalid",  # eval --executor ray: an address, size or object it cannot use or ship
     "executor_unavailable",  # eval --executor ray: Ray missing, unreachable or failing to start
-    "cancelled",  # eval interrupted before its summary was written
+    "cancelled",  # run or eval interrupted (Ctrl-C); exit 130
+    "disk_full",  # no space left (or quota exceeded) where runs or files are written
     "fail_under",  # eval --fail-under RATE: an agent's pass rate is below RATE
     "prices_invalid",  # eval --prices FILE: missing, not JSON, or not a price table
     "internal_error",  # an unexpected exception (a bug, or environment code that raised)
@@ -66,33 +71,74 @@ CLI_ERROR_CODES = (
 
 
 class CliError(Exception):
-    """A user-facing failure of the CLI itself, printed as ``error: <code>: <message>``."""
+    """A user-facing failure of the CLI itself, printed as ``error: <code>: <message>``.
 
-    def __init__(self, code: str, message: str) -> None:
+    Args:
+        code: the error code (see :data:`CLI_ERROR_CODES`).
+        message: what went wrong and the fix.
+        status: the exit status (1, or 130 for an interrupted command).
+    """
+
+    def __init__(self, code: str, message: str, status: int = 1) -> None:
         super().__init__(message)
         self.code = code
+        self.status = status
 
 
-def fail(code: str, message: str) -> NoReturn:
-    """Stop the command with ``error: <code>: <message>`` on stderr, exit 1."""
-    raise CliError(code, message)
+def fail(code: str, message: str, status: int = 1) -> NoReturn:
+    """Stop the command with ``error: <code>: <message>`` on stderr, exit ``status`` (1)."""
+    raise CliError(code, message, status)
 
 
-def _leaf(exc: BaseException) -> BaseException:
-    # A task group wraps a lone failure in an ExceptionGroup; report the failure itself.
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return exc
+#: Errors of the file system that are the machine's state, not a bug: a full disk or quota.
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside ``exc``, task groups (ExceptionGroups) flattened."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _expected(exc: BaseException) -> bool:
+    return isinstance(exc, SiloError | CliError | AgentLoadError) or (
+        isinstance(exc, OSError) and exc.errno in _DISK_FULL
+    )
+
+
+def _leaf(exc: BaseException) -> tuple[BaseException, int]:
+    """The failure to report from ``exc`` and how many others came with it.
+
+    Concurrent rollouts that fail alike (a full disk under ``--runs 3``) arrive as one group:
+    the first expected failure is reported, else the first failure.
+    """
+    leaves = _leaves(exc) or [exc]
+    chosen = next((leaf for leaf in leaves if _expected(leaf)), leaves[0])
+    return chosen, len(leaves) - 1
 
 
 def error_line(exc: BaseException) -> str | None:
     """The ``error: ...`` line for an expected failure, or None for anything else (a bug)."""
-    exc = _leaf(exc)
+    exc, _ = _leaf(exc)
     if isinstance(exc, SiloError):
         return f"error: {exc.code}: {exc.message}"
     if isinstance(exc, CliError | AgentLoadError):
         return f"error: {exc.code}: {exc}"
+    if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
+        return f"error: disk_full: {_disk_full(exc)}"
     return None
+
+
+def _disk_full(exc: OSError) -> str:
+    what = exc.strerror or "No space left on device"
+    if exc.filename is None:
+        return f"{what}; free some space and run again."
+    directory = _shown(os.path.dirname(os.fspath(exc.filename)) or ".")
+    return (
+        f"{what} while writing in {directory}; free some space there (or write elsewhere, "
+        "e.g. eval --out DIR on another disk) and run again."
+    )
 
 
 def _shown(path: str) -> str:
@@ -105,8 +151,10 @@ def _shown(path: str) -> str:
 
 def unexpected_line(exc: BaseException) -> str:
     """One line for an unexpected exception, naming where it was raised."""
-    exc = _leaf(exc)
+    exc, others = _leaf(exc)
     text = f"error: internal_error: unexpected {type(exc).__name__}: {exc}"
+    if others:
+        text += f" (and {others} more error{'s' if others > 1 else ''})"
     frames = traceback.extract_tb(exc.__traceback__)
     where = (
         f"{_shown(frames[-1].filename)}:{frames[-1].lineno} in {frames[-1].name}; "
@@ -127,6 +175,10 @@ def reporting_errors(*, show_traceback: bool = False) -> Iterator[None]:
         yield
     except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
         raise
+    except KeyboardInterrupt:
+        # Ctrl-C outside a long command's own handling (loading an environment, an agent).
+        click.echo("error: cancelled: interrupted (Ctrl-C).", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     except BrokenPipeError:
         # The reader went away (`silo-async runs list | head`): nothing to report, and the
         # interpreter's final flush must not hit the closed pipe again.
@@ -140,4 +192,5 @@ def reporting_errors(*, show_traceback: bool = False) -> Iterator[None]:
                 raise
             line = unexpected_line(exc)
         click.echo(line, err=True)
-        raise click.exceptions.Exit(1) from None
+        leaf, _ = _leaf(exc)
+        raise click.exceptions.Exit(leaf.status if isinstance(leaf, CliError) else 1) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -81,17 +82,36 @@ def read_manifest(env_dir: Path) -> Manifest:
     )
 
 
+def _usable(target: Path) -> None:
+    # A missing entrypoint is the importer's to report; a name the OS refuses is ours.
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        target.stat()
+
+
 def resolve_entrypoint(env_dir: Path, entrypoint: str, environment: str) -> Path:
     """The absolute entrypoint file, which must stay inside ``env_dir``.
 
     Symlinks are resolved before the check, so a link pointing outside is caught too.
 
     Raises:
-        SiloError: ``entrypoint_outside_environment``.
+        SiloError: ``entrypoint_outside_environment``; ``runtime_contract_invalid`` for a name
+            no file can have (a NUL byte, a symlink loop, a name too long).
     """
     root = env_dir.resolve()
     relative = PurePosixPath(entrypoint.replace("\\", "/"))
-    target = (root / relative).resolve()
+    try:
+        target = (root / relative).resolve()
+        _usable(target)
+    except (OSError, ValueError, RuntimeError) as exc:  # NUL byte, too long, a symlink loop
+        shown = repr(entrypoint) if len(entrypoint) <= 80 else repr(entrypoint[:77] + "...")
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise SiloError(
+            "runtime_contract_invalid",
+            f'Environment "{environment}" declares entrypoint {shown}, which is not a usable '
+            f'file name ({why}); set "entrypoint" in {MANIFEST_FILE} to a file such as '
+            f'"{DEFAULT_ENTRYPOINT}".',
+            {"environment": environment, "entrypoint": entrypoint},
+        ) from None
     if relative.is_absolute() or ".." in relative.parts or not target.is_relative_to(root):
         raise SiloError(
             "entrypoint_outside_environment",

@@ -191,16 +191,7 @@ def detect_state_type(env_dir: Path, environment: str) -> str:
         SiloError: ``state_type_not_found`` when ``state.py`` cannot be read or parsed, or
             defines no such name.
     """
-    try:
-        tree = ast.parse((env_dir / "state.py").read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError) as exc:
-        raise SiloError(
-            "state_type_not_found",
-            f'Could not read state.py in environment "{environment}" ({exc}). '
-            "Name the state type explicitly instead.",
-            {"environment": environment},
-        ) from None
-    names = _top_level_names(tree)
+    names = _state_names(env_dir, environment, "Name the state type explicitly instead.")
     if "State" in names:
         return "State"
     for name in names:
@@ -212,6 +203,39 @@ def detect_state_type(env_dir: Path, environment: str) -> str:
         'Define "State" there (a class, TypedDict or type alias) or name the type explicitly.',
         {"environment": environment},
     )
+
+
+def _state_names(env_dir: Path, environment: str, fix: str) -> list[str]:
+    try:
+        tree = ast.parse((env_dir / "state.py").read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise SiloError(
+            "state_type_not_found",
+            f'Could not read state.py in environment "{environment}" ({exc}). {fix}',
+            {"environment": environment},
+        ) from None
+    return _top_level_names(tree)
+
+
+def check_state_type(env_dir: Path, environment: str, state_type: str) -> str:
+    """``state_type``, checked to be a name ``state.py`` defines (the stub imports it).
+
+    Raises:
+        SiloError: ``unsafe_name`` for a name that is not an identifier;
+            ``state_type_not_found`` when ``state.py`` does not define it (nothing is written).
+    """
+    name = check_identifier(state_type)
+    names = _state_names(env_dir, environment, f'Define "{name}" in state.py first.')
+    if name not in names:
+        types = [n for n in names if n.endswith("State")]
+        hint = f"pass --state {types[0]}" if types else "omit --state"
+        raise SiloError(
+            "state_type_not_found",
+            f'state.py of environment "{environment}" defines no "{name}" (state types there: '
+            f"{', '.join(types) or 'none'}); {hint}, or define {name} in state.py first.",
+            {"environment": environment, "stateType": name, "available": types},
+        )
+    return name
 
 
 @attrs.frozen
@@ -230,7 +254,7 @@ def _scaffold(
     state_type: str | None,
 ) -> ScaffoldResult:
     state = (
-        check_identifier(state_type)
+        check_state_type(env_dir, environment, state_type)
         if state_type is not None
         else detect_state_type(env_dir, environment)
     )
