@@ -13,7 +13,6 @@ the command exits 130.
 from __future__ import annotations
 
 import re
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -40,6 +39,7 @@ from ._errors import fail
 from ._eval_text import rel as _rel
 from ._eval_text import summary_text
 from ._executor import build_executor, executor_options
+from ._interrupt import EXIT_INTERRUPTED, Interrupts
 from ._models import check_model_flags, model_agents, model_options
 from ._types import Number, TaskList, WholeNumber
 
@@ -176,28 +176,38 @@ class _Display:
                 self.draw()  # the final count, also when the eval ends between two ticks
 
 
-async def _cancel_on_sigint(scope: anyio.CancelScope) -> None:
-    try:
-        with anyio.open_signal_receiver(signal.SIGINT) as signals:
-            async for _ in signals:
-                scope.cancel()
-                return
-    except (NotImplementedError, ValueError):  # no signals here (Windows, a non-main thread)
-        await anyio.sleep_forever()
-
-
 async def _run_eval(
-    start: Callable[[Callable[[EvalProgress], None]], Any], display: _Display
+    start: Callable[[Callable[[EvalProgress], None]], Any],
+    display: _Display,
+    interrupts: Interrupts | None = None,
 ) -> EvalSummary | None:
     """Run the eval with the display and Ctrl-C handling; None when it was cancelled."""
-    summary: EvalSummary | None = None
-    with anyio.CancelScope() as outer:
+
+    async def work() -> EvalSummary:
         async with anyio.create_task_group() as tg:
             tg.start_soon(display.run)
-            tg.start_soon(_cancel_on_sigint, outer)
-            summary = await start(display.record)
+            summary: EvalSummary = await start(display.record)
             tg.cancel_scope.cancel()
-    return summary
+        return summary
+
+    return await interrupts.run(work) if interrupts is not None else await work()
+
+
+def _stopped_at_once(target: Path, cwd: Path) -> str:
+    """What a second Ctrl-C leaves: the summary on disk, or where the finished runs are."""
+    try:
+        data = read_summary(target)
+    except (OSError, ValueError):
+        evals = cwd / ".silo" / "evals"
+        listed = f" (silo-async runs list --eval {target.name})" if target.parent == evals else ""
+        return (
+            "error: cancelled: stopped at once, before the summary was written; the runs that "
+            f"finished are in {_rel(target, cwd)}/runs{listed}."
+        )
+    return (
+        f"eval stopped at once: {data['finished']}/{data['planned']} rollouts finished; "
+        f"summary of those in {_rel(target, cwd)}/summary.json"
+    )
 
 
 @click.command("eval", short_help="Evaluate agents on tasks, many runs each, with a report.")
@@ -338,10 +348,16 @@ def eval_command(
             executor=runner,
         )
 
-    summary = run_async(lambda: _run_eval(start, display))
+    interrupts = Interrupts(
+        "Stopping: the rollouts in flight are being graded and the summary of what finished "
+        "written.",
+        lambda: _stopped_at_once(target, cwd),
+    )
+    with interrupts:
+        summary = run_async(lambda: _run_eval(start, display, interrupts))
     if summary is None:
         _report_cancelled(target, cwd, as_json)
-        ctx.exit(130)
+        ctx.exit(EXIT_INTERRUPTED)
     below = [] if fail_under is None else summary.below(fail_under)
     if as_json:
         extra = {} if fail_under is None else {"failUnder": {"rate": fail_under, "below": below}}

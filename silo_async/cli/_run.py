@@ -18,8 +18,10 @@ from ._common import (
     open_environment,
     run_async,
 )
+from ._errors import fail
+from ._interrupt import EXIT_INTERRUPTED, Interrupts
 from ._models import check_model_flags, model_agents, model_options
-from ._report import agent_crash, many_json, many_text, run_json, run_text
+from ._report import agent_crash, many_json, many_text, relative, run_json, run_text
 from ._types import WholeNumber
 
 __all__ = ["run"]
@@ -126,7 +128,16 @@ def run(
             agent_name=label,
         )
 
-    results = run_async(execute)
+    saved = f"the runs that finished are saved in {relative(runs_dir)} (silo-async runs list)"
+    interrupts = Interrupts(
+        "Stopping: the runs in flight are being graded and saved.",
+        lambda: f"error: cancelled: stopped at once; {saved}.",
+    )
+    with interrupts:
+        finished = run_async(lambda: interrupts.run(execute))
+    if finished is None:
+        fail("cancelled", f"interrupted (Ctrl-C); {saved}.", EXIT_INTERRUPTED)
+    results = finished
     # The root's --traceback (silo-async --traceback run ...) asks for the same.
     traceback = show_traceback or bool(ctx.find_root().params.get("show_traceback"))
     if runs == 1:
