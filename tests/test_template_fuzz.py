@@ -55,7 +55,7 @@ def _environment(template_id: str) -> silo.Environment:
 
 def _cases() -> list[Any]:
     """One case per tool; the tools alternate between asyncio and trio (both run every time)."""
-    cases = []
+    cases: list[Any] = []
     for info in list_templates():
         env = _environment(info.id)
         if not env.tasks:
