@@ -14,7 +14,7 @@ import pytest
 
 import silo_async as silo
 from silo_async.eval import EvalSummary, evaluate
-from silo_async.eval._details import MAX_TEXT, compact_details, shrink_diff
+from silo_async.eval._details import MAX_STEPS, MAX_TEXT, compact_details, shrink_diff
 from silo_async.eval._report_data import COLUMNS, DetailStore, pack_details
 
 from .test_eval_support import (
@@ -214,3 +214,18 @@ async def test_model_turns_sit_between_the_tool_calls_they_made() -> None:
     assert [s[0] for s in steps] == [1, 0, 1]
     assert steps[0][1:6] == ["m1", 12, 4, None, "Reading A first."]
     assert steps[2][4] == "stop"
+
+
+@pytest.mark.anyio
+async def test_details_do_not_grow_with_the_trace(tmp_path: Path) -> None:
+    async def chatty(ctx: silo.AgentContext) -> str:
+        for _ in range(1_000):
+            await ctx.call_tool("get_item", {"itemId": "A"})
+        return "read it a thousand times"
+
+    out = tmp_path / "ev"
+    await evaluate(make_env(), ["T-1"], {"c": chatty}, max_tool_calls=2_000, out_dir=out)
+    page = parse((out / "report.html").read_text(encoding="utf-8"))
+    [entry] = unpack(page.scripts["details"])
+    assert len(entry["s"]) == MAX_STEPS and entry["n"] == 1_000 - MAX_STEPS
+    assert len(json.dumps(entry)) < 80_000  # the trace.jsonl of this rollout is ~250 kB
