@@ -11,7 +11,10 @@ Rounds alternate (local, Ray, local, Ray...) so drift hits both sides; medians a
 Run: ``.venv/bin/python benchmarks/bench_ray.py [--rollouts 5000] [--workers 2]
 [--concurrency 64] [--rounds 3] [--dir /dev/shm]``. Needs ``pip install 'silo_async[ray]'``.
 Scratch files go to /dev/shm when it exists (RAM), so the numbers measure the framework
-rather than the disk.
+rather than the disk. On a machine shared with other sessions, Linux (autogroup) shares CPU
+between sessions first and Ray's workers live in this one: run it at a higher session priority
+(``echo -10 > /proc/self/autogroup`` as root) or on an idle machine, or the workers together get
+one session's share.
 """
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ class _Worker:
     pull: Any = None
     isolating: bool = False
     losses: int = 0
+    fed: int = 0  # slots handed to it so far
 
 
 class Dispatcher:
@@ -151,15 +152,17 @@ class Dispatcher:
     # Feeding ----------------------------------------------------------------------------
 
     def _feed(self) -> None:
-        # The least busy first: when the eval's limit is below the workers' own, room freed by
-        # one worker goes to the one holding least, so every worker gets its share.
-        for worker in sorted(self.workers, key=lambda w: len(w.held)):
+        # The least busy first (then the least fed): when the eval's limit is below the
+        # workers' own, room freed by one worker goes to the one holding least, so every worker
+        # gets its share.
+        for worker in sorted(self.workers, key=lambda w: (len(w.held), w.fed)):
             if worker.dead or not worker.ready or worker.pull is not None:
                 continue
             work = self._take(worker)
             if not work and not worker.held:
                 continue
             worker.held.update(work)
+            worker.fed += len(work)
             if work:
                 self._post(self._begin, work)
             worker.pull = self._call(worker, "pull", [(slot, self.plan[slot]) for slot in work])

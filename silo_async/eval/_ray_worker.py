@@ -130,13 +130,13 @@ class RolloutWorker:
             if self._work is not None:
                 self._work.set()
                 self._work = None
-        gather = max(1, self.concurrency // 4)
         with anyio.move_on_after(MAX_WAIT_S):
             while not self.outbox and self._live():
                 await self._wait_result()
-            with anyio.move_on_after(GATHER_S):
-                while len(self.outbox) < gather and self.unfinished and self._live():
-                    await self._wait_result()
+        if self.outbox and self.unfinished and self._live():
+            # Let a few more finish before answering: one round trip per batch. A sleep, not a
+            # wake-up per result: the rollouts run on meanwhile and pay nothing for it.
+            await anyio.sleep(GATHER_S)
         finished, self.outbox = self.outbox, []
         return finished
 
