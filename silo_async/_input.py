@@ -52,8 +52,18 @@ def copy_input(value: Any, _depth: int = MAX_DEPTH) -> Any:
         for k, v in value.items():
             if type(k) is not str:
                 k = _key(k)
+            # The usual values are checked inline: a call per number would double the cost.
             tv = type(v)
-            out[k] = v if tv is str or tv is bool or v is None else copy_input(v, _depth - 1)
+            if (
+                tv is str
+                or tv is bool
+                or v is None
+                or (tv is int and -LARGEST_NUMBER <= v <= LARGEST_NUMBER)
+                or (tv is float and v - v == 0.0)
+            ):
+                out[k] = v
+            else:
+                out[k] = copy_input(v, _depth - 1)
         return out
     if t is list or t is tuple:
         if not _depth:
