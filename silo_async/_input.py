@@ -32,9 +32,6 @@ class InputRejected(Exception):
     """The input is not a JSON value a tool may receive (see :func:`input_problems` for why)."""
 
 
-_REJECTED = InputRejected()
-
-
 def copy_input(value: Any, _depth: int = MAX_DEPTH) -> Any:
     """A plain copy of ``value`` that every rule above holds for.
 
@@ -47,7 +44,7 @@ def copy_input(value: Any, _depth: int = MAX_DEPTH) -> Any:
         return value
     if t is dict:
         if not _depth:
-            raise _REJECTED
+            raise InputRejected
         out = {}
         for k, v in value.items():
             if type(k) is not str:
@@ -67,23 +64,23 @@ def copy_input(value: Any, _depth: int = MAX_DEPTH) -> Any:
         return out
     if t is list or t is tuple:
         if not _depth:
-            raise _REJECTED
+            raise InputRejected
         return [v if type(v) is str else copy_input(v, _depth - 1) for v in value]
     if t is int:
         if -LARGEST_NUMBER <= value <= LARGEST_NUMBER:
             return value
-        raise _REJECTED
+        raise InputRejected
     if t is float:
         if value - value == 0.0:  # False for NaN and ±Infinity
             return value
-        raise _REJECTED
+        raise InputRejected
     return _subclass(value, _depth)
 
 
 def _key(key: Any) -> str:
     if isinstance(key, str):
         return str.__str__(key)
-    raise _REJECTED
+    raise InputRejected
 
 
 def _subclass(value: Any, depth: int) -> Any:
@@ -98,7 +95,7 @@ def _subclass(value: Any, depth: int) -> Any:
         return copy_input(dict(value), depth)
     if isinstance(value, list | tuple):
         return copy_input(list(value), depth)
-    raise _REJECTED
+    raise InputRejected
 
 
 def input_problems(value: Any) -> list[str]:

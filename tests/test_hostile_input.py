@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import silo_async as silo
-from silo_async._input import copy_input, input_problems
+from silo_async._input import InputRejected, copy_input, input_problems
 from silo_async._jsonutil import MAX_DEPTH, clone_json, compact_json, pretty_json, utf8
 
 pytestmark = pytest.mark.anyio
@@ -268,3 +268,19 @@ async def test_non_finite_answers_and_trace_fields_are_written_as_null(tmp_path:
     step = next(e for e in files["trace"] if e["type"] == "model_step")
     assert step["score"] is None
     assert result.output_text == '{"score":null,"best":null}'
+
+
+def test_a_refused_input_does_not_grow_a_shared_traceback() -> None:
+    # A shared exception instance raised again and again keeps every traceback it was raised
+    # through: thousands of refused calls would grow it without bound.
+    seen: list[InputRejected] = []
+    for _ in range(3):
+        try:
+            copy_input({"n": math.nan})
+        except InputRejected as exc:
+            seen.append(exc)
+            depth, tb = 0, exc.__traceback__
+            while tb is not None:
+                depth, tb = depth + 1, tb.tb_next
+            assert depth <= 3
+    assert len({id(e) for e in seen}) == 3
