@@ -492,6 +492,26 @@ async def test_writes_are_audited_and_reads_are_not() -> None:
 
 
 @pytest.mark.anyio
+async def test_a_status_change_is_audited_with_its_reason_and_field_changes() -> None:
+    world = World()
+    await world.ok(
+        "cancel_purchase_order",
+        {"purchaseOrderId": "PO-1008", "reason": "Approved above limit", "actorId": "USR-006"},
+    )
+    (entry,) = w.new_audit_entries(world.state, world.initial)
+    assert (entry["action"], entry["entityType"], entry["entityId"], entry["detail"]) == (
+        "cancel_purchase_order",
+        "purchaseOrder",
+        "PO-1008",
+        "Approved above limit",
+    )
+    assert entry["changes"] == [
+        {"field": "status", "from": "approved", "to": "cancelled"},
+        {"field": "cancelReason", "from": None, "to": "Approved above limit"},
+    ]
+
+
+@pytest.mark.anyio
 async def test_three_way_match_lists_each_exception_and_blocks_approval() -> None:
     world = World()
     out = await world.ok(

@@ -25,6 +25,7 @@ from .budgets import (
     list_budgets,
     transfer_budget,
 )
+from .credit_notes import list_vendor_credit_notes, record_vendor_credit_note
 from .customer_invoices import (
     create_customer_invoice,
     get_ar_aging,
@@ -218,10 +219,8 @@ from .vendor_invoices import (
     explain_invoice_block,
     get_vendor_invoice,
     list_overdue_vendor_invoices,
-    list_vendor_credit_notes,
     list_vendor_invoices,
     list_vendor_invoices_due,
-    record_vendor_credit_note,
     record_vendor_invoice,
     search_vendor_invoices,
 )

@@ -18,7 +18,7 @@ from silo_async import world as w
 from ..domain.purchasing import pending_approval
 from ..environment import DOCUMENT_COLLECTIONS
 from ..state import APPROVAL_KINDS, Record, State, has_permission
-from .common import ACTOR, KIND_LABELS, acting_user, require_authority, who
+from .common import ACTOR, KIND_LABELS, acting_user, record_change, require_authority, who
 
 __all__ = [
     "decide",
@@ -214,16 +214,14 @@ def reassign_approval(state: State, input: dict[str, Any]) -> dict[str, Any]:
     require_authority(
         state, new, approval["documentType"], approval["amount"], approval["documentId"]
     )
-    changes: list[w.Change] = []
-    w.set_field(approval, "assigneeId", new["id"], changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "reassign_approval",
         "approval",
-        approval["id"],
+        approval,
         w.read_string(input, "reason"),
-        changes,
+        assigneeId=new["id"],
     )
     return {"updated": _view(state, approval), "auditId": audit_id}
 
@@ -275,18 +273,16 @@ def revoke_approval(state: State, input: dict[str, Any]) -> dict[str, Any]:
         f"{approval['documentId']} ({KIND_LABELS[approval['documentType']]})",
     )
     _roll_back(state, approval, actor["id"])
-    changes: list[w.Change] = []
-    w.set_field(approval, "status", "revoked", changes)
-    w.set_field(approval, "revokedBy", actor["id"], changes)
-    w.set_field(approval, "revokedAt", w.now(state), changes)
-    w.set_field(approval, "comment", w.read_string(input, "reason"), changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "revoke_approval",
         "approval",
-        approval["id"],
+        approval,
         w.read_string(input, "reason"),
-        changes,
+        status="revoked",
+        revokedBy=actor["id"],
+        revokedAt=w.now(state),
+        comment=w.read_string(input, "reason"),
     )
     return {"updated": _view(state, approval), "auditId": audit_id}

@@ -27,6 +27,7 @@ __all__ = [
     "ACTOR",
     "KIND_LABELS",
     "acting_user",
+    "record_change",
     "record_decision",
     "require_authority",
     "require_permission",
@@ -127,6 +128,22 @@ def require_authority(
         f"{label} is {money_text(amount)}.{hint}",
         details,
     )
+
+
+def record_change(
+    state: State,
+    actor_id: str,
+    action: str,
+    entity_type: str,
+    record: Record,
+    detail: str | None,
+    **fields: Any,
+) -> str:
+    """Set ``fields`` on ``record`` and audit what really changed as one entry; the entry's id."""
+    changes: list[w.Change] = []
+    for field, value in fields.items():
+        w.set_field(record, field, value, changes)
+    return w.audit(state, actor_id, action, entity_type, record["id"], detail or "", changes)
 
 
 def record_decision(

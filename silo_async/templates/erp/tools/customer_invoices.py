@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain import sales as sal
 from ..state import Record, State, terms_days
-from .common import ACTOR, acting_user, require_authority, require_permission
+from .common import ACTOR, acting_user, record_change, require_authority, require_permission
 
 __all__ = [
     "create_customer_invoice",
@@ -203,16 +203,14 @@ def void_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]
     w.require_status(invoice, "customerInvoices", ("draft", "issued"), "be voided")
     if sal.customer_paid(state, invoice["id"]) > 0:
         raise silo.tool_error("invalid_state", f"Payments are applied to {invoice['id']}.")
-    changes: list[w.Change] = []
-    w.set_field(invoice, "status", "void", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "void_customer_invoice",
         "customerInvoice",
-        invoice["id"],
+        invoice,
         w.read_string(input, "reason"),
-        changes,
+        status="void",
     )
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 
@@ -230,18 +228,16 @@ def write_off_customer_invoice(state: State, input: dict[str, Any]) -> dict[str,
     w.require_status(invoice, "customerInvoices", ("issued",), "be written off")
     owed = sal.customer_outstanding(state, invoice)
     require_authority(state, actor, "write_off", owed, invoice["id"])
-    changes: list[w.Change] = []
-    w.set_field(invoice, "status", "written_off", changes)
-    w.set_field(invoice, "writtenOffAt", w.now(state), changes)
-    w.set_field(invoice, "writeOffReason", w.read_string(input, "reason"), changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "write_off_customer_invoice",
         "customerInvoice",
-        invoice["id"],
-        invoice["writeOffReason"],
-        changes,
+        invoice,
+        w.read_string(input, "reason"),
+        status="written_off",
+        writtenOffAt=w.now(state),
+        writeOffReason=w.read_string(input, "reason"),
     )
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 

@@ -17,6 +17,7 @@ from ..state import Record, State, money_text
 from .common import (
     ACTOR,
     acting_user,
+    record_change,
     record_decision,
     require_authority,
     require_permission,
@@ -193,10 +194,14 @@ def reimburse_expense(state: State, input: dict[str, Any]) -> dict[str, Any]:
     require_permission(state, actor, "treasury")
     expense = w.require_record(state, "expenses", w.read_string(input, "expenseId"))
     w.require_status(expense, "expenses", ("approved",), "be reimbursed")
-    changes: list[w.Change] = []
-    w.set_field(expense, "status", "reimbursed", changes)
-    w.set_field(expense, "reimbursedAt", w.now(state), changes)
-    audit_id = w.audit(
-        state, actor["id"], "reimburse_expense", "expense", expense["id"], "Reimbursed.", changes
+    audit_id = record_change(
+        state,
+        actor["id"],
+        "reimburse_expense",
+        "expense",
+        expense,
+        "Reimbursed.",
+        status="reimbursed",
+        reimbursedAt=w.now(state),
     )
     return {"updated": expense, "auditId": audit_id}

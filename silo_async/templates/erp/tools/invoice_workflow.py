@@ -16,6 +16,7 @@ from ..state import Record, State
 from .common import (
     ACTOR,
     acting_user,
+    record_change,
     record_decision,
     require_authority,
     require_permission,
@@ -44,9 +45,9 @@ def _ap(state: State, input: dict[str, Any]) -> tuple[Record, Record]:
 
 
 def _done(
-    state: State, actor: Record, invoice: Record, action: str, text: str, changes: list[w.Change]
+    state: State, actor: Record, invoice: Record, action: str, text: str | None, **fields: Any
 ) -> dict[str, Any]:
-    audit_id = w.audit(state, actor["id"], action, "vendorInvoice", invoice["id"], text, changes)
+    audit_id = record_change(state, actor["id"], action, "vendorInvoice", invoice, text, **fields)
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 
 
@@ -71,12 +72,15 @@ def run_three_way_match(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"{invoice['id']} has no purchase order to match; approve it directly.",
         )
     exceptions = pay.match_exceptions(state, invoice)
-    changes: list[w.Change] = []
-    w.set_field(invoice, "status", "match_failed" if exceptions else "matched", changes)
-    w.set_field(invoice, "matchExceptions", exceptions, changes)
-    w.set_field(invoice, "matchedAt", w.now(state), changes)
     result = _done(
-        state, actor, invoice, "run_three_way_match", f"{len(exceptions)} exception(s).", changes
+        state,
+        actor,
+        invoice,
+        "run_three_way_match",
+        f"{len(exceptions)} exception(s).",
+        status="match_failed" if exceptions else "matched",
+        matchExceptions=exceptions,
+        matchedAt=w.now(state),
     )
     return {"matched": not exceptions, "exceptions": exceptions, **result}
 
@@ -113,12 +117,15 @@ def approve_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any
         "approved",
         w.read_string(input, "comment", None),
     )
-    changes: list[w.Change] = []
-    w.set_field(invoice, "status", "approved", changes)
-    w.set_field(invoice, "approvedBy", actor["id"], changes)
-    w.set_field(invoice, "approvedAt", w.now(state), changes)
     return _done(
-        state, actor, invoice, "approve_vendor_invoice", f"Approved ({approval_id}).", changes
+        state,
+        actor,
+        invoice,
+        "approve_vendor_invoice",
+        f"Approved ({approval_id}).",
+        status="approved",
+        approvedBy=actor["id"],
+        approvedAt=w.now(state),
     )
 
 
@@ -142,10 +149,15 @@ def hold_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
         raise silo.tool_error(
             "invalid_state", f"A payment in progress covers {invoice['id']}; cancel it first."
         )
-    changes: list[w.Change] = []
-    w.set_field(invoice, "status", "on_hold", changes)
-    w.set_field(invoice, "holdReason", w.read_string(input, "reason"), changes)
-    return _done(state, actor, invoice, "hold_vendor_invoice", invoice["holdReason"], changes)
+    return _done(
+        state,
+        actor,
+        invoice,
+        "hold_vendor_invoice",
+        w.read_string(input, "reason"),
+        status="on_hold",
+        holdReason=w.read_string(input, "reason"),
+    )
 
 
 @w.define_tool(
@@ -159,16 +171,14 @@ def release_vendor_invoice_hold(state: State, input: dict[str, Any]) -> dict[str
     """on_hold -> received."""
     actor, invoice = _ap(state, input)
     w.require_status(invoice, "vendorInvoices", ("on_hold",), "be released")
-    changes: list[w.Change] = []
-    w.set_field(invoice, "status", "received", changes)
-    w.set_field(invoice, "holdReason", None, changes)
     return _done(
         state,
         actor,
         invoice,
         "release_vendor_invoice_hold",
         w.read_string(input, "reason"),
-        changes,
+        status="received",
+        holdReason=None,
     )
 
 
@@ -186,10 +196,15 @@ def _close(state: State, input: dict[str, Any], to: str, action: str) -> dict[st
             f"{invoice['id']} is paid or being paid ({pay.paid(state, invoice['id'])} paid, "
             f"{pay.scheduled(state, invoice['id'])} in payments); it cannot be {to}.",
         )
-    changes: list[w.Change] = []
-    w.set_field(invoice, "status", to, changes)
-    w.set_field(invoice, "rejectionReason", w.read_string(input, "reason"), changes)
-    return _done(state, actor, invoice, action, invoice["rejectionReason"], changes)
+    return _done(
+        state,
+        actor,
+        invoice,
+        action,
+        w.read_string(input, "reason"),
+        status=to,
+        rejectionReason=w.read_string(input, "reason"),
+    )
 
 
 @w.define_tool(

@@ -18,6 +18,7 @@ from ..state import Record, State, money_text
 from .common import (
     ACTOR,
     acting_user,
+    record_change,
     record_decision,
     require_authority,
     require_permission,
@@ -159,9 +160,9 @@ def _payment(state: State, input: dict[str, Any]) -> Record:
 
 
 def _done(
-    state: State, actor: Record, payment: Record, action: str, text: str, changes: list[w.Change]
+    state: State, actor: Record, payment: Record, action: str, text: str | None, **fields: Any
 ) -> dict[str, Any]:
-    audit_id = w.audit(state, actor["id"], action, "payment", payment["id"], text, changes)
+    audit_id = record_change(state, actor["id"], action, "payment", payment, text, **fields)
     return {"updated": payment, "auditId": audit_id}
 
 
@@ -187,10 +188,15 @@ def approve_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
         )
     require_authority(state, actor, "payment", payment["amount"], payment["id"])
     record_decision(state, "payment", payment["id"], payment["amount"], actor, "approved")
-    changes: list[w.Change] = []
-    w.set_field(payment, "status", "approved", changes)
-    w.set_field(payment, "approvedBy", actor["id"], changes)
-    return _done(state, actor, payment, "approve_payment", "Approved.", changes)
+    return _done(
+        state,
+        actor,
+        payment,
+        "approve_payment",
+        "Approved.",
+        status="approved",
+        approvedBy=actor["id"],
+    )
 
 
 @w.define_tool(
@@ -219,10 +225,15 @@ def execute_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"{payment['id']} would pay {payment['bankAccount']}, but {vendor['id']}'s account is "
             f"now {vendor['iban']} ({vendor['bankStatus']}); cancel it and create a new payment.",
         )
-    changes: list[w.Change] = []
-    w.set_field(payment, "status", "completed", changes)
-    w.set_field(payment, "completedAt", w.now(state), changes)
-    return _done(state, actor, payment, "execute_payment", "Sent to the bank.", changes)
+    return _done(
+        state,
+        actor,
+        payment,
+        "execute_payment",
+        "Sent to the bank.",
+        status="completed",
+        completedAt=w.now(state),
+    )
 
 
 @w.define_tool(
@@ -237,9 +248,9 @@ def cancel_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
     require_permission(state, actor, "payables")
     payment = _payment(state, input)
     w.require_status(payment, "payments", ("draft", "approved"), "be cancelled")
-    changes: list[w.Change] = []
-    w.set_field(payment, "status", "cancelled", changes)
-    return _done(state, actor, payment, "cancel_payment", w.read_string(input, "reason"), changes)
+    return _done(
+        state, actor, payment, "cancel_payment", w.read_string(input, "reason"), status="cancelled"
+    )
 
 
 @w.define_tool(

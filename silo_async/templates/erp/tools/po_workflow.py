@@ -16,7 +16,7 @@ from ..domain.budgets import remaining, requisition_commitment
 from ..domain.purchasing import pending_approval
 from ..state import Record, State, money_text
 from .approvals import decide, request_approval
-from .common import ACTOR, acting_user, require_permission
+from .common import ACTOR, acting_user, record_change, require_permission
 from .purchase_orders import po_view
 
 __all__ = [
@@ -40,9 +40,9 @@ def _buyer_and_po(
 
 
 def _done(
-    state: State, actor: Record, po: Record, action: str, text: str, changes: list[w.Change]
+    state: State, actor: Record, po: Record, action: str, text: str | None, **fields: Any
 ) -> dict[str, Any]:
-    audit_id = w.audit(state, actor["id"], action, "purchaseOrder", po["id"], text, changes)
+    audit_id = record_change(state, actor["id"], action, "purchaseOrder", po, text, **fields)
     return {"updated": po_view(state, po), "auditId": audit_id}
 
 
@@ -63,15 +63,13 @@ def submit_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]
     approval = request_approval(
         state, "purchase_order", po["id"], pur.po_net(po), w.read_string(input, "approverId"), actor
     )
-    changes: list[w.Change] = []
-    w.set_field(po, "status", "pending_approval", changes)
     return _done(
         state,
         actor,
         po,
         "submit_purchase_order",
         f"Submitted to {approval['assigneeId']} ({approval['id']}).",
-        changes,
+        status="pending_approval",
     )
 
 
@@ -112,10 +110,13 @@ def approve_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any
         w.read_string(input, "comment", None),
         lambda: _check_budget(state, po),
     )
-    changes: list[w.Change] = []
-    w.set_field(po, "status", "approved", changes)
     return _done(
-        state, actor, po, "approve_purchase_order", f"Approved ({approval['id']}).", changes
+        state,
+        actor,
+        po,
+        "approve_purchase_order",
+        f"Approved ({approval['id']}).",
+        status="approved",
     )
 
 
@@ -141,9 +142,7 @@ def reject_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]
     reason = w.read_string(input, "reason")
     decide(state, po, "purchase_order", pur.po_net(po), actor, "rejected", reason)
     _release_requisition(state, po)
-    changes: list[w.Change] = []
-    w.set_field(po, "status", "rejected", changes)
-    return _done(state, actor, po, "reject_purchase_order", reason, changes)
+    return _done(state, actor, po, "reject_purchase_order", reason, status="rejected")
 
 
 @w.define_tool(
@@ -161,10 +160,15 @@ def send_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
         raise silo.tool_error(
             "not_allowed", f"Vendor {vendor['id']} is {vendor['status']}; the order cannot be sent."
         )
-    changes: list[w.Change] = []
-    w.set_field(po, "status", "sent", changes)
-    w.set_field(po, "sentAt", w.now(state), changes)
-    return _done(state, actor, po, "send_purchase_order", f"Sent to {vendor['id']}.", changes)
+    return _done(
+        state,
+        actor,
+        po,
+        "send_purchase_order",
+        f"Sent to {vendor['id']}.",
+        status="sent",
+        sentAt=w.now(state),
+    )
 
 
 @w.define_tool(
@@ -188,10 +192,15 @@ def cancel_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]
     if pending is not None:
         pending["status"] = "cancelled"
     _release_requisition(state, po)
-    changes: list[w.Change] = []
-    w.set_field(po, "status", "cancelled", changes)
-    w.set_field(po, "cancelReason", w.read_string(input, "reason"), changes)
-    return _done(state, actor, po, "cancel_purchase_order", po["cancelReason"], changes)
+    return _done(
+        state,
+        actor,
+        po,
+        "cancel_purchase_order",
+        w.read_string(input, "reason"),
+        status="cancelled",
+        cancelReason=w.read_string(input, "reason"),
+    )
 
 
 @w.define_tool(
@@ -219,7 +228,6 @@ def close_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"{', '.join(map(str, unbilled))}; wait for the vendor's invoice.",
             {"lines": unbilled},
         )
-    changes: list[w.Change] = []
-    w.set_field(po, "status", "closed", changes)
-    w.set_field(po, "closedAt", w.now(state), changes)
-    return _done(state, actor, po, "close_purchase_order", "Closed.", changes)
+    return _done(
+        state, actor, po, "close_purchase_order", "Closed.", status="closed", closedAt=w.now(state)
+    )

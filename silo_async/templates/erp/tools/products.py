@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission
+from .common import ACTOR, acting_user, record_change, require_permission
 
 __all__ = [
     "create_product",
@@ -206,15 +206,13 @@ def discontinue_product(state: State, input: dict[str, Any]) -> dict[str, Any]:
     require_permission(state, actor, "purchasing")
     product = _product(state, input)
     w.require_status(product, "products", ("active",), "be discontinued")
-    changes: list[w.Change] = []
-    w.set_field(product, "status", "discontinued", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "discontinue_product",
         "product",
-        product["id"],
+        product,
         w.read_string(input, "reason"),
-        changes,
+        status="discontinued",
     )
     return {"updated": product, "auditId": audit_id}

@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain.purchasing import is_valid
 from ..state import Record, State, lines_net
-from .common import ACTOR, acting_user, require_permission
+from .common import ACTOR, acting_user, record_change, require_permission
 
 __all__ = [
     "accept_quotation",
@@ -217,15 +217,13 @@ def reject_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
     actor = _buyer(state, input)
     quotation = w.require_record(state, "quotations", w.read_string(input, "quotationId"))
     w.require_status(quotation, "quotations", ("received",), "be rejected")
-    changes: list[w.Change] = []
-    w.set_field(quotation, "status", "rejected", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "reject_quotation",
         "quotation",
-        quotation["id"],
+        quotation,
         w.read_string(input, "reason"),
-        changes,
+        status="rejected",
     )
     return {"updated": quotation_view(state, quotation), "auditId": audit_id}

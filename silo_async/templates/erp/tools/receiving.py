@@ -13,7 +13,7 @@ from silo_async import world as w
 
 from ..domain import purchasing as pur
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission
+from .common import ACTOR, acting_user, record_change, require_permission
 from .stock_ops import move_stock, stock_line
 
 __all__ = [
@@ -219,15 +219,13 @@ def reverse_goods_receipt(state: State, input: dict[str, Any]) -> dict[str, Any]
                 actor["id"],
                 w.read_string(input, "reason"),
             )
-    changes: list[w.Change] = []
-    w.set_field(grn, "status", "reversed", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "reverse_goods_receipt",
         "goodsReceipt",
-        grn["id"],
+        grn,
         w.read_string(input, "reason"),
-        changes,
+        status="reversed",
     )
     return {"updated": grn, "auditId": audit_id}

@@ -18,7 +18,7 @@ from ..domain.budgets import budget_figures, remaining
 from ..domain.purchasing import pending_approval, requisition_net
 from ..state import Record, State, has_permission, money_text
 from .approvals import decide, request_approval
-from .common import ACTOR, acting_user, who
+from .common import ACTOR, acting_user, record_change, who
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -244,16 +244,14 @@ def submit_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     approval = request_approval(
         state, "requisition", requisition["id"], requisition_net(requisition), approver_id, actor
     )
-    changes: list[w.Change] = []
-    w.set_field(requisition, "status", "pending_approval", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "submit_requisition",
         "requisition",
-        requisition["id"],
+        requisition,
         f"Submitted to {approver_id} ({approval['id']}).",
-        changes,
+        status="pending_approval",
     )
     return {
         "updated": requisition_view(state, requisition),
@@ -297,16 +295,14 @@ def approve_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
         w.read_string(input, "comment", None),
         lambda: _check_budget(state, requisition),
     )
-    changes: list[w.Change] = []
-    w.set_field(requisition, "status", "approved", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "approve_requisition",
         "requisition",
-        requisition["id"],
+        requisition,
         f"Approved ({approval['id']}).",
-        changes,
+        status="approved",
     )
     return {"updated": requisition_view(state, requisition), "auditId": audit_id}
 
@@ -326,11 +322,15 @@ def reject_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     decide(
         state, requisition, "requisition", requisition_net(requisition), actor, "rejected", reason
     )
-    changes: list[w.Change] = []
-    w.set_field(requisition, "status", "rejected", changes)
-    w.set_field(requisition, "rejectionReason", reason, changes)
-    audit_id = w.audit(
-        state, actor["id"], "reject_requisition", "requisition", requisition["id"], reason, changes
+    audit_id = record_change(
+        state,
+        actor["id"],
+        "reject_requisition",
+        "requisition",
+        requisition,
+        reason,
+        status="rejected",
+        rejectionReason=reason,
     )
     return {"updated": requisition_view(state, requisition), "auditId": audit_id}
 
@@ -356,16 +356,14 @@ def cancel_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     pending = pending_approval(state, requisition["id"])
     if pending is not None:
         pending["status"] = "cancelled"
-    changes: list[w.Change] = []
-    w.set_field(requisition, "status", "cancelled", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "cancel_requisition",
         "requisition",
-        requisition["id"],
+        requisition,
         w.read_string(input, "reason"),
-        changes,
+        status="cancelled",
     )
     return {"updated": requisition_view(state, requisition), "auditId": audit_id}
 

@@ -10,7 +10,7 @@ from silo_async import world as w
 from ..domain.sales import order_line, unshipped_quantity
 from ..domain.stock import available, held, line_held
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission
+from .common import ACTOR, acting_user, record_change, require_permission
 from .stock_ops import require_stock
 
 __all__ = [
@@ -64,23 +64,22 @@ def check_customer_can_receive(state: State, order: Record, doing: str) -> None:
         )
 
 
-def reserve_line(
-    state: State, order: Record, line: Record, quantity: int | None, actor_id: str
-) -> Record:
-    """Reserve ``quantity`` (default: all still unreserved) of one order line; the reservation.
+def _reservable(state: State, order: Record, line: Record, quantity: int | None) -> int:
+    """How much to reserve: ``quantity`` or all the line still needs, checked against stock.
 
     Raises:
         ToolError: ``conflict`` when the line is already fully reserved, ``invalid_input`` when
             asking for more than the line still needs, ``invalid_state`` without enough stock.
     """
-    need = unshipped_quantity(state, order, line) - line_held(state, order["id"], line["lineNo"])
+    held_now = line_held(state, order["id"], line["lineNo"])
+    need = unshipped_quantity(state, order, line) - held_now
     label = f"{order['id']} line {line['lineNo']}"
     if need <= 0:
         raise silo.tool_error(
             "conflict",
-            f"{label} is already fully reserved ({line_held(state, order['id'], line['lineNo'])} "
-            f"held for {unshipped_quantity(state, order, line)} still to ship).",
-            {"held": line_held(state, order["id"], line["lineNo"])},
+            f"{label} is already fully reserved ({held_now} held for "
+            f"{unshipped_quantity(state, order, line)} still to ship).",
+            {"held": held_now},
         )
     want = need if quantity is None else quantity
     if want > need:
@@ -95,8 +94,16 @@ def reserve_line(
             f"{want}.",
             {"available": free, "requested": want},
         )
+    return want
+
+
+def reserve_line(
+    state: State, order: Record, line: Record, quantity: int | None, actor_id: str
+) -> Record:
+    """Reserve ``quantity`` (default: all still unreserved) of one order line; the reservation."""
+    want = _reservable(state, order, line, quantity)
     reservation_id = w.next_id(state, "RES", width=4)
-    reservation = {
+    state["reservations"][reservation_id] = reservation = {
         "id": reservation_id,
         "salesOrderId": order["id"],
         "lineNo": line["lineNo"],
@@ -108,15 +115,11 @@ def reserve_line(
         "createdAt": w.now(state),
         "createdBy": actor_id,
     }
-    state["reservations"][reservation_id] = reservation
-    w.audit(
-        state,
-        actor_id,
-        "reserve_stock",
-        "reservation",
-        reservation_id,
-        f"Reserved {want} of {line['productId']} at {order['warehouseId']} for {label}.",
+    detail = (
+        f"Reserved {want} of {line['productId']} at {order['warehouseId']} for {order['id']} "
+        f"line {line['lineNo']}."
     )
+    w.audit(state, actor_id, "reserve_stock", "reservation", reservation_id, detail)
     return reservation
 
 
@@ -163,15 +166,13 @@ def release_reservation(state: State, input: dict[str, Any]) -> dict[str, Any]:
     reservation = w.require_record(state, "reservations", w.read_string(input, "reservationId"))
     w.require_status(reservation, "reservations", ("active",), "be released")
     freed = held(reservation)
-    changes: list[w.Change] = []
-    w.set_field(reservation, "status", "released", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "release_reservation",
         "reservation",
-        reservation["id"],
+        reservation,
         f"Released {freed}: {w.read_string(input, 'reason')}",
-        changes,
+        status="released",
     )
     return {"updated": _view(state, reservation), "released": freed, "auditId": audit_id}

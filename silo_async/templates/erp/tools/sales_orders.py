@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, find_stock, line_held
 from ..state import Record, State, gross, money_text, vat_of
-from .common import ACTOR, acting_user, require_permission
+from .common import ACTOR, acting_user, record_change, require_permission
 from .lines import LINE_ITEM, line_tools, read_lines
 from .reservations import check_customer_can_receive, reserve_line
 
@@ -192,17 +192,15 @@ def confirm_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
         raise silo.tool_error("invalid_state", f"{order['id']} has no lines.")
     check_customer_can_receive(state, order, "confirming")
     _credit_check(state, order)
-    changes: list[w.Change] = []
-    w.set_field(order, "status", "confirmed", changes)
-    w.set_field(order, "confirmedAt", w.now(state), changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "confirm_sales_order",
         "salesOrder",
-        order["id"],
+        order,
         "Confirmed after credit check.",
-        changes,
+        status="confirmed",
+        confirmedAt=w.now(state),
     )
     return {"updated": order_view(state, order), "auditId": audit_id}
 
@@ -222,17 +220,15 @@ def cancel_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
     for reservation in state["reservations"].values():
         if reservation["salesOrderId"] == order["id"] and reservation["status"] == "active":
             reservation["status"] = "released"
-    changes: list[w.Change] = []
-    w.set_field(order, "status", "cancelled", changes)
-    w.set_field(order, "cancelReason", w.read_string(input, "reason"), changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "cancel_sales_order",
         "salesOrder",
-        order["id"],
-        order["cancelReason"],
-        changes,
+        order,
+        w.read_string(input, "reason"),
+        status="cancelled",
+        cancelReason=w.read_string(input, "reason"),
     )
     return {"updated": order_view(state, order), "auditId": audit_id}
 

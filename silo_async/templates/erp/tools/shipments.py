@@ -14,7 +14,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, held
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission
+from .common import ACTOR, acting_user, record_change, require_permission
 from .reservations import check_customer_can_receive
 from .stock_ops import move_stock, require_stock
 
@@ -200,15 +200,13 @@ def mark_shipment_delivered(state: State, input: dict[str, Any]) -> dict[str, An
         raise silo.tool_error(
             "conflict", f"{shipment['id']} was delivered {shipment['deliveredAt']}."
         )
-    changes: list[w.Change] = []
-    w.set_field(shipment, "deliveredAt", w.now(state), changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "mark_shipment_delivered",
         "shipment",
-        shipment["id"],
+        shipment,
         "Delivered.",
-        changes,
+        deliveredAt=w.now(state),
     )
     return {"updated": shipment_view(state, shipment), "auditId": audit_id}

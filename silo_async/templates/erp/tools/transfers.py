@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import available, stock_view
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission
+from .common import ACTOR, acting_user, record_change, require_permission
 from .stock_ops import move_stock, require_stock, stock_line
 
 __all__ = [
@@ -132,18 +132,16 @@ def receive_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
         ("transfer", transfer["id"]),
         actor["id"],
     )
-    changes: list[w.Change] = []
-    w.set_field(transfer, "status", "received", changes)
-    w.set_field(transfer, "receivedAt", w.now(state), changes)
-    w.set_field(transfer, "receivedBy", actor["id"], changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "receive_transfer",
         "transfer",
-        transfer["id"],
+        transfer,
         f"Received at {transfer['toWarehouseId']}.",
-        changes,
+        status="received",
+        receivedAt=w.now(state),
+        receivedBy=actor["id"],
     )
     return {"updated": transfer, "stock": stock_view(state, target), "auditId": audit_id}
 
@@ -168,15 +166,13 @@ def cancel_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
         actor["id"],
         w.read_string(input, "reason"),
     )
-    changes: list[w.Change] = []
-    w.set_field(transfer, "status", "cancelled", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "cancel_transfer",
         "transfer",
-        transfer["id"],
+        transfer,
         w.read_string(input, "reason"),
-        changes,
+        status="cancelled",
     )
     return {"updated": transfer, "auditId": audit_id}

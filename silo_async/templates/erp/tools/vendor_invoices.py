@@ -15,7 +15,7 @@ from silo_async import world as w
 
 from ..domain import payables as pay
 from ..domain import purchasing as pur
-from ..state import Record, State, gross, terms_days
+from ..state import Record, State, terms_days
 from .common import ACTOR, acting_user, require_permission
 
 __all__ = [
@@ -24,10 +24,8 @@ __all__ = [
     "get_vendor_invoice",
     "invoice_view",
     "list_overdue_vendor_invoices",
-    "list_vendor_credit_notes",
     "list_vendor_invoices",
     "list_vendor_invoices_due",
-    "record_vendor_credit_note",
     "record_vendor_invoice",
     "search_vendor_invoices",
 ]
@@ -157,6 +155,48 @@ _INVOICE_LINE = w.closed_object(
 )
 
 
+def _check_unique(state: State, vendor_id: str, reference: str) -> None:
+    for other in w.sorted_by_id(state["vendorInvoices"]):
+        if (
+            other["vendorId"] == vendor_id
+            and other["vendorReference"] == reference
+            and other["status"] in pur.LIVE_INVOICE
+        ):
+            raise silo.tool_error(
+                "conflict", f"{vendor_id} invoice {reference} is already {other['id']}."
+            )
+
+
+def _new_invoice(state: State, vendor: Record, input: dict[str, Any]) -> dict[str, Any]:
+    """The invoice record ``input`` describes (not stored yet)."""
+    po_id = w.read_string(input, "purchaseOrderId", None)
+    po = _po_for(state, vendor, po_id) if po_id else None
+    budget = None if po else w.require_record(state, "budgets", w.read_string(input, "budgetId"))
+    if po is not None and not input.get("lines"):
+        lines = _default_lines(state, po)
+    else:
+        lines = _given_lines(state, po, input)
+    invoice_date = w.read_date(input, "invoiceDate")
+    terms = terms_days(state, vendor["paymentTerms"])
+    return {
+        "vendorId": vendor["id"],
+        "vendorReference": w.read_string(input, "vendorReference"),
+        "purchaseOrderId": po_id,
+        "budgetId": budget["id"] if budget else None,
+        "invoiceDate": invoice_date,
+        "dueDate": w.read_date(input, "dueDate", w.add_days(invoice_date, terms)),
+        "receivedAt": w.now(state),
+        "status": "received",
+        "lines": lines,
+        "matchExceptions": [],
+        "matchedAt": None,
+        "holdReason": None,
+        "rejectionReason": None,
+        "approvedBy": None,
+        "approvedAt": None,
+    }
+
+
 @w.define_tool(
     "record_vendor_invoice",
     "Record a vendor's invoice as received (payables roles). For an order invoice, lines default "
@@ -180,151 +220,15 @@ def record_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]
     actor = acting_user(state, input)
     require_permission(state, actor, "payables")
     vendor = w.require_record(state, "vendors", w.read_string(input, "vendorId"))
-    reference = w.read_string(input, "vendorReference")
-    for other in w.sorted_by_id(state["vendorInvoices"]):
-        if (
-            other["vendorId"] == vendor["id"]
-            and other["vendorReference"] == reference
-            and (other["status"] in pur.LIVE_INVOICE)
-        ):
-            raise silo.tool_error(
-                "conflict", f"{vendor['id']} invoice {reference} is already {other['id']}."
-            )
-    po_id = w.read_string(input, "purchaseOrderId", None)
-    po = _po_for(state, vendor, po_id) if po_id else None
-    budget_id = (
-        None if po else w.require_record(state, "budgets", w.read_string(input, "budgetId"))["id"]
-    )
-    lines = (
-        _given_lines(state, po, input)
-        if input.get("lines") or po is None
-        else _default_lines(state, po)
-    )
-    invoice_date = w.read_date(input, "invoiceDate")
+    _check_unique(state, vendor["id"], w.read_string(input, "vendorReference"))
+    fields = _new_invoice(state, vendor, input)
     invoice_id = w.next_id(state, "VI", width=4)
-    state["vendorInvoices"][invoice_id] = {
-        "id": invoice_id,
-        "vendorId": vendor["id"],
-        "vendorReference": reference,
-        "purchaseOrderId": po_id,
-        "budgetId": budget_id,
-        "invoiceDate": invoice_date,
-        "dueDate": w.read_date(
-            input, "dueDate", w.add_days(invoice_date, terms_days(state, vendor["paymentTerms"]))
-        ),
-        "receivedAt": w.now(state),
-        "status": "received",
-        "lines": lines,
-        "matchExceptions": [],
-        "matchedAt": None,
-        "holdReason": None,
-        "rejectionReason": None,
-        "approvedBy": None,
-        "approvedAt": None,
-    }
+    state["vendorInvoices"][invoice_id] = invoice = {"id": invoice_id, **fields}
+    detail = f"{vendor['id']} invoice {invoice['vendorReference']}."
     audit_id = w.audit(
-        state,
-        actor["id"],
-        "record_vendor_invoice",
-        "vendorInvoice",
-        invoice_id,
-        f"{vendor['id']} invoice {reference}.",
+        state, actor["id"], "record_vendor_invoice", "vendorInvoice", invoice_id, detail
     )
-    return {
-        "created": invoice_view(state, state["vendorInvoices"][invoice_id]),
-        "auditId": audit_id,
-    }
-
-
-list_vendor_credit_notes = w.list_tool(
-    "list_vendor_credit_notes",
-    "List vendor credit notes sorted by id; filter by invoice. Paged.",
-    "vendorCreditNotes",
-    filters={"vendorInvoiceId": w.string("Only credit notes against this invoice.")},
-    references={"vendorInvoiceId": "vendorInvoices"},
-)
-
-
-@w.define_tool(
-    "record_vendor_credit_note",
-    "Record a vendor's credit note against a live invoice, taking back units of its lines "
-    "(price defaults to the invoice line's). The invoice's net, VAT and total fall; a matched or "
-    "failed invoice goes back to received for a new match.",
-    {
-        "vendorInvoiceId": w.string("The invoice credited."),
-        "vendorReference": w.string("The vendor's credit note number."),
-        "lines": w.array(
-            "Units credited per invoice line.",
-            w.closed_object(
-                {
-                    "lineNo": w.integer("The invoice line.", minimum=1),
-                    "quantity": w.number("Units credited.", minimum=0.001),
-                    "unitPrice": w.money("Price per unit (default: the invoice line's)."),
-                },
-                ["lineNo", "quantity"],
-            ),
-        ),
-        "reason": w.string("Why."),
-        **ACTOR,
-    },
-    ["vendorInvoiceId", "vendorReference", "lines", "reason", "actorId"],
-)
-def record_vendor_credit_note(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Store a credit note."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "payables")
-    invoice = w.require_record(state, "vendorInvoices", w.read_string(input, "vendorInvoiceId"))
-    if invoice["status"] not in pur.LIVE_INVOICE:
-        raise silo.tool_error("invalid_state", f"{invoice['id']} is {invoice['status']}.")
-    lines = []
-    for index, item in enumerate(w.read_objects(input, "lines")):
-        path = f"lines[{index}]"
-        number = w.read_int(item, "lineNo", minimum=1, path=path)
-        billed = next((ln for ln in invoice["lines"] if ln["lineNo"] == number), None)
-        if billed is None:
-            raise silo.tool_error("not_found", f"{invoice['id']} has no line {number}.")
-        left = billed["quantity"] - pur.credited_quantity(state, invoice["id"], number)
-        quantity = w.read_number(item, "quantity", minimum=0.001, maximum=left, path=path)
-        lines.append(
-            {
-                "lineNo": number,
-                "quantity": quantity,
-                "unitPrice": w.read_money(item, "unitPrice", billed["unitPrice"], path=path),
-            }
-        )
-    credit = w.sum_money(w.multiply_money(ln["quantity"], ln["unitPrice"]) for ln in lines)
-    after = gross(state, w.to_money(pay.invoice_net(state, invoice) - credit))
-    if after < pay.paid(state, invoice["id"]):
-        raise silo.tool_error(
-            "invalid_state", f"The credit exceeds what is left unpaid on {invoice['id']}."
-        )
-    note_id = w.next_id(state, "VCN")
-    state["vendorCreditNotes"][note_id] = {
-        "id": note_id,
-        "vendorInvoiceId": invoice["id"],
-        "vendorReference": w.read_string(input, "vendorReference"),
-        "lines": lines,
-        "reason": w.read_string(input, "reason"),
-        "createdAt": w.now(state),
-        "createdBy": actor["id"],
-    }
-    changes: list[w.Change] = []
-    if invoice["status"] in ("matched", "match_failed"):
-        w.set_field(invoice, "status", "received", changes)
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "record_vendor_credit_note",
-        "vendorInvoice",
-        invoice["id"],
-        f"Credit note {note_id}.",
-        changes,
-    )
-    return {
-        "created": state["vendorCreditNotes"][note_id],
-        "invoice": invoice_view(state, invoice),
-        "auditId": audit_id,
-    }
+    return {"created": invoice_view(state, invoice), "auditId": audit_id}
 
 
 @w.define_tool(

@@ -8,7 +8,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission
+from .common import ACTOR, acting_user, record_change, require_permission
 
 __all__ = ["merge_vendors"]
 
@@ -103,17 +103,15 @@ def merge_vendors(state: State, input: dict[str, Any]) -> dict[str, Any]:
     survivor = w.require_record(state, "vendors", w.read_string(input, "survivorVendorId"))
     _check_pair(duplicate, survivor)
     moved = _repoint(state, actor["id"], duplicate["id"], survivor["id"])
-    changes: list[w.Change] = []
-    w.set_field(duplicate, "status", "merged", changes)
-    w.set_field(duplicate, "mergedIntoId", survivor["id"], changes)
-    w.set_field(duplicate, "statusReason", f"Duplicate of {survivor['id']}", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "merge_vendors",
         "vendor",
-        duplicate["id"],
+        duplicate,
         f"Merged into {survivor['id']}; moved {', '.join(moved) or 'nothing'}.",
-        changes,
+        status="merged",
+        mergedIntoId=survivor["id"],
+        statusReason=f"Duplicate of {survivor['id']}",
     )
     return {"merged": duplicate, "survivor": survivor, "moved": moved, "auditId": audit_id}

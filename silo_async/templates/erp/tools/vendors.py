@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain.payables import invoice_figures
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission
+from .common import ACTOR, acting_user, record_change, require_permission
 
 __all__ = [
     "approve_vendor",
@@ -240,17 +240,15 @@ def update_vendor_bank_details(state: State, input: dict[str, Any]) -> dict[str,
     iban = w.read_string(input, "iban")
     if iban == vendor["iban"] and vendor["bankStatus"] == "verified":
         raise silo.tool_error("conflict", f"Vendor {vendor['id']} already has IBAN {iban}.")
-    changes: list[w.Change] = []
-    w.set_field(vendor, "iban", iban, changes)
-    w.set_field(vendor, "bankStatus", "verified", changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         "update_vendor_bank_details",
         "vendor",
-        vendor["id"],
+        vendor,
         f"Bank details changed: {w.read_string(input, 'reason')}",
-        changes,
+        iban=iban,
+        bankStatus="verified",
     )
     return {"updated": vendor, "auditId": audit_id}
 
@@ -268,17 +266,15 @@ def _set_status(
             "(update_vendor_bank_details) before the vendor can be used.",
             {"bankStatus": vendor["bankStatus"]},
         )
-    changes: list[w.Change] = []
-    w.set_field(vendor, "status", to, changes)
-    w.set_field(vendor, "statusReason", w.read_string(input, "reason", None), changes)
-    audit_id = w.audit(
+    audit_id = record_change(
         state,
         actor["id"],
         action,
         "vendor",
-        vendor["id"],
+        vendor,
         f"Vendor {vendor['id']} is now {to}.",
-        changes,
+        status=to,
+        statusReason=w.read_string(input, "reason", None),
     )
     return {"updated": vendor, "auditId": audit_id}
 

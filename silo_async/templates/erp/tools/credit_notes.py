@@ -1,0 +1,103 @@
+"""Vendor credit notes: a vendor taking back units it billed, recorded against the invoice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_async as silo
+from silo_async import world as w
+
+from ..domain import payables as pay
+from ..domain import purchasing as pur
+from ..state import State, gross
+from .common import ACTOR, acting_user, record_change, require_permission
+from .vendor_invoices import invoice_view
+
+__all__ = ["list_vendor_credit_notes", "record_vendor_credit_note"]
+
+
+list_vendor_credit_notes = w.list_tool(
+    "list_vendor_credit_notes",
+    "List vendor credit notes sorted by id; filter by invoice. Paged.",
+    "vendorCreditNotes",
+    filters={"vendorInvoiceId": w.string("Only credit notes against this invoice.")},
+    references={"vendorInvoiceId": "vendorInvoices"},
+)
+
+
+def _credited_lines(state: State, invoice: dict[str, Any], input: dict[str, Any]) -> list[Any]:
+    """The credit note's lines: units of invoice lines, no more than each still bills."""
+    lines = []
+    for index, item in enumerate(w.read_objects(input, "lines")):
+        path = f"lines[{index}]"
+        number = w.read_int(item, "lineNo", minimum=1, path=path)
+        billed = next((ln for ln in invoice["lines"] if ln["lineNo"] == number), None)
+        if billed is None:
+            raise silo.tool_error("not_found", f"{invoice['id']} has no line {number}.")
+        left = billed["quantity"] - pur.credited_quantity(state, invoice["id"], number)
+        quantity = w.read_number(item, "quantity", minimum=0.001, maximum=left, path=path)
+        price = w.read_money(item, "unitPrice", billed["unitPrice"], path=path)
+        lines.append({"lineNo": number, "quantity": quantity, "unitPrice": price})
+    credit = w.sum_money(w.multiply_money(ln["quantity"], ln["unitPrice"]) for ln in lines)
+    if gross(state, w.to_money(pay.invoice_net(state, invoice) - credit)) < pay.paid(
+        state, invoice["id"]
+    ):
+        raise silo.tool_error(
+            "invalid_state", f"The credit exceeds what is left unpaid on {invoice['id']}."
+        )
+    return lines
+
+
+@w.define_tool(
+    "record_vendor_credit_note",
+    "Record a vendor's credit note against a live invoice, taking back units of its lines "
+    "(price defaults to the invoice line's). The invoice's net, VAT and total fall; a matched or "
+    "failed invoice goes back to received for a new match.",
+    {
+        "vendorInvoiceId": w.string("The invoice credited."),
+        "vendorReference": w.string("The vendor's credit note number."),
+        "lines": w.array(
+            "Units credited per invoice line.",
+            w.closed_object(
+                {
+                    "lineNo": w.integer("The invoice line.", minimum=1),
+                    "quantity": w.number("Units credited.", minimum=0.001),
+                    "unitPrice": w.money("Price per unit (default: the invoice line's)."),
+                },
+                ["lineNo", "quantity"],
+            ),
+        ),
+        "reason": w.string("Why."),
+        **ACTOR,
+    },
+    ["vendorInvoiceId", "vendorReference", "lines", "reason", "actorId"],
+)
+def record_vendor_credit_note(state: State, input: dict[str, Any]) -> dict[str, Any]:
+    """Store a credit note; a matched or failed invoice goes back to received."""
+    actor = acting_user(state, input)
+    require_permission(state, actor, "payables")
+    invoice = w.require_record(state, "vendorInvoices", w.read_string(input, "vendorInvoiceId"))
+    if invoice["status"] not in pur.LIVE_INVOICE:
+        raise silo.tool_error("invalid_state", f"{invoice['id']} is {invoice['status']}.")
+    lines = _credited_lines(state, invoice, input)
+    note_id = w.next_id(state, "VCN")
+    state["vendorCreditNotes"][note_id] = note = {
+        "id": note_id,
+        "vendorInvoiceId": invoice["id"],
+        "vendorReference": w.read_string(input, "vendorReference"),
+        "lines": lines,
+        "reason": w.read_string(input, "reason"),
+        "createdAt": w.now(state),
+        "createdBy": actor["id"],
+    }
+    status = "received" if invoice["status"] in ("matched", "match_failed") else invoice["status"]
+    audit_id = record_change(
+        state,
+        actor["id"],
+        "record_vendor_credit_note",
+        "vendorInvoice",
+        invoice,
+        f"Credit note {note_id}.",
+        status=status,
+    )
+    return {"created": note, "invoice": invoice_view(state, invoice), "auditId": audit_id}
