@@ -7,6 +7,7 @@ is enforced the anyio way, by cancelling the agent's scope.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import anyio
@@ -149,11 +150,12 @@ class AgentContext:
         agent's scope, so this never returns. Past the deadline (an agent that held the event
         loop) the call is not executed either, on every backend.
         """
-        await checkpoint()
         rollout = self._rollout
-        if rollout.refuse_call() or rollout.stopped is not None:
+        await rollout.checkpoint()
+        if rollout.calls >= rollout.max_calls or rollout.stopped is not None:
+            rollout.refuse_call()
             await self._refuse()
-        if rollout.past_deadline():
+        if time.monotonic() >= rollout.screen_deadline and rollout.past_deadline():
             self.cancel_scope.cancel()
             await checkpoint()
         tool = rollout.by_name.get(name)

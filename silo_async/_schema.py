@@ -30,7 +30,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from ._errors import DefinitionError
-from ._input import InputRejected, copy_input, input_problems
+from ._input import LARGEST_NUMBER, InputRejected, copy_input, input_problems
 from ._jsonutil import compact_json, json_equal
 
 __all__ = ["MAX_SAFE_INTEGER", "SchemaValidator", "json_kind"]
@@ -39,6 +39,8 @@ __all__ = ["MAX_SAFE_INTEGER", "SchemaValidator", "json_kind"]
 MAX_SAFE_INTEGER = 2**53 - 1
 
 Predicate = Callable[[Any], bool]
+#: A flat input's checked copy, or ``NOT_FLAT`` (``False``).
+Copier = Callable[[Any], Any]
 
 # Keywords that never constrain a value (annotations): ignored by the fast path.
 _ANNOTATIONS = frozenset(
@@ -214,6 +216,70 @@ def _compile(schema: Any) -> Predicate:
     return check
 
 
+#: JSON types whose values are never containers: a closed object of such properties is copied
+#: by ``dict()`` once its check passed.
+_SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
+#: Keywords a property of a flat object may carry besides ``type`` / ``enum``.
+_SCALAR_KEYWORDS = frozenset(
+    {"type", "enum", "const", "pattern", *_ANNOTATIONS, *(k for k in _BOUNDS if "Items" not in k)}
+)
+#: A copier's answer when the input is not a flat, valid one: the caller takes the slow path.
+NOT_FLAT = False
+
+
+def _scalar_kinds(sub: Any) -> set[str] | None:
+    """The JSON types a property schema admits, when they are all scalars; else None."""
+    if not isinstance(sub, dict) or not set(sub) <= _SCALAR_KEYWORDS:
+        return None
+    kind = sub.get("type")
+    kinds = {kind} if isinstance(kind, str) else set(kind) if isinstance(kind, list) else None
+    if kinds is None:
+        enum = sub.get("enum")
+        if isinstance(enum, list) and enum and all(type(m) is str for m in enum):
+            return {"string"}
+        return None
+    return kinds if kinds <= _SCALAR_TYPES else None
+
+
+def _compile_copier(schema: Any) -> Copier | None:
+    """One pass that checks a flat input and copies it, for the commonest tool schema.
+
+    A closed object (``additionalProperties: false``) whose properties are all typed scalars
+    needs no deep copy: once the compiled check has passed, every value is an exact ``str``,
+    ``int``, ``float``, ``bool`` or ``None``, so ``dict(value)`` (in C) is a full copy. Numbers
+    are held to copy_input's rule (finite, at most the largest double). The copier returns
+    :data:`NOT_FLAT` for anything else, valid or not, and the caller then takes the general
+    path (``copy_input`` + the predicate), so both give the same answers.
+    """
+    if not isinstance(schema, dict) or schema.get("additionalProperties") is not False:
+        return None
+    properties = schema.get("properties")
+    if schema.get("type") != "object" or not isinstance(properties, dict):
+        return None
+    numbers = []
+    for name, sub in properties.items():
+        kinds = _scalar_kinds(sub)
+        if kinds is None:
+            return None
+        if "number" in kinds:
+            numbers.append(name)
+    gen = _Codegen()
+    gen.schema(schema, "v0", 1, 0)
+    lines = ["    if type(v0) is not dict: return False", *gen.lines]
+    for name in numbers:
+        lines += [
+            f"    x = v0.get({name!r})",
+            "    if type(x) is float and x - x != 0.0: return False",
+            f"    if type(x) is int and not -{LARGEST_NUMBER} <= x <= {LARGEST_NUMBER}:",
+            "        return False",
+        ]
+    source = "def copy(v0):\n" + "\n".join([*lines, "    return dict(v0)"]) + "\n"
+    namespace = dict(gen.consts)
+    exec(compile(source, "<silo_async schema copier>", "exec"), namespace)
+    copier: Copier = namespace["copy"]
+    return copier
+
+
 def _is_integer(checker: Any, instance: Any) -> bool:
     base = Draft202012Validator.TYPE_CHECKER.is_type(instance, "integer")
     return bool(base and -MAX_SAFE_INTEGER <= instance <= MAX_SAFE_INTEGER)
@@ -226,7 +292,10 @@ _Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
 )
 
 
-def _build(schema: dict[str, Any]) -> tuple[Draft202012Validator, Predicate]:
+_Compiled = tuple[Draft202012Validator, Predicate, Copier | None]
+
+
+def _build(schema: dict[str, Any]) -> _Compiled:
     """Check ``schema`` against the metaschema and compile it (the slow part of a definition)."""
     Draft202012Validator.check_schema(schema)
     validator = _Validator(schema)
@@ -234,11 +303,15 @@ def _build(schema: dict[str, Any]) -> tuple[Draft202012Validator, Predicate]:
         fast = _compile(schema)
     except (_Unsupported, KeyError, TypeError, ValueError, SyntaxError, re.error):
         fast = validator.is_valid
-    return validator, fast
+    try:
+        copier = _compile_copier(schema)
+    except (_Unsupported, KeyError, TypeError, ValueError, SyntaxError, re.error):
+        copier = None
+    return validator, fast, copier
 
 
 @functools.lru_cache(maxsize=4096)
-def _compiled(key: str) -> tuple[Draft202012Validator, Predicate]:
+def _compiled(key: str) -> _Compiled:
     # Environments loaded again (every `env validate`, every handle.run) and tools sharing a
     # schema reuse one compiled validator instead of paying the metaschema check each time.
     return _build(json.loads(key))
@@ -255,7 +328,7 @@ class SchemaValidator:
         DefinitionError: the schema is not a valid Draft 2020-12 schema.
     """
 
-    __slots__ = ("_fast", "_validator", "schema")
+    __slots__ = ("_fast", "_validator", "copier", "schema")
 
     def __init__(self, schema: Mapping[str, Any], owner: str) -> None:
         if not isinstance(schema, Mapping):
@@ -270,13 +343,18 @@ class SchemaValidator:
         except (TypeError, ValueError):
             key = None  # not JSON (e.g. a set inside): let jsonschema say what is wrong
         try:
-            self._validator, self._fast = _compiled(key) if key is not None else _build(self.schema)
+            compiled = _compiled(key) if key is not None else _build(self.schema)
+            self._validator, self._fast, self.copier = compiled
         except jsonschema.SchemaError as exc:
             where = "/".join(str(p) for p in exc.path) or "(root)"
             raise DefinitionError(
                 f'Tool "{owner}" has an invalid input schema at {where}: {exc.message}.',
                 {"tool": owner, "path": where},
             ) from None
+
+    copier: Copier | None
+    """For a flat closed schema, ``copier(value)``: the checked copy in one pass, or
+    :data:`NOT_FLAT` when the general path must decide (see :func:`_compile_copier`)."""
 
     def is_valid(self, value: Any) -> bool:
         """True when ``value`` is a tool input (see ``copy_input``) that satisfies the schema."""

@@ -22,7 +22,7 @@ import attrs
 from ._errors import DefinitionError, ToolError
 from ._input import InputRejected, copy_input
 from ._jsonutil import clone_json, compact_json
-from ._schema import SchemaValidator
+from ._schema import NOT_FLAT, SchemaValidator
 
 __all__ = [
     "BoundTool",
@@ -36,6 +36,8 @@ __all__ = [
 
 ToolFn = Callable[[Any, dict[str, Any]], Any]
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
+#: A refused input (an object of its own: any JSON value, ``False`` included, may be valid).
+_REFUSED: Any = object()
 _NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
@@ -211,7 +213,17 @@ class BoundTool:
     body, ``invoke_sync`` does the same without creating a coroutine (the runtime's fast path).
     """
 
-    __slots__ = ("_fn", "_state", "_valid", "_validator", "is_async", "name", "name_json", "tool")
+    __slots__ = (
+        "_copy",
+        "_fn",
+        "_state",
+        "_valid",
+        "_validator",
+        "is_async",
+        "name",
+        "name_json",
+        "tool",
+    )
 
     def __init__(self, tool: Tool, state: Any) -> None:
         self.tool = tool
@@ -222,6 +234,7 @@ class BoundTool:
         self._state = state
         self._validator = tool.validator
         self._valid = tool.validator.predicate
+        self._copy = tool.validator.copier
 
     @property
     def spec(self) -> ToolSpec:
@@ -232,13 +245,10 @@ class BoundTool:
         """Run the tool on ``input``; never raises for a rejected or failing call."""
         if not self.is_async:
             return self.invoke_sync(input)
-        try:
-            # The body gets the copy that was validated: never the agent's own objects.
-            args = copy_input({} if input is None else input)
-        except InputRejected:
+        # The body gets the copy that was validated: never the agent's own objects.
+        args = self._checked({} if input is None else input)
+        if args is _REFUSED:
             return self._invalid(input), None
-        if not self._valid(args):
-            return self._invalid(args), None
         try:
             value = await self._fn(self._state, args)
             return ToolResult(clone_json(value)), None
@@ -247,16 +257,35 @@ class BoundTool:
 
     def invoke_sync(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
         """:meth:`invoke` for a ``def`` body, without a coroutine."""
-        try:
-            args = copy_input({} if input is None else input)
-        except InputRejected:
-            return self._invalid(input), None
-        if not self._valid(args):
-            return self._invalid(args), None
+        value = {} if input is None else input
+        # A flat input of a flat closed schema is checked and copied in one compiled pass.
+        copy = self._copy
+        args: Any = copy(value) if copy is not None else NOT_FLAT
+        if args is NOT_FLAT:
+            args = self._checked_slowly(value)
+            if args is _REFUSED:
+                return self._invalid(input), None
         try:
             return ToolResult(clone_json(self._fn(self._state, args))), None
         except Exception as exc:
             return self._failure(exc)
+
+    def _checked(self, value: Any) -> Any:
+        """The validated copy of ``value`` the body receives, or ``_REFUSED``."""
+        copy = self._copy
+        if copy is not None:
+            args = copy(value)
+            if args is not NOT_FLAT:
+                return args
+        return self._checked_slowly(value)
+
+    def _checked_slowly(self, value: Any) -> Any:
+        """:meth:`_checked` for inputs the one-pass copier does not take (or cannot judge)."""
+        try:
+            args = copy_input(value)
+        except InputRejected:
+            return _REFUSED
+        return args if self._valid(args) else _REFUSED
 
     def _failure(self, exc: Exception) -> tuple[ToolResult, ToolFault | None]:
         if isinstance(exc, ToolError):

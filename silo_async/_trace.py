@@ -30,6 +30,9 @@ __all__ = ["TRACE_DEPTH", "TraceRecorder", "encode_event", "open_trace_file", "u
 #: recurses once per level, reads the line back far from Python's recursion limit.
 TRACE_DEPTH = 2 * MAX_DEPTH
 
+#: A tool result this soon after its call has (almost always) the same millisecond timestamp.
+_SAME_MS_S = 0.0001
+
 _cached_ms = -1
 _cached_text = ""
 _cached_second = -1
@@ -90,33 +93,55 @@ class TraceRecorder:
         event = {"seq": len(self._entries) + 1, "type": type, **fields, "at": utc_now_iso()}
         self._record(encode_event(event))
 
-    def tool_call(self, call_id: int, tool_json: str, input: Any) -> None:
-        """Record a ``tool_call`` event; ``tool_json`` is the tool name already JSON-encoded."""
-        seq, at = len(self._entries) + 1, utc_now_iso()
+    def tool_call(self, call_id: int, tool_json: str, input: Any) -> str:
+        """Record a ``tool_call`` event; ``tool_json`` is the tool name already JSON-encoded.
+
+        Returns:
+            The event's timestamp, for :meth:`tool_result` to reuse when the call was quick.
+        """
+        entries, at = self._entries, utc_now_iso()
+        seq = len(entries) + 1
         if self._fd is None:
-            self._entries.append((seq, call_id, tool_json, _pack(input), at))
+            try:  # _pack(), written out: this runs on every call
+                packed: bytes | str = marshal.dumps(input)
+            except ValueError:
+                packed = _json_text(input)
+            entries.append((seq, call_id, tool_json, packed, at))
         else:
             self._record(_call_line(seq, call_id, tool_json, _json_text(input), at))
+        return at
 
     def tool_result(
         self,
         call_id: int,
         tool_json: str,
         result: ToolResult,
-        duration_ms: float,
+        elapsed_s: float,
         fault: ToolFault | None,
+        call_at: str | None = None,
     ) -> None:
-        """Record a ``tool_result`` event (with the fault, if the tool broke)."""
-        seq, at, is_error = len(self._entries) + 1, utc_now_iso(), result.is_error
+        """Record a ``tool_result`` event (with the fault, if the tool broke).
+
+        ``elapsed_s`` becomes ``durationMs`` (rounded to the microsecond when the line is
+        encoded). A call quicker than a tenth of a millisecond shares ``call_at``, its call's
+        millisecond timestamp, instead of reading the clock again.
+        """
+        at = call_at if call_at is not None and elapsed_s < _SAME_MS_S else utc_now_iso()
+        seq, is_error = len(self._entries) + 1, result.is_error
         fault_json = "" if fault is None else f',"fault":{compact_json(fault.to_dict())}'
         if self._fd is None:
-            packed = _pack(result.output)
-            entry = (seq, call_id, tool_json, packed, at, is_error, duration_ms, fault_json)
-            self._entries.append(entry)
+            output = result.output
+            try:  # _pack(), written out: this runs on every call
+                packed: bytes | str = marshal.dumps(output)
+            except ValueError:
+                packed = _json_text(output)
+            self._entries.append(
+                (seq, call_id, tool_json, packed, at, is_error, elapsed_s, fault_json)
+            )
         else:
             output = _json_text(result.output)
             self._record(
-                _result_line(seq, call_id, tool_json, output, at, is_error, duration_ms, fault_json)
+                _result_line(seq, call_id, tool_json, output, at, is_error, elapsed_s, fault_json)
             )
 
     def _record(self, line: str) -> None:
@@ -171,13 +196,13 @@ def _result_line(
     output_json: str,
     at: str,
     is_error: bool,
-    duration_ms: float,
+    elapsed_s: float,
     fault_json: str,
 ) -> str:
     return (
         f'{{"seq":{seq},"type":"tool_result","callId":{call_id},"tool":{tool_json},'
         f'"output":{output_json},"isError":{"true" if is_error else "false"},'
-        f'"durationMs":{duration_ms!r},"at":"{at}"{fault_json}}}'
+        f'"durationMs":{round(elapsed_s * 1000, 3)!r},"at":"{at}"{fault_json}}}'
     )
 
 

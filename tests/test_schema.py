@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 import silo_async as silo
-from silo_async._schema import SchemaValidator
+from silo_async._input import InputRejected, copy_input
+from silo_async._schema import NOT_FLAT, SchemaValidator
 
 OPP = {
     "type": "object",
@@ -182,3 +185,72 @@ def test_bad_schema_fails_at_definition_with_a_clear_error() -> None:
 
     with pytest.raises(silo.DefinitionError, match="must be a JSON Schema object"):
         silo.tool(name="worse", input_schema=["nope"])(lambda s, a: None)  # type: ignore[call-overload]
+
+
+# -- the one-pass copier of flat closed schemas ----------------------------------------------
+
+
+FLAT = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": "^A-[0-9]+$"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+        "ratio": {"type": "number", "exclusiveMaximum": 10},
+        "status": {"enum": ["open", "won"]},
+        "note": {"type": ["string", "null"], "maxLength": 5},
+        "flag": {"type": "boolean"},
+    },
+    "required": ["id"],
+    "additionalProperties": False,
+}
+
+_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**310), max_value=10**310),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=6),
+    st.sampled_from(["open", "won", "A-1", "A-x", "lost"]),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+)
+_inputs = st.one_of(
+    st.dictionaries(
+        st.sampled_from(["id", "limit", "ratio", "status", "note", "flag", "other"]), _values
+    ),
+    _values,
+)
+
+
+def _slow(validator: SchemaValidator, value: object) -> object:
+    try:
+        copied = copy_input(value)
+    except InputRejected:
+        return NOT_FLAT
+    return copied if validator.predicate(copied) else NOT_FLAT
+
+
+@settings(max_examples=200, deadline=None)
+@given(_inputs)
+def test_the_one_pass_copier_agrees_with_copy_then_check(value: object) -> None:
+    validator = SchemaValidator(FLAT, "t")
+    assert validator.copier is not None
+    fast = validator.copier(value)
+    slow = _slow(validator, value)
+    if fast is not NOT_FLAT:
+        assert slow is not NOT_FLAT and fast == slow and fast is not value
+        assert isinstance(fast, dict) and isinstance(slow, dict)
+        assert [type(v) for v in fast.values()] == [type(v) for v in slow.values()]
+    elif isinstance(value, dict) and all(
+        type(v) in (str, int, float, bool, type(None)) for v in value.values()
+    ):
+        assert slow is NOT_FLAT  # a flat input the copier refused is refused by the slow path too
+
+
+def test_only_flat_closed_schemas_get_a_copier() -> None:
+    assert SchemaValidator(FLAT, "t").copier is not None
+    open_schema = {**FLAT, "additionalProperties": True}
+    nested = {**FLAT, "properties": {"lines": {"type": "array", "items": {"type": "string"}}}}
+    untyped = {**FLAT, "properties": {"x": {"description": "anything"}}}
+    for schema in (open_schema, nested, untyped):
+        assert SchemaValidator(schema, "t").copier is None

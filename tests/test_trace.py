@@ -24,7 +24,7 @@ def test_recorder_numbers_events_and_keeps_them_as_json_lines() -> None:
     assert len(trace.freeze()) == 1  # the tool call below is event 2
     output: dict[str, Any] = {"tags": ["a"], "set": (1, 2)}
     trace.tool_call(1, '"t"', {"x": "é"})
-    trace.tool_result(1, '"t"', ToolResult(output), 0.25, None)
+    trace.tool_result(1, '"t"', ToolResult(output), 0.00025, None)  # seconds
     output["tags"].append("later")  # frozen at the call: the trace does not see this
     first, call, result = trace.freeze()
     assert first.startswith('{"seq":1,"type":"run_start","runId":"r","at":"')
