@@ -19,7 +19,15 @@ __all__ = ["Environment"]
 
 
 def _tuple(items: Iterable[Any] | None) -> tuple[Any, ...]:
-    return tuple(items or ())
+    if items is None:
+        return ()
+    if isinstance(items, str | bytes | dict) or not isinstance(items, Iterable):
+        raise DefinitionError(
+            f"Environment tools, verifiers and tasks must be lists; got {type(items).__name__} "
+            f"{items!r:.80}.",
+            {"got": type(items).__name__},
+        )
+    return tuple(items)
 
 
 @attrs.frozen(eq=False)

@@ -121,9 +121,7 @@ class Rollout:
         self.agent_name = agent_name
         self.started = time.time()
         self.clock0 = time.perf_counter()
-        self.deadline = anyio.current_time() + limits.seconds
-        # time.monotonic() screens the deadline cheaply (see past_deadline).
-        self.screen_deadline = time.monotonic() + limits.seconds - _SCREEN_SLACK_S
+        self.start_clock()
         self.max_calls = limits.max_tool_calls
         self.checkpoint = backend_checkpoint()
         self.run_id = new_run_id(self.started)
@@ -142,10 +140,21 @@ class Rollout:
         # The first limit that tripped (max_tool_calls, max_tokens), with its message.
         self.stopped: tuple[str, str] | None = None
 
+    def start_clock(self) -> None:
+        """Start the time limit now."""
+        self.deadline = anyio.current_time() + self.limits.seconds
+        # time.monotonic() screens the deadline cheaply (see past_deadline).
+        self.screen_deadline = time.monotonic() + self.limits.seconds - _SCREEN_SLACK_S
+
     async def open(self) -> None:
-        """Create the run directory (off the event loop) and record ``run_start``."""
+        """Create the run directory (off the event loop) and record ``run_start``.
+
+        The time limit starts once the rollout is ready for its first call: a slow disk (or a
+        busy machine) creating the run directory does not eat into the agent's time.
+        """
         if self.run_dir is not None:
             self.trace.attach(await create_run_dir(self.run_dir))
+            self.start_clock()
         self.trace.emit(
             "run_start",
             {

@@ -173,3 +173,9 @@ async def test_run_many_and_evaluate_take_the_token_limit(tmp_path: Path) -> Non
     assert summary.config["tokenLimit"] == 10
     with pytest.raises(ValueError, match="token_limit"):
         await silo.run_many(ENV, ["TASK-ANSWER"], agent, token_limit=-5)
+
+
+def test_an_environment_given_a_non_list_says_so() -> None:
+    for bad in (5, "get_customer", {"a": 1}):
+        with pytest.raises(silo.DefinitionError, match="must be lists"):
+            silo.Environment(name="x", create_state=dict, tools=bad)  # type: ignore[arg-type]
