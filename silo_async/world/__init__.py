@@ -18,6 +18,10 @@ the same in every world, and a fix reaches every project that uses it:
   details ``{collection, id}``), :func:`require_status` (``invalid_state`` naming the current
   status and the ones needed), :func:`check_references`, :func:`format_id`, :func:`next_id`,
   :func:`set_field`;
+* **writes**: :class:`Actor` (the ``actorId`` every write takes, resolved before anything
+  else) builds write tools with :meth:`Actor.write_tool`; a :class:`Target` names the record a
+  tool acts on (looked up, then guarded); the body gets a :class:`Write` that tracks field
+  changes and audits them under the tool's name;
 * **time**: :func:`now`, :func:`today`, :func:`parse_date`, :func:`add_days`,
   :func:`days_between`, and the tools :data:`get_current_time` and :data:`advance_clock`;
 * **audit**: :func:`audit`, the tools :data:`list_audit_entries` (oldest first) and
@@ -117,6 +121,9 @@ from ._seed import Reference as Reference
 from ._seed import Seed as Seed
 from ._seed import SeedError as SeedError
 from ._values import fold as fold
+from ._writes import Actor as Actor
+from ._writes import Target as Target
+from ._writes import Write as Write
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -126,13 +133,16 @@ __all__ = [
     "MAX_LIMIT",
     "MAX_NUMBER",
     "PAGING",
+    "Actor",
     "Change",
     "Reference",
     "Schema",
     "Seed",
     "SeedError",
+    "Target",
     "View",
     "Where",
+    "Write",
     "add_days",
     "advance_clock",
     "array",

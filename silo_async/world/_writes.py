@@ -1,0 +1,223 @@
+"""Write tools: who acts, on which record, what changed, and the audit entry — stated once.
+
+Every write in a world follows one convention: its input names the actor (``actorId``), the
+actor is resolved (and may be refused) before anything else, the record it acts on is looked up
+(``not_found``) and checked (a guard raising ``invalid_state`` when it may no longer change),
+fields change with ``{field, from, to}`` tracking, and one audit entry names the tool as its
+action. :class:`Actor` builds such tools: the body receives a :class:`Write` holding the world,
+the input, the resolved actor and the record, and says only what is particular to the tool::
+
+    ACTOR = w.Actor(w.string("Id of the user making this change."), acting_user)
+    VENDOR = w.Target("vendors", "vendorId", w.string("Vendor id."), "vendor")
+
+    @ACTOR.write_tool("block_vendor", "Block a vendor.", {"reason": w.string("Why.")},
+                      ["reason"], target=VENDOR.guarded(not_merged))
+    def block_vendor(call: w.Write) -> dict[str, Any]:
+        call.set("status", "blocked")
+        call.set("statusReason", call.input["reason"])
+        return {"updated": call.record, "auditId": call.audit("Blocked.")}
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .._tools import Tool, tool
+from ._audit import audit
+from ._builders import Schema, closed_object
+from ._records import Change, require_record, set_field
+
+__all__ = ["Actor", "Target", "Write"]
+
+#: ``guard(state, record)``: raises ``ToolError`` when the record may not change.
+Guard = Callable[[Any, Any], None]
+
+
+@attrs.frozen
+class Target:
+    """The record a write tool acts on: ``state[collection][input[key]]``.
+
+    Attributes:
+        collection: the state key of the collection, e.g. ``leads``.
+        key: the input key holding the record's id, e.g. ``leadId``.
+        schema: the schema of that input property (what the agent reads about it).
+        entity: the audit log's ``entityType`` for the record, e.g. ``lead``.
+        guard: ``guard(state, record)``, run right after the lookup; raises ``ToolError`` when
+            the record may not change any more (closed, merged, archived).
+        label: names the record in ``not_found`` where ``label_of(collection)`` cannot.
+    """
+
+    collection: str
+    key: str
+    schema: Schema
+    entity: str
+    guard: Guard | None = None
+    label: str | None = None
+
+    def find(self, state: Any, input: Mapping[str, Any]) -> Any:
+        """The record ``input`` names, once its guard allows the write.
+
+        Raises:
+            ToolError: ``not_found`` with details ``{collection, id}``, or the guard's error.
+        """
+        record = require_record(state, self.collection, input[self.key], self.label)
+        if self.guard is not None:
+            self.guard(state, record)
+        return record
+
+    def guarded(self, guard: Guard) -> Target:
+        """The same target with ``guard`` run after every lookup."""
+        return attrs.evolve(self, guard=guard)
+
+
+class Write:
+    """One call of a write tool: the world, the input, who acts and on what, and what changed.
+
+    Attributes:
+        state: the world.
+        input: the tool's input (already schema-checked).
+        actor: the acting record, as ``Actor.resolve`` returned it.
+        record: the target record (``None`` for a tool without a target).
+        action: the tool's name: the ``action`` of its audit entries.
+        changes: the field changes :meth:`set` made, in order.
+    """
+
+    __slots__ = ("action", "actor", "changes", "input", "record", "state", "target")
+
+    def __init__(
+        self,
+        state: Any,
+        input: dict[str, Any],
+        actor: Any,
+        record: Any,
+        action: str,
+        target: Target | None = None,
+    ) -> None:
+        self.state = state
+        self.input = input
+        self.actor = actor
+        self.record = record
+        self.action = action
+        self.target = target
+        self.changes: list[Change] = []
+
+    def set(self, field: str, value: Any, record: Any = None) -> bool:
+        """Set ``field`` of the target (or of ``record``), tracked in :attr:`changes`.
+
+        Returns:
+            Whether the value changed (an equal value is not a change).
+        """
+        return set_field(self.record if record is None else record, field, value, self.changes)
+
+    def set_given(self, fields: Sequence[str]) -> None:
+        """:meth:`set` each of ``fields`` the input gives, to the value given, in that order."""
+        for field in fields:
+            if field in self.input:
+                self.set(field, self.input[field])
+
+    def add(self, kind: Target, record: Any, detail: str) -> str:
+        """Store a new ``record`` in ``kind.collection`` under its id and audit its creation.
+
+        Returns:
+            The audit entry's id.
+        """
+        self.state[kind.collection][record["id"]] = record
+        return self.audit(detail, (), entity=kind.entity, entity_id=record["id"])
+
+    def audit(
+        self,
+        detail: str,
+        changes: Sequence[Change] | None = None,
+        *,
+        entity: str | None = None,
+        entity_id: str | None = None,
+    ) -> str:
+        """Append this call's audit entry (action: the tool's name) and return its id.
+
+        Args:
+            detail: what happened, in a sentence.
+            changes: the field changes to record (default: :attr:`changes`).
+            entity: the ``entityType`` (default: the target's).
+            entity_id: the ``entityId`` (default: the target record's id).
+
+        Raises:
+            ValueError: no entity given and the tool has no target.
+        """
+        if entity is None or entity_id is None:
+            if self.target is None:
+                raise ValueError(f"{self.action}: audit() needs entity and entity_id")
+            entity = self.target.entity if entity is None else entity
+            entity_id = self.record["id"] if entity_id is None else entity_id
+        entry_changes = self.changes if changes is None else changes
+        return audit(
+            self.state, self.actor["id"], self.action, entity, entity_id, detail, entry_changes
+        )
+
+
+WriteFn = Callable[[Write], Any]
+
+
+@attrs.frozen
+class Actor:
+    """Who makes a change: the input property every write takes, and how it is resolved.
+
+    Attributes:
+        schema: the property's schema (who may act, e.g. "Must be an active user.").
+        resolve: ``resolve(state, actor_id)`` -> the acting record (a mapping with an ``id``);
+            raises ``ToolError`` (``not_found``, ``not_allowed``) for someone who may not act.
+        key: the input key, ``actorId`` by convention.
+        first: list the property first in input schemas (default: last).
+    """
+
+    schema: Schema
+    resolve: Callable[[Any, str], Any]
+    key: str = "actorId"
+    first: bool = False
+
+    def write_tool(
+        self,
+        name: str,
+        description: str,
+        properties: Mapping[str, Schema] | None = None,
+        required: Sequence[str] = (),
+        *,
+        target: Target | None = None,
+    ) -> Callable[[WriteFn], Tool]:
+        """Decorate ``fn(call: Write)`` as a write tool.
+
+        The input schema is closed: the actor property, the target's id property, then
+        ``properties``, with the actor's property first or last (see ``first``); all of the
+        actor, the target id and ``required`` are required. A call resolves the actor, then
+        looks the target up (``not_found``) and runs its guard, then runs ``fn``.
+
+        Args:
+            name: the tool name, also the ``action`` of its audit entries.
+            description: what the agent reads.
+            properties: the tool's own input properties.
+            required: which of them are required.
+            target: the record the tool acts on, if any.
+        """
+        props: dict[str, Schema] = {} if target is None else {target.key: target.schema}
+        props.update(properties or {})
+        needed = ([] if target is None else [target.key]) + list(required)
+        mine = {self.key: self.schema}
+        if self.first:
+            props, needed = {**mine, **props}, [self.key, *needed]
+        else:
+            props, needed = {**props, **mine}, [*needed, self.key]
+        schema = closed_object(props, needed)
+
+        def make(fn: WriteFn) -> Tool:
+            @functools.wraps(fn)
+            def body(state: Any, input: dict[str, Any]) -> Any:
+                actor = self.resolve(state, input[self.key])
+                record = None if target is None else target.find(state, input)
+                return fn(Write(state, input, actor, record, name, target))
+
+            return tool(name=name, description=description, input_schema=schema)(body)
+
+        return make
