@@ -5,24 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import (
-    audit,
-    define_tool,
-    enum,
-    get_tool,
-    list_tool,
-    next_id,
-    require_record,
-    require_some,
-    search_tool,
-    set_field,
-    sorted_by_id,
-    string,
-    today,
-)
+from silo_async import world as w
 
 from ..state import Account, State, open_opportunities, total_amount, total_weighted
-from .helpers import ACTOR, FILTERS, acting_user, deal_owner, reassign_tool
+from .helpers import ACCOUNT, ACTOR, FILTERS, deal_owner, reassign_tool
 from .views import account_view, contact_view, opportunity_view
 
 __all__ = [
@@ -48,20 +34,20 @@ def assert_name_free(state: State, name: str) -> None:
             )
 
 
-list_accounts = list_tool(
+list_accounts = w.list_tool(
     "list_accounts",
     "List accounts sorted by id, optionally by owner, tier or industry. Paged.",
     "accounts",
     filters={
-        "ownerId": string("Only accounts owned by this user id."),
-        "tier": enum("Only accounts in this tier.", TIERS),
-        "industry": string("Only accounts in this industry, e.g. pharma."),
+        "ownerId": w.string("Only accounts owned by this user id."),
+        "tier": w.enum("Only accounts in this tier.", TIERS),
+        "industry": w.string("Only accounts in this industry, e.g. pharma."),
     },
     references=FILTERS,
     view=account_view,
 )
 
-search_accounts = search_tool(
+search_accounts = w.search_tool(
     "search_accounts",
     "Find accounts whose id, name, website or city contains the query (case-insensitive). Paged.",
     "accounts",
@@ -71,9 +57,9 @@ search_accounts = search_tool(
 
 
 def _account_detail(state: State, account: Account) -> dict[str, Any]:
-    opps = [o for o in sorted_by_id(state["opportunities"]) if o["accountId"] == account["id"]]
+    opps = [o for o in w.sorted_by_id(state["opportunities"]) if o["accountId"] == account["id"]]
     open_opps = [o for o in open_opportunities(state) if o["accountId"] == account["id"]]
-    contacts = [c for c in sorted_by_id(state["contacts"]) if c["accountId"] == account["id"]]
+    contacts = [c for c in w.sorted_by_id(state["contacts"]) if c["accountId"] == account["id"]]
     return {
         **account_view(state, account),
         "contacts": [contact_view(state, c) for c in contacts],
@@ -83,7 +69,7 @@ def _account_detail(state: State, account: Account) -> dict[str, Any]:
     }
 
 
-get_account = get_tool(
+get_account = w.get_tool(
     "get_account",
     "One account with its contacts, all its opportunities and its open pipeline totals.",
     "accounts",
@@ -93,30 +79,28 @@ get_account = get_tool(
 )
 
 
-@define_tool(
+@ACTOR.write_tool(
     "create_account",
     "Create an account. Names are unique; the owner must be an active director or account "
     "executive.",
     {
-        "name": string("Organisation name."),
-        "industry": string("Industry, e.g. clinical_lab, pharma, food_safety."),
-        "tier": enum("Size tier.", TIERS),
-        "ownerId": string("User id of the owner."),
-        "website": string("Website URL."),
-        "city": string("City."),
-        "country": string("Two-letter country code, e.g. DE."),
-        **ACTOR,
+        "name": w.string("Organisation name."),
+        "industry": w.string("Industry, e.g. clinical_lab, pharma, food_safety."),
+        "tier": w.enum("Size tier.", TIERS),
+        "ownerId": w.string("User id of the owner."),
+        "website": w.string("Website URL."),
+        "city": w.string("City."),
+        "country": w.string("Two-letter country code, e.g. DE."),
     },
-    ["name", "industry", "tier", "ownerId", "actorId"],
+    ["name", "industry", "tier", "ownerId"],
 )
-def create_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_account(call: w.Write) -> dict[str, Any]:
     """Create an account."""
-    actor = acting_user(state, input["actorId"])
+    state, input = call.state, call.input
     deal_owner(state, input["ownerId"], "accounts")
     assert_name_free(state, input["name"])
-    account_id = next_id(state, "ACC")
-    state["accounts"][account_id] = {
-        "id": account_id,
+    account: Account = {
+        "id": w.next_id(state, "ACC"),
         "name": input["name"].strip(),
         "industry": input["industry"],
         "tier": input["tier"],
@@ -124,51 +108,42 @@ def create_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "website": input.get("website"),
         "city": input.get("city"),
         "country": input.get("country"),
-        "createdDate": today(state),
+        "createdDate": w.today(state),
     }
-    audit(state, actor["id"], "create_account", "account", account_id, f"Created {input['name']}.")
-    return {"created": account_view(state, state["accounts"][account_id])}
+    call.add(ACCOUNT, account, f"Created {input['name']}.")
+    return {"created": account_view(state, account)}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "update_account",
     "Change an account's name, industry, tier, website, city or country (not its owner: use "
     "reassign_account).",
     {
-        "accountId": string("Account id."),
-        "name": string("New name (must stay unique)."),
-        "industry": string("New industry."),
-        "tier": enum("New tier.", TIERS),
-        "website": string("New website URL."),
-        "city": string("New city."),
-        "country": string("New two-letter country code."),
-        **ACTOR,
+        "name": w.string("New name (must stay unique)."),
+        "industry": w.string("New industry."),
+        "tier": w.enum("New tier.", TIERS),
+        "website": w.string("New website URL."),
+        "city": w.string("New city."),
+        "country": w.string("New two-letter country code."),
     },
-    ["accountId", "actorId"],
+    target=ACCOUNT,
 )
-def update_account(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_account(call: w.Write) -> dict[str, Any]:
     """Update an account's descriptive fields."""
-    actor = acting_user(state, input["actorId"])
-    account = require_record(state, "accounts", input["accountId"])
+    input, account = call.input, call.record
     fields = ("name", "industry", "tier", "website", "city", "country")
-    require_some(input, fields)
+    w.require_some(input, fields)
     if "name" in input and input["name"].strip().lower() != account["name"].lower():
-        assert_name_free(state, input["name"])
-    changes: list[dict[str, Any]] = []
-    for field in fields:
-        if field in input:
-            set_field(account, field, input[field], changes)
-    audit(
-        state, actor["id"], "update_account", "account", account["id"], "Updated account.", changes
-    )
-    return {"updated": account_view(state, account), "changes": changes}
+        assert_name_free(call.state, input["name"])
+    call.set_given(fields)
+    call.audit("Updated account.")
+    return {"updated": account_view(call.state, account), "changes": call.changes}
 
 
 reassign_account = reassign_tool(
     "reassign_account",
     "Give an account to another owner (an active director or account executive). Only the "
     "current owner, a director or sales ops may do this. The account's deals are not moved.",
-    "account",
-    "accountId",
+    ACCOUNT,
     account_view,
 )

@@ -6,21 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import (
-    audit,
-    boolean,
-    check_references,
-    define_tool,
-    get_tool,
-    list_tool,
-    next_id,
-    require_record,
-    require_some,
-    search_tool,
-    set_field,
-    string,
-    today,
-)
+from silo_async import world as w
 
 from ..state import (
     Contact,
@@ -30,7 +16,7 @@ from ..state import (
     full_name,
     normalise_email,
 )
-from .helpers import ACTOR, FILTERS, acting_user
+from .helpers import ACTOR, CONTACT, FILTERS
 from .views import contact_view
 
 __all__ = [
@@ -44,7 +30,7 @@ __all__ = [
 ]
 
 
-def _require_active(contact: Contact) -> None:
+def _require_active(state: State, contact: Contact) -> None:
     if contact["status"] != "active":
         raise silo.tool_error(
             "invalid_state",
@@ -68,33 +54,33 @@ def _assert_email_free(state: State, email: str, except_id: str | None = None) -
             )
 
 
-def _make_primary(state: State, contact: Contact, changes: list[dict[str, Any]]) -> None:
+def _make_primary(state: State, contact: Contact, changes: list[w.Change]) -> None:
     # One primary contact per account: promoting one demotes the other.
     for other in state["contacts"].values():
         if other["accountId"] == contact["accountId"] and other["id"] != contact["id"]:
             other["isPrimary"] = False
-    set_field(contact, "isPrimary", True, changes)
+    w.set_field(contact, "isPrimary", True, changes)
 
 
 def _include_merged(state: State, contact: Contact, input: Mapping[str, Any]) -> bool:
     return bool(input.get("includeMerged", False)) or contact["status"] == "active"
 
 
-list_contacts = list_tool(
+list_contacts = w.list_tool(
     "list_contacts",
     "List contacts sorted by id, optionally for one account. Merged duplicates are hidden "
     "unless includeMerged is true. Paged.",
     "contacts",
-    filters={"accountId": string("Only contacts of this account.")},
+    filters={"accountId": w.string("Only contacts of this account.")},
     references=FILTERS,
     extra={
-        "includeMerged": boolean("Also list records merged into another contact (default false).")
+        "includeMerged": w.boolean("Also list records merged into another contact (default false).")
     },
     where=_include_merged,
     view=contact_view,
 )
 
-search_contacts = search_tool(
+search_contacts = w.search_tool(
     "search_contacts",
     "Find contacts whose id, name, email or title contains the query (case-insensitive); merged "
     "records are included, flagged by status. Paged.",
@@ -103,7 +89,7 @@ search_contacts = search_tool(
     view=contact_view,
 )
 
-get_contact = get_tool(
+get_contact = w.get_tool(
     "get_contact",
     "One contact, with the ids of the deals, activities and leads that refer to it.",
     "contacts",
@@ -116,27 +102,30 @@ get_contact = get_tool(
 )
 
 
-@define_tool(
+#: An active contact: a merged record is kept as history only.
+ACTIVE_CONTACT = CONTACT.guarded(_require_active)
+
+
+@ACTOR.write_tool(
     "create_contact",
     "Create a contact at an account. Emails are unique among active contacts.",
     {
-        "accountId": string("Account id."),
-        "firstName": string("First name."),
-        "lastName": string("Last name."),
-        "email": string("Email address."),
-        "title": string("Job title."),
-        "phone": string("Phone number."),
-        "isPrimary": boolean("Make this the account's primary contact (default false)."),
-        **ACTOR,
+        "accountId": w.string("Account id."),
+        "firstName": w.string("First name."),
+        "lastName": w.string("Last name."),
+        "email": w.string("Email address."),
+        "title": w.string("Job title."),
+        "phone": w.string("Phone number."),
+        "isPrimary": w.boolean("Make this the account's primary contact (default false)."),
     },
-    ["accountId", "firstName", "lastName", "email", "actorId"],
+    ["accountId", "firstName", "lastName", "email"],
 )
-def create_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_contact(call: w.Write) -> dict[str, Any]:
     """Create a contact."""
-    actor = acting_user(state, input["actorId"])
-    require_record(state, "accounts", input["accountId"])
+    state, input = call.state, call.input
+    w.require_record(state, "accounts", input["accountId"])
     _assert_email_free(state, input["email"])
-    contact_id = next_id(state, "CON")
+    contact_id = w.next_id(state, "CON")
     contact: Contact = {
         "id": contact_id,
         "accountId": input["accountId"],
@@ -148,71 +137,54 @@ def create_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "isPrimary": False,
         "status": "active",
         "mergedIntoId": None,
-        "createdDate": today(state),
+        "createdDate": w.today(state),
     }
-    state["contacts"][contact_id] = contact
     if input.get("isPrimary", False):
         _make_primary(state, contact, [])
-    audit(
-        state,
-        actor["id"],
-        "create_contact",
-        "contact",
-        contact_id,
-        f"Created {full_name(contact)}.",
-    )
+    call.add(CONTACT, contact, f"Created {full_name(contact)}.")
     return {"created": contact_view(state, contact)}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "update_contact",
     "Change a contact's title, phone or email, or make it the account's primary contact.",
     {
-        "contactId": string("Contact id."),
-        "title": string("New job title."),
-        "phone": string("New phone number."),
-        "email": string("New email (must stay unique among active contacts)."),
-        "isPrimary": boolean("true makes this the primary contact (demoting the current one)."),
-        **ACTOR,
+        "title": w.string("New job title."),
+        "phone": w.string("New phone number."),
+        "email": w.string("New email (must stay unique among active contacts)."),
+        "isPrimary": w.boolean("true makes this the primary contact (demoting the current one)."),
     },
-    ["contactId", "actorId"],
+    target=ACTIVE_CONTACT,
 )
-def update_contact(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_contact(call: w.Write) -> dict[str, Any]:
     """Update a contact."""
-    actor = acting_user(state, input["actorId"])
-    contact = require_record(state, "contacts", input["contactId"])
-    _require_active(contact)
-    require_some(input, ("title", "phone", "email", "isPrimary"))
+    state, input, contact = call.state, call.input, call.record
+    w.require_some(input, ("title", "phone", "email", "isPrimary"))
     if input.get("isPrimary") is False and contact["isPrimary"]:
         raise silo.tool_error(
             "invalid_state",
             f"Contact {contact['id']} is the primary contact of {contact['accountId']}; make "
             "another contact primary instead of unsetting it.",
         )
-    changes: list[dict[str, Any]] = []
     if "email" in input:
         _assert_email_free(state, input["email"], except_id=contact["id"])
-        set_field(contact, "email", input["email"].strip(), changes)
-    for field in ("title", "phone"):
-        if field in input:
-            set_field(contact, field, input[field], changes)
+        call.set("email", input["email"].strip())
+    call.set_given(("title", "phone"))
     if input.get("isPrimary"):
-        _make_primary(state, contact, changes)
-    audit(
-        state, actor["id"], "update_contact", "contact", contact["id"], "Updated contact.", changes
-    )
-    return {"updated": contact_view(state, contact), "changes": changes}
+        _make_primary(state, contact, call.changes)
+    call.audit("Updated contact.")
+    return {"updated": contact_view(state, contact), "changes": call.changes}
 
 
-@define_tool(
+@w.define_tool(
     "find_duplicate_contacts",
     "Groups of active contacts that share an email address (case-insensitive), oldest record "
     "first in each group.",
-    {"accountId": string("Only groups involving this account.")},
+    {"accountId": w.string("Only groups involving this account.")},
 )
 def find_duplicate_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Possible duplicate contact records."""
-    check_references(state, input, FILTERS)
+    w.check_references(state, input, FILTERS)
     groups = [
         [contact_view(state, c) for c in group]
         for group in duplicate_contact_groups(state)
@@ -238,27 +210,26 @@ def _repoint(state: State, old: str, new: str) -> list[str]:
     return sorted(moved)
 
 
-@define_tool(
+@ACTOR.write_tool(
     "merge_contacts",
     "Merge a duplicate contact into the record that survives. Deals, activities and leads that "
     "refer to the duplicate are re-pointed to the survivor; blank survivor fields (title, phone) "
     "are filled from the duplicate; the duplicate is kept with status merged.",
     {
-        "survivorId": string("Contact id of the record to keep."),
-        "duplicateId": string("Contact id of the record to merge away."),
-        **ACTOR,
+        "survivorId": w.string("Contact id of the record to keep."),
+        "duplicateId": w.string("Contact id of the record to merge away."),
     },
-    ["survivorId", "duplicateId", "actorId"],
+    ["survivorId", "duplicateId"],
 )
-def merge_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def merge_contacts(call: w.Write) -> dict[str, Any]:
     """Merge two contact records."""
-    actor = acting_user(state, input["actorId"])
+    state, input = call.state, call.input
     if input["survivorId"] == input["duplicateId"]:
         raise silo.tool_error("invalid_input", "survivorId and duplicateId must differ.")
-    survivor = require_record(state, "contacts", input["survivorId"])
-    duplicate = require_record(state, "contacts", input["duplicateId"])
-    _require_active(survivor)
-    _require_active(duplicate)
+    survivor = w.require_record(state, "contacts", input["survivorId"])
+    duplicate = w.require_record(state, "contacts", input["duplicateId"])
+    _require_active(state, survivor)
+    _require_active(state, duplicate)
     if survivor["accountId"] != duplicate["accountId"]:
         raise silo.tool_error(
             "invalid_state",
@@ -266,30 +237,21 @@ def merge_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"to {duplicate['accountId']}; only contacts of the same account can be merged.",
         )
     moved = _repoint(state, duplicate["id"], survivor["id"])
-    survivor_changes: list[dict[str, Any]] = []
+    filled: list[w.Change] = []
     for field in ("title", "phone"):
         if not survivor[field] and duplicate[field]:
-            set_field(survivor, field, duplicate[field], survivor_changes)
+            w.set_field(survivor, field, duplicate[field], filled)
     if duplicate["isPrimary"]:
-        _make_primary(state, survivor, survivor_changes)
-    duplicate_changes: list[dict[str, Any]] = []
-    set_field(duplicate, "isPrimary", False, duplicate_changes)
-    set_field(duplicate, "status", "merged", duplicate_changes)
-    set_field(duplicate, "mergedIntoId", survivor["id"], duplicate_changes)
+        _make_primary(state, survivor, filled)
+    call.set("isPrimary", False, duplicate)
+    call.set("status", "merged", duplicate)
+    call.set("mergedIntoId", survivor["id"], duplicate)
     repointed = ", ".join(moved) or "nothing"
     detail = f"Merged {duplicate['id']} into {survivor['id']}; re-pointed {repointed}."
-    audit(
-        state, actor["id"], "merge_contacts", "contact", duplicate["id"], detail, duplicate_changes
-    )
-    if survivor_changes:
-        audit(
-            state,
-            actor["id"],
-            "merge_contacts",
-            "contact",
-            survivor["id"],
-            f"Filled from {duplicate['id']}.",
-            survivor_changes,
+    call.audit(detail, entity="contact", entity_id=duplicate["id"])
+    if filled:
+        call.audit(
+            f"Filled from {duplicate['id']}.", filled, entity="contact", entity_id=survivor["id"]
         )
     return {
         "survivor": contact_view(state, survivor),

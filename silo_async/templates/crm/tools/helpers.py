@@ -7,14 +7,13 @@ guessing (``Opportunity OPP-007 is lost, not open.``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 import silo_async as silo
 from silo_async import world as w
 
 from ..state import (
     OPEN_LEAD_STATUSES,
-    Account,
     Activity,
     Lead,
     Opportunity,
@@ -27,9 +26,14 @@ from ..state import (
 )
 
 __all__ = [
+    "ACCOUNT",
+    "ACTIVITY",
     "ACTOR",
+    "CONTACT",
     "FILTERS",
+    "LEAD",
     "MANAGING_ROLES",
+    "OPPORTUNITY",
     "acting_user",
     "activities_about",
     "assert_may_reassign",
@@ -39,32 +43,15 @@ __all__ = [
     "read_future_date",
     "reassign_owner",
     "reassign_tool",
-    "require_open_opportunity",
     "require_starting_stage",
     "work_owner",
 ]
 
-#: The ``actorId`` every write takes: who is doing it (must be an active user).
-ACTOR: dict[str, w.Schema] = {
-    "actorId": w.string("Id of the user making this change, e.g. USR-002. Must be an active user.")
-}
-
 #: Roles that may move other people's work (besides the current owner).
 MANAGING_ROLES: tuple[str, ...] = ("director", "sales_ops")
 
-#: The records that have an owner and can be reassigned.
-Owned = Account | Lead | Opportunity | Activity
-OwnedKind = Literal["account", "opportunity", "lead", "activity"]
 
-
-def require_open_opportunity(state: State, opportunity_id: str) -> Opportunity:
-    """An open opportunity, or ``invalid_state`` naming its current status."""
-    opp: Opportunity = w.require_record(state, "opportunities", opportunity_id)
-    assert_opportunity_open(opp)
-    return opp
-
-
-def assert_opportunity_open(opp: Opportunity) -> None:
+def assert_opportunity_open(state: State, opp: Opportunity) -> None:
     """``invalid_state`` unless the deal is still open (closed deals are history)."""
     if opp["status"] != "open":
         raise silo.tool_error(
@@ -121,6 +108,19 @@ def acting_user(state: State, user_id: str) -> User:
     return user
 
 
+#: Every write names its actor: an active user, resolved before anything else.
+ACTOR = w.Actor(
+    w.string("Id of the user making this change, e.g. USR-002. Must be an active user."),
+    acting_user,
+)
+#: The records writes act on, looked up by their id input.
+ACCOUNT = w.Target("accounts", "accountId", w.string("Account id."), "account")
+CONTACT = w.Target("contacts", "contactId", w.string("Contact id."), "contact")
+LEAD = w.Target("leads", "leadId", w.string("Lead id."), "lead")
+OPPORTUNITY = w.Target("opportunities", "opportunityId", w.string("Opportunity id."), "opportunity")
+ACTIVITY = w.Target("activities", "activityId", w.string("Activity id."), "activity")
+
+
 def _assignable(state: State, user_id: str, what: str) -> User:
     user: User = w.require_record(state, "users", user_id)
     if not user["active"]:
@@ -162,7 +162,7 @@ def assert_may_reassign(actor: User, current_owner_id: str, label: str) -> None:
 
 
 #: Each kind of owned record: what its plural is called in messages, and who may own it.
-_OWNERSHIP: dict[OwnedKind, tuple[str, Callable[[State, str, str], User]]] = {
+_OWNERSHIP: dict[str, tuple[str, Callable[[State, str, str], User]]] = {
     "account": ("accounts", deal_owner),
     "opportunity": ("opportunities", deal_owner),
     "lead": ("leads", work_owner),
@@ -170,84 +170,47 @@ _OWNERSHIP: dict[OwnedKind, tuple[str, Callable[[State, str, str], User]]] = {
 }
 
 
-def reassign_owner(
-    state: State, actor: User, record: Owned, kind: OwnedKind, new_owner_id: str
-) -> None:
-    """Give ``record`` (an account, opportunity, lead or activity) to a new owner, audited.
+def reassign_owner(call: w.Write, kind: str, new_owner_id: str) -> None:
+    """Give the call's ``kind`` of record (account, opportunity, lead, activity) a new owner.
 
-    The checks run in this order: the actor may move it, the new owner may own this ``kind``
-    (see ``_OWNERSHIP``), and the owner really changes. The audit action is ``reassign_<kind>``.
+    The checks run in this order: the actor may move it, the new owner may own this kind of
+    record (see ``_OWNERSHIP``), and the owner really changes. The change is audited.
 
     Raises:
         ToolError: ``not_allowed`` from the checks, ``conflict`` when nothing would change.
     """
+    record = call.record
     what, valid_owner = _OWNERSHIP[kind]
-    assert_may_reassign(actor, record["ownerId"], f"{kind} {record['id']}")
-    valid_owner(state, new_owner_id, what)
+    assert_may_reassign(call.actor, record["ownerId"], f"{kind} {record['id']}")
+    valid_owner(call.state, new_owner_id, what)
     if record["ownerId"] == new_owner_id:
         raise silo.tool_error(
             "conflict", f"{kind.capitalize()} {record['id']} is already owned by {new_owner_id}."
         )
-    changes: list[w.Change] = []
-    w.set_field(record, "ownerId", new_owner_id, changes)
-    w.audit(
-        state,
-        actor["id"],
-        f"reassign_{kind}",
-        kind,
-        record["id"],
-        f"Owner changed to {new_owner_id}.",
-        changes,
-    )
+    call.set("ownerId", new_owner_id)
+    call.audit(f"Owner changed to {new_owner_id}.")
 
 
 def reassign_tool(
-    name: str,
-    description: str,
-    kind: OwnedKind,
-    id_key: str,
-    view: Callable[[State, Any], dict[str, Any]],
-    guard: Callable[[Any], None] | None = None,
+    name: str, description: str, target: w.Target, view: Callable[[State, Any], dict[str, Any]]
 ) -> silo.Tool:
-    """The ``reassign_<kind>`` tool: ``{<id_key>, newOwnerId, actorId}`` -> ``{updated: view}``.
+    """The ``reassign_<kind>`` tool: ``{<id>, newOwnerId, actorId}`` -> ``{updated: view}``.
 
     Args:
         name: the tool name.
         description: what the agent reads.
-        kind: the kind of record (see :func:`reassign_owner`).
-        id_key: the input key of the record's id.
+        target: the kind of record (its ``entity`` is the kind :func:`reassign_owner` checks),
+            guarded when the record may not change any more (closed, converted, done).
         view: what the agent sees of the record afterwards.
-        guard: raises when the record may not change any more (closed, converted, done).
     """
-    collection = _COLLECTIONS[kind]
+    new_owner = {"newOwnerId": w.string("User id of the new owner.")}
 
-    @w.define_tool(
-        name,
-        description,
-        {
-            id_key: w.string(f"{w.label_of(collection)} id."),
-            "newOwnerId": w.string("User id of the new owner."),
-            **ACTOR,
-        },
-        [id_key, "newOwnerId", "actorId"],
-    )
-    def reassign(state: State, input: dict[str, Any]) -> dict[str, Any]:
-        actor = acting_user(state, input["actorId"])
-        record = w.require_record(state, collection, input[id_key])
-        if guard is not None:
-            guard(record)
-        reassign_owner(state, actor, record, kind, input["newOwnerId"])
-        return {"updated": view(state, record)}
+    @ACTOR.write_tool(name, description, new_owner, ["newOwnerId"], target=target)
+    def reassign(call: w.Write) -> dict[str, Any]:
+        reassign_owner(call, target.entity, call.input["newOwnerId"])
+        return {"updated": view(call.state, call.record)}
 
     return reassign
-
-
-_COLLECTIONS: dict[OwnedKind, str] = {
-    "account": "accounts",
-    "opportunity": "opportunities",
-    "lead": "leads",
-    "activity": "activities",
-}
 
 
 def is_lead_open(lead: Lead) -> bool:

@@ -5,31 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import (
-    audit,
-    boolean,
-    date,
-    define_tool,
-    enum,
-    get_tool,
-    list_tool,
-    next_id,
-    number,
-    read_money,
-    require_record,
-    search_tool,
-    set_field,
-    sorted_by_id,
-    string,
-    today,
-)
+from silo_async import world as w
 
 from ..state import Account, Contact, Lead, State, User, full_name, normalise_email
 from .accounts import assert_name_free
 from .helpers import (
+    ACCOUNT,
     ACTOR,
+    CONTACT,
     FILTERS,
-    acting_user,
+    LEAD,
+    OPPORTUNITY,
     activities_about,
     deal_owner,
     is_lead_open,
@@ -38,7 +24,7 @@ from .helpers import (
     require_starting_stage,
     work_owner,
 )
-from .opportunities import add_opportunity
+from .opportunities import new_opportunity
 from .views import account_view, contact_view, lead_view, opportunity_view
 
 __all__ = [
@@ -57,7 +43,7 @@ STATUSES = ("new", "working", "qualified", "disqualified", "converted")
 SOURCES = ("web_form", "referral", "event", "outbound", "partner", "inbound_call")
 
 
-def _require_open(lead: Lead) -> None:
+def _require_open(state: State, lead: Lead) -> None:
     if not is_lead_open(lead):
         when = lead["convertedDate"] if lead["status"] == "converted" else None
         suffix = f" on {when}" if when else ""
@@ -69,20 +55,23 @@ def _require_open(lead: Lead) -> None:
         )
 
 
-list_leads = list_tool(
+#: A lead that is still being worked: anything else is history.
+OPEN_LEAD = LEAD.guarded(_require_open)
+
+list_leads = w.list_tool(
     "list_leads",
     "List leads sorted by id, optionally by status, owner or source. Paged.",
     "leads",
     filters={
-        "status": enum("Only leads with this status.", STATUSES),
-        "ownerId": string("Only leads owned by this user id."),
-        "source": enum("Only leads from this source.", SOURCES),
+        "status": w.enum("Only leads with this status.", STATUSES),
+        "ownerId": w.string("Only leads owned by this user id."),
+        "source": w.enum("Only leads from this source.", SOURCES),
     },
     references=FILTERS,
     view=lead_view,
 )
 
-search_leads = search_tool(
+search_leads = w.search_tool(
     "search_leads",
     "Find leads whose id, name, company or email contains the query (case-insensitive). Paged.",
     "leads",
@@ -90,7 +79,7 @@ search_leads = search_tool(
     view=lead_view,
 )
 
-get_lead = get_tool(
+get_lead = w.get_tool(
     "get_lead",
     "One lead with its age, days since last contact and its activities.",
     "leads",
@@ -103,25 +92,24 @@ get_lead = get_tool(
 )
 
 
-@define_tool(
+@ACTOR.write_tool(
     "create_lead",
     "Create a lead (status new). Emails are unique among open leads.",
     {
-        "firstName": string("First name."),
-        "lastName": string("Last name."),
-        "company": string("Company name."),
-        "email": string("Email address."),
-        "source": enum("Where the lead came from.", SOURCES),
-        "ownerId": string("User id of the owner (any active user)."),
-        "title": string("Job title."),
-        "phone": string("Phone number."),
-        **ACTOR,
+        "firstName": w.string("First name."),
+        "lastName": w.string("Last name."),
+        "company": w.string("Company name."),
+        "email": w.string("Email address."),
+        "source": w.enum("Where the lead came from.", SOURCES),
+        "ownerId": w.string("User id of the owner (any active user)."),
+        "title": w.string("Job title."),
+        "phone": w.string("Phone number."),
     },
-    ["firstName", "lastName", "company", "email", "source", "ownerId", "actorId"],
+    ["firstName", "lastName", "company", "email", "source", "ownerId"],
 )
-def create_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_lead(call: w.Write) -> dict[str, Any]:
     """Create a lead."""
-    actor = acting_user(state, input["actorId"])
+    state, input = call.state, call.input
     work_owner(state, input["ownerId"], "leads")
     for other in state["leads"].values():
         if is_lead_open(other) and normalise_email(other["email"]) == normalise_email(
@@ -132,7 +120,7 @@ def create_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
                 f"Open lead {other['id']} ({full_name(other)}) already uses {other['email']}.",
                 {"existingId": other["id"]},
             )
-    lead_id = next_id(state, "LEAD")
+    lead_id = w.next_id(state, "LEAD")
     lead: Lead = {
         "id": lead_id,
         "firstName": input["firstName"].strip(),
@@ -144,7 +132,7 @@ def create_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "source": input["source"],
         "status": "new",
         "ownerId": input["ownerId"],
-        "createdDate": today(state),
+        "createdDate": w.today(state),
         "lastContactedDate": None,
         "disqualifyReason": None,
         "convertedDate": None,
@@ -152,99 +140,81 @@ def create_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "convertedContactId": None,
         "convertedOpportunityId": None,
     }
-    state["leads"][lead_id] = lead
-    audit(state, actor["id"], "create_lead", "lead", lead_id, f"Created lead {full_name(lead)}.")
+    call.add(LEAD, lead, f"Created lead {full_name(lead)}.")
     return {"created": lead_view(state, lead)}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "update_lead",
     "Change an open lead's title, phone or email, or record that it was contacted today (a new "
     "lead then becomes working).",
     {
-        "leadId": string("Lead id."),
-        "title": string("New job title."),
-        "phone": string("New phone number."),
-        "email": string("New email address."),
-        "markContacted": boolean("true records a contact today."),
-        **ACTOR,
+        "title": w.string("New job title."),
+        "phone": w.string("New phone number."),
+        "email": w.string("New email address."),
+        "markContacted": w.boolean("true records a contact today."),
     },
-    ["leadId", "actorId"],
+    target=OPEN_LEAD,
 )
-def update_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_lead(call: w.Write) -> dict[str, Any]:
     """Update an open lead."""
-    actor = acting_user(state, input["actorId"])
-    lead = require_record(state, "leads", input["leadId"])
-    _require_open(lead)
+    input, lead = call.input, call.record
     if not any(input.get(f) for f in ("title", "phone", "email", "markContacted")):
         raise silo.tool_error(
             "invalid_input",
             "Nothing to update: give title, phone, email or markContacted: true.",
         )
-    changes: list[dict[str, Any]] = []
-    for field in ("title", "phone", "email"):
-        if field in input:
-            set_field(lead, field, input[field], changes)
+    call.set_given(("title", "phone", "email"))
     if input.get("markContacted"):
-        set_field(lead, "lastContactedDate", today(state), changes)
+        call.set("lastContactedDate", w.today(call.state))
         if lead["status"] == "new":
-            set_field(lead, "status", "working", changes)
-    audit(state, actor["id"], "update_lead", "lead", lead["id"], "Updated lead.", changes)
-    return {"updated": lead_view(state, lead), "changes": changes}
+            call.set("status", "working")
+    call.audit("Updated lead.")
+    return {"updated": lead_view(call.state, lead), "changes": call.changes}
 
 
 reassign_lead = reassign_tool(
     "reassign_lead",
     "Give an open lead to another active user. Only its owner, a director or sales ops may.",
-    "lead",
-    "leadId",
+    OPEN_LEAD,
     lead_view,
-    _require_open,
 )
 
 
-@define_tool(
-    "qualify_lead",
-    "Mark a new or working lead as qualified (ready to convert).",
-    {"leadId": string("Lead id."), **ACTOR},
-    ["leadId", "actorId"],
-)
-def qualify_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Qualify a lead."""
-    actor = acting_user(state, input["actorId"])
-    lead = require_record(state, "leads", input["leadId"])
+def _qualifiable(state: State, lead: Lead) -> None:
     if lead["status"] not in ("new", "working"):
         raise silo.tool_error(
             "invalid_state",
             f"Lead {lead['id']} is {lead['status']}; only new or working leads can be qualified.",
             {"id": lead["id"], "status": lead["status"]},
         )
-    changes: list[dict[str, Any]] = []
-    set_field(lead, "status", "qualified", changes)
-    audit(state, actor["id"], "qualify_lead", "lead", lead["id"], "Qualified.", changes)
-    return {"updated": lead_view(state, lead)}
 
 
-@define_tool(
+@ACTOR.write_tool(
+    "qualify_lead",
+    "Mark a new or working lead as qualified (ready to convert).",
+    target=LEAD.guarded(_qualifiable),
+)
+def qualify_lead(call: w.Write) -> dict[str, Any]:
+    """Qualify a lead."""
+    call.set("status", "qualified")
+    call.audit("Qualified.")
+    return {"updated": lead_view(call.state, call.record)}
+
+
+@ACTOR.write_tool(
     "disqualify_lead",
     "Disqualify an open lead with a reason.",
-    {
-        "leadId": string("Lead id."),
-        "reason": string("Why the lead is not a fit."),
-        **ACTOR,
-    },
-    ["leadId", "reason", "actorId"],
+    {"reason": w.string("Why the lead is not a fit.")},
+    ["reason"],
+    target=OPEN_LEAD,
 )
-def disqualify_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def disqualify_lead(call: w.Write) -> dict[str, Any]:
     """Disqualify a lead."""
-    actor = acting_user(state, input["actorId"])
-    lead = require_record(state, "leads", input["leadId"])
-    _require_open(lead)
-    changes: list[dict[str, Any]] = []
-    set_field(lead, "status", "disqualified", changes)
-    set_field(lead, "disqualifyReason", input["reason"].strip(), changes)
-    audit(state, actor["id"], "disqualify_lead", "lead", lead["id"], input["reason"], changes)
-    return {"updated": lead_view(state, lead)}
+    call.set("status", "disqualified")
+    call.set("disqualifyReason", call.input["reason"].strip())
+    call.audit(call.input["reason"])
+    return {"updated": lead_view(call.state, call.record)}
 
 
 def _conversion_owner(state: State, lead: Lead, owner_id: str | None) -> User:
@@ -263,12 +233,13 @@ def _conversion_owner(state: State, lead: Lead, owner_id: str | None) -> User:
 
 
 def _conversion_account(
-    state: State, lead: Lead, account_id: str | None, owner: User, actor_id: str
+    call: w.Write, lead: Lead, account_id: str | None, owner: User
 ) -> tuple[Account, bool]:
+    state = call.state
     if account_id is not None:
-        return require_record(state, "accounts", account_id), False
+        return w.require_record(state, "accounts", account_id), False
     assert_name_free(state, lead["company"])
-    new_id = next_id(state, "ACC")
+    new_id = w.next_id(state, "ACC")
     account: Account = {
         "id": new_id,
         "name": lead["company"],
@@ -278,18 +249,16 @@ def _conversion_account(
         "website": None,
         "city": None,
         "country": None,
-        "createdDate": today(state),
+        "createdDate": w.today(state),
     }
-    state["accounts"][new_id] = account
-    audit(state, actor_id, "convert_lead", "account", new_id, f"Created from {lead['id']}.")
+    call.add(ACCOUNT, account, f"Created from {lead['id']}.")
     return account, True
 
 
-def _conversion_contact(
-    state: State, lead: Lead, account: Account, actor_id: str
-) -> tuple[Contact, bool]:
+def _conversion_contact(call: w.Write, lead: Lead, account: Account) -> tuple[Contact, bool]:
+    state = call.state
     # An active contact at the account with the lead's email is the same person: reuse it.
-    for existing in sorted_by_id(state["contacts"]):
+    for existing in w.sorted_by_id(state["contacts"]):
         if (
             existing["accountId"] == account["id"]
             and existing["status"] == "active"
@@ -300,7 +269,7 @@ def _conversion_contact(
         c["accountId"] == account["id"] and c["isPrimary"] and c["status"] == "active"
         for c in state["contacts"].values()
     )
-    new_id = next_id(state, "CON")
+    new_id = w.next_id(state, "CON")
     contact: Contact = {
         "id": new_id,
         "accountId": account["id"],
@@ -312,39 +281,13 @@ def _conversion_contact(
         "isPrimary": not has_primary,
         "status": "active",
         "mergedIntoId": None,
-        "createdDate": today(state),
+        "createdDate": w.today(state),
     }
-    state["contacts"][new_id] = contact
-    audit(state, actor_id, "convert_lead", "contact", new_id, f"Created from {lead['id']}.")
+    call.add(CONTACT, contact, f"Created from {lead['id']}.")
     return contact, True
 
 
-@define_tool(
-    "convert_lead",
-    "Convert a qualified lead into a customer record and an opportunity. Without accountId a new "
-    "account is created from the lead's company (names must be unique); with accountId the lead "
-    "joins that existing account. The contact is reused when the account already has one with "
-    "the lead's email. The opportunity starts at the first open stage unless stageId is given and "
-    "is owned by ownerId, or by the lead's owner when that is an active account executive or "
-    "director.",
-    {
-        "leadId": string("Lead id (must be qualified)."),
-        "amount": number("Opportunity amount in USD (positive)."),
-        "expectedCloseDate": date("Expected close date, today or later"),
-        "opportunityName": string(
-            "Name of the new opportunity (default: '<company> opportunity')."
-        ),
-        "accountId": string("Attach the lead to this existing account instead of creating one."),
-        "ownerId": string("User id who will own the opportunity."),
-        "stageId": string("Open stage to start in (default: the first open stage)."),
-        **ACTOR,
-    },
-    ["leadId", "amount", "expectedCloseDate", "actorId"],
-)
-def convert_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Convert a qualified lead."""
-    actor = acting_user(state, input["actorId"])
-    lead = require_record(state, "leads", input["leadId"])
+def _convertible(state: State, lead: Lead) -> None:
     if lead["status"] == "converted":
         raise silo.tool_error(
             "invalid_state",
@@ -358,17 +301,43 @@ def convert_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"Lead {lead['id']} is {lead['status']}, not qualified; only qualified leads convert.",
             {"id": lead["id"], "status": lead["status"]},
         )
-    amount = read_money(input, "amount")
+
+
+@ACTOR.write_tool(
+    "convert_lead",
+    "Convert a qualified lead into a customer record and an opportunity. Without accountId a new "
+    "account is created from the lead's company (names must be unique); with accountId the lead "
+    "joins that existing account. The contact is reused when the account already has one with "
+    "the lead's email. The opportunity starts at the first open stage unless stageId is given and "
+    "is owned by ownerId, or by the lead's owner when that is an active account executive or "
+    "director.",
+    {
+        "amount": w.number("Opportunity amount in USD (positive)."),
+        "expectedCloseDate": w.date("Expected close date, today or later"),
+        "opportunityName": w.string(
+            "Name of the new opportunity (default: '<company> opportunity')."
+        ),
+        "accountId": w.string("Attach the lead to this existing account instead of creating one."),
+        "ownerId": w.string("User id who will own the opportunity."),
+        "stageId": w.string("Open stage to start in (default: the first open stage)."),
+    },
+    ["amount", "expectedCloseDate"],
+    target=w.Target(
+        "leads", "leadId", w.string("Lead id (must be qualified)."), "lead", _convertible
+    ),
+)
+def convert_lead(call: w.Write) -> dict[str, Any]:
+    """Convert a qualified lead."""
+    state, input, lead = call.state, call.input, call.record
+    amount = w.read_money(input, "amount")
     close = read_future_date(state, input, "expectedCloseDate")
     stage = require_starting_stage(state, input.get("stageId"))
     if "accountId" in input:
-        require_record(state, "accounts", input["accountId"])
+        w.require_record(state, "accounts", input["accountId"])
     owner = _conversion_owner(state, lead, input.get("ownerId"))
-    account, account_created = _conversion_account(
-        state, lead, input.get("accountId"), owner, actor["id"]
-    )
-    contact, contact_created = _conversion_contact(state, lead, account, actor["id"])
-    opp = add_opportunity(
+    account, account_created = _conversion_account(call, lead, input.get("accountId"), owner)
+    contact, contact_created = _conversion_contact(call, lead, account)
+    opp = new_opportunity(
         state,
         name=input.get("opportunityName", f"{lead['company']} opportunity"),
         account_id=account["id"],
@@ -380,22 +349,13 @@ def convert_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
         source_lead_id=lead["id"],
     )
     opp_id = opp["id"]
-    audit(state, actor["id"], "convert_lead", "opportunity", opp_id, f"Created from {lead['id']}.")
-    changes: list[dict[str, Any]] = []
-    set_field(lead, "status", "converted", changes)
-    set_field(lead, "convertedDate", today(state), changes)
-    set_field(lead, "convertedAccountId", account["id"], changes)
-    set_field(lead, "convertedContactId", contact["id"], changes)
-    set_field(lead, "convertedOpportunityId", opp_id, changes)
-    audit(
-        state,
-        actor["id"],
-        "convert_lead",
-        "lead",
-        lead["id"],
-        f"Converted into {account['id']} / {contact['id']} / {opp_id}.",
-        changes,
-    )
+    call.add(OPPORTUNITY, opp, f"Created from {lead['id']}.")
+    call.set("status", "converted")
+    call.set("convertedDate", w.today(state))
+    call.set("convertedAccountId", account["id"])
+    call.set("convertedContactId", contact["id"])
+    call.set("convertedOpportunityId", opp_id)
+    call.audit(f"Converted into {account['id']} / {contact['id']} / {opp_id}.")
     return {
         "lead": lead_view(state, lead),
         "account": account_view(state, account),

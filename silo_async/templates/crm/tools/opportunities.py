@@ -3,27 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import silo_async as silo
-from silo_async.world import (
-    audit,
-    boolean,
-    date,
-    define_tool,
-    enum,
-    get_tool,
-    list_tool,
-    next_id,
-    number,
-    read_money,
-    require_record,
-    require_some,
-    search_tool,
-    set_field,
-    string,
-    today,
-)
+from silo_async import world as w
 
 from ..state import (
     Opportunity,
@@ -38,19 +21,17 @@ from ..state import (
 from .helpers import (
     ACTOR,
     FILTERS,
-    acting_user,
+    OPPORTUNITY,
     activities_about,
     assert_opportunity_open,
     deal_owner,
     read_future_date,
     reassign_tool,
-    require_open_opportunity,
     require_starting_stage,
 )
 from .views import activity_view, opportunity_view
 
 __all__ = [
-    "add_opportunity",
     "advance_opportunity_stage",
     "close_opportunity_lost",
     "close_opportunity_won",
@@ -59,6 +40,7 @@ __all__ = [
     "list_opportunities",
     "list_stages",
     "move_opportunity_stage",
+    "new_opportunity",
     "reassign_opportunity",
     "search_opportunities",
     "update_opportunity",
@@ -66,10 +48,12 @@ __all__ = [
 
 STATUSES = ("open", "won", "lost")
 LOST_REASONS = ("price", "competitor", "no_budget", "no_decision", "timing", "other")
+#: An open deal: closed deals are history.
+OPEN_OPPORTUNITY = OPPORTUNITY.guarded(assert_opportunity_open)
 
 
 def _check_contact(state: State, contact_id: str, account_id: str) -> None:
-    contact = require_record(state, "contacts", contact_id)
+    contact = w.require_record(state, "contacts", contact_id)
     if contact["status"] != "active" or contact["accountId"] != account_id:
         raise silo.tool_error(
             "invalid_input",
@@ -78,7 +62,7 @@ def _check_contact(state: State, contact_id: str, account_id: str) -> None:
         )
 
 
-def add_opportunity(
+def new_opportunity(
     state: State,
     *,
     name: str,
@@ -90,8 +74,8 @@ def add_opportunity(
     close: str,
     source_lead_id: str | None = None,
 ) -> Opportunity:
-    """Store a new open deal entering ``stage`` today (checks are the caller's job)."""
-    opp_id = next_id(state, "OPP")
+    """A new open deal entering ``stage`` today (checks are the caller's job; not stored yet)."""
+    opp_id = w.next_id(state, "OPP")
     opp: Opportunity = {
         "id": opp_id,
         "name": name.strip(),
@@ -101,25 +85,22 @@ def add_opportunity(
         "stageId": stage["id"],
         "amount": amount,
         "expectedCloseDate": close,
-        "createdDate": today(state),
-        "stageHistory": [{"stageId": stage["id"], "enteredDate": today(state)}],
+        "createdDate": w.today(state),
+        "stageHistory": [{"stageId": stage["id"], "enteredDate": w.today(state)}],
         "status": "open",
         "closedDate": None,
         "lostReason": None,
         "sourceLeadId": source_lead_id,
     }
-    state["opportunities"][opp_id] = opp
     return opp
 
 
-def _enter_stage(
-    state: State, opp: Opportunity, stage: Stage, changes: list[dict[str, Any]]
-) -> None:
-    set_field(opp, "stageId", stage["id"], changes)
-    opp["stageHistory"].append({"stageId": stage["id"], "enteredDate": today(state)})
+def _enter_stage(call: w.Write, stage: Stage) -> None:
+    call.set("stageId", stage["id"])
+    call.record["stageHistory"].append({"stageId": stage["id"], "enteredDate": w.today(call.state)})
 
 
-@define_tool("list_stages", "The pipeline stages in order, with their win probability.")
+@w.define_tool("list_stages", "The pipeline stages in order, with their win probability.")
 def list_stages(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """All stages in pipeline order."""
     return {"stages": pipeline(state)}
@@ -131,28 +112,28 @@ def _flags(state: State, opp: Opportunity, input: Mapping[str, Any]) -> bool:
     )
 
 
-list_opportunities = list_tool(
+list_opportunities = w.list_tool(
     "list_opportunities",
     "List opportunities sorted by id with probability, weighted amount, days in stage and "
     "stale/past-due flags; filter by owner, account, stage or status, or only stale or past-due "
     "deals. Paged.",
     "opportunities",
     filters={
-        "ownerId": string("Only deals owned by this user id."),
-        "accountId": string("Only deals of this account."),
-        "stageId": string("Only deals currently in this stage."),
-        "status": enum("Only deals with this status.", STATUSES),
+        "ownerId": w.string("Only deals owned by this user id."),
+        "accountId": w.string("Only deals of this account."),
+        "stageId": w.string("Only deals currently in this stage."),
+        "status": w.enum("Only deals with this status.", STATUSES),
     },
     references=FILTERS,
     extra={
-        "staleOnly": boolean("Only open deals stuck in their stage past the stale policy."),
-        "pastDueOnly": boolean("Only open deals whose expected close date has passed."),
+        "staleOnly": w.boolean("Only open deals stuck in their stage past the stale policy."),
+        "pastDueOnly": w.boolean("Only open deals whose expected close date has passed."),
     },
     where=_flags,
     view=opportunity_view,
 )
 
-search_opportunities = search_tool(
+search_opportunities = w.search_tool(
     "search_opportunities",
     "Find opportunities whose id, name or account name contains the query (case-insensitive). "
     "Paged.",
@@ -161,7 +142,7 @@ search_opportunities = search_tool(
     view=opportunity_view,
 )
 
-get_opportunity = get_tool(
+get_opportunity = w.get_tool(
     "get_opportunity",
     "One opportunity with its stage history, derived figures and related activities.",
     "opportunities",
@@ -176,32 +157,31 @@ get_opportunity = get_tool(
 )
 
 
-@define_tool(
+@ACTOR.write_tool(
     "create_opportunity",
     "Create an open opportunity on an account, in an open stage (default: the first).",
     {
-        "name": string("Deal name."),
-        "accountId": string("Account id."),
-        "ownerId": string("Owner: an active account executive or director."),
-        "amount": number("Amount in USD (positive)."),
-        "expectedCloseDate": date("Expected close date, today or later"),
-        "stageId": string("Open stage to start in (default: the first open stage)."),
-        "primaryContactId": string("An active contact of the account."),
-        **ACTOR,
+        "name": w.string("Deal name."),
+        "accountId": w.string("Account id."),
+        "ownerId": w.string("Owner: an active account executive or director."),
+        "amount": w.number("Amount in USD (positive)."),
+        "expectedCloseDate": w.date("Expected close date, today or later"),
+        "stageId": w.string("Open stage to start in (default: the first open stage)."),
+        "primaryContactId": w.string("An active contact of the account."),
     },
-    ["name", "accountId", "ownerId", "amount", "expectedCloseDate", "actorId"],
+    ["name", "accountId", "ownerId", "amount", "expectedCloseDate"],
 )
-def create_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_opportunity(call: w.Write) -> dict[str, Any]:
     """Create an opportunity."""
-    actor = acting_user(state, input["actorId"])
-    account = require_record(state, "accounts", input["accountId"])
+    state, input = call.state, call.input
+    account = w.require_record(state, "accounts", input["accountId"])
     deal_owner(state, input["ownerId"], "opportunities")
-    amount = read_money(input, "amount")
+    amount = w.read_money(input, "amount")
     close = read_future_date(state, input, "expectedCloseDate")
     stage = require_starting_stage(state, input.get("stageId"))
     if "primaryContactId" in input:
         _check_contact(state, input["primaryContactId"], account["id"])
-    opp = add_opportunity(
+    opp = new_opportunity(
         state,
         name=input["name"],
         account_id=account["id"],
@@ -211,60 +191,40 @@ def create_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
         amount=amount,
         close=close,
     )
-    audit(
-        state,
-        actor["id"],
-        "create_opportunity",
-        "opportunity",
-        opp["id"],
-        f"Created {opp['name']}.",
-    )
+    call.add(OPPORTUNITY, opp, f"Created {opp['name']}.")
     return {"created": opportunity_view(state, opp)}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "update_opportunity",
     "Change an open opportunity's name, amount, expected close date or primary contact.",
     {
-        "opportunityId": string("Opportunity id."),
-        "name": string("New name."),
-        "amount": number("New amount in USD (positive)."),
-        "expectedCloseDate": date("New expected close date, today or later"),
-        "primaryContactId": string("New primary contact (an active contact of the account)."),
-        **ACTOR,
+        "name": w.string("New name."),
+        "amount": w.number("New amount in USD (positive)."),
+        "expectedCloseDate": w.date("New expected close date, today or later"),
+        "primaryContactId": w.string("New primary contact (an active contact of the account)."),
     },
-    ["opportunityId", "actorId"],
+    target=OPEN_OPPORTUNITY,
 )
-def update_opportunity(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_opportunity(call: w.Write) -> dict[str, Any]:
     """Update an open opportunity."""
-    actor = acting_user(state, input["actorId"])
-    opp = require_open_opportunity(state, input["opportunityId"])
-    require_some(input, ("name", "amount", "expectedCloseDate", "primaryContactId"))
-    changes: list[dict[str, Any]] = []
+    state, input, opp = call.state, call.input, call.record
+    w.require_some(input, ("name", "amount", "expectedCloseDate", "primaryContactId"))
     if "name" in input:
-        set_field(opp, "name", input["name"].strip(), changes)
+        call.set("name", input["name"].strip())
     if "amount" in input:
-        set_field(opp, "amount", read_money(input, "amount"), changes)
+        call.set("amount", w.read_money(input, "amount"))
     if "expectedCloseDate" in input:
-        set_field(
-            opp, "expectedCloseDate", read_future_date(state, input, "expectedCloseDate"), changes
-        )
+        call.set("expectedCloseDate", read_future_date(state, input, "expectedCloseDate"))
     if "primaryContactId" in input:
         _check_contact(state, input["primaryContactId"], opp["accountId"])
-        set_field(opp, "primaryContactId", input["primaryContactId"], changes)
-    audit(
-        state,
-        actor["id"],
-        "update_opportunity",
-        "opportunity",
-        opp["id"],
-        "Updated opportunity.",
-        changes,
-    )
-    return {"updated": opportunity_view(state, opp), "changes": changes}
+        call.set("primaryContactId", input["primaryContactId"])
+    call.audit("Updated opportunity.")
+    return {"updated": opportunity_view(state, opp), "changes": call.changes}
 
 
-def _move(state: State, actor_id: str, opp: Opportunity, stage: Stage, action: str) -> Any:
+def _move(call: w.Write, stage: Stage) -> dict[str, Any]:
+    opp = call.record
     if stage["isClosed"]:
         raise silo.tool_error(
             "not_allowed",
@@ -275,41 +235,31 @@ def _move(state: State, actor_id: str, opp: Opportunity, stage: Stage, action: s
         raise silo.tool_error(
             "conflict", f"Opportunity {opp['id']} is already in {stage['id']} ({stage['name']})."
         )
-    changes: list[dict[str, Any]] = []
-    _enter_stage(state, opp, stage, changes)
-    audit(state, actor_id, action, "opportunity", opp["id"], f"Moved to {stage['name']}.", changes)
-    return {"updated": opportunity_view(state, opp)}
+    _enter_stage(call, stage)
+    call.audit(f"Moved to {stage['name']}.")
+    return {"updated": opportunity_view(call.state, opp)}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "move_opportunity_stage",
     "Move an open opportunity to another open stage (forwards or back). Resets days in stage.",
-    {
-        "opportunityId": string("Opportunity id."),
-        "stageId": string("Target open stage id."),
-        **ACTOR,
-    },
-    ["opportunityId", "stageId", "actorId"],
+    {"stageId": w.string("Target open stage id.")},
+    ["stageId"],
+    target=OPEN_OPPORTUNITY,
 )
-def move_opportunity_stage(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def move_opportunity_stage(call: w.Write) -> dict[str, Any]:
     """Set an opportunity's stage."""
-    actor = acting_user(state, input["actorId"])
-    opp = require_open_opportunity(state, input["opportunityId"])
-    stage = require_record(state, "stages", input["stageId"])
-    result: dict[str, Any] = _move(state, actor["id"], opp, stage, "move_opportunity_stage")
-    return result
+    return _move(call, w.require_record(call.state, "stages", call.input["stageId"]))
 
 
-@define_tool(
+@ACTOR.write_tool(
     "advance_opportunity_stage",
     "Move an open opportunity to the next open stage in the pipeline.",
-    {"opportunityId": string("Opportunity id."), **ACTOR},
-    ["opportunityId", "actorId"],
+    target=OPEN_OPPORTUNITY,
 )
-def advance_opportunity_stage(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def advance_opportunity_stage(call: w.Write) -> dict[str, Any]:
     """Advance an opportunity one stage."""
-    actor = acting_user(state, input["actorId"])
-    opp = require_open_opportunity(state, input["opportunityId"])
+    state, opp = call.state, call.record
     stage = next_open_stage(state, opp["stageId"])
     if stage is None:
         current = state["stages"][opp["stageId"]]
@@ -318,71 +268,49 @@ def advance_opportunity_stage(state: State, input: dict[str, Any]) -> dict[str, 
             f"Opportunity {opp['id']} is in {current['name']}, the last open stage; close it "
             "instead.",
         )
-    result: dict[str, Any] = _move(state, actor["id"], opp, stage, "advance_opportunity_stage")
-    return result
+    return _move(call, stage)
 
 
-@define_tool(
+def _close(call: w.Write, outcome: Literal["won", "lost"]) -> None:
+    _enter_stage(call, outcome_stage(call.state, outcome))
+    call.set("status", outcome)
+    call.set("closedDate", w.today(call.state))
+
+
+@ACTOR.write_tool(
     "close_opportunity_won",
     "Close an open opportunity as won today, optionally at the final contracted amount.",
-    {
-        "opportunityId": string("Opportunity id."),
-        "finalAmount": number("Contracted amount in USD if it differs from the deal amount."),
-        **ACTOR,
-    },
-    ["opportunityId", "actorId"],
+    {"finalAmount": w.number("Contracted amount in USD if it differs from the deal amount.")},
+    target=OPEN_OPPORTUNITY,
 )
-def close_opportunity_won(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def close_opportunity_won(call: w.Write) -> dict[str, Any]:
     """Close a deal as won."""
-    actor = acting_user(state, input["actorId"])
-    opp = require_open_opportunity(state, input["opportunityId"])
-    changes: list[dict[str, Any]] = []
-    if "finalAmount" in input:
-        set_field(opp, "amount", read_money(input, "finalAmount"), changes)
-    _enter_stage(state, opp, outcome_stage(state, "won"), changes)
-    set_field(opp, "status", "won", changes)
-    set_field(opp, "closedDate", today(state), changes)
-    audit(state, actor["id"], "close_opportunity_won", "opportunity", opp["id"], "Won.", changes)
-    return {"updated": opportunity_view(state, opp)}
+    if "finalAmount" in call.input:
+        call.set("amount", w.read_money(call.input, "finalAmount"))
+    _close(call, "won")
+    call.audit("Won.")
+    return {"updated": opportunity_view(call.state, call.record)}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "close_opportunity_lost",
     "Close an open opportunity as lost today, with a reason.",
-    {
-        "opportunityId": string("Opportunity id."),
-        "reason": enum("Why the deal was lost.", LOST_REASONS),
-        **ACTOR,
-    },
-    ["opportunityId", "reason", "actorId"],
+    {"reason": w.enum("Why the deal was lost.", LOST_REASONS)},
+    ["reason"],
+    target=OPEN_OPPORTUNITY,
 )
-def close_opportunity_lost(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def close_opportunity_lost(call: w.Write) -> dict[str, Any]:
     """Close a deal as lost."""
-    actor = acting_user(state, input["actorId"])
-    opp = require_open_opportunity(state, input["opportunityId"])
-    changes: list[dict[str, Any]] = []
-    _enter_stage(state, opp, outcome_stage(state, "lost"), changes)
-    set_field(opp, "status", "lost", changes)
-    set_field(opp, "closedDate", today(state), changes)
-    set_field(opp, "lostReason", input["reason"], changes)
-    audit(
-        state,
-        actor["id"],
-        "close_opportunity_lost",
-        "opportunity",
-        opp["id"],
-        f"Lost: {input['reason']}.",
-        changes,
-    )
-    return {"updated": opportunity_view(state, opp)}
+    _close(call, "lost")
+    call.set("lostReason", call.input["reason"])
+    call.audit(f"Lost: {call.input['reason']}.")
+    return {"updated": opportunity_view(call.state, call.record)}
 
 
 reassign_opportunity = reassign_tool(
     "reassign_opportunity",
     "Give an open opportunity to another owner (an active account executive or director). Only "
     "its owner, a director or sales ops may. Closed deals keep their owner as history.",
-    "opportunity",
-    "opportunityId",
+    OPEN_OPPORTUNITY,
     opportunity_view,
-    assert_opportunity_open,
 )

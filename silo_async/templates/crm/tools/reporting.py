@@ -5,18 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import (
-    boolean,
-    check_references,
-    date,
-    define_tool,
-    integer,
-    read_date,
-    read_int,
-    string,
-    sum_money,
-    today,
-)
+from silo_async import world as w
 
 from ..state import (
     State,
@@ -38,15 +27,15 @@ __all__ = ["forecast_report", "pipeline_summary", "rep_performance", "stale_deal
 
 
 def _owner_filter(state: State, input: dict[str, Any]) -> str | None:
-    check_references(state, input, FILTERS)
+    w.check_references(state, input, FILTERS)
     owner_id: str | None = input.get("ownerId")
     return owner_id
 
 
-@define_tool(
+@w.define_tool(
     "pipeline_summary",
     "Open pipeline by stage: deal count, amount and probability-weighted amount, plus totals.",
-    {"ownerId": string("Only deals owned by this user id.")},
+    {"ownerId": w.string("Only deals owned by this user id.")},
 )
 def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Open pipeline grouped by stage."""
@@ -65,7 +54,7 @@ def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
             }
         )
     return {
-        "asOf": today(state),
+        "asOf": w.today(state),
         "stages": rows,
         "totalCount": len(opps),
         "totalAmount": total_amount(opps),
@@ -73,23 +62,23 @@ def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@define_tool(
+@w.define_tool(
     "forecast_report",
     "Probability-weighted forecast of open deals expected to close on or before a date "
     "(default: all open deals), optionally for one owner.",
     {
-        "closingOnOrBefore": date("Only deals expected to close on or before this date"),
-        "ownerId": string("Only deals owned by this user id."),
+        "closingOnOrBefore": w.date("Only deals expected to close on or before this date"),
+        "ownerId": w.string("Only deals owned by this user id."),
     },
 )
 def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Weighted forecast."""
     opps = open_opportunities(state, _owner_filter(state, input))
-    cutoff = read_date(input, "closingOnOrBefore", None)
+    cutoff = w.read_date(input, "closingOnOrBefore", None)
     if cutoff is not None:
         opps = [o for o in opps if o["expectedCloseDate"] <= cutoff]
     return {
-        "asOf": today(state),
+        "asOf": w.today(state),
         "closingOnOrBefore": cutoff,
         "dealCount": len(opps),
         "amount": total_amount(opps),
@@ -98,20 +87,20 @@ def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@define_tool(
+@w.define_tool(
     "rep_performance",
     "Per account executive (and any director with a quota): annual quota, closed-won in the "
     "year, attainment percent, and open pipeline. Includes deactivated users unless activeOnly.",
     {
-        "year": integer(
+        "year": w.integer(
             "Calendar year of closed-won business (default: the current year).", minimum=2000
         ),
-        "activeOnly": boolean("Only users who are still active (default false)."),
+        "activeOnly": w.boolean("Only users who are still active (default false)."),
     },
 )
 def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Quota attainment per rep."""
-    year = read_int(input, "year", current_year(state), minimum=2000)
+    year = w.read_int(input, "year", current_year(state), minimum=2000)
     if year > current_year(state):
         raise silo.tool_error(
             "invalid_input",
@@ -139,18 +128,18 @@ def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"year": year, "reps": rows}
 
 
-@define_tool(
+@w.define_tool(
     "stale_opportunities",
     "Open deals that have sat in their current stage for more than thresholdDays (default: the "
     "company's stale policy), longest first, with counts per owner.",
     {
-        "thresholdDays": integer("Days in stage beyond which a deal counts as stale.", minimum=0),
-        "ownerId": string("Only deals owned by this user id."),
+        "thresholdDays": w.integer("Days in stage beyond which a deal counts as stale.", minimum=0),
+        "ownerId": w.string("Only deals owned by this user id."),
     },
 )
 def stale_deals_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Stalled deals."""
-    threshold = read_int(input, "thresholdDays", stale_threshold(state), minimum=0)
+    threshold = w.read_int(input, "thresholdDays", stale_threshold(state), minimum=0)
     owner_id = _owner_filter(state, input)
     stale = [
         o
@@ -170,10 +159,10 @@ def stale_deals_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
         for uid, n in sorted(by_owner.items(), key=lambda item: (-item[1], item[0]))
     ]
     return {
-        "asOf": today(state),
+        "asOf": w.today(state),
         "thresholdDays": threshold,
         "count": len(stale),
-        "totalAmount": sum_money(o["amount"] for o in stale),
+        "totalAmount": w.sum_money(o["amount"] for o in stale),
         "countByOwner": counts,
         "opportunities": [opportunity_view(state, o) for o in stale],
     }

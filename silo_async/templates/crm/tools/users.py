@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from silo_async.world import boolean, enum, get_tool, list_tool, search_tool
+from silo_async import world as w
 
 from ..state import State, User, full_name
 from .views import user_view
@@ -19,17 +19,17 @@ def _active_only(state: State, user: User, input: Mapping[str, Any]) -> bool:
     return not input.get("activeOnly", False) or user["active"]
 
 
-list_users = list_tool(
+list_users = w.list_tool(
     "list_users",
     "List users sorted by id, optionally by role or only active ones. Paged.",
     "users",
-    filters={"role": enum("Only users with this role.", _ROLES)},
-    extra={"activeOnly": boolean("Only users who are still active (default false).")},
+    filters={"role": w.enum("Only users with this role.", _ROLES)},
+    extra={"activeOnly": w.boolean("Only users who are still active (default false).")},
     where=_active_only,
     view=user_view,
 )
 
-search_users = search_tool(
+search_users = w.search_tool(
     "search_users",
     "Find users whose id, name or email contains the query (case-insensitive). Paged.",
     "users",
@@ -37,7 +37,7 @@ search_users = search_tool(
     view=user_view,
 )
 
-get_user = get_tool(
+get_user = w.get_tool(
     "get_user",
     "One user with open pipeline, closed-won this year and quota attainment.",
     "users",
