@@ -4,43 +4,40 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_async.world import PAGING, audit, define_tool, next_id, paginate, string
+from silo_async import world as w
 
 from ..state import Record, State
-from .helpers import ACTOR, acting_member, require, writable_item
+from .helpers import ACTOR, ITEM, require
 
 __all__ = ["add_comment", "list_comments"]
 
-_ITEM_ID = {"workItemId": string("Work item id, e.g. WI-012.")}
 
-
-@define_tool(
+@ACTOR.write_tool(
     "add_comment",
     "Add a comment to a work item; the actor is its author.",
-    {**ACTOR, **_ITEM_ID, "body": string("Comment text.")},
-    ["actorId", "workItemId", "body"],
+    {"body": w.string("Comment text.")},
+    ["body"],
+    target=ITEM,
 )
-def add_comment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def add_comment(call: w.Write) -> dict[str, Any]:
     """Append a comment."""
-    actor = acting_member(state, input)
-    item = writable_item(state, input["workItemId"])
+    state, item = call.state, call.record
     comment: Record = {
-        "id": next_id(state, "CMT"),
+        "id": w.next_id(state, "CMT"),
         "workItemId": item["id"],
-        "authorId": actor["id"],
-        "body": input["body"].strip(),
+        "authorId": call.actor["id"],
+        "body": call.input["body"].strip(),
         "createdAt": state["clock"]["now"],
     }
     state["comments"][comment["id"]] = comment
-    audit_id = audit(state, actor["id"], "add_comment", "work_item", item["id"], comment["id"])
-    return {"created": comment, "auditId": audit_id}
+    return {"created": comment, "auditId": call.audit(comment["id"])}
 
 
-@define_tool(
+@w.define_tool(
     "list_comments",
     "List a work item's comments, oldest first, with author names.",
-    {**_ITEM_ID, **PAGING},
-    ["workItemId"],
+    {ITEM.key: ITEM.schema, **w.PAGING},
+    [ITEM.key],
 )
 def list_comments(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Paged comments of one item."""
@@ -51,4 +48,4 @@ def list_comments(state: State, input: dict[str, Any]) -> dict[str, Any]:
         for c in state["comments"].values()
         if c["workItemId"] == item["id"]
     ]
-    return paginate(rows, input)
+    return w.paginate(rows, input)

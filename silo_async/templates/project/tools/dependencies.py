@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import audit, define_tool, next_id, string, today
+from silo_async import world as w
 
 from ..state import Record, State, is_done
-from .helpers import ACTOR, acting_member, assert_item_writable, require, state_name
+from .helpers import ACTOR, DEPENDENCY, assert_item_writable, require, state_name
 
 __all__ = ["add_dependency", "list_dependencies", "remove_dependency"]
 
@@ -24,11 +24,11 @@ def _link_view(state: State, dep: Record, other_id: str) -> dict[str, Any]:
     }
 
 
-@define_tool(
+@w.define_tool(
     "list_dependencies",
     "List a work item's dependencies: the items blocking it (with whether each is done) and "
     "the items it blocks.",
-    {"workItemId": string("Work item id, e.g. WI-012.")},
+    {"workItemId": w.string("Work item id, e.g. WI-012.")},
     ["workItemId"],
 )
 def list_dependencies(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -63,21 +63,20 @@ def _reaches(state: State, start: str, goal: str) -> bool:
     return False
 
 
-@define_tool(
+@ACTOR.write_tool(
     "add_dependency",
     "Record that one work item blocks another. Self-links, duplicates and cycles are refused.",
     {
-        **ACTOR,
-        "blockerId": string("The item that must be done first."),
-        "blockedId": string("The item that waits for it."),
+        "blockerId": w.string("The item that must be done first."),
+        "blockedId": w.string("The item that waits for it."),
     },
-    ["actorId", "blockerId", "blockedId"],
+    ["blockerId", "blockedId"],
 )
-def add_dependency(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def add_dependency(call: w.Write) -> dict[str, Any]:
     """Create a dependency link."""
-    actor = acting_member(state, input)
-    blocker = require(state, "workItems", input["blockerId"])
-    blocked = require(state, "workItems", input["blockedId"])
+    state = call.state
+    blocker = require(state, "workItems", call.input["blockerId"])
+    blocked = require(state, "workItems", call.input["blockedId"])
     assert_item_writable(state, blocked)
     if blocker["id"] == blocked["id"]:
         raise silo.tool_error("invalid_input", f"{blocker['id']} cannot block itself.")
@@ -92,30 +91,24 @@ def add_dependency(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"{blocked['id']} already (directly or indirectly) blocks {blocker['id']}; linking "
             "them the other way would make a cycle.",
         )
-    dep_record: Record = {
-        "id": next_id(state, "DEP"),
+    link: Record = {
+        "id": w.next_id(state, "DEP"),
         "blockerId": blocker["id"],
         "blockedId": blocked["id"],
-        "createdOn": today(state),
+        "createdOn": w.today(state),
     }
-    state["dependencies"][dep_record["id"]] = dep_record
     detail = f"{blocker['id']} blocks {blocked['id']} ({state_name(state, blocker['statusId'])})"
-    audit_id = audit(state, actor["id"], "add_dependency", "dependency", dep_record["id"], detail)
-    return {"created": dep_record, "auditId": audit_id}
+    return {"created": link, "auditId": call.add(DEPENDENCY, link, detail)}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "remove_dependency",
     "Delete a dependency link by its id (DEP-...).",
-    {**ACTOR, "dependencyId": string("Dependency id, e.g. DEP-004.")},
-    ["actorId", "dependencyId"],
+    target=DEPENDENCY,
 )
-def remove_dependency(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def remove_dependency(call: w.Write) -> dict[str, Any]:
     """Remove a dependency link."""
-    actor = acting_member(state, input)
-    dep = require(state, "dependencies", input["dependencyId"])
-    assert_item_writable(state, state["workItems"][dep["blockedId"]])
-    del state["dependencies"][dep["id"]]
+    dep = call.record
+    del call.state["dependencies"][dep["id"]]
     detail = f"{dep['blockerId']} no longer blocks {dep['blockedId']}"
-    audit_id = audit(state, actor["id"], "remove_dependency", "dependency", dep["id"], detail)
-    return {"removed": dep, "auditId": audit_id}
+    return {"removed": dep, "auditId": call.audit(detail)}

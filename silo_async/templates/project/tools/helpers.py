@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import silo_async as silo
@@ -17,11 +18,17 @@ from ..state import (
     sprint_committed_points,
     unresolved_blockers,
 )
-from .views import item_summary
 
 __all__ = [
     "ACTOR",
+    "DEPENDENCY",
     "FILTER_COLLECTIONS",
+    "ITEM",
+    "MEMBER",
+    "PROJECT",
+    "SPRINT",
+    "TEAM",
+    "TIME_LOG",
     "acting_member",
     "assert_assignable",
     "assert_blockers_done",
@@ -31,17 +38,11 @@ __all__ = [
     "assert_project_open",
     "assert_sprint_budget",
     "check_filters",
+    "commit",
     "describe_changes",
     "require",
     "state_name",
-    "update_item",
-    "writable_item",
 ]
-
-#: The acting member, required on every change.
-ACTOR: dict[str, w.Schema] = {
-    "actorId": w.string("Member id of the person making the change, e.g. MEM-001."),
-}
 
 
 def require(state: State, collection: str, record_id: str) -> Record:
@@ -64,13 +65,13 @@ def state_name(state: State, status_id: str) -> str:
     return str(state["workflowStates"][status_id]["name"]).lower()
 
 
-def acting_member(state: State, input: dict[str, Any]) -> Record:
+def acting_member(state: State, member_id: str) -> Record:
     """The member making a change.
 
     Raises:
         ToolError: ``not_found`` for an unknown id, ``not_allowed`` for a departed member.
     """
-    member = require(state, "members", input["actorId"])
+    member = require(state, "members", member_id)
     if is_departed(member):
         raise silo.tool_error(
             "not_allowed",
@@ -169,24 +170,50 @@ def assert_item_writable(state: State, item: Record) -> None:
     assert_project_open(state["projects"][item["projectId"]], "edit")
 
 
-def writable_item(state: State, item_id: str) -> Record:
-    """The work item ``item_id``, which a write may change (its project is not archived).
+#: The acting member, required on every change and listed first.
+ACTOR = w.Actor(
+    w.string("Member id of the person making the change, e.g. MEM-001."), acting_member, first=True
+)
+#: The records writes act on. A work item (or what hangs off one) of an archived project is
+#: read-only, which the guards check right after the lookup.
+ITEM = w.Target(
+    "workItems",
+    "workItemId",
+    w.string("Work item id, e.g. WI-012."),
+    "work_item",
+    assert_item_writable,
+)
+SPRINT = w.Target("sprints", "sprintId", w.string("Sprint id, e.g. SPR-003."), "sprint")
+PROJECT = w.Target("projects", "projectId", w.string("Project id, e.g. PRJ-002."), "project")
+MEMBER = w.Target("members", "memberId", w.string("Member id, e.g. MEM-003."), "member")
+TEAM = w.Target("teams", "teamId", w.string("Team id, e.g. TEAM-001."), "team")
+TIME_LOG = w.Target(
+    "timeLogs",
+    "timeLogId",
+    w.string("Time log id, e.g. TL-012."),
+    "time_log",
+    lambda state, log: assert_item_writable(state, state["workItems"][log["workItemId"]]),
+)
+DEPENDENCY = w.Target(
+    "dependencies",
+    "dependencyId",
+    w.string("Dependency id, e.g. DEP-004."),
+    "dependency",
+    lambda state, dep: assert_item_writable(state, state["workItems"][dep["blockedId"]]),
+)
 
-    Raises:
-        ToolError: ``not_found`` for an unknown item, ``invalid_state`` for an archived project.
-    """
-    item = require(state, "workItems", item_id)
-    assert_item_writable(state, item)
-    return item
+View = Callable[[State, Record], dict[str, Any]]
 
 
-def update_item(
-    state: State, actor: Record, item: Record, action: str, detail: str, changes: dict[str, Any]
+def commit(
+    call: w.Write, view: View, detail: str, values: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """Apply ``changes`` to a work item, audit them as ``action`` and return the tool's result."""
-    item.update(changes)
-    audit_id = w.audit(state, actor["id"], action, "work_item", item["id"], detail)
-    return {"updated": item_summary(state, item), "auditId": audit_id}
+    """Apply ``values`` to the call's record, audit ``detail``: ``{updated: view, auditId}``.
+
+    The tracker's audit entries carry the change in ``detail`` (``Lead MEM-001 -> MEM-004``).
+    """
+    call.record.update(values or {})
+    return {"updated": view(call.state, call.record), "auditId": call.audit(detail)}
 
 
 def describe_changes(record: Record, changes: dict[str, Any]) -> str:

@@ -6,23 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import (
-    audit,
-    boolean,
-    define_tool,
-    enum,
-    get_tool,
-    integer,
-    list_tool,
-    next_id,
-    read_date,
-    search_tool,
-    string,
-    today,
-)
+from silo_async import world as w
 
 from ..state import Record, State, is_departed, open_items_for_member, over_capacity_by
-from .helpers import ACTOR, acting_member, describe_changes, require
+from .helpers import ACTOR, MEMBER, commit, describe_changes, require
 from .views import item_summary, member_summary
 
 __all__ = [
@@ -35,7 +22,6 @@ __all__ = [
 ]
 
 ROLES = ("engineer", "lead", "manager", "qa", "designer")
-_MEMBER_ID = {"memberId": string("Member id, e.g. MEM-003.")}
 
 
 def _member_filters(state: State, member: Record, input: Mapping[str, Any]) -> bool:
@@ -44,26 +30,26 @@ def _member_filters(state: State, member: Record, input: Mapping[str, Any]) -> b
     )
 
 
-list_members = list_tool(
+list_members = w.list_tool(
     "list_members",
     "List members (sorted by id) with their active-sprint load, sprint capacity, remaining "
     "capacity and whether they are over capacity. Departed members are included unless "
     "activeOnly is true.",
     "members",
     filters={
-        "teamId": string("Only members of this team, e.g. TEAM-001."),
-        "role": enum("Only members with this role.", ROLES),
+        "teamId": w.string("Only members of this team, e.g. TEAM-001."),
+        "role": w.enum("Only members with this role.", ROLES),
     },
     references={"teamId": "teams"},
     extra={
-        "activeOnly": boolean("Leave out members who have departed."),
-        "overCapacityOnly": boolean("Only members whose load exceeds their capacity."),
+        "activeOnly": w.boolean("Leave out members who have departed."),
+        "overCapacityOnly": w.boolean("Only members whose load exceeds their capacity."),
     },
     where=_member_filters,
     view=member_summary,
 )
 
-search_members = search_tool(
+search_members = w.search_tool(
     "search_members",
     "Find members whose id, name or email contains the query (case-insensitive).",
     "members",
@@ -71,7 +57,7 @@ search_members = search_tool(
     view=member_summary,
 )
 
-get_member = get_tool(
+get_member = w.get_tool(
     "get_member",
     "Read one member: profile, load, remaining capacity and every open work item they hold.",
     "members",
@@ -86,28 +72,31 @@ get_member = get_tool(
 )
 
 
-@define_tool(
+def _email_owner(state: State, email: str) -> Record | None:
+    return next((m for m in state["members"].values() if m["email"] == email), None)
+
+
+@ACTOR.write_tool(
     "create_member",
     "Add a new member. The email must be unused; the team, if given, must exist.",
     {
-        **ACTOR,
-        "name": string("Full name."),
-        "email": string("Work email, unique across members."),
-        "role": enum("Role.", ROLES),
-        "teamId": string("Team to join, e.g. TEAM-002. Omit for no team."),
-        "sprintCapacityPoints": integer(
+        "name": w.string("Full name."),
+        "email": w.string("Work email, unique across members."),
+        "role": w.enum("Role.", ROLES),
+        "teamId": w.string("Team to join, e.g. TEAM-002. Omit for no team."),
+        "sprintCapacityPoints": w.integer(
             "Story points the member can take per sprint.", minimum=0, maximum=40
         ),
     },
-    ["actorId", "name", "email", "role", "sprintCapacityPoints"],
+    ["name", "email", "role", "sprintCapacityPoints"],
 )
-def create_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_member(call: w.Write) -> dict[str, Any]:
     """Create a member who joins today."""
-    actor = acting_member(state, input)
+    state, input = call.state, call.input
     email = input["email"].strip().lower()
     if "@" not in email:
         raise silo.tool_error("invalid_input", f'"email" must be an email address; got "{email}".')
-    clash = next((m for m in state["members"].values() if m["email"] == email), None)
+    clash = _email_owner(state, email)
     if clash is not None:
         raise silo.tool_error(
             "conflict",
@@ -118,36 +107,32 @@ def create_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
     if team_id is not None:
         require(state, "teams", team_id)
     member: Record = {
-        "id": next_id(state, "MEM"),
+        "id": w.next_id(state, "MEM"),
         "name": input["name"].strip(),
         "email": email,
         "role": input["role"],
         "teamId": team_id,
         "sprintCapacityPoints": input["sprintCapacityPoints"],
-        "joinedOn": today(state),
+        "joinedOn": w.today(state),
         "departedOn": None,
     }
-    state["members"][member["id"]] = member
-    audit_id = audit(state, actor["id"], "create_member", "member", member["id"], member["name"])
+    audit_id = call.add(MEMBER, member, member["name"])
     return {"created": member_summary(state, member), "auditId": audit_id}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "update_member",
     "Change a member's role, email or sprint capacity. Departed members cannot be edited.",
     {
-        **ACTOR,
-        **_MEMBER_ID,
-        "role": enum("New role.", ROLES),
-        "email": string("New email, unique across members."),
-        "sprintCapacityPoints": integer("New capacity per sprint.", minimum=0, maximum=40),
+        "role": w.enum("New role.", ROLES),
+        "email": w.string("New email, unique across members."),
+        "sprintCapacityPoints": w.integer("New capacity per sprint.", minimum=0, maximum=40),
     },
-    ["actorId", "memberId"],
+    target=MEMBER,
 )
-def update_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_member(call: w.Write) -> dict[str, Any]:
     """Apply the given changes and record them."""
-    actor = acting_member(state, input)
-    member = require(state, "members", input["memberId"])
+    input, member = call.input, call.record
     if is_departed(member):
         raise silo.tool_error(
             "not_allowed",
@@ -163,39 +148,37 @@ def update_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
         )
     if "email" in changes:
         changes["email"] = changes["email"].strip().lower()
-        clash = next((m for m in state["members"].values() if m["email"] == changes["email"]), None)
+        clash = _email_owner(call.state, changes["email"])
         if clash is not None and clash["id"] != member["id"]:
             raise silo.tool_error("conflict", f"Email {changes['email']} belongs to {clash['id']}.")
-    detail = describe_changes(member, changes)
-    member.update(changes)
-    audit_id = audit(state, actor["id"], "update_member", "member", member["id"], detail)
-    return {"updated": member_summary(state, member), "auditId": audit_id}
+    return commit(call, member_summary, describe_changes(member, changes), changes)
 
 
-@define_tool(
+@ACTOR.write_tool(
     "offboard_member",
     "Record that a member has left (their last day). They can no longer act or be assigned "
     "work. Returns the open work items they still hold, which need new owners.",
-    {**ACTOR, **_MEMBER_ID, "lastDay": string("Last working day, YYYY-MM-DD.")},
-    ["actorId", "memberId", "lastDay"],
+    {"lastDay": w.string("Last working day, YYYY-MM-DD.")},
+    ["lastDay"],
+    target=MEMBER,
 )
-def offboard_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def offboard_member(call: w.Write) -> dict[str, Any]:
     """Mark a member as departed."""
-    actor = acting_member(state, input)
-    member = require(state, "members", input["memberId"])
+    state, member = call.state, call.record
     if is_departed(member):
         raise silo.tool_error(
             "conflict",
             f"{member['id']} ({member['name']}) already left on {member['departedOn']}.",
         )
-    if member["id"] == actor["id"]:
+    if member["id"] == call.actor["id"]:
         raise silo.tool_error("not_allowed", "Members cannot offboard themselves.")
-    last_day = read_date(input, "lastDay")
-    if last_day > today(state) or last_day < member["joinedOn"]:
+    last_day = w.read_date(call.input, "lastDay")
+    if last_day > w.today(state) or last_day < member["joinedOn"]:
         raise silo.tool_error(
             "invalid_input",
             f"lastDay {last_day} must fall between {member['id']}'s start on "
-            f"{member['joinedOn']} and today ({today(state)}); record a departure once it happens.",
+            f"{member['joinedOn']} and today ({w.today(state)}); record a departure once it "
+            "happens.",
         )
     lead_of = [t["id"] for t in state["teams"].values() if t["leadId"] == member["id"]]
     if lead_of:
@@ -206,9 +189,7 @@ def offboard_member(state: State, input: dict[str, Any]) -> dict[str, Any]:
         )
     member["departedOn"] = last_day
     stranded = [i["id"] for i in open_items_for_member(state, member["id"])]
-    audit_id = audit(
-        state, actor["id"], "offboard_member", "member", member["id"], f"Last day {last_day}."
-    )
+    audit_id = call.audit(f"Last day {last_day}.")
     return {
         "updated": member_summary(state, member),
         "openWorkItemIds": stranded,

@@ -6,26 +6,16 @@ import re
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import (
-    audit,
-    date,
-    define_tool,
-    enum,
-    get_tool,
-    list_tool,
-    next_id,
-    read_date,
-    search_tool,
-    string,
-)
+from silo_async import world as w
 
 from ..state import Record, State, hours_for_project, is_closed, is_overdue
 from .helpers import (
     ACTOR,
-    acting_member,
+    PROJECT,
     assert_assignable,
     assert_can_manage,
     assert_project_open,
+    commit,
     describe_changes,
     require,
 )
@@ -43,7 +33,6 @@ __all__ = [
 ]
 
 STATUSES = ("active", "on_hold", "archived")
-_PROJECT_ID = {"projectId": string("Project id, e.g. PRJ-002.")}
 _KEY = re.compile(r"^[A-Z]{2,6}$")
 
 
@@ -60,19 +49,19 @@ def _project_summary(state: State, project: Record) -> dict[str, Any]:
     }
 
 
-list_projects = list_tool(
+list_projects = w.list_tool(
     "list_projects",
     "List projects (sorted by id) with open work, overdue count and hours logged.",
     "projects",
     filters={
-        "status": enum("Only projects in this status.", STATUSES),
-        "teamId": string("Only projects owned by this team."),
+        "status": w.enum("Only projects in this status.", STATUSES),
+        "teamId": w.string("Only projects owned by this team."),
     },
     references={"teamId": "teams"},
     view=_project_summary,
 )
 
-search_projects = search_tool(
+search_projects = w.search_tool(
     "search_projects",
     "Find projects whose id, key or name contains the query (case-insensitive).",
     "projects",
@@ -80,7 +69,7 @@ search_projects = search_tool(
     view=_project_summary,
 )
 
-get_project = get_tool(
+get_project = w.get_tool(
     "get_project",
     "Read one project with its sprints (committed, delivered and remaining points).",
     "projects",
@@ -97,24 +86,23 @@ get_project = get_tool(
 )
 
 
-@define_tool(
+@ACTOR.write_tool(
     "create_project",
     "Create an active project. The key (2-6 capital letters) must be unused; the lead must be "
     "an active member; the target date must be after the start date.",
     {
-        **ACTOR,
-        "key": string("Short key, 2-6 capital letters, e.g. FLEET."),
-        "name": string("Project name."),
-        "teamId": string("Owning team id."),
-        "leadId": string("Member id of the project lead."),
-        "startDate": date("Start date."),
-        "targetDate": date("Target date."),
+        "key": w.string("Short key, 2-6 capital letters, e.g. FLEET."),
+        "name": w.string("Project name."),
+        "teamId": w.string("Owning team id."),
+        "leadId": w.string("Member id of the project lead."),
+        "startDate": w.date("Start date."),
+        "targetDate": w.date("Target date."),
     },
-    ["actorId", "key", "name", "teamId", "leadId", "startDate", "targetDate"],
+    ["key", "name", "teamId", "leadId", "startDate", "targetDate"],
 )
-def create_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_project(call: w.Write) -> dict[str, Any]:
     """Create a project."""
-    actor = acting_member(state, input)
+    state, input = call.state, call.input
     key = input["key"].strip()
     if not _KEY.match(key):
         raise silo.tool_error(
@@ -125,13 +113,13 @@ def create_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
         raise silo.tool_error("conflict", f"Key {key} is already used by {clash['id']}.")
     require(state, "teams", input["teamId"])
     assert_assignable(require(state, "members", input["leadId"]), "lead a project")
-    start, target = read_date(input, "startDate"), read_date(input, "targetDate")
+    start, target = w.read_date(input, "startDate"), w.read_date(input, "targetDate")
     if target <= start:
         raise silo.tool_error(
             "invalid_input", f"targetDate {target} must be after startDate {start}."
         )
     project: Record = {
-        "id": next_id(state, "PRJ"),
+        "id": w.next_id(state, "PRJ"),
         "key": key,
         "name": input["name"].strip(),
         "teamId": input["teamId"],
@@ -140,32 +128,32 @@ def create_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "startDate": start,
         "targetDate": target,
     }
-    state["projects"][project["id"]] = project
-    audit_id = audit(state, actor["id"], "create_project", "project", project["id"], key)
+    audit_id = call.add(PROJECT, project, key)
     return {"created": _project_summary(state, project), "auditId": audit_id}
 
 
-@define_tool(
+def _editable(state: State, project: Record) -> None:
+    assert_project_open(project, "edit")
+
+
+#: A project that is not archived (archived projects are read-only).
+OPEN_PROJECT = PROJECT.guarded(_editable)
+
+
+@ACTOR.write_tool(
     "update_project",
     "Rename a project or move its target date. Archived projects are read-only.",
-    {
-        **ACTOR,
-        **_PROJECT_ID,
-        "name": string("New name."),
-        "targetDate": date("New target date."),
-    },
-    ["actorId", "projectId"],
+    {"name": w.string("New name."), "targetDate": w.date("New target date.")},
+    target=OPEN_PROJECT,
 )
-def update_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_project(call: w.Write) -> dict[str, Any]:
     """Apply the given changes."""
-    actor = acting_member(state, input)
-    project = require(state, "projects", input["projectId"])
-    assert_project_open(project, "edit")
+    input, project = call.input, call.record
     changes: dict[str, Any] = {}
     if "name" in input:
         changes["name"] = input["name"].strip()
     if "targetDate" in input:
-        target = read_date(input, "targetDate")
+        target = w.read_date(input, "targetDate")
         if target <= project["startDate"]:
             raise silo.tool_error(
                 "invalid_input",
@@ -174,50 +162,40 @@ def update_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
         changes["targetDate"] = target
     if not changes:
         raise silo.tool_error("invalid_input", "Give name or targetDate to change.")
-    detail = describe_changes(project, changes)
-    project.update(changes)
-    audit_id = audit(state, actor["id"], "update_project", "project", project["id"], detail)
-    return {"updated": _project_summary(state, project), "auditId": audit_id}
+    return commit(call, _project_summary, describe_changes(project, changes), changes)
 
 
-@define_tool(
+@ACTOR.write_tool(
     "set_project_status",
     "Put a project on hold or make it active again (use archive_project to archive). Only the "
     "project lead, the owning team's lead or a manager may do this.",
-    {**ACTOR, **_PROJECT_ID, "status": enum("New status.", ("active", "on_hold"))},
-    ["actorId", "projectId", "status"],
+    {"status": w.enum("New status.", ("active", "on_hold"))},
+    ["status"],
+    target=OPEN_PROJECT,
 )
-def set_project_status(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def set_project_status(call: w.Write) -> dict[str, Any]:
     """Switch between active and on hold."""
-    actor = acting_member(state, input)
-    project = require(state, "projects", input["projectId"])
-    assert_project_open(project, "edit")
-    assert_can_manage(state, actor, project)
-    if project["status"] == input["status"]:
-        raise silo.tool_error(
-            "conflict", f"{project['id']} is already {input['status'].replace('_', ' ')}."
-        )
-    detail = f"Status {project['status']} -> {input['status']}"
-    project["status"] = input["status"]
-    audit_id = audit(state, actor["id"], "set_project_status", "project", project["id"], detail)
-    return {"updated": _project_summary(state, project), "auditId": audit_id}
+    project, status = call.record, call.input["status"]
+    assert_can_manage(call.state, call.actor, project)
+    if project["status"] == status:
+        raise silo.tool_error("conflict", f"{project['id']} is already {status.replace('_', ' ')}.")
+    detail = f"Status {project['status']} -> {status}"
+    return commit(call, _project_summary, detail, {"status": status})
 
 
-@define_tool(
+@ACTOR.write_tool(
     "archive_project",
     "Archive a project, making it read-only. Refused while any of its work items is still open "
     "(not done or cancelled) or one of its sprints is active. Only the project lead, the owning "
     "team's lead or a manager may do this.",
-    {**ACTOR, **_PROJECT_ID},
-    ["actorId", "projectId"],
+    target=PROJECT,
 )
-def archive_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def archive_project(call: w.Write) -> dict[str, Any]:
     """Archive a finished project."""
-    actor = acting_member(state, input)
-    project = require(state, "projects", input["projectId"])
+    state, project = call.state, call.record
     if project["status"] == "archived":
         raise silo.tool_error("conflict", f"{project['id']} is already archived.")
-    assert_can_manage(state, actor, project)
+    assert_can_manage(state, call.actor, project)
     open_ids = [
         i["id"]
         for i in state["workItems"].values()
@@ -241,27 +219,22 @@ def archive_project(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"{project['id']} has an active sprint ({', '.join(active)}); complete it first.",
         )
     detail = f"Status {project['status']} -> archived"
-    project["status"] = "archived"
-    audit_id = audit(state, actor["id"], "archive_project", "project", project["id"], detail)
-    return {"updated": _project_summary(state, project), "auditId": audit_id}
+    return commit(call, _project_summary, detail, {"status": "archived"})
 
 
-@define_tool(
+@ACTOR.write_tool(
     "set_project_lead",
     "Make an active member the project's lead.",
-    {**ACTOR, **_PROJECT_ID, "memberId": string("Member id of the new lead.")},
-    ["actorId", "projectId", "memberId"],
+    {"memberId": w.string("Member id of the new lead.")},
+    ["memberId"],
+    target=OPEN_PROJECT,
 )
-def set_project_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def set_project_lead(call: w.Write) -> dict[str, Any]:
     """Change the project lead."""
-    actor = acting_member(state, input)
-    project = require(state, "projects", input["projectId"])
-    assert_project_open(project, "edit")
-    member = require(state, "members", input["memberId"])
+    project = call.record
+    member = require(call.state, "members", call.input["memberId"])
     assert_assignable(member, "lead a project")
     if project["leadId"] == member["id"]:
         raise silo.tool_error("conflict", f"{member['id']} already leads {project['id']}.")
     detail = f"Lead {project['leadId']} -> {member['id']}"
-    project["leadId"] = member["id"]
-    audit_id = audit(state, actor["id"], "set_project_lead", "project", project["id"], detail)
-    return {"updated": _project_summary(state, project), "auditId": audit_id}
+    return commit(call, _project_summary, detail, {"leadId": member["id"]})

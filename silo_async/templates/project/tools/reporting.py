@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_async.world import boolean, days_between, define_tool, enum, round_half_up, string, today
+from silo_async import world as w
 
 from ..state import (
     State,
@@ -36,11 +36,11 @@ __all__ = [
 ]
 
 
-@define_tool(
+@w.define_tool(
     "sprint_report",
     "Burn-down view of one sprint: committed, delivered and remaining points, points by "
     "workflow state, days remaining and the open items with their blocked flags.",
-    {"sprintId": string("Sprint id.")},
+    {"sprintId": w.string("Sprint id.")},
     ["sprintId"],
 )
 def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -55,18 +55,18 @@ def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {
         **sprint_summary(state, sprint),
         "pointsByStatus": by_status,
-        "percentComplete": round_half_up(100 * delivered / committed, 2) if committed else 0.0,
+        "percentComplete": w.round_half_up(100 * delivered / committed, 2) if committed else 0.0,
         "openItems": [item_summary(state, i) for i in items if not is_closed(state, i)],
     }
 
 
-@define_tool(
+@w.define_tool(
     "member_load_report",
     "Each member's active-sprint load against their sprint capacity: load, remaining capacity, "
     "how far over capacity, and utilisation percent.",
     {
-        "teamId": string("Only members of this team."),
-        "activeOnly": boolean("Leave out members who have departed."),
+        "teamId": w.string("Only members of this team."),
+        "activeOnly": w.boolean("Leave out members who have departed."),
     },
 )
 def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -90,17 +90,19 @@ def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
                 "loadPoints": load,
                 "remainingCapacityPoints": remaining_capacity(state, member["id"]),
                 "overCapacityBy": over_capacity_by(state, member["id"]),
-                "utilisationPercent": round_half_up(100 * load / capacity, 2) if capacity else None,
+                "utilisationPercent": w.round_half_up(100 * load / capacity, 2)
+                if capacity
+                else None,
             }
         )
     return {"total": len(rows), "results": rows}
 
 
-@define_tool(
+@w.define_tool(
     "blocked_items_report",
     "Open items waiting on at least one blocker that is not done (computed from the "
     "dependencies, not from the stored status), with their unresolved blockers.",
-    {"projectId": string("Only this project.")},
+    {"projectId": w.string("Only this project.")},
 )
 def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Every blocked item."""
@@ -127,13 +129,13 @@ def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@define_tool(
+@w.define_tool(
     "overdue_items_report",
     "Open items whose due date has passed, with days overdue and whether the assignee is "
     "still active.",
     {
-        "projectId": string("Only this project."),
-        "activeAssigneesOnly": boolean("Only items assigned to a member who has not departed."),
+        "projectId": w.string("Only this project."),
+        "activeAssigneesOnly": w.boolean("Only items assigned to a member who has not departed."),
     },
 )
 def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -155,7 +157,7 @@ def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
                 "projectId": item["projectId"],
                 "points": item["points"],
                 "dueDate": item["dueDate"],
-                "daysOverdue": days_between(item["dueDate"], today(state)),
+                "daysOverdue": w.days_between(item["dueDate"], w.today(state)),
                 "assigneeId": item.get("assigneeId"),
                 "assigneeActive": active,
             }
@@ -167,13 +169,13 @@ def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@define_tool(
+@w.define_tool(
     "velocity_report",
     "Per sprint (sorted by start date): committed, delivered and carried-over points, plus the "
     "average delivered by completed sprints.",
     {
-        "projectId": string("Only this project's sprints."),
-        "status": enum("Only sprints in this status.", ("planned", "active", "completed")),
+        "projectId": w.string("Only this project's sprints."),
+        "status": w.enum("Only sprints in this status.", ("planned", "active", "completed")),
     },
 )
 def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -203,14 +205,14 @@ def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {
         "total": len(rows),
         "results": rows,
-        "averageDeliveredPoints": round_half_up(sum(done) / len(done), 2) if done else None,
+        "averageDeliveredPoints": w.round_half_up(sum(done) / len(done), 2) if done else None,
     }
 
 
-@define_tool(
+@w.define_tool(
     "project_time_report",
     "Hours logged on one project: the total, per member and per work item.",
-    {"projectId": string("Project id.")},
+    {"projectId": w.string("Project id.")},
     ["projectId"],
 )
 def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -222,10 +224,10 @@ def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     for log in state["timeLogs"].values():
         if items[log["workItemId"]]["projectId"] != project["id"]:
             continue
-        by_member[log["memberId"]] = round_half_up(
+        by_member[log["memberId"]] = w.round_half_up(
             by_member.get(log["memberId"], 0.0) + log["hours"], 2
         )
-        by_item[log["workItemId"]] = round_half_up(
+        by_item[log["workItemId"]] = w.round_half_up(
             by_item.get(log["workItemId"], 0.0) + log["hours"], 2
         )
     return {
@@ -236,10 +238,10 @@ def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@define_tool(
+@w.define_tool(
     "sprint_budget_report",
     "Committed points against the point budget for every planned and active sprint.",
-    {"projectId": string("Only this project's sprints.")},
+    {"projectId": w.string("Only this project's sprints.")},
 )
 def sprint_budget_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Budget position of the sprints that can still change."""

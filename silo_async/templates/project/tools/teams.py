@@ -5,15 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import audit, define_tool, get_tool, list_tool, next_id, string
+from silo_async import world as w
 
 from ..state import Record, State, is_departed, member_load
-from .helpers import ACTOR, acting_member, assert_assignable, require
+from .helpers import ACTOR, TEAM, assert_assignable, commit, require
 from .views import member_summary
 
 __all__ = ["create_team", "get_team", "list_teams", "move_member_to_team", "set_team_lead"]
-
-_TEAM_ID = {"teamId": string("Team id, e.g. TEAM-001.")}
 
 
 def _team_summary(state: State, team: Record) -> dict[str, Any]:
@@ -27,14 +25,14 @@ def _team_summary(state: State, team: Record) -> dict[str, Any]:
     }
 
 
-list_teams = list_tool(
+list_teams = w.list_tool(
     "list_teams",
     "List teams with their active headcount, capacity and load.",
     "teams",
     view=_team_summary,
 )
 
-get_team = get_tool(
+get_team = w.get_tool(
     "get_team",
     "Read one team with every member (departed ones included, flagged active=false).",
     "teams",
@@ -49,47 +47,50 @@ get_team = get_tool(
 )
 
 
-@define_tool(
+def _teams_led_by(state: State, member_id: str) -> list[str]:
+    return [t["id"] for t in state["teams"].values() if t["leadId"] == member_id]
+
+
+@ACTOR.write_tool(
     "create_team",
     "Create a team. The name must be unused; the lead, if given, must be an active member and "
     "joins the team.",
-    {**ACTOR, "name": string("Team name."), "leadId": string("Member id of the lead.")},
-    ["actorId", "name"],
+    {"name": w.string("Team name."), "leadId": w.string("Member id of the lead.")},
+    ["name"],
 )
-def create_team(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_team(call: w.Write) -> dict[str, Any]:
     """Create a team."""
-    actor = acting_member(state, input)
-    name = input["name"].strip()
+    state = call.state
+    name = call.input["name"].strip()
     if any(t["name"].lower() == name.lower() for t in state["teams"].values()):
         raise silo.tool_error("conflict", f'A team named "{name}" already exists.')
-    lead_id = input.get("leadId")
+    lead_id = call.input.get("leadId")
     if lead_id is not None:
         assert_assignable(require(state, "members", lead_id), "lead a team")
-        led = [t["id"] for t in state["teams"].values() if t["leadId"] == lead_id]
+        led = _teams_led_by(state, lead_id)
         if led:
             raise silo.tool_error(
                 "invalid_state",
                 f"{lead_id} already leads {', '.join(led)}; a member leads one team at most.",
             )
-    team: Record = {"id": next_id(state, "TEAM"), "name": name, "leadId": lead_id}
-    state["teams"][team["id"]] = team
+    team: Record = {"id": w.next_id(state, "TEAM"), "name": name, "leadId": lead_id}
+    audit_id = call.add(TEAM, team, name)
     if lead_id is not None:
         state["members"][lead_id]["teamId"] = team["id"]
-    audit_id = audit(state, actor["id"], "create_team", "team", team["id"], name)
     return {"created": _team_summary(state, team), "auditId": audit_id}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "set_team_lead",
     "Make an active member of the team its lead.",
-    {**ACTOR, **_TEAM_ID, "memberId": string("Member id of the new lead.")},
-    ["actorId", "teamId", "memberId"],
+    {"memberId": w.string("Member id of the new lead.")},
+    ["memberId"],
+    target=TEAM,
 )
-def set_team_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def set_team_lead(call: w.Write) -> dict[str, Any]:
     """Change a team's lead."""
-    actor = acting_member(state, input)
-    team = require(state, "teams", input["teamId"])
-    member = require(state, "members", input["memberId"])
+    team = call.record
+    member = require(call.state, "members", call.input["memberId"])
     assert_assignable(member, "lead a team")
     if team["leadId"] == member["id"]:
         raise silo.tool_error("conflict", f"{member['id']} already leads {team['id']}.")
@@ -99,34 +100,29 @@ def set_team_lead(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"{member['id']} ({member['name']}) is in {member['teamId']}, not {team['id']}; "
             "move them to the team first.",
         )
-    previous = team["leadId"]
-    team["leadId"] = member["id"]
-    detail = f"Lead {previous} -> {member['id']}"
-    audit_id = audit(state, actor["id"], "set_team_lead", "team", team["id"], detail)
-    return {"updated": _team_summary(state, team), "auditId": audit_id}
+    detail = f"Lead {team['leadId']} -> {member['id']}"
+    return commit(call, _team_summary, detail, {"leadId": member["id"]})
 
 
-@define_tool(
+@ACTOR.write_tool(
     "move_member_to_team",
     "Move an active member to another team. A team's lead cannot be moved away.",
-    {**ACTOR, "memberId": string("Member id."), **_TEAM_ID},
-    ["actorId", "memberId", "teamId"],
+    {TEAM.key: TEAM.schema},
+    [TEAM.key],
+    target=w.Target("members", "memberId", w.string("Member id."), "member"),
 )
-def move_member_to_team(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def move_member_to_team(call: w.Write) -> dict[str, Any]:
     """Change a member's team."""
-    actor = acting_member(state, input)
-    member = require(state, "members", input["memberId"])
-    team = require(state, "teams", input["teamId"])
+    state, member = call.state, call.record
+    team = TEAM.find(state, call.input)
     assert_assignable(member, "change teams")
     if member["teamId"] == team["id"]:
         raise silo.tool_error("conflict", f"{member['id']} is already in {team['id']}.")
-    leads = [t["id"] for t in state["teams"].values() if t["leadId"] == member["id"]]
+    leads = _teams_led_by(state, member["id"])
     if leads:
         raise silo.tool_error(
             "invalid_state",
             f"{member['id']} leads {', '.join(leads)}; set a new lead before moving them.",
         )
     detail = f"Team {member['teamId']} -> {team['id']}"
-    member["teamId"] = team["id"]
-    audit_id = audit(state, actor["id"], "move_member_to_team", "member", member["id"], detail)
-    return {"updated": member_summary(state, member), "auditId": audit_id}
+    return commit(call, member_summary, detail, {"teamId": team["id"]})

@@ -5,37 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import (
-    PAGING,
-    audit,
-    date,
-    define_tool,
-    get_tool,
-    next_id,
-    number,
-    paginate,
-    read_date,
-    round_half_up,
-    string,
-    today,
-)
+from silo_async import world as w
 
 from ..state import Record, State, is_closed
-from .helpers import (
-    ACTOR,
-    acting_member,
-    assert_item_writable,
-    check_filters,
-    require,
-    state_name,
-    writable_item,
-)
+from .helpers import ACTOR, ITEM, TIME_LOG, check_filters, require, state_name
 
 __all__ = ["delete_time_log", "get_time_log", "list_time_logs", "log_time", "update_time_log"]
 
 MIN_HOURS = 0.25
 MAX_HOURS_PER_DAY = 12.0
-_LOG_ID = {"timeLogId": string("Time log id, e.g. TL-012.")}
 
 
 def _hours(value: float) -> float:
@@ -49,10 +27,10 @@ def _hours(value: float) -> float:
 
 
 def _log_date(state: State, input: dict[str, Any], member: Record) -> str:
-    day = read_date(input, "date", None) or today(state)
-    if day > today(state):
+    day = w.read_date(input, "date", None) or w.today(state)
+    if day > w.today(state):
         raise silo.tool_error(
-            "invalid_input", f"date {day} is in the future; today is {today(state)}."
+            "invalid_input", f"date {day} is in the future; today is {w.today(state)}."
         )
     if day < member["joinedOn"]:
         raise silo.tool_error(
@@ -86,7 +64,7 @@ def _check_daily_total(
         if t["memberId"] == member_id and t["date"] == day and t["id"] != skip
     )
     if booked + hours > MAX_HOURS_PER_DAY:
-        booked = round_half_up(booked, 2)
+        booked = w.round_half_up(booked, 2)
         raise silo.tool_error(
             "limit_exceeded",
             f"{member_id} already has {booked:g} hours on {day}; {hours:g} more would "
@@ -95,61 +73,58 @@ def _check_daily_total(
         )
 
 
-@define_tool(
+@ACTOR.write_tool(
     "log_time",
     "Log hours on an open work item for a member (default: the actor) on a date (default: "
     "today). Hours come in quarter hours, at most 12 per member per day; closed items take no "
     "time.",
     {
-        **ACTOR,
-        "workItemId": string("Work item id."),
-        "memberId": string("Member who did the work (default: the actor)."),
-        "hours": number("Hours worked, 0.25 to 12 in quarter hours."),
-        "date": date("Day worked (default today)."),
-        "note": string("What was done."),
+        "workItemId": w.string("Work item id."),
+        "memberId": w.string("Member who did the work (default: the actor)."),
+        "hours": w.number("Hours worked, 0.25 to 12 in quarter hours."),
+        "date": w.date("Day worked (default today)."),
+        "note": w.string("What was done."),
     },
-    ["actorId", "workItemId", "hours"],
+    ["workItemId", "hours"],
 )
-def log_time(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def log_time(call: w.Write) -> dict[str, Any]:
     """Create a time log."""
-    actor = acting_member(state, input)
-    item = writable_item(state, input["workItemId"])
-    member = require(state, "members", str(input.get("memberId", actor["id"])))
+    state, input = call.state, call.input
+    item = ITEM.find(state, input)
+    member = require(state, "members", str(input.get("memberId", call.actor["id"])))
     _check_open(state, item)
     hours = _hours(input["hours"])
     day = _log_date(state, input, member)
     _check_daily_total(state, member["id"], day, hours)
     log: Record = {
-        "id": next_id(state, "TL"),
+        "id": w.next_id(state, "TL"),
         "workItemId": item["id"],
         "memberId": member["id"],
         "date": day,
         "hours": hours,
         "note": input.get("note", ""),
     }
-    state["timeLogs"][log["id"]] = log
-    detail = f"{hours} h on {item['id']} for {member['id']} ({day})"
-    audit_id = audit(state, actor["id"], "log_time", "time_log", log["id"], detail)
+    audit_id = call.add(TIME_LOG, log, f"{hours} h on {item['id']} for {member['id']} ({day})")
     return {"created": log, "auditId": audit_id}
 
 
-@define_tool(
+@w.define_tool(
     "list_time_logs",
     "List time logs (sorted by id) with the total hours of every matching log.",
     {
-        "workItemId": string("Only logs on this item."),
-        "memberId": string("Only logs by this member."),
-        "projectId": string("Only logs on this project's items."),
-        "from": date("Only logs on or after this date."),
-        "to": date("Only logs on or before this date."),
-        **PAGING,
+        "workItemId": w.string("Only logs on this item."),
+        "memberId": w.string("Only logs by this member."),
+        "projectId": w.string("Only logs on this project's items."),
+        "from": w.date("Only logs on or after this date."),
+        "to": w.date("Only logs on or before this date."),
+        **w.PAGING,
     },
 )
 def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Filtered, paged time logs plus their total."""
     check_filters(state, input, "workItemId", "memberId", "projectId")
-    start = read_date(input, "from", None)
-    end = read_date(input, "to", None)
+    start = w.read_date(input, "from", None)
+    end = w.read_date(input, "to", None)
     if start is not None and end is not None and end < start:
         raise silo.tool_error("invalid_input", f'"to" {end} is before "from" {start}.')
     items = state["workItems"]
@@ -162,62 +137,55 @@ def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
         and (start is None or t["date"] >= start)
         and (end is None or t["date"] <= end)
     ]
-    page = paginate(rows, input)
-    page["totalHours"] = round_half_up(sum(float(t["hours"]) for t in rows), 2)
+    page = w.paginate(rows, input)
+    page["totalHours"] = w.round_half_up(sum(float(t["hours"]) for t in rows), 2)
     return page
 
 
-get_time_log = get_tool("get_time_log", "Read one time log.", "timeLogs", "timeLogId", "TL-007")
+get_time_log = w.get_tool("get_time_log", "Read one time log.", "timeLogs", "timeLogId", "TL-007")
 
 
-@define_tool(
+@ACTOR.write_tool(
     "update_time_log",
     "Correct a time log's hours, date or note. Logs on closed items cannot be edited.",
     {
-        **ACTOR,
-        **_LOG_ID,
-        "hours": number("Corrected hours."),
-        "date": date("Corrected date."),
-        "note": string("Corrected note."),
+        "hours": w.number("Corrected hours."),
+        "date": w.date("Corrected date."),
+        "note": w.string("Corrected note."),
     },
-    ["actorId", "timeLogId"],
+    target=TIME_LOG,
 )
-def update_time_log(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_time_log(call: w.Write) -> dict[str, Any]:
     """Apply corrections."""
-    actor = acting_member(state, input)
-    log = require(state, "timeLogs", input["timeLogId"])
-    item = state["workItems"][log["workItemId"]]
-    assert_item_writable(state, item)
-    _check_open(state, item, "changed")
+    state, input, log = call.state, call.input, call.record
+    _check_open(state, state["workItems"][log["workItemId"]], "changed")
     if not any(k in input for k in ("hours", "date", "note")):
         raise silo.tool_error("invalid_input", "Give at least one of hours, date or note.")
     member = state["members"][log["memberId"]]
     hours = _hours(input["hours"]) if "hours" in input else float(log["hours"])
     day = (
-        _log_date(state, {"date": read_date(input, "date")}, member)
+        _log_date(state, {"date": w.read_date(input, "date")}, member)
         if "date" in input
         else log["date"]
     )
     _check_daily_total(state, member["id"], day, hours, skip=log["id"])
     before = f"{log['hours']} h on {log['date']}"
     log.update({"hours": hours, "date": day, "note": input.get("note", log["note"])})
-    detail = f"{before} -> {hours} h on {day}"
-    audit_id = audit(state, actor["id"], "update_time_log", "time_log", log["id"], detail)
+    audit_id = call.audit(f"{before} -> {hours} h on {day}")
     return {"updated": log, "auditId": audit_id}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "delete_time_log",
     "Delete a time log that should not exist, giving the reason (kept in the audit log).",
-    {**ACTOR, **_LOG_ID, "reason": string("Why the log is removed.")},
-    ["actorId", "timeLogId", "reason"],
+    {"reason": w.string("Why the log is removed.")},
+    ["reason"],
+    target=TIME_LOG,
 )
-def delete_time_log(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def delete_time_log(call: w.Write) -> dict[str, Any]:
     """Remove a time log."""
-    actor = acting_member(state, input)
-    log = require(state, "timeLogs", input["timeLogId"])
-    assert_item_writable(state, state["workItems"][log["workItemId"]])
-    del state["timeLogs"][log["id"]]
-    detail = f"Deleted {log['hours']} h on {log['workItemId']} ({log['date']}): {input['reason']}"
-    audit_id = audit(state, actor["id"], "delete_time_log", "time_log", log["id"], detail)
-    return {"removed": log, "auditId": audit_id}
+    log = call.record
+    del call.state["timeLogs"][log["id"]]
+    reason = call.input["reason"]
+    detail = f"Deleted {log['hours']} h on {log['workItemId']} ({log['date']}): {reason}"
+    return {"removed": log, "auditId": call.audit(detail)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_async.world import days_between, today
+from silo_async import world as w
 
 from ..state import (
     Record,
@@ -47,7 +47,7 @@ def item_summary(state: State, item: Record) -> dict[str, Any]:
         "blocked": is_blocked(state, item),
         "unresolvedBlockerIds": unresolved_blockers(state, item["id"]),
         "overdue": is_overdue(state, item),
-        "daysInStatus": days_between(item["statusChangedOn"], today(state)),
+        "daysInStatus": w.days_between(item["statusChangedOn"], w.today(state)),
         "hoursLogged": hours_for_item(state, item["id"]),
     }
 
@@ -60,5 +60,5 @@ def sprint_summary(state: State, sprint: Record) -> dict[str, Any]:
         "deliveredPoints": sprint_delivered_points(state, sprint["id"]),
         "remainingPoints": sprint_remaining_points(state, sprint["id"]),
         "overBudgetBy": sprint_over_budget_by(state, sprint["id"]),
-        "daysRemaining": max(0, days_between(today(state), sprint["endDate"])),
+        "daysRemaining": max(0, w.days_between(w.today(state), sprint["endDate"])),
     }

@@ -6,38 +6,23 @@ from collections.abc import Mapping
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import (
-    PAGING,
-    audit,
-    boolean,
-    date,
-    define_tool,
-    enum,
-    integer,
-    list_tool,
-    next_id,
-    paginate,
-    read_date,
-    string,
-    today,
-)
+from silo_async import world as w
 
 from ..state import PRIORITY_RANK, Record, State, is_blocked, is_closed, is_overdue
 from .helpers import (
     ACTOR,
     FILTER_COLLECTIONS,
-    acting_member,
+    ITEM,
     assert_assignable,
     assert_blockers_done,
     assert_capacity,
     assert_project_open,
     assert_sprint_budget,
     check_filters,
+    commit,
     describe_changes,
     require,
     state_name,
-    update_item,
-    writable_item,
 )
 from .views import item_summary
 
@@ -58,7 +43,6 @@ PRIORITIES = tuple(PRIORITY_RANK)
 POINTS = (0, 1, 2, 3, 5, 8, 13)
 #: Entering these states means working on the item, so its blockers must be done first.
 _NEEDS_CLEAR_BLOCKERS = frozenset({"in_progress", "in_review", "done"})
-_ITEM_ID = {"workItemId": string("Work item id, e.g. WI-012.")}
 
 
 def _points(value: int) -> int:
@@ -80,37 +64,41 @@ def _item_flags(state: State, item: Record, input: Mapping[str, Any]) -> bool:
     )
 
 
-list_work_items = list_tool(
+list_work_items = w.list_tool(
     "list_work_items",
     "List work items (sorted by id) with computed flags: blocked (waiting on an unfinished "
     "blocker, whatever the stored status says), overdue, days in status and hours logged.",
     "workItems",
     filters={
-        "projectId": string("Only items of this project."),
-        "sprintId": string("Only items in this sprint."),
-        "assigneeId": string("Only items assigned to this member."),
-        "statusId": string("Only items in this workflow state, e.g. backlog."),
-        "type": enum("Only items of this type.", TYPES),
-        "priority": enum("Only items with this priority.", PRIORITIES),
+        "projectId": w.string("Only items of this project."),
+        "sprintId": w.string("Only items in this sprint."),
+        "assigneeId": w.string("Only items assigned to this member."),
+        "statusId": w.string("Only items in this workflow state, e.g. backlog."),
+        "type": w.enum("Only items of this type.", TYPES),
+        "priority": w.enum("Only items with this priority.", PRIORITIES),
     },
     references={
         k: FILTER_COLLECTIONS[k] for k in ("projectId", "sprintId", "assigneeId", "statusId")
     },
     extra={
-        "unassigned": boolean("Only items with no assignee."),
-        "openOnly": boolean("Leave out done and cancelled items."),
-        "blockedOnly": boolean("Only items waiting on an unfinished blocker."),
-        "overdueOnly": boolean("Only open items past their due date."),
+        "unassigned": w.boolean("Only items with no assignee."),
+        "openOnly": w.boolean("Leave out done and cancelled items."),
+        "blockedOnly": w.boolean("Only items waiting on an unfinished blocker."),
+        "overdueOnly": w.boolean("Only open items past their due date."),
     },
     where=_item_flags,
     view=item_summary,
 )
 
 
-@define_tool(
+@w.define_tool(
     "search_work_items",
     "Find work items whose id or title contains the query (case-insensitive).",
-    {"query": string("Text to look for."), "projectId": string("Only this project."), **PAGING},
+    {
+        "query": w.string("Text to look for."),
+        "projectId": w.string("Only this project."),
+        **w.PAGING,
+    },
     ["query"],
 )
 def search_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -123,15 +111,15 @@ def search_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
         if needle in f"{i['id']} {i['title']}".lower()
         and input.get("projectId") in (None, i["projectId"])
     ]
-    return paginate(rows, input)
+    return w.paginate(rows, input)
 
 
-@define_tool(
+@w.define_tool(
     "get_work_item",
     "Read one work item with its computed flags, blockers, the items it blocks and its comment "
     "count.",
-    _ITEM_ID,
-    ["workItemId"],
+    {ITEM.key: ITEM.schema},
+    [ITEM.key],
 )
 def get_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """One item in detail."""
@@ -145,27 +133,37 @@ def get_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@define_tool(
+def _check_sprint(state: State, item: Record, project: Record, sprint_id: str) -> None:
+    sprint = require(state, "sprints", sprint_id)
+    if sprint["projectId"] != project["id"] or sprint["status"] == "completed":
+        raise silo.tool_error(
+            "invalid_input" if sprint["projectId"] != project["id"] else "invalid_state",
+            f"{sprint['id']} ({sprint['name']}, {sprint['status']}) cannot take new work "
+            f"for {project['id']}: it must be a planned or active sprint of that project.",
+        )
+    assert_sprint_budget(state, sprint, item["points"])
+
+
+@ACTOR.write_tool(
     "create_work_item",
     "Create a work item in an active project. It starts in Backlog, or Ready when put in a "
     "sprint. The assignee must not have departed; sprint budget and (for an active sprint) the "
     "assignee's capacity apply.",
     {
-        **ACTOR,
-        "projectId": string("Project id."),
-        "title": string("Short title."),
-        "type": enum("Item type.", TYPES),
-        "points": integer("Estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
-        "priority": enum("Priority (default medium).", PRIORITIES),
-        "assigneeId": string("Member id of the assignee."),
-        "sprintId": string("A planned or active sprint of the same project."),
-        "dueDate": date("Due date."),
+        "projectId": w.string("Project id."),
+        "title": w.string("Short title."),
+        "type": w.enum("Item type.", TYPES),
+        "points": w.integer("Estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
+        "priority": w.enum("Priority (default medium).", PRIORITIES),
+        "assigneeId": w.string("Member id of the assignee."),
+        "sprintId": w.string("A planned or active sprint of the same project."),
+        "dueDate": w.date("Due date."),
     },
-    ["actorId", "projectId", "title", "type", "points"],
+    ["projectId", "title", "type", "points"],
 )
-def create_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_work_item(call: w.Write) -> dict[str, Any]:
     """Create an item after checking every placement rule."""
-    actor = acting_member(state, input)
+    state, input = call.state, call.input
     project = require(state, "projects", input["projectId"])
     assert_project_open(project, "add")
     item: Record = {
@@ -178,21 +176,14 @@ def create_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "statusId": "backlog",
         "assigneeId": None,
         "sprintId": None,
-        "dueDate": read_date(input, "dueDate", None),
-        "reporterId": actor["id"],
-        "createdOn": today(state),
-        "statusChangedOn": today(state),
+        "dueDate": w.read_date(input, "dueDate", None),
+        "reporterId": call.actor["id"],
+        "createdOn": w.today(state),
+        "statusChangedOn": w.today(state),
     }
     sprint_id = input.get("sprintId")
     if sprint_id is not None:
-        sprint = require(state, "sprints", sprint_id)
-        if sprint["projectId"] != project["id"] or sprint["status"] == "completed":
-            raise silo.tool_error(
-                "invalid_input" if sprint["projectId"] != project["id"] else "invalid_state",
-                f"{sprint['id']} ({sprint['name']}, {sprint['status']}) cannot take new work "
-                f"for {project['id']}: it must be a planned or active sprint of that project.",
-            )
-        assert_sprint_budget(state, sprint, item["points"])
+        _check_sprint(state, item, project, sprint_id)
         item["statusId"] = "ready"
     if input.get("assigneeId") is not None:
         member = require(state, "members", input["assigneeId"])
@@ -200,30 +191,26 @@ def create_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
         assert_capacity(state, member, item, sprint_id)
         item["assigneeId"] = member["id"]
     item["sprintId"] = sprint_id
-    item["id"] = next_id(state, "WI")
-    state["workItems"][item["id"]] = item
-    audit_id = audit(state, actor["id"], "create_work_item", "work_item", item["id"], item["title"])
+    item["id"] = w.next_id(state, "WI")
+    audit_id = call.add(ITEM, item, item["title"])
     return {"created": item_summary(state, item), "auditId": audit_id}
 
 
-@define_tool(
+@ACTOR.write_tool(
     "update_work_item",
     "Change a work item's title, type, priority or estimate. Closed items keep their estimate; "
     "a larger estimate must fit the sprint budget and the assignee's capacity.",
     {
-        **ACTOR,
-        **_ITEM_ID,
-        "title": string("New title."),
-        "type": enum("New type.", TYPES),
-        "priority": enum("New priority.", PRIORITIES),
-        "points": integer("New estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
+        "title": w.string("New title."),
+        "type": w.enum("New type.", TYPES),
+        "priority": w.enum("New priority.", PRIORITIES),
+        "points": w.integer("New estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
     },
-    ["actorId", "workItemId"],
+    target=ITEM,
 )
-def update_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_work_item(call: w.Write) -> dict[str, Any]:
     """Apply the given changes."""
-    actor = acting_member(state, input)
-    item = writable_item(state, input["workItemId"])
+    input, item = call.input, call.record
     changes: dict[str, Any] = {
         k: input[k] for k in ("title", "type", "priority", "points") if k in input
     }
@@ -232,9 +219,8 @@ def update_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
             "invalid_input", "Give at least one of title, type, priority or points to change."
         )
     if "points" in changes:
-        _check_new_estimate(state, item, _points(changes["points"]))
-    detail = describe_changes(item, changes)
-    return update_item(state, actor, item, "update_work_item", detail, changes)
+        _check_new_estimate(call.state, item, _points(changes["points"]))
+    return commit(call, item_summary, describe_changes(item, changes), changes)
 
 
 def _check_new_estimate(state: State, item: Record, points: int) -> None:
@@ -255,18 +241,18 @@ def _check_new_estimate(state: State, item: Record, points: int) -> None:
         assert_capacity(state, state["members"][item["assigneeId"]], bigger, item["sprintId"])
 
 
-@define_tool(
+@ACTOR.write_tool(
     "assign_work_item",
     "Assign an open work item to a member who has not departed. In an active sprint the item "
     "must fit the member's remaining capacity.",
-    {**ACTOR, **_ITEM_ID, "memberId": string("Member id of the new assignee.")},
-    ["actorId", "workItemId", "memberId"],
+    {"memberId": w.string("Member id of the new assignee.")},
+    ["memberId"],
+    target=ITEM,
 )
-def assign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def assign_work_item(call: w.Write) -> dict[str, Any]:
     """Change an item's assignee."""
-    actor = acting_member(state, input)
-    item = writable_item(state, input["workItemId"])
-    member = require(state, "members", input["memberId"])
+    state, item = call.state, call.record
+    member = require(state, "members", call.input["memberId"])
     if is_closed(state, item):
         raise silo.tool_error(
             "invalid_state",
@@ -278,42 +264,37 @@ def assign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
         raise silo.tool_error("conflict", f"{item['id']} is already assigned to {member['id']}.")
     assert_capacity(state, member, item, item.get("sprintId"))
     detail = f"Assignee {item.get('assigneeId')} -> {member['id']}"
-    return update_item(state, actor, item, "assign_work_item", detail, {"assigneeId": member["id"]})
+    return commit(call, item_summary, detail, {"assigneeId": member["id"]})
 
 
-@define_tool(
-    "unassign_work_item",
-    "Remove the assignee from an open work item.",
-    {**ACTOR, **_ITEM_ID},
-    ["actorId", "workItemId"],
-)
-def unassign_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+@ACTOR.write_tool("unassign_work_item", "Remove the assignee from an open work item.", target=ITEM)
+def unassign_work_item(call: w.Write) -> dict[str, Any]:
     """Clear an item's assignee."""
-    actor = acting_member(state, input)
-    item = writable_item(state, input["workItemId"])
+    item = call.record
     if item.get("assigneeId") is None:
         raise silo.tool_error("conflict", f"{item['id']} has no assignee.")
-    if is_closed(state, item):
+    if is_closed(call.state, item):
         raise silo.tool_error(
             "invalid_state", f"{item['id']} is closed; it keeps the assignee who closed it."
         )
-    detail = f"Assignee {item['assigneeId']} -> none"
-    return update_item(state, actor, item, "unassign_work_item", detail, {"assigneeId": None})
+    return commit(
+        call, item_summary, f"Assignee {item['assigneeId']} -> none", {"assigneeId": None}
+    )
 
 
-@define_tool(
+@ACTOR.write_tool(
     "transition_work_item",
     "Move a work item to another workflow state. Only the transitions listed by "
     "list_workflow_states are allowed, and an item cannot go to in_progress, in_review or done "
     "while any of its blockers is not done.",
-    {**ACTOR, **_ITEM_ID, "toStatusId": string("Target workflow state id, e.g. in_review.")},
-    ["actorId", "workItemId", "toStatusId"],
+    {"toStatusId": w.string("Target workflow state id, e.g. in_review.")},
+    ["toStatusId"],
+    target=ITEM,
 )
-def transition_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def transition_work_item(call: w.Write) -> dict[str, Any]:
     """Change an item's workflow state."""
-    actor = acting_member(state, input)
-    item = writable_item(state, input["workItemId"])
-    target = require(state, "workflowStates", input["toStatusId"])
+    state, item = call.state, call.record
+    target = require(state, "workflowStates", call.input["toStatusId"])
     current = state["workflowStates"][item["statusId"]]
     if current["id"] == target["id"]:
         raise silo.tool_error(
@@ -329,23 +310,22 @@ def transition_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
     if target["id"] in _NEEDS_CLEAR_BLOCKERS:
         assert_blockers_done(state, item, target["id"])
     detail = f"Status {current['id']} -> {target['id']}"
-    changes = {"statusId": target["id"], "statusChangedOn": today(state)}
-    return update_item(state, actor, item, "transition_work_item", detail, changes)
+    changes = {"statusId": target["id"], "statusChangedOn": w.today(state)}
+    return commit(call, item_summary, detail, changes)
 
 
-@define_tool(
+@ACTOR.write_tool(
     "set_due_date",
     "Set or clear (omit dueDate) an open work item's due date.",
-    {**ACTOR, **_ITEM_ID, "dueDate": date("New due date; omit to clear it.")},
-    ["actorId", "workItemId"],
+    {"dueDate": w.date("New due date; omit to clear it.")},
+    target=ITEM,
 )
-def set_due_date(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def set_due_date(call: w.Write) -> dict[str, Any]:
     """Change or clear the due date."""
-    actor = acting_member(state, input)
-    item = writable_item(state, input["workItemId"])
-    if is_closed(state, item):
+    item = call.record
+    if is_closed(call.state, item):
         raise silo.tool_error("invalid_state", f"{item['id']} is closed; its due date is history.")
-    due = read_date(input, "dueDate", None)
+    due = w.read_date(call.input, "dueDate", None)
     if item.get("dueDate") == due:
         raise silo.tool_error(
             "conflict",
@@ -353,5 +333,4 @@ def set_due_date(state: State, input: dict[str, Any]) -> dict[str, Any]:
             if due
             else f"{item['id']} has no due date.",
         )
-    detail = f"Due {item.get('dueDate')} -> {due}"
-    return update_item(state, actor, item, "set_due_date", detail, {"dueDate": due})
+    return commit(call, item_summary, f"Due {item.get('dueDate')} -> {due}", {"dueDate": due})

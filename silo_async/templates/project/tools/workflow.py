@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_async.world import PAGING, define_tool, paginate, string
+from silo_async import world as w
 
 from ..state import State
 from .helpers import require
@@ -12,22 +12,22 @@ from .helpers import require
 __all__ = ["get_workflow_state", "list_workflow_states"]
 
 
-@define_tool(
+@w.define_tool(
     "list_workflow_states",
     "List the workflow states in order, each with the states it may move to (transitions), "
     "and whether it counts as done or closed.",
-    {**PAGING},
+    {**w.PAGING},
 )
 def list_workflow_states(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Every workflow state, in workflow order."""
     states = sorted(state["workflowStates"].values(), key=lambda s: s["order"])
-    return paginate(states, input)
+    return w.paginate(states, input)
 
 
-@define_tool(
+@w.define_tool(
     "get_workflow_state",
     "Read one workflow state and its allowed transitions.",
-    {"statusId": string("Workflow state id, e.g. in_review.")},
+    {"statusId": w.string("Workflow state id, e.g. in_review.")},
     ["statusId"],
 )
 def get_workflow_state(state: State, input: dict[str, Any]) -> dict[str, Any]:
