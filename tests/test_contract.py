@@ -806,7 +806,9 @@ async def test_section1_call_tool_is_always_a_checkpoint() -> None:
             await ctx.call_tool("no-such-tool", {})
 
     with anyio.fail_after(10):
-        result = await silo.run(ENV, "TASK-COUNT", spinner, timeout=0.01, max_tool_calls=10**9)
+        # 0.2 s, not 0.01: on a loaded machine the rollout's start alone can take 10 ms, so
+        # the deadline passed before the first call (seen: tool_calls == 0).
+        result = await silo.run(ENV, "TASK-COUNT", spinner, timeout=0.2, max_tool_calls=10**9)
     assert result.termination_reason == "timeout"
     assert result.tool_calls > 0
 
