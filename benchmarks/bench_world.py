@@ -37,9 +37,8 @@ import anyio
 
 import silo_async as silo
 from silo_async._agentload import load_agent
-from silo_async._diff import state_diff
 from silo_async._jsonutil import Snapshot, compact_json
-from silo_async._rollout import _changed_rows
+from silo_async._rollout import PackedDiff
 from silo_async.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,14 +81,10 @@ async def final_worlds(env: silo.Environment, agent: Any) -> dict[str, tuple[Any
 
 
 def runner_diff(snapshot: Snapshot, initial: Any, final: Any) -> str:
-    """The state diff as the runner computes it (untouched collections skipped)."""
-    same = snapshot.unchanged(final)
-    before: dict[Any, Any] = {}
-    after: dict[Any, Any] = {}
-    for key, value in final.items():
-        if key not in same:
-            before[key], after[key] = _changed_rows(initial[key], value)
-    return compact_json(state_diff(before, after))
+    """The state diff as the runner computes it (untouched collections skipped), read at once."""
+    changes = snapshot.changes(final)
+    assert changes is not None, "the templates' worlds are plain data"
+    return PackedDiff(*changes).resolve()
 
 
 def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:

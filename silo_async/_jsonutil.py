@@ -321,6 +321,27 @@ class Snapshot:
             return marshal.loads(packed)
         return clone_json(self._copy)
 
+    def changes(self, value: Any) -> tuple[dict[Any, bytes], dict[Any, bytes]] | None:
+        """The packed top-level entries that may differ: ``(before, after)``, in world order.
+
+        Keys whose bytes are still those of the snapshot are left out of both; ``before`` keeps
+        the snapshot's order, ``after`` the world's. ``None`` when the world (or the snapshot)
+        is not a dict of plain data, which the caller then compares the slow way.
+        """
+        packed = self._packed
+        if not isinstance(packed, dict) or type(value) is not dict:
+            return None
+        after: dict[Any, bytes] = {}
+        try:
+            for key, item in value.items():
+                data = marshal.dumps(item)
+                if packed.get(key) != data:
+                    after[key] = data
+        except ValueError:  # no longer plain data
+            return None
+        before = {k: b for k, b in packed.items() if k in after or k not in value}
+        return before, after
+
     def unchanged(self, value: Any) -> set[Any]:
         """Top-level keys of a dict world whose value is still exactly what was packed.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -12,7 +12,21 @@ from ._jsonutil import to_jsonable
 from ._task import Task
 from ._verify import Check
 
-__all__ = ["TERMINATION_REASONS", "RunResult"]
+__all__ = ["TERMINATION_REASONS", "Deferred", "RunResult"]
+
+
+class Deferred(Protocol):
+    """A part of a result computed only when it is read (see :class:`RunResult`).
+
+    Most rollouts of an RL loop or a big ``run_many`` are only ever read for their reward: their
+    trace lines and state diff are kept in a compact packed form and encoded on first access,
+    giving exactly the text an eager encoding would.
+    """
+
+    def resolve(self) -> Any:
+        """The final value."""
+        ...
+
 
 #: Why a rollout's agent phase ended. ``cancelled`` is recorded in artifacts only: the
 #: cancellation itself is re-raised to the caller, never returned.
@@ -54,8 +68,10 @@ class RunResult:
         required_passed: required checks passed.
         required_total: required checks.
         failed_required: labels of failed required checks.
-        trace_lines: every event as its JSON line, exactly as written to ``trace.jsonl``.
-        state_diff_json: what the rollout changed, as compact JSON (see :attr:`state_diff`).
+        trace_lines: every event as its JSON line, exactly as written to ``trace.jsonl``
+            (encoded on first access when the rollout kept its tool calls packed).
+        state_diff_json: what the rollout changed, as compact JSON (see :attr:`state_diff`;
+            computed on first access from the packed collections the rollout changed).
         run_dir: where artifacts were written, or ``None``.
         started_at: ISO-8601 UTC start time.
         finished_at: ISO-8601 UTC end time (after grading).
@@ -84,13 +100,33 @@ class RunResult:
     required_passed: int
     required_total: int
     failed_required: list[str]
-    trace_lines: tuple[str, ...]
-    state_diff_json: str
+    _trace: tuple[str, ...] | Deferred = attrs.field(alias="trace_lines", eq=False, repr=False)
+    _diff: str | Deferred = attrs.field(alias="state_diff_json", eq=False, repr=False)
     run_dir: Path | None
     started_at: str
     finished_at: str
     duration_ms: float
     config: dict[str, Any]
+
+    @property
+    def trace_lines(self) -> tuple[str, ...]:
+        """Every event as its JSON line, exactly as written to ``trace.jsonl``."""
+        value = self._trace
+        if isinstance(value, tuple):
+            return value
+        lines: tuple[str, ...] = value.resolve()
+        object.__setattr__(self, "_trace", lines)  # computed once, then kept
+        return lines
+
+    @property
+    def state_diff_json(self) -> str:
+        """What the rollout changed (``state-diff.json``) as compact JSON."""
+        value = self._diff
+        if isinstance(value, str):
+            return value
+        text: str = value.resolve()
+        object.__setattr__(self, "_diff", text)
+        return text
 
     @property
     def trace(self) -> list[dict[str, Any]]:

@@ -45,6 +45,9 @@ __all__ = ["FINISH_GRACE_S", "LOOP_BLOCKED_S", "Rollout", "error_text"]
 #: A verifier's outcome, or the error that replaced it.
 Graded = tuple[VerifierOutcome | None, str | None]
 
+#: A packed diff larger than this is computed at once rather than kept (memory per result).
+PACKED_DIFF_MAX_BYTES = 16_384
+
 #: How long grading and artifact writing may take once the rollout is over.
 FINISH_GRACE_S = 30.0
 
@@ -392,31 +395,18 @@ class Rollout:
                 self.reason = "agent_error"
             return text
 
-    def diff(self, initial: Any) -> str:
-        """The state diff as compact JSON, looking only at what may have changed.
+    def diff(self, initial: Any) -> str | PackedDiff:
+        """The state diff, or the packed collections it is computed from when first read.
 
-        Top-level collections the snapshot shows untouched are skipped, and so are the rows of
-        a changed collection whose bytes are identical before and after: a rollout that edits
-        one record of a big world compares one record, not all of them.
+        Top-level collections whose bytes are unchanged are left out either way. Packed, a
+        diff costs nothing until someone reads it (an RL loop reading only rewards never does)
+        and is computed from the snapshot taken before the agent acted.
         """
-        final = self.state
-        same = self.snapshot.unchanged(final) if self.snapshot is not None else set()
-        if type(initial) is not dict or type(final) is not dict:
-            return compact_json(state_diff(initial, final))
-        before: dict[Any, Any] = {}
-        after: dict[Any, Any] = {}
-        for key, value in final.items():
-            if key in same:
-                continue
-            if key in initial:
-                before[key], after[key] = _changed_rows(initial[key], value)
-            else:
-                after[key] = value
-        for key, value in initial.items():
-            if key not in final:
-                before[key] = value
-        # Keys in the order state_diff would visit them (final's order, then removed ones).
-        return compact_json(state_diff(before, after))
+        changes = self.snapshot.changes(self.state) if self.snapshot is not None else None
+        if changes is None:  # not a dict world of plain data: compared the slow way, now
+            return compact_json(state_diff(initial, self.state))
+        packed = PackedDiff(*changes)
+        return packed if packed.size <= PACKED_DIFF_MAX_BYTES else packed.resolve()
 
     def verifier_event(self, outcome: VerifierOutcome, error: str | None) -> None:
         fields: dict[str, Any] = {
@@ -432,7 +422,11 @@ class Rollout:
         self.trace.emit("verifier_result", fields)
 
     def result(
-        self, text: str, outcome: VerifierOutcome, verifier_error: str | None, diff: str
+        self,
+        text: str,
+        outcome: VerifierOutcome,
+        verifier_error: str | None,
+        diff: str | PackedDiff,
     ) -> RunResult:
         errors = [e for e in (self.error, verifier_error) if e]
         return RunResult(
@@ -457,7 +451,7 @@ class Rollout:
             required_passed=outcome.required_passed,
             required_total=outcome.required_total,
             failed_required=list(outcome.failed_required),
-            trace_lines=self.trace.freeze(),
+            trace_lines=self.trace.frozen(),
             state_diff_json=diff,
             run_dir=self.run_dir,
             started_at=utc_now_iso(self.started),
@@ -465,6 +459,26 @@ class Rollout:
             duration_ms=round((time.perf_counter() - self.clock0) * 1000, 3),
             config=self.limits.config(),
         )
+
+
+class PackedDiff:
+    """A state diff kept as the packed top-level values it compares (see :meth:`Rollout.diff`)."""
+
+    __slots__ = ("after", "before")
+
+    def __init__(self, before: dict[Any, bytes], after: dict[Any, bytes]) -> None:
+        self.before, self.after = before, after
+
+    @property
+    def size(self) -> int:
+        """Bytes held."""
+        return sum(map(len, self.before.values())) + sum(map(len, self.after.values()))
+
+    def resolve(self) -> str:
+        """The diff as compact JSON (``state-diff.json``'s content)."""
+        before = {key: marshal.loads(data) for key, data in self.before.items()}
+        after = {key: marshal.loads(data) for key, data in self.after.items()}
+        return compact_json(state_diff(before, after))
 
 
 def backend_checkpoint() -> Callable[[], Awaitable[None]]:
@@ -481,25 +495,6 @@ def backend_checkpoint() -> Callable[[], Awaitable[None]]:
         return found
     except (ImportError, AttributeError):  # pragma: no cover - another anyio layout
         return anyio.lowlevel.checkpoint
-
-
-def _changed_rows(before: Any, after: Any) -> tuple[Any, Any]:
-    """Two dict collections without the rows that are byte-identical on both sides."""
-    if type(before) is not dict or type(after) is not dict:
-        return before, after
-    dumps = marshal.dumps
-    kept_before = dict(before)
-    kept_after: dict[Any, Any] = {}
-    for row_id, row in after.items():
-        old = before.get(row_id, _UNSET)
-        try:
-            if old is not _UNSET and dumps(old) == dumps(row):
-                del kept_before[row_id]
-                continue
-        except ValueError:  # not plain data: compared the slow way by state_diff
-            pass
-        kept_after[row_id] = row
-    return kept_before, kept_after
 
 
 def closest_names(name: str, names: list[str], count: int = 3) -> list[str]:

@@ -23,7 +23,14 @@ from ._jsonutil import MAX_DEPTH, JSONDepthError, compact_json, deeper_than, tex
 if TYPE_CHECKING:
     from ._tools import ToolFault, ToolResult
 
-__all__ = ["TRACE_DEPTH", "TraceRecorder", "encode_event", "open_trace_file", "utc_now_iso"]
+__all__ = [
+    "TRACE_DEPTH",
+    "PackedTrace",
+    "TraceRecorder",
+    "encode_event",
+    "open_trace_file",
+    "utc_now_iso",
+]
 
 #: The deepest a value in a trace line may nest: twice what a tool input may, so every input a
 #: tool accepts fits inside any event (a model step's tool calls) and every JSON reader, which
@@ -168,6 +175,30 @@ class TraceRecorder:
     def freeze(self) -> tuple[str, ...]:
         """The events as JSON lines, exactly as written to ``trace.jsonl``: what a run keeps."""
         return tuple(e if isinstance(e, str) else _encode_deferred(e) for e in self._entries)
+
+    def frozen(self) -> tuple[str, ...] | PackedTrace:
+        """:meth:`freeze`, or the packed events to encode when first read (in memory)."""
+        entries = tuple(self._entries)
+        if self._fd is not None or all(type(e) is str for e in entries):
+            return tuple(e for e in entries if isinstance(e, str))
+        return PackedTrace(entries)
+
+
+class PackedTrace:
+    """A trace kept as its packed events, encoded when first read.
+
+    The events are tuples of bytes and strings, which the garbage collector ignores;
+    :meth:`resolve` gives exactly the lines :meth:`TraceRecorder.freeze` would have.
+    """
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: tuple[str | _Deferred, ...]) -> None:
+        self.entries = entries
+
+    def resolve(self) -> tuple[str, ...]:
+        """The events as JSON lines."""
+        return tuple(e if isinstance(e, str) else _encode_deferred(e) for e in self.entries)
 
 
 def _encode_deferred(entry: _Deferred) -> str:
