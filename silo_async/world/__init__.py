@@ -30,7 +30,8 @@ the same in every world, and a fix reaches every project that uses it:
   cloned per rollout; a broken seed raises :class:`SeedError` naming the record);
 * **money**: :func:`round_half_up` (the one rounding), :func:`to_money`, :func:`sum_money`,
   :func:`multiply_money`, :func:`percent`;
-* **grading**: :func:`numbers_in`, :func:`states_number`, :func:`final_number`,
+* **grading**: :func:`every` (a check that all of a list was done, ``2 of 3 moved`` as its
+  detail), :func:`numbers_in`, :func:`states_number`, :func:`final_number`,
   :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`fold`, :func:`unchanged`,
   :func:`changed_ids`, :func:`modified_ids`, :func:`new_ids`, :func:`new_records`, :func:`find_by`.
 
@@ -61,6 +62,7 @@ from ._builders import integer as integer
 from ._builders import money as money
 from ._builders import number as number
 from ._builders import string as string
+from ._checks import every as every
 from ._clock import MAX_ADVANCE_DAYS as MAX_ADVANCE_DAYS
 from ._clock import advance_clock as advance_clock
 from ._clock import get_current_time as get_current_time
@@ -155,6 +157,7 @@ __all__ = [
     "days_between",
     "define_tool",
     "enum",
+    "every",
     "few_numbers",
     "final_number",
     "find_by",
