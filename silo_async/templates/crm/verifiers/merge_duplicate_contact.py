@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import modified_ids
+from silo_async.world import every, modified_ids
 
 from ..state import State, account_named, contact_references, duplicate_contact_groups
 
@@ -38,10 +38,10 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             not refs_after,
             ", ".join(refs_after) or "no references",
         ),
-        silo.check(
+        every(
             "everything that referred to the copy now refers to the oldest record",
-            bool(refs_before) and set(refs_before) <= now_on_survivor,
-            f"{len(set(refs_before) & now_on_survivor)} of {len(refs_before)}",
+            set(refs_before) & now_on_survivor,
+            refs_before,
         ),
         silo.check(
             "no contact record was removed",

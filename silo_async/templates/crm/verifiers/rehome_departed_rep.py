@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
+from silo_async.world import every
 
 from ..state import OPEN_LEAD_STATUSES, State, is_activity_open, user_named
 
@@ -17,15 +18,9 @@ def _owned(state: State, collection: str, owner_id: str, live: Any) -> list[str]
     return sorted(k for k, r in records.items() if r["ownerId"] == owner_id and live(r))
 
 
-def _all_moved(final: State, collection: str, ids: list[str], owner_id: str) -> bool:
+def _moved(final: State, collection: str, ids: list[str], owner_id: str) -> list[str]:
     records: dict[str, Any] = final[collection]  # type: ignore[literal-required]
-    return bool(ids) and all(records[i]["ownerId"] == owner_id for i in ids)
-
-
-def _moved_detail(final: State, collection: str, ids: list[str], owner_id: str) -> str:
-    records: dict[str, Any] = final[collection]  # type: ignore[literal-required]
-    done = sum(1 for i in ids if records[i]["ownerId"] == owner_id)
-    return f"{done} of {len(ids)} moved to {owner_id}"
+    return [i for i in ids if records[i]["ownerId"] == owner_id]
 
 
 @silo.verifier(id="VER-003", task_id="TASK-003")
@@ -55,10 +50,11 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         "activities": "open activity",
     }
     checks = [
-        silo.check(
+        every(
             f"every {labels[collection]} of {DEPARTED} moved to {SUCCESSOR}",
-            _all_moved(final, collection, ids, heir),
-            _moved_detail(final, collection, ids, heir),
+            _moved(final, collection, ids, heir),
+            ids,
+            f"moved to {heir}",
         )
         for collection, ids in targets.items()
     ]

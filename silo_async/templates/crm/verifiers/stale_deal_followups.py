@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import add_days, modified_ids, new_records, today
+from silo_async.world import add_days, every, modified_ids, new_records, today
 
 from ..state import (
     Activity,
@@ -61,23 +61,14 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         o["id"] for o in open_opportunities(initial) if days_in_stage(initial, o) == THRESHOLD_DAYS
     ]
     deals_changed = modified_ids(final, initial, "opportunities")
-    n = len(stale)
     return [
-        silo.check(
-            "every stalled deal has a new open follow-up call",
-            n > 0 and len(covered) == n,
-            f"{len(covered)} of {n}",
-        ),
-        silo.check(
+        every("every stalled deal has a new open follow-up call", covered, stale),
+        every(
             "each call is owned by the deal's owner, or the director if the owner has left",
-            n > 0 and len(owned_right) == n,
-            f"{len(owned_right)} of {n}",
+            owned_right,
+            stale,
         ),
-        silo.check(
-            f"each call is due between {start_day} and {last_day}",
-            n > 0 and len(in_window) == n,
-            f"{len(in_window)} of {n}",
-        ),
+        every(f"each call is due between {start_day} and {last_day}", in_window, stale),
         silo.check(
             f"no follow-up was added to deals not stalled for more than {THRESHOLD_DAYS} days",
             not stray,

@@ -240,11 +240,16 @@ def _check_carry_over(state: State, sprint: Record, target: Record, items: list[
             f"carryOverToSprintId must be another sprint of {sprint['projectId']}; "
             f"{target['id']} is in {target['projectId']}.",
         )
-    if target["status"] == "completed":
-        raise silo.tool_error(
-            "invalid_state", f"{target['id']} ({target['name']}) is completed; it takes no work."
-        )
+    _assert_takes_work(target)
     assert_sprint_budget(state, target, sum(int(i["points"]) for i in items))
+
+
+def _assert_takes_work(sprint: Record) -> None:
+    """A completed sprint is history: nothing moves into it."""
+    if sprint["status"] == "completed":
+        raise silo.tool_error(
+            "invalid_state", f"{sprint['id']} ({sprint['name']}) is completed; it takes no work."
+        )
 
 
 @ACTOR.write_tool(
@@ -265,10 +270,7 @@ def add_item_to_sprint(call: w.Write) -> dict[str, Any]:
             f"{item['id']} belongs to {item['projectId']} but {sprint['id']} is a sprint of "
             f"{sprint['projectId']}.",
         )
-    if sprint["status"] == "completed":
-        raise silo.tool_error(
-            "invalid_state", f"{sprint['id']} ({sprint['name']}) is completed; it takes no work."
-        )
+    _assert_takes_work(sprint)
     if is_closed(state, item):
         raise silo.tool_error(
             "invalid_state",

@@ -135,22 +135,24 @@ def ver_013(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
 def _over_the_line(
     final: State,
     initial: State,
-    text: str,
-    records: list[Record],
-    excess: Callable[[Record], int],
+    ctx: silo.VerifierContext,
+    collection: str,
+    excess_of: Callable[[State, str], int],
     kind: str,
     what: str,
 ) -> list[silo.Check]:
-    """Name the record furthest over its limit (``excess`` > 0) and by how much, nobody else."""
-    over = [r for r in records if excess(r) > 0]
+    """Name the record furthest over its limit (``excess_of`` > 0) and by how much, nobody else."""
+    records: list[Record] = list(initial[collection].values())  # type: ignore[literal-required]
+    excess = {r["id"]: excess_of(initial, r["id"]) for r in records}
+    over = [r for r in records if excess[r["id"]] > 0]
     if not over:
         return [silo.check(f"some {kind} is over {what} in the seed", False)]
-    worst = max(over, key=lambda r: (excess(r), r["id"]))
-    amount = excess(worst)
+    worst = max(over, key=lambda r: (excess[r["id"]], r["id"]))
+    amount = excess[worst["id"]]
     others = [r["name"] for r in records if r["id"] != worst["id"]]
     label = f"states the {'overage' if kind == 'member' else 'excess'} of {amount} points"
     return [
-        *_the_one(text, worst["name"], amount, label, others, kind),
+        *_the_one(ctx.agent_output, worst["name"], amount, label, others, kind),
         silo.optional(f"exactly one {kind} is over {what}", len(over) == 1),
         _untouched(final, initial),
     ]
@@ -159,16 +161,7 @@ def _over_the_line(
 @silo.verifier(id="VER-014", task_id="TASK-014")
 def ver_014(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Name the over-committed member and the overage."""
-    members = list(initial["members"].values())
-    return _over_the_line(
-        final,
-        initial,
-        ctx.agent_output,
-        members,
-        lambda m: over_capacity_by(initial, m["id"]),
-        "member",
-        "capacity",
-    )
+    return _over_the_line(final, initial, ctx, "members", over_capacity_by, "member", "capacity")
 
 
 @silo.verifier(id="VER-015", task_id="TASK-015")
@@ -199,16 +192,7 @@ def ver_015(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
 @silo.verifier(id="VER-016", task_id="TASK-016")
 def ver_016(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """The sprint committed beyond its budget, and by how much."""
-    sprints = list(initial["sprints"].values())
-    return _over_the_line(
-        final,
-        initial,
-        ctx.agent_output,
-        sprints,
-        lambda s: sprint_over_budget_by(initial, s["id"]),
-        "sprint",
-        "budget",
-    )
+    return _over_the_line(final, initial, ctx, "sprints", sprint_over_budget_by, "sprint", "budget")
 
 
 @silo.verifier(id="VER-017", task_id="TASK-017")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import find_by
+from silo_async.world import every, find_by
 
 from ..state import State, is_closed, is_done
 
@@ -31,11 +31,7 @@ def ver_009(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
         silo.check(
             "the project is archived", final["projects"][project["id"]]["status"] == "archived"
         ),
-        silo.check(
-            "all its open work was cancelled",
-            bool(open_ids) and len(cancelled) == len(open_ids),
-            f"{len(cancelled)} of {len(open_ids)} cancelled ({', '.join(open_ids)})",
-        ),
+        every("all its open work was cancelled", cancelled, open_ids, "cancelled", listed=True),
         silo.check("no unfinished item was marked done", not faked, f"marked done: {faked}"),
         silo.check("it was not archived before the rollout", project["status"] != "archived"),
         silo.optional(

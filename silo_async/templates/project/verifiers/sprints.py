@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import find_by
+from silo_async.world import every, find_by
 
 from ..state import (
     PRIORITY_RANK,
@@ -62,9 +62,8 @@ def ver_003(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     items = final["workItems"]
     # "Out of the sprint": back to the backlog or into a later sprint both count.
     dropped = [i for i in drop if items[i]["sprintId"] != initial["workItems"][i]["sprintId"]]
-    kept = [
-        i["id"] for i in mine if i["id"] not in drop and items[i["id"]]["sprintId"] == i["sprintId"]
-    ]
+    staying = [i["id"] for i in mine if i["id"] not in drop]
+    kept = [i for i in staying if items[i]["sprintId"] == initial["workItems"][i]["sprintId"]]
     same_owner = all(items[i["id"]]["assigneeId"] == wen["id"] for i in mine)
     same_points = all(items[i["id"]]["points"] == i["points"] for i in mine)
     others_moved = sorted(
@@ -81,16 +80,14 @@ def ver_003(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
             over_capacity_by(final, wen["id"]) == 0 and over_capacity_by(initial, wen["id"]) > 0,
             f"load {member_load(final, wen['id'])} of {wen['sprintCapacityPoints']}",
         ),
-        silo.check(
+        every(
             "her lowest-priority unstarted items left the sprint",
-            bool(drop) and len(dropped) == len(drop),
-            f"{len(dropped)} of {len(drop)} removed ({', '.join(drop)})",
+            dropped,
+            drop,
+            "removed",
+            listed=True,
         ),
-        silo.check(
-            "the rest of her work stayed in its sprint",
-            len(kept) == len(mine) - len(drop),
-            f"{len(kept)} of {len(mine) - len(drop)} kept",
-        ),
+        every("the rest of her work stayed in its sprint", kept, staying, "kept", allow_empty=True),
         silo.check("nothing of hers was reassigned", same_owner),
         silo.check("her capacity was not raised", capacity_same),
         silo.optional("no estimate changed", same_points),
@@ -149,10 +146,8 @@ def ver_004(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
         silo.check(
             "T4 has the requested dates, budget and is planned", shape == wanted, str(shape)
         ),
-        silo.check(
-            "every unassigned, unstarted T3 item moved to T4",
-            bool(movers) and len(arrived) == len(movers),
-            f"{len(arrived)} of {len(movers)} moved ({', '.join(movers)})",
+        every(
+            "every unassigned, unstarted T3 item moved to T4", arrived, movers, "moved", listed=True
         ),
         silo.check(
             "T3 is now within its budget, which was not raised",
@@ -193,11 +188,7 @@ def ver_005(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     return [
         silo.check("Portal P5 is completed", final["sprints"][p5["id"]]["status"] == "completed"),
         silo.check("Portal P6 is active", final["sprints"][p6["id"]]["status"] == "active"),
-        silo.check(
-            "P5's unfinished work is now in P6",
-            bool(unfinished) and len(carried) == len(unfinished),
-            f"{len(carried)} of {len(unfinished)} carried ({', '.join(unfinished)})",
-        ),
+        every("P5's unfinished work is now in P6", carried, unfinished, "carried", listed=True),
         silo.check(
             "P5's finished work stayed in P5",
             all(items[i]["sprintId"] == p5["id"] for i in finished),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import changed_ids, find_by, today
+from silo_async.world import changed_ids, every, find_by, today
 
 from ..state import State, logs_after_close
 
@@ -57,10 +57,8 @@ def ver_007(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
             bool(offending) and not any(i in logs for i in offending),
             f"to remove: {', '.join(offending)}; left: {[i for i in offending if i in logs]}",
         ),
-        silo.check(
-            "every other entry is still there, unchanged",
-            len(intact) == len(keep),
-            f"{len(intact)} of {len(keep)} intact",
+        every(
+            "every other entry is still there, unchanged", intact, keep, "intact", allow_empty=True
         ),
         silo.optional(
             "entries from the closing day itself were kept", all(i in logs for i in closing_day)

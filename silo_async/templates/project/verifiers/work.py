@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import changed_ids, find_by, new_audit_entries
+from silo_async.world import changed_ids, every, find_by, new_audit_entries
 
 from ..state import State, active_sprint_ids, is_closed, is_done, unresolved_blockers
 
@@ -85,21 +85,21 @@ def ver_002(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
         if i not in targets and final["workItems"][i]["assigneeId"] != item["assigneeId"]
     )
     return [
-        silo.check(
-            "every unfinished item went to Anouk de Vries",
-            bool(targets) and len(moved) == len(targets),
-            f"{len(moved)} of {len(targets)} moved ({', '.join(targets)})",
-        ),
+        every("every unfinished item went to Anouk de Vries", moved, targets, "moved", listed=True),
         silo.check("Kiri Walker holds no unfinished work", not stranded, f"left: {stranded}"),
-        silo.check(
+        every(
             "the moved items are still open (not closed to make them disappear)",
-            len(still_open) == len(targets),
-            f"{len(still_open)} of {len(targets)} open",
+            still_open,
+            targets,
+            "open",
+            allow_empty=True,
         ),
-        silo.check(
+        every(
             "estimates were not shrunk to fit capacity",
-            len(same_points) == len(targets),
-            f"{len(same_points)} of {len(targets)} unchanged",
+            same_points,
+            targets,
+            "unchanged",
+            allow_empty=True,
         ),
         silo.optional("finished work keeps Kiri Walker's name", closed_kept),
         silo.optional(
@@ -123,10 +123,12 @@ def ver_008(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     kept, detail = _others_kept_status(final, initial, {start["id"], *blockers})
     return [
         silo.check("the rate cache is done", is_done(final, end), f"status {end['statusId']}"),
-        silo.check(
+        every(
             "every blocker it waited on is done",
-            bool(blockers) and len(blockers_done) == len(blockers),
-            f"{len(blockers_done)} of {len(blockers)} blockers done ({', '.join(blockers)})",
+            blockers_done,
+            blockers,
+            "blockers done",
+            listed=True,
         ),
         silo.check("it was not done before the rollout", not is_done(initial, start)),
         silo.optional(
