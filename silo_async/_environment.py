@@ -5,7 +5,7 @@ Code-first environments and those on disk (``.silo/environments/<name>/``) are t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -55,6 +55,7 @@ class Environment:
     tasks: tuple[Task, ...] = attrs.field(default=(), converter=_tuple)
     bind: Callable[[Any], Sequence[BoundTool | Tool]] | None = None
     _tasks_by_id: dict[str, Task] = attrs.field(init=False, repr=False)
+    _tools_by_name: dict[str, Tool] = attrs.field(init=False, repr=False)
     _verifiers_by_id: dict[str, Verifier] = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -65,7 +66,21 @@ class Environment:
             )
         check_tools(self.tools, f'Environment "{self.name}"')  # a typo fails here, not per run
         object.__setattr__(self, "_tasks_by_id", _index(self.tasks, "Task", self.name))
+        object.__setattr__(self, "_tools_by_name", {t.name: t for t in self.tools})
         object.__setattr__(self, "_verifiers_by_id", _index(self.verifiers, "Verifier", self.name))
+
+    def runtime_tools(self, state: Any) -> tuple[Sequence[Tool | BoundTool], Mapping[str, Any]]:
+        """The tools a rollout on ``state`` calls, in registry order, and the same by name.
+
+        A code-first environment's tool definitions serve every world as they are (each call
+        is given the world): no per-rollout binding, so 10,000 live rollouts do not keep
+        10,000 sets of bound tools for the garbage collector to walk. ``bind`` environments
+        are bound per world, as :meth:`bind_tools` does.
+        """
+        if self.bind is None:
+            return self.tools, self._tools_by_name
+        bound = self.bind_tools(state)
+        return bound, {t.name: t for t in bound}
 
     def bind_tools(self, state: Any) -> list[BoundTool]:
         """The runtime tools for one world, in registry order."""

@@ -143,7 +143,16 @@ class Episode:
 
     @property
     def finished(self) -> bool:
-        """True once the episode has ended (graded and written, or being so)."""
+        """True once the episode has ended and :attr:`result` holds its graded result.
+
+        While an ending is being graded and written, ``finished`` is still false but every
+        call already answers ``invalid_state``.
+        """
+        return self._result is not None
+
+    @property
+    def ended(self) -> bool:
+        """True from the moment the episode ends (its grading may still be under way)."""
         return self._ending
 
     @property

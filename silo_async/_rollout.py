@@ -36,7 +36,7 @@ from ._modelstep import ModelStep
 from ._result import RunResult
 from ._runid import new_run_id
 from ._task import Task
-from ._tools import BoundTool, ToolFault, ToolResult
+from ._tools import BoundTool, Tool, ToolFault, ToolResult
 from ._trace import TraceRecorder, utc_now_iso
 from ._verify import Verifier, VerifierContext, VerifierOutcome
 
@@ -130,8 +130,7 @@ class Rollout:
         self.run_id = new_run_id(self.started)
         self.state = env.create_state()
         self.snapshot: Snapshot | None = Snapshot(self.state)
-        self.tools = env.bind_tools(self.state)
-        self.by_name = {t.name: t for t in self.tools}
+        self.tools, self.by_name = env.runtime_tools(self.state)
         self.run_dir = runs_dir / self.run_id if runs_dir is not None else None
         self.trace = TraceRecorder()
         self.calls = self.errors = self.faults = 0
@@ -249,7 +248,7 @@ class Rollout:
 
     # -- tool calls --------------------------------------------------------------------------
 
-    def call_sync(self, tool: BoundTool | None, name: str, input: Any) -> ToolResult:
+    def call_sync(self, tool: Tool | BoundTool | None, name: str, input: Any) -> ToolResult:
         """Execute one call of a ``def`` tool (or of an unknown name): no coroutine at all."""
         # The hot path of every scripted rollout: written out rather than split into helpers,
         # each of which would cost a call (call_tool's budget is 2.5 checkpoints).
@@ -261,7 +260,7 @@ class Rollout:
         if tool is None:
             result, fault = self.unknown_tool(name), None
         else:
-            result, fault = tool.invoke_sync(input)
+            result, fault = tool.execute_sync(self.state, input)
         elapsed = time.perf_counter() - started
         if result.is_error:
             if fault is None:
@@ -271,14 +270,14 @@ class Rollout:
         trace.tool_result(call_id, tool_json, result, elapsed, fault, at)
         return result
 
-    async def call_async(self, tool: BoundTool, input: Any) -> ToolResult:
+    async def call_async(self, tool: Tool | BoundTool, input: Any) -> ToolResult:
         """Execute one call of an ``async def`` tool (cancellable while it awaits)."""
         self.calls = call_id = self.calls + 1
         trace = self.trace
         tool_json = tool.name_json
         at = trace.tool_call(call_id, tool_json, input)
         started = time.perf_counter()
-        result, fault = await tool.invoke(input)
+        result, fault = await tool.execute(self.state, input)
         elapsed = time.perf_counter() - started
         if result.is_error:
             if fault is None:
@@ -378,7 +377,7 @@ class Rollout:
         # A finished rollout may still queue to write its files: it must not hold its world,
         # the world's copy and the tools bound to it meanwhile (1,000 crm worlds are 300 MB).
         self.state = self.snapshot = None
-        self.tools = []
+        self.tools = ()
         self.by_name = {}
         return result
 

@@ -131,6 +131,10 @@ class Tool:
     """The agent-facing view of this tool."""
     name_json: str = attrs.field(init=False, repr=False)
     """The name as a JSON string, ready for trace lines."""
+    predicate: Any = attrs.field(init=False, repr=False, eq=False)
+    """The compiled check of an input already copied by ``copy_input``."""
+    copier: Any = attrs.field(init=False, repr=False, eq=False)
+    """The one-pass check-and-copy of a flat input, if the schema is flat (else ``None``)."""
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -141,7 +145,10 @@ class Tool:
             )
         if not callable(self.fn):
             raise DefinitionError(f'Tool "{self.name}" has no callable body.', {"tool": self.name})
-        object.__setattr__(self, "validator", SchemaValidator(self.input_schema, self.name))
+        validator = SchemaValidator(self.input_schema, self.name)
+        object.__setattr__(self, "validator", validator)
+        object.__setattr__(self, "predicate", validator.predicate)
+        object.__setattr__(self, "copier", validator.copier)
         object.__setattr__(self, "is_async", inspect.iscoroutinefunction(self.fn))
         object.__setattr__(self, "spec", ToolSpec(self.name, self.description, self.input_schema))
         object.__setattr__(self, "name_json", compact_json(self.name))
@@ -149,6 +156,71 @@ class Tool:
     def __call__(self, state: Any, input: dict[str, Any]) -> Any:
         """Call the body directly (no validation): handy in unit tests of the body."""
         return self.fn(state, input)
+
+    async def execute(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
+        """Run the tool on ``input`` against ``state``; never raises for a rejected call.
+
+        What the runtime calls (:class:`BoundTool` closes it over one world): validates, runs
+        the body on the validated copy, copies the output and maps failures to values.
+        """
+        if not self.is_async:
+            return self.execute_sync(state, input)
+        # The body gets the copy that was validated: never the agent's own objects.
+        args = self._checked({} if input is None else input)
+        if args is _REFUSED:
+            return self._invalid(input), None
+        try:
+            value = await self.fn(state, args)
+            return ToolResult(clone_json(value)), None
+        except Exception as exc:
+            return self._failure(exc)
+
+    def execute_sync(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
+        """:meth:`execute` for a ``def`` body, without a coroutine (the runtime's fast path)."""
+        value = {} if input is None else input
+        # A flat input of a flat closed schema is checked and copied in one compiled pass.
+        copy = self.copier
+        args: Any = copy(value) if copy is not None else NOT_FLAT
+        if args is NOT_FLAT:
+            args = self._checked_slowly(value)
+            if args is _REFUSED:
+                return self._invalid(input), None
+        try:
+            return ToolResult(clone_json(self.fn(state, args))), None
+        except Exception as exc:
+            return self._failure(exc)
+
+    def _checked(self, value: Any) -> Any:
+        """The validated copy of ``value`` the body receives, or ``_REFUSED``."""
+        copy = self.copier
+        if copy is not None:
+            args = copy(value)
+            if args is not NOT_FLAT:
+                return args
+        return self._checked_slowly(value)
+
+    def _checked_slowly(self, value: Any) -> Any:
+        """:meth:`_checked` for inputs the one-pass copier does not take (or cannot judge)."""
+        try:
+            args = copy_input(value)
+        except InputRejected:
+            return _REFUSED
+        return args if self.predicate(args) else _REFUSED
+
+    def _failure(self, exc: Exception) -> tuple[ToolResult, ToolFault | None]:
+        if isinstance(exc, ToolError):
+            try:
+                # Copied like any output: details often hold the world's own lists and rules.
+                return ToolResult(clone_json(exc.to_output()), is_error=True), None
+            except Exception as copy_failed:  # details that cannot be copied: the tool's bug
+                return _fault_result(self.name, copy_failed)
+        return _fault_result(self.name, exc)
+
+    def _invalid(self, args: Any) -> ToolResult:
+        problems = self.validator.problems({} if args is None else args)
+        message = f'Invalid arguments for "{self.name}": {"; ".join(problems)}.'
+        output = {"code": "invalid_input", "message": message, "details": {"problems": problems}}
+        return ToolResult(output, is_error=True)
 
 
 @overload
@@ -213,28 +285,14 @@ class BoundTool:
     body, ``invoke_sync`` does the same without creating a coroutine (the runtime's fast path).
     """
 
-    __slots__ = (
-        "_copy",
-        "_fn",
-        "_state",
-        "_valid",
-        "_validator",
-        "is_async",
-        "name",
-        "name_json",
-        "tool",
-    )
+    __slots__ = ("_state", "is_async", "name", "name_json", "tool")
 
     def __init__(self, tool: Tool, state: Any) -> None:
         self.tool = tool
         self.name = tool.name
         self.name_json = tool.name_json
         self.is_async = tool.is_async
-        self._fn = tool.fn
         self._state = state
-        self._validator = tool.validator
-        self._valid = tool.validator.predicate
-        self._copy = tool.validator.copier
 
     @property
     def spec(self) -> ToolSpec:
@@ -243,64 +301,19 @@ class BoundTool:
 
     async def invoke(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
         """Run the tool on ``input``; never raises for a rejected or failing call."""
-        if not self.is_async:
-            return self.invoke_sync(input)
-        # The body gets the copy that was validated: never the agent's own objects.
-        args = self._checked({} if input is None else input)
-        if args is _REFUSED:
-            return self._invalid(input), None
-        try:
-            value = await self._fn(self._state, args)
-            return ToolResult(clone_json(value)), None
-        except Exception as exc:
-            return self._failure(exc)
+        return await self.tool.execute(self._state, input)
 
     def invoke_sync(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
         """:meth:`invoke` for a ``def`` body, without a coroutine."""
-        value = {} if input is None else input
-        # A flat input of a flat closed schema is checked and copied in one compiled pass.
-        copy = self._copy
-        args: Any = copy(value) if copy is not None else NOT_FLAT
-        if args is NOT_FLAT:
-            args = self._checked_slowly(value)
-            if args is _REFUSED:
-                return self._invalid(input), None
-        try:
-            return ToolResult(clone_json(self._fn(self._state, args))), None
-        except Exception as exc:
-            return self._failure(exc)
+        return self.tool.execute_sync(self._state, input)
 
-    def _checked(self, value: Any) -> Any:
-        """The validated copy of ``value`` the body receives, or ``_REFUSED``."""
-        copy = self._copy
-        if copy is not None:
-            args = copy(value)
-            if args is not NOT_FLAT:
-                return args
-        return self._checked_slowly(value)
+    async def execute(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
+        """:meth:`invoke` (``state`` is ignored: a bound tool keeps its own world)."""
+        return await self.tool.execute(self._state, input)
 
-    def _checked_slowly(self, value: Any) -> Any:
-        """:meth:`_checked` for inputs the one-pass copier does not take (or cannot judge)."""
-        try:
-            args = copy_input(value)
-        except InputRejected:
-            return _REFUSED
-        return args if self._valid(args) else _REFUSED
-
-    def _failure(self, exc: Exception) -> tuple[ToolResult, ToolFault | None]:
-        if isinstance(exc, ToolError):
-            try:
-                # Copied like any output: details often hold the world's own lists and rules.
-                return ToolResult(clone_json(exc.to_output()), is_error=True), None
-            except Exception as copy_failed:  # details that cannot be copied: the tool's bug
-                return _fault_result(self.name, copy_failed)
-        return _fault_result(self.name, exc)
-
-    def _invalid(self, args: Any) -> ToolResult:
-        problems = self._validator.problems({} if args is None else args)
-        message = f'Invalid arguments for "{self.name}": {"; ".join(problems)}.'
-        output = {"code": "invalid_input", "message": message, "details": {"problems": problems}}
-        return ToolResult(output, is_error=True)
+    def execute_sync(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
+        """:meth:`invoke_sync` (``state`` is ignored: a bound tool keeps its own world)."""
+        return self.tool.execute_sync(self._state, input)
 
 
 def _fault_result(name: str, exc: Exception) -> tuple[ToolResult, ToolFault]:

@@ -187,3 +187,10 @@ async def test_errors_before_anything_runs() -> None:
     ep = silo.episode(ENV, "TASK-BLOCK")
     with pytest.raises(RuntimeError, match="async with"):
         await ep.call_tool("get_customer", {"customerId": "CUS-001"})
+
+
+async def test_finished_means_graded_and_ended_comes_first() -> None:
+    async with silo.episode(ENV, "TASK-BLOCK", max_tool_calls=0) as ep:
+        assert (ep.ended, ep.finished, ep.result) == (False, False, None)
+        await ep.call_tool("get_customer", {"customerId": "CUS-001"})  # beyond the limit
+        assert ep.ended and ep.finished and ep.result is not None

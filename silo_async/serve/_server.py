@@ -157,9 +157,9 @@ class EpisodeServer:
 
     async def _submit(self, arguments: dict[str, Any] | None) -> types.CallToolResult:
         episode = self.episode
-        # finish() marks the episode finished before it first awaits, so a second submit racing
+        # finish() marks the episode ended before it first awaits, so a second submit racing
         # the first one's grading is refused here too.
-        if episode.finished:
+        if episode.ended:
             # Refused by the episode itself, with its own message ("The episode has ended").
             return call_result(await episode.call_tool(SUBMIT, arguments))
         checked, _ = _SUBMIT_CHECK.invoke_sync(arguments)
