@@ -8,6 +8,7 @@ tools would have shown on the initial world.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypedDict
 
 from silo_async.world import round_half_up, today
@@ -140,13 +141,14 @@ def items_in_sprint(state: State, sprint_id: str) -> list[Record]:
     return [item for item in state["workItems"].values() if item.get("sprintId") == sprint_id]
 
 
+def _sprint_points(state: State, sprint_id: str, counts: Callable[[State, Record], bool]) -> int:
+    """Points of the sprint's items that ``counts``."""
+    return sum(int(i["points"]) for i in items_in_sprint(state, sprint_id) if counts(state, i))
+
+
 def sprint_committed_points(state: State, sprint_id: str) -> int:
     """Points of every non-cancelled item in the sprint (what the budget is compared with)."""
-    return sum(
-        int(item["points"])
-        for item in items_in_sprint(state, sprint_id)
-        if not _is_cancelled(state, item)
-    )
+    return _sprint_points(state, sprint_id, lambda state, item: not _is_cancelled(state, item))
 
 
 def _is_cancelled(state: State, item: Record) -> bool:
@@ -156,18 +158,12 @@ def _is_cancelled(state: State, item: Record) -> bool:
 
 def sprint_delivered_points(state: State, sprint_id: str) -> int:
     """Points of the sprint's done items (its velocity)."""
-    return sum(
-        int(item["points"]) for item in items_in_sprint(state, sprint_id) if is_done(state, item)
-    )
+    return _sprint_points(state, sprint_id, is_done)
 
 
 def sprint_remaining_points(state: State, sprint_id: str) -> int:
     """Points of the sprint's open (not closed) items."""
-    return sum(
-        int(item["points"])
-        for item in items_in_sprint(state, sprint_id)
-        if not is_closed(state, item)
-    )
+    return _sprint_points(state, sprint_id, lambda state, item: not is_closed(state, item))
 
 
 def sprint_over_budget_by(state: State, sprint_id: str) -> int:
