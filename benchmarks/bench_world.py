@@ -38,7 +38,7 @@ import anyio
 import silo_async as silo
 from silo_async._agentload import load_agent
 from silo_async._jsonutil import Snapshot, compact_json
-from silo_async._rollout import PackedDiff
+from silo_async._rollout import pack_diff, unpack_diff
 from silo_async.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +84,7 @@ def runner_diff(snapshot: Snapshot, initial: Any, final: Any) -> str:
     """The state diff as the runner computes it (untouched collections skipped), read at once."""
     changes = snapshot.changes(final)
     assert changes is not None, "the templates' worlds are plain data"
-    return PackedDiff(*changes).resolve()
+    return unpack_diff(pack_diff(*changes))
 
 
 def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:

@@ -151,7 +151,7 @@ class AgentContext:
         loop) the call is not executed either, on every backend.
         """
         rollout = self._rollout
-        await rollout.checkpoint()
+        await rollout.backend.checkpoint()
         if rollout.calls >= rollout.max_calls or rollout.stopped is not None:
             rollout.refuse_call()
             await self._refuse()

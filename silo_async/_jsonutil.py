@@ -25,14 +25,18 @@ from typing import Any
 __all__ = [
     "MAX_DEPTH",
     "JSONDepthError",
+    "Packed",
     "Snapshot",
+    "changes",
     "clone_json",
     "compact_json",
     "deeper_than",
     "json_equal",
     "output_text",
+    "pack",
     "pretty_json",
     "text_form",
+    "thaw",
     "to_jsonable",
     "utf8",
 ]
@@ -287,60 +291,85 @@ def output_text(output: Any) -> str:
     return text
 
 
+class _Copied:
+    """A world that marshal cannot hold, kept as a deep copy (custom classes, subclasses)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+#: A packed world: one marshal string per top-level key of a dict world, one for any other
+#: plain world, or a deep copy. Dicts of bytes (and bytes) are invisible to the garbage
+#: collector, so a waiting rollout costs it nothing for its snapshot.
+Packed = dict[Any, bytes] | bytes | _Copied
+
+
+def pack(value: Any) -> Packed:
+    """Freeze ``value`` as it is now (see :class:`Snapshot`)."""
+    try:
+        if type(value) is dict:
+            return {key: marshal.dumps(item) for key, item in value.items()}
+        return marshal.dumps(value)
+    except ValueError:  # not made of exact built-in types (or nested too deeply)
+        return _Copied(clone_json(value))
+
+
+def thaw(packed: Packed) -> Any:
+    """A fresh copy of the world :func:`pack` froze."""
+    if isinstance(packed, dict):
+        return {key: marshal.loads(item) for key, item in packed.items()}
+    if isinstance(packed, bytes):
+        return marshal.loads(packed)
+    return clone_json(packed.value)
+
+
+def changes(packed: Packed, value: Any) -> tuple[dict[Any, bytes], dict[Any, bytes]] | None:
+    """The packed top-level entries that may differ: ``(before, after)``, in world order.
+
+    Keys whose bytes are still those of the snapshot are left out of both; ``before`` keeps
+    the snapshot's order, ``after`` the world's. ``None`` when the world (or the snapshot) is
+    not a dict of plain data, which the caller then compares the slow way.
+    """
+    if not isinstance(packed, dict) or type(value) is not dict:
+        return None
+    after: dict[Any, bytes] = {}
+    try:
+        for key, item in value.items():
+            data = marshal.dumps(item)
+            if packed.get(key) != data:
+                after[key] = data
+    except ValueError:  # no longer plain data
+        return None
+    before = {k: b for k, b in packed.items() if k in after or k not in value}
+    return before, after
+
+
 class Snapshot:
     """A frozen copy of a world, taken before the agent acts; :meth:`thaw` gives it back.
 
     The copy is kept as ``marshal`` bytes when the world is made of plain built-in types (the
     usual case): bytes instead of thousands of dicts and lists mean a rollout that waits on a
     model costs the garbage collector nothing for its snapshot, and packing is faster than a
-    deep copy. A dict world is packed one top-level key at a time, so :meth:`unchanged` can tell
+    deep copy. A dict world is packed one top-level key at a time, so :meth:`changes` can tell
     which collections the rollout did not touch without comparing them row by row. Other worlds
-    (custom classes, subclasses of built-ins) are deep-copied with :func:`clone_json`.
+    (custom classes, subclasses of built-ins) are deep-copied with :func:`clone_json`. The
+    runtime uses the functions :func:`pack`, :func:`thaw` and :func:`changes` directly.
     """
 
-    __slots__ = ("_copy", "_packed")
+    __slots__ = ("packed",)
 
     def __init__(self, value: Any) -> None:
-        self._packed: dict[Any, bytes] | bytes | None
-        self._copy: Any = None
-        try:
-            if type(value) is dict:
-                self._packed = {key: marshal.dumps(item) for key, item in value.items()}
-            else:
-                self._packed = marshal.dumps(value)
-        except ValueError:  # not made of exact built-in types (or nested too deeply)
-            self._packed = None
-            self._copy = clone_json(value)
+        self.packed = pack(value)
 
     def thaw(self) -> Any:
         """A fresh copy of the world as it was when the snapshot was taken."""
-        packed = self._packed
-        if isinstance(packed, dict):
-            return {key: marshal.loads(item) for key, item in packed.items()}
-        if packed is not None:
-            return marshal.loads(packed)
-        return clone_json(self._copy)
+        return thaw(self.packed)
 
     def changes(self, value: Any) -> tuple[dict[Any, bytes], dict[Any, bytes]] | None:
-        """The packed top-level entries that may differ: ``(before, after)``, in world order.
-
-        Keys whose bytes are still those of the snapshot are left out of both; ``before`` keeps
-        the snapshot's order, ``after`` the world's. ``None`` when the world (or the snapshot)
-        is not a dict of plain data, which the caller then compares the slow way.
-        """
-        packed = self._packed
-        if not isinstance(packed, dict) or type(value) is not dict:
-            return None
-        after: dict[Any, bytes] = {}
-        try:
-            for key, item in value.items():
-                data = marshal.dumps(item)
-                if packed.get(key) != data:
-                    after[key] = data
-        except ValueError:  # no longer plain data
-            return None
-        before = {k: b for k, b in packed.items() if k in after or k not in value}
-        return before, after
+        """See :func:`changes`."""
+        return changes(self.packed, value)
 
     def unchanged(self, value: Any) -> set[Any]:
         """Top-level keys of a dict world whose value is still exactly what was packed.
@@ -348,15 +377,9 @@ class Snapshot:
         Equal bytes mean equal types, values and order; anything else (including bytes that
         differ only in marshal's bookkeeping) is simply not listed, never wrongly listed.
         """
-        packed = self._packed
-        if not isinstance(packed, dict) or type(value) is not dict:
+        found = changes(self.packed, value)
+        if found is None:
             return set()
-        same: set[Any] = set()
-        for key, before in packed.items():
-            if key in value:
-                try:
-                    if marshal.dumps(value[key]) == before:
-                        same.add(key)
-                except ValueError:
-                    pass  # no longer plain data: certainly changed
-        return same
+        packed = self.packed
+        assert isinstance(packed, dict)  # changes() found it a dict world
+        return {key for key in value if key in packed and key not in found[1]}

@@ -4,29 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import attrs
 
 from ._jsonutil import to_jsonable
 from ._task import Task
+from ._trace import unpack_lines
 from ._verify import Check
 
-__all__ = ["TERMINATION_REASONS", "Deferred", "RunResult"]
-
-
-class Deferred(Protocol):
-    """A part of a result computed only when it is read (see :class:`RunResult`).
-
-    Most rollouts of an RL loop or a big ``run_many`` are only ever read for their reward: their
-    trace lines and state diff are kept in a compact packed form and encoded on first access,
-    giving exactly the text an eager encoding would.
-    """
-
-    def resolve(self) -> Any:
-        """The final value."""
-        ...
-
+__all__ = ["TERMINATION_REASONS", "RunResult"]
 
 #: Why a rollout's agent phase ended. ``cancelled`` is recorded in artifacts only: the
 #: cancellation itself is re-raised to the caller, never returned.
@@ -100,8 +87,9 @@ class RunResult:
     required_passed: int
     required_total: int
     failed_required: list[str]
-    _trace: tuple[str, ...] | Deferred = attrs.field(alias="trace_lines", eq=False, repr=False)
-    _diff: str | Deferred = attrs.field(alias="state_diff_json", eq=False, repr=False)
+    # Packed (bytes) until first read: see TraceRecorder.frozen and Rollout.diff.
+    _trace: tuple[str, ...] | bytes = attrs.field(alias="trace_lines", eq=False, repr=False)
+    _diff: str | bytes = attrs.field(alias="state_diff_json", eq=False, repr=False)
     run_dir: Path | None
     started_at: str
     finished_at: str
@@ -114,7 +102,7 @@ class RunResult:
         value = self._trace
         if isinstance(value, tuple):
             return value
-        lines: tuple[str, ...] = value.resolve()
+        lines = unpack_lines(value)
         object.__setattr__(self, "_trace", lines)  # computed once, then kept
         return lines
 
@@ -124,7 +112,9 @@ class RunResult:
         value = self._diff
         if isinstance(value, str):
             return value
-        text: str = value.resolve()
+        from ._rollout import unpack_diff  # the rollout core packed it
+
+        text = unpack_diff(value)
         object.__setattr__(self, "_diff", text)
         return text
 

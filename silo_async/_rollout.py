@@ -20,7 +20,7 @@ import inspect
 import marshal
 import time
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ import anyio.lowlevel
 from ._artifacts import create_run_dir, write_artifacts
 from ._diff import state_diff
 from ._environment import Environment
-from ._jsonutil import Snapshot, compact_json, output_text, text_form
+from ._jsonutil import Packed, changes, compact_json, output_text, pack, text_form, thaw
 from ._limits import Limits
 from ._modelstep import ModelStep
 from ._result import RunResult
@@ -80,9 +80,9 @@ class Rollout:
 
     __slots__ = (
         "agent_name",
+        "backend",
         "by_name",
         "calls",
-        "checkpoint",
         "clock0",
         "deadline",
         "env",
@@ -126,10 +126,10 @@ class Rollout:
         self.clock0 = time.perf_counter()
         self.start_clock()
         self.max_calls = limits.max_tool_calls
-        self.checkpoint = backend_checkpoint()
+        self.backend = async_backend()
         self.run_id = new_run_id(self.started)
         self.state = env.create_state()
-        self.snapshot: Snapshot | None = Snapshot(self.state)
+        self.snapshot: Packed | None = pack(self.state)
         self.tools, self.by_name = env.runtime_tools(self.state)
         self.run_dir = runs_dir / self.run_id if runs_dir is not None else None
         self.trace = TraceRecorder()
@@ -311,7 +311,7 @@ class Rollout:
         if self.output is None and self.partial is not _UNSET:
             self.output = self.partial
         text = self.output_text()
-        initial = self.snapshot.thaw() if self.snapshot is not None else None
+        initial = thaw(self.snapshot) if self.snapshot is not None else None
         self.end_events(text)
         graded = self.start_grading(text, initial)
         if isinstance(graded, tuple) and self.run_dir is None:
@@ -394,18 +394,18 @@ class Rollout:
                 self.reason = "agent_error"
             return text
 
-    def diff(self, initial: Any) -> str | PackedDiff:
+    def diff(self, initial: Any) -> str | bytes:
         """The state diff, or the packed collections it is computed from when first read.
 
         Top-level collections whose bytes are unchanged are left out either way. Packed, a
         diff costs nothing until someone reads it (an RL loop reading only rewards never does)
         and is computed from the snapshot taken before the agent acted.
         """
-        changes = self.snapshot.changes(self.state) if self.snapshot is not None else None
-        if changes is None:  # not a dict world of plain data: compared the slow way, now
+        found = changes(self.snapshot, self.state) if self.snapshot is not None else None
+        if found is None:  # not a dict world of plain data: compared the slow way, now
             return compact_json(state_diff(initial, self.state))
-        packed = PackedDiff(*changes)
-        return packed if packed.size <= PACKED_DIFF_MAX_BYTES else packed.resolve()
+        packed = pack_diff(*found)
+        return packed if len(packed) <= PACKED_DIFF_MAX_BYTES else unpack_diff(packed)
 
     def verifier_event(self, outcome: VerifierOutcome, error: str | None) -> None:
         fields: dict[str, Any] = {
@@ -425,7 +425,7 @@ class Rollout:
         text: str,
         outcome: VerifierOutcome,
         verifier_error: str | None,
-        diff: str | PackedDiff,
+        diff: str | bytes,
     ) -> RunResult:
         errors = [e for e in (self.error, verifier_error) if e]
         return RunResult(
@@ -460,40 +460,38 @@ class Rollout:
         )
 
 
-class PackedDiff:
-    """A state diff kept as the packed top-level values it compares (see :meth:`Rollout.diff`)."""
-
-    __slots__ = ("after", "before")
-
-    def __init__(self, before: dict[Any, bytes], after: dict[Any, bytes]) -> None:
-        self.before, self.after = before, after
-
-    @property
-    def size(self) -> int:
-        """Bytes held."""
-        return sum(map(len, self.before.values())) + sum(map(len, self.after.values()))
-
-    def resolve(self) -> str:
-        """The diff as compact JSON (``state-diff.json``'s content)."""
-        before = {key: marshal.loads(data) for key, data in self.before.items()}
-        after = {key: marshal.loads(data) for key, data in self.after.items()}
-        return compact_json(state_diff(before, after))
+def pack_diff(before: dict[Any, bytes], after: dict[Any, bytes]) -> bytes:
+    """The packed collections a state diff compares, as one string of bytes."""
+    return marshal.dumps((before, after))
 
 
-def backend_checkpoint() -> Callable[[], Awaitable[None]]:
-    """The running backend's own checkpoint: what ``anyio.lowlevel.checkpoint`` awaits.
+def unpack_diff(packed: bytes) -> str:
+    """The state diff (``state-diff.json``'s content, compact) of :func:`pack_diff`'s bytes."""
+    before_packed, after_packed = marshal.loads(packed)
+    before = {key: marshal.loads(data) for key, data in before_packed.items()}
+    after = {key: marshal.loads(data) for key, data in after_packed.items()}
+    return compact_json(state_diff(before, after))
 
-    Looked up once per rollout, it spares ``call_tool`` anyio's per-call backend lookup (a
-    quarter of a microsecond) and one coroutine frame. Falls back to anyio's public function
-    should its internals move.
+
+class _Anyio:
+    """Stands in for anyio's backend class should anyio's internals move."""
+
+    checkpoint = staticmethod(anyio.lowlevel.checkpoint)
+
+
+def async_backend() -> Any:
+    """The running backend's class, whose ``checkpoint()`` ``anyio.lowlevel.checkpoint`` awaits.
+
+    Kept per rollout (a class, shared: nothing for the garbage collector), it spares
+    ``call_tool`` anyio's per-call backend lookup (a quarter of a microsecond) and one coroutine
+    frame.
     """
     try:
         from anyio._core._eventloop import get_async_backend
 
-        found: Callable[[], Awaitable[None]] = get_async_backend().checkpoint
-        return found
+        return get_async_backend()
     except (ImportError, AttributeError):  # pragma: no cover - another anyio layout
-        return anyio.lowlevel.checkpoint
+        return _Anyio
 
 
 def closest_names(name: str, names: list[str], count: int = 3) -> list[str]:

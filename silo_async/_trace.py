@@ -25,10 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TRACE_DEPTH",
-    "PackedTrace",
     "TraceRecorder",
     "encode_event",
     "open_trace_file",
+    "unpack_lines",
     "utc_now_iso",
 ]
 
@@ -176,29 +176,23 @@ class TraceRecorder:
         """The events as JSON lines, exactly as written to ``trace.jsonl``: what a run keeps."""
         return tuple(e if isinstance(e, str) else _encode_deferred(e) for e in self._entries)
 
-    def frozen(self) -> tuple[str, ...] | PackedTrace:
-        """:meth:`freeze`, or the packed events to encode when first read (in memory)."""
+    def frozen(self) -> tuple[str, ...] | bytes:
+        """:meth:`freeze`, or (in memory) the events packed as one string of bytes.
+
+        A finished in-memory result keeps its tool events as they were recorded, packed with
+        ``marshal``: no work until someone reads the trace (:func:`unpack_lines` gives exactly
+        the lines :meth:`freeze` would have), and nothing for the garbage collector to walk.
+        """
         entries = tuple(self._entries)
         if self._fd is not None or all(type(e) is str for e in entries):
             return tuple(e for e in entries if isinstance(e, str))
-        return PackedTrace(entries)
+        return marshal.dumps(entries)
 
 
-class PackedTrace:
-    """A trace kept as its packed events, encoded when first read.
-
-    The events are tuples of bytes and strings, which the garbage collector ignores;
-    :meth:`resolve` gives exactly the lines :meth:`TraceRecorder.freeze` would have.
-    """
-
-    __slots__ = ("entries",)
-
-    def __init__(self, entries: tuple[str | _Deferred, ...]) -> None:
-        self.entries = entries
-
-    def resolve(self) -> tuple[str, ...]:
-        """The events as JSON lines."""
-        return tuple(e if isinstance(e, str) else _encode_deferred(e) for e in self.entries)
+def unpack_lines(packed: bytes) -> tuple[str, ...]:
+    """The JSON lines of a trace :meth:`TraceRecorder.frozen` packed."""
+    entries: tuple[str | _Deferred, ...] = marshal.loads(packed)
+    return tuple(e if isinstance(e, str) else _encode_deferred(e) for e in entries)
 
 
 def _encode_deferred(entry: _Deferred) -> str:
