@@ -39,13 +39,13 @@ def files(run_dir: Path | None) -> tuple[bytes, bytes]:
 async def graded(ep: silo.Episode) -> silo.RunResult:
     """The result of an episode that has ended by itself.
 
-    ``finished`` turns true when the end begins; ``result`` once it is graded and written (the
-    files are written off the loop, so in virtual time the clock may jump in between).
+    ``finished`` turns true with ``result`` once it is graded and written (the files are written
+    off the loop, so in virtual time the clock may jump before they are).
     """
-    assert ep.finished
     with anyio.fail_after(5):
-        while ep.result is None:  # noqa: ASYNC110 (DESIGN gives no event to wait on)
+        while not ep.finished:  # noqa: ASYNC110 (DESIGN gives no event to wait on)
             await anyio.sleep(0.01)
+    assert ep.result is not None
     return ep.result
 
 
