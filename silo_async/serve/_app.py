@@ -17,11 +17,11 @@ import hmac
 import json
 from typing import Any
 
-from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from .._errors import SiloError
-from ._host import EpisodeHost, Hosted
+from ._asgi import BodyTooLarge, json_bytes, read_body, send_json
+from ._host import EpisodeHost, Finished, Hosted
 
 __all__ = ["LOOPBACK_NAMES", "ServeApp"]
 
@@ -38,16 +38,24 @@ class _HttpError(Exception):
         self.status, self.code, self.message = status, code, message
 
 
-def _error_response(status: int, code: str, message: str) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return JSONResponse({"error": {"code": code, "message": message}}, status, headers)
+#: What a route answers: a status and a JSON body, already encoded.
+_Answer = tuple[int, bytes]
+
+#: The request headers the access checks read.
+_CHECKED = frozenset((b"authorization", b"host", b"origin"))
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
+def _error_body(exc: _HttpError) -> bytes:
+    return json_bytes({"error": {"code": exc.code, "message": exc.message}})
+
+
+def _checked_headers(scope: Scope) -> dict[bytes, bytes]:
+    """The first ``authorization``, ``host`` and ``origin`` headers, in one pass."""
+    found: dict[bytes, bytes] = {}
     for key, value in scope["headers"]:
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
+        if key in _CHECKED and key not in found:
+            found[key] = value
+    return found
 
 
 def _is_loopback_authority(value: str) -> bool:
@@ -78,51 +86,58 @@ class ServeApp:
         """Serve one request."""
         if scope["type"] != "http":
             return
+        headers = None
         try:
             self._check_access(scope)
             parts = [p for p in scope["path"].split("/") if p]
             if len(parts) == 3 and parts[0] == "episodes" and parts[2] == "mcp":
-                await self._episode(parts[1]).manager.handle_request(scope, receive, send)
+                await self._episode(parts[1]).serve(scope, receive, send)
                 return
-            response = await self._route(scope, receive, parts)
+            status, body = await self._route(scope, receive, parts)
         except _HttpError as exc:
-            response = _error_response(exc.status, exc.code, exc.message)
-        await response(scope, receive, send)
+            status, body = exc.status, _error_body(exc)
+            headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        await send_json(send, body, status, headers)
 
     def _check_access(self, scope: Scope) -> None:
-        if self._auth is not None:
-            given = _header(scope, b"authorization") or ""
-            if not hmac.compare_digest(given.encode("latin-1"), self._auth):
-                raise _HttpError(
-                    401,
-                    "unauthorized",
-                    "This server needs the header 'Authorization: Bearer <token>' "
-                    "(the token it was started with: --token or SILO_SERVE_TOKEN).",
-                )
+        found = _checked_headers(scope)
+        given = found.get(b"authorization", b"")
+        if self._auth is not None and not hmac.compare_digest(given, self._auth):
+            raise _HttpError(
+                401,
+                "unauthorized",
+                "This server needs the header 'Authorization: Bearer <token>' "
+                "(the token it was started with: --token or SILO_SERVE_TOKEN).",
+            )
         if not self._loopback:
             return
-        host, origin = _header(scope, b"host"), _header(scope, b"origin")
-        if host is not None and not _is_loopback_authority(host):
-            raise _HttpError(421, "host_not_allowed", f'Host "{host}" is not this server.')
-        if origin is not None and not _is_loopback_authority(origin.partition("://")[2]):
-            raise _HttpError(403, "origin_not_allowed", f'Origin "{origin}" may not call this.')
+        host, origin = found.get(b"host"), found.get(b"origin")
+        if host is not None and not _is_loopback_authority(host.decode("latin-1")):
+            shown = host.decode("latin-1")
+            raise _HttpError(421, "host_not_allowed", f'Host "{shown}" is not this server.')
+        if origin is not None:
+            shown = origin.decode("latin-1")
+            if not _is_loopback_authority(shown.partition("://")[2]):
+                raise _HttpError(403, "origin_not_allowed", f'Origin "{shown}" may not call this.')
 
-    async def _route(self, scope: Scope, receive: Receive, parts: list[str]) -> JSONResponse:
+    async def _route(self, scope: Scope, receive: Receive, parts: list[str]) -> _Answer:
         method = scope["method"]
         if parts == ["episodes"]:
             if method == "POST":
                 return await self._open(await _json_body(receive))
             if method == "GET":
-                return JSONResponse({"episodes": [h.status() for h in self._host.all()]})
+                listed = b",".join(h.status() for h in self._host.all())
+                return 200, b'{"episodes":[' + listed + b"]}"
             raise _method_not_allowed("GET, POST")
         if len(parts) == 2 and parts[0] == "episodes":
             if method != "GET":
                 raise _method_not_allowed("GET")
-            return JSONResponse(self._episode(parts[1]).status())
+            return 200, self._episode(parts[1]).status()
         if len(parts) == 3 and parts[0] == "episodes" and parts[2] == "finish":
             if method != "POST":
                 raise _method_not_allowed("POST")
-            return await self._finish(self._episode(parts[1]), await _json_body(receive))
+            hosted = self._episode(parts[1])
+            return 200, await hosted.finish((await _json_body(receive)).get("answer"))
         raise _HttpError(
             404,
             "not_found",
@@ -130,7 +145,7 @@ class ServeApp:
             "POST /episodes/<id>/finish, /episodes/<id>/mcp.",
         )
 
-    def _episode(self, episode_id: str) -> Hosted:
+    def _episode(self, episode_id: str) -> Hosted | Finished:
         hosted = self._host.get(episode_id)
         if hosted is None:
             known = ", ".join(h.id for h in self._host.all()) or "none"
@@ -142,7 +157,7 @@ class ServeApp:
             )
         return hosted
 
-    async def _open(self, body: dict[str, Any]) -> JSONResponse:
+    async def _open(self, body: dict[str, Any]) -> _Answer:
         task_id = body.get("task", self._default_task)
         if not isinstance(task_id, str):
             raise _HttpError(400, "invalid_input", '"task" must be a task id (a string).')
@@ -153,11 +168,7 @@ class ServeApp:
             raise _HttpError(status, exc.code, exc.message) from None
         except RuntimeError as exc:
             raise _HttpError(503, "shutting_down", str(exc)) from None
-        return JSONResponse(hosted.summary(), 201)
-
-    async def _finish(self, hosted: Hosted, body: dict[str, Any]) -> JSONResponse:
-        await hosted.episode.finish(body.get("answer"))
-        return JSONResponse(hosted.status())
+        return 201, json_bytes(hosted.summary())
 
 
 def _method_not_allowed(allowed: str) -> _HttpError:
@@ -166,21 +177,11 @@ def _method_not_allowed(allowed: str) -> _HttpError:
 
 async def _json_body(receive: Receive) -> dict[str, Any]:
     """The request's JSON object body; an empty body is ``{}``."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise _HttpError(413, "invalid_input", f"The body is over {MAX_BODY} bytes.")
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            break
-    raw = b"".join(chunks)
-    if not raw.strip():
+    try:
+        raw = await read_body(receive, MAX_BODY)
+    except BodyTooLarge:
+        raise _HttpError(413, "invalid_input", f"The body is over {MAX_BODY} bytes.") from None
+    if raw is None or not raw.strip():
         return {}
     try:
         value = json.loads(raw)

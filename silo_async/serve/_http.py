@@ -188,6 +188,10 @@ async def serve_http(
         backlog=BACKLOG,
         timeout_keep_alive=KEEP_ALIVE_S,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        # httptools (in the mcp extra) when installed: its parser costs ~150 µs less CPU per
+        # call than h11's. No proxy in front of this server: X-Forwarded-* mean nothing here.
+        http="auto",
+        proxy_headers=False,
     )
     server = _Server(config)
     with sock:

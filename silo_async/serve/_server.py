@@ -9,10 +9,11 @@ it is a JSON object) + ``isError``. A rejected call is a *result*, never a JSON-
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
 
 import mcp_types as types
+from anyio.lowlevel import checkpoint
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
@@ -21,9 +22,18 @@ from .. import Episode, __version__
 from .._errors import SiloError
 from .._jsonutil import compact_json
 from .._result import RunResult
-from .._tools import BoundTool, ToolResult, tool
+from .._tools import BoundTool, ToolResult, ToolSpec, tool
 
-__all__ = ["SUBMIT", "TASK_URI", "EpisodeServer", "call_result", "check_reserved"]
+__all__ = [
+    "SUBMIT",
+    "TASK_URI",
+    "Ended",
+    "EpisodeServer",
+    "Playable",
+    "call_result",
+    "check_reserved",
+    "list_tools_result",
+]
 
 #: The tool every served episode adds to the environment's tools.
 SUBMIT = "submit"
@@ -88,6 +98,58 @@ def call_result(result: ToolResult) -> types.CallToolResult:
     )
 
 
+def list_tools_result(specs: Sequence[ToolSpec]) -> types.ListToolsResult:
+    """What ``tools/list`` answers for these tools: them, then ``submit``."""
+    return types.ListToolsResult(
+        tools=[
+            types.Tool(name=s.name, description=s.description, input_schema=s.input_schema)
+            for s in [*specs, _submit.spec]
+        ]
+    )
+
+
+class Playable(Protocol):
+    """What :class:`EpisodeServer` serves: a :class:`silo.Episode`, or :class:`Ended`."""
+
+    @property
+    def task(self) -> str:
+        """The task's instruction."""
+
+    @property
+    def finished(self) -> bool:
+        """True once the episode has ended."""
+
+    async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:
+        """A tool call, as :meth:`silo.Episode.call_tool`."""
+
+    async def finish(self, answer: Any = None) -> RunResult:
+        """End the episode, as :meth:`silo.Episode.finish`."""
+
+
+class Ended:
+    """An episode that has ended and was let go: every call answers its ``refusal``.
+
+    Args:
+        task: the task's instruction.
+        refusal: what the episode answered calls after its end (``invalid_state``).
+    """
+
+    finished = True
+
+    def __init__(self, task: str, refusal: ToolResult) -> None:
+        self.task = task
+        self._refusal = refusal
+
+    async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:
+        """The refusal (a checkpoint, as every call)."""
+        await checkpoint()
+        return self._refusal
+
+    async def finish(self, answer: Any = None) -> RunResult:
+        """Never called: a finished episode's ``submit`` is refused before it finishes."""
+        raise RuntimeError("This episode has ended; its result is in its run directory.")
+
+
 def _no_header_schema(name: str) -> None:
     return None
 
@@ -100,10 +162,12 @@ class EpisodeServer:
     """One episode served over MCP: its tools plus ``submit``, its task as prompt and resource.
 
     Args:
-        episode: the entered episode every call goes to.
+        episode: the entered episode every call goes to (or an :class:`Ended` one).
         name: the server's name (the environment's).
         reveal: when given, ``submit`` answers ``reveal(result)`` (the grade) instead of
             ``Submitted.``.
+        tools: what ``tools/list`` answers (:func:`list_tools_result`); by default built from
+            ``episode.tools``. A host serving many episodes of one environment builds it once.
 
     Attributes:
         server: the ``mcp`` low-level server to run on a transport.
@@ -111,20 +175,18 @@ class EpisodeServer:
 
     def __init__(
         self,
-        episode: Episode,
+        episode: Playable,
         *,
         name: str,
         reveal: Callable[[RunResult], str] | None = None,
+        tools: types.ListToolsResult | None = None,
     ) -> None:
         self.episode = episode
         self._reveal = reveal
-        specs = [*episode.tools, _submit.spec]
-        self._tools = types.ListToolsResult(
-            tools=[
-                types.Tool(name=s.name, description=s.description, input_schema=s.input_schema)
-                for s in specs
-            ]
-        )
+        if tools is None:
+            assert isinstance(episode, Episode), "an Ended episode comes with its tools"
+            tools = list_tools_result(episode.tools)
+        self._tools = tools
         self.server: Server[Any] = Server(
             name,
             version=__version__,
