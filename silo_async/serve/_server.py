@@ -116,8 +116,8 @@ class Playable(Protocol):
         """The task's instruction."""
 
     @property
-    def finished(self) -> bool:
-        """True once the episode has ended."""
+    def ended(self) -> bool:
+        """True from the moment the episode ends."""
 
     async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:
         """A tool call, as :meth:`silo.Episode.call_tool`."""
@@ -134,7 +134,7 @@ class Ended:
         refusal: what the episode answered calls after its end (``invalid_state``).
     """
 
-    finished = True
+    ended = True
 
     def __init__(self, task: str, refusal: ToolResult) -> None:
         self.task = task
