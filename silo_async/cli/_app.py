@@ -21,7 +21,7 @@ from ._runs import replay_command, runs
 from ._serve import serve
 from ._tasks import task
 from ._tools import tool, verifier
-from ._usage import root_option_after_command
+from ._usage import one_line_usage, root_option_after_command
 
 __all__ = ["app"]
 
@@ -38,7 +38,20 @@ Examples:
 
 
 class _RootGroup(OrderedGroup):
-    """Reports every failure below it as one line on stderr."""
+    """Reports every failure below it as one line on stderr (usage errors too)."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        # The root's own options (--backend curio) are parsed here, before invoke().
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            raise one_line_usage(exc) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         # The root's own options are parsed before invoke() runs; its callback runs inside.
@@ -46,7 +59,9 @@ class _RootGroup(OrderedGroup):
             with reporting_errors(show_traceback=bool(ctx.params.get("show_traceback"))):
                 return super().invoke(ctx)
         except click.NoSuchOption as exc:
-            raise root_option_after_command(self, exc) or exc from None
+            raise one_line_usage(root_option_after_command(self, exc) or exc) from None
+        except click.UsageError as exc:
+            raise one_line_usage(exc) from None
 
 
 @click.group(cls=_RootGroup, context_settings=_CONTEXT, invoke_without_command=True, epilog=_EPILOG)

@@ -4,7 +4,8 @@
   exit 1. Besides the 17 authoring codes, the CLI's own failures use the codes of
   :data:`CLI_ERROR_CODES` (Silo printed these without a code; DESIGN.md asks for one on every
   error line).
-* Usage errors (bad flags, missing arguments) are click's ``UsageError``: exit 2.
+* Usage errors (bad flags, missing arguments) are click's ``UsageError``: exit 2, printed as
+  ``error: usage_error: <message> See '<command> --help'.`` (``_usage.OneLineUsageError``).
 * Anything else (a bug, or an exception escaping environment code such as ``create_state``) ->
   ``error: internal_error: unexpected <Type>: <message> (<file>:<line> in <function>; ...)``,
   exit 1 (``internal_error``, as for a tool that raises); the
@@ -60,6 +61,7 @@ CLI_ERROR_CODES = (
     "executor_unavailable",  # eval --executor ray: Ray missing, unreachable or failing to start
     "cancelled",  # run or eval interrupted (Ctrl-C); exit 130
     "disk_full",  # no space left (or quota exceeded) where runs or files are written
+    "not_writable",  # where runs or files are written is not a writable directory
     "fail_under",  # eval --fail-under RATE: an agent's pass rate is below RATE
     "prices_invalid",  # eval --prices FILE: missing, not JSON, or not a price table
     "internal_error",  # an unexpected exception (a bug, or environment code that raised)
@@ -67,6 +69,7 @@ CLI_ERROR_CODES = (
     "tool_name_reserved",  # serve: the environment has its own tool named "submit"
     "serve_unprotected",  # serve --transport http on a non-loopback host without a token
     "address_unavailable",  # serve --transport http: the host/port cannot be bound
+    "usage_error",  # a wrong flag, command, argument or value (exit 2)
 )
 
 
@@ -92,6 +95,8 @@ def fail(code: str, message: str, status: int = 1) -> NoReturn:
 
 #: Errors of the file system that are the machine's state, not a bug: a full disk or quota.
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+#: ... and a place to write that is a file, read-only or not ours: the user's setup, not a bug.
+_NOT_WRITABLE = (errno.ENOTDIR, errno.EISDIR, errno.EROFS, errno.EACCES, errno.EPERM)
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -103,7 +108,7 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 def _expected(exc: BaseException) -> bool:
     return isinstance(exc, SiloError | CliError | AgentLoadError) or (
-        isinstance(exc, OSError) and exc.errno in _DISK_FULL
+        isinstance(exc, OSError) and exc.errno in (*_DISK_FULL, *_NOT_WRITABLE)
     )
 
 
@@ -127,6 +132,8 @@ def error_line(exc: BaseException) -> str | None:
         return f"error: {exc.code}: {exc}"
     if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
         return f"error: disk_full: {_disk_full(exc)}"
+    if isinstance(exc, OSError) and exc.errno in _NOT_WRITABLE and exc.filename is not None:
+        return f"error: not_writable: {_not_writable(exc)}"
     return None
 
 
@@ -138,6 +145,20 @@ def _disk_full(exc: OSError) -> str:
     return (
         f"{what} while writing in {directory}; free some space there (or write elsewhere, "
         "e.g. eval --out DIR on another disk) and run again."
+    )
+
+
+def _not_writable(exc: OSError) -> str:
+    """What is in the way of ``exc.filename``: a file where a directory should be, or rights."""
+    path = Path(os.fspath(exc.filename))
+    blocker = next((p for p in (path, *path.parents) if p.exists() or p.is_symlink()), path)
+    if exc.errno == errno.ENOTDIR and not blocker.is_dir():
+        problem = f"{_shown(str(blocker))} is a file, not a directory"
+    else:
+        problem = f"{exc.strerror or 'cannot write'}: {_shown(str(path))}"
+    return (
+        f"{problem}; make it a directory you can write (or write elsewhere, e.g. eval --out "
+        "DIR) and run again."
     )
 
 

@@ -1,4 +1,9 @@
-"""Where an option goes: hints for options typed on the wrong side of a subcommand.
+"""Usage errors: one ``error: usage_error: ...`` line, and where a misplaced option goes.
+
+Every error the CLI prints is one line ``error: <code>: <message>``; a usage error (a wrong
+flag, command or value; exit 2) is no exception: :class:`OneLineUsageError` prints click's
+message under the code ``usage_error``, followed by the ``--help`` to read, instead of click's
+usage block.
 
 Click alone says "No such option" (and may suggest an unrelated near name) when a
 subcommand's option comes before the subcommand (``silo-async task --env demo list``) or a
@@ -10,7 +15,40 @@ from __future__ import annotations
 
 import click
 
-__all__ = ["accepts_option", "misplaced_option_hint", "root_option_after_command"]
+__all__ = [
+    "OneLineUsageError",
+    "accepts_option",
+    "misplaced_option_hint",
+    "one_line_usage",
+    "root_option_after_command",
+]
+
+
+class OneLineUsageError(click.UsageError):
+    """A usage error shown as ``error: usage_error: <click's message> See '... --help'.``.
+
+    Args:
+        exc: the usage error click raised (its message, context and exit status are kept).
+    """
+
+    def __init__(self, exc: click.UsageError) -> None:
+        super().__init__(exc.format_message(), exc.ctx)
+        self.exit_code = exc.exit_code
+
+    def show(self, file: object = None) -> None:
+        """Print the one line on stderr (``file`` is ignored: errors always go to stderr)."""
+        message = " ".join(self.format_message().split())
+        # A hint that already shows the command line to type ("... --env ...") needs no pointer.
+        if self.ctx is not None and not message.endswith(" ..."):
+            message += f" See '{self.ctx.command_path} --help'."
+        click.echo(f"error: usage_error: {message}", err=True)
+
+
+def one_line_usage(exc: click.UsageError) -> click.UsageError:
+    """``exc`` as a one-line usage error; a bare group's help (``silo-async env``) stays help."""
+    if isinstance(exc, OneLineUsageError | click.exceptions.NoArgsIsHelpError):
+        return exc
+    return OneLineUsageError(exc)
 
 
 def _leaf_for(group: click.Group, args: list[str]) -> tuple[click.Command, list[str]] | None:
