@@ -371,14 +371,15 @@ def test_verifier_add_for_the_task_it_is_named_by_adds_no_hint(project: Path) ->
     [
         (
             ["run", "--env", "shop", "--task", "TASK-001", "--backend", "trio"],
-            "error: usage_error: No such option '--backend' for 'silo-async run': it is an option of "
-            "'silo-async' itself. Put it before the command: silo-async --backend asyncio|trio "
-            "run ...",
+            "error: usage_error: No such option '--backend' for 'silo-async run': it is an "
+            "option of 'silo-async' itself. Put it before the command: "
+            "silo-async --backend asyncio|trio run ...",
         ),
         (
             ["env", "list", "--traceback"],
-            "error: usage_error: No such option '--traceback' for 'silo-async env list': it is an option of "
-            "'silo-async' itself. Put it before the command: silo-async --traceback env list ...",
+            "error: usage_error: No such option '--traceback' for 'silo-async env list': it is "
+            "an option of 'silo-async' itself. Put it before the command: "
+            "silo-async --traceback env list ...",
         ),
     ],
 )
