@@ -28,12 +28,11 @@ class OneLineUsageError(click.UsageError):
     """A usage error shown as ``error: usage_error: <click's message> See '... --help'.``.
 
     Args:
-        exc: the usage error click raised (its message, context and exit status are kept).
+        exc: the usage error click raised (its message and context are kept; exit status 2).
     """
 
     def __init__(self, exc: click.UsageError) -> None:
         super().__init__(exc.format_message(), exc.ctx)
-        self.exit_code = exc.exit_code
 
     def show(self, file: object = None) -> None:
         """Print the one line on stderr (``file`` is ignored: errors always go to stderr)."""
