@@ -33,7 +33,10 @@ the same in every world, and a fix reaches every project that uses it:
 * **grading**: :func:`every` (a check that all of a list was done, ``2 of 3 moved`` as its
   detail), :func:`numbers_in`, :func:`states_number`, :func:`final_number`,
   :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`fold`, :func:`unchanged`,
-  :func:`changed_ids`, :func:`modified_ids`, :func:`new_ids`, :func:`new_records`, :func:`find_by`.
+  :func:`changed_ids`, :func:`modified_ids`, :func:`new_ids`, :func:`new_records`, :func:`find_by`;
+* **types**: :class:`WorldState` (the clock, audit log and id counters every world has, for a
+  world's ``State`` to extend), :class:`Clock`, :class:`AuditEntry`, and :data:`Records` (a
+  collection: a map of id to record).
 
 The conventions a world built on it follows: collections are maps of id to record, with
 last-used id counters in ``state["sequences"]``; the clock is ``state["clock"]["now"]`` (an
@@ -122,6 +125,10 @@ from ._records import set_field as set_field
 from ._seed import Reference as Reference
 from ._seed import Seed as Seed
 from ._seed import SeedError as SeedError
+from ._types import AuditEntry as AuditEntry
+from ._types import Clock as Clock
+from ._types import Records as Records
+from ._types import WorldState as WorldState
 from ._values import fold as fold
 from ._writes import Actor as Actor
 from ._writes import Target as Target
@@ -136,7 +143,10 @@ __all__ = [
     "MAX_NUMBER",
     "PAGING",
     "Actor",
+    "AuditEntry",
     "Change",
+    "Clock",
+    "Records",
     "Reference",
     "Schema",
     "Seed",
@@ -144,6 +154,7 @@ __all__ = [
     "Target",
     "View",
     "Where",
+    "WorldState",
     "Write",
     "add_days",
     "advance_clock",

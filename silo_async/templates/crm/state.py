@@ -9,9 +9,11 @@ is always the date part of ``state["clock"]["now"]``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Literal, TypedDict, TypeVar
+from typing import Literal, TypedDict, TypeVar
 
 from silo_async.world import (
+    Records,
+    WorldState,
     days_between,
     fold,
     parse_date,
@@ -32,13 +34,6 @@ OpportunityStatus = Literal["open", "won", "lost"]
 DEAL_OWNER_ROLES: tuple[str, ...] = ("director", "account_executive")
 #: Lead statuses that still need work.
 OPEN_LEAD_STATUSES: tuple[str, ...] = ("new", "working", "qualified")
-
-
-class Clock(TypedDict):
-    """The simulated clock: ``now`` is an ISO-8601 UTC timestamp."""
-
-    now: str
-    timezone: str
 
 
 class Policies(TypedDict):
@@ -189,34 +184,18 @@ class Activity(TypedDict):
     notes: str
 
 
-class AuditEvent(TypedDict):
-    """One write, as the audit log records it (ids ``AUD-NNNN``)."""
+class State(WorldState):
+    """The whole CRM world: the toolkit's clock, audit log and counters, and these collections."""
 
-    id: str
-    at: str
-    actorId: str
-    action: str
-    entityType: str
-    entityId: str
-    detail: str
-    changes: list[dict[str, Any]]
-
-
-class State(TypedDict):
-    """The whole CRM world. Collections are keyed by id; the audit log is an id-keyed list."""
-
-    clock: Clock
     company: Company
     policies: Policies
-    users: dict[str, User]
-    stages: dict[str, Stage]
-    accounts: dict[str, Account]
-    contacts: dict[str, Contact]
-    leads: dict[str, Lead]
-    opportunities: dict[str, Opportunity]
-    activities: dict[str, Activity]
-    auditLog: list[AuditEvent]
-    sequences: dict[str, int]
+    users: Records[User]
+    stages: Records[Stage]
+    accounts: Records[Account]
+    contacts: Records[Contact]
+    leads: Records[Lead]
+    opportunities: Records[Opportunity]
+    activities: Records[Activity]
 
 
 # --- names ------------------------------------------------------------------------------------

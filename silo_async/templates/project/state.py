@@ -9,9 +9,9 @@ tools would have shown on the initial world.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypedDict
+from typing import Any
 
-from silo_async.world import round_half_up, today
+from silo_async.world import Records, WorldState, round_half_up, today
 
 __all__ = [
     "PRIORITY_RANK",
@@ -49,21 +49,21 @@ Record = dict[str, Any]
 PRIORITY_RANK: dict[str, int] = {"low": 0, "medium": 1, "high": 2, "urgent": 3}
 
 
-class State(TypedDict):
-    """The whole world. Collections are maps of id to record (insertion order = id order)."""
+class State(WorldState):
+    """The whole world: the toolkit's clock, audit log and counters, and these collections.
 
-    clock: dict[str, str]
-    teams: dict[str, Record]
-    members: dict[str, Record]
-    projects: dict[str, Record]
-    sprints: dict[str, Record]
-    workflowStates: dict[str, Record]
-    workItems: dict[str, Record]
-    dependencies: dict[str, Record]
-    comments: dict[str, Record]
-    timeLogs: dict[str, Record]
-    auditLog: list[Record]
-    sequences: dict[str, int]
+    Collections are maps of id to record (insertion order = id order).
+    """
+
+    teams: Records[Record]
+    members: Records[Record]
+    projects: Records[Record]
+    sprints: Records[Record]
+    workflowStates: Records[Record]
+    workItems: Records[Record]
+    dependencies: Records[Record]
+    comments: Records[Record]
+    timeLogs: Records[Record]
 
 
 # --- members -------------------------------------------------------------------------------------
