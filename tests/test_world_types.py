@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import get_type_hints
+from typing import Any, get_type_hints
 
 import pytest
 
@@ -20,7 +20,8 @@ def test_records_is_a_map_of_id_to_record() -> None:
 
 
 def test_an_audit_entry_has_exactly_the_keys_audit_writes() -> None:
-    state: dict = {"clock": {"now": "2026-03-02T09:00:00Z"}, "auditLog": [], "sequences": {}}
+    state: dict[str, Any] = {"clock": {"now": "2026-03-02T09:00:00Z"}, "auditLog": []}
+    state["sequences"] = {}
     w.audit(state, "USR-001", "block_vendor", "vendor", "VEN-001", "Blocked.", [])
     assert set(state["auditLog"][0]) == set(get_type_hints(w.AuditEntry))
 

@@ -8,7 +8,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Account, State, open_opportunities, total_amount, total_weighted
-from .helpers import ACCOUNT, ACTOR, FILTERS, deal_owner, reassign_tool
+from .helpers import ACCOUNT, ACTOR, FILTERS, deal_owner, reassign_tool, update_tool
 from .views import account_view, contact_view, opportunity_view
 
 __all__ = [
@@ -114,7 +114,11 @@ def create_account(call: w.Write) -> dict[str, Any]:
     return {"created": account_view(state, account)}
 
 
-@ACTOR.write_tool(
+#: What update_account may change.
+_DESCRIPTIVE = ("name", "industry", "tier", "website", "city", "country")
+
+
+@update_tool(
     "update_account",
     "Change an account's name, industry, tier, website, city or country (not its owner: use "
     "reassign_account).",
@@ -126,18 +130,15 @@ def create_account(call: w.Write) -> dict[str, Any]:
         "city": w.string("New city."),
         "country": w.string("New two-letter country code."),
     },
-    target=ACCOUNT,
+    ACCOUNT,
+    account_view,
 )
-def update_account(call: w.Write) -> dict[str, Any]:
-    """Update an account's descriptive fields."""
+def update_account(call: w.Write) -> None:
+    """A new name must be free (another spelling of the same name is not a clash)."""
     input, account = call.input, call.record
-    fields = ("name", "industry", "tier", "website", "city", "country")
-    w.require_some(input, fields)
     if "name" in input and input["name"].strip().lower() != account["name"].lower():
         assert_name_free(call.state, input["name"])
-    call.set_given(fields)
-    call.audit("Updated account.")
-    return {"updated": account_view(call.state, account), "changes": call.changes}
+    call.set_given(_DESCRIPTIVE)
 
 
 reassign_account = reassign_tool(

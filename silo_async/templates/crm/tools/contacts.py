@@ -16,7 +16,7 @@ from ..state import (
     full_name,
     normalise_email,
 )
-from .helpers import ACTOR, CONTACT, FILTERS
+from .helpers import ACTOR, CONTACT, FILTERS, update_tool
 from .views import contact_view
 
 __all__ = [
@@ -145,7 +145,7 @@ def create_contact(call: w.Write) -> dict[str, Any]:
     return {"created": contact_view(state, contact)}
 
 
-@ACTOR.write_tool(
+@update_tool(
     "update_contact",
     "Change a contact's title, phone or email, or make it the account's primary contact.",
     {
@@ -154,12 +154,12 @@ def create_contact(call: w.Write) -> dict[str, Any]:
         "email": w.string("New email (must stay unique among active contacts)."),
         "isPrimary": w.boolean("true makes this the primary contact (demoting the current one)."),
     },
-    target=ACTIVE_CONTACT,
+    ACTIVE_CONTACT,
+    contact_view,
 )
-def update_contact(call: w.Write) -> dict[str, Any]:
-    """Update a contact."""
+def update_contact(call: w.Write) -> None:
+    """Emails stay unique; the primary contact is replaced, never unset."""
     state, input, contact = call.state, call.input, call.record
-    w.require_some(input, ("title", "phone", "email", "isPrimary"))
     if input.get("isPrimary") is False and contact["isPrimary"]:
         raise silo.tool_error(
             "invalid_state",
@@ -172,8 +172,6 @@ def update_contact(call: w.Write) -> dict[str, Any]:
     call.set_given(("title", "phone"))
     if input.get("isPrimary"):
         _make_primary(state, contact, call.changes)
-    call.audit("Updated contact.")
-    return {"updated": contact_view(state, contact), "changes": call.changes}
 
 
 @w.define_tool(

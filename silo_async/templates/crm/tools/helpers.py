@@ -6,7 +6,8 @@ guessing (``Opportunity OPP-007 is lost, not open.``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import silo_async as silo
@@ -44,6 +45,7 @@ __all__ = [
     "reassign_owner",
     "reassign_tool",
     "require_starting_stage",
+    "update_tool",
     "work_owner",
 ]
 
@@ -211,6 +213,47 @@ def reassign_tool(
         return {"updated": view(call.state, call.record)}
 
     return reassign
+
+
+def update_tool(
+    name: str,
+    description: str,
+    properties: Mapping[str, w.Schema],
+    target: w.Target,
+    view: Callable[[State, Any], dict[str, Any]],
+    require: Callable[[dict[str, Any]], None] | None = None,
+) -> Callable[[Callable[[w.Write], None]], silo.Tool]:
+    """Decorate ``apply(call)`` as the ``update_<kind>`` tool: ``{updated: view, changes}``.
+
+    A call must give at least one of ``properties`` (``require``, by default
+    :func:`w.require_some` over them); ``apply`` checks and sets the fields through the
+    :class:`w.Write`, and the changes are audited as ``Updated <kind>.``.
+
+    Args:
+        name: the tool name.
+        description: what the agent reads.
+        properties: the fields the tool may change (none of them required).
+        target: the kind of record, guarded when it may not change any more.
+        view: what the agent sees of the record afterwards.
+        require: refuses an input that changes nothing.
+    """
+    fields = tuple(properties)
+
+    def make(apply: Callable[[w.Write], None]) -> silo.Tool:
+        @ACTOR.write_tool(name, description, properties, target=target)
+        @functools.wraps(apply)
+        def update(call: w.Write) -> dict[str, Any]:
+            if require is None:
+                w.require_some(call.input, fields)
+            else:
+                require(call.input)
+            apply(call)
+            call.audit(f"Updated {target.entity}.")
+            return {"updated": view(call.state, call.record), "changes": call.changes}
+
+        return update
+
+    return make
 
 
 def is_lead_open(lead: Lead) -> bool:

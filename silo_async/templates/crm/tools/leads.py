@@ -22,6 +22,7 @@ from .helpers import (
     read_future_date,
     reassign_tool,
     require_starting_stage,
+    update_tool,
     work_owner,
 )
 from .opportunities import new_opportunity
@@ -144,7 +145,15 @@ def create_lead(call: w.Write) -> dict[str, Any]:
     return {"created": lead_view(state, lead)}
 
 
-@ACTOR.write_tool(
+def _something_to_update(input: dict[str, Any]) -> None:
+    if not any(input.get(f) for f in ("title", "phone", "email", "markContacted")):
+        raise silo.tool_error(
+            "invalid_input",
+            "Nothing to update: give title, phone, email or markContacted: true.",
+        )
+
+
+@update_tool(
     "update_lead",
     "Change an open lead's title, phone or email, or record that it was contacted today (a new "
     "lead then becomes working).",
@@ -154,23 +163,17 @@ def create_lead(call: w.Write) -> dict[str, Any]:
         "email": w.string("New email address."),
         "markContacted": w.boolean("true records a contact today."),
     },
-    target=OPEN_LEAD,
+    OPEN_LEAD,
+    lead_view,
+    _something_to_update,
 )
-def update_lead(call: w.Write) -> dict[str, Any]:
-    """Update an open lead."""
-    input, lead = call.input, call.record
-    if not any(input.get(f) for f in ("title", "phone", "email", "markContacted")):
-        raise silo.tool_error(
-            "invalid_input",
-            "Nothing to update: give title, phone, email or markContacted: true.",
-        )
+def update_lead(call: w.Write) -> None:
+    """A contact today moves a new lead to working."""
     call.set_given(("title", "phone", "email"))
-    if input.get("markContacted"):
+    if call.input.get("markContacted"):
         call.set("lastContactedDate", w.today(call.state))
-        if lead["status"] == "new":
+        if call.record["status"] == "new":
             call.set("status", "working")
-    call.audit("Updated lead.")
-    return {"updated": lead_view(call.state, lead), "changes": call.changes}
 
 
 reassign_lead = reassign_tool(

@@ -28,6 +28,7 @@ from .helpers import (
     read_future_date,
     reassign_tool,
     require_starting_stage,
+    update_tool,
 )
 from .views import activity_view, opportunity_view
 
@@ -195,7 +196,7 @@ def create_opportunity(call: w.Write) -> dict[str, Any]:
     return {"created": opportunity_view(state, opp)}
 
 
-@ACTOR.write_tool(
+@update_tool(
     "update_opportunity",
     "Change an open opportunity's name, amount, expected close date or primary contact.",
     {
@@ -204,12 +205,12 @@ def create_opportunity(call: w.Write) -> dict[str, Any]:
         "expectedCloseDate": w.date("New expected close date, today or later"),
         "primaryContactId": w.string("New primary contact (an active contact of the account)."),
     },
-    target=OPEN_OPPORTUNITY,
+    OPEN_OPPORTUNITY,
+    opportunity_view,
 )
-def update_opportunity(call: w.Write) -> dict[str, Any]:
-    """Update an open opportunity."""
-    state, input, opp = call.state, call.input, call.record
-    w.require_some(input, ("name", "amount", "expectedCloseDate", "primaryContactId"))
+def update_opportunity(call: w.Write) -> None:
+    """Amounts are money, close dates not in the past, contacts of the deal's account."""
+    state, input = call.state, call.input
     if "name" in input:
         call.set("name", input["name"].strip())
     if "amount" in input:
@@ -217,10 +218,8 @@ def update_opportunity(call: w.Write) -> dict[str, Any]:
     if "expectedCloseDate" in input:
         call.set("expectedCloseDate", read_future_date(state, input, "expectedCloseDate"))
     if "primaryContactId" in input:
-        _check_contact(state, input["primaryContactId"], opp["accountId"])
+        _check_contact(state, input["primaryContactId"], call.record["accountId"])
         call.set("primaryContactId", input["primaryContactId"])
-    call.audit("Updated opportunity.")
-    return {"updated": opportunity_view(state, opp), "changes": call.changes}
 
 
 def _move(call: w.Write, stage: Stage) -> dict[str, Any]:
