@@ -32,8 +32,18 @@ def _untouched(final: State, initial: State) -> silo.Check:
     return silo.optional("the world was left unchanged", unchanged(final, initial))
 
 
-def _none_stated(text: str, values: list[float]) -> bool:
-    return not any(states_number(text, v) for v in values)
+def _figure(
+    text: str, figure: float, stated: str, avoided: str, traps: list[float], named: str
+) -> list[silo.Check]:
+    """The answer states ``figure`` (check ``stated``) and none of ``traps`` (check ``avoided``).
+
+    ``traps`` are what a careless reading gives (a dropped qualifier, another record's figure);
+    the second check's detail lists them after ``named``.
+    """
+    return [
+        silo.check(stated, states_number(text, figure)),
+        silo.check(avoided, not any(states_number(text, v) for v in traps), f"{named} {traps}"),
+    ]
 
 
 def _the_one(
@@ -84,13 +94,9 @@ def ver_012(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     totals = hours_by_project(initial)
     expected = totals[project["id"]]
     others = [h for p, h in totals.items() if p != project["id"] and abs(h - expected) > 0.01]
+    avoided = "does not also state another project's total"
     return [
-        silo.check(f"states {expected:g} hours", states_number(text, expected)),
-        silo.check(
-            "does not also state another project's total",
-            _none_stated(text, others),
-            f"other totals {others}",
-        ),
+        *_figure(text, expected, f"states {expected:g} hours", avoided, others, "other totals"),
         _untouched(final, initial),
     ]
 
@@ -120,48 +126,48 @@ def ver_013(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
         if is_overdue(initial, i) and i["assigneeId"]
     )
     traps = sorted({float(everything), float(assigned)} - {float(expected)})
+    avoided = "does not state a total that ignores the qualifier"
     return [
-        silo.check(f"states {expected} points", states_number(text, expected)),
-        silo.check(
-            "does not state a total that ignores the qualifier",
-            _none_stated(text, traps),
-            f"unqualified totals {traps}",
-        ),
+        *_figure(text, expected, f"states {expected} points", avoided, traps, "unqualified totals"),
         silo.optional("the qualifier changes the answer", bool(traps)),
         _untouched(final, initial),
     ]
 
 
 def _over_the_line(
-    final: State,
-    initial: State,
-    ctx: silo.VerifierContext,
-    collection: str,
-    excess_of: Callable[[State, str], int],
-    kind: str,
-    what: str,
-) -> list[silo.Check]:
-    """Name the record furthest over its limit (``excess_of`` > 0) and by how much, nobody else."""
-    records: list[Record] = list(initial[collection].values())  # type: ignore[literal-required]
-    excess = {r["id"]: excess_of(initial, r["id"]) for r in records}
-    over = [r for r in records if excess[r["id"]] > 0]
-    if not over:
-        return [silo.check(f"some {kind} is over {what} in the seed", False)]
-    worst = max(over, key=lambda r: (excess[r["id"]], r["id"]))
-    amount = excess[worst["id"]]
-    others = [r["name"] for r in records if r["id"] != worst["id"]]
-    label = f"states the {'overage' if kind == 'member' else 'excess'} of {amount} points"
-    return [
-        *_the_one(ctx.agent_output, worst["name"], amount, label, others, kind),
-        silo.optional(f"exactly one {kind} is over {what}", len(over) == 1),
-        _untouched(final, initial),
-    ]
+    number: str, collection: str, excess_of: Callable[[State, str], int], kind: str, what: str
+) -> silo.Verifier:
+    """VER-<number>: name the record furthest over its limit (``excess_of`` > 0) and by how much.
+
+    The answer names that record and its excess, and no other record of ``collection``.
+    """
+
+    def grade(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
+        records: list[Record] = list(initial[collection].values())  # type: ignore[literal-required]
+        excess = {r["id"]: excess_of(initial, r["id"]) for r in records}
+        over = [r for r in records if excess[r["id"]] > 0]
+        if not over:
+            return [silo.check(f"some {kind} is over {what} in the seed", False)]
+        worst = max(over, key=lambda r: (excess[r["id"]], r["id"]))
+        amount = excess[worst["id"]]
+        others = [r["name"] for r in records if r["id"] != worst["id"]]
+        label = f"states the {'overage' if kind == 'member' else 'excess'} of {amount} points"
+        return [
+            *_the_one(ctx.agent_output, worst["name"], amount, label, others, kind),
+            silo.optional(f"exactly one {kind} is over {what}", len(over) == 1),
+            _untouched(final, initial),
+        ]
+
+    name = _OVER_THE_LINE[kind]
+    return silo.verifier(id=f"VER-{number}", task_id=f"TASK-{number}", name=name)(grade)
 
 
-@silo.verifier(id="VER-014", task_id="TASK-014")
-def ver_014(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
-    """Name the over-committed member and the overage."""
-    return _over_the_line(final, initial, ctx, "members", over_capacity_by, "member", "capacity")
+_OVER_THE_LINE = {
+    "member": "Name the over-committed member and the overage.",
+    "sprint": "The sprint committed beyond its budget, and by how much.",
+}
+ver_014 = _over_the_line("014", "members", over_capacity_by, "member", "capacity")
+ver_016 = _over_the_line("016", "sprints", sprint_over_budget_by, "sprint", "budget")
 
 
 @silo.verifier(id="VER-015", task_id="TASK-015")
@@ -189,12 +195,6 @@ def ver_015(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     ]
 
 
-@silo.verifier(id="VER-016", task_id="TASK-016")
-def ver_016(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
-    """The sprint committed beyond its budget, and by how much."""
-    return _over_the_line(final, initial, ctx, "sprints", sprint_over_budget_by, "sprint", "budget")
-
-
 @silo.verifier(id="VER-017", task_id="TASK-017")
 def ver_017(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Count Route Optimizer items in Backlog with no assignee."""
@@ -212,12 +212,8 @@ def ver_017(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
         if i["statusId"] == "backlog" and not i["assigneeId"]
     )
     traps = sorted({float(in_backlog), float(unowned_open), float(everywhere)} - {float(expected)})
+    avoided = "does not state a count that drops a qualifier"
     return [
-        silo.check(f"states {expected}", states_number(text, expected)),
-        silo.check(
-            "does not state a count that drops a qualifier",
-            _none_stated(text, traps),
-            f"traps {traps}",
-        ),
+        *_figure(text, expected, f"states {expected}", avoided, traps, "traps"),
         _untouched(final, initial),
     ]
