@@ -100,9 +100,9 @@ def _eval_ids(root: Path) -> list[str]:
     return sorted(p.parent.name for p in evals.glob("*/runs") if p.is_dir())
 
 
-@click.group("runs", cls=OrderedGroup, short_help="List and show recorded runs.")
+@click.group("runs", cls=OrderedGroup, short_help="List, show and export recorded runs.")
 def runs() -> None:
-    """List and show recorded runs (.silo/runs/ and the runs of evals)."""
+    """List, show and export recorded runs (.silo/runs/ and the runs of evals)."""
 
 
 @runs.command("list", short_help="List recorded runs, oldest first.")

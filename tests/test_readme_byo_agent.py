@@ -1,0 +1,55 @@
+"""README "Bring your own agent": the agent file as printed fails as the README says, and the
+``log_activity`` call the README describes makes it pass. The agent is read from the README
+itself, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from silo_async.cli._app import app
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+SECTION = README.read_text(encoding="utf-8").split("### Bring your own agent", 1)[1]
+SECTION = SECTION.split("\n## ", 1)[0]
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # agent loading extends sys.path
+    assert cli("init", "demo", "--template", "crm").exit_code == 0
+    agent = re.search(r"```python\n(# my_agent\.py\n.*?)```", SECTION, re.S)
+    assert agent is not None, "the README's my_agent.py block"
+    (tmp_path / "my_agent.py").write_text(agent.group(1), encoding="utf-8")
+    return tmp_path
+
+
+def test_the_printed_agent_fails_as_the_readme_says(project: Path) -> None:
+    result = cli("run", "--env", "demo", "--task", "TASK-004", "--agent", "./my_agent.py")
+    assert result.exit_code == 1
+    assert "Reward      0.71" in result.stdout and "This run FAILS with reward 0.71" in SECTION
+    assert "✗ a completed note was added to the deal" in result.stdout
+
+
+def test_the_log_activity_call_it_describes_makes_it_pass(project: Path) -> None:
+    hint = SECTION.split("Add a `log_activity` call (", 1)[1].split(") and it PASSES", 1)[0]
+    fields = dict(re.findall(r"`(\w+): ([^`]+)`", " ".join(hint.split())))
+    assert set(fields) == {"type", "subject", "relatedType", "relatedId", "actorId"}
+    arguments = ", ".join(f'"{name}": {value}' for name, value in fields.items())
+    agent = project / "my_agent.py"
+    body = agent.read_text(encoding="utf-8")
+    call = f'    await ctx.call_tool("log_activity", {{{arguments}}})\n'
+    agent.write_text(body.replace("    if won.is_error:", call + "    if won.is_error:"))
+    result = cli("run", "--env", "demo", "--task", "TASK-004", "--agent", "./my_agent.py")
+    assert result.exit_code == 0, result.output
+    assert "Result      PASS" in result.stdout and "Reward      1.00" in result.stdout
