@@ -6,10 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from silo_async.cli._app import app
+from silo_async.cli._types import Number, WholeNumber
 
 
 @pytest.fixture(autouse=True)
@@ -66,3 +68,31 @@ def test_the_installed_command_prints_the_same_line() -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("error: usage_error: No such option '--evn'.")
     assert done.stderr.count("\n") == 1
+
+
+def _commands(group: click.Group, path: str = "silo-async") -> list[tuple[str, click.Command]]:
+    found: list[tuple[str, click.Command]] = []
+    for name, command in group.commands.items():
+        found.append((f"{path} {name}", command))
+        if isinstance(command, click.Group):
+            found += _commands(command, f"{path} {name}")
+    return found
+
+
+def test_every_number_option_says_in_words_what_it_wanted() -> None:
+    plain = [
+        f"{path} {param.opts[0]}"
+        for path, command in _commands(app)
+        for param in command.params
+        if isinstance(param.type, click.IntRange | click.FloatRange)
+        and not isinstance(param.type, WholeNumber | Number)
+    ]
+    assert plain == [], "use cli._types.WholeNumber / Number for these options"
+
+
+def test_serve_numbers_are_whole_numbers() -> None:
+    result = CliRunner().invoke(
+        app, ["serve", "--env", "e", "--task", "T", "--port", "abc"], prog_name="silo-async"
+    )
+    assert result.exit_code == 2
+    assert "'abc' is not a whole number (for example 5)." in result.stderr

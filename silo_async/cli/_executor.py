@@ -15,6 +15,7 @@ import click
 
 from ..eval import RayExecutor
 from ..eval._executor import Executor
+from ._types import WholeNumber
 
 __all__ = ["build_executor", "executor_options"]
 
@@ -25,14 +26,14 @@ def executor_options(fn: F) -> F:
     """The four executor flags (see the module docstring)."""
     fn = click.option(
         "--worker-concurrency",
-        type=click.IntRange(min=1),
+        type=WholeNumber(min=1),
         default=None,
         metavar="C",
         help="Rollouts at once per Ray worker (default: --concurrency shared out).",
     )(fn)
     fn = click.option(
         "--workers",
-        type=click.IntRange(min=1),
+        type=WholeNumber(min=1),
         default=None,
         metavar="N",
         help="Ray workers, one CPU each (default: every CPU of the Ray cluster).",

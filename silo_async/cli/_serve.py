@@ -21,6 +21,7 @@ from .._result import RunResult
 from ._common import BACKEND_KEY, env_option, open_environment, run_async
 from ._errors import fail
 from ._report import run_json, run_text
+from ._types import WholeNumber
 
 __all__ = ["serve"]
 
@@ -74,7 +75,7 @@ def _reporter(as_json: bool, cwd: Path) -> Callable[[RunResult], None]:
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to bind.")
 @click.option(
     "--port",
-    type=click.IntRange(0, 65535),
+    type=WholeNumber(0, 65535),
     default=DEFAULT_PORT,
     show_default=True,
     help="HTTP: the port (0: any free port).",
@@ -88,14 +89,14 @@ def _reporter(as_json: bool, cwd: Path) -> Callable[[RunResult], None]:
 )
 @click.option(
     "--max-tool-calls",
-    type=click.IntRange(min=0),
+    type=WholeNumber(min=0),
     default=100,
     show_default=True,
     help="Tool calls per episode; the one beyond it ends the episode.",
 )
 @click.option(
     "--timeout-ms",
-    type=click.IntRange(min=1),
+    type=WholeNumber(min=1),
     default=120_000,
     show_default=True,
     help="Time limit per episode from its start, in milliseconds.",
