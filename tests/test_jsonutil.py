@@ -6,8 +6,10 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from silo_async._jsonutil import Snapshot, compact_json, json_equal
+from silo_async._jsonutil import Snapshot, compact_json, json_equal, pretty_json
 
 
 class _Opaque:
@@ -36,6 +38,56 @@ class _Opaque:
 def test_compact_json_matches_the_standard_library(value: Any) -> None:
     expected = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
     assert compact_json(value) == expected
+
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text()
+    | st.builds(lambda: 10**5000)  # too long to print: written as null
+    | st.sampled_from([-0.0, "\ud83d", "\u2028", _Opaque()])
+)
+_KEYS = st.text() | st.integers() | st.floats() | st.booleans() | st.none()
+_DATA = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(_KEYS, inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_DATA)
+def test_pretty_json_writes_what_the_standard_library_writes(value: Any) -> None:
+    # The fast encoder's output, or its hand-over to json.dumps for whatever it does not take
+    # (tuples, non-string keys, NaN, unknown objects, unprintable integers).
+    options: dict[str, Any] = {"indent": 2, "ensure_ascii": False, "default": str}
+    try:
+        expected = json.dumps(value, allow_nan=False, **options)
+    except ValueError:  # strict JSON: what JSON cannot hold is written as null
+        expected = pretty_json_of_finite(value, options)
+    assert pretty_json(value) == expected + "\n"
+
+
+def pretty_json_of_finite(value: Any, options: dict[str, Any]) -> str:
+    """What the standard library writes of ``value`` with NaN, ±Infinity, huge ints as null."""
+    from silo_async._jsonutil import _finite
+
+    return json.dumps(_finite(value), **options)
+
+
+def test_pretty_json_rejects_a_circular_structure_with_a_value_error() -> None:
+    loop: list[Any] = []
+    loop.append({"me": loop})
+    with pytest.raises(ValueError, match="Circular reference"):
+        pretty_json(loop)
+    expected = '{\n  "ok": [\n    1,\n    {}\n  ],\n  "e": []\n}\n'
+    assert pretty_json({"ok": [1, {}], "e": []}) == expected  # and the encoder still works
 
 
 def test_compact_json_rejects_a_circular_structure_with_a_value_error() -> None:
