@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 from click.testing import CliRunner
 
@@ -35,12 +36,18 @@ async def agent(ctx):
 """
 
 #: An agent that shields itself from cancellation: the first Ctrl-C cannot stop it for 30 s.
+#: It says so with a file in ``shielded/`` (a run directory on disk does not yet mean that its
+#: agent is past its last checkpoint and inside the shield).
 STUBBORN = """
+import os
+
 import anyio
 
 async def agent(ctx):
     await ctx.call_tool("get_current_time", {})
     with anyio.CancelScope(shield=True):
+        os.makedirs("shielded", exist_ok=True)
+        open(os.path.join("shielded", str(id(ctx))), "w").close()
         await anyio.sleep(30)
     return "done"
 """
@@ -107,7 +114,7 @@ def test_a_second_ctrl_c_stops_an_eval_whose_rollouts_will_not_stop(
     project: Path, backend: str
 ) -> None:
     args = ["eval", "--env", "crm", "--agent", "stubborn.py", "--runs", "20", "--out", "ev"]
-    done, took = interrupt_twice(project, backend, args, project / "ev" / "runs", 0.05)
+    done, took = interrupt_twice(project, backend, args, project / "shielded", 0.05)
     assert done.returncode == 130, done.stderr
     assert took < STOP_WAIT_S + 8, took  # not the agents' 30 s
     assert not any(word in done.stderr for word in NOISE), done.stderr
@@ -125,3 +132,23 @@ def test_a_second_ctrl_c_on_run_exits_130_without_a_traceback(project: Path, bac
     assert done.returncode == 130, done.stderr
     assert not any(word in done.stderr for word in NOISE), done.stderr
     assert "error: cancelled: " in done.stderr and ".silo/runs" in done.stderr
+
+
+@pytest.mark.anyio
+async def test_a_ctrl_c_before_the_watcher_first_runs_counts_as_the_first() -> None:
+    """The work may run before the watcher task (trio orders new tasks at random)."""
+    from silo_async.cli._interrupt import Interrupts
+
+    async def work() -> str:
+        os.kill(os.getpid(), signal.SIGINT)  # handled before this task's first checkpoint
+        await anyio.sleep(5)
+        return "finished"
+
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        with Interrupts("Stopping.", lambda: "never said") as interrupts:
+            with anyio.fail_after(3):
+                result = await interrupts.run(work)  # no KeyboardInterrupt in the loop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert result is None and interrupts.count == 1

@@ -107,6 +107,11 @@ class Interrupts:
     async def run(self, work: Callable[[], Awaitable[T]]) -> T | None:
         """``await work()``, cancelled by the first Ctrl-C; None when it was cancelled."""
         result: T | None = None
+        if self._watch is not None:
+            # Watching from now on, not from when the watcher first runs: the work may well
+            # run first (trio orders a batch of new tasks at random) and a Ctrl-C in between
+            # must not raise KeyboardInterrupt in the loop. The watcher reads ``count`` first.
+            self._phase = "watching"
         async with anyio.create_task_group() as tg:
             scope = anyio.CancelScope()
             tg.start_soon(self.watch, scope)  # outside ``scope``: it outlives the first Ctrl-C
