@@ -1,11 +1,13 @@
-"""Run directories: created on demand, written by silo_async's own worker threads."""
+"""Run directories: created on demand, written on the loop or by silo_async's own threads."""
 
 from __future__ import annotations
 
 import functools
 import gc
 import json
+import math
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import Any
@@ -85,7 +87,9 @@ async def test_a_run_waiting_to_write_its_files_has_let_go_of_its_world(tmp_path
         verifiers=list(ENV.verifiers),
         tasks=list(ENV.tasks),
     )
-    limiter = _artifacts._limiter()
+    writer = _artifacts._writer()
+    writer.threads_until = math.inf  # as if the disk were slow: the files go to the threads
+    limiter = writer.limiter
     holders = [object() for _ in range(int(limiter.total_tokens))]
 
     async def agent(ctx: silo.AgentContext) -> str:
@@ -105,3 +109,49 @@ async def test_a_run_waiting_to_write_its_files_has_let_go_of_its_world(tmp_path
     assert alive == [False]  # graded and let go of before its files are written
     [run_dir] = tmp_path.iterdir()
     assert json.loads((run_dir / "result.json").read_text())["passed"] is True
+
+
+def _threads_of_steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the thread that runs each run directory's creation (and still create it)."""
+    threads: list[int] = []
+    create = _artifacts._create_run_dir
+
+    def recorded(run_dir: str) -> int:
+        threads.append(threading.get_ident())
+        return create(run_dir)
+
+    monkeypatch.setattr(_artifacts, "_create_run_dir", recorded)
+    return threads
+
+
+async def test_a_quick_disk_is_written_from_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_artifacts, "SLOW_IO_S", 60.0)  # every step counts as quick
+    threads = _threads_of_steps(monkeypatch)
+    await silo.run_many(ENV, ["TASK-ANSWER"], blocker, runs=3, concurrency=1, runs_dir=tmp_path)
+    assert threads == [threading.get_ident()] * 3  # no worker thread: the GIL stays with the loop
+    assert len(list(tmp_path.glob("*/run.json"))) == 3
+
+
+async def test_a_slow_step_sends_the_next_ones_to_worker_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_artifacts, "SLOW_IO_S", 0.0)  # every step counts as slow
+    monkeypatch.setattr(_artifacts, "SLOW_SPELL_S", 60.0)
+    threads = _threads_of_steps(monkeypatch)
+    await silo.run_many(ENV, ["TASK-ANSWER"], blocker, runs=3, concurrency=1, runs_dir=tmp_path)
+    loop = threading.get_ident()
+    assert threads[0] == loop  # tried on the loop first...
+    assert loop not in threads[1:]  # ...then, the disk being slow, on the worker threads
+    assert len(list(tmp_path.glob("*/run.json"))) == 3  # and every file written all the same
+
+
+async def test_the_loop_tries_again_after_a_slow_spell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_artifacts, "SLOW_IO_S", 60.0)
+    _artifacts._writer().threads_until = time.monotonic() - 0.001  # a spell that just ended
+    threads = _threads_of_steps(monkeypatch)
+    await silo.run(ENV, "TASK-ANSWER", blocker, runs_dir=tmp_path)
+    assert threads == [threading.get_ident()]
