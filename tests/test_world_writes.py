@@ -82,7 +82,19 @@ def touch(call: w.Write) -> str:
     return call.audit("Touched.")
 
 
-TOOLS = [block_vendor, update_vendor, create_vendor, touch]
+READ_VENDOR = w.Target("vendors", "vendorId", w.string("Vendor id."), "vendor", read=w.read_string)
+
+
+@ACTOR.write_tool(
+    "rename_vendor", "Rename.", {"name": w.string("Name.")}, ["name"], target=READ_VENDOR
+)
+def rename_vendor(call: w.Write) -> dict[str, Any]:
+    """Rename a vendor whose id may come padded."""
+    call.set("name", call.input["name"])
+    return {"id": call.record["id"], "changes": call.changes}
+
+
+TOOLS = [block_vendor, update_vendor, create_vendor, touch, rename_vendor]
 
 
 class Bound:
@@ -179,3 +191,16 @@ async def test_audit_without_target_or_entity_is_a_definition_error() -> None:
     fault = await world.call("touch", {"actorId": "USR-001"})
     assert isinstance(fault, silo.ToolFault)
     assert fault.message == "touch: audit() needs entity and entity_id"
+
+
+async def test_a_target_can_read_its_id_with_a_reader() -> None:
+    world = Bound()
+    args = {"vendorId": " VEN-001 ", "name": "Acme BV", "actorId": "USR-001"}
+    out = await world.call("rename_vendor", args)
+    assert out == {"id": "VEN-001", "changes": [{"field": "name", "from": "Acme", "to": "Acme BV"}]}
+    blank = await world.call("rename_vendor", {**args, "vendorId": "  "})
+    assert blank["code"] == "invalid_input"
+    assert blank["message"].startswith('"vendorId" must not be empty')
+    padded = {"vendorId": " VEN-001 ", "reason": "x", "actorId": "USR-001"}
+    as_given = await world.call("block_vendor", padded)  # no reader: the id as given
+    assert as_given["details"] == {"collection": "vendors", "id": " VEN-001 "}

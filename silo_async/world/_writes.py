@@ -49,6 +49,8 @@ class Target:
         guard: ``guard(state, record)``, run right after the lookup; raises ``ToolError`` when
             the record may not change any more (closed, merged, archived).
         label: names the record in ``not_found`` where ``label_of(collection)`` cannot.
+        read: ``read(input, key)`` -> the id to look up, e.g. :func:`read_string` (stripped of
+            white space, an empty id refused with ``invalid_input``); default: the value as given.
     """
 
     collection: str
@@ -57,14 +59,17 @@ class Target:
     entity: str
     guard: Guard | None = None
     label: str | None = None
+    read: Callable[[Mapping[str, Any], str], Any] | None = None
 
     def find(self, state: Any, input: Mapping[str, Any]) -> Any:
         """The record ``input`` names, once its guard allows the write.
 
         Raises:
-            ToolError: ``not_found`` with details ``{collection, id}``, or the guard's error.
+            ToolError: ``not_found`` with details ``{collection, id}``, the reader's error, or
+                the guard's.
         """
-        record = require_record(state, self.collection, input[self.key], self.label)
+        record_id = input[self.key] if self.read is None else self.read(input, self.key)
+        record = require_record(state, self.collection, record_id, self.label)
         if self.guard is not None:
             self.guard(state, record)
         return record

@@ -7,7 +7,8 @@ PO-1008 is 6,920.00 EUR.``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import silo_async as silo
@@ -27,12 +28,19 @@ __all__ = [
     "ACTOR",
     "KIND_LABELS",
     "acting_user",
+    "actor",
+    "change",
     "record_change",
     "record_decision",
     "require_authority",
     "require_permission",
+    "status_guard",
+    "target",
     "who",
 ]
+
+#: ``guard(state, record)``: raises ``ToolError`` when the record may not change.
+Guard = Callable[[Any, Any], None]
 
 #: The ``actorId`` every write takes: who is doing it (must be an active user).
 ACTOR: dict[str, w.Schema] = {
@@ -171,3 +179,57 @@ def record_decision(
         "comment": comment,
     }
     return approval_id
+
+
+@functools.cache
+def actor(*areas: str) -> w.Actor:
+    """The ``actorId`` of a write tool: an active user, working in one of ``areas`` if any.
+
+    Resolved before anything else: :func:`acting_user`, then :func:`require_permission`.
+    """
+
+    def resolve(state: State, actor_id: str) -> Record:
+        user = acting_user(state, {"actorId": actor_id})
+        if areas:
+            require_permission(state, user, *areas)
+        return user
+
+    return w.Actor(ACTOR["actorId"], resolve)
+
+
+def target(
+    collection: str,
+    key: str,
+    description: str,
+    entity: str,
+    guard: Guard | None = None,
+    label: str | None = None,
+) -> w.Target:
+    """The record a write acts on, its id read with ``read_string`` (stripped, never empty)."""
+    return w.Target(collection, key, w.string(description), entity, guard, label, w.read_string)
+
+
+def status_guard(
+    collection: str, allowed: Sequence[str], action: str, label: str | None = None
+) -> Guard:
+    """A guard: ``require_status(record, collection, allowed, action)``."""
+
+    def guard(state: State, record: Record) -> None:
+        w.require_status(record, collection, allowed, action, label=label)
+
+    return guard
+
+
+def change(
+    call: w.Write,
+    detail: str | None,
+    record: Record | None = None,
+    entity: str | None = None,
+    **fields: Any,
+) -> str:
+    """:func:`record_change` for the call's target (or ``record``, of type ``entity``)."""
+    record = call.record if record is None else record
+    changes: list[w.Change] = []
+    for field, value in fields.items():
+        w.set_field(record, field, value, changes)
+    return call.audit(detail or "", changes, entity=entity, entity_id=record["id"])

@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain.payables import invoice_figures
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import Record, State
-from .common import ACTOR, acting_user, record_change, require_permission
+from .common import actor, change, status_guard, target
 
 __all__ = [
     "approve_vendor",
@@ -37,18 +37,12 @@ TERMS = ("NET_14", "NET_30", "NET_45", "NET_60")
 _IBAN = r"^[A-Z]{2}[0-9]{2}[A-Z0-9]{8,30}$"
 
 
-def _master_user(state: State, input: dict[str, Any]) -> Record:
-    actor = acting_user(state, input)
-    require_permission(state, actor, "vendorMaster")
-    return actor
-
-
 def _vendor(state: State, input: dict[str, Any], key: str = "vendorId") -> Record:
     vendor: Record = w.require_record(state, "vendors", w.read_string(input, key))
     return vendor
 
 
-def _not_merged(vendor: Record) -> None:
+def _not_merged(state: State, vendor: Record) -> None:
     if vendor["status"] == "merged":
         raise silo.tool_error(
             "invalid_state",
@@ -56,6 +50,11 @@ def _not_merged(vendor: Record) -> None:
             f"{vendor['mergedIntoId']} instead.",
             {"status": "merged", "mergedIntoId": vendor["mergedIntoId"]},
         )
+
+
+#: A vendor that may still change (not merged), as the vendor master tools name it.
+_LIVE_VENDOR = target("vendors", "vendorId", "The vendor.", "vendor", _not_merged)
+_NEW_VENDOR = w.Target("vendors", "vendorId", w.string("The vendor."), "vendor")
 
 
 list_vendors = w.list_tool(
@@ -112,7 +111,7 @@ def _same_vat(state: State, vat: str, skip: str | None = None) -> Record | None:
     return None
 
 
-@w.define_tool(
+@actor("purchasing").write_tool(
     "create_vendor",
     "Register a vendor; it starts pending_approval with unverified bank details. Refused when "
     "an existing vendor has the same VAT number.",
@@ -125,14 +124,12 @@ def _same_vat(state: State, vat: str, skip: str | None = None) -> Record | None:
         "iban": w.string("Bank account (IBAN, no spaces).", pattern=_IBAN),
         "categories": w.array("Product categories supplied.", w.string("A category.")),
         "leadTimeDays": w.integer("Usual lead time in days (default 14).", minimum=0, maximum=365),
-        **ACTOR,
     },
-    ["name", "vatNumber", "country", "email", "paymentTerms", "iban", "actorId"],
+    ["name", "vatNumber", "country", "email", "paymentTerms", "iban"],
 )
-def create_vendor(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_vendor(call: w.Write) -> dict[str, Any]:
     """Create a vendor pending approval."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "purchasing")
+    state, input = call.state, call.input
     vat = w.read_string(input, "vatNumber").replace(" ", "").upper()
     existing = _same_vat(state, vat)
     if existing is not None:
@@ -141,9 +138,8 @@ def create_vendor(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"Vendor {existing['id']} ({existing['name']}) already has VAT number {vat}.",
             {"vendorId": existing["id"], "vatNumber": vat},
         )
-    vendor_id = w.next_id(state, "VEN")
-    state["vendors"][vendor_id] = {
-        "id": vendor_id,
+    vendor: Record = {
+        "id": w.next_id(state, "VEN"),
         "name": w.read_string(input, "name"),
         "vatNumber": vat,
         "country": w.read_string(input, "country"),
@@ -157,42 +153,31 @@ def create_vendor(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "statusReason": "New vendor",
         "mergedIntoId": None,
         "createdAt": w.now(state),
-        "createdBy": actor["id"],
+        "createdBy": call.actor["id"],
     }
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "create_vendor",
-        "vendor",
-        vendor_id,
-        f"Created vendor {state['vendors'][vendor_id]['name']}.",
-    )
-    return {"created": state["vendors"][vendor_id], "auditId": audit_id}
+    audit_id = call.add(_NEW_VENDOR, vendor, f"Created vendor {vendor['name']}.")
+    return {"created": vendor, "auditId": audit_id}
 
 
 _EDITABLE = ("name", "email", "paymentTerms", "leadTimeDays", "categories")
 
 
-@w.define_tool(
+@actor("vendorMaster").write_tool(
     "update_vendor",
     "Change a vendor's name, email, payment terms, lead time or categories (vendor master "
     "roles). Bank details have their own tool.",
     {
-        "vendorId": w.string("The vendor."),
         "name": w.string("New legal name."),
         "email": w.string("New accounts email."),
         "paymentTerms": w.enum("New payment terms.", TERMS),
         "leadTimeDays": w.integer("New lead time in days.", minimum=0, maximum=365),
         "categories": w.array("New categories.", w.string("A category.")),
-        **ACTOR,
     },
-    ["vendorId", "actorId"],
+    target=_LIVE_VENDOR,
 )
-def update_vendor(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_vendor(call: w.Write) -> dict[str, Any]:
     """Update master data fields."""
-    actor = _master_user(state, input)
-    vendor = _vendor(state, input)
-    _not_merged(vendor)
+    input, vendor = call.input, call.record
     w.require_some(input, _EDITABLE)
     values = {
         "name": w.read_string(input, "name", None),
@@ -201,51 +186,34 @@ def update_vendor(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "leadTimeDays": w.read_int(input, "leadTimeDays", None, minimum=0, maximum=365),
         "categories": w.read_strings(input, "categories", None),
     }
-    changes: list[w.Change] = []
     for field, value in values.items():
         if value is not None:
-            w.set_field(vendor, field, value, changes)
-    if not changes:
+            call.set(field, value)
+    if not call.changes:
         raise silo.tool_error("conflict", f"Vendor {vendor['id']} already has these values.")
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "update_vendor",
-        "vendor",
-        vendor["id"],
-        f"Updated {', '.join(c['field'] for c in changes)}.",
-        changes,
-    )
-    return {"updated": vendor, "changes": changes, "auditId": audit_id}
+    audit_id = call.audit(f"Updated {', '.join(c['field'] for c in call.changes)}.")
+    return {"updated": vendor, "changes": call.changes, "auditId": audit_id}
 
 
-@w.define_tool(
+@actor("treasury").write_tool(
     "update_vendor_bank_details",
     "Replace a vendor's bank account after a call-back check (treasury roles only); the new "
     "account counts as verified.",
     {
-        "vendorId": w.string("The vendor."),
         "iban": w.string("The new IBAN, no spaces.", pattern=_IBAN),
         "reason": w.string("How the change was confirmed."),
-        **ACTOR,
     },
-    ["vendorId", "iban", "reason", "actorId"],
+    ["iban", "reason"],
+    target=_LIVE_VENDOR,
 )
-def update_vendor_bank_details(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_vendor_bank_details(call: w.Write) -> dict[str, Any]:
     """Set a new verified IBAN."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "treasury")
-    vendor = _vendor(state, input)
-    _not_merged(vendor)
+    input, vendor = call.input, call.record
     iban = w.read_string(input, "iban")
     if iban == vendor["iban"] and vendor["bankStatus"] == "verified":
         raise silo.tool_error("conflict", f"Vendor {vendor['id']} already has IBAN {iban}.")
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "update_vendor_bank_details",
-        "vendor",
-        vendor,
+    audit_id = change(
+        call,
         f"Bank details changed: {w.read_string(input, 'reason')}",
         iban=iban,
         bankStatus="verified",
@@ -253,12 +221,8 @@ def update_vendor_bank_details(state: State, input: dict[str, Any]) -> dict[str,
     return {"updated": vendor, "auditId": audit_id}
 
 
-def _set_status(
-    state: State, input: dict[str, Any], action: str, wanted: tuple[str, ...], to: str
-) -> dict[str, Any]:
-    actor = _master_user(state, input)
-    vendor = _vendor(state, input)
-    w.require_status(vendor, "vendors", wanted, _ACTIONS[action])
+def _set_status(call: w.Write, to: str) -> dict[str, Any]:
+    vendor = call.record
     if to == "active" and vendor["bankStatus"] != "verified":
         raise silo.tool_error(
             "invalid_state",
@@ -266,59 +230,59 @@ def _set_status(
             "(update_vendor_bank_details) before the vendor can be used.",
             {"bankStatus": vendor["bankStatus"]},
         )
-    audit_id = record_change(
-        state,
-        actor["id"],
-        action,
-        "vendor",
-        vendor,
+    audit_id = change(
+        call,
         f"Vendor {vendor['id']} is now {to}.",
         status=to,
-        statusReason=w.read_string(input, "reason", None),
+        statusReason=w.read_string(call.input, "reason", None),
     )
     return {"updated": vendor, "auditId": audit_id}
 
 
-_ACTIONS = {
-    "approve_vendor": "be approved",
-    "block_vendor": "be blocked",
-    "unblock_vendor": "be unblocked",
-}
-_STATUS_INPUT = {"vendorId": w.string("The vendor."), "reason": w.string("Why."), **ACTOR}
+def _in_status(wanted: tuple[str, ...], action: str) -> w.Target:
+    return target(
+        "vendors", "vendorId", "The vendor.", "vendor", status_guard("vendors", wanted, action)
+    )
 
 
-@w.define_tool(
+_MASTER = actor("vendorMaster")
+_REASON = {"reason": w.string("Why.")}
+
+
+@_MASTER.write_tool(
     "approve_vendor",
     "Approve a pending vendor so orders and payments may use it (vendor master roles; bank "
     "details must be verified).",
-    _STATUS_INPUT,
-    ["vendorId", "actorId"],
+    _REASON,
+    target=_in_status(("pending_approval",), "be approved"),
 )
-def approve_vendor(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def approve_vendor(call: w.Write) -> dict[str, Any]:
     """pending_approval -> active."""
-    return _set_status(state, input, "approve_vendor", ("pending_approval",), "active")
+    return _set_status(call, "active")
 
 
-@w.define_tool(
+@_MASTER.write_tool(
     "block_vendor",
     "Block a vendor: no new orders, RFQ invitations or payments until unblocked.",
-    _STATUS_INPUT,
-    ["vendorId", "reason", "actorId"],
+    _REASON,
+    ["reason"],
+    target=_in_status(("active", "pending_approval"), "be blocked"),
 )
-def block_vendor(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def block_vendor(call: w.Write) -> dict[str, Any]:
     """Active or pending_approval -> blocked."""
-    return _set_status(state, input, "block_vendor", ("active", "pending_approval"), "blocked")
+    return _set_status(call, "blocked")
 
 
-@w.define_tool(
+@_MASTER.write_tool(
     "unblock_vendor",
     "Lift a vendor's block.",
-    _STATUS_INPUT,
-    ["vendorId", "reason", "actorId"],
+    _REASON,
+    ["reason"],
+    target=_in_status(("blocked",), "be unblocked"),
 )
-def unblock_vendor(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def unblock_vendor(call: w.Write) -> dict[str, Any]:
     """Blocked -> active."""
-    return _set_status(state, input, "unblock_vendor", ("blocked",), "active")
+    return _set_status(call, "active")
 
 
 @w.define_tool(
