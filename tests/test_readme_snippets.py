@@ -1,0 +1,178 @@
+"""Every ```python block of README.md runs as given, each in a fresh interpreter.
+
+A block is pasted into a file in an empty directory and run with the repository (and
+``examples/``, which blocks may import, as the README says) importable. Nothing a block needs
+may come from outside it: no network, no model server but the ``ScriptedModelServer`` a block
+starts itself. A block that is deliberately not a program (a listing of an API, a file's body
+that only works inside an environment package) is marked by ``<!-- fragment -->`` on the line
+right before its fence; the set of such blocks is pinned below, so a new one is a decision.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import attrs
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+FRAGMENT = "<!-- fragment -->"
+# Blocks that are not programs on their own, each for a reason the README states next to it.
+FRAGMENTS = {
+    "the-agent-contract",  # a listing of AgentContext
+    "walkthrough-from-an-empty-directory-to-a-passing-run-1",  # tools/block_customer.py's body
+    "walkthrough-from-an-empty-directory-to-a-passing-run-2",  # verifiers/ver_001.py's body
+    "hand-the-world-to-trl",  # needs a GPU-sized model; the adapter is tests/test_trl.py's
+}
+# Generous: a block is a few imports and a few rollouts; this only stops a hung one.
+TIMEOUT_S = 120
+
+
+@attrs.frozen
+class Block:
+    """One ```python block: its test id, its first line in README.md, its code."""
+
+    id: str
+    line: int
+    code: str
+    fragment: bool
+
+
+def _slug(heading: str) -> str:
+    words = re.sub(r"[^a-z0-9]+", "-", heading.lower().replace("`", ""))
+    return words.strip("-")
+
+
+def readme_blocks(text: str) -> list[Block]:
+    """The ```python blocks of ``text``, named after their section (``-2`` for the second)."""
+    lines = text.splitlines()
+    found: list[tuple[str, int, str, bool]] = []
+    section, i = "readme", 0
+    while i < len(lines):
+        line = lines[i]
+        if re.match(r"#{1,6} ", line):
+            section = _slug(line.lstrip("#"))
+        elif line.startswith("```"):  # any fence: a "#" inside one is no heading
+            end = lines.index("```", i + 1)
+            if line.strip() == "```python":
+                fragment = i > 0 and lines[i - 1].strip() == FRAGMENT
+                found.append((section, i + 2, "\n".join(lines[i + 1 : end]) + "\n", fragment))
+            i = end
+        i += 1
+    counts: dict[str, int] = {}
+    for name, *_ in found:
+        counts[name] = counts.get(name, 0) + 1
+    seen: dict[str, int] = {}
+    blocks = []
+    for name, line_no, code, fragment in found:
+        seen[name] = seen.get(name, 0) + 1
+        block_id = name if counts[name] == 1 else f"{name}-{seen[name]}"
+        blocks.append(Block(block_id, line_no, code, fragment))
+    return blocks
+
+
+BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
+PROGRAMS = [b for b in BLOCKS if not b.fragment]
+
+
+def _environment(tmp: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    env.pop("RAY_ADDRESS", None)
+    env.update(
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "examples")]),
+        PYTHONDONTWRITEBYTECODE="1",  # importing examples/ must leave nothing in the checkout
+        TMPDIR=tmp,
+        # The README's factories read keys from the environment when they are made; no block
+        # sends a request anywhere but to its own ScriptedModelServer.
+        OPENAI_API_KEY="sk-readme-snippet-not-used",
+        ANTHROPIC_API_KEY="sk-ant-readme-snippet-not-used",
+    )
+    return env
+
+
+def _run(block: Block, cwd: Path) -> subprocess.CompletedProcess[str]:
+    cwd.mkdir(parents=True)
+    script = cwd / "snippet.py"
+    script.write_text(block.code, encoding="utf-8")
+    # A short TMPDIR of its own: Ray puts its sockets there, and a unix socket's path must be
+    # shorter than 108 bytes, which pytest's temporary directories are not.
+    with tempfile.TemporaryDirectory(prefix="readme-", ignore_cleanup_errors=True) as tmp:
+        return subprocess.run(
+            [sys.executable, str(script)],
+            cwd=cwd,
+            env=_environment(tmp),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+
+
+def _selected(items: list[pytest.Item]) -> set[str]:
+    """The ids of the blocks this session tests (all, or those ``-k`` or a node id picked)."""
+    ids = set()
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        block = None if callspec is None else callspec.params.get("block")
+        if isinstance(block, Block):
+            ids.add(block.id)
+    return ids
+
+
+@pytest.fixture(scope="module")
+def outcomes(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Run the selected blocks two at a time (the machine has two cores); results by block id."""
+    wanted = _selected(request.session.items)
+    base = tmp_path_factory.mktemp("readme")
+    todo = [b for b in PROGRAMS if b.id in wanted]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        done = pool.map(lambda b: _run(b, base / b.id), todo)
+        return {b.id: outcome for b, outcome in zip(todo, done, strict=True)}
+
+
+@pytest.mark.parametrize("block", PROGRAMS, ids=[b.id for b in PROGRAMS])
+def test_readme_block_runs(
+    block: Block, outcomes: dict[str, subprocess.CompletedProcess[str]]
+) -> None:
+    out = outcomes[block.id]
+    assert out.returncode == 0, (
+        f"README.md line {block.line} ({block.id}) exited {out.returncode}:\n"
+        f"{out.stdout}\n{out.stderr}"
+    )
+
+
+def test_fragments_are_the_pinned_few() -> None:
+    assert {b.id for b in BLOCKS if b.fragment} == FRAGMENTS
+    assert len(PROGRAMS) >= 10  # the extractor really finds the README's blocks
+
+
+def test_walkthrough_fragments_are_the_files_its_test_runs() -> None:
+    """The walkthrough's two file bodies are fragments here, and run by its own test."""
+    from tests.test_cli_walkthrough import TOOL, VERIFIER
+
+    by_id = {b.id: b.code for b in BLOCKS}
+    walkthrough = "walkthrough-from-an-empty-directory-to-a-passing-run"
+    assert by_id[f"{walkthrough}-1"] in TOOL
+    assert by_id[f"{walkthrough}-2"] in VERIFIER
+
+
+def test_extractor_names_sections_and_honours_the_marker() -> None:
+    text = (
+        "## Two `words`\n```python\nprint(1)\n```\n```console\n# not a heading\n```\n"
+        f"{FRAGMENT}\n```python\nx.y\n```\n### Other\n```python\npass\n```\n```console\nls\n```\n"
+    )
+    got = [(b.id, b.line, b.code, b.fragment) for b in readme_blocks(text)]
+    assert got == [
+        ("two-words-1", 3, "print(1)\n", False),
+        ("two-words-2", 10, "x.y\n", True),
+        ("other", 14, "pass\n", False),
+    ]
