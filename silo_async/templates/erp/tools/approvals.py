@@ -18,7 +18,15 @@ from silo_async import world as w
 from ..domain.purchasing import pending_approval
 from ..environment import DOCUMENT_COLLECTIONS
 from ..state import APPROVAL_KINDS, Record, State, has_permission
-from .common import ACTOR, KIND_LABELS, acting_user, record_change, require_authority, who
+from .common import (
+    KIND_LABELS,
+    actor,
+    change,
+    require_authority,
+    status_guard,
+    target,
+    who,
+)
 
 __all__ = [
     "decide",
@@ -180,24 +188,23 @@ def _may_reassign(state: State, actor: Record, approval: Record) -> bool:
     ) or has_permission(state, actor, "budgets")
 
 
-@w.define_tool(
+def _approval_in(status: str, action: str, description: str) -> w.Target:
+    guard = status_guard("approvals", (status,), action)
+    return target("approvals", "approvalId", description, "approval", guard)
+
+
+@actor().write_tool(
     "reassign_approval",
     "Give a pending approval to another approver, who must be authorised for its amount. "
     "Allowed for the current assignee, the requester, the assignee's manager and finance "
     "(budget) roles.",
-    {
-        "approvalId": w.string("The pending approval."),
-        "newAssigneeId": w.string("The new approver."),
-        "reason": w.string("Why."),
-        **ACTOR,
-    },
-    ["approvalId", "newAssigneeId", "reason", "actorId"],
+    {"newAssigneeId": w.string("The new approver."), "reason": w.string("Why.")},
+    ["newAssigneeId", "reason"],
+    target=_approval_in("pending", "be reassigned", "The pending approval."),
 )
-def reassign_approval(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def reassign_approval(call: w.Write) -> dict[str, Any]:
     """Change the assignee of a pending approval."""
-    actor = acting_user(state, input)
-    approval = _approval(state, input)
-    w.require_status(approval, "approvals", ("pending",), "be reassigned")
+    state, input, actor, approval = call.state, call.input, call.actor, call.record
     if not _may_reassign(state, actor, approval):
         raise silo.tool_error(
             "not_allowed",
@@ -214,19 +221,12 @@ def reassign_approval(state: State, input: dict[str, Any]) -> dict[str, Any]:
     require_authority(
         state, new, approval["documentType"], approval["amount"], approval["documentId"]
     )
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "reassign_approval",
-        "approval",
-        approval,
-        w.read_string(input, "reason"),
-        assigneeId=new["id"],
-    )
+    audit_id = change(call, w.read_string(input, "reason"), assigneeId=new["id"])
     return {"updated": _view(state, approval), "auditId": audit_id}
 
 
-def _roll_back(state: State, approval: Record, actor_id: str) -> None:
+def _roll_back(call: w.Write) -> None:
+    state, approval = call.state, call.record
     kind = approval["documentType"]
     if kind not in _REVOCABLE:
         raise silo.tool_error("invalid_state", f"A {kind} approval cannot be revoked.")
@@ -235,36 +235,27 @@ def _roll_back(state: State, approval: Record, actor_id: str) -> None:
     w.require_status(document, DOCUMENT_COLLECTIONS[kind], (wanted,), "have its approval revoked")
     if kind == "vendor_invoice" and document["purchaseOrderId"] is None:
         back = "received"
-    changes: list[w.Change] = []
-    w.set_field(document, "status", back, changes)
+    fields: dict[str, Any] = {"status": back}
     for field in ("approvedBy", "approvedAt", "decidedBy", "decidedAt"):
         if field in document:
-            w.set_field(document, field, None, changes)
-    w.audit(
-        state,
-        actor_id,
-        "revoke_approval",
-        DOCUMENT_COLLECTIONS[kind][:-1],
-        document["id"],
-        f"Approval {approval['id']} revoked.",
-        changes,
-    )
+            fields[field] = None
+    entity = DOCUMENT_COLLECTIONS[kind][:-1]
+    change(call, f"Approval {approval['id']} revoked.", document, entity, **fields)
 
 
-@w.define_tool(
+@actor().write_tool(
     "revoke_approval",
     "Revoke an approval that should not have been given (for example, above the approver's "
     "limit). The actor must be authorised for its amount. The document goes back a step: a "
     "requisition or purchase order to draft (not once ordered or sent), a vendor invoice to "
     "matched, a payment to draft, an expense to submitted.",
-    {"approvalId": w.string("The approval."), "reason": w.string("Why."), **ACTOR},
-    ["approvalId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_approval_in("approved", "be revoked", "The approval."),
 )
-def revoke_approval(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def revoke_approval(call: w.Write) -> dict[str, Any]:
     """Approved -> revoked."""
-    actor = acting_user(state, input)
-    approval = _approval(state, input)
-    w.require_status(approval, "approvals", ("approved",), "be revoked")
+    state, input, actor, approval = call.state, call.input, call.actor, call.record
     require_authority(
         state,
         actor,
@@ -272,13 +263,9 @@ def revoke_approval(state: State, input: dict[str, Any]) -> dict[str, Any]:
         approval["amount"],
         f"{approval['documentId']} ({KIND_LABELS[approval['documentType']]})",
     )
-    _roll_back(state, approval, actor["id"])
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "revoke_approval",
-        "approval",
-        approval,
+    _roll_back(call)
+    audit_id = change(
+        call,
         w.read_string(input, "reason"),
         status="revoked",
         revokedBy=actor["id"],

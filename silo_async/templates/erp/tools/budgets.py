@@ -14,7 +14,7 @@ from ..domain import budgets as bud
 from ..domain.payables import invoice_net
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import State, money_text
-from .common import ACTOR, acting_user, require_authority, require_permission
+from .common import actor, require_authority, target
 
 __all__ = [
     "budget_view",
@@ -123,31 +123,31 @@ list_budget_transfers = w.list_tool(
 )
 
 
-@w.define_tool(
+_TRANSFER = w.Target("budgetTransfers", "budgetTransferId", w.string("Transfer."), "budgetTransfer")
+
+
+@actor("budgets").write_tool(
     "transfer_budget",
     "Move allocation from one open budget to another of the same fiscal year (budget roles, "
     "within the actor's budget transfer limit); the source must have that much remaining.",
     {
-        "fromBudgetId": w.string("Budget giving."),
         "toBudgetId": w.string("Budget receiving."),
         "amount": w.money("Amount."),
         "reason": w.string("Why."),
-        **ACTOR,
     },
-    ["fromBudgetId", "toBudgetId", "amount", "reason", "actorId"],
+    ["toBudgetId", "amount", "reason"],
+    target=target("budgets", "fromBudgetId", "Budget giving.", "budget"),
 )
-def transfer_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def transfer_budget(call: w.Write) -> dict[str, Any]:
     """Create a budget transfer."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "budgets")
-    source = w.require_record(state, "budgets", w.read_string(input, "fromBudgetId"))
-    target = w.require_record(state, "budgets", w.read_string(input, "toBudgetId"))
-    for budget in (source, target):
+    state, input, source = call.state, call.input, call.record
+    to = w.require_record(state, "budgets", w.read_string(input, "toBudgetId"))
+    for budget in (source, to):
         w.require_status(budget, "budgets", ("open",), "take part in a transfer")
-    if source["id"] == target["id"] or source["fiscalYear"] != target["fiscalYear"]:
+    if source["id"] == to["id"] or source["fiscalYear"] != to["fiscalYear"]:
         raise silo.tool_error("invalid_input", "Transfer between two budgets of one fiscal year.")
     amount = w.read_money(input, "amount")
-    require_authority(state, actor, "budget_transfer", amount, "the transfer")
+    require_authority(state, call.actor, "budget_transfer", amount, "the transfer")
     left = bud.remaining(state, source)
     if amount > left:
         raise silo.tool_error(
@@ -156,27 +156,21 @@ def transfer_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"{money_text(amount)}.",
             {"remaining": left, "amount": amount},
         )
-    transfer_id = w.next_id(state, "BTR")
-    state["budgetTransfers"][transfer_id] = {
-        "id": transfer_id,
+    transfer = {
+        "id": w.next_id(state, "BTR"),
         "fromBudgetId": source["id"],
-        "toBudgetId": target["id"],
+        "toBudgetId": to["id"],
         "amount": amount,
         "reason": w.read_string(input, "reason"),
-        "approvedBy": actor["id"],
+        "approvedBy": call.actor["id"],
         "at": w.now(state),
     }
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "transfer_budget",
-        "budgetTransfer",
-        transfer_id,
-        f"{money_text(amount)} from {source['id']} to {target['id']}.",
+    audit_id = call.add(
+        _TRANSFER, transfer, f"{money_text(amount)} from {source['id']} to {to['id']}."
     )
     return {
-        "created": state["budgetTransfers"][transfer_id],
+        "created": transfer,
         "from": budget_view(state, source),
-        "to": budget_view(state, target),
+        "to": budget_view(state, to),
         "auditId": audit_id,
     }

@@ -27,6 +27,7 @@ from ..state import (
 __all__ = [
     "ACTOR",
     "KIND_LABELS",
+    "Guard",
     "acting_user",
     "actor",
     "change",
@@ -36,6 +37,7 @@ __all__ = [
     "require_permission",
     "status_guard",
     "target",
+    "update_fields",
     "who",
 ]
 
@@ -233,3 +235,17 @@ def change(
     for field, value in fields.items():
         w.set_field(record, field, value, changes)
     return call.audit(detail or "", changes, entity=entity, entity_id=record["id"])
+
+
+def update_fields(call: w.Write, values: Mapping[str, Any], noun: str) -> str:
+    """Set each of ``values`` that is given (not None) on the target and audit what changed.
+
+    Raises:
+        ToolError: ``conflict`` when the target already has every value given.
+    """
+    for field, value in values.items():
+        if value is not None:
+            call.set(field, value)
+    if not call.changes:
+        raise silo.tool_error("conflict", f"{noun} {call.record['id']} already has these values.")
+    return call.audit(f"Updated {', '.join(c['field'] for c in call.changes)}.")

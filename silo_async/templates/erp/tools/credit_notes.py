@@ -10,7 +10,7 @@ from silo_async import world as w
 from ..domain import payables as pay
 from ..domain import purchasing as pur
 from ..state import State, gross
-from .common import ACTOR, acting_user, record_change, require_permission
+from .common import actor, change, target
 from .vendor_invoices import invoice_view
 
 __all__ = ["list_vendor_credit_notes", "record_vendor_credit_note"]
@@ -48,13 +48,12 @@ def _credited_lines(state: State, invoice: dict[str, Any], input: dict[str, Any]
     return lines
 
 
-@w.define_tool(
+@actor("payables").write_tool(
     "record_vendor_credit_note",
     "Record a vendor's credit note against a live invoice, taking back units of its lines "
     "(price defaults to the invoice line's). The invoice's net, VAT and total fall; a matched or "
     "failed invoice goes back to received for a new match.",
     {
-        "vendorInvoiceId": w.string("The invoice credited."),
         "vendorReference": w.string("The vendor's credit note number."),
         "lines": w.array(
             "Units credited per invoice line.",
@@ -68,15 +67,13 @@ def _credited_lines(state: State, invoice: dict[str, Any], input: dict[str, Any]
             ),
         ),
         "reason": w.string("Why."),
-        **ACTOR,
     },
-    ["vendorInvoiceId", "vendorReference", "lines", "reason", "actorId"],
+    ["vendorReference", "lines", "reason"],
+    target=target("vendorInvoices", "vendorInvoiceId", "The invoice credited.", "vendorInvoice"),
 )
-def record_vendor_credit_note(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def record_vendor_credit_note(call: w.Write) -> dict[str, Any]:
     """Store a credit note; a matched or failed invoice goes back to received."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "payables")
-    invoice = w.require_record(state, "vendorInvoices", w.read_string(input, "vendorInvoiceId"))
+    state, input, invoice = call.state, call.input, call.record
     if invoice["status"] not in pur.LIVE_INVOICE:
         raise silo.tool_error("invalid_state", f"{invoice['id']} is {invoice['status']}.")
     lines = _credited_lines(state, invoice, input)
@@ -88,16 +85,8 @@ def record_vendor_credit_note(state: State, input: dict[str, Any]) -> dict[str, 
         "lines": lines,
         "reason": w.read_string(input, "reason"),
         "createdAt": w.now(state),
-        "createdBy": actor["id"],
+        "createdBy": call.actor["id"],
     }
     status = "received" if invoice["status"] in ("matched", "match_failed") else invoice["status"]
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "record_vendor_credit_note",
-        "vendorInvoice",
-        invoice,
-        f"Credit note {note_id}.",
-        status=status,
-    )
+    audit_id = change(call, f"Credit note {note_id}.", status=status)
     return {"created": note, "invoice": invoice_view(state, invoice), "auditId": audit_id}

@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain import sales as sal
 from ..state import Record, State, terms_days
-from .common import ACTOR, acting_user, record_change, require_authority, require_permission
+from .common import Guard, actor, change, require_authority, status_guard, target
 
 __all__ = [
     "create_customer_invoice",
@@ -80,11 +80,12 @@ get_customer_invoice = w.get_tool(
 )
 
 
-def _ar(state: State, input: dict[str, Any]) -> tuple[Record, Record]:
-    actor = acting_user(state, input)
-    require_permission(state, actor, "receivables")
-    invoice: Record = w.require_record(state, "customerInvoices", w.read_string(input, "invoiceId"))
-    return actor, invoice
+def _invoice(description: str, guard: Guard | None = None) -> w.Target:
+    return target("customerInvoices", "invoiceId", description, "customerInvoice", guard)
+
+
+_INVOICE = _invoice("The invoice.")
+_RECEIVABLES = actor("receivables")
 
 
 def _shipments(state: State, ids: list[str]) -> tuple[Record, list[Record]]:
@@ -101,21 +102,17 @@ def _shipments(state: State, ids: list[str]) -> tuple[Record, list[Record]]:
     return state["salesOrders"][orders.pop()], shipments
 
 
-@w.define_tool(
+@_RECEIVABLES.write_tool(
     "create_customer_invoice",
     "Create a draft invoice billing shipments of one sales order (not yet invoiced) at the "
     "order's prices. Receivables roles. Issue it with issue_customer_invoice.",
-    {
-        "shipmentIds": w.array("Shipments to bill.", w.string("A shipment id."), unique=True),
-        **ACTOR,
-    },
-    ["shipmentIds", "actorId"],
+    {"shipmentIds": w.array("Shipments to bill.", w.string("A shipment id."), unique=True)},
+    ["shipmentIds"],
 )
-def create_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_customer_invoice(call: w.Write) -> dict[str, Any]:
     """Create a draft from shipments."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "receivables")
-    ids = w.read_strings(input, "shipmentIds")
+    state = call.state
+    ids = w.read_strings(call.input, "shipmentIds")
     order, shipments = _shipments(state, ids)
     quantities: dict[int, int] = {}
     for shipment in shipments:
@@ -130,9 +127,8 @@ def create_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, An
         }
         for i, ln in enumerate(x for x in order["lines"] if x["lineNo"] in quantities)
     ]
-    invoice_id = w.next_id(state, "INV", width=4)
-    state["customerInvoices"][invoice_id] = {
-        "id": invoice_id,
+    invoice: Record = {
+        "id": w.next_id(state, "INV", width=4),
         "customerId": order["customerId"],
         "salesOrderId": order["id"],
         "shipmentIds": ids,
@@ -144,96 +140,61 @@ def create_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, An
         "writtenOffAt": None,
         "writeOffReason": None,
     }
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "create_customer_invoice",
-        "customerInvoice",
-        invoice_id,
-        f"Draft for {', '.join(ids)}.",
-    )
-    return {
-        "created": invoice_view(state, state["customerInvoices"][invoice_id]),
-        "auditId": audit_id,
-    }
+    audit_id = call.add(_INVOICE, invoice, f"Draft for {', '.join(ids)}.")
+    return {"created": invoice_view(state, invoice), "auditId": audit_id}
 
 
-@w.define_tool(
+@_RECEIVABLES.write_tool(
     "issue_customer_invoice",
     "Issue a draft invoice: dated today, due after the customer's payment terms.",
-    {"invoiceId": w.string("The invoice."), **ACTOR},
-    ["invoiceId", "actorId"],
+    target=_invoice("The invoice.", status_guard("customerInvoices", ("draft",), "be issued")),
 )
-def issue_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def issue_customer_invoice(call: w.Write) -> dict[str, Any]:
     """Draft -> issued."""
-    actor, invoice = _ar(state, input)
-    w.require_status(invoice, "customerInvoices", ("draft",), "be issued")
+    state, invoice = call.state, call.record
     customer = state["customers"][invoice["customerId"]]
-    changes: list[w.Change] = []
-    w.set_field(invoice, "status", "issued", changes)
-    w.set_field(invoice, "issueDate", w.today(state), changes)
-    w.set_field(
-        invoice,
-        "dueDate",
-        w.add_days(w.today(state), terms_days(state, customer["paymentTerms"])),
-        changes,
-    )
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "issue_customer_invoice",
-        "customerInvoice",
-        invoice["id"],
-        "Issued.",
-        changes,
-    )
+    call.set("status", "issued")
+    call.set("issueDate", w.today(state))
+    call.set("dueDate", w.add_days(w.today(state), terms_days(state, customer["paymentTerms"])))
+    audit_id = call.audit("Issued.")
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 
 
-@w.define_tool(
+@_RECEIVABLES.write_tool(
     "void_customer_invoice",
     "Void a draft or an issued invoice nothing has been paid on; its shipments can be billed "
     "again.",
-    {"invoiceId": w.string("The invoice."), "reason": w.string("Why."), **ACTOR},
-    ["invoiceId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_invoice(
+        "The invoice.", status_guard("customerInvoices", ("draft", "issued"), "be voided")
+    ),
 )
-def void_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def void_customer_invoice(call: w.Write) -> dict[str, Any]:
     """Draft / issued -> void."""
-    actor, invoice = _ar(state, input)
-    w.require_status(invoice, "customerInvoices", ("draft", "issued"), "be voided")
+    state, invoice = call.state, call.record
     if sal.customer_paid(state, invoice["id"]) > 0:
         raise silo.tool_error("invalid_state", f"Payments are applied to {invoice['id']}.")
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "void_customer_invoice",
-        "customerInvoice",
-        invoice,
-        w.read_string(input, "reason"),
-        status="void",
-    )
+    audit_id = change(call, w.read_string(call.input, "reason"), status="void")
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 
 
-@w.define_tool(
+@actor().write_tool(
     "write_off_customer_invoice",
     "Write off what is still outstanding on an issued invoice, within the actor's write-off limit.",
-    {"invoiceId": w.string("The invoice."), "reason": w.string("Why."), **ACTOR},
-    ["invoiceId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_invoice(
+        "The invoice.", status_guard("customerInvoices", ("issued",), "be written off")
+    ),
 )
-def write_off_customer_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def write_off_customer_invoice(call: w.Write) -> dict[str, Any]:
     """Issued -> written_off."""
-    actor = acting_user(state, input)
-    invoice = w.require_record(state, "customerInvoices", w.read_string(input, "invoiceId"))
-    w.require_status(invoice, "customerInvoices", ("issued",), "be written off")
+    state, input, invoice = call.state, call.input, call.record
     owed = sal.customer_outstanding(state, invoice)
-    require_authority(state, actor, "write_off", owed, invoice["id"])
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "write_off_customer_invoice",
-        "customerInvoice",
-        invoice,
+    require_authority(state, call.actor, "write_off", owed, invoice["id"])
+    audit_id = change(
+        call,
         w.read_string(input, "reason"),
         status="written_off",
         writtenOffAt=w.now(state),
@@ -242,15 +203,14 @@ def write_off_customer_invoice(state: State, input: dict[str, Any]) -> dict[str,
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 
 
-@w.define_tool(
+@_RECEIVABLES.write_tool(
     "send_payment_reminder",
     "Send the next payment reminder for an overdue invoice (levels 1 to the policy's maximum).",
-    {"invoiceId": w.string("The overdue invoice."), **ACTOR},
-    ["invoiceId", "actorId"],
+    target=_invoice("The overdue invoice."),
 )
-def send_payment_reminder(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def send_payment_reminder(call: w.Write) -> dict[str, Any]:
     """Append a reminder."""
-    actor, invoice = _ar(state, input)
+    state, invoice = call.state, call.record
     if not sal.is_overdue(state, invoice):
         raise silo.tool_error(
             "invalid_state",
@@ -263,15 +223,9 @@ def send_payment_reminder(state: State, input: dict[str, Any]) -> dict[str, Any]
             "invalid_state",
             f"{invoice['id']} already had its final reminder; escalate (hold the customer).",
         )
-    invoice["reminders"].append({"sentAt": w.now(state), "level": level, "sentBy": actor["id"]})
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "send_payment_reminder",
-        "customerInvoice",
-        invoice["id"],
-        f"Reminder level {level}.",
-    )
+    reminder = {"sentAt": w.now(state), "level": level, "sentBy": call.actor["id"]}
+    invoice["reminders"].append(reminder)
+    audit_id = call.audit(f"Reminder level {level}.")
     return {"updated": invoice_view(state, invoice), "level": level, "auditId": audit_id}
 
 

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.sales import customer_figures, exposure
 from ..state import Record, State, money_text
-from .common import ACTOR, acting_user, require_authority, require_permission
+from .common import actor, require_authority, status_guard, target, update_fields
 
 __all__ = [
     "create_customer",
@@ -125,7 +125,10 @@ def get_customer_statement(state: State, input: dict[str, Any]) -> dict[str, Any
     }
 
 
-@w.define_tool(
+_CUSTOMER = target("customers", "customerId", "The customer.", "customer")
+
+
+@actor("customerMaster").write_tool(
     "create_customer",
     "Register a customer (customer master roles). The credit limit starts at 0 until set.",
     {
@@ -134,21 +137,18 @@ def get_customer_statement(state: State, input: dict[str, Any]) -> dict[str, Any
         "email": w.string("Finance email."),
         "paymentTerms": w.enum("Payment terms.", TERMS),
         "discountPercent": w.number("Standard discount on list prices.", minimum=0, maximum=50),
-        **ACTOR,
     },
-    ["name", "country", "email", "paymentTerms", "actorId"],
+    ["name", "country", "email", "paymentTerms"],
 )
-def create_customer(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_customer(call: w.Write) -> dict[str, Any]:
     """Create an active customer with no credit."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "customerMaster")
+    state, input = call.state, call.input
     name = w.read_string(input, "name")
     clash = w.find_by(state, "customers", "name", name)
     if clash is not None:
         raise silo.tool_error("conflict", f"Customer {clash['id']} is already called {name}.")
-    customer_id = w.next_id(state, "CUS")
-    state["customers"][customer_id] = {
-        "id": customer_id,
+    customer: Record = {
+        "id": w.next_id(state, "CUS"),
         "name": name,
         "country": w.read_string(input, "country"),
         "email": w.read_string(input, "email"),
@@ -159,134 +159,95 @@ def create_customer(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "holdReason": None,
         "customerSince": w.today(state),
     }
-    audit_id = w.audit(
-        state, actor["id"], "create_customer", "customer", customer_id, f"Created customer {name}."
-    )
-    return {"created": state["customers"][customer_id], "auditId": audit_id}
+    audit_id = call.add(_CUSTOMER, customer, f"Created customer {name}.")
+    return {"created": customer, "auditId": audit_id}
 
 
-@w.define_tool(
+@actor("customerMaster").write_tool(
     "update_customer",
     "Change a customer's email, payment terms or standard discount (customer master roles).",
     {
-        "customerId": w.string("The customer."),
         "email": w.string("New finance email."),
         "paymentTerms": w.enum("New payment terms.", TERMS),
         "discountPercent": w.number("New standard discount.", minimum=0, maximum=50),
-        **ACTOR,
     },
-    ["customerId", "actorId"],
+    target=_CUSTOMER,
 )
-def update_customer(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_customer(call: w.Write) -> dict[str, Any]:
     """Update master data fields."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "customerMaster")
-    customer = _customer(state, input)
+    input, customer = call.input, call.record
     w.require_some(input, ["email", "paymentTerms", "discountPercent"])
-    changes: list[w.Change] = []
-    for field, value in {
+    values = {
         "email": w.read_string(input, "email", None),
         "paymentTerms": w.read_enum(input, "paymentTerms", TERMS, None),
         "discountPercent": w.read_number(input, "discountPercent", None, minimum=0, maximum=50),
-    }.items():
-        if value is not None:
-            w.set_field(customer, field, value, changes)
-    if not changes:
-        raise silo.tool_error("conflict", f"Customer {customer['id']} already has these values.")
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "update_customer",
-        "customer",
-        customer["id"],
-        f"Updated {', '.join(c['field'] for c in changes)}.",
-        changes,
-    )
+    }
+    audit_id = update_fields(call, values, "Customer")
     return {"updated": customer, "auditId": audit_id}
 
 
-@w.define_tool(
+@actor().write_tool(
     "set_credit_limit",
     "Set a customer's credit limit; the new limit must be within the actor's credit_limit "
     "approval limit.",
-    {
-        "customerId": w.string("The customer."),
-        "creditLimit": w.money("The new limit (0 allowed)."),
-        "reason": w.string("Why."),
-        **ACTOR,
-    },
-    ["customerId", "creditLimit", "reason", "actorId"],
+    {"creditLimit": w.money("The new limit (0 allowed)."), "reason": w.string("Why.")},
+    ["creditLimit", "reason"],
+    target=_CUSTOMER,
 )
-def set_credit_limit(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def set_credit_limit(call: w.Write) -> dict[str, Any]:
     """Change the credit limit."""
-    actor = acting_user(state, input)
-    customer = _customer(state, input)
+    state, input, customer = call.state, call.input, call.record
     limit = w.read_money(input, "creditLimit", allow_zero=True)
-    require_authority(state, actor, "credit_limit", limit, f"the new limit for {customer['id']}")
-    changes: list[w.Change] = []
-    if not w.set_field(customer, "creditLimit", limit, changes):
+    require_authority(
+        state, call.actor, "credit_limit", limit, f"the new limit for {customer['id']}"
+    )
+    if not call.set("creditLimit", limit):
         raise silo.tool_error(
             "conflict", f"Customer {customer['id']}'s limit is already {money_text(limit)}."
         )
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "set_credit_limit",
-        "customer",
-        customer["id"],
-        w.read_string(input, "reason"),
-        changes,
-    )
+    audit_id = call.audit(w.read_string(input, "reason"))
     return {"updated": customer_view(state, customer), "auditId": audit_id}
 
 
-_ACTIONS = {
-    "place_customer_on_hold": "be put on hold",
-    "release_customer_hold": "be released from hold",
-}
+def _hold(call: w.Write, to: str) -> Any:
+    customer = call.record
+    call.set("status", to)
+    reason = w.read_string(call.input, "reason") if to == "on_hold" else None
+    call.set("holdReason", reason)
+    audit_id = call.audit(f"Customer {customer['id']} is now {to}.")
+    return {"updated": customer_view(call.state, customer), "auditId": audit_id}
 
 
-def _hold(state: State, input: dict[str, Any], wanted: str, to: str, action: str) -> Any:
-    actor = acting_user(state, input)
-    require_permission(state, actor, "receivables")
-    customer = _customer(state, input)
-    w.require_status(customer, "customers", (wanted,), _ACTIONS[action])
-    changes: list[w.Change] = []
-    w.set_field(customer, "status", to, changes)
-    reason = w.read_string(input, "reason") if to == "on_hold" else None
-    w.set_field(customer, "holdReason", reason, changes)
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        action,
-        "customer",
-        customer["id"],
-        f"Customer {customer['id']} is now {to}.",
-        changes,
-    )
-    return {"updated": customer_view(state, customer), "auditId": audit_id}
+def _in_status(wanted: str, action: str) -> w.Target:
+    guard = status_guard("customers", (wanted,), action)
+    return target("customers", "customerId", "The customer.", "customer", guard)
 
 
-@w.define_tool(
+_RECEIVABLES = actor("receivables")
+
+
+@_RECEIVABLES.write_tool(
     "place_customer_on_hold",
     "Put an active customer on credit hold (receivables roles): no order can be confirmed, "
     "reserved or shipped for it until released.",
-    {"customerId": w.string("The customer."), "reason": w.string("Why."), **ACTOR},
-    ["customerId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_in_status("active", "be put on hold"),
 )
-def place_customer_on_hold(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def place_customer_on_hold(call: w.Write) -> dict[str, Any]:
     """Active -> on_hold."""
-    result: dict[str, Any] = _hold(state, input, "active", "on_hold", "place_customer_on_hold")
+    result: dict[str, Any] = _hold(call, "on_hold")
     return result
 
 
-@w.define_tool(
+@_RECEIVABLES.write_tool(
     "release_customer_hold",
     "Release a customer's credit hold (receivables roles).",
-    {"customerId": w.string("The customer."), "reason": w.string("Why."), **ACTOR},
-    ["customerId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_in_status("on_hold", "be released from hold"),
 )
-def release_customer_hold(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def release_customer_hold(call: w.Write) -> dict[str, Any]:
     """on_hold -> active."""
-    result: dict[str, Any] = _hold(state, input, "on_hold", "active", "release_customer_hold")
+    result: dict[str, Any] = _hold(call, "active")
     return result

@@ -13,16 +13,8 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain.budgets import remaining
-from ..state import Record, State, money_text
-from .common import (
-    ACTOR,
-    acting_user,
-    record_change,
-    record_decision,
-    require_authority,
-    require_permission,
-    who,
-)
+from ..state import Record, money_text
+from .common import actor, change, record_decision, require_authority, status_guard, target, who
 
 __all__ = [
     "approve_expense",
@@ -50,7 +42,7 @@ list_expenses = w.list_tool(
 get_expense = w.get_tool("get_expense", "One expense claim.", "expenses", "expenseId", "EXP-7003")
 
 
-@w.define_tool(
+@actor().write_tool(
     "submit_expense",
     "Submit an expense claim for an employee (the employee or their manager), charged to their "
     "department's budget.",
@@ -61,13 +53,12 @@ get_expense = w.get_tool("get_expense", "One expense claim.", "expenses", "expen
         "amount": w.money("Amount incl. VAT."),
         "incurredOn": w.date("When"),
         "hasReceipt": w.boolean("Whether a receipt is attached."),
-        **ACTOR,
     },
-    ["employeeId", "category", "description", "amount", "incurredOn", "hasReceipt", "actorId"],
+    ["employeeId", "category", "description", "amount", "incurredOn", "hasReceipt"],
 )
-def submit_expense(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def submit_expense(call: w.Write) -> dict[str, Any]:
     """Create a submitted claim."""
-    actor = acting_user(state, input)
+    state, input, actor = call.state, call.input, call.actor
     employee = w.require_record(state, "users", w.read_string(input, "employeeId"))
     if actor["id"] not in (employee["id"], employee["managerId"]):
         raise silo.tool_error(
@@ -83,9 +74,8 @@ def submit_expense(state: State, input: dict[str, Any]) -> dict[str, Any]:
     )
     if budget is None:
         raise silo.tool_error("invalid_state", f"{employee['departmentId']} has no open budget.")
-    expense_id = w.next_id(state, "EXP", width=4)
-    state["expenses"][expense_id] = {
-        "id": expense_id,
+    expense: Record = {
+        "id": w.next_id(state, "EXP", width=4),
         "employeeId": employee["id"],
         "departmentId": employee["departmentId"],
         "budgetId": budget["id"],
@@ -101,53 +91,50 @@ def submit_expense(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "rejectionReason": None,
         "reimbursedAt": None,
     }
-    audit_id = w.audit(state, actor["id"], "submit_expense", "expense", expense_id, "Submitted.")
-    return {"created": state["expenses"][expense_id], "auditId": audit_id}
+    audit_id = call.add(_SUBMITTED, expense, "Submitted.")
+    return {"created": expense, "auditId": audit_id}
 
 
-def _claim(state: State, input: dict[str, Any]) -> tuple[Record, Record]:
-    actor = acting_user(state, input)
-    expense: Record = w.require_record(state, "expenses", w.read_string(input, "expenseId"))
-    w.require_status(expense, "expenses", ("submitted",), "be decided")
-    if expense["employeeId"] == actor["id"]:
+def _claim(status: str, action: str) -> w.Target:
+    guard = status_guard("expenses", (status,), action)
+    return target("expenses", "expenseId", "The claim.", "expense", guard)
+
+
+_SUBMITTED = _claim("submitted", "be decided")
+
+
+def _not_own(call: w.Write) -> Record:
+    expense: Record = call.record
+    if expense["employeeId"] == call.actor["id"]:
         raise silo.tool_error(
-            "not_allowed", f"{who(state, actor)} cannot decide their own claim {expense['id']}."
+            "not_allowed",
+            f"{who(call.state, call.actor)} cannot decide their own claim {expense['id']}.",
         )
-    return actor, expense
+    return expense
 
 
-def _decided(state: State, actor: Record, expense: Record, status: str, reason: str | None) -> Any:
+def _decided(call: w.Write, status: str, reason: str | None) -> Any:
+    state, actor, expense = call.state, call.actor, call.record
     approval_id = record_decision(
         state, "expense", expense["id"], expense["amount"], actor, status, reason
     )
-    changes: list[w.Change] = []
-    w.set_field(expense, "status", status, changes)
-    w.set_field(expense, "decidedBy", actor["id"], changes)
-    w.set_field(expense, "decidedAt", w.now(state), changes)
-    w.set_field(expense, "rejectionReason", reason, changes)
-    action = "approve_expense" if status == "approved" else "reject_expense"
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        action,
-        "expense",
-        expense["id"],
-        f"{status.capitalize()} ({approval_id}).",
-        changes,
-    )
+    call.set("status", status)
+    call.set("decidedBy", actor["id"])
+    call.set("decidedAt", w.now(state))
+    call.set("rejectionReason", reason)
+    audit_id = call.audit(f"{status.capitalize()} ({approval_id}).")
     return {"updated": expense, "auditId": audit_id}
 
 
-@w.define_tool(
+@actor().write_tool(
     "approve_expense",
     "Approve a submitted claim: not your own, within your expense limit, with a receipt when "
     "above the policy threshold, and within the budget's remaining amount.",
-    {"expenseId": w.string("The claim."), **ACTOR},
-    ["expenseId", "actorId"],
+    target=_SUBMITTED,
 )
-def approve_expense(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def approve_expense(call: w.Write) -> dict[str, Any]:
     """Submitted -> approved."""
-    actor, expense = _claim(state, input)
+    state, actor, expense = call.state, call.actor, _not_own(call)
     threshold = state["policies"]["receiptRequiredAbove"]
     if expense["amount"] > threshold and not expense["hasReceipt"]:
         raise silo.tool_error(
@@ -163,45 +150,30 @@ def approve_expense(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"Budget {budget['id']} has {money_text(remaining(state, budget))} remaining; "
             f"{expense['id']} is {money_text(expense['amount'])}.",
         )
-    result: dict[str, Any] = _decided(state, actor, expense, "approved", None)
+    result: dict[str, Any] = _decided(call, "approved", None)
     return result
 
 
-@w.define_tool(
+@actor().write_tool(
     "reject_expense",
     "Reject a submitted claim (not your own) with a reason.",
-    {"expenseId": w.string("The claim."), "reason": w.string("Why."), **ACTOR},
-    ["expenseId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_SUBMITTED,
 )
-def reject_expense(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def reject_expense(call: w.Write) -> dict[str, Any]:
     """Submitted -> rejected."""
-    actor, expense = _claim(state, input)
-    result: dict[str, Any] = _decided(
-        state, actor, expense, "rejected", w.read_string(input, "reason")
-    )
+    _not_own(call)
+    result: dict[str, Any] = _decided(call, "rejected", w.read_string(call.input, "reason"))
     return result
 
 
-@w.define_tool(
+@actor("treasury").write_tool(
     "reimburse_expense",
     "Pay an approved claim back to the employee (treasury roles).",
-    {"expenseId": w.string("The claim."), **ACTOR},
-    ["expenseId", "actorId"],
+    target=_claim("approved", "be reimbursed"),
 )
-def reimburse_expense(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def reimburse_expense(call: w.Write) -> dict[str, Any]:
     """Approved -> reimbursed."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "treasury")
-    expense = w.require_record(state, "expenses", w.read_string(input, "expenseId"))
-    w.require_status(expense, "expenses", ("approved",), "be reimbursed")
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "reimburse_expense",
-        "expense",
-        expense,
-        "Reimbursed.",
-        status="reimbursed",
-        reimbursedAt=w.now(state),
-    )
-    return {"updated": expense, "auditId": audit_id}
+    audit_id = change(call, "Reimbursed.", status="reimbursed", reimbursedAt=w.now(call.state))
+    return {"updated": call.record, "auditId": audit_id}

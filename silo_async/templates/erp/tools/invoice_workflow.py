@@ -12,15 +12,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain import payables as pay
-from ..state import Record, State
-from .common import (
-    ACTOR,
-    acting_user,
-    record_change,
-    record_decision,
-    require_authority,
-    require_permission,
-)
+from .common import actor, change, record_decision, require_authority, status_guard, target
 from .vendor_invoices import invoice_view
 
 __all__ = [
@@ -32,40 +24,33 @@ __all__ = [
     "run_three_way_match",
 ]
 
-_INVOICE = {"vendorInvoiceId": w.string("The vendor invoice.")}
+_PAYABLES = actor("payables")
 
 
-def _ap(state: State, input: dict[str, Any]) -> tuple[Record, Record]:
-    actor = acting_user(state, input)
-    require_permission(state, actor, "payables")
-    invoice: Record = w.require_record(
-        state, "vendorInvoices", w.read_string(input, "vendorInvoiceId")
+def _invoice(statuses: tuple[str, ...] = (), action: str = "") -> w.Target:
+    """The vendor invoice, in one of ``statuses`` (if given) to ``action``."""
+    guard = status_guard("vendorInvoices", statuses, action) if statuses else None
+    return target(
+        "vendorInvoices", "vendorInvoiceId", "The vendor invoice.", "vendorInvoice", guard
     )
-    return actor, invoice
 
 
-def _done(
-    state: State, actor: Record, invoice: Record, action: str, text: str | None, **fields: Any
-) -> dict[str, Any]:
-    audit_id = record_change(state, actor["id"], action, "vendorInvoice", invoice, text, **fields)
-    return {"updated": invoice_view(state, invoice), "auditId": audit_id}
+def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
+    audit_id = change(call, text, **fields)
+    return {"updated": invoice_view(call.state, call.record), "auditId": audit_id}
 
 
-@w.define_tool(
+@_PAYABLES.write_tool(
     "run_three_way_match",
     "Match an order invoice against its purchase order (price within the policy tolerance) and "
     "the goods received (units billed on each order line, across live invoices, within the "
     "policy tolerance of units accepted). The invoice becomes matched or match_failed with the "
     "exceptions listed. Invoices without an order need no match.",
-    {**_INVOICE, **ACTOR},
-    ["vendorInvoiceId", "actorId"],
+    target=_invoice(("received", "match_failed", "matched"), "be matched"),
 )
-def run_three_way_match(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def run_three_way_match(call: w.Write) -> dict[str, Any]:
     """Received / match_failed / matched -> matched or match_failed."""
-    actor, invoice = _ap(state, input)
-    w.require_status(
-        invoice, "vendorInvoices", ("received", "match_failed", "matched"), "be matched"
-    )
+    state, invoice = call.state, call.record
     if invoice["purchaseOrderId"] is None:
         raise silo.tool_error(
             "invalid_state",
@@ -73,10 +58,7 @@ def run_three_way_match(state: State, input: dict[str, Any]) -> dict[str, Any]:
         )
     exceptions = pay.match_exceptions(state, invoice)
     result = _done(
-        state,
-        actor,
-        invoice,
-        "run_three_way_match",
+        call,
         f"{len(exceptions)} exception(s).",
         status="match_failed" if exceptions else "matched",
         matchExceptions=exceptions,
@@ -85,17 +67,16 @@ def run_three_way_match(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"matched": not exceptions, "exceptions": exceptions, **result}
 
 
-@w.define_tool(
+@actor().write_tool(
     "approve_vendor_invoice",
     "Approve a matched order invoice (or a received invoice without an order) for payment; the "
     "amount payable must be within the actor's vendor invoice limit.",
-    {**_INVOICE, "comment": w.string("Optional note."), **ACTOR},
-    ["vendorInvoiceId", "actorId"],
+    {"comment": w.string("Optional note.")},
+    target=_invoice(),
 )
-def approve_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """Matched (or received without an order) -> approved."""
-    actor = acting_user(state, input)
-    invoice = w.require_record(state, "vendorInvoices", w.read_string(input, "vendorInvoiceId"))
+    state, actor, invoice = call.state, call.actor, call.record
     if invoice["status"] == "match_failed":
         problems = "; ".join(e["message"] for e in invoice["matchExceptions"])
         raise silo.tool_error(
@@ -115,13 +96,10 @@ def approve_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any
         total,
         actor,
         "approved",
-        w.read_string(input, "comment", None),
+        w.read_string(call.input, "comment", None),
     )
     return _done(
-        state,
-        actor,
-        invoice,
-        "approve_vendor_invoice",
+        call,
         f"Approved ({approval_id}).",
         status="approved",
         approvedBy=actor["id"],
@@ -129,67 +107,47 @@ def approve_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any
     )
 
 
-@w.define_tool(
+@_PAYABLES.write_tool(
     "hold_vendor_invoice",
     "Put an unpaid invoice on hold with a reason (a dispute, a failed match awaiting a credit "
     "note); it cannot be approved or paid until released.",
-    {**_INVOICE, "reason": w.string("Why, e.g. which match exception."), **ACTOR},
-    ["vendorInvoiceId", "reason", "actorId"],
+    {"reason": w.string("Why, e.g. which match exception.")},
+    ["reason"],
+    target=_invoice(("received", "matched", "match_failed", "approved"), "be put on hold"),
 )
-def hold_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def hold_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """Received / matched / match_failed / approved -> on_hold."""
-    actor, invoice = _ap(state, input)
-    w.require_status(
-        invoice,
-        "vendorInvoices",
-        ("received", "matched", "match_failed", "approved"),
-        "be put on hold",
-    )
+    state, input, invoice = call.state, call.input, call.record
     if pay.scheduled(state, invoice["id"]) > 0:
         raise silo.tool_error(
             "invalid_state", f"A payment in progress covers {invoice['id']}; cancel it first."
         )
     return _done(
-        state,
-        actor,
-        invoice,
-        "hold_vendor_invoice",
+        call,
         w.read_string(input, "reason"),
         status="on_hold",
         holdReason=w.read_string(input, "reason"),
     )
 
 
-@w.define_tool(
+@_PAYABLES.write_tool(
     "release_vendor_invoice_hold",
     "Release a held invoice: it returns to received (match it again, or approve it if it has "
     "no order).",
-    {**_INVOICE, "reason": w.string("Why."), **ACTOR},
-    ["vendorInvoiceId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_invoice(("on_hold",), "be released"),
 )
-def release_vendor_invoice_hold(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def release_vendor_invoice_hold(call: w.Write) -> dict[str, Any]:
     """on_hold -> received."""
-    actor, invoice = _ap(state, input)
-    w.require_status(invoice, "vendorInvoices", ("on_hold",), "be released")
-    return _done(
-        state,
-        actor,
-        invoice,
-        "release_vendor_invoice_hold",
-        w.read_string(input, "reason"),
-        status="received",
-        holdReason=None,
-    )
+    return _done(call, w.read_string(call.input, "reason"), status="received", holdReason=None)
 
 
-def _close(state: State, input: dict[str, Any], to: str, action: str) -> dict[str, Any]:
-    actor, invoice = _ap(state, input)
-    w.require_status(
-        invoice,
-        "vendorInvoices",
-        ("received", "matched", "match_failed", "on_hold", "approved"),
-        f"be {to}",
-    )
+_CLOSABLE = ("received", "matched", "match_failed", "on_hold", "approved")
+
+
+def _close(call: w.Write, to: str) -> dict[str, Any]:
+    state, input, invoice = call.state, call.input, call.record
     if pay.paid(state, invoice["id"]) > 0 or pay.scheduled(state, invoice["id"]) > 0:
         raise silo.tool_error(
             "invalid_state",
@@ -197,33 +155,32 @@ def _close(state: State, input: dict[str, Any], to: str, action: str) -> dict[st
             f"{pay.scheduled(state, invoice['id'])} in payments); it cannot be {to}.",
         )
     return _done(
-        state,
-        actor,
-        invoice,
-        action,
+        call,
         w.read_string(input, "reason"),
         status=to,
         rejectionReason=w.read_string(input, "reason"),
     )
 
 
-@w.define_tool(
+@_PAYABLES.write_tool(
     "reject_vendor_invoice",
     "Refuse a vendor's invoice (not paid, no payment in progress), with a reason.",
-    {**_INVOICE, "reason": w.string("Why."), **ACTOR},
-    ["vendorInvoiceId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_invoice(_CLOSABLE, "be rejected"),
 )
-def reject_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def reject_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """-> rejected."""
-    return _close(state, input, "rejected", "reject_vendor_invoice")
+    return _close(call, "rejected")
 
 
-@w.define_tool(
+@_PAYABLES.write_tool(
     "cancel_vendor_invoice",
     "Cancel an invoice recorded in error (not paid, no payment in progress).",
-    {**_INVOICE, "reason": w.string("Why."), **ACTOR},
-    ["vendorInvoiceId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_invoice(_CLOSABLE, "be cancelled"),
 )
-def cancel_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def cancel_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """-> cancelled."""
-    return _close(state, input, "cancelled", "cancel_vendor_invoice")
+    return _close(call, "cancelled")

@@ -15,15 +15,7 @@ from silo_async import world as w
 
 from ..domain import payables as pay
 from ..state import Record, State, money_text
-from .common import (
-    ACTOR,
-    acting_user,
-    record_change,
-    record_decision,
-    require_authority,
-    require_permission,
-    who,
-)
+from .common import actor, change, record_decision, require_authority, target, who
 
 __all__ = [
     "approve_payment",
@@ -87,7 +79,10 @@ def _allocation(state: State, vendor: Record, item: dict[str, Any], path: str) -
     return {"invoiceId": invoice["id"], "amount": amount}
 
 
-@w.define_tool(
+_PAYABLES = actor("payables")
+
+
+@_PAYABLES.write_tool(
     "create_vendor_payment",
     "Draft a payment to an active vendor with verified bank details, paying approved invoices "
     "(each amount defaults to what is left to pay). Payables roles.",
@@ -104,14 +99,12 @@ def _allocation(state: State, vendor: Record, item: dict[str, Any], path: str) -
             ),
         ),
         "paymentDate": w.date("When the bank should pay (today or later)"),
-        **ACTOR,
     },
-    ["vendorId", "allocations", "paymentDate", "actorId"],
+    ["vendorId", "allocations", "paymentDate"],
 )
-def create_vendor_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_vendor_payment(call: w.Write) -> dict[str, Any]:
     """Create a draft payment."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "payables")
+    state, input = call.state, call.input
     vendor = _payable_vendor(state, w.read_string(input, "vendorId"))
     items = w.read_objects(input, "allocations")
     allocations = [
@@ -122,9 +115,8 @@ def create_vendor_payment(state: State, input: dict[str, Any]) -> dict[str, Any]
     date = w.read_date(input, "paymentDate")
     if date < w.today(state):
         raise w.invalid("paymentDate", f"must be today ({w.today(state)}) or later", date)
-    payment_id = w.next_id(state, "PAY", width=4)
-    state["payments"][payment_id] = {
-        "id": payment_id,
+    payment: Record = {
+        "id": w.next_id(state, "PAY", width=4),
         "direction": "outbound",
         "vendorId": vendor["id"],
         "customerId": None,
@@ -135,52 +127,44 @@ def create_vendor_payment(state: State, input: dict[str, Any]) -> dict[str, Any]
         "reference": None,
         "status": "draft",
         "paymentDate": date,
-        "createdBy": actor["id"],
+        "createdBy": call.actor["id"],
         "approvedBy": None,
         "completedAt": None,
         "failureReason": None,
         "retryOf": None,
     }
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "create_vendor_payment",
-        "payment",
-        payment_id,
-        f"{money_text(state['payments'][payment_id]['amount'])} to {vendor['id']}.",
-    )
-    return {"created": state["payments"][payment_id], "auditId": audit_id}
+    audit_id = call.add(_PAYMENT, payment, f"{money_text(payment['amount'])} to {vendor['id']}.")
+    return {"created": payment, "auditId": audit_id}
 
 
-def _payment(state: State, input: dict[str, Any]) -> Record:
-    payment: Record = w.require_record(state, "payments", w.read_string(input, "paymentId"))
-    if payment["direction"] != "outbound":
-        raise silo.tool_error("invalid_input", f"{payment['id']} is a customer receipt.")
-    return payment
+def _outbound(statuses: tuple[str, ...], action: str) -> w.Target:
+    """The payment, outbound and in one of ``statuses`` to ``action``."""
+
+    def guard(state: State, payment: Record) -> None:
+        if payment["direction"] != "outbound":
+            raise silo.tool_error("invalid_input", f"{payment['id']} is a customer receipt.")
+        w.require_status(payment, "payments", statuses, action)
+
+    return target("payments", "paymentId", "The payment.", "payment", guard)
 
 
-def _done(
-    state: State, actor: Record, payment: Record, action: str, text: str | None, **fields: Any
-) -> dict[str, Any]:
-    audit_id = record_change(state, actor["id"], action, "payment", payment, text, **fields)
-    return {"updated": payment, "auditId": audit_id}
+_PAYMENT = w.Target("payments", "paymentId", w.string("The payment."), "payment")
 
 
-_PAY = {"paymentId": w.string("The payment.")}
+def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
+    audit_id = change(call, text, **fields)
+    return {"updated": call.record, "auditId": audit_id}
 
 
-@w.define_tool(
+@actor().write_tool(
     "approve_payment",
     "Approve a draft payment within the actor's payment limit; the person who created the "
     "payment cannot approve it.",
-    {**_PAY, **ACTOR},
-    ["paymentId", "actorId"],
+    target=_outbound(("draft",), "be approved"),
 )
-def approve_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def approve_payment(call: w.Write) -> dict[str, Any]:
     """Draft -> approved."""
-    actor = acting_user(state, input)
-    payment = _payment(state, input)
-    w.require_status(payment, "payments", ("draft",), "be approved")
+    state, actor, payment = call.state, call.actor, call.record
     if payment["createdBy"] == actor["id"]:
         raise silo.tool_error(
             "not_allowed",
@@ -188,30 +172,18 @@ def approve_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
         )
     require_authority(state, actor, "payment", payment["amount"], payment["id"])
     record_decision(state, "payment", payment["id"], payment["amount"], actor, "approved")
-    return _done(
-        state,
-        actor,
-        payment,
-        "approve_payment",
-        "Approved.",
-        status="approved",
-        approvedBy=actor["id"],
-    )
+    return _done(call, "Approved.", status="approved", approvedBy=actor["id"])
 
 
-@w.define_tool(
+@actor("treasury").write_tool(
     "execute_payment",
     "Release an approved payment to the bank (treasury roles) once its payment date has come; "
     "its invoices are paid by the allocated amounts.",
-    {**_PAY, **ACTOR},
-    ["paymentId", "actorId"],
+    target=_outbound(("approved",), "be executed"),
 )
-def execute_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def execute_payment(call: w.Write) -> dict[str, Any]:
     """Approved -> completed."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "treasury")
-    payment = _payment(state, input)
-    w.require_status(payment, "payments", ("approved",), "be executed")
+    state, payment = call.state, call.record
     if payment["paymentDate"] > w.today(state):
         raise silo.tool_error(
             "invalid_state",
@@ -225,48 +197,32 @@ def execute_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"{payment['id']} would pay {payment['bankAccount']}, but {vendor['id']}'s account is "
             f"now {vendor['iban']} ({vendor['bankStatus']}); cancel it and create a new payment.",
         )
-    return _done(
-        state,
-        actor,
-        payment,
-        "execute_payment",
-        "Sent to the bank.",
-        status="completed",
-        completedAt=w.now(state),
-    )
+    return _done(call, "Sent to the bank.", status="completed", completedAt=w.now(state))
 
 
-@w.define_tool(
+@_PAYABLES.write_tool(
     "cancel_payment",
     "Cancel a draft or approved payment.",
-    {**_PAY, "reason": w.string("Why."), **ACTOR},
-    ["paymentId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_outbound(("draft", "approved"), "be cancelled"),
 )
-def cancel_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def cancel_payment(call: w.Write) -> dict[str, Any]:
     """Draft / approved -> cancelled."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "payables")
-    payment = _payment(state, input)
-    w.require_status(payment, "payments", ("draft", "approved"), "be cancelled")
-    return _done(
-        state, actor, payment, "cancel_payment", w.read_string(input, "reason"), status="cancelled"
-    )
+    return _done(call, w.read_string(call.input, "reason"), status="cancelled")
 
 
-@w.define_tool(
+@_PAYABLES.write_tool(
     "retry_payment",
     "Re-issue a failed payment as a new draft for what its invoices still owe, to the vendor's "
     "current bank account (which must differ from the one that failed and be verified). The "
     "failed payment stays as history.",
-    {**_PAY, "paymentDate": w.date("When the bank should pay (default today)"), **ACTOR},
-    ["paymentId", "actorId"],
+    {"paymentDate": w.date("When the bank should pay (default today)")},
+    target=_outbound(("failed",), "be retried"),
 )
-def retry_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def retry_payment(call: w.Write) -> dict[str, Any]:
     """Failed -> a new draft payment."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "payables")
-    failed = _payment(state, input)
-    w.require_status(failed, "payments", ("failed",), "be retried")
+    state, input, failed = call.state, call.input, call.record
     vendor = _payable_vendor(state, failed["vendorId"])
     if vendor["iban"] == failed["bankAccount"]:
         raise silo.tool_error(
@@ -284,7 +240,7 @@ def retry_payment(state: State, input: dict[str, Any]) -> dict[str, Any]:
     retry = {
         "vendorId": vendor["id"],
         "allocations": items,
-        "actorId": actor["id"],
+        "actorId": call.actor["id"],
         "paymentDate": w.read_date(input, "paymentDate", w.today(state)),
     }
     result = create_vendor_payment.fn(state, retry)

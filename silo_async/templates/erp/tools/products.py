@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record, State
-from .common import ACTOR, acting_user, record_change, require_permission
+from .common import actor, change, status_guard, target, update_fields
 
 __all__ = [
     "create_product",
@@ -105,7 +105,11 @@ def get_product_purchase_history(state: State, input: dict[str, Any]) -> dict[st
     return {"productId": product["id"], "lines": rows}
 
 
-@w.define_tool(
+_PURCHASING = actor("purchasing")
+_PRODUCT = target("products", "productId", "The product.", "product")
+
+
+@_PURCHASING.write_tool(
     "create_product",
     "Add an active product to the catalogue (purchasing roles). SKUs are unique.",
     {
@@ -116,23 +120,20 @@ def get_product_purchase_history(state: State, input: dict[str, Any]) -> dict[st
         "standardCost": w.money("Standard cost per unit."),
         "listPrice": w.money("List price per unit."),
         "preferredVendorId": w.string("Preferred vendor (active)."),
-        **ACTOR,
     },
-    ["sku", "name", "category", "uom", "standardCost", "listPrice", "preferredVendorId", "actorId"],
+    ["sku", "name", "category", "uom", "standardCost", "listPrice", "preferredVendorId"],
 )
-def create_product(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_product(call: w.Write) -> dict[str, Any]:
     """Create a product."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "purchasing")
+    state, input = call.state, call.input
     sku = w.read_string(input, "sku").upper()
     clash = w.find_by(state, "products", "sku", sku)
     if clash is not None:
         raise silo.tool_error("conflict", f"Product {clash['id']} already has SKU {sku}.")
     vendor = w.require_record(state, "vendors", w.read_string(input, "preferredVendorId"))
     w.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
-    product_id = w.next_id(state, "PRD")
-    state["products"][product_id] = {
-        "id": product_id,
+    product: Record = {
+        "id": w.next_id(state, "PRD"),
         "sku": sku,
         "name": w.read_string(input, "name"),
         "category": w.read_string(input, "category"),
@@ -142,77 +143,53 @@ def create_product(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "preferredVendorId": vendor["id"],
         "status": "active",
     }
-    audit_id = w.audit(
-        state, actor["id"], "create_product", "product", product_id, f"Created {sku}."
-    )
-    return {"created": state["products"][product_id], "auditId": audit_id}
+    audit_id = call.add(_PRODUCT, product, f"Created {sku}.")
+    return {"created": product, "auditId": audit_id}
 
 
-@w.define_tool(
+@_PURCHASING.write_tool(
     "update_product",
     "Change a product's name, standard cost, list price or preferred vendor (purchasing roles).",
     {
-        "productId": w.string("The product."),
         "name": w.string("New name."),
         "standardCost": w.money("New standard cost."),
         "listPrice": w.money("New list price."),
         "preferredVendorId": w.string("New preferred vendor (active)."),
-        **ACTOR,
     },
-    ["productId", "actorId"],
+    target=_PRODUCT,
 )
-def update_product(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_product(call: w.Write) -> dict[str, Any]:
     """Update catalogue fields."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "purchasing")
-    product = _product(state, input)
+    state, input = call.state, call.input
     w.require_some(input, ["name", "standardCost", "listPrice", "preferredVendorId"])
     vendor_id = w.read_string(input, "preferredVendorId", None)
     if vendor_id is not None:
         vendor = w.require_record(state, "vendors", vendor_id)
         w.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
-    changes: list[w.Change] = []
-    for field, value in {
+    values = {
         "name": w.read_string(input, "name", None),
         "standardCost": w.read_money(input, "standardCost", None),
         "listPrice": w.read_money(input, "listPrice", None),
         "preferredVendorId": vendor_id,
-    }.items():
-        if value is not None:
-            w.set_field(product, field, value, changes)
-    if not changes:
-        raise silo.tool_error("conflict", f"Product {product['id']} already has these values.")
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "update_product",
-        "product",
-        product["id"],
-        f"Updated {', '.join(c['field'] for c in changes)}.",
-        changes,
-    )
-    return {"updated": product, "auditId": audit_id}
+    }
+    audit_id = update_fields(call, values, "Product")
+    return {"updated": call.record, "auditId": audit_id}
 
 
-@w.define_tool(
+@_PURCHASING.write_tool(
     "discontinue_product",
     "Discontinue a product: it can no longer be ordered, sold or reordered; stock on hand stays.",
-    {"productId": w.string("The product."), "reason": w.string("Why."), **ACTOR},
-    ["productId", "reason", "actorId"],
-)
-def discontinue_product(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Active -> discontinued."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "purchasing")
-    product = _product(state, input)
-    w.require_status(product, "products", ("active",), "be discontinued")
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "discontinue_product",
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=target(
+        "products",
+        "productId",
+        "The product.",
         "product",
-        product,
-        w.read_string(input, "reason"),
-        status="discontinued",
-    )
-    return {"updated": product, "auditId": audit_id}
+        status_guard("products", ("active",), "be discontinued"),
+    ),
+)
+def discontinue_product(call: w.Write) -> dict[str, Any]:
+    """Active -> discontinued."""
+    audit_id = change(call, w.read_string(call.input, "reason"), status="discontinued")
+    return {"updated": call.record, "auditId": audit_id}

@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain.payables import invoice_figures
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import Record, State
-from .common import actor, change, status_guard, target
+from .common import actor, change, status_guard, target, update_fields
 
 __all__ = [
     "approve_vendor",
@@ -186,12 +186,7 @@ def update_vendor(call: w.Write) -> dict[str, Any]:
         "leadTimeDays": w.read_int(input, "leadTimeDays", None, minimum=0, maximum=365),
         "categories": w.read_strings(input, "categories", None),
     }
-    for field, value in values.items():
-        if value is not None:
-            call.set(field, value)
-    if not call.changes:
-        raise silo.tool_error("conflict", f"Vendor {vendor['id']} already has these values.")
-    audit_id = call.audit(f"Updated {', '.join(c['field'] for c in call.changes)}.")
+    audit_id = update_fields(call, values, "Vendor")
     return {"updated": vendor, "changes": call.changes, "auditId": audit_id}
 
 
