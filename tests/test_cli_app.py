@@ -8,18 +8,15 @@ from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner, Result
 
 import silo_async as silo
 from silo_async._agentload import AgentLoadError
 from silo_async.cli._app import app
 from silo_async.cli._errors import CliError, error_line
 
+from .cli_support import cli
+
 COMMANDS = ["init", "env", "data", "task", "tool", "verifier", "run"]
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture(autouse=True)

@@ -6,13 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from silo_async.cli._app import app
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
+from .cli_support import cli
 
 
 @pytest.fixture(autouse=True)

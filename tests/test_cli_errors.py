@@ -7,14 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 import silo_async as silo
-from silo_async.cli._app import app
 
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
+from .cli_support import cli
 
 
 def nothing(env: Path) -> None:

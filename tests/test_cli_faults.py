@@ -14,18 +14,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 import silo_async as silo
-from silo_async.cli._app import app
 from silo_async.cli._errors import CLI_ERROR_CODES, error_line, unexpected_line
+
+from .cli_support import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 NOOP = str(ROOT / "examples" / "agents" / "noop.py")
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture

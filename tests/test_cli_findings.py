@@ -9,16 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from silo_async.cli._app import app
+from .cli_support import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 NOOP = str(ROOT / "examples" / "agents" / "noop.py")
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture

@@ -9,15 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from silo_async.cli._app import app
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
 from tests.test_cli_run import GOOD, TOOL, VERIFIER
 
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
+from .cli_support import cli
 
 
 def solver(request: ModelRequest) -> Reply:

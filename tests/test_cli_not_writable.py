@@ -8,16 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from silo_async.cli._app import app
 from silo_async.cli._errors import error_line
 
+from .cli_support import cli
+
 NOOP = str(Path(__file__).resolve().parent.parent / "examples" / "agents" / "noop.py")
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture

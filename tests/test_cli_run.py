@@ -8,9 +8,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from silo_async.cli._app import app
+from .cli_support import cli
 
 TOOL = """
 import silo_async as silo
@@ -56,10 +56,6 @@ IDLE = """
 async def agent(ctx):
     return ""
 """
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 def write(path: Path, text: str) -> None:

@@ -9,17 +9,15 @@ from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
 from silo_async.cli._app import app
 from silo_async.cli._examples import EXAMPLES
 from tests.test_cli_run import GOOD, TOOL, VERIFIER, write
 
+from .cli_support import cli
+
 ENV = Path(".silo") / "environments" / "shop"
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture(autouse=True)

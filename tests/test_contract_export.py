@@ -19,12 +19,12 @@ from typing import Any
 
 import anyio
 import pytest
-from click.testing import CliRunner, Result
 
 import silo_async as silo
-from silo_async.cli._app import app
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
 from tests.test_contract import ENV
+
+from .cli_support import cli
 
 KEYS = {
     "runId",
@@ -63,10 +63,6 @@ def model(request: ModelRequest) -> Reply:
         call = ToolCall("get_user", {"userId": "USR-001"})
         return Reply(tool_calls=[call], input_tokens=80, output_tokens=4)
     return Reply(text="USR-001 is here.", input_tokens=90, output_tokens=6)
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture(scope="module")

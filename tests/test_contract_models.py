@@ -28,6 +28,8 @@ from silo_async.testing import ErrorReply, ModelRequest, Reply, ScriptedModelSer
 from tests.browser import browser, needs_chromium, open_report
 from tests.test_contract import ENV
 
+from .cli_support import cli
+
 __all__ = ["browser"]  # the fixture, shared with pytest
 
 pytestmark = pytest.mark.anyio
@@ -443,10 +445,6 @@ def test_section9_scripted_model_server_plays_a_list_of_replies_in_order() -> No
 
 
 # --- the CLI ------------------------------------------------------------------------------
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 def cli_in_thread(*args: str) -> Result:

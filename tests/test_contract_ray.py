@@ -24,20 +24,16 @@ from typing import Any
 
 import anyio
 import pytest
-from click.testing import CliRunner, Result
 
 import silo_async as silo
-from silo_async.cli._app import app
+
+from .cli_support import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER = str(ROOT / "examples" / "agents" / "crm_solver.py")
 NOOP = str(ROOT / "examples" / "agents" / "noop.py")
 #: A cluster address nothing listens on.
 STALE = "127.0.0.1:9"
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 def subprocess_cli(project: Path, *args: str, env: dict[str, str] | None = None) -> Any:

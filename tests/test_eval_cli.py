@@ -11,9 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from silo_async.cli._app import app
+from .cli_support import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER = str(ROOT / "examples" / "agents" / "crm_solver.py")
@@ -26,10 +25,6 @@ async def agent(ctx):
     await anyio.sleep(0.01)
     return ""
 """
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture(autouse=True)

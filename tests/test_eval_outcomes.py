@@ -7,12 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from silo_async.cli._app import app
 from silo_async.cli._eval import summary_text
 from silo_async.eval import evaluate, read_summary
 
+from .cli_support import cli
 from .test_eval_support import crashing_agent, good_agent, greedy_agent, make_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,10 +51,6 @@ async def test_crashes_and_limits_are_counted_in_every_summary(tmp_path: Path) -
     assert good["terminationReasons"]["completed"] == 4
     cell = data["tasks"][0]["agents"]["greedy"]
     assert cell["terminationReasons"]["max_tool_calls"] == 2 and cell["faults"] == 0
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture

@@ -7,14 +7,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 import silo_async as silo
-from silo_async.cli._app import app
 from silo_async.cli._eval import summary_text
 from silo_async.eval import evaluate, read_index, read_summary
 from silo_async.testing import Reply, ScriptedModelServer
 
+from .cli_support import cli
 from .test_eval_support import good_agent, make_env
 
 PRICES = {"big": {"input": 2.0, "output": 8.0}, "small": {"input": 0.5, "output": 1.0}}
@@ -74,10 +73,6 @@ async def test_no_token_columns_when_nothing_recorded(tmp_path: Path) -> None:
 async def test_a_bad_price_table_is_refused() -> None:
     with pytest.raises(ValueError, match='"big" needs "output"'):
         await evaluate(make_env(), None, {"g": good_agent}, prices={"big": {"input": 1}})
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture

@@ -13,10 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from silo_async.cli._app import app
-
+from .cli_support import cli
 from .export_support import check_line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,10 +28,6 @@ async def agent(ctx):
     await ctx.call_tool("list_users", {})
     await anyio.sleep(600)
 """
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 def lines_of(text: str) -> list[dict[str, Any]]:

@@ -20,13 +20,12 @@ from typing import Any
 
 import anyio
 import pytest
-from click.testing import CliRunner, Result
 
 import silo_async as silo
-from silo_async.cli._app import app
 from silo_async.eval import evaluate, read_index, read_summary
 from silo_async.testing import Reply, ScriptedModelServer
 
+from .cli_support import cli
 from .test_eval_support import bad_agent, good_agent, make_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,10 +42,6 @@ def ray_executor() -> Iterator[silo.RayExecutor]:
         yield executor
         executor.shutdown()
         assert os.environ["RAY_ADDRESS"] == "127.0.0.1:1"  # the session put it back
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 def by_slot(eval_dir: Path) -> dict[tuple[str, str, int], dict[str, Any]]:

@@ -10,17 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from silo_async.cli._app import app
+from .cli_support import cli
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 SECTION = README.read_text(encoding="utf-8").split("### Bring your own agent", 1)[1]
 SECTION = SECTION.split("\n## ", 1)[0]
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture

@@ -11,16 +11,12 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from silo_async.cli._app import app
 from silo_async.templates import template_dir
 
+from .cli_support import cli
+
 TEMPLATES = ["crm", "project"]
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
 
 
 @pytest.fixture(autouse=True)
