@@ -260,10 +260,15 @@ def encode_event(event: dict[str, Any]) -> str:
 def _bounded(value: Any, text: str) -> str:
     """``text`` (the JSON of ``value``), unless ``value`` nests deeper than TRACE_DEPTH.
 
-    Only a long text can come from deep data (two brackets per level), so the usual short
-    event or input costs one ``len()``.
+    Data nested N levels deep opens at least N brackets, so only a text with more than
+    TRACE_DEPTH of them (counted in C, strings' own brackets included) is walked: the usual
+    event or input, long or short, is never walked.
     """
-    if len(text) > 2 * TRACE_DEPTH and deeper_than(value, TRACE_DEPTH):
+    if (
+        len(text) > 2 * TRACE_DEPTH
+        and text.count("[") + text.count("{") > TRACE_DEPTH
+        and deeper_than(value, TRACE_DEPTH)
+    ):
         raise JSONDepthError(TRACE_DEPTH)
     return text
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
+from silo_async._jsonutil import JSONDepthError
 from silo_async._tools import ToolResult
-from silo_async._trace import TraceRecorder, utc_now_iso
+from silo_async._trace import TRACE_DEPTH, TraceRecorder, encode_event, utc_now_iso
 
 
 def test_timestamps_change_with_the_millisecond_and_the_second() -> None:
@@ -39,3 +42,19 @@ def test_a_circular_tool_input_is_recorded_as_text() -> None:
     trace = TraceRecorder()
     trace.tool_call(1, '"t"', loop)
     assert json.loads(trace.freeze()[0])["input"] == "{'me': {...}}"
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for level in range(depth):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+def test_an_event_nested_deeper_than_the_trace_depth_is_refused_at_any_length() -> None:
+    assert json.loads(encode_event({"type": "x", "v": _nested(TRACE_DEPTH - 1)}))["type"] == "x"
+    with pytest.raises(JSONDepthError):
+        encode_event({"type": "x", "v": _nested(TRACE_DEPTH)})
+    # Long and shallow (the brackets are inside strings): written as it is.
+    wide = {"type": "x", "v": ["[{" * 200, {"k": list(range(500))}]}
+    assert json.loads(encode_event(wide)) == wide
