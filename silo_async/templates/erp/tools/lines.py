@@ -14,7 +14,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission
+from .common import actor, status_guard, target
 
 __all__ = ["LINE_ITEM", "PriceDefault", "line_tools", "read_lines"]
 
@@ -110,57 +110,50 @@ def line_tools(
     """
     label = noun.replace("_", " ")
     price_schema = w.money("Price per unit.")
+    by = actor() if area is None else actor(area)
+    guard = status_guard(collection, ("draft",), "have its lines edited")
+    draft = target(collection, id_key, f"The {label}.", collection[:-1], guard)
 
-    def open_draft(state: State, input: dict[str, Any]) -> tuple[Record, Record]:
-        actor = acting_user(state, input)
-        if area is not None:
-            require_permission(state, actor, area)
-        document: Record = w.require_record(state, collection, w.read_string(input, id_key))
-        w.require_status(document, collection, ("draft",), "have its lines edited")
-        return actor, document
+    def done(call: w.Write, text: str) -> Any:
+        # The entry lists no field changes (lines are not fields), as it always has.
+        return {"updated": call.record, "auditId": call.audit(text, ())}
 
-    def done(state: State, actor: Record, document: Record, action: str, text: str) -> Any:
-        audit_id = w.audit(state, actor["id"], action, collection[:-1], document["id"], text)
-        return {"updated": document, "auditId": audit_id}
-
-    @w.define_tool(
+    @by.write_tool(
         f"add_{noun}_line",
         f"Add a product line to a draft {label}.",
         {
-            id_key: w.string(f"The {label}."),
             "productId": w.string("The product."),
             "quantity": w.integer("Units.", minimum=1),
             "unitPrice": price_schema,
-            **ACTOR,
         },
-        [id_key, "productId", "quantity", "actorId"],
+        ["productId", "quantity"],
+        target=draft,
     )
-    def add_line(state: State, input: dict[str, Any]) -> Any:
-        actor, document = open_draft(state, input)
+    def add_line(call: w.Write) -> Any:
+        state, document = call.state, call.record
         number = max((ln["lineNo"] for ln in document["lines"]), default=0) + 1
-        line = _line(state, input, "line", price_key, default, document, number)
+        line = _line(state, call.input, "line", price_key, default, document, number)
         if any(ln["productId"] == line["productId"] for ln in document["lines"]):
             raise silo.tool_error(
                 "conflict", f"{document['id']} already has a line for {line['productId']}."
             )
         document["lines"].append(line)
-        return done(state, actor, document, f"add_{noun}_line", f"Added line {number}.")
+        return done(call, f"Added line {number}.")
 
-    @w.define_tool(
+    @by.write_tool(
         f"update_{noun}_line",
         f"Change the quantity and/or unit price of a line of a draft {label}.",
         {
-            id_key: w.string(f"The {label}."),
             "lineNo": w.integer("The line.", minimum=1),
             "quantity": w.integer("New units.", minimum=1),
             "unitPrice": price_schema,
-            **ACTOR,
         },
-        [id_key, "lineNo", "actorId"],
+        ["lineNo"],
+        target=draft,
     )
-    def update_line(state: State, input: dict[str, Any]) -> Any:
-        actor, document = open_draft(state, input)
-        line = _find(document, w.read_int(input, "lineNo", minimum=1))
+    def update_line(call: w.Write) -> Any:
+        input = call.input
+        line = _find(call.record, w.read_int(input, "lineNo", minimum=1))
         w.require_some(input, ["quantity", "unitPrice"])
         changes: list[w.Change] = []
         quantity = w.read_int(input, "quantity", None, minimum=1, maximum=10_000_000)
@@ -168,22 +161,18 @@ def line_tools(
         for field, value in (("quantity", quantity), (price_key, price)):
             if value is not None:
                 w.set_field(line, field, value, changes)
-        return done(
-            state, actor, document, f"update_{noun}_line", f"Changed line {line['lineNo']}."
-        )
+        return done(call, f"Changed line {line['lineNo']}.")
 
-    @w.define_tool(
+    @by.write_tool(
         f"remove_{noun}_line",
         f"Remove a line from a draft {label} (the other lines keep their numbers).",
-        {id_key: w.string(f"The {label}."), "lineNo": w.integer("The line.", minimum=1), **ACTOR},
-        [id_key, "lineNo", "actorId"],
+        {"lineNo": w.integer("The line.", minimum=1)},
+        ["lineNo"],
+        target=draft,
     )
-    def remove_line(state: State, input: dict[str, Any]) -> Any:
-        actor, document = open_draft(state, input)
-        line = _find(document, w.read_int(input, "lineNo", minimum=1))
-        document["lines"].remove(line)
-        return done(
-            state, actor, document, f"remove_{noun}_line", f"Removed line {line['lineNo']}."
-        )
+    def remove_line(call: w.Write) -> Any:
+        line = _find(call.record, w.read_int(call.input, "lineNo", minimum=1))
+        call.record["lines"].remove(line)
+        return done(call, f"Removed line {line['lineNo']}.")
 
     return add_line, update_line, remove_line

@@ -16,7 +16,7 @@ from ..domain.budgets import remaining, requisition_commitment
 from ..domain.purchasing import pending_approval
 from ..state import Record, State, money_text
 from .approvals import decide, request_approval
-from .common import ACTOR, acting_user, record_change, require_permission
+from .common import actor, change, status_guard, target
 from .purchase_orders import po_view
 
 __all__ = [
@@ -29,45 +29,44 @@ __all__ = [
 ]
 
 
-def _buyer_and_po(
-    state: State, input: dict[str, Any], wanted: tuple[str, ...], action: str
-) -> tuple[Record, Record]:
-    actor = acting_user(state, input)
-    require_permission(state, actor, "purchasing")
-    po: Record = w.require_record(state, "purchaseOrders", w.read_string(input, "purchaseOrderId"))
-    w.require_status(po, "purchaseOrders", wanted, action)
-    return actor, po
+_BUYER = actor("purchasing")
 
 
-def _done(
-    state: State, actor: Record, po: Record, action: str, text: str | None, **fields: Any
-) -> dict[str, Any]:
-    audit_id = record_change(state, actor["id"], action, "purchaseOrder", po, text, **fields)
-    return {"updated": po_view(state, po), "auditId": audit_id}
+def _po(statuses: tuple[str, ...], action: str) -> w.Target:
+    """The purchase order, in one of ``statuses`` to ``action``."""
+    guard = status_guard("purchaseOrders", statuses, action)
+    return target(
+        "purchaseOrders", "purchaseOrderId", "The purchase order.", "purchaseOrder", guard
+    )
 
 
-_PO = {"purchaseOrderId": w.string("The purchase order.")}
+def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
+    audit_id = change(call, text, **fields)
+    return {"updated": po_view(call.state, call.record), "auditId": audit_id}
 
 
-@w.define_tool(
+@_BUYER.write_tool(
     "submit_purchase_order",
     "Submit a draft order to an approver authorised for its net value (not yourself).",
-    {**_PO, "approverId": w.string("The approver."), **ACTOR},
-    ["purchaseOrderId", "approverId", "actorId"],
+    {"approverId": w.string("The approver.")},
+    ["approverId"],
+    target=_po(("draft",), "be submitted"),
 )
-def submit_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def submit_purchase_order(call: w.Write) -> dict[str, Any]:
     """Draft -> pending_approval."""
-    actor, po = _buyer_and_po(state, input, ("draft",), "be submitted")
+    state, po = call.state, call.record
     if not po["lines"]:
         raise silo.tool_error("invalid_state", f"{po['id']} has no lines.")
     approval = request_approval(
-        state, "purchase_order", po["id"], pur.po_net(po), w.read_string(input, "approverId"), actor
+        state,
+        "purchase_order",
+        po["id"],
+        pur.po_net(po),
+        w.read_string(call.input, "approverId"),
+        call.actor,
     )
     return _done(
-        state,
-        actor,
-        po,
-        "submit_purchase_order",
+        call,
         f"Submitted to {approval['assigneeId']} ({approval['id']}).",
         status="pending_approval",
     )
@@ -88,36 +87,27 @@ def _check_budget(state: State, po: Record) -> None:
         )
 
 
-@w.define_tool(
+@actor().write_tool(
     "approve_purchase_order",
     "Approve a pending order as its assigned approver, within the approver's purchase order "
     "limit (net value) and the budget's remaining amount.",
-    {**_PO, "comment": w.string("Optional note."), **ACTOR},
-    ["purchaseOrderId", "actorId"],
+    {"comment": w.string("Optional note.")},
+    target=_po(("pending_approval",), "be approved"),
 )
-def approve_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def approve_purchase_order(call: w.Write) -> dict[str, Any]:
     """pending_approval -> approved."""
-    actor = acting_user(state, input)
-    po = w.require_record(state, "purchaseOrders", w.read_string(input, "purchaseOrderId"))
-    w.require_status(po, "purchaseOrders", ("pending_approval",), "be approved")
+    state, po = call.state, call.record
     approval = decide(
         state,
         po,
         "purchase_order",
         pur.po_net(po),
-        actor,
+        call.actor,
         "approved",
-        w.read_string(input, "comment", None),
+        w.read_string(call.input, "comment", None),
         lambda: _check_budget(state, po),
     )
-    return _done(
-        state,
-        actor,
-        po,
-        "approve_purchase_order",
-        f"Approved ({approval['id']}).",
-        status="approved",
-    )
+    return _done(call, f"Approved ({approval['id']}).", status="approved")
 
 
 def _release_requisition(state: State, po: Record) -> None:
@@ -127,62 +117,51 @@ def _release_requisition(state: State, po: Record) -> None:
             requisition.update(status="approved", purchaseOrderId=None)
 
 
-@w.define_tool(
+@actor().write_tool(
     "reject_purchase_order",
     "Reject a pending order as its assigned approver; a linked requisition returns to "
     "approved so it can be ordered again.",
-    {**_PO, "reason": w.string("Why."), **ACTOR},
-    ["purchaseOrderId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_po(("pending_approval",), "be rejected"),
 )
-def reject_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def reject_purchase_order(call: w.Write) -> dict[str, Any]:
     """pending_approval -> rejected."""
-    actor = acting_user(state, input)
-    po = w.require_record(state, "purchaseOrders", w.read_string(input, "purchaseOrderId"))
-    w.require_status(po, "purchaseOrders", ("pending_approval",), "be rejected")
-    reason = w.read_string(input, "reason")
-    decide(state, po, "purchase_order", pur.po_net(po), actor, "rejected", reason)
+    state, po = call.state, call.record
+    reason = w.read_string(call.input, "reason")
+    decide(state, po, "purchase_order", pur.po_net(po), call.actor, "rejected", reason)
     _release_requisition(state, po)
-    return _done(state, actor, po, "reject_purchase_order", reason, status="rejected")
+    return _done(call, reason, status="rejected")
 
 
-@w.define_tool(
+@_BUYER.write_tool(
     "send_purchase_order",
     "Send an approved order to its vendor (who must still be active); its lines become inbound "
     "stock at the delivery warehouse.",
-    {**_PO, **ACTOR},
-    ["purchaseOrderId", "actorId"],
+    target=_po(("approved",), "be sent"),
 )
-def send_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def send_purchase_order(call: w.Write) -> dict[str, Any]:
     """Approved -> sent."""
-    actor, po = _buyer_and_po(state, input, ("approved",), "be sent")
+    state, po = call.state, call.record
     vendor = state["vendors"][po["vendorId"]]
     if vendor["status"] != "active":
         raise silo.tool_error(
             "not_allowed", f"Vendor {vendor['id']} is {vendor['status']}; the order cannot be sent."
         )
-    return _done(
-        state,
-        actor,
-        po,
-        "send_purchase_order",
-        f"Sent to {vendor['id']}.",
-        status="sent",
-        sentAt=w.now(state),
-    )
+    return _done(call, f"Sent to {vendor['id']}.", status="sent", sentAt=w.now(state))
 
 
-@w.define_tool(
+@_BUYER.write_tool(
     "cancel_purchase_order",
     "Cancel an order nothing has been received on yet; a pending approval is cancelled and a "
     "linked requisition returns to approved.",
-    {**_PO, "reason": w.string("Why."), **ACTOR},
-    ["purchaseOrderId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_po(("draft", "pending_approval", "approved", "sent"), "be cancelled"),
 )
-def cancel_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def cancel_purchase_order(call: w.Write) -> dict[str, Any]:
     """Draft / pending_approval / approved / sent -> cancelled."""
-    actor, po = _buyer_and_po(
-        state, input, ("draft", "pending_approval", "approved", "sent"), "be cancelled"
-    )
+    state, input, po = call.state, call.input, call.record
     if pur.receipt_status(state, po) != "none":
         raise silo.tool_error(
             "invalid_state",
@@ -193,26 +172,22 @@ def cancel_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]
         pending["status"] = "cancelled"
     _release_requisition(state, po)
     return _done(
-        state,
-        actor,
-        po,
-        "cancel_purchase_order",
+        call,
         w.read_string(input, "reason"),
         status="cancelled",
         cancelReason=w.read_string(input, "reason"),
     )
 
 
-@w.define_tool(
+@_BUYER.write_tool(
     "close_purchase_order",
     "Close a sent order that has received goods once everything received has been invoiced; "
     "anything still undelivered is no longer expected.",
-    {**_PO, **ACTOR},
-    ["purchaseOrderId", "actorId"],
+    target=_po(("sent",), "be closed"),
 )
-def close_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def close_purchase_order(call: w.Write) -> dict[str, Any]:
     """Sent -> closed."""
-    actor, po = _buyer_and_po(state, input, ("sent",), "be closed")
+    state, po = call.state, call.record
     if pur.receipt_status(state, po) == "none":
         raise silo.tool_error("invalid_state", f"Nothing was received on {po['id']}; cancel it.")
     unbilled = [
@@ -228,6 +203,4 @@ def close_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"{', '.join(map(str, unbilled))}; wait for the vendor's invoice.",
             {"lines": unbilled},
         )
-    return _done(
-        state, actor, po, "close_purchase_order", "Closed.", status="closed", closedAt=w.now(state)
-    )
+    return _done(call, "Closed.", status="closed", closedAt=w.now(state))

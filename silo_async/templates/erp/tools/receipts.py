@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.sales import customer_outstanding, unallocated
 from ..state import Record, State, money_text
-from .common import ACTOR, acting_user, require_permission
+from .common import actor, target
 
 __all__ = ["allocate_receipt", "list_unallocated_receipts", "record_customer_receipt"]
 
@@ -53,7 +53,20 @@ def _apply(state: State, receipt: Record, items: list[dict[str, Any]]) -> list[d
     return applied
 
 
-@w.define_tool(
+_RECEIVABLES = actor("receivables")
+
+
+def _open_receipt(state: State, receipt: Record) -> None:
+    if receipt["direction"] != "inbound":
+        raise silo.tool_error("invalid_input", f"{receipt['id']} is a payment to a vendor.")
+    if unallocated(receipt) <= 0:
+        raise silo.tool_error("invalid_state", f"{receipt['id']} is fully applied.")
+
+
+_RECEIPT = target("payments", "paymentId", "The receipt.", "payment", _open_receipt)
+
+
+@_RECEIVABLES.write_tool(
     "record_customer_receipt",
     "Record money received from a customer (receivables roles), optionally applying it to "
     "invoices at once; anything not applied stays unallocated.",
@@ -63,14 +76,12 @@ def _apply(state: State, receipt: Record, items: list[dict[str, Any]]) -> list[d
         "receivedOn": w.date("Value date"),
         "reference": w.string("The bank reference / remittance text."),
         "allocations": _ALLOCATIONS,
-        **ACTOR,
     },
-    ["customerId", "amount", "receivedOn", "reference", "actorId"],
+    ["customerId", "amount", "receivedOn", "reference"],
 )
-def record_customer_receipt(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def record_customer_receipt(call: w.Write) -> dict[str, Any]:
     """Create an inbound payment."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "receivables")
+    state, input = call.state, call.input
     customer = w.require_record(state, "customers", w.read_string(input, "customerId"))
     receipt = {
         "id": "",
@@ -84,7 +95,7 @@ def record_customer_receipt(state: State, input: dict[str, Any]) -> dict[str, An
         "reference": w.read_string(input, "reference"),
         "status": "completed",
         "paymentDate": w.read_date(input, "receivedOn"),
-        "createdBy": actor["id"],
+        "createdBy": call.actor["id"],
         "approvedBy": None,
         "completedAt": w.now(state),
         "failureReason": None,
@@ -92,43 +103,25 @@ def record_customer_receipt(state: State, input: dict[str, Any]) -> dict[str, An
     }
     receipt["allocations"] = _apply(state, receipt, w.read_objects(input, "allocations", []))
     receipt["id"] = w.next_id(state, "PAY", width=4)
-    state["payments"][receipt["id"]] = receipt
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "record_customer_receipt",
-        "payment",
-        receipt["id"],
-        f"{money_text(receipt['amount'])} from {customer['id']}.",
+    audit_id = call.add(
+        _RECEIPT, receipt, f"{money_text(receipt['amount'])} from {customer['id']}."
     )
     return {"created": {**receipt, "unallocated": unallocated(receipt)}, "auditId": audit_id}
 
 
-@w.define_tool(
+@_RECEIVABLES.write_tool(
     "allocate_receipt",
     "Apply the unallocated part of a customer receipt to that customer's issued invoices.",
-    {"paymentId": w.string("The receipt."), "allocations": _ALLOCATIONS, **ACTOR},
-    ["paymentId", "allocations", "actorId"],
+    {"allocations": _ALLOCATIONS},
+    ["allocations"],
+    target=_RECEIPT,
 )
-def allocate_receipt(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def allocate_receipt(call: w.Write) -> dict[str, Any]:
     """Add allocations to a receipt."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "receivables")
-    receipt = w.require_record(state, "payments", w.read_string(input, "paymentId"))
-    if receipt["direction"] != "inbound":
-        raise silo.tool_error("invalid_input", f"{receipt['id']} is a payment to a vendor.")
-    if unallocated(receipt) <= 0:
-        raise silo.tool_error("invalid_state", f"{receipt['id']} is fully applied.")
-    added = _apply(state, receipt, w.read_objects(input, "allocations"))
+    receipt = call.record
+    added = _apply(call.state, receipt, w.read_objects(call.input, "allocations"))
     receipt["allocations"] = [*receipt["allocations"], *added]
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "allocate_receipt",
-        "payment",
-        receipt["id"],
-        ", ".join(f"{a['invoiceId']} {a['amount']}" for a in added),
-    )
+    audit_id = call.audit(", ".join(f"{a['invoiceId']} {a['amount']}" for a in added))
     return {"updated": {**receipt, "unallocated": unallocated(receipt)}, "auditId": audit_id}
 
 

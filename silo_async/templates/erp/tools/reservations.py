@@ -10,7 +10,7 @@ from silo_async import world as w
 from ..domain.sales import order_line, unshipped_quantity
 from ..domain.stock import available, held, line_held
 from ..state import Record, State
-from .common import ACTOR, acting_user, record_change, require_permission
+from .common import actor, change, status_guard, target
 from .stock_ops import require_stock
 
 __all__ = [
@@ -123,24 +123,29 @@ def reserve_line(
     return reservation
 
 
-@w.define_tool(
+_STOCK_ROLES = actor("sales", "warehouse")
+
+
+@_STOCK_ROLES.write_tool(
     "reserve_stock",
     "Reserve stock in the order's warehouse for one line of a confirmed sales order (default: "
     "everything the line still needs). Sales or warehouse roles; refused for a customer on hold.",
     {
-        "salesOrderId": w.string("The order."),
         "lineNo": w.integer("The order line.", minimum=1),
         "quantity": w.integer("Units to reserve (default: all still needed).", minimum=1),
-        **ACTOR,
     },
-    ["salesOrderId", "lineNo", "actorId"],
+    ["lineNo"],
+    target=target(
+        "salesOrders",
+        "salesOrderId",
+        "The order.",
+        "salesOrder",
+        status_guard("salesOrders", ("confirmed",), "reserve stock"),
+    ),
 )
-def reserve_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def reserve_stock(call: w.Write) -> dict[str, Any]:
     """Create a reservation."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "sales", "warehouse")
-    order = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
-    w.require_status(order, "salesOrders", ("confirmed",), "reserve stock")
+    state, input, order = call.state, call.input, call.record
     check_customer_can_receive(state, order, "reserving stock for")
     line = order_line(order, w.read_int(input, "lineNo", minimum=1))
     if line is None:
@@ -150,29 +155,26 @@ def reserve_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"{', '.join(str(ln['lineNo']) for ln in order['lines'])}).",
         )
     quantity = w.read_int(input, "quantity", None, minimum=1, maximum=10_000_000)
-    return {"created": _view(state, reserve_line(state, order, line, quantity, actor["id"]))}
+    return {"created": _view(state, reserve_line(state, order, line, quantity, call.actor["id"]))}
 
 
-@w.define_tool(
+@_STOCK_ROLES.write_tool(
     "release_reservation",
     "Release what an active reservation still holds, making it available again.",
-    {"reservationId": w.string("The reservation."), "reason": w.string("Why."), **ACTOR},
-    ["reservationId", "reason", "actorId"],
-)
-def release_reservation(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Active -> released."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "sales", "warehouse")
-    reservation = w.require_record(state, "reservations", w.read_string(input, "reservationId"))
-    w.require_status(reservation, "reservations", ("active",), "be released")
-    freed = held(reservation)
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "release_reservation",
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=target(
+        "reservations",
+        "reservationId",
+        "The reservation.",
         "reservation",
-        reservation,
-        f"Released {freed}: {w.read_string(input, 'reason')}",
-        status="released",
-    )
-    return {"updated": _view(state, reservation), "released": freed, "auditId": audit_id}
+        status_guard("reservations", ("active",), "be released"),
+    ),
+)
+def release_reservation(call: w.Write) -> dict[str, Any]:
+    """Active -> released."""
+    reservation = call.record
+    freed = held(reservation)
+    detail = f"Released {freed}: {w.read_string(call.input, 'reason')}"
+    audit_id = change(call, detail, status="released")
+    return {"updated": _view(call.state, reservation), "released": freed, "auditId": audit_id}

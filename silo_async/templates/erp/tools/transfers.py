@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import available, stock_view
 from ..state import Record, State
-from .common import ACTOR, acting_user, record_change, require_permission
+from .common import ACTOR, acting_user, actor, change, require_permission, status_guard, target
 from .stock_ops import move_stock, require_stock, stock_line
 
 __all__ = [
@@ -107,55 +107,48 @@ def create_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"created": state["transfers"][transfer_id], "auditId": audit_id}
 
 
-def _transfer(state: State, input: dict[str, Any], action: str) -> Record:
-    transfer: Record = w.require_record(state, "transfers", w.read_string(input, "transferId"))
-    w.require_status(transfer, "transfers", ("in_transit",), action)
-    return transfer
+def _in_transit(action: str) -> w.Target:
+    guard = status_guard("transfers", ("in_transit",), action)
+    return target("transfers", "transferId", "The transfer.", "transfer", guard)
 
 
-@w.define_tool(
+@actor("warehouse").write_tool(
     "receive_transfer",
     "Book an in-transit transfer into its destination warehouse (warehouse roles).",
-    {"transferId": w.string("The transfer."), **ACTOR},
-    ["transferId", "actorId"],
+    target=_in_transit("be received"),
 )
-def receive_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def receive_transfer(call: w.Write) -> dict[str, Any]:
     """In transit -> received; stock arrives."""
-    actor = _warehouse_user(state, input)
-    transfer = _transfer(state, input, "be received")
-    target = stock_line(state, transfer["productId"], transfer["toWarehouseId"])
+    state, actor, transfer = call.state, call.actor, call.record
+    line = stock_line(state, transfer["productId"], transfer["toWarehouseId"])
     move_stock(
         state,
-        target,
+        line,
         transfer["quantity"],
         "transfer_in",
         ("transfer", transfer["id"]),
         actor["id"],
     )
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "receive_transfer",
-        "transfer",
-        transfer,
+    audit_id = change(
+        call,
         f"Received at {transfer['toWarehouseId']}.",
         status="received",
         receivedAt=w.now(state),
         receivedBy=actor["id"],
     )
-    return {"updated": transfer, "stock": stock_view(state, target), "auditId": audit_id}
+    return {"updated": transfer, "stock": stock_view(state, line), "auditId": audit_id}
 
 
-@w.define_tool(
+@actor("warehouse").write_tool(
     "cancel_transfer",
     "Cancel an in-transit transfer: the stock goes back to the source warehouse.",
-    {"transferId": w.string("The transfer."), "reason": w.string("Why."), **ACTOR},
-    ["transferId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_in_transit("be cancelled"),
 )
-def cancel_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def cancel_transfer(call: w.Write) -> dict[str, Any]:
     """in_transit -> cancelled; stock returns."""
-    actor = _warehouse_user(state, input)
-    transfer = _transfer(state, input, "be cancelled")
+    state, input, transfer = call.state, call.input, call.record
     source = stock_line(state, transfer["productId"], transfer["fromWarehouseId"])
     move_stock(
         state,
@@ -163,16 +156,8 @@ def cancel_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
         transfer["quantity"],
         "return",
         ("transfer", transfer["id"]),
-        actor["id"],
+        call.actor["id"],
         w.read_string(input, "reason"),
     )
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "cancel_transfer",
-        "transfer",
-        transfer,
-        w.read_string(input, "reason"),
-        status="cancelled",
-    )
+    audit_id = change(call, w.read_string(input, "reason"), status="cancelled")
     return {"updated": transfer, "auditId": audit_id}

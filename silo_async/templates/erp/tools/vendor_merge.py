@@ -7,8 +7,8 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
-from ..state import Record, State
-from .common import ACTOR, acting_user, record_change, require_permission
+from ..state import Record
+from .common import actor, change, target
 
 __all__ = ["merge_vendors"]
 
@@ -48,67 +48,40 @@ def _check_pair(duplicate: Record, survivor: Record) -> None:
         )
 
 
-def _repoint(state: State, actor: str, old: str, new: str) -> list[str]:
+def _repoint(call: w.Write, old: str, new: str) -> list[str]:
+    state = call.state
     moved: list[str] = []
+    detail = f"Vendor {old} merged into {new}."
     for collection, field, entity in _POINTERS:
         for record in w.sorted_by_id(state[collection]):
             if record.get(field) == old:
-                changes: list[w.Change] = []
-                w.set_field(record, field, new, changes)
-                w.audit(
-                    state,
-                    actor,
-                    "merge_vendors",
-                    entity,
-                    record["id"],
-                    f"Vendor {old} merged into {new}.",
-                    changes,
-                )
+                change(call, detail, record, entity, **{field: new})
                 moved.append(record["id"])
     for rfq in w.sorted_by_id(state["rfqs"]):
         if old in rfq["invitedVendorIds"]:
             invited = [new if v == old else v for v in rfq["invitedVendorIds"]]
-            changes = []
-            w.set_field(rfq, "invitedVendorIds", list(dict.fromkeys(invited)), changes)
-            w.audit(
-                state,
-                actor,
-                "merge_vendors",
-                "rfq",
-                rfq["id"],
-                f"Vendor {old} merged into {new}.",
-                changes,
-            )
+            change(call, detail, rfq, "rfq", invitedVendorIds=list(dict.fromkeys(invited)))
             moved.append(rfq["id"])
     return moved
 
 
-@w.define_tool(
+@actor("vendorMaster").write_tool(
     "merge_vendors",
     "Merge a duplicate vendor record into the record that survives (same VAT number required; "
     "vendor master roles). Every order, invoice, payment, quotation, RFQ invitation and "
     "preferred-vendor link moves to the survivor; the duplicate is kept as status merged.",
-    {
-        "duplicateVendorId": w.string("The record to retire."),
-        "survivorVendorId": w.string("The record that stays (must be active)."),
-        **ACTOR,
-    },
-    ["duplicateVendorId", "survivorVendorId", "actorId"],
+    {"survivorVendorId": w.string("The record that stays (must be active).")},
+    ["survivorVendorId"],
+    target=target("vendors", "duplicateVendorId", "The record to retire.", "vendor"),
 )
-def merge_vendors(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def merge_vendors(call: w.Write) -> dict[str, Any]:
     """Fold the duplicate into the survivor."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "vendorMaster")
-    duplicate = w.require_record(state, "vendors", w.read_string(input, "duplicateVendorId"))
-    survivor = w.require_record(state, "vendors", w.read_string(input, "survivorVendorId"))
+    state, duplicate = call.state, call.record
+    survivor = w.require_record(state, "vendors", w.read_string(call.input, "survivorVendorId"))
     _check_pair(duplicate, survivor)
-    moved = _repoint(state, actor["id"], duplicate["id"], survivor["id"])
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "merge_vendors",
-        "vendor",
-        duplicate,
+    moved = _repoint(call, duplicate["id"], survivor["id"])
+    audit_id = change(
+        call,
         f"Merged into {survivor['id']}; moved {', '.join(moved) or 'nothing'}.",
         status="merged",
         mergedIntoId=survivor["id"],
