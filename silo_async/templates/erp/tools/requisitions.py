@@ -18,7 +18,7 @@ from ..domain.budgets import budget_figures, remaining
 from ..domain.purchasing import pending_approval, requisition_net
 from ..state import Record, State, has_permission, money_text
 from .approvals import decide, request_approval
-from .common import ACTOR, acting_user, record_change, who
+from .common import acting_user, actor, change, status_guard, target, who
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -107,7 +107,16 @@ def _budget_for(state: State, budget_id: str, department_id: str) -> Record:
     return budget
 
 
-@w.define_tool(
+def _requisition_in(allowed: tuple[str, ...], action: str) -> w.Target:
+    """The requisition, in one of ``allowed`` to ``action``."""
+    guard = status_guard("requisitions", allowed, action)
+    return target("requisitions", "requisitionId", "The requisition.", "requisition", guard)
+
+
+_REQUISITION = target("requisitions", "requisitionId", "The requisition.", "requisition")
+
+
+@actor().write_tool(
     "create_requisition",
     "Raise a draft requisition for a department, charged to one of its budgets. The estimated "
     "unit cost defaults to the product's standard cost. Anyone may request for themselves; "
@@ -128,13 +137,12 @@ def _budget_for(state: State, budget_id: str, department_id: str) -> Record:
                 },
             },
         ),
-        **ACTOR,
     },
-    ["requesterId", "departmentId", "budgetId", "justification", "lines", "actorId"],
+    ["requesterId", "departmentId", "budgetId", "justification", "lines"],
 )
-def create_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_requisition(call: w.Write) -> dict[str, Any]:
     """Create a draft requisition."""
-    actor = acting_user(state, input)
+    state, input, actor = call.state, call.input, call.actor
     requester = acting_user(state, input, "requesterId")
     if requester["id"] != actor["id"] and not has_permission(state, actor, "purchasing"):
         raise silo.tool_error(
@@ -143,9 +151,8 @@ def create_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     department = w.require_record(state, "departments", w.read_string(input, "departmentId"))
     budget = _budget_for(state, w.read_string(input, "budgetId"), department["id"])
     lines = read_lines(state, input, "estimatedUnitCost", _standard_cost)
-    requisition_id = w.next_id(state, "REQ", width=4)
-    state["requisitions"][requisition_id] = {
-        "id": requisition_id,
+    requisition: Record = {
+        "id": w.next_id(state, "REQ", width=4),
         "requesterId": requester["id"],
         "departmentId": department["id"],
         "budgetId": budget["id"],
@@ -158,58 +165,35 @@ def create_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "rfqId": None,
         "rejectionReason": None,
     }
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "create_requisition",
-        "requisition",
-        requisition_id,
-        f"Raised for {department['name']}.",
-    )
-    return {
-        "created": requisition_view(state, state["requisitions"][requisition_id]),
-        "auditId": audit_id,
-    }
+    audit_id = call.add(_REQUISITION, requisition, f"Raised for {department['name']}.")
+    return {"created": requisition_view(state, requisition), "auditId": audit_id}
 
 
-@w.define_tool(
+@actor().write_tool(
     "update_requisition",
     "Change a draft requisition's justification, needed-by date or budget.",
     {
-        "requisitionId": w.string("The requisition."),
         "justification": w.string("New justification."),
         "neededBy": w.date("New needed-by date"),
         "budgetId": w.string("New budget of the same department."),
-        **ACTOR,
     },
-    ["requisitionId", "actorId"],
+    target=_requisition_in(("draft",), "be edited"),
 )
-def update_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def update_requisition(call: w.Write) -> dict[str, Any]:
     """Edit a draft."""
-    actor = acting_user(state, input)
-    requisition = _requisition(state, input)
-    w.require_status(requisition, "requisitions", ("draft",), "be edited")
+    state, input, requisition = call.state, call.input, call.record
     w.require_some(input, ["justification", "neededBy", "budgetId"])
     budget_id = w.read_string(input, "budgetId", None)
     if budget_id is not None:
         _budget_for(state, budget_id, requisition["departmentId"])
-    changes: list[w.Change] = []
     for field, value in {
         "justification": w.read_string(input, "justification", None),
         "neededBy": w.read_date(input, "neededBy", None),
         "budgetId": budget_id,
     }.items():
         if value is not None:
-            w.set_field(requisition, field, value, changes)
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "update_requisition",
-        "requisition",
-        requisition["id"],
-        "Updated.",
-        changes,
-    )
+            call.set(field, value)
+    audit_id = call.audit("Updated.")
     return {"updated": requisition_view(state, requisition), "auditId": audit_id}
 
 
@@ -218,22 +202,17 @@ add_requisition_line, update_requisition_line, remove_requisition_line = line_to
 )
 
 
-@w.define_tool(
+@actor().write_tool(
     "submit_requisition",
     "Submit a draft requisition to an approver authorised for its estimated net (not the "
     "requester); it becomes pending_approval.",
-    {
-        "requisitionId": w.string("The requisition."),
-        "approverId": w.string("The approver."),
-        **ACTOR,
-    },
-    ["requisitionId", "approverId", "actorId"],
+    {"approverId": w.string("The approver.")},
+    ["approverId"],
+    target=_requisition_in(("draft",), "be submitted"),
 )
-def submit_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def submit_requisition(call: w.Write) -> dict[str, Any]:
     """Draft -> pending_approval."""
-    actor = acting_user(state, input)
-    requisition = _requisition(state, input)
-    w.require_status(requisition, "requisitions", ("draft",), "be submitted")
+    state, input, actor, requisition = call.state, call.input, call.actor, call.record
     if not requisition["lines"]:
         raise silo.tool_error("invalid_state", f"{requisition['id']} has no lines to approve.")
     approver_id = w.read_string(input, "approverId")
@@ -244,14 +223,8 @@ def submit_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     approval = request_approval(
         state, "requisition", requisition["id"], requisition_net(requisition), approver_id, actor
     )
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "submit_requisition",
-        "requisition",
-        requisition,
-        f"Submitted to {approver_id} ({approval['id']}).",
-        status="pending_approval",
+    audit_id = change(
+        call, f"Submitted to {approver_id} ({approval['id']}).", status="pending_approval"
     )
     return {
         "updated": requisition_view(state, requisition),
@@ -273,18 +246,16 @@ def _check_budget(state: State, requisition: Record) -> None:
         )
 
 
-@w.define_tool(
+@actor().write_tool(
     "approve_requisition",
     "Approve a pending requisition as its assigned approver, within the approver's requisition "
     "limit and the budget's remaining amount (approval commits the estimate to the budget).",
-    {"requisitionId": w.string("The requisition."), "comment": w.string("Optional note."), **ACTOR},
-    ["requisitionId", "actorId"],
+    {"comment": w.string("Optional note.")},
+    target=_requisition_in(("pending_approval",), "be approved"),
 )
-def approve_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def approve_requisition(call: w.Write) -> dict[str, Any]:
     """pending_approval -> approved."""
-    actor = acting_user(state, input)
-    requisition = _requisition(state, input)
-    w.require_status(requisition, "requisitions", ("pending_approval",), "be approved")
+    state, input, actor, requisition = call.state, call.input, call.actor, call.record
     approval = decide(
         state,
         requisition,
@@ -295,60 +266,39 @@ def approve_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
         w.read_string(input, "comment", None),
         lambda: _check_budget(state, requisition),
     )
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "approve_requisition",
-        "requisition",
-        requisition,
-        f"Approved ({approval['id']}).",
-        status="approved",
-    )
+    audit_id = change(call, f"Approved ({approval['id']}).", status="approved")
     return {"updated": requisition_view(state, requisition), "auditId": audit_id}
 
 
-@w.define_tool(
+@actor().write_tool(
     "reject_requisition",
     "Reject a pending requisition as its assigned approver, with a reason.",
-    {"requisitionId": w.string("The requisition."), "reason": w.string("Why."), **ACTOR},
-    ["requisitionId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_requisition_in(("pending_approval",), "be rejected"),
 )
-def reject_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def reject_requisition(call: w.Write) -> dict[str, Any]:
     """pending_approval -> rejected."""
-    actor = acting_user(state, input)
-    requisition = _requisition(state, input)
-    w.require_status(requisition, "requisitions", ("pending_approval",), "be rejected")
+    state, input, actor, requisition = call.state, call.input, call.actor, call.record
     reason = w.read_string(input, "reason")
     decide(
         state, requisition, "requisition", requisition_net(requisition), actor, "rejected", reason
     )
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "reject_requisition",
-        "requisition",
-        requisition,
-        reason,
-        status="rejected",
-        rejectionReason=reason,
-    )
+    audit_id = change(call, reason, status="rejected", rejectionReason=reason)
     return {"updated": requisition_view(state, requisition), "auditId": audit_id}
 
 
-@w.define_tool(
+@actor().write_tool(
     "cancel_requisition",
     "Cancel a requisition that is not yet ordered (the requester or purchasing roles); a "
     "pending approval is cancelled and an approved one releases its budget commitment.",
-    {"requisitionId": w.string("The requisition."), "reason": w.string("Why."), **ACTOR},
-    ["requisitionId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_requisition_in(("draft", "pending_approval", "approved"), "be cancelled"),
 )
-def cancel_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def cancel_requisition(call: w.Write) -> dict[str, Any]:
     """Draft / pending_approval / approved -> cancelled."""
-    actor = acting_user(state, input)
-    requisition = _requisition(state, input)
-    w.require_status(
-        requisition, "requisitions", ("draft", "pending_approval", "approved"), "be cancelled"
-    )
+    state, actor, requisition = call.state, call.actor, call.record
     if actor["id"] != requisition["requesterId"] and not has_permission(state, actor, "purchasing"):
         raise silo.tool_error(
             "not_allowed", f"{who(state, actor)} cannot cancel {requisition['id']}."
@@ -356,15 +306,7 @@ def cancel_requisition(state: State, input: dict[str, Any]) -> dict[str, Any]:
     pending = pending_approval(state, requisition["id"])
     if pending is not None:
         pending["status"] = "cancelled"
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "cancel_requisition",
-        "requisition",
-        requisition,
-        w.read_string(input, "reason"),
-        status="cancelled",
-    )
+    audit_id = change(call, w.read_string(call.input, "reason"), status="cancelled")
     return {"updated": requisition_view(state, requisition), "auditId": audit_id}
 
 
