@@ -18,7 +18,7 @@ from silo_async import world as w
 from ..domain import purchasing as pur
 from ..domain.purchasing import pending_approval
 from ..state import Record, State, gross, vat_of
-from .common import ACTOR, acting_user, require_permission
+from .common import actor, status_guard, target
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -135,7 +135,11 @@ def _requisition(state: State, requisition_id: str | None) -> Record | None:
     return requisition
 
 
-def _new_po(state: State, actor: Record, fields: dict[str, Any]) -> dict[str, Any]:
+_PURCHASE_ORDER = target("purchaseOrders", "purchaseOrderId", "The order.", "purchaseOrder")
+
+
+def _new_po(call: w.Write, fields: dict[str, Any]) -> dict[str, Any]:
+    state = call.state
     vendor = state["vendors"][fields["vendorId"]]
     requisition = _requisition(state, fields.get("requisitionId"))
     budget_id = fields.get("budgetId") or (requisition or {}).get("budgetId")
@@ -147,7 +151,7 @@ def _new_po(state: State, actor: Record, fields: dict[str, Any]) -> dict[str, An
     po_id = w.next_id(state, "PO", width=4)
     if requisition is not None:
         requisition.update(status="ordered", purchaseOrderId=po_id)
-    state["purchaseOrders"][po_id] = {
+    po: Record = {
         "id": po_id,
         "vendorId": vendor["id"],
         "warehouseId": fields["warehouseId"],
@@ -159,20 +163,13 @@ def _new_po(state: State, actor: Record, fields: dict[str, Any]) -> dict[str, An
         "orderDate": w.today(state),
         "expectedDate": fields.get("expectedDate")
         or w.add_days(w.today(state), vendor["leadTimeDays"]),
-        "createdBy": actor["id"],
+        "createdBy": call.actor["id"],
         "sentAt": None,
         "closedAt": None,
         "cancelReason": None,
     }
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        fields["action"],
-        "purchaseOrder",
-        po_id,
-        f"Draft order to {vendor['id']}.",
-    )
-    return {"created": po_view(state, state["purchaseOrders"][po_id]), "auditId": audit_id}
+    audit_id = call.add(_PURCHASE_ORDER, po, f"Draft order to {vendor['id']}.")
+    return {"created": po_view(state, po), "auditId": audit_id}
 
 
 _WHERE_TO = {
@@ -182,7 +179,10 @@ _WHERE_TO = {
 }
 
 
-@w.define_tool(
+_PURCHASING = actor("purchasing")
+
+
+@_PURCHASING.write_tool(
     "create_purchase_order",
     "Raise a draft purchase order to an active vendor. Unit prices default to the latest price "
     "paid to that vendor, else the standard cost. Linking an approved requisition marks it "
@@ -192,20 +192,17 @@ _WHERE_TO = {
         **_WHERE_TO,
         "requisitionId": w.string("An approved requisition this order fulfils."),
         "lines": w.array("What to order.", LINE_ITEM),
-        **ACTOR,
     },
-    ["vendorId", "warehouseId", "lines", "actorId"],
+    ["vendorId", "warehouseId", "lines"],
 )
-def create_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_purchase_order(call: w.Write) -> dict[str, Any]:
     """Create a draft order."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "purchasing")
+    state, input = call.state, call.input
     vendor = _orderable_vendor(state, w.read_string(input, "vendorId"))
     warehouse = w.require_record(state, "warehouses", w.read_string(input, "warehouseId"))
     lines = read_lines(state, input, "unitPrice", _last_price, {"vendorId": vendor["id"]})
     return _new_po(
-        state,
-        actor,
+        call,
         {
             "vendorId": vendor["id"],
             "warehouseId": warehouse["id"],
@@ -213,24 +210,27 @@ def create_purchase_order(state: State, input: dict[str, Any]) -> dict[str, Any]
             "budgetId": w.read_string(input, "budgetId", None),
             "requisitionId": w.read_string(input, "requisitionId", None),
             "expectedDate": w.read_date(input, "expectedDate", None),
-            "action": "create_purchase_order",
         },
     )
 
 
-@w.define_tool(
+@_PURCHASING.write_tool(
     "create_purchase_order_from_quotation",
     "Raise a draft purchase order from an accepted quotation: its vendor, lines and prices, "
     "linked to the RFQ's requisition (which becomes ordered) and charged to its budget.",
-    {"quotationId": w.string("An accepted quotation."), **_WHERE_TO, **ACTOR},
-    ["quotationId", "warehouseId", "actorId"],
+    _WHERE_TO,
+    ["warehouseId"],
+    target=target(
+        "quotations",
+        "quotationId",
+        "An accepted quotation.",
+        "quotation",
+        status_guard("quotations", ("accepted",), "be ordered from"),
+    ),
 )
-def create_purchase_order_from_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_purchase_order_from_quotation(call: w.Write) -> dict[str, Any]:
     """Create a draft order from a quotation."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "purchasing")
-    quotation = w.require_record(state, "quotations", w.read_string(input, "quotationId"))
-    w.require_status(quotation, "quotations", ("accepted",), "be ordered from")
+    state, input, quotation = call.state, call.input, call.record
     taken = [
         po["id"]
         for po in state["purchaseOrders"].values()
@@ -250,8 +250,7 @@ def create_purchase_order_from_quotation(state: State, input: dict[str, Any]) ->
         for ln in quotation["lines"]
     ]
     return _new_po(
-        state,
-        actor,
+        call,
         {
             "vendorId": vendor["id"],
             "warehouseId": warehouse["id"],
@@ -260,7 +259,6 @@ def create_purchase_order_from_quotation(state: State, input: dict[str, Any]) ->
             "requisitionId": state["rfqs"][quotation["rfqId"]]["requisitionId"],
             "quotationId": quotation["id"],
             "expectedDate": w.read_date(input, "expectedDate", None),
-            "action": "create_purchase_order_from_quotation",
         },
     )
 
