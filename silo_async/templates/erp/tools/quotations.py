@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain.purchasing import is_valid
 from ..state import Record, State, lines_net
-from .common import ACTOR, acting_user, record_change, require_permission
+from .common import actor, change, status_guard, target
 
 __all__ = [
     "accept_quotation",
@@ -74,10 +74,13 @@ def compare_quotations(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"rfqId": rfq["id"], "status": rfq["status"], "quotations": rows}
 
 
-def _buyer(state: State, input: dict[str, Any]) -> Record:
-    actor = acting_user(state, input)
-    require_permission(state, actor, "purchasing")
-    return actor
+_BUYER = actor("purchasing")
+_QUOTATION = target("quotations", "quotationId", "The quotation.", "quotation")
+
+
+def _received(action: str) -> w.Target:
+    """The quotation, still received, to ``action``."""
+    return _QUOTATION.guarded(status_guard("quotations", ("received",), action))
 
 
 def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
@@ -96,11 +99,10 @@ def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
     return [{**ln, "unitPrice": prices[ln["lineNo"]]} for ln in rfq["lines"]]
 
 
-@w.define_tool(
+@_BUYER.write_tool(
     "record_quotation",
     "Record an invited vendor's quotation for a sent RFQ: a unit price for every RFQ line.",
     {
-        "rfqId": w.string("The RFQ."),
         "vendorId": w.string("An invited vendor."),
         "lines": w.array(
             "A unit price per RFQ line.",
@@ -115,15 +117,19 @@ def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
         "leadTimeDays": w.integer("Promised lead time.", minimum=0, maximum=365),
         "validUntil": w.date("Last day the prices hold"),
         "notes": w.string("Vendor remarks."),
-        **ACTOR,
     },
-    ["rfqId", "vendorId", "lines", "leadTimeDays", "validUntil", "actorId"],
+    ["vendorId", "lines", "leadTimeDays", "validUntil"],
+    target=target(
+        "rfqs",
+        "rfqId",
+        "The RFQ.",
+        "rfq",
+        status_guard("rfqs", ("sent",), "record quotations", label="RFQ"),
+    ),
 )
-def record_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def record_quotation(call: w.Write) -> dict[str, Any]:
     """Store a quotation."""
-    actor = _buyer(state, input)
-    rfq = w.require_record(state, "rfqs", w.read_string(input, "rfqId"))
-    w.require_status(rfq, "rfqs", ("sent",), "record quotations", label="RFQ")
+    state, input, rfq = call.state, call.input, call.record
     vendor_id = w.read_string(input, "vendorId")
     if vendor_id not in rfq["invitedVendorIds"]:
         raise silo.tool_error("not_allowed", f"{vendor_id} was not invited to {rfq['id']}.")
@@ -131,9 +137,8 @@ def record_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
         q["rfqId"] == rfq["id"] and q["vendorId"] == vendor_id for q in state["quotations"].values()
     ):
         raise silo.tool_error("conflict", f"{vendor_id} already quoted for {rfq['id']}.")
-    quotation_id = w.next_id(state, "QUO")
-    state["quotations"][quotation_id] = {
-        "id": quotation_id,
+    quotation: Record = {
+        "id": w.next_id(state, "QUO"),
         "rfqId": rfq["id"],
         "vendorId": vendor_id,
         "status": "received",
@@ -143,32 +148,19 @@ def record_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "receivedAt": w.now(state),
         "notes": w.read_string(input, "notes", None),
     }
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "record_quotation",
-        "quotation",
-        quotation_id,
-        f"Quotation from {vendor_id} for {rfq['id']}.",
-    )
-    return {
-        "created": quotation_view(state, state["quotations"][quotation_id]),
-        "auditId": audit_id,
-    }
+    audit_id = call.add(_QUOTATION, quotation, f"Quotation from {vendor_id} for {rfq['id']}.")
+    return {"created": quotation_view(state, quotation), "auditId": audit_id}
 
 
-@w.define_tool(
+@_BUYER.write_tool(
     "accept_quotation",
     "Award an RFQ to one valid quotation from an active vendor; the RFQ's other open "
     "quotations are rejected. Raise the order with create_purchase_order_from_quotation.",
-    {"quotationId": w.string("The quotation."), **ACTOR},
-    ["quotationId", "actorId"],
+    target=_received("be accepted"),
 )
-def accept_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def accept_quotation(call: w.Write) -> dict[str, Any]:
     """Received -> accepted; RFQ -> awarded."""
-    actor = _buyer(state, input)
-    quotation = w.require_record(state, "quotations", w.read_string(input, "quotationId"))
-    w.require_status(quotation, "quotations", ("received",), "be accepted")
+    state, quotation = call.state, call.record
     if not is_valid(state, quotation):
         raise silo.tool_error(
             "invalid_state",
@@ -195,35 +187,18 @@ def accept_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
             other["status"] = "rejected"
     quotation["status"] = "accepted"
     rfq.update(status="awarded", awardedQuotationId=quotation["id"])
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "accept_quotation",
-        "quotation",
-        quotation["id"],
-        f"Awarded {rfq['id']} to {vendor['id']}.",
-    )
+    audit_id = call.audit(f"Awarded {rfq['id']} to {vendor['id']}.")
     return {"accepted": quotation_view(state, quotation), "rfq": rfq, "auditId": audit_id}
 
 
-@w.define_tool(
+@_BUYER.write_tool(
     "reject_quotation",
     "Reject a received quotation with a reason.",
-    {"quotationId": w.string("The quotation."), "reason": w.string("Why."), **ACTOR},
-    ["quotationId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_received("be rejected"),
 )
-def reject_quotation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def reject_quotation(call: w.Write) -> dict[str, Any]:
     """Received -> rejected."""
-    actor = _buyer(state, input)
-    quotation = w.require_record(state, "quotations", w.read_string(input, "quotationId"))
-    w.require_status(quotation, "quotations", ("received",), "be rejected")
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "reject_quotation",
-        "quotation",
-        quotation,
-        w.read_string(input, "reason"),
-        status="rejected",
-    )
-    return {"updated": quotation_view(state, quotation), "auditId": audit_id}
+    audit_id = change(call, w.read_string(call.input, "reason"), status="rejected")
+    return {"updated": quotation_view(call.state, call.record), "auditId": audit_id}

@@ -8,7 +8,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission
+from .common import actor, status_guard, target
 from .quotations import quotation_view
 
 __all__ = [
@@ -46,10 +46,8 @@ get_rfq = w.get_tool(
 )
 
 
-def _buyer(state: State, input: dict[str, Any]) -> Record:
-    actor = acting_user(state, input)
-    require_permission(state, actor, "purchasing")
-    return actor
+_BUYER = actor("purchasing")
+_RFQ = target("rfqs", "rfqId", "The RFQ.", "rfq")
 
 
 def _invitable(state: State, vendor_id: str) -> Record:
@@ -63,7 +61,7 @@ def _invitable(state: State, vendor_id: str) -> Record:
     return vendor
 
 
-@w.define_tool(
+@_BUYER.write_tool(
     "create_rfq",
     "Create a draft RFQ, from an approved requisition (its lines are copied) or from lines "
     "given here, optionally inviting vendors (not blocked).",
@@ -79,13 +77,12 @@ def _invitable(state: State, vendor_id: str) -> Record:
         ),
         "vendorIds": w.array("Vendors to invite.", w.string("A vendor id."), unique=True),
         "responseDueDate": w.date("When quotations are due"),
-        **ACTOR,
     },
-    ["title", "responseDueDate", "actorId"],
+    ["title", "responseDueDate"],
 )
-def create_rfq(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_rfq(call: w.Write) -> dict[str, Any]:
     """Create a draft RFQ."""
-    actor = _buyer(state, input)
+    state, input = call.state, call.input
     requisition_id = w.read_string(input, "requisitionId", None)
     if requisition_id is not None:
         requisition = w.require_record(state, "requisitions", requisition_id)
@@ -111,111 +108,93 @@ def create_rfq(state: State, input: dict[str, Any]) -> dict[str, Any]:
             for i, it in enumerate(items)
         ]
     vendors = [_invitable(state, v)["id"] for v in w.read_strings(input, "vendorIds", [])]
-    rfq_id = w.next_id(state, "RFQ")
-    state["rfqs"][rfq_id] = {
-        "id": rfq_id,
+    rfq: Record = {
+        "id": w.next_id(state, "RFQ"),
         "title": w.read_string(input, "title"),
         "requisitionId": requisition_id,
         "status": "draft",
         "lines": lines,
         "invitedVendorIds": vendors,
-        "createdBy": actor["id"],
+        "createdBy": call.actor["id"],
         "createdAt": w.now(state),
         "sentAt": None,
         "responseDueDate": w.read_date(input, "responseDueDate"),
         "awardedQuotationId": None,
     }
     if requisition_id is not None:
-        state["requisitions"][requisition_id]["rfqId"] = rfq_id
-    audit_id = w.audit(state, actor["id"], "create_rfq", "rfq", rfq_id, "Created.")
-    return {"created": _rfq_view(state, state["rfqs"][rfq_id]), "auditId": audit_id}
+        state["requisitions"][requisition_id]["rfqId"] = rfq["id"]
+    audit_id = call.add(_RFQ, rfq, "Created.")
+    return {"created": _rfq_view(state, rfq), "auditId": audit_id}
 
 
-def _rfq(state: State, input: dict[str, Any]) -> Record:
-    rfq: Record = w.require_record(state, "rfqs", w.read_string(input, "rfqId"))
-    return rfq
+def _rfq_in(allowed: tuple[str, ...], action: str) -> w.Target:
+    """The RFQ, in one of ``allowed`` to ``action``."""
+    return _RFQ.guarded(status_guard("rfqs", allowed, action, label="RFQ"))
 
 
-@w.define_tool(
+@_BUYER.write_tool(
     "invite_vendor_to_rfq",
     "Invite one more vendor (not blocked) to a draft or sent RFQ.",
-    {"rfqId": w.string("The RFQ."), "vendorId": w.string("The vendor."), **ACTOR},
-    ["rfqId", "vendorId", "actorId"],
+    {"vendorId": w.string("The vendor.")},
+    ["vendorId"],
+    target=_rfq_in(("draft", "sent"), "invite vendors"),
 )
-def invite_vendor_to_rfq(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def invite_vendor_to_rfq(call: w.Write) -> dict[str, Any]:
     """Add a vendor to the invitation list."""
-    actor = _buyer(state, input)
-    rfq = _rfq(state, input)
-    w.require_status(rfq, "rfqs", ("draft", "sent"), "invite vendors", label="RFQ")
+    state, input, rfq = call.state, call.input, call.record
     vendor = _invitable(state, w.read_string(input, "vendorId"))
     if vendor["id"] in rfq["invitedVendorIds"]:
         raise silo.tool_error("conflict", f"{vendor['id']} is already invited to {rfq['id']}.")
     rfq["invitedVendorIds"].append(vendor["id"])
-    audit_id = w.audit(
-        state, actor["id"], "invite_vendor_to_rfq", "rfq", rfq["id"], f"Invited {vendor['id']}."
-    )
+    audit_id = call.audit(f"Invited {vendor['id']}.")
     return {"updated": _rfq_view(state, rfq), "auditId": audit_id}
 
 
-def _move(
-    state: State, input: dict[str, Any], wanted: tuple[str, ...], to: str, action: str
-) -> Any:
-    actor = _buyer(state, input)
-    rfq = _rfq(state, input)
-    w.require_status(rfq, "rfqs", wanted, f"become {to}", label="RFQ")
+def _move(call: w.Write, to: str) -> dict[str, Any]:
+    state, rfq = call.state, call.record
     if to == "sent" and (not rfq["invitedVendorIds"] or not rfq["lines"]):
         raise silo.tool_error(
             "invalid_state", f"{rfq['id']} needs at least one line and one invited vendor."
         )
-    reason: str | None = w.read_string(input, "reason", None)
-    changes: list[w.Change] = []
-    w.set_field(rfq, "status", to, changes)
+    reason: str | None = w.read_string(call.input, "reason", None)
+    call.set("status", to)
     if to == "sent":
-        w.set_field(rfq, "sentAt", w.now(state), changes)
+        call.set("sentAt", w.now(state))
     if to == "cancelled" and rfq["requisitionId"] is not None:
         state["requisitions"][rfq["requisitionId"]]["rfqId"] = None
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        action,
-        "rfq",
-        rfq["id"],
-        reason or f"Now {to}.",
-        changes,
-    )
+    audit_id = call.audit(reason or f"Now {to}.")
     return {"updated": _rfq_view(state, rfq), "auditId": audit_id}
 
 
-_RFQ_ONLY = {"rfqId": w.string("The RFQ."), **ACTOR}
-
-
-@w.define_tool(
-    "send_rfq", "Send a draft RFQ to its invited vendors.", _RFQ_ONLY, ["rfqId", "actorId"]
+@_BUYER.write_tool(
+    "send_rfq",
+    "Send a draft RFQ to its invited vendors.",
+    target=_rfq_in(("draft",), "become sent"),
 )
-def send_rfq(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def send_rfq(call: w.Write) -> dict[str, Any]:
     """Draft -> sent."""
-    result: dict[str, Any] = _move(state, input, ("draft",), "sent", "send_rfq")
-    return result
+    return _move(call, "sent")
 
 
-@w.define_tool(
-    "close_rfq", "Stop accepting quotations on a sent RFQ.", _RFQ_ONLY, ["rfqId", "actorId"]
+@_BUYER.write_tool(
+    "close_rfq",
+    "Stop accepting quotations on a sent RFQ.",
+    target=_rfq_in(("sent",), "become closed"),
 )
-def close_rfq(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def close_rfq(call: w.Write) -> dict[str, Any]:
     """Sent -> closed."""
-    result: dict[str, Any] = _move(state, input, ("sent",), "closed", "close_rfq")
-    return result
+    return _move(call, "closed")
 
 
-@w.define_tool(
+# cancel_rfq has always listed the actor between the RFQ and the reason: naming the actor's
+# property among the tool's own keeps it there (write_tool does not move a key already given).
+@_BUYER.write_tool(
     "cancel_rfq",
     "Cancel an RFQ that is not awarded; its requisition can get a new RFQ.",
-    {**_RFQ_ONLY, "reason": w.string("Why.")},
-    ["rfqId", "reason", "actorId"],
+    {_BUYER.key: _BUYER.schema, "reason": w.string("Why.")},
+    ["reason"],
+    target=_rfq_in(("draft", "sent", "closed"), "become cancelled"),
 )
-def cancel_rfq(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def cancel_rfq(call: w.Write) -> dict[str, Any]:
     """Draft / sent / closed -> cancelled."""
-    result: dict[str, Any] = _move(
-        state, input, ("draft", "sent", "closed"), "cancelled", "cancel_rfq"
-    )
-    return result
+    return _move(call, "cancelled")
