@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, find_stock, line_held
 from ..state import Record, State, gross, money_text, vat_of
-from .common import ACTOR, acting_user, record_change, require_permission
+from .common import actor, change, status_guard, target
 from .lines import LINE_ITEM, line_tools, read_lines
 from .reservations import check_customer_can_receive, reserve_line
 
@@ -98,7 +98,16 @@ def _discounted(state: State, context: Mapping[str, Any], product: Record) -> fl
     return w.to_money(product["listPrice"] * (100 - customer["discountPercent"]) / 100)
 
 
-@w.define_tool(
+_SALES = actor("sales")
+_ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
+
+
+def _order_in(allowed: tuple[str, ...], action: str) -> w.Target:
+    """The sales order, in one of ``allowed`` to ``action``."""
+    return _ORDER.guarded(status_guard("salesOrders", allowed, action))
+
+
+@_SALES.write_tool(
     "create_sales_order",
     "Create a draft sales order shipping from one warehouse (sales roles). Unit prices default "
     "to list price less the customer's discount. Blocked customers cannot order.",
@@ -107,22 +116,19 @@ def _discounted(state: State, context: Mapping[str, Any], product: Record) -> fl
         "warehouseId": w.string("Shipping warehouse."),
         "customerReference": w.string("The customer's order number."),
         "lines": w.array("What is ordered.", LINE_ITEM),
-        **ACTOR,
     },
-    ["customerId", "warehouseId", "lines", "actorId"],
+    ["customerId", "warehouseId", "lines"],
 )
-def create_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_sales_order(call: w.Write) -> dict[str, Any]:
     """Create a draft order."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "sales")
+    state, input = call.state, call.input
     customer = w.require_record(state, "customers", w.read_string(input, "customerId"))
     if customer["status"] == "blocked":
         raise silo.tool_error("not_allowed", f"Customer {customer['id']} is blocked.")
     warehouse = w.require_record(state, "warehouses", w.read_string(input, "warehouseId"))
     lines = read_lines(state, input, "unitPrice", _discounted, {"customerId": customer["id"]})
-    order_id = w.next_id(state, "SO", width=4)
-    state["salesOrders"][order_id] = {
-        "id": order_id,
+    order: Record = {
+        "id": w.next_id(state, "SO", width=4),
         "customerId": customer["id"],
         "warehouseId": warehouse["id"],
         "status": "draft",
@@ -130,31 +136,17 @@ def create_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "orderDate": w.today(state),
         "requestedDate": None,
         "customerReference": w.read_string(input, "customerReference", None),
-        "createdBy": actor["id"],
+        "createdBy": call.actor["id"],
         "confirmedAt": None,
         "cancelReason": None,
     }
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "create_sales_order",
-        "salesOrder",
-        order_id,
-        f"Draft order for {customer['id']}.",
-    )
-    return {"created": order_view(state, state["salesOrders"][order_id]), "auditId": audit_id}
+    audit_id = call.add(_ORDER, order, f"Draft order for {customer['id']}.")
+    return {"created": order_view(state, order), "auditId": audit_id}
 
 
 add_sales_order_line, update_sales_order_line, remove_sales_order_line = line_tools(
     "sales_order", "salesOrders", "salesOrderId", "unitPrice", _discounted, "sales"
 )
-
-
-def _order(state: State, input: dict[str, Any]) -> tuple[Record, Record]:
-    actor = acting_user(state, input)
-    require_permission(state, actor, "sales")
-    order: Record = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
-    return actor, order
 
 
 def _credit_check(state: State, order: Record) -> None:
@@ -177,59 +169,42 @@ def _credit_check(state: State, order: Record) -> None:
         )
 
 
-@w.define_tool(
+@_SALES.write_tool(
     "confirm_sales_order",
     "Confirm a draft order after the credit check (exposure + order total within the credit "
     "limit; customer not on hold). Confirmed orders can be reserved and shipped.",
-    {"salesOrderId": w.string("The order."), **ACTOR},
-    ["salesOrderId", "actorId"],
+    target=_order_in(("draft",), "be confirmed"),
 )
-def confirm_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def confirm_sales_order(call: w.Write) -> dict[str, Any]:
     """Draft -> confirmed."""
-    actor, order = _order(state, input)
-    w.require_status(order, "salesOrders", ("draft",), "be confirmed")
+    state, order = call.state, call.record
     if not order["lines"]:
         raise silo.tool_error("invalid_state", f"{order['id']} has no lines.")
     check_customer_can_receive(state, order, "confirming")
     _credit_check(state, order)
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "confirm_sales_order",
-        "salesOrder",
-        order,
-        "Confirmed after credit check.",
-        status="confirmed",
-        confirmedAt=w.now(state),
+    audit_id = change(
+        call, "Confirmed after credit check.", status="confirmed", confirmedAt=w.now(state)
     )
     return {"updated": order_view(state, order), "auditId": audit_id}
 
 
-@w.define_tool(
+@_SALES.write_tool(
     "cancel_sales_order",
     "Cancel an order nothing has shipped on; its reservations are released.",
-    {"salesOrderId": w.string("The order."), "reason": w.string("Why."), **ACTOR},
-    ["salesOrderId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_order_in(("draft", "confirmed"), "be cancelled"),
 )
-def cancel_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def cancel_sales_order(call: w.Write) -> dict[str, Any]:
     """Draft / confirmed -> cancelled."""
-    actor, order = _order(state, input)
-    w.require_status(order, "salesOrders", ("draft", "confirmed"), "be cancelled")
+    state, input, order = call.state, call.input, call.record
     if any(sal.shipped_quantity(state, order["id"], ln["lineNo"]) for ln in order["lines"]):
         raise silo.tool_error("invalid_state", f"Goods have shipped on {order['id']}.")
     for reservation in state["reservations"].values():
         if reservation["salesOrderId"] == order["id"] and reservation["status"] == "active":
             reservation["status"] = "released"
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "cancel_sales_order",
-        "salesOrder",
-        order,
-        w.read_string(input, "reason"),
-        status="cancelled",
-        cancelReason=w.read_string(input, "reason"),
-    )
+    reason = w.read_string(input, "reason")
+    audit_id = change(call, reason, status="cancelled", cancelReason=reason)
     return {"updated": order_view(state, order), "auditId": audit_id}
 
 
@@ -278,17 +253,15 @@ def check_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
+@_SALES.write_tool(
     "reserve_order_stock",
     "Reserve, line by line, as much of a confirmed order as the warehouse has available; "
     "reports what was reserved and what is still short.",
-    {"salesOrderId": w.string("The order."), **ACTOR},
-    ["salesOrderId", "actorId"],
+    target=_order_in(("confirmed",), "reserve stock"),
 )
-def reserve_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def reserve_order_stock(call: w.Write) -> dict[str, Any]:
     """Reserve what is available."""
-    actor, order = _order(state, input)
-    w.require_status(order, "salesOrders", ("confirmed",), "reserve stock")
+    state, actor, order = call.state, call.actor, call.record
     check_customer_can_receive(state, order, "reserving stock for")
     created = []
     for row, line in zip(_stock_lines(state, order), order["lines"], strict=True):
