@@ -14,7 +14,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, held
 from ..state import Record, State
-from .common import ACTOR, acting_user, record_change, require_permission
+from .common import actor, change, status_guard, target
 from .reservations import check_customer_can_receive
 from .stock_ops import move_stock, require_stock
 
@@ -120,13 +120,15 @@ def _consume(state: State, order: Record, line: Record, quantity: int) -> None:
                     reservation["status"] = "consumed"
 
 
-@w.define_tool(
+_SHIPMENT = target("shipments", "shipmentId", "The shipment.", "shipment")
+
+
+@actor("warehouse").write_tool(
     "ship_sales_order",
     "Ship a confirmed order from its warehouse (warehouse roles): without lines, everything "
     "still to ship. Uses the line's reservations first, then free stock; refused for a customer "
     "on hold or when stock is short.",
     {
-        "salesOrderId": w.string("The order."),
         "lines": w.array(
             "What to ship.",
             w.closed_object(
@@ -138,16 +140,18 @@ def _consume(state: State, order: Record, line: Record, quantity: int) -> None:
             ),
         ),
         "carrier": w.string("Carrier."),
-        **ACTOR,
     },
-    ["salesOrderId", "actorId"],
+    target=target(
+        "salesOrders",
+        "salesOrderId",
+        "The order.",
+        "salesOrder",
+        status_guard("salesOrders", ("confirmed",), "be shipped"),
+    ),
 )
-def ship_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def ship_sales_order(call: w.Write) -> dict[str, Any]:
     """Create a shipment."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "warehouse")
-    order = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
-    w.require_status(order, "salesOrders", ("confirmed",), "be shipped")
+    state, input, actor, order = call.state, call.input, call.actor, call.record
     check_customer_can_receive(state, order, "shipping")
     plan = _plan(state, order, input)
     if not plan:
@@ -158,7 +162,7 @@ def ship_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
         _consume(state, order, line, quantity)
         record = require_stock(state, line["productId"], order["warehouseId"])
         move_stock(state, record, -quantity, "shipment", ("shipment", shipment_id), actor["id"])
-    state["shipments"][shipment_id] = {
+    shipment: Record = {
         "id": shipment_id,
         "salesOrderId": order["id"],
         "warehouseId": order["warehouseId"],
@@ -170,43 +174,25 @@ def ship_sales_order(state: State, input: dict[str, Any]) -> dict[str, Any]:
         ],
         "deliveredAt": None,
     }
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "ship_sales_order",
-        "shipment",
-        shipment_id,
-        f"Shipped on {order['id']}.",
-    )
+    audit_id = call.add(_SHIPMENT, shipment, f"Shipped on {order['id']}.")
     return {
-        "created": shipment_view(state, state["shipments"][shipment_id]),
+        "created": shipment_view(state, shipment),
         "progress": sal.order_display_status(state, order),
         "auditId": audit_id,
     }
 
 
-@w.define_tool(
+@actor("warehouse", "sales").write_tool(
     "mark_shipment_delivered",
     "Record that a shipment reached the customer.",
-    {"shipmentId": w.string("The shipment."), **ACTOR},
-    ["shipmentId", "actorId"],
+    target=_SHIPMENT,
 )
-def mark_shipment_delivered(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def mark_shipment_delivered(call: w.Write) -> dict[str, Any]:
     """Set deliveredAt."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "warehouse", "sales")
-    shipment = w.require_record(state, "shipments", w.read_string(input, "shipmentId"))
+    state, shipment = call.state, call.record
     if shipment["deliveredAt"] is not None:
         raise silo.tool_error(
             "conflict", f"{shipment['id']} was delivered {shipment['deliveredAt']}."
         )
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "mark_shipment_delivered",
-        "shipment",
-        shipment,
-        "Delivered.",
-        deliveredAt=w.now(state),
-    )
+    audit_id = change(call, "Delivered.", deliveredAt=w.now(state))
     return {"updated": shipment_view(state, shipment), "auditId": audit_id}
