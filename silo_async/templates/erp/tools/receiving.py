@@ -13,7 +13,7 @@ from silo_async import world as w
 
 from ..domain import purchasing as pur
 from ..state import Record, State
-from .common import ACTOR, acting_user, record_change, require_permission
+from .common import actor, change, status_guard, target
 from .stock_ops import move_stock, stock_line
 
 __all__ = [
@@ -120,13 +120,16 @@ def _receipt_lines(state: State, po: Record, input: dict[str, Any]) -> list[dict
     return out
 
 
-@w.define_tool(
+_WAREHOUSE = actor("warehouse")
+_RECEIPT = target("goodsReceipts", "goodsReceiptId", "The receipt.", "goodsReceipt")
+
+
+@_WAREHOUSE.write_tool(
     "receive_goods",
     "Post a goods receipt for a sent purchase order (warehouse roles): accepted units enter "
     "stock, rejected units are recorded and stay owed. Without lines, everything still due is "
     "received in full.",
     {
-        "purchaseOrderId": w.string("The order."),
         "deliveryNote": w.string("The vendor's delivery note number."),
         "lines": w.array(
             "What arrived, per order line.",
@@ -140,16 +143,19 @@ def _receipt_lines(state: State, po: Record, input: dict[str, Any]) -> list[dict
                 ["lineNo", "accepted"],
             ),
         ),
-        **ACTOR,
     },
-    ["purchaseOrderId", "deliveryNote", "actorId"],
+    ["deliveryNote"],
+    target=target(
+        "purchaseOrders",
+        "purchaseOrderId",
+        "The order.",
+        "purchaseOrder",
+        status_guard("purchaseOrders", ("sent",), "receive goods"),
+    ),
 )
-def receive_goods(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def receive_goods(call: w.Write) -> dict[str, Any]:
     """Post a receipt."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "warehouse")
-    po = w.require_record(state, "purchaseOrders", w.read_string(input, "purchaseOrderId"))
-    w.require_status(po, "purchaseOrders", ("sent",), "receive goods")
+    state, input, actor, po = call.state, call.input, call.actor, call.record
     lines = _receipt_lines(state, po, input)
     if not lines:
         raise silo.tool_error("invalid_state", f"Nothing is still due on {po['id']}.")
@@ -165,7 +171,7 @@ def receive_goods(state: State, input: dict[str, Any]) -> dict[str, Any]:
                 ("goods_receipt", grn_id),
                 actor["id"],
             )
-    state["goodsReceipts"][grn_id] = {
+    receipt: Record = {
         "id": grn_id,
         "purchaseOrderId": po["id"],
         "warehouseId": po["warehouseId"],
@@ -175,29 +181,25 @@ def receive_goods(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "status": "posted",
         "lines": lines,
     }
-    audit_id = w.audit(
-        state, actor["id"], "receive_goods", "goodsReceipt", grn_id, f"Received on {po['id']}."
-    )
+    audit_id = call.add(_RECEIPT, receipt, f"Received on {po['id']}.")
     return {
-        "created": state["goodsReceipts"][grn_id],
+        "created": receipt,
         "progress": pur.display_status(state, po),
         "auditId": audit_id,
     }
 
 
-@w.define_tool(
+@_WAREHOUSE.write_tool(
     "reverse_goods_receipt",
     "Reverse a posted goods receipt booked in error: its accepted units leave stock again. "
     "Refused when the units are no longer there or are already invoiced.",
-    {"goodsReceiptId": w.string("The receipt."), "reason": w.string("Why."), **ACTOR},
-    ["goodsReceiptId", "reason", "actorId"],
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=_RECEIPT.guarded(status_guard("goodsReceipts", ("posted",), "be reversed")),
 )
-def reverse_goods_receipt(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def reverse_goods_receipt(call: w.Write) -> dict[str, Any]:
     """Posted -> reversed."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "warehouse")
-    grn = w.require_record(state, "goodsReceipts", w.read_string(input, "goodsReceiptId"))
-    w.require_status(grn, "goodsReceipts", ("posted",), "be reversed")
+    state, input, actor, grn = call.state, call.input, call.actor, call.record
     po = state["purchaseOrders"][grn["purchaseOrderId"]]
     for line in grn["lines"]:
         after = pur.received_quantity(state, po["id"], line["lineNo"]) - line["accepted"]
@@ -219,13 +221,5 @@ def reverse_goods_receipt(state: State, input: dict[str, Any]) -> dict[str, Any]
                 actor["id"],
                 w.read_string(input, "reason"),
             )
-    audit_id = record_change(
-        state,
-        actor["id"],
-        "reverse_goods_receipt",
-        "goodsReceipt",
-        grn,
-        w.read_string(input, "reason"),
-        status="reversed",
-    )
+    audit_id = change(call, w.read_string(input, "reason"), status="reversed")
     return {"updated": grn, "auditId": audit_id}
