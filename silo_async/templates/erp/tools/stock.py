@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import available, is_below_reorder, projected, reserved, stock_view
 from ..state import Record, State
-from .common import ACTOR, acting_user, require_permission
+from .common import actor
 from .stock_ops import move_stock, require_stock
 
 __all__ = [
@@ -131,13 +131,22 @@ def find_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _warehouse_user(state: State, input: dict[str, Any]) -> Record:
-    actor = acting_user(state, input)
-    require_permission(state, actor, "warehouse")
-    return actor
+_WAREHOUSE = actor("warehouse")
 
 
-@w.define_tool(
+def _stock_line(call: w.Write) -> Record:
+    """The stock line the call's ``productId`` and ``warehouseId`` name."""
+    input = call.input
+    return require_stock(
+        call.state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
+    )
+
+
+def _audit(call: w.Write, record: Record, detail: str, changes: list[w.Change]) -> str:
+    return call.audit(detail, changes, entity="stock", entity_id=record["id"])
+
+
+@_WAREHOUSE.write_tool(
     "adjust_stock",
     "Correct on-hand stock by a signed quantity with a reason (damage, loss, found stock); "
     "warehouse roles. On hand may not fall below zero or below what is reserved.",
@@ -145,16 +154,13 @@ def _warehouse_user(state: State, input: dict[str, Any]) -> Record:
         **_WHERE,
         "quantityChange": w.integer("Units to add (positive) or remove (negative), not 0."),
         "reason": w.string("Why the stock changes."),
-        **ACTOR,
     },
-    ["productId", "warehouseId", "quantityChange", "reason", "actorId"],
+    ["productId", "warehouseId", "quantityChange", "reason"],
 )
-def adjust_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def adjust_stock(call: w.Write) -> dict[str, Any]:
     """Post an adjustment movement."""
-    actor = _warehouse_user(state, input)
-    record = require_stock(
-        state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
-    )
+    state, input, actor = call.state, call.input, call.actor
+    record = _stock_line(call)
     delta = w.read_int(input, "quantityChange", minimum=-1_000_000, maximum=1_000_000)
     if delta == 0:
         raise w.invalid("quantityChange", "must not be 0", delta)
@@ -169,32 +175,22 @@ def adjust_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
         w.read_string(input, "reason"),
     )
     change = {"field": "onHand", "from": before, "to": record["onHand"]}
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "adjust_stock",
-        "stock",
-        record["id"],
-        f"Adjusted by {delta}: {movement['reason']}",
-        [change],
-    )
+    audit_id = _audit(call, record, f"Adjusted by {delta}: {movement['reason']}", [change])
     return {"stock": stock_view(state, record), "movement": movement, "auditId": audit_id}
 
 
-@w.define_tool(
+@_WAREHOUSE.write_tool(
     "count_stock",
     "Record a physical count: the difference from on hand is posted as an adjustment (reason "
     "cycle count) and the line's last count date is set. A count below what is reserved is "
     "refused: release reservations first.",
-    {**_WHERE, "countedQuantity": w.integer("Units counted.", minimum=0), **ACTOR},
-    ["productId", "warehouseId", "countedQuantity", "actorId"],
+    {**_WHERE, "countedQuantity": w.integer("Units counted.", minimum=0)},
+    ["productId", "warehouseId", "countedQuantity"],
 )
-def count_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def count_stock(call: w.Write) -> dict[str, Any]:
     """Post the count variance."""
-    actor = _warehouse_user(state, input)
-    record = require_stock(
-        state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
-    )
+    state, input, actor = call.state, call.input, call.actor
+    record = _stock_line(call)
     counted = w.read_int(input, "countedQuantity", minimum=0, maximum=10_000_000)
     before = record["onHand"]
     movement = None
@@ -210,15 +206,7 @@ def count_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
         )
     changes: list[w.Change] = [{"field": "onHand", "from": before, "to": counted}]
     w.set_field(record, "lastCountedOn", w.today(state), changes)
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "count_stock",
-        "stock",
-        record["id"],
-        f"Counted {counted} (system said {before}).",
-        changes,
-    )
+    audit_id = _audit(call, record, f"Counted {counted} (system said {before}).", changes)
     return {
         "stock": stock_view(state, record),
         "variance": counted - before,
@@ -227,40 +215,28 @@ def count_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
+@_WAREHOUSE.write_tool(
     "set_reorder_levels",
     "Change a stock line's reorder point and/or reorder quantity (warehouse roles).",
     {
         **_WHERE,
         "reorderPoint": w.integer("New reorder point.", minimum=0),
         "reorderQuantity": w.integer("New reorder quantity.", minimum=0),
-        **ACTOR,
     },
-    ["productId", "warehouseId", "actorId"],
+    ["productId", "warehouseId"],
 )
-def set_reorder_levels(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def set_reorder_levels(call: w.Write) -> dict[str, Any]:
     """Update reorder levels."""
-    actor = _warehouse_user(state, input)
-    record = require_stock(
-        state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
-    )
+    state, input = call.state, call.input
+    record = _stock_line(call)
     w.require_some(input, ["reorderPoint", "reorderQuantity"])
-    changes: list[w.Change] = []
     for key in ("reorderPoint", "reorderQuantity"):
         value = w.read_int(input, key, None, minimum=0, maximum=10_000_000)
         if value is not None:
-            w.set_field(record, key, value, changes)
-    if not changes:
+            call.set(key, value, record)
+    if not call.changes:
         raise silo.tool_error("conflict", f"Stock line {record['id']} already has these levels.")
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "set_reorder_levels",
-        "stock",
-        record["id"],
-        "Reorder levels changed.",
-        changes,
-    )
+    audit_id = _audit(call, record, "Reorder levels changed.", call.changes)
     return {"stock": stock_view(state, record), "auditId": audit_id}
 
 
