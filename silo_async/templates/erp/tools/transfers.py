@@ -8,8 +8,8 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain.stock import available, stock_view
-from ..state import Record, State
-from .common import ACTOR, acting_user, actor, change, require_permission, status_guard, target
+from ..state import Record
+from .common import actor, change, status_guard, target
 from .stock_ops import move_stock, require_stock, stock_line
 
 __all__ = [
@@ -41,13 +41,10 @@ list_transfers = w.list_tool(
 get_transfer = w.get_tool("get_transfer", "One transfer.", "transfers", "transferId", "TRF-001")
 
 
-def _warehouse_user(state: State, input: dict[str, Any]) -> Record:
-    actor = acting_user(state, input)
-    require_permission(state, actor, "warehouse")
-    return actor
+_TRANSFER = target("transfers", "transferId", "The transfer.", "transfer")
 
 
-@w.define_tool(
+@actor("warehouse").write_tool(
     "create_transfer",
     "Move available (unreserved) stock to another warehouse: it leaves the source now and is in "
     "transit (counted as inbound at the destination) until receive_transfer. Warehouse roles.",
@@ -57,17 +54,16 @@ def _warehouse_user(state: State, input: dict[str, Any]) -> Record:
         "toWarehouseId": w.string("Destination warehouse."),
         "quantity": w.integer("Units to move.", minimum=1),
         "reason": w.string("Why."),
-        **ACTOR,
     },
-    ["productId", "fromWarehouseId", "toWarehouseId", "quantity", "reason", "actorId"],
+    ["productId", "fromWarehouseId", "toWarehouseId", "quantity", "reason"],
 )
-def create_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def create_transfer(call: w.Write) -> dict[str, Any]:
     """Ship stock to another warehouse."""
-    actor = _warehouse_user(state, input)
+    state, input, actor = call.state, call.input, call.actor
     product_id = w.read_string(input, "productId")
     source = require_stock(state, product_id, w.read_string(input, "fromWarehouseId"))
-    target = w.require_record(state, "warehouses", w.read_string(input, "toWarehouseId"))
-    if target["id"] == source["warehouseId"]:
+    destination = w.require_record(state, "warehouses", w.read_string(input, "toWarehouseId"))
+    if destination["id"] == source["warehouseId"]:
         raise silo.tool_error("invalid_input", "Source and destination are the same warehouse.")
     if state["products"][product_id]["status"] != "active":
         raise silo.tool_error("not_allowed", f"Product {product_id} is discontinued.")
@@ -83,11 +79,11 @@ def create_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
         )
     transfer_id = w.next_id(state, "TRF")
     move_stock(state, source, -quantity, "transfer_out", ("transfer", transfer_id), actor["id"])
-    state["transfers"][transfer_id] = {
+    transfer: Record = {
         "id": transfer_id,
         "productId": product_id,
         "fromWarehouseId": source["warehouseId"],
-        "toWarehouseId": target["id"],
+        "toWarehouseId": destination["id"],
         "quantity": quantity,
         "status": "in_transit",
         "reason": w.read_string(input, "reason"),
@@ -96,20 +92,13 @@ def create_transfer(state: State, input: dict[str, Any]) -> dict[str, Any]:
         "receivedAt": None,
         "receivedBy": None,
     }
-    audit_id = w.audit(
-        state,
-        actor["id"],
-        "create_transfer",
-        "transfer",
-        transfer_id,
-        f"{quantity} of {product_id} from {source['warehouseId']} to {target['id']}.",
-    )
-    return {"created": state["transfers"][transfer_id], "auditId": audit_id}
+    detail = f"{quantity} of {product_id} from {source['warehouseId']} to {destination['id']}."
+    audit_id = call.add(_TRANSFER, transfer, detail)
+    return {"created": transfer, "auditId": audit_id}
 
 
 def _in_transit(action: str) -> w.Target:
-    guard = status_guard("transfers", ("in_transit",), action)
-    return target("transfers", "transferId", "The transfer.", "transfer", guard)
+    return _TRANSFER.guarded(status_guard("transfers", ("in_transit",), action))
 
 
 @actor("warehouse").write_tool(
