@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain import payables as pay
 from ..domain import purchasing as pur
 from ..state import Record, State, terms_days
-from .common import ACTOR, acting_user, require_permission
+from .common import actor, target
 
 __all__ = [
     "STATUSES",
@@ -197,37 +197,33 @@ def _new_invoice(state: State, vendor: Record, input: dict[str, Any]) -> dict[st
     }
 
 
-@w.define_tool(
+_INVOICE = target("vendorInvoices", "vendorInvoiceId", "The invoice.", "vendorInvoice")
+
+
+@actor("payables").write_tool(
     "record_vendor_invoice",
     "Record a vendor's invoice as received (payables roles). For an order invoice, lines default "
     "to everything received but not yet billed at order prices; a service invoice needs a "
     "budget and lines. The due date defaults to the invoice date plus the vendor's terms. The "
     "same vendor reference twice is refused.",
     {
-        "vendorId": w.string("The vendor."),
         "vendorReference": w.string("The vendor's invoice number."),
         "purchaseOrderId": w.string("The order billed (none for services)."),
         "budgetId": w.string("Budget charged, for invoices without an order."),
         "invoiceDate": w.date("Date on the invoice"),
         "dueDate": w.date("Due date (default: invoice date + the vendor's terms)"),
         "lines": w.array("What is billed.", _INVOICE_LINE),
-        **ACTOR,
     },
-    ["vendorId", "vendorReference", "invoiceDate", "actorId"],
+    ["vendorReference", "invoiceDate"],
+    target=target("vendors", "vendorId", "The vendor.", "vendor"),
 )
-def record_vendor_invoice(state: State, input: dict[str, Any]) -> dict[str, Any]:
+def record_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """Store a received invoice."""
-    actor = acting_user(state, input)
-    require_permission(state, actor, "payables")
-    vendor = w.require_record(state, "vendors", w.read_string(input, "vendorId"))
+    state, input, vendor = call.state, call.input, call.record
     _check_unique(state, vendor["id"], w.read_string(input, "vendorReference"))
     fields = _new_invoice(state, vendor, input)
-    invoice_id = w.next_id(state, "VI", width=4)
-    state["vendorInvoices"][invoice_id] = invoice = {"id": invoice_id, **fields}
-    detail = f"{vendor['id']} invoice {invoice['vendorReference']}."
-    audit_id = w.audit(
-        state, actor["id"], "record_vendor_invoice", "vendorInvoice", invoice_id, detail
-    )
+    invoice = {"id": w.next_id(state, "VI", width=4), **fields}
+    audit_id = call.add(_INVOICE, invoice, f"{vendor['id']} invoice {invoice['vendorReference']}.")
     return {"created": invoice_view(state, invoice), "auditId": audit_id}
 
 
