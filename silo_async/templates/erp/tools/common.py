@@ -25,13 +25,10 @@ from ..state import (
 )
 
 __all__ = [
-    "ACTOR",
     "KIND_LABELS",
     "Guard",
-    "acting_user",
     "actor",
     "change",
-    "record_change",
     "record_decision",
     "require_authority",
     "require_permission",
@@ -45,9 +42,7 @@ __all__ = [
 Guard = Callable[[Any, Any], None]
 
 #: The ``actorId`` every write takes: who is doing it (must be an active user).
-ACTOR: dict[str, w.Schema] = {
-    "actorId": w.string("Id of the user making this change, e.g. USR-003. Must be an active user.")
-}
+_ACTOR_ID = w.string("Id of the user making this change, e.g. USR-003. Must be an active user.")
 
 #: How messages name each kind of approval.
 KIND_LABELS: dict[str, str] = {
@@ -79,13 +74,13 @@ def who(state: State, user: Mapping[str, Any]) -> str:
     return f"{full_name(user)} ({user['id']}, {user['roleId']})"
 
 
-def acting_user(state: State, input: Mapping[str, Any], key: str = "actorId") -> Record:
-    """The active user named by ``input[key]``.
+def _active_user(state: State, user_id: str) -> Record:
+    """The active user ``user_id`` (already read with ``read_string``).
 
     Raises:
         ToolError: ``not_found`` for an unknown id, ``not_allowed`` for a user who has left.
     """
-    user: Record = w.require_record(state, "users", w.read_string(input, key), "User")
+    user: Record = w.require_record(state, "users", user_id, "User")
     if not user["active"]:
         raise silo.tool_error(
             "not_allowed",
@@ -140,22 +135,6 @@ def require_authority(
     )
 
 
-def record_change(
-    state: State,
-    actor_id: str,
-    action: str,
-    entity_type: str,
-    record: Record,
-    detail: str | None,
-    **fields: Any,
-) -> str:
-    """Set ``fields`` on ``record`` and audit what really changed as one entry; the entry's id."""
-    changes: list[w.Change] = []
-    for field, value in fields.items():
-        w.set_field(record, field, value, changes)
-    return w.audit(state, actor_id, action, entity_type, record["id"], detail or "", changes)
-
-
 def record_decision(
     state: State,
     kind: str,
@@ -187,16 +166,18 @@ def record_decision(
 def actor(*areas: str) -> w.Actor:
     """The ``actorId`` of a write tool: an active user, working in one of ``areas`` if any.
 
-    Resolved before anything else: :func:`acting_user`, then :func:`require_permission`.
+    Resolved before anything else: the user must exist (``not_found``) and not have left
+    (``not_allowed``), then :func:`require_permission`. ``actor().resolve(state, user_id)``
+    checks any other user an input names the same way.
     """
 
     def resolve(state: State, actor_id: str) -> Record:
-        user = acting_user(state, {"actorId": actor_id})
+        user = _active_user(state, w.read_string({"actorId": actor_id}, "actorId"))
         if areas:
             require_permission(state, user, *areas)
         return user
 
-    return w.Actor(ACTOR["actorId"], resolve)
+    return w.Actor(_ACTOR_ID, resolve)
 
 
 def target(
@@ -229,7 +210,10 @@ def change(
     entity: str | None = None,
     **fields: Any,
 ) -> str:
-    """:func:`record_change` for the call's target (or ``record``, of type ``entity``)."""
+    """Set ``fields`` on the call's target (or ``record``, of type ``entity``); the audit id.
+
+    One entry records what really changed (an equal value is not a change).
+    """
     record = call.record if record is None else record
     changes: list[w.Change] = []
     for field, value in fields.items():

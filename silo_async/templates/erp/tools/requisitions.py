@@ -18,7 +18,7 @@ from ..domain.budgets import budget_figures, remaining
 from ..domain.purchasing import pending_approval, requisition_net
 from ..state import Record, State, has_permission, money_text
 from .approvals import decide, request_approval
-from .common import acting_user, actor, change, status_guard, target, who
+from .common import actor, change, status_guard, target, who
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -107,6 +107,10 @@ def _budget_for(state: State, budget_id: str, department_id: str) -> Record:
     return budget
 
 
+#: Any active user may work on requisitions (each tool checks who may do what).
+_ANYONE = actor()
+
+
 def _requisition_in(allowed: tuple[str, ...], action: str) -> w.Target:
     """The requisition, in one of ``allowed`` to ``action``."""
     guard = status_guard("requisitions", allowed, action)
@@ -116,7 +120,7 @@ def _requisition_in(allowed: tuple[str, ...], action: str) -> w.Target:
 _REQUISITION = target("requisitions", "requisitionId", "The requisition.", "requisition")
 
 
-@actor().write_tool(
+@_ANYONE.write_tool(
     "create_requisition",
     "Raise a draft requisition for a department, charged to one of its budgets. The estimated "
     "unit cost defaults to the product's standard cost. Anyone may request for themselves; "
@@ -143,7 +147,7 @@ _REQUISITION = target("requisitions", "requisitionId", "The requisition.", "requ
 def create_requisition(call: w.Write) -> dict[str, Any]:
     """Create a draft requisition."""
     state, input, actor = call.state, call.input, call.actor
-    requester = acting_user(state, input, "requesterId")
+    requester = _ANYONE.resolve(state, w.read_string(input, "requesterId"))
     if requester["id"] != actor["id"] and not has_permission(state, actor, "purchasing"):
         raise silo.tool_error(
             "not_allowed", f"{who(state, actor)} may only raise requisitions for themselves."
@@ -169,7 +173,7 @@ def create_requisition(call: w.Write) -> dict[str, Any]:
     return {"created": requisition_view(state, requisition), "auditId": audit_id}
 
 
-@actor().write_tool(
+@_ANYONE.write_tool(
     "update_requisition",
     "Change a draft requisition's justification, needed-by date or budget.",
     {
@@ -202,7 +206,7 @@ add_requisition_line, update_requisition_line, remove_requisition_line = line_to
 )
 
 
-@actor().write_tool(
+@_ANYONE.write_tool(
     "submit_requisition",
     "Submit a draft requisition to an approver authorised for its estimated net (not the "
     "requester); it becomes pending_approval.",
@@ -246,7 +250,7 @@ def _check_budget(state: State, requisition: Record) -> None:
         )
 
 
-@actor().write_tool(
+@_ANYONE.write_tool(
     "approve_requisition",
     "Approve a pending requisition as its assigned approver, within the approver's requisition "
     "limit and the budget's remaining amount (approval commits the estimate to the budget).",
@@ -270,7 +274,7 @@ def approve_requisition(call: w.Write) -> dict[str, Any]:
     return {"updated": requisition_view(state, requisition), "auditId": audit_id}
 
 
-@actor().write_tool(
+@_ANYONE.write_tool(
     "reject_requisition",
     "Reject a pending requisition as its assigned approver, with a reason.",
     {"reason": w.string("Why.")},
@@ -288,7 +292,7 @@ def reject_requisition(call: w.Write) -> dict[str, Any]:
     return {"updated": requisition_view(state, requisition), "auditId": audit_id}
 
 
-@actor().write_tool(
+@_ANYONE.write_tool(
     "cancel_requisition",
     "Cancel a requisition that is not yet ordered (the requester or purchasing roles); a "
     "pending approval is cancelled and an approved one releases its budget commitment.",
