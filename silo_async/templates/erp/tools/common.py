@@ -29,6 +29,7 @@ __all__ = [
     "Guard",
     "actor",
     "change",
+    "in_status",
     "record_decision",
     "require_authority",
     "require_permission",
@@ -201,6 +202,13 @@ def status_guard(
         w.require_status(record, collection, allowed, action, label=label)
 
     return guard
+
+
+def in_status(
+    kind: w.Target, allowed: Sequence[str], action: str, label: str | None = None
+) -> w.Target:
+    """``kind`` guarded by :func:`status_guard`: its record must be in one of ``allowed``."""
+    return kind.guarded(status_guard(kind.collection, allowed, action, label))
 
 
 def change(

@@ -18,7 +18,7 @@ from silo_async import world as w
 from ..domain import purchasing as pur
 from ..domain.purchasing import pending_approval
 from ..state import Record, State, gross, vat_of
-from .common import actor, status_guard, target
+from .common import actor, in_status, target
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -136,6 +136,7 @@ def _requisition(state: State, requisition_id: str | None) -> Record | None:
 
 
 _PURCHASE_ORDER = target("purchaseOrders", "purchaseOrderId", "The order.", "purchaseOrder")
+_QUOTATION = target("quotations", "quotationId", "An accepted quotation.", "quotation")
 
 
 def _new_po(call: w.Write, fields: dict[str, Any]) -> dict[str, Any]:
@@ -220,13 +221,7 @@ def create_purchase_order(call: w.Write) -> dict[str, Any]:
     "linked to the RFQ's requisition (which becomes ordered) and charged to its budget.",
     _WHERE_TO,
     ["warehouseId"],
-    target=target(
-        "quotations",
-        "quotationId",
-        "An accepted quotation.",
-        "quotation",
-        status_guard("quotations", ("accepted",), "be ordered from"),
-    ),
+    target=in_status(_QUOTATION, ("accepted",), "be ordered from"),
 )
 def create_purchase_order_from_quotation(call: w.Write) -> dict[str, Any]:
     """Create a draft order from a quotation."""

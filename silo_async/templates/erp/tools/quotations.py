@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain.purchasing import is_valid
 from ..state import Record, State, lines_net
-from .common import actor, change, status_guard, target
+from .common import actor, change, in_status, target
 
 __all__ = [
     "accept_quotation",
@@ -76,11 +76,7 @@ def compare_quotations(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 _BUYER = actor("purchasing")
 _QUOTATION = target("quotations", "quotationId", "The quotation.", "quotation")
-
-
-def _received(action: str) -> w.Target:
-    """The quotation, still received, to ``action``."""
-    return _QUOTATION.guarded(status_guard("quotations", ("received",), action))
+_RFQ = target("rfqs", "rfqId", "The RFQ.", "rfq")
 
 
 def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
@@ -119,13 +115,7 @@ def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
         "notes": w.string("Vendor remarks."),
     },
     ["vendorId", "lines", "leadTimeDays", "validUntil"],
-    target=target(
-        "rfqs",
-        "rfqId",
-        "The RFQ.",
-        "rfq",
-        status_guard("rfqs", ("sent",), "record quotations", label="RFQ"),
-    ),
+    target=in_status(_RFQ, ("sent",), "record quotations", "RFQ"),
 )
 def record_quotation(call: w.Write) -> dict[str, Any]:
     """Store a quotation."""
@@ -156,7 +146,7 @@ def record_quotation(call: w.Write) -> dict[str, Any]:
     "accept_quotation",
     "Award an RFQ to one valid quotation from an active vendor; the RFQ's other open "
     "quotations are rejected. Raise the order with create_purchase_order_from_quotation.",
-    target=_received("be accepted"),
+    target=in_status(_QUOTATION, ("received",), "be accepted"),
 )
 def accept_quotation(call: w.Write) -> dict[str, Any]:
     """Received -> accepted; RFQ -> awarded."""
@@ -196,7 +186,7 @@ def accept_quotation(call: w.Write) -> dict[str, Any]:
     "Reject a received quotation with a reason.",
     {"reason": w.string("Why.")},
     ["reason"],
-    target=_received("be rejected"),
+    target=in_status(_QUOTATION, ("received",), "be rejected"),
 )
 def reject_quotation(call: w.Write) -> dict[str, Any]:
     """Received -> rejected."""

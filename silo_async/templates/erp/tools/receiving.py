@@ -13,7 +13,7 @@ from silo_async import world as w
 
 from ..domain import purchasing as pur
 from ..state import Record, State
-from .common import actor, change, status_guard, target
+from .common import actor, change, in_status, target
 from .stock_ops import move_stock, stock_line
 
 __all__ = [
@@ -122,6 +122,7 @@ def _receipt_lines(state: State, po: Record, input: dict[str, Any]) -> list[dict
 
 _WAREHOUSE = actor("warehouse")
 _RECEIPT = target("goodsReceipts", "goodsReceiptId", "The receipt.", "goodsReceipt")
+_ORDER = target("purchaseOrders", "purchaseOrderId", "The order.", "purchaseOrder")
 
 
 @_WAREHOUSE.write_tool(
@@ -145,13 +146,7 @@ _RECEIPT = target("goodsReceipts", "goodsReceiptId", "The receipt.", "goodsRecei
         ),
     },
     ["deliveryNote"],
-    target=target(
-        "purchaseOrders",
-        "purchaseOrderId",
-        "The order.",
-        "purchaseOrder",
-        status_guard("purchaseOrders", ("sent",), "receive goods"),
-    ),
+    target=in_status(_ORDER, ("sent",), "receive goods"),
 )
 def receive_goods(call: w.Write) -> dict[str, Any]:
     """Post a receipt."""
@@ -195,7 +190,7 @@ def receive_goods(call: w.Write) -> dict[str, Any]:
     "Refused when the units are no longer there or are already invoiced.",
     {"reason": w.string("Why.")},
     ["reason"],
-    target=_RECEIPT.guarded(status_guard("goodsReceipts", ("posted",), "be reversed")),
+    target=in_status(_RECEIPT, ("posted",), "be reversed"),
 )
 def reverse_goods_receipt(call: w.Write) -> dict[str, Any]:
     """Posted -> reversed."""

@@ -18,7 +18,7 @@ from ..domain.budgets import budget_figures, remaining
 from ..domain.purchasing import pending_approval, requisition_net
 from ..state import Record, State, has_permission, money_text
 from .approvals import decide, request_approval
-from .common import actor, change, status_guard, target, who
+from .common import actor, change, in_status, target, who
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -111,12 +111,6 @@ def _budget_for(state: State, budget_id: str, department_id: str) -> Record:
 _ANYONE = actor()
 
 
-def _requisition_in(allowed: tuple[str, ...], action: str) -> w.Target:
-    """The requisition, in one of ``allowed`` to ``action``."""
-    guard = status_guard("requisitions", allowed, action)
-    return target("requisitions", "requisitionId", "The requisition.", "requisition", guard)
-
-
 _REQUISITION = target("requisitions", "requisitionId", "The requisition.", "requisition")
 
 
@@ -181,7 +175,7 @@ def create_requisition(call: w.Write) -> dict[str, Any]:
         "neededBy": w.date("New needed-by date"),
         "budgetId": w.string("New budget of the same department."),
     },
-    target=_requisition_in(("draft",), "be edited"),
+    target=in_status(_REQUISITION, ("draft",), "be edited"),
 )
 def update_requisition(call: w.Write) -> dict[str, Any]:
     """Edit a draft."""
@@ -212,7 +206,7 @@ add_requisition_line, update_requisition_line, remove_requisition_line = line_to
     "requester); it becomes pending_approval.",
     {"approverId": w.string("The approver.")},
     ["approverId"],
-    target=_requisition_in(("draft",), "be submitted"),
+    target=in_status(_REQUISITION, ("draft",), "be submitted"),
 )
 def submit_requisition(call: w.Write) -> dict[str, Any]:
     """Draft -> pending_approval."""
@@ -255,7 +249,7 @@ def _check_budget(state: State, requisition: Record) -> None:
     "Approve a pending requisition as its assigned approver, within the approver's requisition "
     "limit and the budget's remaining amount (approval commits the estimate to the budget).",
     {"comment": w.string("Optional note.")},
-    target=_requisition_in(("pending_approval",), "be approved"),
+    target=in_status(_REQUISITION, ("pending_approval",), "be approved"),
 )
 def approve_requisition(call: w.Write) -> dict[str, Any]:
     """pending_approval -> approved."""
@@ -279,7 +273,7 @@ def approve_requisition(call: w.Write) -> dict[str, Any]:
     "Reject a pending requisition as its assigned approver, with a reason.",
     {"reason": w.string("Why.")},
     ["reason"],
-    target=_requisition_in(("pending_approval",), "be rejected"),
+    target=in_status(_REQUISITION, ("pending_approval",), "be rejected"),
 )
 def reject_requisition(call: w.Write) -> dict[str, Any]:
     """pending_approval -> rejected."""
@@ -298,7 +292,7 @@ def reject_requisition(call: w.Write) -> dict[str, Any]:
     "pending approval is cancelled and an approved one releases its budget commitment.",
     {"reason": w.string("Why.")},
     ["reason"],
-    target=_requisition_in(("draft", "pending_approval", "approved"), "be cancelled"),
+    target=in_status(_REQUISITION, ("draft", "pending_approval", "approved"), "be cancelled"),
 )
 def cancel_requisition(call: w.Write) -> dict[str, Any]:
     """Draft / pending_approval / approved -> cancelled."""

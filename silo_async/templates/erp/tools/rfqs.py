@@ -8,7 +8,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Record, State
-from .common import actor, status_guard, target
+from .common import actor, in_status, target
 from .quotations import quotation_view
 
 __all__ = [
@@ -127,17 +127,12 @@ def create_rfq(call: w.Write) -> dict[str, Any]:
     return {"created": _rfq_view(state, rfq), "auditId": audit_id}
 
 
-def _rfq_in(allowed: tuple[str, ...], action: str) -> w.Target:
-    """The RFQ, in one of ``allowed`` to ``action``."""
-    return _RFQ.guarded(status_guard("rfqs", allowed, action, label="RFQ"))
-
-
 @_BUYER.write_tool(
     "invite_vendor_to_rfq",
     "Invite one more vendor (not blocked) to a draft or sent RFQ.",
     {"vendorId": w.string("The vendor.")},
     ["vendorId"],
-    target=_rfq_in(("draft", "sent"), "invite vendors"),
+    target=in_status(_RFQ, ("draft", "sent"), "invite vendors", "RFQ"),
 )
 def invite_vendor_to_rfq(call: w.Write) -> dict[str, Any]:
     """Add a vendor to the invitation list."""
@@ -169,7 +164,7 @@ def _move(call: w.Write, to: str) -> dict[str, Any]:
 @_BUYER.write_tool(
     "send_rfq",
     "Send a draft RFQ to its invited vendors.",
-    target=_rfq_in(("draft",), "become sent"),
+    target=in_status(_RFQ, ("draft",), "become sent", "RFQ"),
 )
 def send_rfq(call: w.Write) -> dict[str, Any]:
     """Draft -> sent."""
@@ -179,7 +174,7 @@ def send_rfq(call: w.Write) -> dict[str, Any]:
 @_BUYER.write_tool(
     "close_rfq",
     "Stop accepting quotations on a sent RFQ.",
-    target=_rfq_in(("sent",), "become closed"),
+    target=in_status(_RFQ, ("sent",), "become closed", "RFQ"),
 )
 def close_rfq(call: w.Write) -> dict[str, Any]:
     """Sent -> closed."""
@@ -193,7 +188,7 @@ def close_rfq(call: w.Write) -> dict[str, Any]:
     "Cancel an RFQ that is not awarded; its requisition can get a new RFQ.",
     {_BUYER.key: _BUYER.schema, "reason": w.string("Why.")},
     ["reason"],
-    target=_rfq_in(("draft", "sent", "closed"), "become cancelled"),
+    target=in_status(_RFQ, ("draft", "sent", "closed"), "become cancelled", "RFQ"),
 )
 def cancel_rfq(call: w.Write) -> dict[str, Any]:
     """Draft / sent / closed -> cancelled."""

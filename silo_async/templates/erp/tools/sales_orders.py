@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, find_stock, line_held
 from ..state import Record, State, gross, money_text, vat_of
-from .common import actor, change, status_guard, target
+from .common import actor, change, in_status, target
 from .lines import LINE_ITEM, line_tools, read_lines
 from .reservations import check_customer_can_receive, reserve_line
 
@@ -102,11 +102,6 @@ _SALES = actor("sales")
 _ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
 
 
-def _order_in(allowed: tuple[str, ...], action: str) -> w.Target:
-    """The sales order, in one of ``allowed`` to ``action``."""
-    return _ORDER.guarded(status_guard("salesOrders", allowed, action))
-
-
 @_SALES.write_tool(
     "create_sales_order",
     "Create a draft sales order shipping from one warehouse (sales roles). Unit prices default "
@@ -173,7 +168,7 @@ def _credit_check(state: State, order: Record) -> None:
     "confirm_sales_order",
     "Confirm a draft order after the credit check (exposure + order total within the credit "
     "limit; customer not on hold). Confirmed orders can be reserved and shipped.",
-    target=_order_in(("draft",), "be confirmed"),
+    target=in_status(_ORDER, ("draft",), "be confirmed"),
 )
 def confirm_sales_order(call: w.Write) -> dict[str, Any]:
     """Draft -> confirmed."""
@@ -193,7 +188,7 @@ def confirm_sales_order(call: w.Write) -> dict[str, Any]:
     "Cancel an order nothing has shipped on; its reservations are released.",
     {"reason": w.string("Why.")},
     ["reason"],
-    target=_order_in(("draft", "confirmed"), "be cancelled"),
+    target=in_status(_ORDER, ("draft", "confirmed"), "be cancelled"),
 )
 def cancel_sales_order(call: w.Write) -> dict[str, Any]:
     """Draft / confirmed -> cancelled."""
@@ -257,7 +252,7 @@ def check_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     "reserve_order_stock",
     "Reserve, line by line, as much of a confirmed order as the warehouse has available; "
     "reports what was reserved and what is still short.",
-    target=_order_in(("confirmed",), "reserve stock"),
+    target=in_status(_ORDER, ("confirmed",), "reserve stock"),
 )
 def reserve_order_stock(call: w.Write) -> dict[str, Any]:
     """Reserve what is available."""

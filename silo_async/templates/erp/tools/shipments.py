@@ -14,7 +14,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, held
 from ..state import Record, State
-from .common import actor, change, status_guard, target
+from .common import actor, change, in_status, target
 from .reservations import check_customer_can_receive
 from .stock_ops import move_stock, require_stock
 
@@ -121,6 +121,7 @@ def _consume(state: State, order: Record, line: Record, quantity: int) -> None:
 
 
 _SHIPMENT = target("shipments", "shipmentId", "The shipment.", "shipment")
+_ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
 
 
 @actor("warehouse").write_tool(
@@ -141,13 +142,7 @@ _SHIPMENT = target("shipments", "shipmentId", "The shipment.", "shipment")
         ),
         "carrier": w.string("Carrier."),
     },
-    target=target(
-        "salesOrders",
-        "salesOrderId",
-        "The order.",
-        "salesOrder",
-        status_guard("salesOrders", ("confirmed",), "be shipped"),
-    ),
+    target=in_status(_ORDER, ("confirmed",), "be shipped"),
 )
 def ship_sales_order(call: w.Write) -> dict[str, Any]:
     """Create a shipment."""

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import available, stock_view
 from ..state import Record
-from .common import actor, change, status_guard, target
+from .common import actor, change, in_status, target
 from .stock_ops import move_stock, require_stock, stock_line
 
 __all__ = [
@@ -97,14 +97,10 @@ def create_transfer(call: w.Write) -> dict[str, Any]:
     return {"created": transfer, "auditId": audit_id}
 
 
-def _in_transit(action: str) -> w.Target:
-    return _TRANSFER.guarded(status_guard("transfers", ("in_transit",), action))
-
-
 @actor("warehouse").write_tool(
     "receive_transfer",
     "Book an in-transit transfer into its destination warehouse (warehouse roles).",
-    target=_in_transit("be received"),
+    target=in_status(_TRANSFER, ("in_transit",), "be received"),
 )
 def receive_transfer(call: w.Write) -> dict[str, Any]:
     """In transit -> received; stock arrives."""
@@ -133,7 +129,7 @@ def receive_transfer(call: w.Write) -> dict[str, Any]:
     "Cancel an in-transit transfer: the stock goes back to the source warehouse.",
     {"reason": w.string("Why.")},
     ["reason"],
-    target=_in_transit("be cancelled"),
+    target=in_status(_TRANSFER, ("in_transit",), "be cancelled"),
 )
 def cancel_transfer(call: w.Write) -> dict[str, Any]:
     """in_transit -> cancelled; stock returns."""
