@@ -27,6 +27,7 @@ __all__ = [
     "JSONDepthError",
     "Packed",
     "Snapshot",
+    "bounded_text",
     "changes",
     "clone_json",
     "compact_json",
@@ -367,10 +368,25 @@ def output_text(output: Any) -> str:
         return output
     if output is None:
         return ""
-    text = compact_json(output)
-    # Only a long text can come from deep data (two brackets a level): a short one costs a len().
-    if len(text) > 2 * MAX_DEPTH and deeper_than(output):
-        raise JSONDepthError
+    return bounded_text(output, compact_json(output))
+
+
+def bounded_text(value: Any, text: str, limit: int = MAX_DEPTH) -> str:
+    """``text`` (the JSON of ``value``), unless ``value`` nests deeper than ``limit`` levels.
+
+    Data nested N levels deep opens at least N brackets (and closes them), so only a text
+    longer than ``2 * limit`` with more than ``limit`` opening brackets (counted in C, those
+    inside strings included) is walked: the usual value, long or short, never is.
+
+    Raises:
+        JSONDepthError: ``value`` nests deeper than ``limit`` levels.
+    """
+    if (
+        len(text) > 2 * limit
+        and text.count("[") + text.count("{") > limit
+        and deeper_than(value, limit)
+    ):
+        raise JSONDepthError(limit)
     return text
 
 

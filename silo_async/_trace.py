@@ -18,7 +18,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from ._jsonutil import MAX_DEPTH, JSONDepthError, compact_json, deeper_than, text_form
+from ._jsonutil import MAX_DEPTH, bounded_text, compact_json, text_form
 
 if TYPE_CHECKING:
     from ._tools import ToolFault, ToolResult
@@ -109,7 +109,7 @@ class TraceRecorder:
         entries, at = self._entries, utc_now_iso()
         seq = len(entries) + 1
         if self._fd is None:
-            try:  # _pack(), written out: this runs on every call
+            try:  # marshal bytes, or the JSON text of what marshal cannot hold
                 packed: bytes | str = marshal.dumps(input)
             except ValueError:
                 packed = _json_text(input)
@@ -138,7 +138,7 @@ class TraceRecorder:
         fault_json = "" if fault is None else f',"fault":{compact_json(fault.to_dict())}'
         if self._fd is None:
             output = result.output
-            try:  # _pack(), written out: this runs on every call
+            try:  # marshal bytes, or the JSON text of what marshal cannot hold
                 packed: bytes | str = marshal.dumps(output)
             except ValueError:
                 packed = _json_text(output)
@@ -254,36 +254,12 @@ def encode_event(event: dict[str, Any]) -> str:
     Raises:
         ValueError: the event is circular or nests deeper than :data:`TRACE_DEPTH` levels.
     """
-    return _bounded(event, compact_json(event))
-
-
-def _bounded(value: Any, text: str) -> str:
-    """``text`` (the JSON of ``value``), unless ``value`` nests deeper than TRACE_DEPTH.
-
-    Data nested N levels deep opens at least N brackets, so only a text with more than
-    TRACE_DEPTH of them (counted in C, strings' own brackets included) is walked: the usual
-    event or input, long or short, is never walked.
-    """
-    if (
-        len(text) > 2 * TRACE_DEPTH
-        and text.count("[") + text.count("{") > TRACE_DEPTH
-        and deeper_than(value, TRACE_DEPTH)
-    ):
-        raise JSONDepthError(TRACE_DEPTH)
-    return text
-
-
-def _pack(value: Any) -> bytes | str:
-    """``value`` frozen as it is now: marshal bytes, or its JSON text if marshal can't hold it."""
-    try:
-        return marshal.dumps(value)
-    except ValueError:  # not made of exact built-in types
-        return _json_text(value)
+    return bounded_text(event, compact_json(event), TRACE_DEPTH)
 
 
 def _json_text(value: Any) -> str:
     """Compact JSON of a tool input or output; circular or too deep, it is recorded as str()."""
     try:
-        return _bounded(value, compact_json(value))
+        return bounded_text(value, compact_json(value), TRACE_DEPTH)
     except ValueError:
         return compact_json(text_form(value))
