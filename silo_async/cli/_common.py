@@ -23,6 +23,7 @@ __all__ = [
     "BACKEND_KEY",
     "OrderedGroup",
     "any_text_streams",
+    "call_and_time_options",
     "check_agent_specs",
     "echo_json",
     "elsewhere",
@@ -177,20 +178,35 @@ def limit_options(fn: F) -> F:
         help="Recorded input + output tokens per rollout before the agent is stopped "
         "(max_tokens; default: no limit).",
     )(fn)
-    fn = click.option(
-        "--timeout-ms",
-        type=WholeNumber(min=1),
-        default=120_000,
-        show_default=True,
-        help="Time limit per rollout, in milliseconds.",
+    return call_and_time_options(
+        "Tool calls per rollout before the agent is stopped.",
+        "Time limit per rollout, in milliseconds.",
     )(fn)
-    return click.option(
-        "--max-tool-calls",
-        type=WholeNumber(min=0),
-        default=100,
-        show_default=True,
-        help="Tool calls per rollout before the agent is stopped.",
-    )(fn)
+
+
+def call_and_time_options(calls_help: str, time_help: str) -> Callable[[F], F]:
+    """``--max-tool-calls N`` and ``--timeout-ms MS`` with the library's defaults (100, 120 s).
+
+    Shared by every command that runs rollouts or episodes, so their defaults cannot drift.
+    """
+
+    def decorate(fn: F) -> F:
+        fn = click.option(
+            "--timeout-ms",
+            type=WholeNumber(min=1),
+            default=120_000,
+            show_default=True,
+            help=time_help,
+        )(fn)
+        return click.option(
+            "--max-tool-calls",
+            type=WholeNumber(min=0),
+            default=100,
+            show_default=True,
+            help=calls_help,
+        )(fn)
+
+    return decorate
 
 
 def env_option(fn: F) -> F:

@@ -18,7 +18,7 @@ import click
 
 from .._environment import Environment
 from .._result import RunResult
-from ._common import BACKEND_KEY, env_option, open_environment, run_async
+from ._common import BACKEND_KEY, call_and_time_options, env_option, open_environment, run_async
 from ._errors import fail
 from ._report import run_json, run_text
 from ._types import WholeNumber
@@ -87,19 +87,9 @@ def _reporter(as_json: bool, cwd: Path) -> Callable[[RunResult], None]:
     metavar="TOKEN",
     help="HTTP: require 'Authorization: Bearer TOKEN' on every request [env: SILO_SERVE_TOKEN].",
 )
-@click.option(
-    "--max-tool-calls",
-    type=WholeNumber(min=0),
-    default=100,
-    show_default=True,
-    help="Tool calls per episode; the one beyond it ends the episode.",
-)
-@click.option(
-    "--timeout-ms",
-    type=WholeNumber(min=1),
-    default=120_000,
-    show_default=True,
-    help="Time limit per episode from its start, in milliseconds.",
+@call_and_time_options(
+    "Tool calls per episode; the one beyond it ends the episode.",
+    "Time limit per episode from its start, in milliseconds.",
 )
 @click.option(
     "--reveal-grade",
