@@ -1,4 +1,4 @@
-"""Setup shared by the tests of the shipped templates (crm and project).
+"""Setup shared by the tests of the shipped templates (crm, project and erp).
 
 Each template is loaded straight from its package (no scaffolded copy, no runner), and the
 example agents are loaded from ``examples/agents`` by file name.
@@ -52,3 +52,29 @@ async def invoke(tool: silo.BoundTool, args: dict[str, Any]) -> silo.ToolResult:
     result, fault = await tool.invoke(args)
     assert fault is None, fault
     return result
+
+
+class TemplateWorld:
+    """A fresh world of a template package with its tools, callable by name (no runner)."""
+
+    def __init__(self, package: ModuleType) -> None:
+        self.state: Any = package.create_state()
+        self.initial = silo.clone_json(self.state)
+        self.tools = {t.name: t for t in package.bind_tools(self.state)}
+
+    async def call(self, name: str, args: dict[str, Any] | None = None) -> silo.ToolResult:
+        return await invoke(self.tools[name], args or {})
+
+    async def ok(self, name: str, args: dict[str, Any] | None = None) -> Any:
+        result = await self.call(name, args)
+        assert not result.is_error, result.output
+        return result.output
+
+    async def rejects(self, name: str, args: dict[str, Any], code: str, fragment: str) -> None:
+        """The call is refused with ``code``, its message holds ``fragment``, nothing changed."""
+        result = await self.call(name, args)
+        assert result.is_error
+        assert result.output["code"] == code
+        assert fragment in result.output["message"], result.output["message"]
+        # A rejected call changes nothing, not even the audit log or the id counters.
+        assert self.state == self.initial

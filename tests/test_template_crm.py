@@ -23,28 +23,20 @@ from silo_async.project import Project, load_environment
 from silo_async.templates.crm import environment as crm_environment
 from silo_async.templates.crm import state as S
 
-from .template_support import invoke, load_agent, template_dir, template_environment
+from .template_support import TemplateWorld, load_agent, template_dir, template_environment
 
 TEMPLATE = template_dir(crm)
 ENV = template_environment("crm", crm)
 TASK_IDS = [t.id for t in ENV.tasks]
 
 
-class World:
-    """A fresh world with its tools, callable by name (no runner involved)."""
+class World(TemplateWorld):
+    """A fresh crm world with its tools, callable by name (no runner involved)."""
+
+    state: S.State
 
     def __init__(self) -> None:
-        self.state: S.State = crm.create_state()
-        self.initial = silo.clone_json(self.state)
-        self.tools = {t.name: t for t in crm.bind_tools(self.state)}
-
-    async def call(self, name: str, args: dict[str, Any] | None = None) -> silo.ToolResult:
-        return await invoke(self.tools[name], args or {})
-
-    async def ok(self, name: str, args: dict[str, Any] | None = None) -> Any:
-        result = await self.call(name, args)
-        assert not result.is_error, result.output
-        return result.output
+        super().__init__(crm)
 
     async def grade(self, task_id: str, output: str = "") -> silo.VerifierOutcome:
         task = ENV.task(task_id)
@@ -403,13 +395,7 @@ REJECTIONS: list[tuple[str, dict[str, Any], str, str]] = [
 async def test_tools_reject_bad_input_precisely(
     name: str, args: dict[str, Any], code: str, fragment: str
 ) -> None:
-    world = World()
-    result = await world.call(name, args)
-    assert result.is_error
-    assert result.output["code"] == code
-    assert fragment in result.output["message"]
-    # A rejected call changes nothing, not even the audit log or the id counters.
-    assert world.state == world.initial
+    await World().rejects(name, args, code, fragment)
 
 
 @pytest.mark.anyio

@@ -17,34 +17,23 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
-import silo_async as silo
 import silo_async.templates.erp as erp
 from silo_async import world as w
 from silo_async.cli._app import app
 from silo_async.templates.erp import environment as erp_environment
 from silo_async.templates.erp.domain import budgets, payables, sales, stock
 
-from .template_support import invoke, template_dir, template_environment
+from .template_support import TemplateWorld, template_dir, template_environment
 
 TEMPLATE = template_dir(erp)
 ENV = template_environment("erp", erp)
 
 
-class World:
-    """A fresh world with its tools, callable by name (no runner involved)."""
+class World(TemplateWorld):
+    """A fresh erp world with its tools, callable by name (no runner involved)."""
 
     def __init__(self) -> None:
-        self.state: dict[str, Any] = erp.create_state()
-        self.initial = silo.clone_json(self.state)
-        self.tools = {t.name: t for t in erp.bind_tools(self.state)}
-
-    async def call(self, name: str, args: dict[str, Any] | None = None) -> silo.ToolResult:
-        return await invoke(self.tools[name], args or {})
-
-    async def ok(self, name: str, args: dict[str, Any] | None = None) -> Any:
-        result = await self.call(name, args)
-        assert not result.is_error, result.output
-        return result.output
+        super().__init__(erp)
 
 
 # --- contract and registries -------------------------------------------------------------------
@@ -439,13 +428,7 @@ REJECTIONS: list[tuple[str, dict[str, Any], str, str]] = [
 async def test_tools_reject_with_the_rule_and_the_state(
     name: str, args: dict[str, Any], code: str, fragment: str
 ) -> None:
-    world = World()
-    result = await world.call(name, args)
-    assert result.is_error
-    assert result.output["code"] == code
-    assert fragment in result.output["message"], result.output["message"]
-    # A rejected call changes nothing, not even the audit log or the id counters.
-    assert world.state == world.initial
+    await World().rejects(name, args, code, fragment)
 
 
 @pytest.mark.anyio
