@@ -467,10 +467,8 @@ def pack_diff(before: dict[Any, bytes], after: dict[Any, bytes]) -> bytes:
 
 def unpack_diff(packed: bytes) -> str:
     """The state diff (``state-diff.json``'s content, compact) of :func:`pack_diff`'s bytes."""
-    before_packed, after_packed = marshal.loads(packed)
-    before = {key: marshal.loads(data) for key, data in before_packed.items()}
-    after = {key: marshal.loads(data) for key, data in after_packed.items()}
-    return compact_json(state_diff(before, after))
+    before, after = marshal.loads(packed)
+    return compact_json(state_diff(thaw(before), thaw(after)))
 
 
 class _Anyio:
