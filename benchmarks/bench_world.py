@@ -37,7 +37,7 @@ import anyio
 
 import silo_async as silo
 from silo_async._agentload import load_agent
-from silo_async._jsonutil import Snapshot, compact_json
+from silo_async._jsonutil import Packed, changes, compact_json, pack, thaw
 from silo_async._rollout import pack_diff, unpack_diff
 from silo_async.project import Project
 
@@ -80,11 +80,11 @@ async def final_worlds(env: silo.Environment, agent: Any) -> dict[str, tuple[Any
     return out
 
 
-def runner_diff(snapshot: Snapshot, initial: Any, final: Any) -> str:
+def runner_diff(snapshot: Packed, initial: Any, final: Any) -> str:
     """The state diff as the runner computes it (untouched collections skipped), read at once."""
-    changes = snapshot.changes(final)
-    assert changes is not None, "the templates' worlds are plain data"
-    return unpack_diff(pack_diff(*changes))
+    found = changes(snapshot, final)
+    assert found is not None, "the templates' worlds are plain data"
+    return unpack_diff(pack_diff(*found))
 
 
 def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
@@ -101,9 +101,9 @@ async def one_round(env: silo.Environment, finals: dict[str, tuple[Any, str]]) -
         final, answer = finals[task.id]
         t_create, state = timed(env.create_state)
         t_bind, _ = timed(env.bind_tools, state)
-        t_snap, snap = timed(Snapshot, state)
-        t_thaw, initial = timed(snap.thaw)
-        t_diff, _ = timed(runner_diff, Snapshot(initial), initial, final)
+        t_snap, snap = timed(pack, state)
+        t_thaw, initial = timed(thaw, snap)
+        t_diff, _ = timed(runner_diff, pack(initial), initial, final)
         ctx = silo.VerifierContext(agent_output=answer, task=task, output=answer)
         start = time.thread_time_ns()
         await env.verifier_for(task).evaluate(final, initial, ctx)

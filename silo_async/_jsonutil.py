@@ -26,7 +26,6 @@ __all__ = [
     "MAX_DEPTH",
     "JSONDepthError",
     "Packed",
-    "Snapshot",
     "bounded_text",
     "changes",
     "clone_json",
@@ -406,7 +405,15 @@ Packed = dict[Any, bytes] | bytes | _Copied
 
 
 def pack(value: Any) -> Packed:
-    """Freeze ``value`` as it is now (see :class:`Snapshot`)."""
+    """Freeze ``value`` as it is now, before the agent acts; :func:`thaw` gives it back.
+
+    A world of plain built-in types (the usual case) is kept as ``marshal`` bytes: bytes instead
+    of thousands of dicts and lists mean a rollout that waits on a model costs the garbage
+    collector nothing for its snapshot, and packing is faster than a deep copy. A dict world is
+    packed one top-level key at a time, so :func:`changes` can tell which collections the
+    rollout did not touch without comparing them row by row. Other worlds (custom classes,
+    subclasses of built-ins) are deep-copied with :func:`clone_json`.
+    """
     try:
         if type(value) is dict:
             return {key: marshal.dumps(item) for key, item in value.items()}
@@ -443,42 +450,3 @@ def changes(packed: Packed, value: Any) -> tuple[dict[Any, bytes], dict[Any, byt
         return None
     before = {k: b for k, b in packed.items() if k in after or k not in value}
     return before, after
-
-
-class Snapshot:
-    """A frozen copy of a world, taken before the agent acts; :meth:`thaw` gives it back.
-
-    The copy is kept as ``marshal`` bytes when the world is made of plain built-in types (the
-    usual case): bytes instead of thousands of dicts and lists mean a rollout that waits on a
-    model costs the garbage collector nothing for its snapshot, and packing is faster than a
-    deep copy. A dict world is packed one top-level key at a time, so :meth:`changes` can tell
-    which collections the rollout did not touch without comparing them row by row. Other worlds
-    (custom classes, subclasses of built-ins) are deep-copied with :func:`clone_json`. The
-    runtime uses the functions :func:`pack`, :func:`thaw` and :func:`changes` directly.
-    """
-
-    __slots__ = ("packed",)
-
-    def __init__(self, value: Any) -> None:
-        self.packed = pack(value)
-
-    def thaw(self) -> Any:
-        """A fresh copy of the world as it was when the snapshot was taken."""
-        return thaw(self.packed)
-
-    def changes(self, value: Any) -> tuple[dict[Any, bytes], dict[Any, bytes]] | None:
-        """See :func:`changes`."""
-        return changes(self.packed, value)
-
-    def unchanged(self, value: Any) -> set[Any]:
-        """Top-level keys of a dict world whose value is still exactly what was packed.
-
-        Equal bytes mean equal types, values and order; anything else (including bytes that
-        differ only in marshal's bookkeeping) is simply not listed, never wrongly listed.
-        """
-        found = changes(self.packed, value)
-        if found is None:
-            return set()
-        packed = self.packed
-        assert isinstance(packed, dict)  # changes() found it a dict world
-        return {key for key in value if key in packed and key not in found[1]}

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import silo_async as silo
-from silo_async._jsonutil import Snapshot
+from silo_async._jsonutil import pack
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_world.py"
 
@@ -45,8 +45,8 @@ async def test_the_benchmarks_diff_is_the_runners(tmp_path: Path) -> None:
     result = await silo.run(captured, "TASK-013", bench.solver_of("erp"))
     assert result.passed
     initial = env.create_state()
-    assert bench.runner_diff(Snapshot(initial), initial, worlds[0]) == result.state_diff_json
-    assert json.loads(bench.runner_diff(Snapshot(initial), initial, initial)) == {
+    assert bench.runner_diff(pack(initial), initial, worlds[0]) == result.state_diff_json
+    assert json.loads(bench.runner_diff(pack(initial), initial, initial)) == {
         "scalars": [],
         "collections": {},
     }

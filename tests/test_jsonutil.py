@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from silo_async._jsonutil import Snapshot, compact_json, json_equal, pretty_json
+from silo_async._jsonutil import Packed, changes, compact_json, json_equal, pack, pretty_json, thaw
 
 
 class _Opaque:
@@ -126,16 +126,25 @@ def test_json_equal(a: Any, b: Any, equal: bool) -> None:
     ],
 )
 def test_snapshot_thaws_fresh_copies_of_the_world_as_it_was(world: dict[str, Any]) -> None:
-    snapshot = Snapshot(world)
+    snapshot = pack(world)
     before = repr(world)
     world["rows"][0]["id"] = "changed"
     world["rows"].append({"id": "B"})
-    first, second = snapshot.thaw(), snapshot.thaw()
+    first, second = thaw(snapshot), thaw(snapshot)
     assert first is not second and first["rows"] is not second["rows"]
     first["rows"].clear()
     assert len(second["rows"]) == 1 and second["rows"][0]["id"] == "A"
     if "obj" not in before:
         assert repr(second) == before  # plain data comes back exactly, tuples and all
+
+
+def unchanged(snapshot: Packed, world: Any) -> set[Any]:
+    """The top-level keys of a dict world that :func:`changes` finds still exactly as packed."""
+    found = changes(snapshot, world)
+    if found is None:
+        return set()
+    assert isinstance(snapshot, dict)
+    return {key for key in world if key in snapshot and key not in found[1]}
 
 
 def test_snapshot_lists_the_top_level_keys_left_exactly_as_they_were() -> None:
@@ -146,14 +155,14 @@ def test_snapshot_lists_the_top_level_keys_left_exactly_as_they_were() -> None:
         "gone": [],
         "same": {"x": [1, 2]},
     }
-    snapshot = Snapshot(world)
-    assert snapshot.unchanged(world) == set(world)
+    snapshot = pack(world)
+    assert unchanged(snapshot, world) == set(world)
     world["rows"][0]["n"] = 2
     world["count"] = 1.0  # equal in Python, not in JSON
     world["flag"] = 1
     del world["gone"]
     world["new"] = 5
-    assert snapshot.unchanged(world) == {"same"}
-    assert snapshot.unchanged([world]) == set()  # not the dict it was
-    assert Snapshot([1, 2]).unchanged([1, 2]) == set()  # only dict worlds are split by key
-    assert Snapshot({"obj": _Opaque()}).unchanged({"obj": _Opaque()}) == set()
+    assert unchanged(snapshot, world) == {"same"}
+    assert unchanged(snapshot, [world]) == set()  # not the dict it was
+    assert unchanged(pack([1, 2]), [1, 2]) == set()  # only dict worlds are split by key
+    assert unchanged(pack({"obj": _Opaque()}), {"obj": _Opaque()}) == set()
