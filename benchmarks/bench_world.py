@@ -37,8 +37,8 @@ import anyio
 
 import silo_async as silo
 from silo_async._agentload import load_agent
+from silo_async._diff import pack_diff, unpack_diff
 from silo_async._jsonutil import Packed, changes, compact_json, pack, thaw
-from silo_async._rollout import pack_diff, unpack_diff
 from silo_async.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent

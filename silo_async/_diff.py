@@ -17,13 +17,14 @@ everything follows the world's own key order, so the diff is byte-deterministic.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Mapping
 from typing import Any
 
 from ._diff_fields import MAX_FIELDS, MAX_RECORDS, MAX_TOTAL, fields
-from ._jsonutil import clone_json, json_equal
+from ._jsonutil import clone_json, compact_json, json_equal, thaw
 
-__all__ = ["state_diff"]
+__all__ = ["pack_diff", "state_diff", "unpack_diff"]
 
 _ABSENT = object()
 
@@ -112,3 +113,14 @@ def state_diff(initial: Any, final: Any) -> dict[str, Any]:
         elif before is _ABSENT or after is _ABSENT or not json_equal(before, after):
             scalars.append(_scalar(str(key), before, after))
     return {"scalars": scalars, "collections": collections}
+
+
+def pack_diff(before: dict[Any, bytes], after: dict[Any, bytes]) -> bytes:
+    """The packed collections a state diff compares, as one string of bytes."""
+    return marshal.dumps((before, after))
+
+
+def unpack_diff(packed: bytes) -> str:
+    """The state diff (``state-diff.json``'s content, compact) of :func:`pack_diff`'s bytes."""
+    before, after = marshal.loads(packed)
+    return compact_json(state_diff(thaw(before), thaw(after)))

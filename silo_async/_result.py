@@ -8,6 +8,7 @@ from typing import Any
 
 import attrs
 
+from ._diff import unpack_diff
 from ._jsonutil import to_jsonable
 from ._task import Task
 from ._trace import unpack_lines
@@ -112,8 +113,6 @@ class RunResult:
         value = self._diff
         if isinstance(value, str):
             return value
-        from ._rollout import unpack_diff  # the rollout core packed it
-
         text = unpack_diff(value)
         object.__setattr__(self, "_diff", text)
         return text

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import marshal
 import time
 import traceback
 from collections.abc import Awaitable
@@ -28,7 +27,7 @@ import anyio
 import anyio.lowlevel
 
 from ._artifacts import create_run_dir, write_artifacts
-from ._diff import state_diff
+from ._diff import pack_diff, state_diff, unpack_diff
 from ._environment import Environment
 from ._jsonutil import Packed, changes, compact_json, output_text, pack, text_form, thaw
 from ._limits import Limits
@@ -458,17 +457,6 @@ class Rollout:
             duration_ms=round((time.perf_counter() - self.clock0) * 1000, 3),
             config=self.limits.config(),
         )
-
-
-def pack_diff(before: dict[Any, bytes], after: dict[Any, bytes]) -> bytes:
-    """The packed collections a state diff compares, as one string of bytes."""
-    return marshal.dumps((before, after))
-
-
-def unpack_diff(packed: bytes) -> str:
-    """The state diff (``state-diff.json``'s content, compact) of :func:`pack_diff`'s bytes."""
-    before, after = marshal.loads(packed)
-    return compact_json(state_diff(thaw(before), thaw(after)))
 
 
 class _Anyio:
