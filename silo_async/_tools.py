@@ -245,7 +245,8 @@ def tool(
     Args:
         fn: the body, when used as a bare ``@silo.tool``.
         name: the name the agent calls (default: the function name).
-        description: what the agent reads (default: the docstring's first paragraph).
+        description: what the agent reads (default: the docstring's first paragraph, its
+            lines joined by single spaces, so a long description can wrap in the source).
         input_schema: JSON Schema for the arguments (default: an object with no parameters).
 
     Example::
@@ -258,15 +259,19 @@ def tool(
     """
 
     def make(body: ToolFn) -> Tool:
-        doc = inspect.getdoc(body) or ""
         return Tool(
             name=name or body.__name__,
-            description=description if description is not None else doc.split("\n\n")[0],
+            description=description if description is not None else described(body),
             input_schema=_schema_dict(input_schema),
             fn=body,
         )
 
     return make(fn) if fn is not None else make
+
+
+def described(fn: Callable[..., Any]) -> str:
+    """The first paragraph of ``fn``'s docstring, its lines joined by single spaces."""
+    return " ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split())
 
 
 def _schema_dict(schema: Any) -> Any:

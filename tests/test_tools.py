@@ -153,3 +153,16 @@ def test_an_environment_checks_its_tools_when_it_is_defined() -> None:
         silo.Environment(name="twice", create_state=dict, tools=[tool, tool])
     with pytest.raises(silo.DefinitionError, match=r'Environment "odd" got str'):
         silo.Environment(name="odd", create_state=dict, tools=["get_customer"])
+
+
+def test_a_wrapped_first_paragraph_is_one_line_of_description() -> None:
+    @silo.tool
+    def list_things(state: Any, args: Any) -> list[str]:
+        """List every thing, sorted by id, with the
+        owner's name.
+
+        Not for the agent.
+        """
+        return []
+
+    assert list_things.description == "List every thing, sorted by id, with the owner's name."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from typing import Any
 
 import pytest
@@ -204,3 +205,70 @@ async def test_a_target_can_read_its_id_with_a_reader() -> None:
     padded = {"vendorId": " VEN-001 ", "reason": "x", "actorId": "USR-001"}
     as_given = await world.call("block_vendor", padded)  # no reader: the id as given
     assert as_given["details"] == {"collection": "vendors", "id": " VEN-001 "}
+
+
+@ACTOR.write_tool({"reason": w.string("Why.")}, ["reason"], target=LIVE_VENDOR)
+def suspend_vendor(call: w.Write) -> dict[str, Any]:
+    """Suspend a vendor that is not merged; its open orders stay as
+    they are.
+
+    Developer notes: this paragraph is not part of the description.
+    """
+    call.set("status", "suspended")
+    return {"auditId": call.audit("Suspended.")}
+
+
+async def test_a_write_tool_is_named_and_described_by_its_function() -> None:
+    assert suspend_vendor.name == "suspend_vendor"
+    assert suspend_vendor.description == (
+        "Suspend a vendor that is not merged; its open orders stay as they are."
+    )
+    assert suspend_vendor.input_schema == block_vendor.input_schema
+    bound = {t.name: t for t in silo.bind_tools(_world(), [suspend_vendor])}
+    result, _ = await bound["suspend_vendor"].invoke(
+        {"vendorId": "VEN-001", "reason": "late", "actorId": "USR-001"}
+    )
+    assert result.output == {"auditId": "AUD-0001"}
+
+
+def test_a_declared_name_or_description_wins_over_the_function() -> None:
+    @ACTOR.write_tool(name="pause_vendor", description="Pause.", target=VENDOR)
+    def anything(call: w.Write) -> None:
+        """Not what the agent reads."""
+
+    assert (anything.name, anything.description) == ("pause_vendor", "Pause.")
+
+    @w.define_tool({"q": w.string("Query.")}, ["q"], name="find")
+    def lookup(state: Any, input: dict[str, Any]) -> None:
+        """Find things."""
+
+    assert (lookup.name, lookup.description) == ("find", "Find things.")
+    assert lookup.input_schema["required"] == ["q"]
+
+
+def test_both_declaration_forms_give_the_same_tool() -> None:
+    def body(state: Any, input: dict[str, Any]) -> None:
+        """Count vendors."""
+
+    props = {"status": w.string("Only this status.")}
+    short = w.define_tool(props)(body)
+    named = w.define_tool("body", "Count vendors.", props)(body)
+    keyed = w.define_tool(properties=props)(body)
+    assert short.spec.to_dict() == named.spec.to_dict() == keyed.spec.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (("count_vendors",), "needs its description next to it"),
+        (("count_vendors", {"a": w.string("A.")}), "needs its description next to it"),
+        (({}, [], "extra"), "takes (properties, required) or (name, description"),
+    ],
+)
+def test_a_malformed_declaration_says_which_forms_there_are(
+    spec: tuple[Any, ...], message: str
+) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        w.define_tool(*spec)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        ACTOR.write_tool(*spec)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+import attrs
+
 from .._tools import Tool, tool
 
 __all__ = [
@@ -133,13 +135,82 @@ PAGING: Final[dict[str, Schema]] = {
 }
 
 
+@attrs.frozen
+class ToolSpec:
+    """What a tool declaration says: name and description (``None``: from the function), input.
+
+    Attributes:
+        name: the tool name; ``None`` takes the function's name.
+        description: what the agent reads; ``None`` takes the first paragraph of the function's
+            docstring (its lines joined by spaces, so it may wrap in the source).
+        properties: the input properties.
+        required: which of them are required.
+    """
+
+    name: str | None
+    description: str | None
+    properties: Mapping[str, Schema]
+    required: Sequence[str]
+
+    @classmethod
+    def parse(
+        cls,
+        spec: tuple[Any, ...],
+        properties: Mapping[str, Schema] | None = None,
+        required: Sequence[str] | None = None,
+        name: str | None = None,
+        description: str | None = None,
+    ) -> ToolSpec:
+        """Read ``(properties, required)`` or ``(name, description, properties, required)``.
+
+        Keywords given beside the positional form win.
+
+        Raises:
+            TypeError: more positional values than either form takes, or a name without a
+                description.
+        """
+        if spec and isinstance(spec[0], str):
+            if len(spec) < 2 or not isinstance(spec[1], str):
+                raise TypeError("a tool declared with a name needs its description next to it")
+            name, description = name or spec[0], description or spec[1]
+            spec = spec[2:]
+        if len(spec) > 2:
+            raise TypeError(
+                "a tool declaration takes (properties, required) or "
+                "(name, description, properties, required)"
+            )
+        given = (*spec, None, None)
+        props = properties if properties is not None else given[0]
+        needed = required if required is not None else given[1]
+        return cls(name, description, props or {}, needed or ())
+
+    def schema(
+        self, first: Mapping[str, Schema] | None = None, last: Mapping[str, Schema] | None = None
+    ) -> Schema:
+        """The closed input schema: ``first``, the properties, then ``last`` (those required)."""
+        before, after = first or {}, last or {}
+        props = {**before, **self.properties, **after}
+        return closed_object(props, [*before, *self.required, *after])
+
+
 def define_tool(
-    name: str,
-    description: str,
+    *spec: Any,
     properties: Mapping[str, Schema] | None = None,
-    required: Sequence[str] = (),
+    required: Sequence[str] | None = None,
+    name: str | None = None,
+    description: str | None = None,
 ) -> Callable[[Callable[[Any, dict[str, Any]], Any]], Tool]:
-    """Decorate ``fn(state, input)`` as a tool whose input schema is ``closed_object(...)``."""
+    """Decorate ``fn(state, input)`` as a tool whose input schema is ``closed_object(...)``.
+
+    Declared as ``define_tool(properties, required)``, the tool is named after the function and
+    described by its docstring's first paragraph (what the agent reads, so it may wrap over
+    lines); ``define_tool(name, description, properties, required)`` states both::
+
+        @w.define_tool({"vendorId": w.string("The vendor, e.g. VEN-001.")}, ["vendorId"])
+        def vendor_balance(state, input):  # the docstring is the description
+            ...
+    """
+    declared = ToolSpec.parse(spec, properties, required, name, description)
     return tool(
-        name=name, description=description, input_schema=closed_object(properties or {}, required)
+        name=declared.name, description=declared.description, input_schema=declared.schema()
     )

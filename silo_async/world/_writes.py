@@ -28,7 +28,7 @@ import attrs
 
 from .._tools import Tool, tool
 from ._audit import audit
-from ._builders import Schema, closed_object
+from ._builders import Schema, ToolSpec
 from ._records import Change, require_record, set_field
 
 __all__ = ["Actor", "Target", "Write"]
@@ -185,14 +185,19 @@ class Actor:
 
     def write_tool(
         self,
-        name: str,
-        description: str,
-        properties: Mapping[str, Schema] | None = None,
-        required: Sequence[str] = (),
-        *,
+        *spec: Any,
         target: Target | None = None,
+        properties: Mapping[str, Schema] | None = None,
+        required: Sequence[str] | None = None,
+        name: str | None = None,
+        description: str | None = None,
     ) -> Callable[[WriteFn], Tool]:
         """Decorate ``fn(call: Write)`` as a write tool.
+
+        Declared as ``write_tool(properties, required, target=...)``, the tool is named after
+        the function and described by its docstring's first paragraph (what the agent reads, so
+        it may wrap over lines); ``write_tool(name, description, properties, required, ...)``
+        states both. The name is also the ``action`` of its audit entries.
 
         The input schema is closed: the actor property, the target's id property, then
         ``properties``, with the actor's property first or last (see ``first``); all of the
@@ -200,29 +205,32 @@ class Actor:
         looks the target up (``not_found``) and runs its guard, then runs ``fn``.
 
         Args:
-            name: the tool name, also the ``action`` of its audit entries.
-            description: what the agent reads.
-            properties: the tool's own input properties.
-            required: which of them are required.
+            spec: ``(properties, required)`` or ``(name, description, properties, required)``:
+                the tool's own input properties and which of them are required.
             target: the record the tool acts on, if any.
+            properties: the properties, when not given in ``spec``.
+            required: which are required, when not given in ``spec``.
+            name: the tool name, when not the function's.
+            description: what the agent reads, when not the docstring's first paragraph.
         """
-        props: dict[str, Schema] = {} if target is None else {target.key: target.schema}
-        props.update(properties or {})
-        needed = ([] if target is None else [target.key]) + list(required)
+        declared = ToolSpec.parse(spec, properties, required, name, description)
+        ids = {} if target is None else {target.key: target.schema}
         mine = {self.key: self.schema}
         if self.first:
-            props, needed = {**mine, **props}, [self.key, *needed]
+            schema = declared.schema({**mine, **ids})
         else:
-            props, needed = {**props, **mine}, [*needed, self.key]
-        schema = closed_object(props, needed)
+            schema = declared.schema(ids, mine)
 
         def make(fn: WriteFn) -> Tool:
+            action = declared.name or fn.__name__
+
             @functools.wraps(fn)
             def body(state: Any, input: dict[str, Any]) -> Any:
                 actor = self.resolve(state, input[self.key])
                 record = None if target is None else target.find(state, input)
-                return fn(Write(state, input, actor, record, name, target))
+                return fn(Write(state, input, actor, record, action, target))
 
-            return tool(name=name, description=description, input_schema=schema)(body)
+            described = tool(name=action, description=declared.description, input_schema=schema)
+            return described(body)
 
         return make

@@ -80,9 +80,6 @@ get_account = w.get_tool(
 
 
 @ACTOR.write_tool(
-    "create_account",
-    "Create an account. Names are unique; the owner must be an active director or account "
-    "executive.",
     {
         "name": w.string("Organisation name."),
         "industry": w.string("Industry, e.g. clinical_lab, pharma, food_safety."),
@@ -95,7 +92,9 @@ get_account = w.get_tool(
     ["name", "industry", "tier", "ownerId"],
 )
 def create_account(call: w.Write) -> dict[str, Any]:
-    """Create an account."""
+    """Create an account. Names are unique; the owner must be an active director or account
+    executive.
+    """
     state, input = call.state, call.input
     deal_owner(state, input["ownerId"], "accounts")
     assert_name_free(state, input["name"])
@@ -119,9 +118,6 @@ _DESCRIPTIVE = ("name", "industry", "tier", "website", "city", "country")
 
 
 @update_tool(
-    "update_account",
-    "Change an account's name, industry, tier, website, city or country (not its owner: use "
-    "reassign_account).",
     {
         "name": w.string("New name (must stay unique)."),
         "industry": w.string("New industry."),
@@ -134,7 +130,11 @@ _DESCRIPTIVE = ("name", "industry", "tier", "website", "city", "country")
     account_view,
 )
 def update_account(call: w.Write) -> None:
-    """A new name must be free (another spelling of the same name is not a clash)."""
+    """Change an account's name, industry, tier, website, city or country (not its owner: use
+    reassign_account).
+
+    A new name must be free (another spelling of the same name is not a clash).
+    """
     input, account = call.input, call.record
     if "name" in input and input["name"].strip().lower() != account["name"].lower():
         assert_name_free(call.state, input["name"])

@@ -68,9 +68,6 @@ def _about(state: State, activity: Activity, input: Mapping[str, Any]) -> bool:
 
 
 @w.define_tool(
-    "list_activities",
-    "List activities sorted by id, filtered by owner, related record, type, or only open or "
-    "overdue ones. Paged.",
     {
         "ownerId": w.string("Only activities owned by this user id."),
         "relatedType": w.enum("Only activities about this kind of record.", RELATED_TYPES),
@@ -79,10 +76,14 @@ def _about(state: State, activity: Activity, input: Mapping[str, Any]) -> bool:
         "openOnly": w.boolean("Only activities not yet completed."),
         "overdueOnly": w.boolean("Only open activities whose due date has passed."),
         **w.PAGING,
-    },
+    }
 )
 def list_activities(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Activities matching the filters (a related record named in full must exist)."""
+    """List activities sorted by id, filtered by owner, related record, type, or only open or
+    overdue ones. Paged.
+
+    Activities matching the filters (a related record named in full must exist).
+    """
     w.check_references(state, input, FILTERS)
     if "relatedId" in input and "relatedType" in input:
         w.require_record(state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"])
@@ -99,9 +100,6 @@ _WHAT = ("type", "subject", "relatedType", "relatedId")
 
 
 @ACTOR.write_tool(
-    "log_activity",
-    "Record something that already happened today (a call, email, meeting, task or note). It is "
-    "created completed and owned by the actor unless ownerId is given.",
     {
         "type": w.enum("Kind of activity.", TYPES),
         "subject": w.string("Short subject line."),
@@ -113,7 +111,9 @@ _WHAT = ("type", "subject", "relatedType", "relatedId")
     _WHAT,
 )
 def log_activity(call: w.Write) -> dict[str, Any]:
-    """Log a completed activity."""
+    """Record something that already happened today (a call, email, meeting, task or note). It is
+    created completed and owned by the actor unless ownerId is given.
+    """
     state, input = call.state, call.input
     owner_id = input.get("ownerId", call.actor["id"])
     work_owner(state, owner_id, "activities")
@@ -144,9 +144,6 @@ def _check_related_open(state: State, related_type: str, related_id: str) -> Non
 
 
 @ACTOR.write_tool(
-    "schedule_activity",
-    "Schedule an open follow-up (call, email, meeting or task) due today or later, for an active "
-    "owner. Follow-ups cannot be scheduled on closed deals or closed leads.",
     {
         "type": w.enum("Kind of follow-up.", SCHEDULABLE),
         "subject": w.string("Short subject line."),
@@ -159,7 +156,9 @@ def _check_related_open(state: State, related_type: str, related_id: str) -> Non
     [*_WHAT, "ownerId", "dueDate"],
 )
 def schedule_activity(call: w.Write) -> dict[str, Any]:
-    """Schedule a follow-up."""
+    """Schedule an open follow-up (call, email, meeting or task) due today or later, for an active
+    owner. Follow-ups cannot be scheduled on closed deals or closed leads.
+    """
     state, input = call.state, call.input
     work_owner(state, input["ownerId"], "activities")
     w.require_record(state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"])
@@ -171,14 +170,9 @@ def schedule_activity(call: w.Write) -> dict[str, Any]:
     return {"created": activity_view(state, activity)}
 
 
-@ACTOR.write_tool(
-    "complete_activity",
-    "Mark an open activity as done today, optionally adding notes.",
-    {"notes": w.string("Notes to append.")},
-    target=OPEN_ACTIVITY,
-)
+@ACTOR.write_tool({"notes": w.string("Notes to append.")}, target=OPEN_ACTIVITY)
 def complete_activity(call: w.Write) -> dict[str, Any]:
-    """Complete an activity."""
+    """Mark an open activity as done today, optionally adding notes."""
     activity = call.record
     call.set("completedDate", w.today(call.state))
     if "notes" in call.input:
@@ -188,14 +182,10 @@ def complete_activity(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "reschedule_activity",
-    "Move an open activity's due date (today or later).",
-    {"dueDate": w.date("New due date, today or later")},
-    ["dueDate"],
-    target=OPEN_ACTIVITY,
+    {"dueDate": w.date("New due date, today or later")}, ["dueDate"], target=OPEN_ACTIVITY
 )
 def reschedule_activity(call: w.Write) -> dict[str, Any]:
-    """Reschedule an open activity."""
+    """Move an open activity's due date (today or later)."""
     activity = call.record
     due = read_future_date(call.state, call.input, "dueDate")
     if activity["dueDate"] == due:

@@ -107,8 +107,6 @@ ACTIVE_CONTACT = CONTACT.guarded(_require_active)
 
 
 @ACTOR.write_tool(
-    "create_contact",
-    "Create a contact at an account. Emails are unique among active contacts.",
     {
         "accountId": w.string("Account id."),
         "firstName": w.string("First name."),
@@ -121,7 +119,7 @@ ACTIVE_CONTACT = CONTACT.guarded(_require_active)
     ["accountId", "firstName", "lastName", "email"],
 )
 def create_contact(call: w.Write) -> dict[str, Any]:
-    """Create a contact."""
+    """Create a contact at an account. Emails are unique among active contacts."""
     state, input = call.state, call.input
     w.require_record(state, "accounts", input["accountId"])
     _assert_email_free(state, input["email"])
@@ -146,8 +144,6 @@ def create_contact(call: w.Write) -> dict[str, Any]:
 
 
 @update_tool(
-    "update_contact",
-    "Change a contact's title, phone or email, or make it the account's primary contact.",
     {
         "title": w.string("New job title."),
         "phone": w.string("New phone number."),
@@ -158,7 +154,10 @@ def create_contact(call: w.Write) -> dict[str, Any]:
     contact_view,
 )
 def update_contact(call: w.Write) -> None:
-    """Emails stay unique; the primary contact is replaced, never unset."""
+    """Change a contact's title, phone or email, or make it the account's primary contact.
+
+    Emails stay unique; the primary contact is replaced, never unset.
+    """
     state, input, contact = call.state, call.input, call.record
     if input.get("isPrimary") is False and contact["isPrimary"]:
         raise silo.tool_error(
@@ -174,14 +173,11 @@ def update_contact(call: w.Write) -> None:
         _make_primary(state, contact, call.changes)
 
 
-@w.define_tool(
-    "find_duplicate_contacts",
-    "Groups of active contacts that share an email address (case-insensitive), oldest record "
-    "first in each group.",
-    {"accountId": w.string("Only groups involving this account.")},
-)
+@w.define_tool({"accountId": w.string("Only groups involving this account.")})
 def find_duplicate_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Possible duplicate contact records."""
+    """Groups of active contacts that share an email address (case-insensitive), oldest record first
+    in each group.
+    """
     w.check_references(state, input, FILTERS)
     groups = [
         [contact_view(state, c) for c in group]
@@ -209,10 +205,6 @@ def _repoint(state: State, old: str, new: str) -> list[str]:
 
 
 @ACTOR.write_tool(
-    "merge_contacts",
-    "Merge a duplicate contact into the record that survives. Deals, activities and leads that "
-    "refer to the duplicate are re-pointed to the survivor; blank survivor fields (title, phone) "
-    "are filled from the duplicate; the duplicate is kept with status merged.",
     {
         "survivorId": w.string("Contact id of the record to keep."),
         "duplicateId": w.string("Contact id of the record to merge away."),
@@ -220,7 +212,10 @@ def _repoint(state: State, old: str, new: str) -> list[str]:
     ["survivorId", "duplicateId"],
 )
 def merge_contacts(call: w.Write) -> dict[str, Any]:
-    """Merge two contact records."""
+    """Merge a duplicate contact into the record that survives. Deals, activities and leads that
+    refer to the duplicate are re-pointed to the survivor; blank survivor fields (title, phone)
+    are filled from the duplicate; the duplicate is kept with status merged.
+    """
     state, input = call.state, call.input
     if input["survivorId"] == input["duplicateId"]:
         raise silo.tool_error("invalid_input", "survivorId and duplicateId must differ.")

@@ -216,8 +216,6 @@ def reassign_tool(
 
 
 def update_tool(
-    name: str,
-    description: str,
     properties: Mapping[str, w.Schema],
     target: w.Target,
     view: Callable[[State, Any], dict[str, Any]],
@@ -229,9 +227,9 @@ def update_tool(
     :func:`w.require_some` over them); ``apply`` checks and sets the fields through the
     :class:`w.Write`, and the changes are audited as ``Updated <kind>.``.
 
+    The tool is named after ``apply`` and described by its docstring, like any write tool.
+
     Args:
-        name: the tool name.
-        description: what the agent reads.
         properties: the fields the tool may change (none of them required).
         target: the kind of record, guarded when it may not change any more.
         view: what the agent sees of the record afterwards.
@@ -240,7 +238,7 @@ def update_tool(
     fields = tuple(properties)
 
     def make(apply: Callable[[w.Write], None]) -> silo.Tool:
-        @ACTOR.write_tool(name, description, properties, target=target)
+        @ACTOR.write_tool(properties, target=target)
         @functools.wraps(apply)
         def update(call: w.Write) -> dict[str, Any]:
             if require is None:

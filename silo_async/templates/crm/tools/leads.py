@@ -94,8 +94,6 @@ get_lead = w.get_tool(
 
 
 @ACTOR.write_tool(
-    "create_lead",
-    "Create a lead (status new). Emails are unique among open leads.",
     {
         "firstName": w.string("First name."),
         "lastName": w.string("Last name."),
@@ -109,7 +107,7 @@ get_lead = w.get_tool(
     ["firstName", "lastName", "company", "email", "source", "ownerId"],
 )
 def create_lead(call: w.Write) -> dict[str, Any]:
-    """Create a lead."""
+    """Create a lead (status new). Emails are unique among open leads."""
     state, input = call.state, call.input
     work_owner(state, input["ownerId"], "leads")
     for other in state["leads"].values():
@@ -154,9 +152,6 @@ def _something_to_update(input: dict[str, Any]) -> None:
 
 
 @update_tool(
-    "update_lead",
-    "Change an open lead's title, phone or email, or record that it was contacted today (a new "
-    "lead then becomes working).",
     {
         "title": w.string("New job title."),
         "phone": w.string("New phone number."),
@@ -168,7 +163,11 @@ def _something_to_update(input: dict[str, Any]) -> None:
     _something_to_update,
 )
 def update_lead(call: w.Write) -> None:
-    """A contact today moves a new lead to working."""
+    """Change an open lead's title, phone or email, or record that it was contacted today (a new
+    lead then becomes working).
+
+    A contact today moves a new lead to working.
+    """
     call.set_given(("title", "phone", "email"))
     if call.input.get("markContacted"):
         call.set("lastContactedDate", w.today(call.state))
@@ -193,27 +192,17 @@ def _qualifiable(state: State, lead: Lead) -> None:
         )
 
 
-@ACTOR.write_tool(
-    "qualify_lead",
-    "Mark a new or working lead as qualified (ready to convert).",
-    target=LEAD.guarded(_qualifiable),
-)
+@ACTOR.write_tool(target=LEAD.guarded(_qualifiable))
 def qualify_lead(call: w.Write) -> dict[str, Any]:
-    """Qualify a lead."""
+    """Mark a new or working lead as qualified (ready to convert)."""
     call.set("status", "qualified")
     call.audit("Qualified.")
     return {"updated": lead_view(call.state, call.record)}
 
 
-@ACTOR.write_tool(
-    "disqualify_lead",
-    "Disqualify an open lead with a reason.",
-    {"reason": w.string("Why the lead is not a fit.")},
-    ["reason"],
-    target=OPEN_LEAD,
-)
+@ACTOR.write_tool({"reason": w.string("Why the lead is not a fit.")}, ["reason"], target=OPEN_LEAD)
 def disqualify_lead(call: w.Write) -> dict[str, Any]:
-    """Disqualify a lead."""
+    """Disqualify an open lead with a reason."""
     call.set("status", "disqualified")
     call.set("disqualifyReason", call.input["reason"].strip())
     call.audit(call.input["reason"])
@@ -307,13 +296,6 @@ def _convertible(state: State, lead: Lead) -> None:
 
 
 @ACTOR.write_tool(
-    "convert_lead",
-    "Convert a qualified lead into a customer record and an opportunity. Without accountId a new "
-    "account is created from the lead's company (names must be unique); with accountId the lead "
-    "joins that existing account. The contact is reused when the account already has one with "
-    "the lead's email. The opportunity starts at the first open stage unless stageId is given and "
-    "is owned by ownerId, or by the lead's owner when that is an active account executive or "
-    "director.",
     {
         "amount": w.number("Opportunity amount in USD (positive)."),
         "expectedCloseDate": w.date("Expected close date, today or later"),
@@ -330,7 +312,13 @@ def _convertible(state: State, lead: Lead) -> None:
     ),
 )
 def convert_lead(call: w.Write) -> dict[str, Any]:
-    """Convert a qualified lead."""
+    """Convert a qualified lead into a customer record and an opportunity. Without accountId a new
+    account is created from the lead's company (names must be unique); with accountId the lead
+    joins that existing account. The contact is reused when the account already has one with the
+    lead's email. The opportunity starts at the first open stage unless stageId is given and is
+    owned by ownerId, or by the lead's owner when that is an active account executive or
+    director.
+    """
     state, input, lead = call.state, call.input, call.record
     amount = w.read_money(input, "amount")
     close = read_future_date(state, input, "expectedCloseDate")

@@ -101,9 +101,9 @@ def _enter_stage(call: w.Write, stage: Stage) -> None:
     call.record["stageHistory"].append({"stageId": stage["id"], "enteredDate": w.today(call.state)})
 
 
-@w.define_tool("list_stages", "The pipeline stages in order, with their win probability.")
+@w.define_tool()
 def list_stages(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """All stages in pipeline order."""
+    """The pipeline stages in order, with their win probability."""
     return {"stages": pipeline(state)}
 
 
@@ -159,8 +159,6 @@ get_opportunity = w.get_tool(
 
 
 @ACTOR.write_tool(
-    "create_opportunity",
-    "Create an open opportunity on an account, in an open stage (default: the first).",
     {
         "name": w.string("Deal name."),
         "accountId": w.string("Account id."),
@@ -173,7 +171,7 @@ get_opportunity = w.get_tool(
     ["name", "accountId", "ownerId", "amount", "expectedCloseDate"],
 )
 def create_opportunity(call: w.Write) -> dict[str, Any]:
-    """Create an opportunity."""
+    """Create an open opportunity on an account, in an open stage (default: the first)."""
     state, input = call.state, call.input
     account = w.require_record(state, "accounts", input["accountId"])
     deal_owner(state, input["ownerId"], "opportunities")
@@ -197,8 +195,6 @@ def create_opportunity(call: w.Write) -> dict[str, Any]:
 
 
 @update_tool(
-    "update_opportunity",
-    "Change an open opportunity's name, amount, expected close date or primary contact.",
     {
         "name": w.string("New name."),
         "amount": w.number("New amount in USD (positive)."),
@@ -209,7 +205,10 @@ def create_opportunity(call: w.Write) -> dict[str, Any]:
     opportunity_view,
 )
 def update_opportunity(call: w.Write) -> None:
-    """Amounts are money, close dates not in the past, contacts of the deal's account."""
+    """Change an open opportunity's name, amount, expected close date or primary contact.
+
+    Amounts are money, close dates not in the past, contacts of the deal's account.
+    """
     state, input = call.state, call.input
     if "name" in input:
         call.set("name", input["name"].strip())
@@ -240,24 +239,16 @@ def _move(call: w.Write, stage: Stage) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "move_opportunity_stage",
-    "Move an open opportunity to another open stage (forwards or back). Resets days in stage.",
-    {"stageId": w.string("Target open stage id.")},
-    ["stageId"],
-    target=OPEN_OPPORTUNITY,
+    {"stageId": w.string("Target open stage id.")}, ["stageId"], target=OPEN_OPPORTUNITY
 )
 def move_opportunity_stage(call: w.Write) -> dict[str, Any]:
-    """Set an opportunity's stage."""
+    """Move an open opportunity to another open stage (forwards or back). Resets days in stage."""
     return _move(call, w.require_record(call.state, "stages", call.input["stageId"]))
 
 
-@ACTOR.write_tool(
-    "advance_opportunity_stage",
-    "Move an open opportunity to the next open stage in the pipeline.",
-    target=OPEN_OPPORTUNITY,
-)
+@ACTOR.write_tool(target=OPEN_OPPORTUNITY)
 def advance_opportunity_stage(call: w.Write) -> dict[str, Any]:
-    """Advance an opportunity one stage."""
+    """Move an open opportunity to the next open stage in the pipeline."""
     state, opp = call.state, call.record
     stage = next_open_stage(state, opp["stageId"])
     if stage is None:
@@ -277,13 +268,11 @@ def _close(call: w.Write, outcome: Literal["won", "lost"]) -> None:
 
 
 @ACTOR.write_tool(
-    "close_opportunity_won",
-    "Close an open opportunity as won today, optionally at the final contracted amount.",
     {"finalAmount": w.number("Contracted amount in USD if it differs from the deal amount.")},
     target=OPEN_OPPORTUNITY,
 )
 def close_opportunity_won(call: w.Write) -> dict[str, Any]:
-    """Close a deal as won."""
+    """Close an open opportunity as won today, optionally at the final contracted amount."""
     if "finalAmount" in call.input:
         call.set("amount", w.read_money(call.input, "finalAmount"))
     _close(call, "won")
@@ -292,14 +281,10 @@ def close_opportunity_won(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "close_opportunity_lost",
-    "Close an open opportunity as lost today, with a reason.",
-    {"reason": w.enum("Why the deal was lost.", LOST_REASONS)},
-    ["reason"],
-    target=OPEN_OPPORTUNITY,
+    {"reason": w.enum("Why the deal was lost.", LOST_REASONS)}, ["reason"], target=OPEN_OPPORTUNITY
 )
 def close_opportunity_lost(call: w.Write) -> dict[str, Any]:
-    """Close a deal as lost."""
+    """Close an open opportunity as lost today, with a reason."""
     _close(call, "lost")
     call.set("lostReason", call.input["reason"])
     call.audit(f"Lost: {call.input['reason']}.")

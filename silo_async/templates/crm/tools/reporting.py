@@ -32,13 +32,9 @@ def _owner_filter(state: State, input: dict[str, Any]) -> str | None:
     return owner_id
 
 
-@w.define_tool(
-    "pipeline_summary",
-    "Open pipeline by stage: deal count, amount and probability-weighted amount, plus totals.",
-    {"ownerId": w.string("Only deals owned by this user id.")},
-)
+@w.define_tool({"ownerId": w.string("Only deals owned by this user id.")})
 def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Open pipeline grouped by stage."""
+    """Open pipeline by stage: deal count, amount and probability-weighted amount, plus totals."""
     opps = open_opportunities(state, _owner_filter(state, input))
     rows = []
     for stage in open_stages(state):
@@ -63,16 +59,15 @@ def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 
 @w.define_tool(
-    "forecast_report",
-    "Probability-weighted forecast of open deals expected to close on or before a date "
-    "(default: all open deals), optionally for one owner.",
     {
         "closingOnOrBefore": w.date("Only deals expected to close on or before this date"),
         "ownerId": w.string("Only deals owned by this user id."),
-    },
+    }
 )
 def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Weighted forecast."""
+    """Probability-weighted forecast of open deals expected to close on or before a date (default:
+    all open deals), optionally for one owner.
+    """
     opps = open_opportunities(state, _owner_filter(state, input))
     cutoff = w.read_date(input, "closingOnOrBefore", None)
     if cutoff is not None:
@@ -88,18 +83,17 @@ def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 
 @w.define_tool(
-    "rep_performance",
-    "Per account executive (and any director with a quota): annual quota, closed-won in the "
-    "year, attainment percent, and open pipeline. Includes deactivated users unless activeOnly.",
     {
         "year": w.integer(
             "Calendar year of closed-won business (default: the current year).", minimum=2000
         ),
         "activeOnly": w.boolean("Only users who are still active (default false)."),
-    },
+    }
 )
 def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Quota attainment per rep."""
+    """Per account executive (and any director with a quota): annual quota, closed-won in the year,
+    attainment percent, and open pipeline. Includes deactivated users unless activeOnly.
+    """
     year = w.read_int(input, "year", current_year(state), minimum=2000)
     if year > current_year(state):
         raise silo.tool_error(
@@ -129,16 +123,16 @@ def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 
 @w.define_tool(
-    "stale_opportunities",
-    "Open deals that have sat in their current stage for more than thresholdDays (default: the "
-    "company's stale policy), longest first, with counts per owner.",
     {
         "thresholdDays": w.integer("Days in stage beyond which a deal counts as stale.", minimum=0),
         "ownerId": w.string("Only deals owned by this user id."),
     },
+    name="stale_opportunities",
 )
 def stale_deals_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Stalled deals."""
+    """Open deals that have sat in their current stage for more than thresholdDays (default: the
+    company's stale policy), longest first, with counts per owner.
+    """
     threshold = w.read_int(input, "thresholdDays", stale_threshold(state), minimum=0)
     owner_id = _owner_filter(state, input)
     stale = [

@@ -162,14 +162,9 @@ list_pending_approvals = w.list_tool(
 )
 
 
-@w.define_tool(
-    "list_approvals_for_document",
-    "Every approval of one document, oldest first.",
-    {"documentId": w.string("The document, e.g. REQ-4007.")},
-    ["documentId"],
-)
+@w.define_tool({"documentId": w.string("The document, e.g. REQ-4007.")}, ["documentId"])
 def list_approvals_for_document(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Approvals of one document."""
+    """Every approval of one document, oldest first."""
     document_id = w.read_string(input, "documentId")
     rows = [
         _view(state, a)
@@ -194,16 +189,14 @@ def _approval_in(status: str, action: str, description: str) -> w.Target:
 
 
 @actor().write_tool(
-    "reassign_approval",
-    "Give a pending approval to another approver, who must be authorised for its amount. "
-    "Allowed for the current assignee, the requester, the assignee's manager and finance "
-    "(budget) roles.",
     {"newAssigneeId": w.string("The new approver."), "reason": w.string("Why.")},
     ["newAssigneeId", "reason"],
     target=_approval_in("pending", "be reassigned", "The pending approval."),
 )
 def reassign_approval(call: w.Write) -> dict[str, Any]:
-    """Change the assignee of a pending approval."""
+    """Give a pending approval to another approver, who must be authorised for its amount. Allowed
+    for the current assignee, the requester, the assignee's manager and finance (budget) roles.
+    """
     state, input, actor, approval = call.state, call.input, call.actor, call.record
     if not _may_reassign(state, actor, approval):
         raise silo.tool_error(
@@ -244,17 +237,18 @@ def _roll_back(call: w.Write) -> None:
 
 
 @actor().write_tool(
-    "revoke_approval",
-    "Revoke an approval that should not have been given (for example, above the approver's "
-    "limit). The actor must be authorised for its amount. The document goes back a step: a "
-    "requisition or purchase order to draft (not once ordered or sent), a vendor invoice to "
-    "matched, a payment to draft, an expense to submitted.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=_approval_in("approved", "be revoked", "The approval."),
 )
 def revoke_approval(call: w.Write) -> dict[str, Any]:
-    """Approved -> revoked."""
+    """Revoke an approval that should not have been given (for example, above the approver's limit).
+    The actor must be authorised for its amount. The document goes back a step: a requisition or
+    purchase order to draft (not once ordered or sent), a vendor invoice to matched, a payment to
+    draft, an expense to submitted.
+
+    Approved -> revoked.
+    """
     state, input, actor, approval = call.state, call.input, call.actor, call.record
     require_authority(
         state,

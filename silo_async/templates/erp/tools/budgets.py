@@ -92,13 +92,10 @@ get_budget = w.get_tool(
 
 
 @w.define_tool(
-    "check_budget",
-    "Whether a budget can absorb an amount (net): its remaining, and the shortfall if not.",
-    {"budgetId": w.string("The budget."), "amount": w.money("The amount.")},
-    ["budgetId", "amount"],
+    {"budgetId": w.string("The budget."), "amount": w.money("The amount.")}, ["budgetId", "amount"]
 )
 def check_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Remaining versus an amount."""
+    """Whether a budget can absorb an amount (net): its remaining, and the shortfall if not."""
     budget = w.require_record(state, "budgets", w.read_string(input, "budgetId"))
     amount = w.read_money(input, "amount")
     left = bud.remaining(state, budget)
@@ -127,9 +124,6 @@ _TRANSFER = w.Target("budgetTransfers", "budgetTransferId", w.string("Transfer."
 
 
 @actor("budgets").write_tool(
-    "transfer_budget",
-    "Move allocation from one open budget to another of the same fiscal year (budget roles, "
-    "within the actor's budget transfer limit); the source must have that much remaining.",
     {
         "toBudgetId": w.string("Budget receiving."),
         "amount": w.money("Amount."),
@@ -139,7 +133,9 @@ _TRANSFER = w.Target("budgetTransfers", "budgetTransferId", w.string("Transfer."
     target=target("budgets", "fromBudgetId", "Budget giving.", "budget"),
 )
 def transfer_budget(call: w.Write) -> dict[str, Any]:
-    """Create a budget transfer."""
+    """Move allocation from one open budget to another of the same fiscal year (budget roles, within
+    the actor's budget transfer limit); the source must have that much remaining.
+    """
     state, input, source = call.state, call.input, call.record
     to = w.require_record(state, "budgets", w.read_string(input, "toBudgetId"))
     for budget in (source, to):

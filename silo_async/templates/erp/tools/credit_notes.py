@@ -49,10 +49,6 @@ def _credited_lines(state: State, invoice: dict[str, Any], input: dict[str, Any]
 
 
 @actor("payables").write_tool(
-    "record_vendor_credit_note",
-    "Record a vendor's credit note against a live invoice, taking back units of its lines "
-    "(price defaults to the invoice line's). The invoice's net, VAT and total fall; a matched or "
-    "failed invoice goes back to received for a new match.",
     {
         "vendorReference": w.string("The vendor's credit note number."),
         "lines": w.array(
@@ -72,7 +68,12 @@ def _credited_lines(state: State, invoice: dict[str, Any], input: dict[str, Any]
     target=target("vendorInvoices", "vendorInvoiceId", "The invoice credited.", "vendorInvoice"),
 )
 def record_vendor_credit_note(call: w.Write) -> dict[str, Any]:
-    """Store a credit note; a matched or failed invoice goes back to received."""
+    """Record a vendor's credit note against a live invoice, taking back units of its lines (price
+    defaults to the invoice line's). The invoice's net, VAT and total fall; a matched or failed
+    invoice goes back to received for a new match.
+
+    Store a credit note; a matched or failed invoice goes back to received.
+    """
     state, input, invoice = call.state, call.input, call.record
     if invoice["status"] not in pur.LIVE_INVOICE:
         raise silo.tool_error("invalid_state", f"{invoice['id']} is {invoice['status']}.")

@@ -103,14 +103,13 @@ def _shipments(state: State, ids: list[str]) -> tuple[Record, list[Record]]:
 
 
 @_RECEIVABLES.write_tool(
-    "create_customer_invoice",
-    "Create a draft invoice billing shipments of one sales order (not yet invoiced) at the "
-    "order's prices. Receivables roles. Issue it with issue_customer_invoice.",
     {"shipmentIds": w.array("Shipments to bill.", w.string("A shipment id."), unique=True)},
     ["shipmentIds"],
 )
 def create_customer_invoice(call: w.Write) -> dict[str, Any]:
-    """Create a draft from shipments."""
+    """Create a draft invoice billing shipments of one sales order (not yet invoiced) at the order's
+    prices. Receivables roles. Issue it with issue_customer_invoice.
+    """
     state = call.state
     ids = w.read_strings(call.input, "shipmentIds")
     order, shipments = _shipments(state, ids)
@@ -145,12 +144,13 @@ def create_customer_invoice(call: w.Write) -> dict[str, Any]:
 
 
 @_RECEIVABLES.write_tool(
-    "issue_customer_invoice",
-    "Issue a draft invoice: dated today, due after the customer's payment terms.",
-    target=_invoice("The invoice.", status_guard("customerInvoices", ("draft",), "be issued")),
+    target=_invoice("The invoice.", status_guard("customerInvoices", ("draft",), "be issued"))
 )
 def issue_customer_invoice(call: w.Write) -> dict[str, Any]:
-    """Draft -> issued."""
+    """Issue a draft invoice: dated today, due after the customer's payment terms.
+
+    Draft -> issued.
+    """
     state, invoice = call.state, call.record
     customer = state["customers"][invoice["customerId"]]
     call.set("status", "issued")
@@ -161,9 +161,6 @@ def issue_customer_invoice(call: w.Write) -> dict[str, Any]:
 
 
 @_RECEIVABLES.write_tool(
-    "void_customer_invoice",
-    "Void a draft or an issued invoice nothing has been paid on; its shipments can be billed "
-    "again.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=_invoice(
@@ -171,7 +168,11 @@ def issue_customer_invoice(call: w.Write) -> dict[str, Any]:
     ),
 )
 def void_customer_invoice(call: w.Write) -> dict[str, Any]:
-    """Draft / issued -> void."""
+    """Void a draft or an issued invoice nothing has been paid on; its shipments can be billed
+    again.
+
+    Draft / issued -> void.
+    """
     state, invoice = call.state, call.record
     if sal.customer_paid(state, invoice["id"]) > 0:
         raise silo.tool_error("invalid_state", f"Payments are applied to {invoice['id']}.")
@@ -180,8 +181,6 @@ def void_customer_invoice(call: w.Write) -> dict[str, Any]:
 
 
 @actor().write_tool(
-    "write_off_customer_invoice",
-    "Write off what is still outstanding on an issued invoice, within the actor's write-off limit.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=_invoice(
@@ -189,7 +188,10 @@ def void_customer_invoice(call: w.Write) -> dict[str, Any]:
     ),
 )
 def write_off_customer_invoice(call: w.Write) -> dict[str, Any]:
-    """Issued -> written_off."""
+    """Write off what is still outstanding on an issued invoice, within the actor's write-off limit.
+
+    Issued -> written_off.
+    """
     state, input, invoice = call.state, call.input, call.record
     owed = sal.customer_outstanding(state, invoice)
     require_authority(state, call.actor, "write_off", owed, invoice["id"])
@@ -203,13 +205,9 @@ def write_off_customer_invoice(call: w.Write) -> dict[str, Any]:
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 
 
-@_RECEIVABLES.write_tool(
-    "send_payment_reminder",
-    "Send the next payment reminder for an overdue invoice (levels 1 to the policy's maximum).",
-    target=_invoice("The overdue invoice."),
-)
+@_RECEIVABLES.write_tool(target=_invoice("The overdue invoice."))
 def send_payment_reminder(call: w.Write) -> dict[str, Any]:
-    """Append a reminder."""
+    """Send the next payment reminder for an overdue invoice (levels 1 to the policy's maximum)."""
     state, invoice = call.state, call.record
     if not sal.is_overdue(state, invoice):
         raise silo.tool_error(
@@ -230,13 +228,12 @@ def send_payment_reminder(call: w.Write) -> dict[str, Any]:
 
 
 @w.define_tool(
-    "list_overdue_customer_invoices",
-    "Issued invoices past due with money owed, sorted by id, with days overdue and reminders "
-    "sent; optionally only those at least some days overdue.",
-    {"minDaysOverdue": w.integer("Only invoices at least this many days overdue.", minimum=1)},
+    {"minDaysOverdue": w.integer("Only invoices at least this many days overdue.", minimum=1)}
 )
 def list_overdue_customer_invoices(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Overdue receivables."""
+    """Issued invoices past due with money owed, sorted by id, with days overdue and reminders sent;
+    optionally only those at least some days overdue.
+    """
     least = w.read_int(input, "minDaysOverdue", 1, minimum=1)
     rows = [
         invoice_view(state, i)
@@ -250,13 +247,11 @@ def list_overdue_customer_invoices(state: State, input: dict[str, Any]) -> dict[
     }
 
 
-@w.define_tool(
-    "get_ar_aging",
-    "Receivables ageing: outstanding of issued invoices per customer in buckets by days past "
-    "due (current, 1-30, 31-60, 61-90, 90+), with totals.",
-)
+@w.define_tool()
 def get_ar_aging(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Outstanding by age."""
+    """Receivables ageing: outstanding of issued invoices per customer in buckets by days past due
+    (current, 1-30, 31-60, 61-90, 90+), with totals.
+    """
     per: dict[str, dict[str, float]] = {}
     for invoice in w.sorted_by_id(state["customerInvoices"]):
         owed = sal.customer_outstanding(state, invoice)

@@ -68,10 +68,6 @@ get_customer = w.get_tool(
 
 
 @w.define_tool(
-    "get_customer_credit",
-    "A customer's credit position: limit, exposure (outstanding issued invoices + shipped but "
-    "unbilled goods + unshipped confirmed orders, all incl. VAT), available credit, and whether "
-    "an extra amount would fit.",
     {
         "customerId": w.string("The customer."),
         "additionalAmount": w.money("An order amount incl. VAT to test against the limit."),
@@ -79,7 +75,10 @@ get_customer = w.get_tool(
     ["customerId"],
 )
 def get_customer_credit(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Credit limit versus exposure."""
+    """A customer's credit position: limit, exposure (outstanding issued invoices + shipped but
+    unbilled goods + unshipped confirmed orders, all incl. VAT), available credit, and whether an
+    extra amount would fit.
+    """
     customer = _customer(state, input)
     extra = w.read_money(input, "additionalAmount", 0, allow_zero=True)
     owed = exposure(state, customer["id"])
@@ -96,15 +95,11 @@ def get_customer_credit(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    "get_customer_statement",
-    "A customer's issued invoices with total, paid, outstanding and days overdue, and the "
-    "outstanding and overdue totals.",
-    {"customerId": w.string("The customer.")},
-    ["customerId"],
-)
+@w.define_tool({"customerId": w.string("The customer.")}, ["customerId"])
 def get_customer_statement(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Open items of one customer."""
+    """A customer's issued invoices with total, paid, outstanding and days overdue, and the
+    outstanding and overdue totals.
+    """
     customer = _customer(state, input)
     rows = [
         {
@@ -129,8 +124,6 @@ _CUSTOMER = target("customers", "customerId", "The customer.", "customer")
 
 
 @actor("customerMaster").write_tool(
-    "create_customer",
-    "Register a customer (customer master roles). The credit limit starts at 0 until set.",
     {
         "name": w.string("Legal name."),
         "country": w.string("ISO country code.", pattern="^[A-Z]{2}$"),
@@ -141,7 +134,7 @@ _CUSTOMER = target("customers", "customerId", "The customer.", "customer")
     ["name", "country", "email", "paymentTerms"],
 )
 def create_customer(call: w.Write) -> dict[str, Any]:
-    """Create an active customer with no credit."""
+    """Register a customer (customer master roles). The credit limit starts at 0 until set."""
     state, input = call.state, call.input
     name = w.read_string(input, "name")
     clash = w.find_by(state, "customers", "name", name)
@@ -164,8 +157,6 @@ def create_customer(call: w.Write) -> dict[str, Any]:
 
 
 @actor("customerMaster").write_tool(
-    "update_customer",
-    "Change a customer's email, payment terms or standard discount (customer master roles).",
     {
         "email": w.string("New finance email."),
         "paymentTerms": w.enum("New payment terms.", TERMS),
@@ -174,7 +165,7 @@ def create_customer(call: w.Write) -> dict[str, Any]:
     target=_CUSTOMER,
 )
 def update_customer(call: w.Write) -> dict[str, Any]:
-    """Update master data fields."""
+    """Change a customer's email, payment terms or standard discount (customer master roles)."""
     input, customer = call.input, call.record
     w.require_some(input, ["email", "paymentTerms", "discountPercent"])
     values = {
@@ -187,15 +178,14 @@ def update_customer(call: w.Write) -> dict[str, Any]:
 
 
 @actor().write_tool(
-    "set_credit_limit",
-    "Set a customer's credit limit; the new limit must be within the actor's credit_limit "
-    "approval limit.",
     {"creditLimit": w.money("The new limit (0 allowed)."), "reason": w.string("Why.")},
     ["creditLimit", "reason"],
     target=_CUSTOMER,
 )
 def set_credit_limit(call: w.Write) -> dict[str, Any]:
-    """Change the credit limit."""
+    """Set a customer's credit limit; the new limit must be within the actor's credit_limit approval
+    limit.
+    """
     state, input, customer = call.state, call.input, call.record
     limit = w.read_money(input, "creditLimit", allow_zero=True)
     require_authority(
@@ -227,27 +217,25 @@ _RECEIVABLES = actor("receivables")
 
 
 @_RECEIVABLES.write_tool(
-    "place_customer_on_hold",
-    "Put an active customer on credit hold (receivables roles): no order can be confirmed, "
-    "reserved or shipped for it until released.",
-    {"reason": w.string("Why.")},
-    ["reason"],
-    target=_in_status("active", "be put on hold"),
+    {"reason": w.string("Why.")}, ["reason"], target=_in_status("active", "be put on hold")
 )
 def place_customer_on_hold(call: w.Write) -> dict[str, Any]:
-    """Active -> on_hold."""
+    """Put an active customer on credit hold (receivables roles): no order can be confirmed,
+    reserved or shipped for it until released.
+
+    Active -> on_hold.
+    """
     result: dict[str, Any] = _hold(call, "on_hold")
     return result
 
 
 @_RECEIVABLES.write_tool(
-    "release_customer_hold",
-    "Release a customer's credit hold (receivables roles).",
-    {"reason": w.string("Why.")},
-    ["reason"],
-    target=_in_status("on_hold", "be released from hold"),
+    {"reason": w.string("Why.")}, ["reason"], target=_in_status("on_hold", "be released from hold")
 )
 def release_customer_hold(call: w.Write) -> dict[str, Any]:
-    """on_hold -> active."""
+    """Release a customer's credit hold (receivables roles).
+
+    on_hold -> active.
+    """
     result: dict[str, Any] = _hold(call, "active")
     return result

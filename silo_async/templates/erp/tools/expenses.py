@@ -43,9 +43,6 @@ get_expense = w.get_tool("get_expense", "One expense claim.", "expenses", "expen
 
 
 @actor().write_tool(
-    "submit_expense",
-    "Submit an expense claim for an employee (the employee or their manager), charged to their "
-    "department's budget.",
     {
         "employeeId": w.string("Who spent the money."),
         "category": w.enum("Kind of expense.", CATEGORIES),
@@ -57,7 +54,9 @@ get_expense = w.get_tool("get_expense", "One expense claim.", "expenses", "expen
     ["employeeId", "category", "description", "amount", "incurredOn", "hasReceipt"],
 )
 def submit_expense(call: w.Write) -> dict[str, Any]:
-    """Create a submitted claim."""
+    """Submit an expense claim for an employee (the employee or their manager), charged to their
+    department's budget.
+    """
     state, input, actor = call.state, call.input, call.actor
     employee = w.require_record(state, "users", w.read_string(input, "employeeId"))
     if actor["id"] not in (employee["id"], employee["managerId"]):
@@ -126,14 +125,13 @@ def _decided(call: w.Write, status: str, reason: str | None) -> Any:
     return {"updated": expense, "auditId": audit_id}
 
 
-@actor().write_tool(
-    "approve_expense",
-    "Approve a submitted claim: not your own, within your expense limit, with a receipt when "
-    "above the policy threshold, and within the budget's remaining amount.",
-    target=_SUBMITTED,
-)
+@actor().write_tool(target=_SUBMITTED)
 def approve_expense(call: w.Write) -> dict[str, Any]:
-    """Submitted -> approved."""
+    """Approve a submitted claim: not your own, within your expense limit, with a receipt when above
+    the policy threshold, and within the budget's remaining amount.
+
+    Submitted -> approved.
+    """
     state, actor, expense = call.state, call.actor, _not_own(call)
     threshold = state["policies"]["receiptRequiredAbove"]
     if expense["amount"] > threshold and not expense["hasReceipt"]:
@@ -154,26 +152,22 @@ def approve_expense(call: w.Write) -> dict[str, Any]:
     return result
 
 
-@actor().write_tool(
-    "reject_expense",
-    "Reject a submitted claim (not your own) with a reason.",
-    {"reason": w.string("Why.")},
-    ["reason"],
-    target=_SUBMITTED,
-)
+@actor().write_tool({"reason": w.string("Why.")}, ["reason"], target=_SUBMITTED)
 def reject_expense(call: w.Write) -> dict[str, Any]:
-    """Submitted -> rejected."""
+    """Reject a submitted claim (not your own) with a reason.
+
+    Submitted -> rejected.
+    """
     _not_own(call)
     result: dict[str, Any] = _decided(call, "rejected", w.read_string(call.input, "reason"))
     return result
 
 
-@actor("treasury").write_tool(
-    "reimburse_expense",
-    "Pay an approved claim back to the employee (treasury roles).",
-    target=_claim("approved", "be reimbursed"),
-)
+@actor("treasury").write_tool(target=_claim("approved", "be reimbursed"))
 def reimburse_expense(call: w.Write) -> dict[str, Any]:
-    """Approved -> reimbursed."""
+    """Pay an approved claim back to the employee (treasury roles).
+
+    Approved -> reimbursed.
+    """
     audit_id = change(call, "Reimbursed.", status="reimbursed", reimbursedAt=w.now(call.state))
     return {"updated": call.record, "auditId": audit_id}

@@ -40,16 +40,15 @@ def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
     return {"updated": invoice_view(call.state, call.record), "auditId": audit_id}
 
 
-@_PAYABLES.write_tool(
-    "run_three_way_match",
-    "Match an order invoice against its purchase order (price within the policy tolerance) and "
-    "the goods received (units billed on each order line, across live invoices, within the "
-    "policy tolerance of units accepted). The invoice becomes matched or match_failed with the "
-    "exceptions listed. Invoices without an order need no match.",
-    target=_invoice(("received", "match_failed", "matched"), "be matched"),
-)
+@_PAYABLES.write_tool(target=_invoice(("received", "match_failed", "matched"), "be matched"))
 def run_three_way_match(call: w.Write) -> dict[str, Any]:
-    """Received / match_failed / matched -> matched or match_failed."""
+    """Match an order invoice against its purchase order (price within the policy tolerance) and the
+    goods received (units billed on each order line, across live invoices, within the policy
+    tolerance of units accepted). The invoice becomes matched or match_failed with the exceptions
+    listed. Invoices without an order need no match.
+
+    Received / match_failed / matched -> matched or match_failed.
+    """
     state, invoice = call.state, call.record
     if invoice["purchaseOrderId"] is None:
         raise silo.tool_error(
@@ -67,15 +66,13 @@ def run_three_way_match(call: w.Write) -> dict[str, Any]:
     return {"matched": not exceptions, "exceptions": exceptions, **result}
 
 
-@actor().write_tool(
-    "approve_vendor_invoice",
-    "Approve a matched order invoice (or a received invoice without an order) for payment; the "
-    "amount payable must be within the actor's vendor invoice limit.",
-    {"comment": w.string("Optional note.")},
-    target=_invoice(),
-)
+@actor().write_tool({"comment": w.string("Optional note.")}, target=_invoice())
 def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
-    """Matched (or received without an order) -> approved."""
+    """Approve a matched order invoice (or a received invoice without an order) for payment; the
+    amount payable must be within the actor's vendor invoice limit.
+
+    Matched (or received without an order) -> approved.
+    """
     state, actor, invoice = call.state, call.actor, call.record
     if invoice["status"] == "match_failed":
         problems = "; ".join(e["message"] for e in invoice["matchExceptions"])
@@ -108,15 +105,16 @@ def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
 
 
 @_PAYABLES.write_tool(
-    "hold_vendor_invoice",
-    "Put an unpaid invoice on hold with a reason (a dispute, a failed match awaiting a credit "
-    "note); it cannot be approved or paid until released.",
     {"reason": w.string("Why, e.g. which match exception.")},
     ["reason"],
     target=_invoice(("received", "matched", "match_failed", "approved"), "be put on hold"),
 )
 def hold_vendor_invoice(call: w.Write) -> dict[str, Any]:
-    """Received / matched / match_failed / approved -> on_hold."""
+    """Put an unpaid invoice on hold with a reason (a dispute, a failed match awaiting a credit
+    note); it cannot be approved or paid until released.
+
+    Received / matched / match_failed / approved -> on_hold.
+    """
     state, input, invoice = call.state, call.input, call.record
     if pay.scheduled(state, invoice["id"]) > 0:
         raise silo.tool_error(
@@ -131,15 +129,14 @@ def hold_vendor_invoice(call: w.Write) -> dict[str, Any]:
 
 
 @_PAYABLES.write_tool(
-    "release_vendor_invoice_hold",
-    "Release a held invoice: it returns to received (match it again, or approve it if it has "
-    "no order).",
-    {"reason": w.string("Why.")},
-    ["reason"],
-    target=_invoice(("on_hold",), "be released"),
+    {"reason": w.string("Why.")}, ["reason"], target=_invoice(("on_hold",), "be released")
 )
 def release_vendor_invoice_hold(call: w.Write) -> dict[str, Any]:
-    """on_hold -> received."""
+    """Release a held invoice: it returns to received (match it again, or approve it if it has no
+    order).
+
+    on_hold -> received.
+    """
     return _done(call, w.read_string(call.input, "reason"), status="received", holdReason=None)
 
 
@@ -163,24 +160,22 @@ def _close(call: w.Write, to: str) -> dict[str, Any]:
 
 
 @_PAYABLES.write_tool(
-    "reject_vendor_invoice",
-    "Refuse a vendor's invoice (not paid, no payment in progress), with a reason.",
-    {"reason": w.string("Why.")},
-    ["reason"],
-    target=_invoice(_CLOSABLE, "be rejected"),
+    {"reason": w.string("Why.")}, ["reason"], target=_invoice(_CLOSABLE, "be rejected")
 )
 def reject_vendor_invoice(call: w.Write) -> dict[str, Any]:
-    """-> rejected."""
+    """Refuse a vendor's invoice (not paid, no payment in progress), with a reason.
+
+    -> rejected.
+    """
     return _close(call, "rejected")
 
 
 @_PAYABLES.write_tool(
-    "cancel_vendor_invoice",
-    "Cancel an invoice recorded in error (not paid, no payment in progress).",
-    {"reason": w.string("Why.")},
-    ["reason"],
-    target=_invoice(_CLOSABLE, "be cancelled"),
+    {"reason": w.string("Why.")}, ["reason"], target=_invoice(_CLOSABLE, "be cancelled")
 )
 def cancel_vendor_invoice(call: w.Write) -> dict[str, Any]:
-    """-> cancelled."""
+    """Cancel an invoice recorded in error (not paid, no payment in progress).
+
+    -> cancelled.
+    """
     return _close(call, "cancelled")

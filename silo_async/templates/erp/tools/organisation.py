@@ -40,13 +40,13 @@ def user_view(state: State, user: Any) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    "get_company_profile",
-    "The company (name, currency, fiscal year) and its policies: VAT rate, three-way match "
-    "tolerances, the receipt rule for expenses, payment terms and which roles may do what.",
-)
+@w.define_tool()
 def get_company_profile(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """``{company, policies}``."""
+    """The company (name, currency, fiscal year) and its policies: VAT rate, three-way match
+    tolerances, the receipt rule for expenses, payment terms and which roles may do what.
+
+    ``{company, policies}``.
+    """
     return {"company": state["company"], "policies": state["policies"]}
 
 
@@ -112,10 +112,6 @@ get_user = w.get_tool("get_user", "One user.", "users", "userId", "USR-003", vie
 
 
 @w.define_tool(
-    "check_approval_authority",
-    "Whether a user may approve an amount of one kind of document, and if not, the active "
-    "users who may (lowest limit first). Limits compare with net amounts for requisitions and "
-    "purchase orders and with the amount payable for vendor invoices and payments.",
     {
         "userId": w.string("The user to check."),
         "documentType": w.enum("The kind of document.", APPROVAL_KINDS),
@@ -124,7 +120,12 @@ get_user = w.get_tool("get_user", "One user.", "users", "userId", "USR-003", vie
     ["userId", "documentType", "amount"],
 )
 def check_approval_authority(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """``{authorised, limit, escalateTo}``."""
+    """Whether a user may approve an amount of one kind of document, and if not, the active users
+    who may (lowest limit first). Limits compare with net amounts for requisitions and purchase
+    orders and with the amount payable for vendor invoices and payments.
+
+    ``{authorised, limit, escalateTo}``.
+    """
     user = w.require_record(state, "users", w.read_string(input, "userId"))
     kind = w.read_enum(input, "documentType", APPROVAL_KINDS)
     amount = w.read_money(input, "amount", allow_zero=True)

@@ -83,9 +83,6 @@ _PAYABLES = actor("payables")
 
 
 @_PAYABLES.write_tool(
-    "create_vendor_payment",
-    "Draft a payment to an active vendor with verified bank details, paying approved invoices "
-    "(each amount defaults to what is left to pay). Payables roles.",
     {
         "vendorId": w.string("The vendor."),
         "allocations": w.array(
@@ -103,7 +100,9 @@ _PAYABLES = actor("payables")
     ["vendorId", "allocations", "paymentDate"],
 )
 def create_vendor_payment(call: w.Write) -> dict[str, Any]:
-    """Create a draft payment."""
+    """Draft a payment to an active vendor with verified bank details, paying approved invoices
+    (each amount defaults to what is left to pay). Payables roles.
+    """
     state, input = call.state, call.input
     vendor = _payable_vendor(state, w.read_string(input, "vendorId"))
     items = w.read_objects(input, "allocations")
@@ -156,14 +155,13 @@ def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
     return {"updated": call.record, "auditId": audit_id}
 
 
-@actor().write_tool(
-    "approve_payment",
-    "Approve a draft payment within the actor's payment limit; the person who created the "
-    "payment cannot approve it.",
-    target=_outbound(("draft",), "be approved"),
-)
+@actor().write_tool(target=_outbound(("draft",), "be approved"))
 def approve_payment(call: w.Write) -> dict[str, Any]:
-    """Draft -> approved."""
+    """Approve a draft payment within the actor's payment limit; the person who created the payment
+    cannot approve it.
+
+    Draft -> approved.
+    """
     state, actor, payment = call.state, call.actor, call.record
     if payment["createdBy"] == actor["id"]:
         raise silo.tool_error(
@@ -175,14 +173,13 @@ def approve_payment(call: w.Write) -> dict[str, Any]:
     return _done(call, "Approved.", status="approved", approvedBy=actor["id"])
 
 
-@actor("treasury").write_tool(
-    "execute_payment",
-    "Release an approved payment to the bank (treasury roles) once its payment date has come; "
-    "its invoices are paid by the allocated amounts.",
-    target=_outbound(("approved",), "be executed"),
-)
+@actor("treasury").write_tool(target=_outbound(("approved",), "be executed"))
 def execute_payment(call: w.Write) -> dict[str, Any]:
-    """Approved -> completed."""
+    """Release an approved payment to the bank (treasury roles) once its payment date has come; its
+    invoices are paid by the allocated amounts.
+
+    Approved -> completed.
+    """
     state, payment = call.state, call.record
     if payment["paymentDate"] > w.today(state):
         raise silo.tool_error(
@@ -201,27 +198,29 @@ def execute_payment(call: w.Write) -> dict[str, Any]:
 
 
 @_PAYABLES.write_tool(
-    "cancel_payment",
-    "Cancel a draft or approved payment.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=_outbound(("draft", "approved"), "be cancelled"),
 )
 def cancel_payment(call: w.Write) -> dict[str, Any]:
-    """Draft / approved -> cancelled."""
+    """Cancel a draft or approved payment.
+
+    Draft / approved -> cancelled.
+    """
     return _done(call, w.read_string(call.input, "reason"), status="cancelled")
 
 
 @_PAYABLES.write_tool(
-    "retry_payment",
-    "Re-issue a failed payment as a new draft for what its invoices still owe, to the vendor's "
-    "current bank account (which must differ from the one that failed and be verified). The "
-    "failed payment stays as history.",
     {"paymentDate": w.date("When the bank should pay (default today)")},
     target=_outbound(("failed",), "be retried"),
 )
 def retry_payment(call: w.Write) -> dict[str, Any]:
-    """Failed -> a new draft payment."""
+    """Re-issue a failed payment as a new draft for what its invoices still owe, to the vendor's
+    current bank account (which must differ from the one that failed and be verified). The failed
+    payment stays as history.
+
+    Failed -> a new draft payment.
+    """
     state, input, failed = call.state, call.input, call.record
     vendor = _payable_vendor(state, failed["vendorId"])
     if vendor["iban"] == failed["bankAccount"]:

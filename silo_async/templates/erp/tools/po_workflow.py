@@ -46,14 +46,15 @@ def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
 
 
 @_BUYER.write_tool(
-    "submit_purchase_order",
-    "Submit a draft order to an approver authorised for its net value (not yourself).",
     {"approverId": w.string("The approver.")},
     ["approverId"],
     target=_po(("draft",), "be submitted"),
 )
 def submit_purchase_order(call: w.Write) -> dict[str, Any]:
-    """Draft -> pending_approval."""
+    """Submit a draft order to an approver authorised for its net value (not yourself).
+
+    Draft -> pending_approval.
+    """
     state, po = call.state, call.record
     if not po["lines"]:
         raise silo.tool_error("invalid_state", f"{po['id']} has no lines.")
@@ -88,14 +89,14 @@ def _check_budget(state: State, po: Record) -> None:
 
 
 @actor().write_tool(
-    "approve_purchase_order",
-    "Approve a pending order as its assigned approver, within the approver's purchase order "
-    "limit (net value) and the budget's remaining amount.",
-    {"comment": w.string("Optional note.")},
-    target=_po(("pending_approval",), "be approved"),
+    {"comment": w.string("Optional note.")}, target=_po(("pending_approval",), "be approved")
 )
 def approve_purchase_order(call: w.Write) -> dict[str, Any]:
-    """pending_approval -> approved."""
+    """Approve a pending order as its assigned approver, within the approver's purchase order limit
+    (net value) and the budget's remaining amount.
+
+    pending_approval -> approved.
+    """
     state, po = call.state, call.record
     approval = decide(
         state,
@@ -118,15 +119,14 @@ def _release_requisition(state: State, po: Record) -> None:
 
 
 @actor().write_tool(
-    "reject_purchase_order",
-    "Reject a pending order as its assigned approver; a linked requisition returns to "
-    "approved so it can be ordered again.",
-    {"reason": w.string("Why.")},
-    ["reason"],
-    target=_po(("pending_approval",), "be rejected"),
+    {"reason": w.string("Why.")}, ["reason"], target=_po(("pending_approval",), "be rejected")
 )
 def reject_purchase_order(call: w.Write) -> dict[str, Any]:
-    """pending_approval -> rejected."""
+    """Reject a pending order as its assigned approver; a linked requisition returns to approved so
+    it can be ordered again.
+
+    pending_approval -> rejected.
+    """
     state, po = call.state, call.record
     reason = w.read_string(call.input, "reason")
     decide(state, po, "purchase_order", pur.po_net(po), call.actor, "rejected", reason)
@@ -134,14 +134,13 @@ def reject_purchase_order(call: w.Write) -> dict[str, Any]:
     return _done(call, reason, status="rejected")
 
 
-@_BUYER.write_tool(
-    "send_purchase_order",
-    "Send an approved order to its vendor (who must still be active); its lines become inbound "
-    "stock at the delivery warehouse.",
-    target=_po(("approved",), "be sent"),
-)
+@_BUYER.write_tool(target=_po(("approved",), "be sent"))
 def send_purchase_order(call: w.Write) -> dict[str, Any]:
-    """Approved -> sent."""
+    """Send an approved order to its vendor (who must still be active); its lines become inbound
+    stock at the delivery warehouse.
+
+    Approved -> sent.
+    """
     state, po = call.state, call.record
     vendor = state["vendors"][po["vendorId"]]
     if vendor["status"] != "active":
@@ -152,15 +151,16 @@ def send_purchase_order(call: w.Write) -> dict[str, Any]:
 
 
 @_BUYER.write_tool(
-    "cancel_purchase_order",
-    "Cancel an order nothing has been received on yet; a pending approval is cancelled and a "
-    "linked requisition returns to approved.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=_po(("draft", "pending_approval", "approved", "sent"), "be cancelled"),
 )
 def cancel_purchase_order(call: w.Write) -> dict[str, Any]:
-    """Draft / pending_approval / approved / sent -> cancelled."""
+    """Cancel an order nothing has been received on yet; a pending approval is cancelled and a
+    linked requisition returns to approved.
+
+    Draft / pending_approval / approved / sent -> cancelled.
+    """
     state, input, po = call.state, call.input, call.record
     if pur.receipt_status(state, po) != "none":
         raise silo.tool_error(
@@ -179,14 +179,13 @@ def cancel_purchase_order(call: w.Write) -> dict[str, Any]:
     )
 
 
-@_BUYER.write_tool(
-    "close_purchase_order",
-    "Close a sent order that has received goods once everything received has been invoiced; "
-    "anything still undelivered is no longer expected.",
-    target=_po(("sent",), "be closed"),
-)
+@_BUYER.write_tool(target=_po(("sent",), "be closed"))
 def close_purchase_order(call: w.Write) -> dict[str, Any]:
-    """Sent -> closed."""
+    """Close a sent order that has received goods once everything received has been invoiced;
+    anything still undelivered is no longer expected.
+
+    Sent -> closed.
+    """
     state, po = call.state, call.record
     if pur.receipt_status(state, po) == "none":
         raise silo.tool_error("invalid_state", f"Nothing was received on {po['id']}; cancel it.")

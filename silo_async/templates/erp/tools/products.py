@@ -52,16 +52,12 @@ search_products = w.search_tool(
 get_product = w.get_tool("get_product", "One product.", "products", "productId", "PRD-001")
 
 
-@w.define_tool(
-    "get_product_availability",
-    "A product's stock in every warehouse: on hand, reserved, available (on hand - reserved), "
-    "inbound (sent purchase orders still due + transfers in transit), projected (available + "
-    "inbound), reorder point and quantity, and totals.",
-    {"productId": w.string("The product.")},
-    ["productId"],
-)
+@w.define_tool({"productId": w.string("The product.")}, ["productId"])
 def get_product_availability(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Stock per warehouse."""
+    """A product's stock in every warehouse: on hand, reserved, available (on hand - reserved),
+    inbound (sent purchase orders still due + transfers in transit), projected (available +
+    inbound), reorder point and quantity, and totals.
+    """
     product = _product(state, input)
     rows = [
         stock_view(state, r)
@@ -79,15 +75,11 @@ def get_product_availability(state: State, input: dict[str, Any]) -> dict[str, A
     }
 
 
-@w.define_tool(
-    "get_product_purchase_history",
-    "Every purchase order line for a product: vendor, order date, quantity and unit price, "
-    "oldest first.",
-    {"productId": w.string("The product.")},
-    ["productId"],
-)
+@w.define_tool({"productId": w.string("The product.")}, ["productId"])
 def get_product_purchase_history(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """PO lines of one product."""
+    """Every purchase order line for a product: vendor, order date, quantity and unit price, oldest
+    first.
+    """
     product = _product(state, input)
     rows = [
         {
@@ -110,8 +102,6 @@ _PRODUCT = target("products", "productId", "The product.", "product")
 
 
 @_PURCHASING.write_tool(
-    "create_product",
-    "Add an active product to the catalogue (purchasing roles). SKUs are unique.",
     {
         "sku": w.string("Stock-keeping unit, e.g. FEN-TNT-3P."),
         "name": w.string("Name."),
@@ -124,7 +114,7 @@ _PRODUCT = target("products", "productId", "The product.", "product")
     ["sku", "name", "category", "uom", "standardCost", "listPrice", "preferredVendorId"],
 )
 def create_product(call: w.Write) -> dict[str, Any]:
-    """Create a product."""
+    """Add an active product to the catalogue (purchasing roles). SKUs are unique."""
     state, input = call.state, call.input
     sku = w.read_string(input, "sku").upper()
     clash = w.find_by(state, "products", "sku", sku)
@@ -148,8 +138,6 @@ def create_product(call: w.Write) -> dict[str, Any]:
 
 
 @_PURCHASING.write_tool(
-    "update_product",
-    "Change a product's name, standard cost, list price or preferred vendor (purchasing roles).",
     {
         "name": w.string("New name."),
         "standardCost": w.money("New standard cost."),
@@ -159,7 +147,7 @@ def create_product(call: w.Write) -> dict[str, Any]:
     target=_PRODUCT,
 )
 def update_product(call: w.Write) -> dict[str, Any]:
-    """Update catalogue fields."""
+    """Change a product's name, standard cost, list price or preferred vendor (purchasing roles)."""
     state, input = call.state, call.input
     w.require_some(input, ["name", "standardCost", "listPrice", "preferredVendorId"])
     vendor_id = w.read_string(input, "preferredVendorId", None)
@@ -177,8 +165,6 @@ def update_product(call: w.Write) -> dict[str, Any]:
 
 
 @_PURCHASING.write_tool(
-    "discontinue_product",
-    "Discontinue a product: it can no longer be ordered, sold or reordered; stock on hand stays.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=target(
@@ -190,6 +176,9 @@ def update_product(call: w.Write) -> dict[str, Any]:
     ),
 )
 def discontinue_product(call: w.Write) -> dict[str, Any]:
-    """Active -> discontinued."""
+    """Discontinue a product: it can no longer be ordered, sold or reordered; stock on hand stays.
+
+    Active -> discontinued.
+    """
     audit_id = change(call, w.read_string(call.input, "reason"), status="discontinued")
     return {"updated": call.record, "auditId": audit_id}

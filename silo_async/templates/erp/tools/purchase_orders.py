@@ -184,10 +184,6 @@ _PURCHASING = actor("purchasing")
 
 
 @_PURCHASING.write_tool(
-    "create_purchase_order",
-    "Raise a draft purchase order to an active vendor. Unit prices default to the latest price "
-    "paid to that vendor, else the standard cost. Linking an approved requisition marks it "
-    "ordered. Purchasing roles.",
     {
         "vendorId": w.string("The vendor."),
         **_WHERE_TO,
@@ -197,7 +193,10 @@ _PURCHASING = actor("purchasing")
     ["vendorId", "warehouseId", "lines"],
 )
 def create_purchase_order(call: w.Write) -> dict[str, Any]:
-    """Create a draft order."""
+    """Raise a draft purchase order to an active vendor. Unit prices default to the latest price
+    paid to that vendor, else the standard cost. Linking an approved requisition marks it
+    ordered. Purchasing roles.
+    """
     state, input = call.state, call.input
     vendor = _orderable_vendor(state, w.read_string(input, "vendorId"))
     warehouse = w.require_record(state, "warehouses", w.read_string(input, "warehouseId"))
@@ -216,15 +215,12 @@ def create_purchase_order(call: w.Write) -> dict[str, Any]:
 
 
 @_PURCHASING.write_tool(
-    "create_purchase_order_from_quotation",
-    "Raise a draft purchase order from an accepted quotation: its vendor, lines and prices, "
-    "linked to the RFQ's requisition (which becomes ordered) and charged to its budget.",
-    _WHERE_TO,
-    ["warehouseId"],
-    target=in_status(_QUOTATION, ("accepted",), "be ordered from"),
+    _WHERE_TO, ["warehouseId"], target=in_status(_QUOTATION, ("accepted",), "be ordered from")
 )
 def create_purchase_order_from_quotation(call: w.Write) -> dict[str, Any]:
-    """Create a draft order from a quotation."""
+    """Raise a draft purchase order from an accepted quotation: its vendor, lines and prices, linked
+    to the RFQ's requisition (which becomes ordered) and charged to its budget.
+    """
     state, input, quotation = call.state, call.input, call.record
     taken = [
         po["id"]
@@ -264,17 +260,16 @@ add_purchase_order_line, update_purchase_order_line, remove_purchase_order_line 
 
 
 @w.define_tool(
-    "list_open_purchase_order_lines",
-    "Lines of sent purchase orders still to be delivered, with the remaining quantity; filter "
-    "by vendor, warehouse or product.",
     {
         "vendorId": w.string("Only this vendor."),
         "warehouseId": w.string("Only this warehouse."),
         "productId": w.string("Only this product."),
-    },
+    }
 )
 def list_open_purchase_order_lines(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Undelivered lines."""
+    """Lines of sent purchase orders still to be delivered, with the remaining quantity; filter by
+    vendor, warehouse or product.
+    """
     w.check_references(
         state, input, {"vendorId": "vendors", "warehouseId": "warehouses", "productId": "products"}
     )
@@ -304,12 +299,9 @@ def list_open_purchase_order_lines(state: State, input: dict[str, Any]) -> dict[
     return {"results": [r for r in rows if r["remaining"] > 0]}
 
 
-@w.define_tool(
-    "list_late_purchase_orders",
-    "Sent purchase orders not fully received whose expected date has passed.",
-)
+@w.define_tool()
 def list_late_purchase_orders(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Late orders."""
+    """Sent purchase orders not fully received whose expected date has passed."""
     rows = [
         po_view(state, po)
         for po in w.sorted_by_id(state["purchaseOrders"])

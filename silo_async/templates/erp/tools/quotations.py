@@ -57,15 +57,11 @@ get_quotation = w.get_tool(
 )
 
 
-@w.define_tool(
-    "compare_quotations",
-    "An RFQ's quotations side by side, cheapest total first, each with validity, lead time and "
-    "its vendor's status.",
-    {"rfqId": w.string("The RFQ.")},
-    ["rfqId"],
-)
+@w.define_tool({"rfqId": w.string("The RFQ.")}, ["rfqId"])
 def compare_quotations(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Quotations of one RFQ by total."""
+    """An RFQ's quotations side by side, cheapest total first, each with validity, lead time and its
+    vendor's status.
+    """
     rfq = w.require_record(state, "rfqs", w.read_string(input, "rfqId"))
     rows = [
         quotation_view(state, q) for q in state["quotations"].values() if q["rfqId"] == rfq["id"]
@@ -96,8 +92,6 @@ def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @_BUYER.write_tool(
-    "record_quotation",
-    "Record an invited vendor's quotation for a sent RFQ: a unit price for every RFQ line.",
     {
         "vendorId": w.string("An invited vendor."),
         "lines": w.array(
@@ -118,7 +112,7 @@ def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
     target=in_status(_RFQ, ("sent",), "record quotations", "RFQ"),
 )
 def record_quotation(call: w.Write) -> dict[str, Any]:
-    """Store a quotation."""
+    """Record an invited vendor's quotation for a sent RFQ: a unit price for every RFQ line."""
     state, input, rfq = call.state, call.input, call.record
     vendor_id = w.read_string(input, "vendorId")
     if vendor_id not in rfq["invitedVendorIds"]:
@@ -142,14 +136,13 @@ def record_quotation(call: w.Write) -> dict[str, Any]:
     return {"created": quotation_view(state, quotation), "auditId": audit_id}
 
 
-@_BUYER.write_tool(
-    "accept_quotation",
-    "Award an RFQ to one valid quotation from an active vendor; the RFQ's other open "
-    "quotations are rejected. Raise the order with create_purchase_order_from_quotation.",
-    target=in_status(_QUOTATION, ("received",), "be accepted"),
-)
+@_BUYER.write_tool(target=in_status(_QUOTATION, ("received",), "be accepted"))
 def accept_quotation(call: w.Write) -> dict[str, Any]:
-    """Received -> accepted; RFQ -> awarded."""
+    """Award an RFQ to one valid quotation from an active vendor; the RFQ's other open quotations
+    are rejected. Raise the order with create_purchase_order_from_quotation.
+
+    Received -> accepted; RFQ -> awarded.
+    """
     state, quotation = call.state, call.record
     if not is_valid(state, quotation):
         raise silo.tool_error(
@@ -182,13 +175,14 @@ def accept_quotation(call: w.Write) -> dict[str, Any]:
 
 
 @_BUYER.write_tool(
-    "reject_quotation",
-    "Reject a received quotation with a reason.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=in_status(_QUOTATION, ("received",), "be rejected"),
 )
 def reject_quotation(call: w.Write) -> dict[str, Any]:
-    """Received -> rejected."""
+    """Reject a received quotation with a reason.
+
+    Received -> rejected.
+    """
     audit_id = change(call, w.read_string(call.input, "reason"), status="rejected")
     return {"updated": quotation_view(call.state, call.record), "auditId": audit_id}

@@ -67,9 +67,6 @@ _RECEIPT = target("payments", "paymentId", "The receipt.", "payment", _open_rece
 
 
 @_RECEIVABLES.write_tool(
-    "record_customer_receipt",
-    "Record money received from a customer (receivables roles), optionally applying it to "
-    "invoices at once; anything not applied stays unallocated.",
     {
         "customerId": w.string("The customer."),
         "amount": w.money("Amount received."),
@@ -80,7 +77,9 @@ _RECEIPT = target("payments", "paymentId", "The receipt.", "payment", _open_rece
     ["customerId", "amount", "receivedOn", "reference"],
 )
 def record_customer_receipt(call: w.Write) -> dict[str, Any]:
-    """Create an inbound payment."""
+    """Record money received from a customer (receivables roles), optionally applying it to invoices
+    at once; anything not applied stays unallocated.
+    """
     state, input = call.state, call.input
     customer = w.require_record(state, "customers", w.read_string(input, "customerId"))
     receipt = {
@@ -109,15 +108,9 @@ def record_customer_receipt(call: w.Write) -> dict[str, Any]:
     return {"created": {**receipt, "unallocated": unallocated(receipt)}, "auditId": audit_id}
 
 
-@_RECEIVABLES.write_tool(
-    "allocate_receipt",
-    "Apply the unallocated part of a customer receipt to that customer's issued invoices.",
-    {"allocations": _ALLOCATIONS},
-    ["allocations"],
-    target=_RECEIPT,
-)
+@_RECEIVABLES.write_tool({"allocations": _ALLOCATIONS}, ["allocations"], target=_RECEIPT)
 def allocate_receipt(call: w.Write) -> dict[str, Any]:
-    """Add allocations to a receipt."""
+    """Apply the unallocated part of a customer receipt to that customer's issued invoices."""
     receipt = call.record
     added = _apply(call.state, receipt, w.read_objects(call.input, "allocations"))
     receipt["allocations"] = [*receipt["allocations"], *added]
@@ -125,13 +118,9 @@ def allocate_receipt(call: w.Write) -> dict[str, Any]:
     return {"updated": {**receipt, "unallocated": unallocated(receipt)}, "auditId": audit_id}
 
 
-@w.define_tool(
-    "list_unallocated_receipts",
-    "Customer receipts with money not yet applied to invoices, with their reference text.",
-    {"customerId": w.string("Only this customer's receipts.")},
-)
+@w.define_tool({"customerId": w.string("Only this customer's receipts.")})
 def list_unallocated_receipts(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Receipts with an unapplied balance."""
+    """Customer receipts with money not yet applied to invoices, with their reference text."""
     w.check_references(state, input, {"customerId": "customers"})
     rows = [
         {**p, "unallocated": unallocated(p)}

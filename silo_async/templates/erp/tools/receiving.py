@@ -40,14 +40,11 @@ get_goods_receipt = w.get_tool(
 )
 
 
-@w.define_tool(
-    "list_pending_deliveries",
-    "Sent purchase orders still expecting goods, with what is due per line and whether they "
-    "are late; optionally for one warehouse.",
-    {"warehouseId": w.string("Only deliveries to this warehouse.")},
-)
+@w.define_tool({"warehouseId": w.string("Only deliveries to this warehouse.")})
 def list_pending_deliveries(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Orders awaiting delivery."""
+    """Sent purchase orders still expecting goods, with what is due per line and whether they are
+    late; optionally for one warehouse.
+    """
     w.check_references(state, input, {"warehouseId": "warehouses"})
     rows = []
     for po in w.sorted_by_id(state["purchaseOrders"]):
@@ -126,10 +123,6 @@ _ORDER = target("purchaseOrders", "purchaseOrderId", "The order.", "purchaseOrde
 
 
 @_WAREHOUSE.write_tool(
-    "receive_goods",
-    "Post a goods receipt for a sent purchase order (warehouse roles): accepted units enter "
-    "stock, rejected units are recorded and stay owed. Without lines, everything still due is "
-    "received in full.",
     {
         "deliveryNote": w.string("The vendor's delivery note number."),
         "lines": w.array(
@@ -149,7 +142,10 @@ _ORDER = target("purchaseOrders", "purchaseOrderId", "The order.", "purchaseOrde
     target=in_status(_ORDER, ("sent",), "receive goods"),
 )
 def receive_goods(call: w.Write) -> dict[str, Any]:
-    """Post a receipt."""
+    """Post a goods receipt for a sent purchase order (warehouse roles): accepted units enter stock,
+    rejected units are recorded and stay owed. Without lines, everything still due is received in
+    full.
+    """
     state, input, actor, po = call.state, call.input, call.actor, call.record
     lines = _receipt_lines(state, po, input)
     if not lines:
@@ -185,15 +181,14 @@ def receive_goods(call: w.Write) -> dict[str, Any]:
 
 
 @_WAREHOUSE.write_tool(
-    "reverse_goods_receipt",
-    "Reverse a posted goods receipt booked in error: its accepted units leave stock again. "
-    "Refused when the units are no longer there or are already invoiced.",
-    {"reason": w.string("Why.")},
-    ["reason"],
-    target=in_status(_RECEIPT, ("posted",), "be reversed"),
+    {"reason": w.string("Why.")}, ["reason"], target=in_status(_RECEIPT, ("posted",), "be reversed")
 )
 def reverse_goods_receipt(call: w.Write) -> dict[str, Any]:
-    """Posted -> reversed."""
+    """Reverse a posted goods receipt booked in error: its accepted units leave stock again. Refused
+    when the units are no longer there or are already invoiced.
+
+    Posted -> reversed.
+    """
     state, input, actor, grn = call.state, call.input, call.actor, call.record
     po = state["purchaseOrders"][grn["purchaseOrderId"]]
     for line in grn["lines"]:

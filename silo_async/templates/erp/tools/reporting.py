@@ -31,13 +31,11 @@ def _period(input: dict[str, Any]) -> tuple[str, str]:
     return start, end
 
 
-@w.define_tool(
-    "get_ap_aging",
-    "Payables ageing: outstanding of live vendor invoices per vendor by days past due "
-    "(current, 1-30, 31-60, 60+).",
-)
+@w.define_tool()
 def get_ap_aging(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Outstanding payables by age."""
+    """Payables ageing: outstanding of live vendor invoices per vendor by days past due (current,
+    1-30, 31-60, 60+).
+    """
     buckets = (("current", 0, 0), ("1-30", 1, 30), ("31-60", 31, 60), ("60+", 61, 10**6))
     per: dict[str, dict[str, float]] = {}
     for invoice in w.sorted_by_id(state["vendorInvoices"]):
@@ -57,16 +55,15 @@ def get_ap_aging(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 
 @w.define_tool(
-    "get_inventory_valuation",
-    "Stock on hand valued at standard cost, per warehouse or per product category; optionally "
-    "for one warehouse only.",
     {
         "groupBy": w.enum("How to group (default warehouse).", ("warehouse", "category")),
         "warehouseId": w.string("Only this warehouse."),
-    },
+    }
 )
 def get_inventory_valuation(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Value of stock on hand."""
+    """Stock on hand valued at standard cost, per warehouse or per product category; optionally for
+    one warehouse only.
+    """
     w.check_references(state, input, {"warehouseId": "warehouses"})
     group = w.read_enum(input, "groupBy", ("warehouse", "category"), "warehouse")
     totals: dict[str, list[float]] = defaultdict(list)
@@ -81,15 +78,11 @@ def get_inventory_valuation(state: State, input: dict[str, Any]) -> dict[str, An
     return {"groupBy": group, "rows": rows, "total": w.sum_money(values.values())}
 
 
-@w.define_tool(
-    "get_procurement_spend",
-    "Net amount invoiced by each vendor record (live invoices, less credit notes) with invoice "
-    "dates in a period, largest first.",
-    _PERIOD,
-    ["fromDate", "toDate"],
-)
+@w.define_tool(_PERIOD, ["fromDate", "toDate"])
 def get_procurement_spend(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Spend per vendor record."""
+    """Net amount invoiced by each vendor record (live invoices, less credit notes) with invoice
+    dates in a period, largest first.
+    """
     start, end = _period(input)
     per: dict[str, list[float]] = defaultdict(list)
     for invoice in w.sorted_by_id(state["vendorInvoices"]):
@@ -123,14 +116,9 @@ def _shipped_lines(state: State, start: str, end: str) -> list[tuple[Any, Any, A
     return out
 
 
-@w.define_tool(
-    "get_sales_summary",
-    "Goods shipped in a period at order prices (net), per customer.",
-    _PERIOD,
-    ["fromDate", "toDate"],
-)
+@w.define_tool(_PERIOD, ["fromDate", "toDate"])
 def get_sales_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Shipped revenue per customer."""
+    """Goods shipped in a period at order prices (net), per customer."""
     start, end = _period(input)
     per: dict[str, list[float]] = defaultdict(list)
     for order, line, ordered in _shipped_lines(state, start, end):
@@ -145,14 +133,11 @@ def get_sales_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    "get_gross_margin",
-    "Revenue (order prices), cost (standard cost) and gross margin of goods shipped in a period.",
-    _PERIOD,
-    ["fromDate", "toDate"],
-)
+@w.define_tool(_PERIOD, ["fromDate", "toDate"])
 def get_gross_margin(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Margin on shipments."""
+    """Revenue (order prices), cost (standard cost) and gross margin of goods shipped in a
+    period.
+    """
     start, end = _period(input)
     lines = _shipped_lines(state, start, end)
     revenue = w.sum_money(w.multiply_money(ln["quantity"], o["unitPrice"]) for _, ln, o in lines)
@@ -171,14 +156,11 @@ def get_gross_margin(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    "get_cash_forecast",
-    "Cash expected in (outstanding customer invoices) and out (open vendor invoices) by due "
-    "date over the next days, overdue amounts included.",
-    {"days": w.integer("How many days ahead (default 30).", minimum=1, maximum=365)},
-)
+@w.define_tool({"days": w.integer("How many days ahead (default 30).", minimum=1, maximum=365)})
 def get_cash_forecast(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Receivables and payables falling due."""
+    """Cash expected in (outstanding customer invoices) and out (open vendor invoices) by due date
+    over the next days, overdue amounts included.
+    """
     horizon = w.add_days(w.today(state), w.read_int(input, "days", 30, minimum=1, maximum=365))
     incoming = w.sum_money(
         sal.customer_outstanding(state, i)

@@ -115,10 +115,6 @@ _REQUISITION = target("requisitions", "requisitionId", "The requisition.", "requ
 
 
 @_ANYONE.write_tool(
-    "create_requisition",
-    "Raise a draft requisition for a department, charged to one of its budgets. The estimated "
-    "unit cost defaults to the product's standard cost. Anyone may request for themselves; "
-    "purchasing roles may request for others.",
     {
         "requesterId": w.string("Who needs the goods."),
         "departmentId": w.string("The requesting department."),
@@ -139,7 +135,10 @@ _REQUISITION = target("requisitions", "requisitionId", "The requisition.", "requ
     ["requesterId", "departmentId", "budgetId", "justification", "lines"],
 )
 def create_requisition(call: w.Write) -> dict[str, Any]:
-    """Create a draft requisition."""
+    """Raise a draft requisition for a department, charged to one of its budgets. The estimated unit
+    cost defaults to the product's standard cost. Anyone may request for themselves; purchasing
+    roles may request for others.
+    """
     state, input, actor = call.state, call.input, call.actor
     requester = _ANYONE.resolve(state, w.read_string(input, "requesterId"))
     if requester["id"] != actor["id"] and not has_permission(state, actor, "purchasing"):
@@ -168,8 +167,6 @@ def create_requisition(call: w.Write) -> dict[str, Any]:
 
 
 @_ANYONE.write_tool(
-    "update_requisition",
-    "Change a draft requisition's justification, needed-by date or budget.",
     {
         "justification": w.string("New justification."),
         "neededBy": w.date("New needed-by date"),
@@ -178,7 +175,7 @@ def create_requisition(call: w.Write) -> dict[str, Any]:
     target=in_status(_REQUISITION, ("draft",), "be edited"),
 )
 def update_requisition(call: w.Write) -> dict[str, Any]:
-    """Edit a draft."""
+    """Change a draft requisition's justification, needed-by date or budget."""
     state, input, requisition = call.state, call.input, call.record
     w.require_some(input, ["justification", "neededBy", "budgetId"])
     budget_id = w.read_string(input, "budgetId", None)
@@ -201,15 +198,16 @@ add_requisition_line, update_requisition_line, remove_requisition_line = line_to
 
 
 @_ANYONE.write_tool(
-    "submit_requisition",
-    "Submit a draft requisition to an approver authorised for its estimated net (not the "
-    "requester); it becomes pending_approval.",
     {"approverId": w.string("The approver.")},
     ["approverId"],
     target=in_status(_REQUISITION, ("draft",), "be submitted"),
 )
 def submit_requisition(call: w.Write) -> dict[str, Any]:
-    """Draft -> pending_approval."""
+    """Submit a draft requisition to an approver authorised for its estimated net (not the
+    requester); it becomes pending_approval.
+
+    Draft -> pending_approval.
+    """
     state, input, actor, requisition = call.state, call.input, call.actor, call.record
     if not requisition["lines"]:
         raise silo.tool_error("invalid_state", f"{requisition['id']} has no lines to approve.")
@@ -245,14 +243,15 @@ def _check_budget(state: State, requisition: Record) -> None:
 
 
 @_ANYONE.write_tool(
-    "approve_requisition",
-    "Approve a pending requisition as its assigned approver, within the approver's requisition "
-    "limit and the budget's remaining amount (approval commits the estimate to the budget).",
     {"comment": w.string("Optional note.")},
     target=in_status(_REQUISITION, ("pending_approval",), "be approved"),
 )
 def approve_requisition(call: w.Write) -> dict[str, Any]:
-    """pending_approval -> approved."""
+    """Approve a pending requisition as its assigned approver, within the approver's requisition
+    limit and the budget's remaining amount (approval commits the estimate to the budget).
+
+    pending_approval -> approved.
+    """
     state, input, actor, requisition = call.state, call.input, call.actor, call.record
     approval = decide(
         state,
@@ -269,14 +268,15 @@ def approve_requisition(call: w.Write) -> dict[str, Any]:
 
 
 @_ANYONE.write_tool(
-    "reject_requisition",
-    "Reject a pending requisition as its assigned approver, with a reason.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=in_status(_REQUISITION, ("pending_approval",), "be rejected"),
 )
 def reject_requisition(call: w.Write) -> dict[str, Any]:
-    """pending_approval -> rejected."""
+    """Reject a pending requisition as its assigned approver, with a reason.
+
+    pending_approval -> rejected.
+    """
     state, input, actor, requisition = call.state, call.input, call.actor, call.record
     reason = w.read_string(input, "reason")
     decide(
@@ -287,15 +287,16 @@ def reject_requisition(call: w.Write) -> dict[str, Any]:
 
 
 @_ANYONE.write_tool(
-    "cancel_requisition",
-    "Cancel a requisition that is not yet ordered (the requester or purchasing roles); a "
-    "pending approval is cancelled and an approved one releases its budget commitment.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=in_status(_REQUISITION, ("draft", "pending_approval", "approved"), "be cancelled"),
 )
 def cancel_requisition(call: w.Write) -> dict[str, Any]:
-    """Draft / pending_approval / approved -> cancelled."""
+    """Cancel a requisition that is not yet ordered (the requester or purchasing roles); a pending
+    approval is cancelled and an approved one releases its budget commitment.
+
+    Draft / pending_approval / approved -> cancelled.
+    """
     state, actor, requisition = call.state, call.actor, call.record
     if actor["id"] != requisition["requesterId"] and not has_permission(state, actor, "purchasing"):
         raise silo.tool_error(
@@ -308,15 +309,11 @@ def cancel_requisition(call: w.Write) -> dict[str, Any]:
     return {"updated": requisition_view(state, requisition), "auditId": audit_id}
 
 
-@w.define_tool(
-    "check_requisition_budget",
-    "Whether a requisition's budget can absorb its estimated net: the budget's figures, and "
-    "the shortfall if any.",
-    {"requisitionId": w.string("The requisition.")},
-    ["requisitionId"],
-)
+@w.define_tool({"requisitionId": w.string("The requisition.")}, ["requisitionId"])
 def check_requisition_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Budget versus estimate."""
+    """Whether a requisition's budget can absorb its estimated net: the budget's figures, and the
+    shortfall if any.
+    """
     requisition = _requisition(state, input)
     budget = state["budgets"][requisition["budgetId"]]
     figures = budget_figures(state, budget)

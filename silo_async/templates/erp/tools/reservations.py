@@ -127,9 +127,6 @@ _STOCK_ROLES = actor("sales", "warehouse")
 
 
 @_STOCK_ROLES.write_tool(
-    "reserve_stock",
-    "Reserve stock in the order's warehouse for one line of a confirmed sales order (default: "
-    "everything the line still needs). Sales or warehouse roles; refused for a customer on hold.",
     {
         "lineNo": w.integer("The order line.", minimum=1),
         "quantity": w.integer("Units to reserve (default: all still needed).", minimum=1),
@@ -144,7 +141,9 @@ _STOCK_ROLES = actor("sales", "warehouse")
     ),
 )
 def reserve_stock(call: w.Write) -> dict[str, Any]:
-    """Create a reservation."""
+    """Reserve stock in the order's warehouse for one line of a confirmed sales order (default:
+    everything the line still needs). Sales or warehouse roles; refused for a customer on hold.
+    """
     state, input, order = call.state, call.input, call.record
     check_customer_can_receive(state, order, "reserving stock for")
     line = order_line(order, w.read_int(input, "lineNo", minimum=1))
@@ -159,8 +158,6 @@ def reserve_stock(call: w.Write) -> dict[str, Any]:
 
 
 @_STOCK_ROLES.write_tool(
-    "release_reservation",
-    "Release what an active reservation still holds, making it available again.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=target(
@@ -172,7 +169,10 @@ def reserve_stock(call: w.Write) -> dict[str, Any]:
     ),
 )
 def release_reservation(call: w.Write) -> dict[str, Any]:
-    """Active -> released."""
+    """Release what an active reservation still holds, making it available again.
+
+    Active -> released.
+    """
     reservation = call.record
     freed = held(reservation)
     detail = f"Released {freed}: {w.read_string(call.input, 'reason')}"

@@ -62,9 +62,6 @@ def _invitable(state: State, vendor_id: str) -> Record:
 
 
 @_BUYER.write_tool(
-    "create_rfq",
-    "Create a draft RFQ, from an approved requisition (its lines are copied) or from lines "
-    "given here, optionally inviting vendors (not blocked).",
     {
         "title": w.string("What is being bought."),
         "requisitionId": w.string("An approved requisition without an RFQ yet."),
@@ -81,7 +78,9 @@ def _invitable(state: State, vendor_id: str) -> Record:
     ["title", "responseDueDate"],
 )
 def create_rfq(call: w.Write) -> dict[str, Any]:
-    """Create a draft RFQ."""
+    """Create a draft RFQ, from an approved requisition (its lines are copied) or from lines given
+    here, optionally inviting vendors (not blocked).
+    """
     state, input = call.state, call.input
     requisition_id = w.read_string(input, "requisitionId", None)
     if requisition_id is not None:
@@ -128,14 +127,12 @@ def create_rfq(call: w.Write) -> dict[str, Any]:
 
 
 @_BUYER.write_tool(
-    "invite_vendor_to_rfq",
-    "Invite one more vendor (not blocked) to a draft or sent RFQ.",
     {"vendorId": w.string("The vendor.")},
     ["vendorId"],
     target=in_status(_RFQ, ("draft", "sent"), "invite vendors", "RFQ"),
 )
 def invite_vendor_to_rfq(call: w.Write) -> dict[str, Any]:
-    """Add a vendor to the invitation list."""
+    """Invite one more vendor (not blocked) to a draft or sent RFQ."""
     state, input, rfq = call.state, call.input, call.record
     vendor = _invitable(state, w.read_string(input, "vendorId"))
     if vendor["id"] in rfq["invitedVendorIds"]:
@@ -161,35 +158,34 @@ def _move(call: w.Write, to: str) -> dict[str, Any]:
     return {"updated": _rfq_view(state, rfq), "auditId": audit_id}
 
 
-@_BUYER.write_tool(
-    "send_rfq",
-    "Send a draft RFQ to its invited vendors.",
-    target=in_status(_RFQ, ("draft",), "become sent", "RFQ"),
-)
+@_BUYER.write_tool(target=in_status(_RFQ, ("draft",), "become sent", "RFQ"))
 def send_rfq(call: w.Write) -> dict[str, Any]:
-    """Draft -> sent."""
+    """Send a draft RFQ to its invited vendors.
+
+    Draft -> sent.
+    """
     return _move(call, "sent")
 
 
-@_BUYER.write_tool(
-    "close_rfq",
-    "Stop accepting quotations on a sent RFQ.",
-    target=in_status(_RFQ, ("sent",), "become closed", "RFQ"),
-)
+@_BUYER.write_tool(target=in_status(_RFQ, ("sent",), "become closed", "RFQ"))
 def close_rfq(call: w.Write) -> dict[str, Any]:
-    """Sent -> closed."""
+    """Stop accepting quotations on a sent RFQ.
+
+    Sent -> closed.
+    """
     return _move(call, "closed")
 
 
 # cancel_rfq has always listed the actor between the RFQ and the reason: naming the actor's
 # property among the tool's own keeps it there (write_tool does not move a key already given).
 @_BUYER.write_tool(
-    "cancel_rfq",
-    "Cancel an RFQ that is not awarded; its requisition can get a new RFQ.",
     {_BUYER.key: _BUYER.schema, "reason": w.string("Why.")},
     ["reason"],
     target=in_status(_RFQ, ("draft", "sent", "closed"), "become cancelled", "RFQ"),
 )
 def cancel_rfq(call: w.Write) -> dict[str, Any]:
-    """Draft / sent / closed -> cancelled."""
+    """Cancel an RFQ that is not awarded; its requisition can get a new RFQ.
+
+    Draft / sent / closed -> cancelled.
+    """
     return _move(call, "cancelled")

@@ -103,9 +103,6 @@ _ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
 
 
 @_SALES.write_tool(
-    "create_sales_order",
-    "Create a draft sales order shipping from one warehouse (sales roles). Unit prices default "
-    "to list price less the customer's discount. Blocked customers cannot order.",
     {
         "customerId": w.string("The customer."),
         "warehouseId": w.string("Shipping warehouse."),
@@ -115,7 +112,9 @@ _ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
     ["customerId", "warehouseId", "lines"],
 )
 def create_sales_order(call: w.Write) -> dict[str, Any]:
-    """Create a draft order."""
+    """Create a draft sales order shipping from one warehouse (sales roles). Unit prices default to
+    list price less the customer's discount. Blocked customers cannot order.
+    """
     state, input = call.state, call.input
     customer = w.require_record(state, "customers", w.read_string(input, "customerId"))
     if customer["status"] == "blocked":
@@ -164,14 +163,13 @@ def _credit_check(state: State, order: Record) -> None:
         )
 
 
-@_SALES.write_tool(
-    "confirm_sales_order",
-    "Confirm a draft order after the credit check (exposure + order total within the credit "
-    "limit; customer not on hold). Confirmed orders can be reserved and shipped.",
-    target=in_status(_ORDER, ("draft",), "be confirmed"),
-)
+@_SALES.write_tool(target=in_status(_ORDER, ("draft",), "be confirmed"))
 def confirm_sales_order(call: w.Write) -> dict[str, Any]:
-    """Draft -> confirmed."""
+    """Confirm a draft order after the credit check (exposure + order total within the credit limit;
+    customer not on hold). Confirmed orders can be reserved and shipped.
+
+    Draft -> confirmed.
+    """
     state, order = call.state, call.record
     if not order["lines"]:
         raise silo.tool_error("invalid_state", f"{order['id']} has no lines.")
@@ -184,14 +182,15 @@ def confirm_sales_order(call: w.Write) -> dict[str, Any]:
 
 
 @_SALES.write_tool(
-    "cancel_sales_order",
-    "Cancel an order nothing has shipped on; its reservations are released.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=in_status(_ORDER, ("draft", "confirmed"), "be cancelled"),
 )
 def cancel_sales_order(call: w.Write) -> dict[str, Any]:
-    """Draft / confirmed -> cancelled."""
+    """Cancel an order nothing has shipped on; its reservations are released.
+
+    Draft / confirmed -> cancelled.
+    """
     state, input, order = call.state, call.input, call.record
     if any(sal.shipped_quantity(state, order["id"], ln["lineNo"]) for ln in order["lines"]):
         raise silo.tool_error("invalid_state", f"Goods have shipped on {order['id']}.")
@@ -231,15 +230,11 @@ def _stock_lines(state: State, order: Record) -> list[dict[str, Any]]:
     return rows
 
 
-@w.define_tool(
-    "check_order_stock",
-    "For each line of an order: what is still to ship, already reserved, still to reserve, "
-    "available in the order's warehouse, the shortfall there, and availability elsewhere.",
-    {"salesOrderId": w.string("The order.")},
-    ["salesOrderId"],
-)
+@w.define_tool({"salesOrderId": w.string("The order.")}, ["salesOrderId"])
 def check_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Stock position of an order."""
+    """For each line of an order: what is still to ship, already reserved, still to reserve,
+    available in the order's warehouse, the shortfall there, and availability elsewhere.
+    """
     order = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
     return {
         "salesOrderId": order["id"],
@@ -248,14 +243,11 @@ def check_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@_SALES.write_tool(
-    "reserve_order_stock",
-    "Reserve, line by line, as much of a confirmed order as the warehouse has available; "
-    "reports what was reserved and what is still short.",
-    target=in_status(_ORDER, ("confirmed",), "reserve stock"),
-)
+@_SALES.write_tool(target=in_status(_ORDER, ("confirmed",), "reserve stock"))
 def reserve_order_stock(call: w.Write) -> dict[str, Any]:
-    """Reserve what is available."""
+    """Reserve, line by line, as much of a confirmed order as the warehouse has available; reports
+    what was reserved and what is still short.
+    """
     state, actor, order = call.state, call.actor, call.record
     check_customer_can_receive(state, order, "reserving stock for")
     created = []
@@ -266,12 +258,9 @@ def reserve_order_stock(call: w.Write) -> dict[str, Any]:
     return {"created": created, "lines": _stock_lines(state, order)}
 
 
-@w.define_tool(
-    "list_backorders",
-    "Confirmed order lines that still need stock they cannot reserve in their warehouse.",
-)
+@w.define_tool()
 def list_backorders(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Lines short of stock."""
+    """Confirmed order lines that still need stock they cannot reserve in their warehouse."""
     rows = [
         {"salesOrderId": o["id"], "customerId": o["customerId"], **row}
         for o in w.sorted_by_id(state["salesOrders"])

@@ -56,12 +56,9 @@ get_shipment = w.get_tool(
 )
 
 
-@w.define_tool(
-    "list_uninvoiced_shipments",
-    "Shipments not on any customer invoice (void invoices do not count), with their value.",
-)
+@w.define_tool()
 def list_uninvoiced_shipments(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Shipped but unbilled."""
+    """Shipments not on any customer invoice (void invoices do not count), with their value."""
     billed = sal.invoiced_shipment_ids(state)
     rows = [
         shipment_view(state, s) for s in w.sorted_by_id(state["shipments"]) if s["id"] not in billed
@@ -125,10 +122,6 @@ _ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
 
 
 @actor("warehouse").write_tool(
-    "ship_sales_order",
-    "Ship a confirmed order from its warehouse (warehouse roles): without lines, everything "
-    "still to ship. Uses the line's reservations first, then free stock; refused for a customer "
-    "on hold or when stock is short.",
     {
         "lines": w.array(
             "What to ship.",
@@ -145,7 +138,10 @@ _ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
     target=in_status(_ORDER, ("confirmed",), "be shipped"),
 )
 def ship_sales_order(call: w.Write) -> dict[str, Any]:
-    """Create a shipment."""
+    """Ship a confirmed order from its warehouse (warehouse roles): without lines, everything still
+    to ship. Uses the line's reservations first, then free stock; refused for a customer on hold
+    or when stock is short.
+    """
     state, input, actor, order = call.state, call.input, call.actor, call.record
     check_customer_can_receive(state, order, "shipping")
     plan = _plan(state, order, input)
@@ -177,13 +173,9 @@ def ship_sales_order(call: w.Write) -> dict[str, Any]:
     }
 
 
-@actor("warehouse", "sales").write_tool(
-    "mark_shipment_delivered",
-    "Record that a shipment reached the customer.",
-    target=_SHIPMENT,
-)
+@actor("warehouse", "sales").write_tool(target=_SHIPMENT)
 def mark_shipment_delivered(call: w.Write) -> dict[str, Any]:
-    """Set deliveredAt."""
+    """Record that a shipment reached the customer."""
     state, shipment = call.state, call.record
     if shipment["deliveredAt"] is not None:
         raise silo.tool_error(

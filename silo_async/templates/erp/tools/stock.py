@@ -66,29 +66,23 @@ list_stock = w.list_tool(
 )
 
 
-@w.define_tool(
-    "get_stock_level",
-    "One product's stock line in one warehouse, with derived quantities.",
-    _WHERE,
-    ["productId", "warehouseId"],
-)
+@w.define_tool(_WHERE, ["productId", "warehouseId"])
 def get_stock_level(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """A stock line."""
+    """One product's stock line in one warehouse, with derived quantities."""
     record = require_stock(
         state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
     )
     return stock_view(state, record)
 
 
-@w.define_tool(
-    "list_low_stock",
-    "Stock lines of active products whose projected quantity (available + inbound) is below "
-    "the reorder point, with the shortfall, the reorder quantity and the preferred vendor; "
-    "optionally for one warehouse. Discontinued products are never listed.",
-    {"warehouseId": w.string("Only this warehouse.")},
-)
+@w.define_tool({"warehouseId": w.string("Only this warehouse.")})
 def list_low_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Lines below their reorder point, sorted by id."""
+    """Stock lines of active products whose projected quantity (available + inbound) is below the
+    reorder point, with the shortfall, the reorder quantity and the preferred vendor; optionally
+    for one warehouse. Discontinued products are never listed.
+
+    Lines below their reorder point, sorted by id.
+    """
     w.check_references(state, input, {"warehouseId": "warehouses"})
     wanted = input.get("warehouseId")
     rows = [
@@ -104,14 +98,13 @@ def list_low_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 
 @w.define_tool(
-    "find_stock",
-    "Where a quantity of a product is available: every warehouse's available stock, the ones "
-    "that could supply the quantity alone, and whether it must be split.",
     {"productId": w.string("The product."), "quantity": w.integer("Units needed.", minimum=1)},
     ["productId", "quantity"],
 )
 def find_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Available stock per warehouse against a need."""
+    """Where a quantity of a product is available: every warehouse's available stock, the ones that
+    could supply the quantity alone, and whether it must be split.
+    """
     product = w.require_record(state, "products", w.read_string(input, "productId"))
     need = w.read_int(input, "quantity", minimum=1)
     rows = [
@@ -147,9 +140,6 @@ def _audit(call: w.Write, record: Record, detail: str, changes: list[w.Change]) 
 
 
 @_WAREHOUSE.write_tool(
-    "adjust_stock",
-    "Correct on-hand stock by a signed quantity with a reason (damage, loss, found stock); "
-    "warehouse roles. On hand may not fall below zero or below what is reserved.",
     {
         **_WHERE,
         "quantityChange": w.integer("Units to add (positive) or remove (negative), not 0."),
@@ -158,7 +148,9 @@ def _audit(call: w.Write, record: Record, detail: str, changes: list[w.Change]) 
     ["productId", "warehouseId", "quantityChange", "reason"],
 )
 def adjust_stock(call: w.Write) -> dict[str, Any]:
-    """Post an adjustment movement."""
+    """Correct on-hand stock by a signed quantity with a reason (damage, loss, found stock);
+    warehouse roles. On hand may not fall below zero or below what is reserved.
+    """
     state, input, actor = call.state, call.input, call.actor
     record = _stock_line(call)
     delta = w.read_int(input, "quantityChange", minimum=-1_000_000, maximum=1_000_000)
@@ -180,15 +172,14 @@ def adjust_stock(call: w.Write) -> dict[str, Any]:
 
 
 @_WAREHOUSE.write_tool(
-    "count_stock",
-    "Record a physical count: the difference from on hand is posted as an adjustment (reason "
-    "cycle count) and the line's last count date is set. A count below what is reserved is "
-    "refused: release reservations first.",
     {**_WHERE, "countedQuantity": w.integer("Units counted.", minimum=0)},
     ["productId", "warehouseId", "countedQuantity"],
 )
 def count_stock(call: w.Write) -> dict[str, Any]:
-    """Post the count variance."""
+    """Record a physical count: the difference from on hand is posted as an adjustment (reason cycle
+    count) and the line's last count date is set. A count below what is reserved is refused:
+    release reservations first.
+    """
     state, input, actor = call.state, call.input, call.actor
     record = _stock_line(call)
     counted = w.read_int(input, "countedQuantity", minimum=0, maximum=10_000_000)
@@ -216,8 +207,6 @@ def count_stock(call: w.Write) -> dict[str, Any]:
 
 
 @_WAREHOUSE.write_tool(
-    "set_reorder_levels",
-    "Change a stock line's reorder point and/or reorder quantity (warehouse roles).",
     {
         **_WHERE,
         "reorderPoint": w.integer("New reorder point.", minimum=0),
@@ -226,7 +215,7 @@ def count_stock(call: w.Write) -> dict[str, Any]:
     ["productId", "warehouseId"],
 )
 def set_reorder_levels(call: w.Write) -> dict[str, Any]:
-    """Update reorder levels."""
+    """Change a stock line's reorder point and/or reorder quantity (warehouse roles)."""
     state, input = call.state, call.input
     record = _stock_line(call)
     w.require_some(input, ["reorderPoint", "reorderQuantity"])

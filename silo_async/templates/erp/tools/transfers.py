@@ -45,9 +45,6 @@ _TRANSFER = target("transfers", "transferId", "The transfer.", "transfer")
 
 
 @actor("warehouse").write_tool(
-    "create_transfer",
-    "Move available (unreserved) stock to another warehouse: it leaves the source now and is in "
-    "transit (counted as inbound at the destination) until receive_transfer. Warehouse roles.",
     {
         "productId": w.string("The product."),
         "fromWarehouseId": w.string("Source warehouse."),
@@ -58,7 +55,9 @@ _TRANSFER = target("transfers", "transferId", "The transfer.", "transfer")
     ["productId", "fromWarehouseId", "toWarehouseId", "quantity", "reason"],
 )
 def create_transfer(call: w.Write) -> dict[str, Any]:
-    """Ship stock to another warehouse."""
+    """Move available (unreserved) stock to another warehouse: it leaves the source now and is in
+    transit (counted as inbound at the destination) until receive_transfer. Warehouse roles.
+    """
     state, input, actor = call.state, call.input, call.actor
     product_id = w.read_string(input, "productId")
     source = require_stock(state, product_id, w.read_string(input, "fromWarehouseId"))
@@ -97,13 +96,12 @@ def create_transfer(call: w.Write) -> dict[str, Any]:
     return {"created": transfer, "auditId": audit_id}
 
 
-@actor("warehouse").write_tool(
-    "receive_transfer",
-    "Book an in-transit transfer into its destination warehouse (warehouse roles).",
-    target=in_status(_TRANSFER, ("in_transit",), "be received"),
-)
+@actor("warehouse").write_tool(target=in_status(_TRANSFER, ("in_transit",), "be received"))
 def receive_transfer(call: w.Write) -> dict[str, Any]:
-    """In transit -> received; stock arrives."""
+    """Book an in-transit transfer into its destination warehouse (warehouse roles).
+
+    In transit -> received; stock arrives.
+    """
     state, actor, transfer = call.state, call.actor, call.record
     line = stock_line(state, transfer["productId"], transfer["toWarehouseId"])
     move_stock(
@@ -125,14 +123,15 @@ def receive_transfer(call: w.Write) -> dict[str, Any]:
 
 
 @actor("warehouse").write_tool(
-    "cancel_transfer",
-    "Cancel an in-transit transfer: the stock goes back to the source warehouse.",
     {"reason": w.string("Why.")},
     ["reason"],
     target=in_status(_TRANSFER, ("in_transit",), "be cancelled"),
 )
 def cancel_transfer(call: w.Write) -> dict[str, Any]:
-    """in_transit -> cancelled; stock returns."""
+    """Cancel an in-transit transfer: the stock goes back to the source warehouse.
+
+    in_transit -> cancelled; stock returns.
+    """
     state, input, transfer = call.state, call.input, call.record
     source = stock_line(state, transfer["productId"], transfer["fromWarehouseId"])
     move_stock(

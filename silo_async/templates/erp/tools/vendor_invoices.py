@@ -201,11 +201,6 @@ _INVOICE = target("vendorInvoices", "vendorInvoiceId", "The invoice.", "vendorIn
 
 
 @actor("payables").write_tool(
-    "record_vendor_invoice",
-    "Record a vendor's invoice as received (payables roles). For an order invoice, lines default "
-    "to everything received but not yet billed at order prices; a service invoice needs a "
-    "budget and lines. The due date defaults to the invoice date plus the vendor's terms. The "
-    "same vendor reference twice is refused.",
     {
         "vendorReference": w.string("The vendor's invoice number."),
         "purchaseOrderId": w.string("The order billed (none for services)."),
@@ -218,7 +213,11 @@ _INVOICE = target("vendorInvoices", "vendorInvoiceId", "The invoice.", "vendorIn
     target=target("vendors", "vendorId", "The vendor.", "vendor"),
 )
 def record_vendor_invoice(call: w.Write) -> dict[str, Any]:
-    """Store a received invoice."""
+    """Record a vendor's invoice as received (payables roles). For an order invoice, lines default
+    to everything received but not yet billed at order prices; a service invoice needs a budget
+    and lines. The due date defaults to the invoice date plus the vendor's terms. The same vendor
+    reference twice is refused.
+    """
     state, input, vendor = call.state, call.input, call.record
     _check_unique(state, vendor["id"], w.read_string(input, "vendorReference"))
     fields = _new_invoice(state, vendor, input)
@@ -227,15 +226,11 @@ def record_vendor_invoice(call: w.Write) -> dict[str, Any]:
     return {"created": invoice_view(state, invoice), "auditId": audit_id}
 
 
-@w.define_tool(
-    "list_vendor_invoices_due",
-    "Live vendor invoices due on or before a date with money still to pay (outstanding less "
-    "payments in progress), with their status; overdue ones included.",
-    {"onOrBefore": w.date("Last due date to include")},
-    ["onOrBefore"],
-)
+@w.define_tool({"onOrBefore": w.date("Last due date to include")}, ["onOrBefore"])
 def list_vendor_invoices_due(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Invoices falling due."""
+    """Live vendor invoices due on or before a date with money still to pay (outstanding less
+    payments in progress), with their status; overdue ones included.
+    """
     limit = w.read_date(input, "onOrBefore")
     rows = [
         {**invoice_view(state, i), "openToPay": pay.open_to_pay(state, i)}
@@ -247,11 +242,9 @@ def list_vendor_invoices_due(state: State, input: dict[str, Any]) -> dict[str, A
     return {"results": rows, "count": len(rows)}
 
 
-@w.define_tool(
-    "list_overdue_vendor_invoices", "Vendor invoices past their due date with money owed."
-)
+@w.define_tool()
 def list_overdue_vendor_invoices(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Overdue payables."""
+    """Vendor invoices past their due date with money owed."""
     rows = [
         invoice_view(state, i)
         for i in w.sorted_by_id(state["vendorInvoices"])
@@ -299,14 +292,9 @@ def _blockers(state: State, invoice: Record) -> list[dict[str, str]]:
     return found
 
 
-@w.define_tool(
-    "explain_invoice_block",
-    "Why a vendor invoice cannot be paid yet: each blocker with the tool that clears it.",
-    {"vendorInvoiceId": w.string("The invoice.")},
-    ["vendorInvoiceId"],
-)
+@w.define_tool({"vendorInvoiceId": w.string("The invoice.")}, ["vendorInvoiceId"])
 def explain_invoice_block(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Blockers of one invoice."""
+    """Why a vendor invoice cannot be paid yet: each blocker with the tool that clears it."""
     invoice = w.require_record(state, "vendorInvoices", w.read_string(input, "vendorInvoiceId"))
     blockers = _blockers(state, invoice)
     return {"vendorInvoiceId": invoice["id"], "payable": not blockers, "blockers": blockers}

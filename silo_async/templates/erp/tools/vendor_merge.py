@@ -66,16 +66,15 @@ def _repoint(call: w.Write, old: str, new: str) -> list[str]:
 
 
 @actor("vendorMaster").write_tool(
-    "merge_vendors",
-    "Merge a duplicate vendor record into the record that survives (same VAT number required; "
-    "vendor master roles). Every order, invoice, payment, quotation, RFQ invitation and "
-    "preferred-vendor link moves to the survivor; the duplicate is kept as status merged.",
     {"survivorVendorId": w.string("The record that stays (must be active).")},
     ["survivorVendorId"],
     target=target("vendors", "duplicateVendorId", "The record to retire.", "vendor"),
 )
 def merge_vendors(call: w.Write) -> dict[str, Any]:
-    """Fold the duplicate into the survivor."""
+    """Merge a duplicate vendor record into the record that survives (same VAT number required;
+    vendor master roles). Every order, invoice, payment, quotation, RFQ invitation and
+    preferred-vendor link moves to the survivor; the duplicate is kept as status merged.
+    """
     state, duplicate = call.state, call.record
     survivor = w.require_record(state, "vendors", w.read_string(call.input, "survivorVendorId"))
     _check_pair(duplicate, survivor)

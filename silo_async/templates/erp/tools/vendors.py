@@ -74,15 +74,11 @@ search_vendors = w.search_tool(
 get_vendor = w.get_tool("get_vendor", "One vendor.", "vendors", "vendorId", "VEN-004")
 
 
-@w.define_tool(
-    "get_vendor_balance",
-    "What we owe a vendor: its live invoices with total, paid, scheduled and outstanding "
-    "amounts, and the overdue part.",
-    {"vendorId": w.string("The vendor.")},
-    ["vendorId"],
-)
+@w.define_tool({"vendorId": w.string("The vendor.")}, ["vendorId"])
 def get_vendor_balance(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Open invoices and totals for one vendor."""
+    """What we owe a vendor: its live invoices with total, paid, scheduled and outstanding amounts,
+    and the overdue part.
+    """
     vendor = _vendor(state, input)
     rows = [
         {
@@ -112,9 +108,6 @@ def _same_vat(state: State, vat: str, skip: str | None = None) -> Record | None:
 
 
 @actor("purchasing").write_tool(
-    "create_vendor",
-    "Register a vendor; it starts pending_approval with unverified bank details. Refused when "
-    "an existing vendor has the same VAT number.",
     {
         "name": w.string("Legal name."),
         "vatNumber": w.string("VAT number."),
@@ -128,7 +121,9 @@ def _same_vat(state: State, vat: str, skip: str | None = None) -> Record | None:
     ["name", "vatNumber", "country", "email", "paymentTerms", "iban"],
 )
 def create_vendor(call: w.Write) -> dict[str, Any]:
-    """Create a vendor pending approval."""
+    """Register a vendor; it starts pending_approval with unverified bank details. Refused when an
+    existing vendor has the same VAT number.
+    """
     state, input = call.state, call.input
     vat = w.read_string(input, "vatNumber").replace(" ", "").upper()
     existing = _same_vat(state, vat)
@@ -163,9 +158,6 @@ _EDITABLE = ("name", "email", "paymentTerms", "leadTimeDays", "categories")
 
 
 @actor("vendorMaster").write_tool(
-    "update_vendor",
-    "Change a vendor's name, email, payment terms, lead time or categories (vendor master "
-    "roles). Bank details have their own tool.",
     {
         "name": w.string("New legal name."),
         "email": w.string("New accounts email."),
@@ -176,7 +168,9 @@ _EDITABLE = ("name", "email", "paymentTerms", "leadTimeDays", "categories")
     target=_LIVE_VENDOR,
 )
 def update_vendor(call: w.Write) -> dict[str, Any]:
-    """Update master data fields."""
+    """Change a vendor's name, email, payment terms, lead time or categories (vendor master roles).
+    Bank details have their own tool.
+    """
     input, vendor = call.input, call.record
     w.require_some(input, _EDITABLE)
     values = {
@@ -191,9 +185,6 @@ def update_vendor(call: w.Write) -> dict[str, Any]:
 
 
 @actor("treasury").write_tool(
-    "update_vendor_bank_details",
-    "Replace a vendor's bank account after a call-back check (treasury roles only); the new "
-    "account counts as verified.",
     {
         "iban": w.string("The new IBAN, no spaces.", pattern=_IBAN),
         "reason": w.string("How the change was confirmed."),
@@ -202,7 +193,9 @@ def update_vendor(call: w.Write) -> dict[str, Any]:
     target=_LIVE_VENDOR,
 )
 def update_vendor_bank_details(call: w.Write) -> dict[str, Any]:
-    """Set a new verified IBAN."""
+    """Replace a vendor's bank account after a call-back check (treasury roles only); the new
+    account counts as verified.
+    """
     input, vendor = call.input, call.record
     iban = w.read_string(input, "iban")
     if iban == vendor["iban"] and vendor["bankStatus"] == "verified":
@@ -244,49 +237,43 @@ _MASTER = actor("vendorMaster")
 _REASON = {"reason": w.string("Why.")}
 
 
-@_MASTER.write_tool(
-    "approve_vendor",
-    "Approve a pending vendor so orders and payments may use it (vendor master roles; bank "
-    "details must be verified).",
-    _REASON,
-    target=_in_status(("pending_approval",), "be approved"),
-)
+@_MASTER.write_tool(_REASON, target=_in_status(("pending_approval",), "be approved"))
 def approve_vendor(call: w.Write) -> dict[str, Any]:
-    """pending_approval -> active."""
+    """Approve a pending vendor so orders and payments may use it (vendor master roles; bank details
+    must be verified).
+
+    pending_approval -> active.
+    """
     return _set_status(call, "active")
 
 
 @_MASTER.write_tool(
-    "block_vendor",
-    "Block a vendor: no new orders, RFQ invitations or payments until unblocked.",
-    _REASON,
-    ["reason"],
-    target=_in_status(("active", "pending_approval"), "be blocked"),
+    _REASON, ["reason"], target=_in_status(("active", "pending_approval"), "be blocked")
 )
 def block_vendor(call: w.Write) -> dict[str, Any]:
-    """Active or pending_approval -> blocked."""
+    """Block a vendor: no new orders, RFQ invitations or payments until unblocked.
+
+    Active or pending_approval -> blocked.
+    """
     return _set_status(call, "blocked")
 
 
-@_MASTER.write_tool(
-    "unblock_vendor",
-    "Lift a vendor's block.",
-    _REASON,
-    ["reason"],
-    target=_in_status(("blocked",), "be unblocked"),
-)
+@_MASTER.write_tool(_REASON, ["reason"], target=_in_status(("blocked",), "be unblocked"))
 def unblock_vendor(call: w.Write) -> dict[str, Any]:
-    """Blocked -> active."""
+    """Lift a vendor's block.
+
+    Blocked -> active.
+    """
     return _set_status(call, "active")
 
 
-@w.define_tool(
-    "find_duplicate_vendors",
-    "Groups of vendor records (not merged) that share a VAT number or a bank account: likely "
-    "one company registered twice.",
-)
+@w.define_tool()
 def find_duplicate_vendors(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """``{groups: [{sharedField, value, vendorIds}]}``."""
+    """Groups of vendor records (not merged) that share a VAT number or a bank account: likely one
+    company registered twice.
+
+    ``{groups: [{sharedField, value, vendorIds}]}``.
+    """
     groups: list[dict[str, Any]] = []
     for field in ("vatNumber", "iban"):
         by_value: dict[str, list[str]] = defaultdict(list)

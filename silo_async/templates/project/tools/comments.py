@@ -12,15 +12,9 @@ from .helpers import ACTOR, ITEM, require
 __all__ = ["add_comment", "list_comments"]
 
 
-@ACTOR.write_tool(
-    "add_comment",
-    "Add a comment to a work item; the actor is its author.",
-    {"body": w.string("Comment text.")},
-    ["body"],
-    target=ITEM,
-)
+@ACTOR.write_tool({"body": w.string("Comment text.")}, ["body"], target=ITEM)
 def add_comment(call: w.Write) -> dict[str, Any]:
-    """Append a comment."""
+    """Add a comment to a work item; the actor is its author."""
     state, item = call.state, call.record
     comment: Record = {
         "id": w.next_id(state, "CMT"),
@@ -33,14 +27,9 @@ def add_comment(call: w.Write) -> dict[str, Any]:
     return {"created": comment, "auditId": call.audit(comment["id"])}
 
 
-@w.define_tool(
-    "list_comments",
-    "List a work item's comments, oldest first, with author names.",
-    {ITEM.key: ITEM.schema, **w.PAGING},
-    [ITEM.key],
-)
+@w.define_tool({ITEM.key: ITEM.schema, **w.PAGING}, [ITEM.key])
 def list_comments(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Paged comments of one item."""
+    """List a work item's comments, oldest first, with author names."""
     item = require(state, "workItems", input["workItemId"])
     members = state["members"]
     rows = [

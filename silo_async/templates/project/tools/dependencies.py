@@ -24,15 +24,11 @@ def _link_view(state: State, dep: Record, other_id: str) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    "list_dependencies",
-    "List a work item's dependencies: the items blocking it (with whether each is done) and "
-    "the items it blocks.",
-    {"workItemId": w.string("Work item id, e.g. WI-012.")},
-    ["workItemId"],
-)
+@w.define_tool({"workItemId": w.string("Work item id, e.g. WI-012.")}, ["workItemId"])
 def list_dependencies(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Both directions of an item's dependency links."""
+    """List a work item's dependencies: the items blocking it (with whether each is done) and the
+    items it blocks.
+    """
     item = require(state, "workItems", input["workItemId"])
     deps = state["dependencies"].values()
     return {
@@ -64,8 +60,6 @@ def _reaches(state: State, start: str, goal: str) -> bool:
 
 
 @ACTOR.write_tool(
-    "add_dependency",
-    "Record that one work item blocks another. Self-links, duplicates and cycles are refused.",
     {
         "blockerId": w.string("The item that must be done first."),
         "blockedId": w.string("The item that waits for it."),
@@ -73,7 +67,7 @@ def _reaches(state: State, start: str, goal: str) -> bool:
     ["blockerId", "blockedId"],
 )
 def add_dependency(call: w.Write) -> dict[str, Any]:
-    """Create a dependency link."""
+    """Record that one work item blocks another. Self-links, duplicates and cycles are refused."""
     state = call.state
     blocker = require(state, "workItems", call.input["blockerId"])
     blocked = require(state, "workItems", call.input["blockedId"])
@@ -101,13 +95,9 @@ def add_dependency(call: w.Write) -> dict[str, Any]:
     return {"created": link, "auditId": call.add(DEPENDENCY, link, detail)}
 
 
-@ACTOR.write_tool(
-    "remove_dependency",
-    "Delete a dependency link by its id (DEP-...).",
-    target=DEPENDENCY,
-)
+@ACTOR.write_tool(target=DEPENDENCY)
 def remove_dependency(call: w.Write) -> dict[str, Any]:
-    """Remove a dependency link."""
+    """Delete a dependency link by its id (DEP-...)."""
     dep = call.record
     del call.state["dependencies"][dep["id"]]
     detail = f"{dep['blockerId']} no longer blocks {dep['blockedId']}"

@@ -77,8 +77,6 @@ def _email_owner(state: State, email: str) -> Record | None:
 
 
 @ACTOR.write_tool(
-    "create_member",
-    "Add a new member. The email must be unused; the team, if given, must exist.",
     {
         "name": w.string("Full name."),
         "email": w.string("Work email, unique across members."),
@@ -91,7 +89,7 @@ def _email_owner(state: State, email: str) -> Record | None:
     ["name", "email", "role", "sprintCapacityPoints"],
 )
 def create_member(call: w.Write) -> dict[str, Any]:
-    """Create a member who joins today."""
+    """Add a new member. The email must be unused; the team, if given, must exist."""
     state, input = call.state, call.input
     email = input["email"].strip().lower()
     if "@" not in email:
@@ -121,8 +119,6 @@ def create_member(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "update_member",
-    "Change a member's role, email or sprint capacity. Departed members cannot be edited.",
     {
         "role": w.enum("New role.", ROLES),
         "email": w.string("New email, unique across members."),
@@ -131,7 +127,7 @@ def create_member(call: w.Write) -> dict[str, Any]:
     target=MEMBER,
 )
 def update_member(call: w.Write) -> dict[str, Any]:
-    """Apply the given changes and record them."""
+    """Change a member's role, email or sprint capacity. Departed members cannot be edited."""
     input, member = call.input, call.record
     if is_departed(member):
         raise silo.tool_error(
@@ -155,15 +151,12 @@ def update_member(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "offboard_member",
-    "Record that a member has left (their last day). They can no longer act or be assigned "
-    "work. Returns the open work items they still hold, which need new owners.",
-    {"lastDay": w.string("Last working day, YYYY-MM-DD.")},
-    ["lastDay"],
-    target=MEMBER,
+    {"lastDay": w.string("Last working day, YYYY-MM-DD.")}, ["lastDay"], target=MEMBER
 )
 def offboard_member(call: w.Write) -> dict[str, Any]:
-    """Mark a member as departed."""
+    """Record that a member has left (their last day). They can no longer act or be assigned work.
+    Returns the open work items they still hold, which need new owners.
+    """
     state, member = call.state, call.record
     if is_departed(member):
         raise silo.tool_error(

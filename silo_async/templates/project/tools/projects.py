@@ -87,9 +87,6 @@ get_project = w.get_tool(
 
 
 @ACTOR.write_tool(
-    "create_project",
-    "Create an active project. The key (2-6 capital letters) must be unused; the lead must be "
-    "an active member; the target date must be after the start date.",
     {
         "key": w.string("Short key, 2-6 capital letters, e.g. FLEET."),
         "name": w.string("Project name."),
@@ -101,7 +98,9 @@ get_project = w.get_tool(
     ["key", "name", "teamId", "leadId", "startDate", "targetDate"],
 )
 def create_project(call: w.Write) -> dict[str, Any]:
-    """Create a project."""
+    """Create an active project. The key (2-6 capital letters) must be unused; the lead must be an
+    active member; the target date must be after the start date.
+    """
     state, input = call.state, call.input
     key = input["key"].strip()
     if not _KEY.match(key):
@@ -141,13 +140,10 @@ OPEN_PROJECT = PROJECT.guarded(_editable)
 
 
 @ACTOR.write_tool(
-    "update_project",
-    "Rename a project or move its target date. Archived projects are read-only.",
-    {"name": w.string("New name."), "targetDate": w.date("New target date.")},
-    target=OPEN_PROJECT,
+    {"name": w.string("New name."), "targetDate": w.date("New target date.")}, target=OPEN_PROJECT
 )
 def update_project(call: w.Write) -> dict[str, Any]:
-    """Apply the given changes."""
+    """Rename a project or move its target date. Archived projects are read-only."""
     input, project = call.input, call.record
     changes: dict[str, Any] = {}
     if "name" in input:
@@ -166,15 +162,12 @@ def update_project(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "set_project_status",
-    "Put a project on hold or make it active again (use archive_project to archive). Only the "
-    "project lead, the owning team's lead or a manager may do this.",
-    {"status": w.enum("New status.", ("active", "on_hold"))},
-    ["status"],
-    target=OPEN_PROJECT,
+    {"status": w.enum("New status.", ("active", "on_hold"))}, ["status"], target=OPEN_PROJECT
 )
 def set_project_status(call: w.Write) -> dict[str, Any]:
-    """Switch between active and on hold."""
+    """Put a project on hold or make it active again (use archive_project to archive). Only the
+    project lead, the owning team's lead or a manager may do this.
+    """
     project, status = call.record, call.input["status"]
     assert_can_manage(call.state, call.actor, project)
     if project["status"] == status:
@@ -183,15 +176,12 @@ def set_project_status(call: w.Write) -> dict[str, Any]:
     return commit(call, _project_summary, detail, {"status": status})
 
 
-@ACTOR.write_tool(
-    "archive_project",
-    "Archive a project, making it read-only. Refused while any of its work items is still open "
-    "(not done or cancelled) or one of its sprints is active. Only the project lead, the owning "
-    "team's lead or a manager may do this.",
-    target=PROJECT,
-)
+@ACTOR.write_tool(target=PROJECT)
 def archive_project(call: w.Write) -> dict[str, Any]:
-    """Archive a finished project."""
+    """Archive a project, making it read-only. Refused while any of its work items is still open
+    (not done or cancelled) or one of its sprints is active. Only the project lead, the owning
+    team's lead or a manager may do this.
+    """
     state, project = call.state, call.record
     if project["status"] == "archived":
         raise silo.tool_error("conflict", f"{project['id']} is already archived.")
@@ -223,14 +213,10 @@ def archive_project(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "set_project_lead",
-    "Make an active member the project's lead.",
-    {"memberId": w.string("Member id of the new lead.")},
-    ["memberId"],
-    target=OPEN_PROJECT,
+    {"memberId": w.string("Member id of the new lead.")}, ["memberId"], target=OPEN_PROJECT
 )
 def set_project_lead(call: w.Write) -> dict[str, Any]:
-    """Change the project lead."""
+    """Make an active member the project's lead."""
     project = call.record
     member = require(call.state, "members", call.input["memberId"])
     assert_assignable(member, "lead a project")

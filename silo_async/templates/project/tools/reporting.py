@@ -36,15 +36,11 @@ __all__ = [
 ]
 
 
-@w.define_tool(
-    "sprint_report",
-    "Burn-down view of one sprint: committed, delivered and remaining points, points by "
-    "workflow state, days remaining and the open items with their blocked flags.",
-    {"sprintId": w.string("Sprint id.")},
-    ["sprintId"],
-)
+@w.define_tool({"sprintId": w.string("Sprint id.")}, ["sprintId"])
 def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """One sprint's progress."""
+    """Burn-down view of one sprint: committed, delivered and remaining points, points by workflow
+    state, days remaining and the open items with their blocked flags.
+    """
     sprint = require(state, "sprints", input["sprintId"])
     items = items_in_sprint(state, sprint["id"])
     by_status: dict[str, int] = {}
@@ -61,16 +57,15 @@ def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 
 @w.define_tool(
-    "member_load_report",
-    "Each member's active-sprint load against their sprint capacity: load, remaining capacity, "
-    "how far over capacity, and utilisation percent.",
     {
         "teamId": w.string("Only members of this team."),
         "activeOnly": w.boolean("Leave out members who have departed."),
-    },
+    }
 )
 def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Load per member."""
+    """Each member's active-sprint load against their sprint capacity: load, remaining capacity, how
+    far over capacity, and utilisation percent.
+    """
     check_filters(state, input, "teamId")
     rows = []
     for member in state["members"].values():
@@ -98,14 +93,11 @@ def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"total": len(rows), "results": rows}
 
 
-@w.define_tool(
-    "blocked_items_report",
-    "Open items waiting on at least one blocker that is not done (computed from the "
-    "dependencies, not from the stored status), with their unresolved blockers.",
-    {"projectId": w.string("Only this project.")},
-)
+@w.define_tool({"projectId": w.string("Only this project.")})
 def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Every blocked item."""
+    """Open items waiting on at least one blocker that is not done (computed from the dependencies,
+    not from the stored status), with their unresolved blockers.
+    """
     check_filters(state, input, "projectId")
     ids = blocked_item_ids(state, input.get("projectId"))
     items = state["workItems"]
@@ -130,16 +122,15 @@ def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 
 @w.define_tool(
-    "overdue_items_report",
-    "Open items whose due date has passed, with days overdue and whether the assignee is "
-    "still active.",
     {
         "projectId": w.string("Only this project."),
         "activeAssigneesOnly": w.boolean("Only items assigned to a member who has not departed."),
-    },
+    }
 )
 def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Every overdue item."""
+    """Open items whose due date has passed, with days overdue and whether the assignee is still
+    active.
+    """
     check_filters(state, input, "projectId")
     members = state["members"]
     rows = []
@@ -170,16 +161,15 @@ def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 
 @w.define_tool(
-    "velocity_report",
-    "Per sprint (sorted by start date): committed, delivered and carried-over points, plus the "
-    "average delivered by completed sprints.",
     {
         "projectId": w.string("Only this project's sprints."),
         "status": w.enum("Only sprints in this status.", ("planned", "active", "completed")),
-    },
+    }
 )
 def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Velocity per sprint."""
+    """Per sprint (sorted by start date): committed, delivered and carried-over points, plus the
+    average delivered by completed sprints.
+    """
     check_filters(state, input, "projectId")
     sprints = sorted(state["sprints"].values(), key=lambda s: (s["startDate"], s["id"]))
     rows = []
@@ -209,14 +199,9 @@ def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    "project_time_report",
-    "Hours logged on one project: the total, per member and per work item.",
-    {"projectId": w.string("Project id.")},
-    ["projectId"],
-)
+@w.define_tool({"projectId": w.string("Project id.")}, ["projectId"])
 def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Hours for a project."""
+    """Hours logged on one project: the total, per member and per work item."""
     project = require(state, "projects", input["projectId"])
     items = state["workItems"]
     by_member: dict[str, float] = {}
@@ -238,13 +223,12 @@ def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    "sprint_budget_report",
-    "Committed points against the point budget for every planned and active sprint.",
-    {"projectId": w.string("Only this project's sprints.")},
-)
+@w.define_tool({"projectId": w.string("Only this project's sprints.")})
 def sprint_budget_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Budget position of the sprints that can still change."""
+    """Committed points against the point budget for every planned and active sprint.
+
+    Budget position of the sprints that can still change.
+    """
     check_filters(state, input, "projectId")
     rows = [
         {

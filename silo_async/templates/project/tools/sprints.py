@@ -38,17 +38,16 @@ STATUSES = ("planned", "active", "completed")
 
 
 @w.define_tool(
-    "list_sprints",
-    "List sprints (sorted by start date) with committed, delivered and remaining points, the "
-    "point budget and how far over budget each is.",
     {
         "projectId": w.string("Only sprints of this project."),
         "status": w.enum("Only sprints in this status.", STATUSES),
         **w.PAGING,
-    },
+    }
 )
 def list_sprints(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Filtered, paged sprint summaries."""
+    """List sprints (sorted by start date) with committed, delivered and remaining points, the point
+    budget and how far over budget each is.
+    """
     check_filters(state, input, "projectId")
     sprints = sorted(state["sprints"].values(), key=lambda s: (s["startDate"], s["id"]))
     rows = [
@@ -79,9 +78,6 @@ def _check_dates(start: str, end: str) -> None:
 
 
 @ACTOR.write_tool(
-    "create_sprint",
-    "Plan a new sprint for a project (created as planned). The name must be unused in the "
-    "project; the end date must be after the start date.",
     {
         "projectId": w.string("Project id."),
         "name": w.string("Sprint name, e.g. Routing S11."),
@@ -93,7 +89,9 @@ def _check_dates(start: str, end: str) -> None:
     ["projectId", "name", "startDate", "endDate", "pointBudget"],
 )
 def create_sprint(call: w.Write) -> dict[str, Any]:
-    """Create a planned sprint."""
+    """Plan a new sprint for a project (created as planned). The name must be unused in the project;
+    the end date must be after the start date.
+    """
     state, input = call.state, call.input
     project = require(state, "projects", input["projectId"])
     assert_project_open(project, "add")
@@ -120,9 +118,6 @@ def create_sprint(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "update_sprint",
-    "Change a planned or active sprint's name, dates, goal or point budget. Completed sprints "
-    "are read-only.",
     {
         "name": w.string("New name."),
         "startDate": w.date("New first day."),
@@ -133,7 +128,9 @@ def create_sprint(call: w.Write) -> dict[str, Any]:
     target=SPRINT,
 )
 def update_sprint(call: w.Write) -> dict[str, Any]:
-    """Apply the given changes."""
+    """Change a planned or active sprint's name, dates, goal or point budget. Completed sprints are
+    read-only.
+    """
     input, sprint = call.input, call.record
     if sprint["status"] == "completed":
         raise silo.tool_error("invalid_state", f"{sprint['id']} is completed and read-only.")
@@ -164,14 +161,11 @@ def _running(state: State, sprint: Record) -> Record | None:
     )
 
 
-@ACTOR.write_tool(
-    "start_sprint",
-    "Start a planned sprint. A project can have only one active sprint at a time. Only the "
-    "project lead, the owning team's lead or a manager may do this.",
-    target=SPRINT,
-)
+@ACTOR.write_tool(target=SPRINT)
 def start_sprint(call: w.Write) -> dict[str, Any]:
-    """Move a sprint from planned to active."""
+    """Start a planned sprint. A project can have only one active sprint at a time. Only the project
+    lead, the owning team's lead or a manager may do this.
+    """
     state, sprint = call.state, call.record
     project = state["projects"][sprint["projectId"]]
     assert_project_open(project, "add")
@@ -195,15 +189,15 @@ def start_sprint(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "complete_sprint",
-    "Complete an active sprint. Unfinished items (not done or cancelled) stay in it unless "
-    "carryOverToSprintId names a planned or active sprint of the same project, which must have "
-    "budget for them. Only the project lead, the owning team's lead or a manager may do this.",
-    {"carryOverToSprintId": w.string("Sprint that receives the unfinished items.")},
-    target=SPRINT,
+    {"carryOverToSprintId": w.string("Sprint that receives the unfinished items.")}, target=SPRINT
 )
 def complete_sprint(call: w.Write) -> dict[str, Any]:
-    """Move a sprint from active to completed, optionally carrying unfinished work over."""
+    """Complete an active sprint. Unfinished items (not done or cancelled) stay in it unless
+    carryOverToSprintId names a planned or active sprint of the same project, which must have
+    budget for them. Only the project lead, the owning team's lead or a manager may do this.
+
+    Move a sprint from active to completed, optionally carrying unfinished work over.
+    """
     state, sprint = call.state, call.record
     project = state["projects"][sprint["projectId"]]
     assert_can_manage(state, call.actor, project)
@@ -252,16 +246,13 @@ def _assert_takes_work(sprint: Record) -> None:
         )
 
 
-@ACTOR.write_tool(
-    "add_item_to_sprint",
-    "Put an open work item into a planned or active sprint of its project. The sprint's point "
-    "budget applies, and for an active sprint so does the assignee's capacity.",
-    {ITEM.key: ITEM.schema},
-    [ITEM.key],
-    target=SPRINT,
-)
+@ACTOR.write_tool({ITEM.key: ITEM.schema}, [ITEM.key], target=SPRINT)
 def add_item_to_sprint(call: w.Write) -> dict[str, Any]:
-    """Attach an item to a sprint (moving it out of any previous one)."""
+    """Put an open work item into a planned or active sprint of its project. The sprint's point
+    budget applies, and for an active sprint so does the assignee's capacity.
+
+    Attach an item to a sprint (moving it out of any previous one).
+    """
     state, sprint = call.state, call.record
     item = ITEM.find(state, call.input)
     if item["projectId"] != sprint["projectId"]:
@@ -287,14 +278,11 @@ def add_item_to_sprint(call: w.Write) -> dict[str, Any]:
     return {"updated": item_summary(state, item), "auditId": audit_id}
 
 
-@ACTOR.write_tool(
-    "remove_item_from_sprint",
-    "Take an open work item out of its sprint, back to the project backlog (its status is "
-    "kept). Done or cancelled items stay in the sprint they were closed in.",
-    target=ITEM,
-)
+@ACTOR.write_tool(target=ITEM)
 def remove_item_from_sprint(call: w.Write) -> dict[str, Any]:
-    """Detach an item from its sprint."""
+    """Take an open work item out of its sprint, back to the project backlog (its status is kept).
+    Done or cancelled items stay in the sprint they were closed in.
+    """
     item = call.record
     if item.get("sprintId") is None:
         raise silo.tool_error("conflict", f"{item['id']} is not in any sprint.")

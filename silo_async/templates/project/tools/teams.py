@@ -52,14 +52,12 @@ def _teams_led_by(state: State, member_id: str) -> list[str]:
 
 
 @ACTOR.write_tool(
-    "create_team",
-    "Create a team. The name must be unused; the lead, if given, must be an active member and "
-    "joins the team.",
-    {"name": w.string("Team name."), "leadId": w.string("Member id of the lead.")},
-    ["name"],
+    {"name": w.string("Team name."), "leadId": w.string("Member id of the lead.")}, ["name"]
 )
 def create_team(call: w.Write) -> dict[str, Any]:
-    """Create a team."""
+    """Create a team. The name must be unused; the lead, if given, must be an active member and
+    joins the team.
+    """
     state = call.state
     name = call.input["name"].strip()
     if any(t["name"].lower() == name.lower() for t in state["teams"].values()):
@@ -80,15 +78,9 @@ def create_team(call: w.Write) -> dict[str, Any]:
     return {"created": _team_summary(state, team), "auditId": audit_id}
 
 
-@ACTOR.write_tool(
-    "set_team_lead",
-    "Make an active member of the team its lead.",
-    {"memberId": w.string("Member id of the new lead.")},
-    ["memberId"],
-    target=TEAM,
-)
+@ACTOR.write_tool({"memberId": w.string("Member id of the new lead.")}, ["memberId"], target=TEAM)
 def set_team_lead(call: w.Write) -> dict[str, Any]:
-    """Change a team's lead."""
+    """Make an active member of the team its lead."""
     team = call.record
     member = require(call.state, "members", call.input["memberId"])
     assert_assignable(member, "lead a team")
@@ -105,14 +97,12 @@ def set_team_lead(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "move_member_to_team",
-    "Move an active member to another team. A team's lead cannot be moved away.",
     {TEAM.key: TEAM.schema},
     [TEAM.key],
     target=w.Target("members", "memberId", w.string("Member id."), "member"),
 )
 def move_member_to_team(call: w.Write) -> dict[str, Any]:
-    """Change a member's team."""
+    """Move an active member to another team. A team's lead cannot be moved away."""
     state, member = call.state, call.record
     team = TEAM.find(state, call.input)
     assert_assignable(member, "change teams")

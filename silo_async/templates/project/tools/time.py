@@ -74,10 +74,6 @@ def _check_daily_total(
 
 
 @ACTOR.write_tool(
-    "log_time",
-    "Log hours on an open work item for a member (default: the actor) on a date (default: "
-    "today). Hours come in quarter hours, at most 12 per member per day; closed items take no "
-    "time.",
     {
         "workItemId": w.string("Work item id."),
         "memberId": w.string("Member who did the work (default: the actor)."),
@@ -88,7 +84,9 @@ def _check_daily_total(
     ["workItemId", "hours"],
 )
 def log_time(call: w.Write) -> dict[str, Any]:
-    """Create a time log."""
+    """Log hours on an open work item for a member (default: the actor) on a date (default: today).
+    Hours come in quarter hours, at most 12 per member per day; closed items take no time.
+    """
     state, input = call.state, call.input
     item = ITEM.find(state, input)
     member = require(state, "members", str(input.get("memberId", call.actor["id"])))
@@ -109,8 +107,6 @@ def log_time(call: w.Write) -> dict[str, Any]:
 
 
 @w.define_tool(
-    "list_time_logs",
-    "List time logs (sorted by id) with the total hours of every matching log.",
     {
         "workItemId": w.string("Only logs on this item."),
         "memberId": w.string("Only logs by this member."),
@@ -118,10 +114,10 @@ def log_time(call: w.Write) -> dict[str, Any]:
         "from": w.date("Only logs on or after this date."),
         "to": w.date("Only logs on or before this date."),
         **w.PAGING,
-    },
+    }
 )
 def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Filtered, paged time logs plus their total."""
+    """List time logs (sorted by id) with the total hours of every matching log."""
     check_filters(state, input, "workItemId", "memberId", "projectId")
     start = w.read_date(input, "from", None)
     end = w.read_date(input, "to", None)
@@ -146,8 +142,6 @@ get_time_log = w.get_tool("get_time_log", "Read one time log.", "timeLogs", "tim
 
 
 @ACTOR.write_tool(
-    "update_time_log",
-    "Correct a time log's hours, date or note. Logs on closed items cannot be edited.",
     {
         "hours": w.number("Corrected hours."),
         "date": w.date("Corrected date."),
@@ -156,7 +150,7 @@ get_time_log = w.get_tool("get_time_log", "Read one time log.", "timeLogs", "tim
     target=TIME_LOG,
 )
 def update_time_log(call: w.Write) -> dict[str, Any]:
-    """Apply corrections."""
+    """Correct a time log's hours, date or note. Logs on closed items cannot be edited."""
     state, input, log = call.state, call.input, call.record
     _check_open(state, state["workItems"][log["workItemId"]], "changed")
     if not any(k in input for k in ("hours", "date", "note")):
@@ -175,15 +169,9 @@ def update_time_log(call: w.Write) -> dict[str, Any]:
     return {"updated": log, "auditId": audit_id}
 
 
-@ACTOR.write_tool(
-    "delete_time_log",
-    "Delete a time log that should not exist, giving the reason (kept in the audit log).",
-    {"reason": w.string("Why the log is removed.")},
-    ["reason"],
-    target=TIME_LOG,
-)
+@ACTOR.write_tool({"reason": w.string("Why the log is removed.")}, ["reason"], target=TIME_LOG)
 def delete_time_log(call: w.Write) -> dict[str, Any]:
-    """Remove a time log."""
+    """Delete a time log that should not exist, giving the reason (kept in the audit log)."""
     log = call.record
     del call.state["timeLogs"][log["id"]]
     reason = call.input["reason"]

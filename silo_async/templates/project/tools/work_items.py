@@ -92,8 +92,6 @@ list_work_items = w.list_tool(
 
 
 @w.define_tool(
-    "search_work_items",
-    "Find work items whose id or title contains the query (case-insensitive).",
     {
         "query": w.string("Text to look for."),
         "projectId": w.string("Only this project."),
@@ -102,7 +100,7 @@ list_work_items = w.list_tool(
     ["query"],
 )
 def search_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Items matching the query."""
+    """Find work items whose id or title contains the query (case-insensitive)."""
     check_filters(state, input, "projectId")
     needle = input["query"].strip().lower()
     rows = [
@@ -114,15 +112,11 @@ def search_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return w.paginate(rows, input)
 
 
-@w.define_tool(
-    "get_work_item",
-    "Read one work item with its computed flags, blockers, the items it blocks and its comment "
-    "count.",
-    {ITEM.key: ITEM.schema},
-    [ITEM.key],
-)
+@w.define_tool({ITEM.key: ITEM.schema}, [ITEM.key])
 def get_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """One item in detail."""
+    """Read one work item with its computed flags, blockers, the items it blocks and its comment
+    count.
+    """
     item = require(state, "workItems", input["workItemId"])
     deps = state["dependencies"].values()
     return {
@@ -145,10 +139,6 @@ def _check_sprint(state: State, item: Record, project: Record, sprint_id: str) -
 
 
 @ACTOR.write_tool(
-    "create_work_item",
-    "Create a work item in an active project. It starts in Backlog, or Ready when put in a "
-    "sprint. The assignee must not have departed; sprint budget and (for an active sprint) the "
-    "assignee's capacity apply.",
     {
         "projectId": w.string("Project id."),
         "title": w.string("Short title."),
@@ -162,7 +152,12 @@ def _check_sprint(state: State, item: Record, project: Record, sprint_id: str) -
     ["projectId", "title", "type", "points"],
 )
 def create_work_item(call: w.Write) -> dict[str, Any]:
-    """Create an item after checking every placement rule."""
+    """Create a work item in an active project. It starts in Backlog, or Ready when put in a sprint.
+    The assignee must not have departed; sprint budget and (for an active sprint) the assignee's
+    capacity apply.
+
+    Create an item after checking every placement rule.
+    """
     state, input = call.state, call.input
     project = require(state, "projects", input["projectId"])
     assert_project_open(project, "add")
@@ -197,9 +192,6 @@ def create_work_item(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "update_work_item",
-    "Change a work item's title, type, priority or estimate. Closed items keep their estimate; "
-    "a larger estimate must fit the sprint budget and the assignee's capacity.",
     {
         "title": w.string("New title."),
         "type": w.enum("New type.", TYPES),
@@ -209,7 +201,9 @@ def create_work_item(call: w.Write) -> dict[str, Any]:
     target=ITEM,
 )
 def update_work_item(call: w.Write) -> dict[str, Any]:
-    """Apply the given changes."""
+    """Change a work item's title, type, priority or estimate. Closed items keep their estimate; a
+    larger estimate must fit the sprint budget and the assignee's capacity.
+    """
     input, item = call.input, call.record
     changes: dict[str, Any] = {
         k: input[k] for k in ("title", "type", "priority", "points") if k in input
@@ -242,15 +236,12 @@ def _check_new_estimate(state: State, item: Record, points: int) -> None:
 
 
 @ACTOR.write_tool(
-    "assign_work_item",
-    "Assign an open work item to a member who has not departed. In an active sprint the item "
-    "must fit the member's remaining capacity.",
-    {"memberId": w.string("Member id of the new assignee.")},
-    ["memberId"],
-    target=ITEM,
+    {"memberId": w.string("Member id of the new assignee.")}, ["memberId"], target=ITEM
 )
 def assign_work_item(call: w.Write) -> dict[str, Any]:
-    """Change an item's assignee."""
+    """Assign an open work item to a member who has not departed. In an active sprint the item must
+    fit the member's remaining capacity.
+    """
     state, item = call.state, call.record
     member = require(state, "members", call.input["memberId"])
     if is_closed(state, item):
@@ -267,9 +258,9 @@ def assign_work_item(call: w.Write) -> dict[str, Any]:
     return commit(call, item_summary, detail, {"assigneeId": member["id"]})
 
 
-@ACTOR.write_tool("unassign_work_item", "Remove the assignee from an open work item.", target=ITEM)
+@ACTOR.write_tool(target=ITEM)
 def unassign_work_item(call: w.Write) -> dict[str, Any]:
-    """Clear an item's assignee."""
+    """Remove the assignee from an open work item."""
     item = call.record
     if item.get("assigneeId") is None:
         raise silo.tool_error("conflict", f"{item['id']} has no assignee.")
@@ -283,16 +274,15 @@ def unassign_work_item(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    "transition_work_item",
-    "Move a work item to another workflow state. Only the transitions listed by "
-    "list_workflow_states are allowed, and an item cannot go to in_progress, in_review or done "
-    "while any of its blockers is not done.",
     {"toStatusId": w.string("Target workflow state id, e.g. in_review.")},
     ["toStatusId"],
     target=ITEM,
 )
 def transition_work_item(call: w.Write) -> dict[str, Any]:
-    """Change an item's workflow state."""
+    """Move a work item to another workflow state. Only the transitions listed by
+    list_workflow_states are allowed, and an item cannot go to in_progress, in_review or done
+    while any of its blockers is not done.
+    """
     state, item = call.state, call.record
     target = require(state, "workflowStates", call.input["toStatusId"])
     current = state["workflowStates"][item["statusId"]]
@@ -314,14 +304,9 @@ def transition_work_item(call: w.Write) -> dict[str, Any]:
     return commit(call, item_summary, detail, changes)
 
 
-@ACTOR.write_tool(
-    "set_due_date",
-    "Set or clear (omit dueDate) an open work item's due date.",
-    {"dueDate": w.date("New due date; omit to clear it.")},
-    target=ITEM,
-)
+@ACTOR.write_tool({"dueDate": w.date("New due date; omit to clear it.")}, target=ITEM)
 def set_due_date(call: w.Write) -> dict[str, Any]:
-    """Change or clear the due date."""
+    """Set or clear (omit dueDate) an open work item's due date."""
     item = call.record
     if is_closed(call.state, item):
         raise silo.tool_error("invalid_state", f"{item['id']} is closed; its due date is history.")

@@ -12,24 +12,16 @@ from .helpers import require
 __all__ = ["get_workflow_state", "list_workflow_states"]
 
 
-@w.define_tool(
-    "list_workflow_states",
-    "List the workflow states in order, each with the states it may move to (transitions), "
-    "and whether it counts as done or closed.",
-    {**w.PAGING},
-)
+@w.define_tool({**w.PAGING})
 def list_workflow_states(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """Every workflow state, in workflow order."""
+    """List the workflow states in order, each with the states it may move to (transitions), and
+    whether it counts as done or closed.
+    """
     states = sorted(state["workflowStates"].values(), key=lambda s: s["order"])
     return w.paginate(states, input)
 
 
-@w.define_tool(
-    "get_workflow_state",
-    "Read one workflow state and its allowed transitions.",
-    {"statusId": w.string("Workflow state id, e.g. in_review.")},
-    ["statusId"],
-)
+@w.define_tool({"statusId": w.string("Workflow state id, e.g. in_review.")}, ["statusId"])
 def get_workflow_state(state: State, input: dict[str, Any]) -> dict[str, Any]:
-    """One workflow state."""
+    """Read one workflow state and its allowed transitions."""
     return dict(require(state, "workflowStates", input["statusId"]))
