@@ -137,6 +137,49 @@ async def test_get_tool_and_not_found_details() -> None:
     assert missing.output["details"] == {"collection": "vendors", "id": "VEN-404"}
 
 
+PURCHASE_ORDERS = w.Collection("purchaseOrders", "purchaseOrderId", "PO-1007", view=_view)
+
+
+def test_a_collection_names_its_read_tools_after_itself() -> None:
+    listed = PURCHASE_ORDERS.list_tool("List orders.")
+    searched = PURCHASE_ORDERS.search_tool("Find orders.", ["name"])
+    got = PURCHASE_ORDERS.get_tool("One order.")
+    assert [listed.name, searched.name, got.name] == [
+        "list_purchase_orders",
+        "search_purchase_orders",
+        "get_purchase_order",
+    ]
+    assert got.spec.to_dict() == (
+        w.get_tool(
+            "get_purchase_order", "One order.", "purchaseOrders", "purchaseOrderId", "PO-1007"
+        ).spec.to_dict()
+    )
+    assert PURCHASE_ORDERS.list_tool("Pending.", name="list_pending_orders").name == (
+        "list_pending_orders"
+    )
+
+
+async def test_a_collection_s_tools_share_its_view_unless_they_say_otherwise() -> None:
+    vendors = w.Collection("vendors", "vendorId", "VEN-001", view=_view)
+    tools = [
+        vendors.list_tool("List."),
+        vendors.get_tool("One vendor, as stored.", view=None),
+        vendors.search_tool("Find.", ["name"], view=lambda state, v: v["name"]),
+    ]
+    bound = {t.name: t for t in silo.bind_tools(_world(), tools)}
+    listed, _ = await bound["list_vendors"].invoke({"limit": 1})
+    assert listed.output["results"] == [{"id": "VEN-001", "upper": "ACME BEARINGS"}]
+    got, _ = await bound["get_vendor"].invoke({"vendorId": "VEN-002"})
+    assert got.output["status"] == "blocked"
+    found, _ = await bound["search_vendors"].invoke({"query": "cafe"})
+    assert found.output["results"] == ["Café Crème Tools"]
+
+
+def test_a_get_tool_needs_the_collection_s_id_key_and_example() -> None:
+    with pytest.raises(ValueError, match="Collection 'stages' needs id_key and example"):
+        w.Collection("stages").get_tool("One stage.")
+
+
 def test_require_status_names_current_and_needed() -> None:
     order = {"id": "PO-204", "status": "draft"}
     w.require_status(order, "purchaseOrders", ["draft"], "be edited")

@@ -12,8 +12,9 @@ the same in every world, and a fix reaches every project that uses it:
   :func:`read_money`, :func:`read_bool`, :func:`read_enum`, :func:`read_date`,
   :func:`read_strings`, :func:`read_objects`, :func:`require_some`;
 * **lists**: :func:`paginate` (``{total, count, offset, results}``, the view applied to the page
-  only), :func:`matches_text`, :func:`sorted_by_id`, and the tool factories :func:`list_tool`,
-  :func:`search_tool`, :func:`get_tool`;
+  only), :func:`matches_text`, :func:`sorted_by_id`, the tool factories :func:`list_tool`,
+  :func:`search_tool`, :func:`get_tool`, and :class:`Collection`, which names them after the
+  collection (``list_sales_orders``, ``search_sales_orders``, ``get_sales_order``);
 * **records**: :func:`require_record` / :func:`not_found` (``Vendor "VEN-999" was not found.``,
   details ``{collection, id}``), :func:`require_status` (``invalid_state`` naming the current
   status and the ones needed), :func:`check_references`, :func:`format_id`, :func:`next_id`,
@@ -69,6 +70,7 @@ from ._checks import every as every
 from ._clock import MAX_ADVANCE_DAYS as MAX_ADVANCE_DAYS
 from ._clock import advance_clock as advance_clock
 from ._clock import get_current_time as get_current_time
+from ._collection import Collection as Collection
 from ._dates import add_days as add_days
 from ._dates import days_between as days_between
 from ._dates import now as now
@@ -146,6 +148,7 @@ __all__ = [
     "AuditEntry",
     "Change",
     "Clock",
+    "Collection",
     "Records",
     "Reference",
     "Schema",

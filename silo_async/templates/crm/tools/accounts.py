@@ -34,25 +34,20 @@ def assert_name_free(state: State, name: str) -> None:
             )
 
 
-list_accounts = w.list_tool(
-    "list_accounts",
+ACCOUNTS = w.Collection("accounts", "accountId", "ACC-001", view=account_view)
+list_accounts = ACCOUNTS.list_tool(
     "List accounts sorted by id, optionally by owner, tier or industry. Paged.",
-    "accounts",
     filters={
         "ownerId": w.string("Only accounts owned by this user id."),
         "tier": w.enum("Only accounts in this tier.", TIERS),
         "industry": w.string("Only accounts in this industry, e.g. pharma."),
     },
     references=FILTERS,
-    view=account_view,
 )
 
-search_accounts = w.search_tool(
-    "search_accounts",
+search_accounts = ACCOUNTS.search_tool(
     "Find accounts whose id, name, website or city contains the query (case-insensitive). Paged.",
-    "accounts",
     ["name", "website", "city"],
-    view=account_view,
 )
 
 
@@ -69,12 +64,8 @@ def _account_detail(state: State, account: Account) -> dict[str, Any]:
     }
 
 
-get_account = w.get_tool(
-    "get_account",
+get_account = ACCOUNTS.get_tool(
     "One account with its contacts, all its opportunities and its open pipeline totals.",
-    "accounts",
-    "accountId",
-    "ACC-001",
     view=_account_detail,
 )
 

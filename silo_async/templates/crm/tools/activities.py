@@ -91,9 +91,8 @@ def list_activities(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return w.paginate(rows, input, lambda a: activity_view(state, a))
 
 
-get_activity = w.get_tool(
-    "get_activity", "One activity.", "activities", "activityId", "ACT-012", view=activity_view
-)
+ACTIVITIES = w.Collection("activities", "activityId", "ACT-012", view=activity_view)
+get_activity = ACTIVITIES.get_tool("One activity.")
 
 #: What a new activity is: the properties log_activity and schedule_activity share.
 _WHAT = ("type", "subject", "relatedType", "relatedId")

@@ -66,35 +66,26 @@ def _include_merged(state: State, contact: Contact, input: Mapping[str, Any]) ->
     return bool(input.get("includeMerged", False)) or contact["status"] == "active"
 
 
-list_contacts = w.list_tool(
-    "list_contacts",
+CONTACTS = w.Collection("contacts", "contactId", "CON-004", view=contact_view)
+list_contacts = CONTACTS.list_tool(
     "List contacts sorted by id, optionally for one account. Merged duplicates are hidden "
     "unless includeMerged is true. Paged.",
-    "contacts",
     filters={"accountId": w.string("Only contacts of this account.")},
     references=FILTERS,
     extra={
         "includeMerged": w.boolean("Also list records merged into another contact (default false).")
     },
     where=_include_merged,
-    view=contact_view,
 )
 
-search_contacts = w.search_tool(
-    "search_contacts",
+search_contacts = CONTACTS.search_tool(
     "Find contacts whose id, name, email or title contains the query (case-insensitive); merged "
     "records are included, flagged by status. Paged.",
-    "contacts",
     lambda state, c: [full_name(c), c["email"], c["title"]],
-    view=contact_view,
 )
 
-get_contact = w.get_tool(
-    "get_contact",
+get_contact = CONTACTS.get_tool(
     "One contact, with the ids of the deals, activities and leads that refer to it.",
-    "contacts",
-    "contactId",
-    "CON-004",
     view=lambda state, c: {
         **contact_view(state, c),
         "referencedBy": contact_references(state, c["id"]),

@@ -59,33 +59,24 @@ def _require_open(state: State, lead: Lead) -> None:
 #: A lead that is still being worked: anything else is history.
 OPEN_LEAD = LEAD.guarded(_require_open)
 
-list_leads = w.list_tool(
-    "list_leads",
+LEADS = w.Collection("leads", "leadId", "LEAD-003", view=lead_view)
+list_leads = LEADS.list_tool(
     "List leads sorted by id, optionally by status, owner or source. Paged.",
-    "leads",
     filters={
         "status": w.enum("Only leads with this status.", STATUSES),
         "ownerId": w.string("Only leads owned by this user id."),
         "source": w.enum("Only leads from this source.", SOURCES),
     },
     references=FILTERS,
-    view=lead_view,
 )
 
-search_leads = w.search_tool(
-    "search_leads",
+search_leads = LEADS.search_tool(
     "Find leads whose id, name, company or email contains the query (case-insensitive). Paged.",
-    "leads",
     lambda state, lead: [full_name(lead), lead["company"], lead["email"]],
-    view=lead_view,
 )
 
-get_lead = w.get_tool(
-    "get_lead",
+get_lead = LEADS.get_tool(
     "One lead with its age, days since last contact and its activities.",
-    "leads",
-    "leadId",
-    "LEAD-003",
     view=lambda state, lead: {
         **lead_view(state, lead),
         "activities": activities_about(state, "lead", lead["id"]),

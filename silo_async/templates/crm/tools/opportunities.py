@@ -113,12 +113,11 @@ def _flags(state: State, opp: Opportunity, input: Mapping[str, Any]) -> bool:
     )
 
 
-list_opportunities = w.list_tool(
-    "list_opportunities",
+OPPORTUNITIES = w.Collection("opportunities", "opportunityId", "OPP-004", view=opportunity_view)
+list_opportunities = OPPORTUNITIES.list_tool(
     "List opportunities sorted by id with probability, weighted amount, days in stage and "
     "stale/past-due flags; filter by owner, account, stage or status, or only stale or past-due "
     "deals. Paged.",
-    "opportunities",
     filters={
         "ownerId": w.string("Only deals owned by this user id."),
         "accountId": w.string("Only deals of this account."),
@@ -131,24 +130,16 @@ list_opportunities = w.list_tool(
         "pastDueOnly": w.boolean("Only open deals whose expected close date has passed."),
     },
     where=_flags,
-    view=opportunity_view,
 )
 
-search_opportunities = w.search_tool(
-    "search_opportunities",
+search_opportunities = OPPORTUNITIES.search_tool(
     "Find opportunities whose id, name or account name contains the query (case-insensitive). "
     "Paged.",
-    "opportunities",
     lambda state, o: [o["name"], state["accounts"][o["accountId"]]["name"]],
-    view=opportunity_view,
 )
 
-get_opportunity = w.get_tool(
-    "get_opportunity",
+get_opportunity = OPPORTUNITIES.get_tool(
     "One opportunity with its stage history, derived figures and related activities.",
-    "opportunities",
-    "opportunityId",
-    "OPP-004",
     view=lambda state, opp: {
         **opportunity_view(state, opp),
         "activities": [

@@ -19,29 +19,20 @@ def _active_only(state: State, user: User, input: Mapping[str, Any]) -> bool:
     return not input.get("activeOnly", False) or user["active"]
 
 
-list_users = w.list_tool(
-    "list_users",
+USERS = w.Collection("users", "userId", "USR-002", view=user_view)
+list_users = USERS.list_tool(
     "List users sorted by id, optionally by role or only active ones. Paged.",
-    "users",
     filters={"role": w.enum("Only users with this role.", _ROLES)},
     extra={"activeOnly": w.boolean("Only users who are still active (default false).")},
     where=_active_only,
-    view=user_view,
 )
 
-search_users = w.search_tool(
-    "search_users",
+search_users = USERS.search_tool(
     "Find users whose id, name or email contains the query (case-insensitive). Paged.",
-    "users",
     lambda state, u: [full_name(u), u["email"]],
-    view=user_view,
 )
 
-get_user = w.get_tool(
-    "get_user",
+get_user = USERS.get_tool(
     "One user with open pipeline, closed-won this year and quota attainment.",
-    "users",
-    "userId",
-    "USR-002",
     view=lambda state, user: user_view(state, user, with_performance=True),
 )

@@ -132,11 +132,10 @@ def _view(state: State, approval: Any) -> dict[str, Any]:
     return {**approval, "decideWith": DECIDE_WITH.get(approval["documentType"])}
 
 
-list_approvals = w.list_tool(
-    "list_approvals",
+APPROVALS = w.Collection("approvals", "approvalId", "APR-0012", view=_view)
+list_approvals = APPROVALS.list_tool(
     "List approvals (requests and decisions) sorted by id; filter by status, kind of document, "
     "document, assignee or who decided. Paged.",
-    "approvals",
     filters={
         "status": w.enum("Only approvals with this status.", STATUSES),
         "documentType": w.enum("Only this kind of document.", APPROVAL_KINDS),
@@ -145,20 +144,15 @@ list_approvals = w.list_tool(
         "decidedBy": w.string("Only approvals decided by this user."),
     },
     references={"assigneeId": "users", "decidedBy": "users"},
-    view=_view,
 )
-get_approval = w.get_tool(
-    "get_approval", "One approval.", "approvals", "approvalId", "APR-0012", view=_view
-)
-list_pending_approvals = w.list_tool(
-    "list_pending_approvals",
+get_approval = APPROVALS.get_tool("One approval.")
+list_pending_approvals = APPROVALS.list_tool(
     "Pending approval requests sorted by id, each with the tool that decides it; optionally "
     "for one assignee. Paged.",
-    "approvals",
     filters={"assigneeId": w.string("Only requests assigned to this user.")},
     references={"assigneeId": "users"},
     where=lambda state, a, input: a["status"] == "pending",
-    view=_view,
+    name="list_pending_approvals",
 )
 
 

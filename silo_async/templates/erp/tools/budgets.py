@@ -37,17 +37,15 @@ def budget_view(state: State, budget: Any) -> dict[str, Any]:
     }
 
 
-list_budgets = w.list_tool(
-    "list_budgets",
+BUDGETS = w.Collection("budgets", "budgetId", "BUD-004", view=budget_view)
+list_budgets = BUDGETS.list_tool(
     "List budgets sorted by id with allocated (amount + transfers in - out), committed, spent "
     "and remaining; filter by department or fiscal year. Paged.",
-    "budgets",
     filters={
         "departmentId": w.string("Only this department's budgets."),
         "fiscalYear": w.integer("Only this fiscal year.", minimum=2000, maximum=2100),
     },
     references={"departmentId": "departments"},
-    view=budget_view,
 )
 
 
@@ -80,13 +78,9 @@ def _drawing(state: State, budget_id: str) -> dict[str, Any]:
     }
 
 
-get_budget = w.get_tool(
-    "get_budget",
+get_budget = BUDGETS.get_tool(
     "One budget with its figures and every document drawing on it (committed orders and "
     "requisitions, invoices and expenses spent).",
-    "budgets",
-    "budgetId",
-    "BUD-004",
     view=lambda state, b: {**budget_view(state, b), "drawnBy": _drawing(state, b["id"])},
 )
 
@@ -108,10 +102,9 @@ def check_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-list_budget_transfers = w.list_tool(
-    "list_budget_transfers",
+BUDGET_TRANSFERS = w.Collection("budgetTransfers")
+list_budget_transfers = BUDGET_TRANSFERS.list_tool(
     "List budget transfers sorted by id; filter by source or destination budget. Paged.",
-    "budgetTransfers",
     filters={
         "fromBudgetId": w.string("Only transfers out of this budget."),
         "toBudgetId": w.string("Only transfers into this budget."),

@@ -16,10 +16,9 @@ from .vendor_invoices import invoice_view
 __all__ = ["list_vendor_credit_notes", "record_vendor_credit_note"]
 
 
-list_vendor_credit_notes = w.list_tool(
-    "list_vendor_credit_notes",
+VENDOR_CREDIT_NOTES = w.Collection("vendorCreditNotes")
+list_vendor_credit_notes = VENDOR_CREDIT_NOTES.list_tool(
     "List vendor credit notes sorted by id; filter by invoice. Paged.",
-    "vendorCreditNotes",
     filters={"vendorInvoiceId": w.string("Only credit notes against this invoice.")},
     references={"vendorInvoiceId": "vendorInvoices"},
 )

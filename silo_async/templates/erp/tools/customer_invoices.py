@@ -49,11 +49,10 @@ def invoice_view(state: State, invoice: Any) -> dict[str, Any]:
     }
 
 
-list_customer_invoices = w.list_tool(
-    "list_customer_invoices",
+CUSTOMER_INVOICES = w.Collection("customerInvoices", "invoiceId", "INV-8003", view=invoice_view)
+list_customer_invoices = CUSTOMER_INVOICES.list_tool(
     "List customer invoices sorted by id with total, paid, outstanding and days overdue; filter "
     "by status or customer, or only overdue ones. Paged.",
-    "customerInvoices",
     filters={
         "status": w.enum("Only invoices with this status.", STATUSES),
         "customerId": w.string("Only this customer's invoices."),
@@ -61,22 +60,13 @@ list_customer_invoices = w.list_tool(
     references={"customerId": "customers"},
     extra={"overdueOnly": w.boolean("Only issued invoices past due with money owed.")},
     where=lambda state, i, input: not input.get("overdueOnly") or sal.is_overdue(state, i),
-    view=invoice_view,
 )
-search_customer_invoices = w.search_tool(
-    "search_customer_invoices",
+search_customer_invoices = CUSTOMER_INVOICES.search_tool(
     "Find customer invoices whose id, customer name or sales order contains the query. Paged.",
-    "customerInvoices",
     lambda state, i: [state["customers"][i["customerId"]]["name"], i["salesOrderId"]],
-    view=invoice_view,
 )
-get_customer_invoice = w.get_tool(
-    "get_customer_invoice",
-    "One customer invoice.",
-    "customerInvoices",
-    "invoiceId",
-    "INV-8003",
-    view=invoice_view,
+get_customer_invoice = CUSTOMER_INVOICES.get_tool(
+    "One customer invoice.", name="get_customer_invoice"
 )
 
 

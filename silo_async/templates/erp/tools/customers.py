@@ -44,27 +44,19 @@ def _customer(state: State, input: dict[str, Any]) -> Record:
     return customer
 
 
-list_customers = w.list_tool(
-    "list_customers",
+CUSTOMERS = w.Collection("customers", "customerId", "CUS-001", view=customer_view)
+list_customers = CUSTOMERS.list_tool(
     "List customers sorted by id with credit limit, exposure and available credit; filter by "
     "status or country. Paged.",
-    "customers",
     filters={
         "status": w.enum("Only customers with this status.", STATUSES),
         "country": w.string("Only customers in this country, e.g. BE."),
     },
-    view=customer_view,
 )
-search_customers = w.search_tool(
-    "search_customers",
-    "Find customers whose id, name or email contains the query. Paged.",
-    "customers",
-    ["name", "email"],
-    view=customer_view,
+search_customers = CUSTOMERS.search_tool(
+    "Find customers whose id, name or email contains the query. Paged.", ["name", "email"]
 )
-get_customer = w.get_tool(
-    "get_customer", "One customer.", "customers", "customerId", "CUS-001", view=customer_view
-)
+get_customer = CUSTOMERS.get_tool("One customer.")
 
 
 @w.define_tool(

@@ -28,10 +28,9 @@ __all__ = [
 STATUSES = ("submitted", "approved", "rejected", "reimbursed")
 CATEGORIES = ("travel", "lodging", "meals", "events", "postage", "materials", "other")
 
-list_expenses = w.list_tool(
-    "list_expenses",
+EXPENSES = w.Collection("expenses", "expenseId", "EXP-7003")
+list_expenses = EXPENSES.list_tool(
     "List expense claims sorted by id; filter by status, employee or department. Paged.",
-    "expenses",
     filters={
         "status": w.enum("Only claims with this status.", STATUSES),
         "employeeId": w.string("Only this employee's claims."),
@@ -39,7 +38,7 @@ list_expenses = w.list_tool(
     },
     references={"employeeId": "users", "departmentId": "departments"},
 )
-get_expense = w.get_tool("get_expense", "One expense claim.", "expenses", "expenseId", "EXP-7003")
+get_expense = EXPENSES.get_tool("One expense claim.")
 
 
 @actor().write_tool(

@@ -50,17 +50,12 @@ def get_company_profile(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"company": state["company"], "policies": state["policies"]}
 
 
-list_departments = w.list_tool(
-    "list_departments",
-    "List departments (each is a cost centre) with their manager. Paged.",
-    "departments",
+DEPARTMENTS = w.Collection("departments", "departmentId", "DEP-004")
+list_departments = DEPARTMENTS.list_tool(
+    "List departments (each is a cost centre) with their manager. Paged."
 )
-get_department = w.get_tool(
-    "get_department",
+get_department = DEPARTMENTS.get_tool(
     "One department with its people and budgets.",
-    "departments",
-    "departmentId",
-    "DEP-004",
     view=lambda state, dep: {
         **dep,
         "userIds": sorted(
@@ -71,44 +66,34 @@ get_department = w.get_tool(
         ),
     },
 )
-list_roles = w.list_tool(
-    "list_roles",
+ROLES = w.Collection("roles", "roleId", "buyer")
+list_roles = ROLES.list_tool(
     "List roles with their approval limits per kind of document (EUR; a kind not listed "
-    "cannot be approved by the role). Paged.",
-    "roles",
+    "cannot be approved by the role). Paged."
 )
-get_role = w.get_tool(
-    "get_role",
+get_role = ROLES.get_tool(
     "One role with its approval limits and the users who hold it.",
-    "roles",
-    "roleId",
-    "buyer",
     view=lambda state, role: {
         **role,
         "userIds": sorted(u["id"] for u in state["users"].values() if u["roleId"] == role["id"]),
     },
 )
-list_users = w.list_tool(
-    "list_users",
+USERS = w.Collection("users", "userId", "USR-003", view=user_view)
+list_users = USERS.list_tool(
     "List users sorted by id with role, department and approval limits; filter by role, "
     "department or whether they are active. Paged.",
-    "users",
     filters={
         "roleId": w.string("Only users with this role, e.g. buyer."),
         "departmentId": w.string("Only users of this department."),
         "active": w.boolean("Only active (true) or departed (false) users."),
     },
     references={"roleId": "roles", "departmentId": "departments"},
-    view=user_view,
 )
-search_users = w.search_tool(
-    "search_users",
+search_users = USERS.search_tool(
     "Find users whose id, name or email contains the query. Paged.",
-    "users",
     lambda state, u: [full_name(u), u["email"]],
-    view=user_view,
 )
-get_user = w.get_tool("get_user", "One user.", "users", "userId", "USR-003", view=user_view)
+get_user = USERS.get_tool("One user.")
 
 
 @w.define_tool(

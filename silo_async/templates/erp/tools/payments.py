@@ -29,11 +29,10 @@ __all__ = [
 
 STATUSES = ("draft", "approved", "completed", "failed", "cancelled")
 
-list_payments = w.list_tool(
-    "list_payments",
+PAYMENTS = w.Collection("payments", "paymentId", "PAY-3002")
+list_payments = PAYMENTS.list_tool(
     "List payments (outbound to vendors, inbound from customers) sorted by id; filter by "
     "direction, status, vendor or customer. Paged.",
-    "payments",
     filters={
         "direction": w.enum("Only this direction.", ("outbound", "inbound")),
         "status": w.enum("Only payments with this status.", STATUSES),
@@ -42,7 +41,7 @@ list_payments = w.list_tool(
     },
     references={"vendorId": "vendors", "customerId": "customers"},
 )
-get_payment = w.get_tool("get_payment", "One payment.", "payments", "paymentId", "PAY-3002")
+get_payment = PAYMENTS.get_tool("One payment.")
 
 
 def _payable_vendor(state: State, vendor_id: str) -> Record:

@@ -31,11 +31,10 @@ def _product(state: State, input: dict[str, Any]) -> Record:
     return product
 
 
-list_products = w.list_tool(
-    "list_products",
+PRODUCTS = w.Collection("products", "productId", "PRD-001")
+list_products = PRODUCTS.list_tool(
     "List products sorted by id with SKU, standard cost, list price and preferred vendor; "
     "filter by category, status or preferred vendor. Paged.",
-    "products",
     filters={
         "category": w.string("Only this category, e.g. tents."),
         "status": w.enum("Only products with this status.", STATUSES),
@@ -43,13 +42,10 @@ list_products = w.list_tool(
     },
     references={"preferredVendorId": "vendors"},
 )
-search_products = w.search_tool(
-    "search_products",
-    "Find products whose id, SKU or name contains the query. Paged.",
-    "products",
-    ["sku", "name"],
+search_products = PRODUCTS.search_tool(
+    "Find products whose id, SKU or name contains the query. Paged.", ["sku", "name"]
 )
-get_product = w.get_tool("get_product", "One product.", "products", "productId", "PRD-001")
+get_product = PRODUCTS.get_tool("One product.")
 
 
 @w.define_tool({"productId": w.string("The product.")}, ["productId"])

@@ -68,11 +68,10 @@ def po_view(state: State, po: Any) -> dict[str, Any]:
     }
 
 
-list_purchase_orders = w.list_tool(
-    "list_purchase_orders",
+PURCHASE_ORDERS = w.Collection("purchaseOrders", "purchaseOrderId", "PO-1007", view=po_view)
+list_purchase_orders = PURCHASE_ORDERS.list_tool(
     "List purchase orders sorted by id with totals and receipt progress; filter by status, "
     "vendor, warehouse or budget. Paged.",
-    "purchaseOrders",
     filters={
         "status": w.enum("Only orders with this stored status.", STATUSES),
         "vendorId": w.string("Only this vendor's orders."),
@@ -80,23 +79,12 @@ list_purchase_orders = w.list_tool(
         "budgetId": w.string("Only orders charged to this budget."),
     },
     references={"vendorId": "vendors", "warehouseId": "warehouses", "budgetId": "budgets"},
-    view=po_view,
 )
-search_purchase_orders = w.search_tool(
-    "search_purchase_orders",
+search_purchase_orders = PURCHASE_ORDERS.search_tool(
     "Find purchase orders whose id, vendor name or requisition id contains the query. Paged.",
-    "purchaseOrders",
     lambda state, po: [state["vendors"][po["vendorId"]]["name"], po["requisitionId"]],
-    view=po_view,
 )
-get_purchase_order = w.get_tool(
-    "get_purchase_order",
-    "One purchase order.",
-    "purchaseOrders",
-    "purchaseOrderId",
-    "PO-1007",
-    view=po_view,
-)
+get_purchase_order = PURCHASE_ORDERS.get_tool("One purchase order.")
 
 
 def _last_price(state: State, context: Mapping[str, Any], product: Record) -> float:

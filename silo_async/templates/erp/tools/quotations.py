@@ -39,22 +39,18 @@ def quotation_view(state: State, quotation: Any) -> dict[str, Any]:
     }
 
 
-list_quotations = w.list_tool(
-    "list_quotations",
+QUOTATIONS = w.Collection("quotations", "quotationId", "QUO-001", view=quotation_view)
+list_quotations = QUOTATIONS.list_tool(
     "List quotations sorted by id with total, validity and vendor status; filter by RFQ, vendor "
     "or status. Paged.",
-    "quotations",
     filters={
         "rfqId": w.string("Only quotations for this RFQ."),
         "vendorId": w.string("Only this vendor's quotations."),
         "status": w.enum("Only quotations with this status.", STATUSES),
     },
     references={"rfqId": "rfqs", "vendorId": "vendors"},
-    view=quotation_view,
 )
-get_quotation = w.get_tool(
-    "get_quotation", "One quotation.", "quotations", "quotationId", "QUO-001", view=quotation_view
-)
+get_quotation = QUOTATIONS.get_tool("One quotation.")
 
 
 @w.define_tool({"rfqId": w.string("The RFQ.")}, ["rfqId"])

@@ -24,10 +24,9 @@ __all__ = [
     "reverse_goods_receipt",
 ]
 
-list_goods_receipts = w.list_tool(
-    "list_goods_receipts",
+GOODS_RECEIPTS = w.Collection("goodsReceipts", "goodsReceiptId", "GRN-1006")
+list_goods_receipts = GOODS_RECEIPTS.list_tool(
     "List goods receipts sorted by id; filter by purchase order, warehouse or status. Paged.",
-    "goodsReceipts",
     filters={
         "purchaseOrderId": w.string("Only receipts for this order."),
         "warehouseId": w.string("Only receipts at this warehouse."),
@@ -35,9 +34,7 @@ list_goods_receipts = w.list_tool(
     },
     references={"purchaseOrderId": "purchaseOrders", "warehouseId": "warehouses"},
 )
-get_goods_receipt = w.get_tool(
-    "get_goods_receipt", "One goods receipt.", "goodsReceipts", "goodsReceiptId", "GRN-1006"
-)
+get_goods_receipt = GOODS_RECEIPTS.get_tool("One goods receipt.")
 
 
 @w.define_tool({"warehouseId": w.string("Only deliveries to this warehouse.")})

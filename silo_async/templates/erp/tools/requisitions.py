@@ -66,34 +66,21 @@ def _requisition(state: State, input: Mapping[str, Any]) -> Record:
     return record
 
 
-list_requisitions = w.list_tool(
-    "list_requisitions",
+REQUISITIONS = w.Collection("requisitions", "requisitionId", "REQ-4005", view=requisition_view)
+list_requisitions = REQUISITIONS.list_tool(
     "List requisitions sorted by id with estimated net and pending approver; filter by status, "
     "department or requester. Paged.",
-    "requisitions",
     filters={
         "status": w.enum("Only requisitions with this status.", STATUSES),
         "departmentId": w.string("Only this department."),
         "requesterId": w.string("Only this requester."),
     },
     references={"departmentId": "departments", "requesterId": "users"},
-    view=requisition_view,
 )
-search_requisitions = w.search_tool(
-    "search_requisitions",
-    "Find requisitions whose id or justification contains the query. Paged.",
-    "requisitions",
-    ["justification"],
-    view=requisition_view,
+search_requisitions = REQUISITIONS.search_tool(
+    "Find requisitions whose id or justification contains the query. Paged.", ["justification"]
 )
-get_requisition = w.get_tool(
-    "get_requisition",
-    "One requisition.",
-    "requisitions",
-    "requisitionId",
-    "REQ-4005",
-    view=requisition_view,
-)
+get_requisition = REQUISITIONS.get_tool("One requisition.")
 
 
 def _budget_for(state: State, budget_id: str, department_id: str) -> Record:

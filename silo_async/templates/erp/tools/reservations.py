@@ -29,11 +29,10 @@ def _view(state: State, reservation: Any) -> dict[str, Any]:
     return {**reservation, "held": held(reservation)}
 
 
-list_reservations = w.list_tool(
-    "list_reservations",
+RESERVATIONS = w.Collection("reservations", "reservationId", "RES-0003", view=_view)
+list_reservations = RESERVATIONS.list_tool(
     "List stock reservations sorted by id with what each still holds; filter by sales order, "
     "product, warehouse or status. Paged.",
-    "reservations",
     filters={
         "salesOrderId": w.string("Only reservations for this order."),
         "productId": w.string("Only this product."),
@@ -45,11 +44,8 @@ list_reservations = w.list_tool(
         "productId": "products",
         "warehouseId": "warehouses",
     },
-    view=_view,
 )
-get_reservation = w.get_tool(
-    "get_reservation", "One reservation.", "reservations", "reservationId", "RES-0003", view=_view
-)
+get_reservation = RESERVATIONS.get_tool("One reservation.")
 
 
 def check_customer_can_receive(state: State, order: Record, doing: str) -> None:

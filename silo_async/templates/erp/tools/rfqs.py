@@ -35,15 +35,13 @@ def _rfq_view(state: State, rfq: Any) -> dict[str, Any]:
     }
 
 
-list_rfqs = w.list_tool(
-    "list_rfqs",
+RFQS = w.Collection("rfqs", "rfqId", "RFQ-001", view=_rfq_view)
+list_rfqs = RFQS.list_tool(
     "List RFQs sorted by id; filter by status. Paged.",
-    "rfqs",
     filters={"status": w.enum("Only RFQs with this status.", STATUSES)},
+    view=None,
 )
-get_rfq = w.get_tool(
-    "get_rfq", "One RFQ with its quotations.", "rfqs", "rfqId", "RFQ-001", view=_rfq_view
-)
+get_rfq = RFQS.get_tool("One RFQ with its quotations.")
 
 
 _BUYER = actor("purchasing")

@@ -63,34 +63,22 @@ def order_view(state: State, order: Any) -> dict[str, Any]:
     }
 
 
-list_sales_orders = w.list_tool(
-    "list_sales_orders",
+SALES_ORDERS = w.Collection("salesOrders", "salesOrderId", "SO-5007", view=order_view)
+list_sales_orders = SALES_ORDERS.list_tool(
     "List sales orders sorted by id with totals and shipping progress; filter by status, "
     "customer or warehouse. Paged.",
-    "salesOrders",
     filters={
         "status": w.enum("Only orders with this stored status.", STATUSES),
         "customerId": w.string("Only this customer's orders."),
         "warehouseId": w.string("Only orders shipping from this warehouse."),
     },
     references={"customerId": "customers", "warehouseId": "warehouses"},
-    view=order_view,
 )
-search_sales_orders = w.search_tool(
-    "search_sales_orders",
+search_sales_orders = SALES_ORDERS.search_tool(
     "Find sales orders whose id, customer reference or customer name contains the query. Paged.",
-    "salesOrders",
     lambda state, o: [o["customerReference"], state["customers"][o["customerId"]]["name"]],
-    view=order_view,
 )
-get_sales_order = w.get_tool(
-    "get_sales_order",
-    "One sales order.",
-    "salesOrders",
-    "salesOrderId",
-    "SO-5007",
-    view=order_view,
-)
+get_sales_order = SALES_ORDERS.get_tool("One sales order.")
 
 
 def _discounted(state: State, context: Mapping[str, Any], product: Record) -> float:

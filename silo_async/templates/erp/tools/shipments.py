@@ -39,21 +39,17 @@ def shipment_view(state: State, shipment: Any) -> dict[str, Any]:
     }
 
 
-list_shipments = w.list_tool(
-    "list_shipments",
+SHIPMENTS = w.Collection("shipments", "shipmentId", "SHP-6005", view=shipment_view)
+list_shipments = SHIPMENTS.list_tool(
     "List shipments sorted by id with value and whether invoiced; filter by sales order or "
     "warehouse. Paged.",
-    "shipments",
     filters={
         "salesOrderId": w.string("Only shipments of this order."),
         "warehouseId": w.string("Only shipments from this warehouse."),
     },
     references={"salesOrderId": "salesOrders", "warehouseId": "warehouses"},
-    view=shipment_view,
 )
-get_shipment = w.get_tool(
-    "get_shipment", "One shipment.", "shipments", "shipmentId", "SHP-6005", view=shipment_view
-)
+get_shipment = SHIPMENTS.get_tool("One shipment.")
 
 
 @w.define_tool()

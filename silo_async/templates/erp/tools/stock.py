@@ -32,13 +32,10 @@ _WHERE = {
     "warehouseId": w.string("The warehouse, e.g. WH-001."),
 }
 
-list_warehouses = w.list_tool("list_warehouses", "List warehouses. Paged.", "warehouses")
-get_warehouse = w.get_tool(
-    "get_warehouse",
+WAREHOUSES = w.Collection("warehouses", "warehouseId", "WH-001")
+list_warehouses = WAREHOUSES.list_tool("List warehouses. Paged.")
+get_warehouse = WAREHOUSES.get_tool(
     "One warehouse with its totals: stock lines, units on hand and units reserved.",
-    "warehouses",
-    "warehouseId",
-    "WH-001",
     view=lambda state, wh: {
         **wh,
         "stockLines": sum(1 for s in state["stock"].values() if s["warehouseId"] == wh["id"]),
@@ -52,17 +49,15 @@ get_warehouse = w.get_tool(
         ),
     },
 )
-list_stock = w.list_tool(
-    "list_stock",
+STOCK = w.Collection("stock", view=stock_view)
+list_stock = STOCK.list_tool(
     "List stock lines (one per product and warehouse) sorted by id with on hand, reserved, "
     "available, inbound and projected quantities; filter by product or warehouse, or only lines "
     "below their reorder point. Paged.",
-    "stock",
     filters=_WHERE,
     references={"productId": "products", "warehouseId": "warehouses"},
     extra={"belowReorderOnly": w.boolean("Only lines whose projected stock is below reorder.")},
     where=lambda state, r, input: not input.get("belowReorderOnly") or is_below_reorder(state, r),
-    view=stock_view,
 )
 
 
@@ -229,11 +224,10 @@ def set_reorder_levels(call: w.Write) -> dict[str, Any]:
     return {"stock": stock_view(state, record), "auditId": audit_id}
 
 
-list_stock_movements = w.list_tool(
-    "list_stock_movements",
+STOCK_MOVEMENTS = w.Collection("stockMovements", "movementId", "MOV-0003")
+list_stock_movements = STOCK_MOVEMENTS.list_tool(
     "Stock movements oldest first (ascending id); filter by product, warehouse, type or the "
     "document that caused them. Paged.",
-    "stockMovements",
     filters={
         **_WHERE,
         "type": w.enum("Only this kind of movement.", MOVEMENT_TYPES),
@@ -241,6 +235,4 @@ list_stock_movements = w.list_tool(
     },
     references={"productId": "products", "warehouseId": "warehouses"},
 )
-get_stock_movement = w.get_tool(
-    "get_stock_movement", "One stock movement.", "stockMovements", "movementId", "MOV-0003"
-)
+get_stock_movement = STOCK_MOVEMENTS.get_tool("One stock movement.", name="get_stock_movement")

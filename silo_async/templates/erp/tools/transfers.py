@@ -22,10 +22,9 @@ __all__ = [
 
 STATUSES = ("in_transit", "received", "cancelled")
 
-list_transfers = w.list_tool(
-    "list_transfers",
+TRANSFERS = w.Collection("transfers", "transferId", "TRF-001")
+list_transfers = TRANSFERS.list_tool(
     "List stock transfers sorted by id; filter by status, product, source or destination. Paged.",
-    "transfers",
     filters={
         "status": w.enum("Only transfers with this status.", STATUSES),
         "productId": w.string("Only this product."),
@@ -38,7 +37,7 @@ list_transfers = w.list_tool(
         "toWarehouseId": "warehouses",
     },
 )
-get_transfer = w.get_tool("get_transfer", "One transfer.", "transfers", "transferId", "TRF-001")
+get_transfer = TRANSFERS.get_tool("One transfer.")
 
 
 _TRANSFER = target("transfers", "transferId", "The transfer.", "transfer")

@@ -58,11 +58,10 @@ def _overdue(state: State, invoice: Any, input: Mapping[str, Any]) -> bool:
     return not input.get("overdueOnly") or pay.is_overdue(state, invoice)
 
 
-list_vendor_invoices = w.list_tool(
-    "list_vendor_invoices",
+VENDOR_INVOICES = w.Collection("vendorInvoices", "vendorInvoiceId", "VI-2004", view=invoice_view)
+list_vendor_invoices = VENDOR_INVOICES.list_tool(
     "List vendor invoices sorted by id with net, VAT, total, paid and outstanding; filter by "
     "status, vendor or purchase order, or only overdue ones. Paged.",
-    "vendorInvoices",
     filters={
         "status": w.enum("Only invoices with this status.", STATUSES),
         "vendorId": w.string("Only this vendor's invoices."),
@@ -71,23 +70,12 @@ list_vendor_invoices = w.list_tool(
     references={"vendorId": "vendors", "purchaseOrderId": "purchaseOrders"},
     extra={"overdueOnly": w.boolean("Only invoices past their due date with money owed.")},
     where=_overdue,
-    view=invoice_view,
 )
-search_vendor_invoices = w.search_tool(
-    "search_vendor_invoices",
+search_vendor_invoices = VENDOR_INVOICES.search_tool(
     "Find vendor invoices whose id, vendor reference or vendor name contains the query. Paged.",
-    "vendorInvoices",
     lambda state, i: [i["vendorReference"], state["vendors"][i["vendorId"]]["name"]],
-    view=invoice_view,
 )
-get_vendor_invoice = w.get_tool(
-    "get_vendor_invoice",
-    "One vendor invoice.",
-    "vendorInvoices",
-    "vendorInvoiceId",
-    "VI-2004",
-    view=invoice_view,
-)
+get_vendor_invoice = VENDOR_INVOICES.get_tool("One vendor invoice.")
 
 
 def _po_for(state: State, vendor: Record, po_id: str) -> Record:

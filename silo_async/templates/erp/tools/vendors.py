@@ -57,21 +57,18 @@ _LIVE_VENDOR = target("vendors", "vendorId", "The vendor.", "vendor", _not_merge
 _NEW_VENDOR = w.Target("vendors", "vendorId", w.string("The vendor."), "vendor")
 
 
-list_vendors = w.list_tool(
-    "list_vendors",
+VENDORS = w.Collection("vendors", "vendorId", "VEN-004")
+list_vendors = VENDORS.list_tool(
     "List vendors sorted by id; filter by status or category. Paged.",
-    "vendors",
     filters={"status": w.enum("Only vendors with this status.", STATUSES)},
     extra={"category": w.string("Only vendors supplying this category, e.g. tents.")},
     where=lambda state, v, input: input.get("category") in (None, *v["categories"]),
 )
-search_vendors = w.search_tool(
-    "search_vendors",
+search_vendors = VENDORS.search_tool(
     "Find vendors whose id, name, VAT number, email or IBAN contains the query. Paged.",
-    "vendors",
     ["name", "vatNumber", "email", "iban"],
 )
-get_vendor = w.get_tool("get_vendor", "One vendor.", "vendors", "vendorId", "VEN-004")
+get_vendor = VENDORS.get_tool("One vendor.")
 
 
 @w.define_tool({"vendorId": w.string("The vendor.")}, ["vendorId"])

@@ -30,12 +30,11 @@ def _member_filters(state: State, member: Record, input: Mapping[str, Any]) -> b
     )
 
 
-list_members = w.list_tool(
-    "list_members",
+MEMBERS = w.Collection("members", "memberId", "MEM-003", view=member_summary)
+list_members = MEMBERS.list_tool(
     "List members (sorted by id) with their active-sprint load, sprint capacity, remaining "
     "capacity and whether they are over capacity. Departed members are included unless "
     "activeOnly is true.",
-    "members",
     filters={
         "teamId": w.string("Only members of this team, e.g. TEAM-001."),
         "role": w.enum("Only members with this role.", ROLES),
@@ -46,23 +45,14 @@ list_members = w.list_tool(
         "overCapacityOnly": w.boolean("Only members whose load exceeds their capacity."),
     },
     where=_member_filters,
-    view=member_summary,
 )
 
-search_members = w.search_tool(
-    "search_members",
-    "Find members whose id, name or email contains the query (case-insensitive).",
-    "members",
-    ["name", "email"],
-    view=member_summary,
+search_members = MEMBERS.search_tool(
+    "Find members whose id, name or email contains the query (case-insensitive).", ["name", "email"]
 )
 
-get_member = w.get_tool(
-    "get_member",
+get_member = MEMBERS.get_tool(
     "Read one member: profile, load, remaining capacity and every open work item they hold.",
-    "members",
-    "memberId",
-    "MEM-003",
     view=lambda state, member: {
         **member_summary(state, member),
         "openWorkItems": [

@@ -49,32 +49,22 @@ def _project_summary(state: State, project: Record) -> dict[str, Any]:
     }
 
 
-list_projects = w.list_tool(
-    "list_projects",
+PROJECTS = w.Collection("projects", "projectId", "PRJ-001", view=_project_summary)
+list_projects = PROJECTS.list_tool(
     "List projects (sorted by id) with open work, overdue count and hours logged.",
-    "projects",
     filters={
         "status": w.enum("Only projects in this status.", STATUSES),
         "teamId": w.string("Only projects owned by this team."),
     },
     references={"teamId": "teams"},
-    view=_project_summary,
 )
 
-search_projects = w.search_tool(
-    "search_projects",
-    "Find projects whose id, key or name contains the query (case-insensitive).",
-    "projects",
-    ["key", "name"],
-    view=_project_summary,
+search_projects = PROJECTS.search_tool(
+    "Find projects whose id, key or name contains the query (case-insensitive).", ["key", "name"]
 )
 
-get_project = w.get_tool(
-    "get_project",
+get_project = PROJECTS.get_tool(
     "Read one project with its sprints (committed, delivered and remaining points).",
-    "projects",
-    "projectId",
-    "PRJ-001",
     view=lambda state, project: {
         **_project_summary(state, project),
         "sprints": [

@@ -59,12 +59,9 @@ def list_sprints(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return w.paginate(rows, input)
 
 
-get_sprint = w.get_tool(
-    "get_sprint",
+SPRINTS = w.Collection("sprints", "sprintId", "SPR-003")
+get_sprint = SPRINTS.get_tool(
     "Read one sprint with its point totals and every work item attached to it.",
-    "sprints",
-    "sprintId",
-    "SPR-003",
     view=lambda state, sprint: {
         **sprint_summary(state, sprint),
         "workItems": [item_summary(state, i) for i in items_in_sprint(state, sprint["id"])],

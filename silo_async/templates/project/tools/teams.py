@@ -25,19 +25,11 @@ def _team_summary(state: State, team: Record) -> dict[str, Any]:
     }
 
 
-list_teams = w.list_tool(
-    "list_teams",
-    "List teams with their active headcount, capacity and load.",
-    "teams",
-    view=_team_summary,
-)
+TEAMS = w.Collection("teams", "teamId", "TEAM-001", view=_team_summary)
+list_teams = TEAMS.list_tool("List teams with their active headcount, capacity and load.")
 
-get_team = w.get_tool(
-    "get_team",
+get_team = TEAMS.get_tool(
     "Read one team with every member (departed ones included, flagged active=false).",
-    "teams",
-    "teamId",
-    "TEAM-001",
     view=lambda state, team: {
         **_team_summary(state, team),
         "members": [

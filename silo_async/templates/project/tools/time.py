@@ -138,7 +138,8 @@ def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return page
 
 
-get_time_log = w.get_tool("get_time_log", "Read one time log.", "timeLogs", "timeLogId", "TL-007")
+TIME_LOGS = w.Collection("timeLogs", "timeLogId", "TL-007")
+get_time_log = TIME_LOGS.get_tool("Read one time log.")
 
 
 @ACTOR.write_tool(

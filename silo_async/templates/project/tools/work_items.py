@@ -64,11 +64,10 @@ def _item_flags(state: State, item: Record, input: Mapping[str, Any]) -> bool:
     )
 
 
-list_work_items = w.list_tool(
-    "list_work_items",
+WORK_ITEMS = w.Collection("workItems", view=item_summary)
+list_work_items = WORK_ITEMS.list_tool(
     "List work items (sorted by id) with computed flags: blocked (waiting on an unfinished "
     "blocker, whatever the stored status says), overdue, days in status and hours logged.",
-    "workItems",
     filters={
         "projectId": w.string("Only items of this project."),
         "sprintId": w.string("Only items in this sprint."),
@@ -87,7 +86,6 @@ list_work_items = w.list_tool(
         "overdueOnly": w.boolean("Only open items past their due date."),
     },
     where=_item_flags,
-    view=item_summary,
 )
 
 
