@@ -209,6 +209,16 @@ def define_tool(
         @w.define_tool({"vendorId": w.string("The vendor, e.g. VEN-001.")}, ["vendorId"])
         def vendor_balance(state, input):  # the docstring is the description
             ...
+
+    Args:
+        spec: ``(properties, required)`` or ``(name, description, properties, required)``.
+        properties: the input properties, when not given in ``spec``.
+        required: which of them are required, when not given in ``spec``.
+        name: the tool name, when not the function's.
+        description: what the agent reads, when not the docstring's first paragraph.
+
+    Raises:
+        TypeError: ``spec`` is neither form (see :class:`ToolSpec`).
     """
     declared = ToolSpec.parse(spec, properties, required, name, description)
     return tool(

@@ -212,6 +212,9 @@ class Actor:
             required: which are required, when not given in ``spec``.
             name: the tool name, when not the function's.
             description: what the agent reads, when not the docstring's first paragraph.
+
+        Raises:
+            TypeError: ``spec`` is neither form.
         """
         declared = ToolSpec.parse(spec, properties, required, name, description)
         ids = {} if target is None else {target.key: target.schema}
