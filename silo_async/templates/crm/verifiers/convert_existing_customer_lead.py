@@ -6,6 +6,7 @@ import silo_async as silo
 from silo_async.world import modified_ids, new_records
 
 from ..state import State, account_named, lead_named
+from .conversion import converted
 
 LEAD = "Felix Amadi"
 ACCOUNT = "Corvane Diagnostics"
@@ -13,25 +14,22 @@ AMOUNT = 65000
 CLOSE = "2026-11-30"
 
 
+def _primaries(state: State, account_id: str) -> list[str]:
+    """Ids of the account's contacts marked primary."""
+    return [
+        c["id"]
+        for c in state["contacts"].values()
+        if c["accountId"] == account_id and c["isPrimary"]
+    ]
+
+
 @silo.verifier(id="VER-002", task_id="TASK-002")
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """The lead is converted onto the existing account, owned by that account's owner."""
     start = lead_named(initial, LEAD)
     customer = account_named(initial, ACCOUNT)
-    lead = final["leads"][start["id"]]
-    opp = final["opportunities"].get(lead["convertedOpportunityId"] or "")
-    contact = final["contacts"].get(lead["convertedContactId"] or "")
+    lead, _, contact, opp = converted(final, start["id"])
     new_accounts = [a["id"] for a in new_records(final, initial, "accounts")]
-    primary_before = [
-        c["id"]
-        for c in initial["contacts"].values()
-        if c["accountId"] == customer["id"] and c["isPrimary"]
-    ]
-    primary_after = [
-        c["id"]
-        for c in final["contacts"].values()
-        if c["accountId"] == customer["id"] and c["isPrimary"]
-    ]
     other_opps = modified_ids(final, initial, "opportunities")
     return [
         silo.check("lead is converted", lead["status"] == "converted", lead["status"]),
@@ -65,7 +63,8 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             opp is not None and opp["sourceLeadId"] == start["id"],
         ),
         silo.optional(
-            "the account's primary contact is unchanged", primary_before == primary_after
+            "the account's primary contact is unchanged",
+            _primaries(initial, customer["id"]) == _primaries(final, customer["id"]),
         ),
         silo.optional("no existing opportunity changed", not other_opps, ", ".join(other_opps)),
     ]

@@ -6,6 +6,7 @@ import silo_async as silo
 from silo_async.world import mentions, modified_ids, new_records
 
 from ..state import State, lead_named, normalise_email
+from .conversion import converted
 
 LEAD = "Tomasz Wierzbicki"
 AMOUNT = 48000
@@ -16,10 +17,7 @@ CLOSE = "2026-12-15"
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """A qualified lead from a new company is converted at the agreed amount and date."""
     start = lead_named(initial, LEAD)
-    lead = final["leads"][start["id"]]
-    opp = final["opportunities"].get(lead["convertedOpportunityId"] or "")
-    account = final["accounts"].get(lead["convertedAccountId"] or "")
-    contact = final["contacts"].get(lead["convertedContactId"] or "")
+    lead, account, contact, opp = converted(final, start["id"])
     new_accounts = {a["id"] for a in new_records(final, initial, "accounts")}
     return [
         silo.check("lead is converted", lead["status"] == "converted", lead["status"]),
