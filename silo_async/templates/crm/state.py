@@ -18,6 +18,7 @@ from silo_async.world import (
     fold,
     parse_date,
     round_half_up,
+    sorted_by_id,
     sum_money,
     to_money,
     today,
@@ -277,7 +278,7 @@ def open_opportunities(state: State, owner_id: str | None = None) -> list[Opport
     """Open deals, optionally for one owner, sorted by id."""
     return [
         o
-        for o in sorted(state["opportunities"].values(), key=lambda o: o["id"])
+        for o in sorted_by_id(state["opportunities"])
         if is_open(o) and (owner_id is None or o["ownerId"] == owner_id)
     ]
 
@@ -378,7 +379,7 @@ def normalise_email(email: str) -> str:
 def duplicate_contact_groups(state: State) -> list[list[Contact]]:
     """Active contacts sharing an email address, each group oldest first."""
     groups: dict[str, list[Contact]] = {}
-    for contact in sorted(state["contacts"].values(), key=lambda c: c["id"]):
+    for contact in sorted_by_id(state["contacts"]):
         if contact["status"] == "active":
             groups.setdefault(normalise_email(contact["email"]), []).append(contact)
     return [

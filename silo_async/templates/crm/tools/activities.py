@@ -8,8 +8,23 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
-from ..state import RELATED_COLLECTIONS, Activity, State, is_activity_open, is_activity_overdue
-from .helpers import ACTIVITY, ACTOR, FILTERS, read_future_date, reassign_tool, work_owner
+from ..state import (
+    RELATED_COLLECTIONS,
+    Activity,
+    State,
+    is_activity_open,
+    is_activity_overdue,
+    is_open,
+)
+from .helpers import (
+    ACTIVITY,
+    ACTOR,
+    FILTERS,
+    is_lead_open,
+    read_future_date,
+    reassign_tool,
+    work_owner,
+)
 from .views import activity_view
 
 __all__ = [
@@ -127,7 +142,7 @@ def log_activity(call: w.Write) -> dict[str, Any]:
 def _check_related_open(state: State, related_type: str, related_id: str) -> None:
     if related_type == "opportunity":
         opp = state["opportunities"][related_id]
-        if opp["status"] != "open":
+        if not is_open(opp):
             raise silo.tool_error(
                 "invalid_state",
                 f"Opportunity {opp['id']} is {opp['status']}, not open; follow-ups go on open "
@@ -135,7 +150,7 @@ def _check_related_open(state: State, related_type: str, related_id: str) -> Non
             )
     if related_type == "lead":
         lead = state["leads"][related_id]
-        if lead["status"] in ("converted", "disqualified"):
+        if not is_lead_open(lead):
             raise silo.tool_error(
                 "invalid_state",
                 f"Lead {lead['id']} is {lead['status']}; follow-ups go on open leads.",

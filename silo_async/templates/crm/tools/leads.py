@@ -7,7 +7,16 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
-from ..state import Account, Contact, Lead, State, User, full_name, normalise_email
+from ..state import (
+    Account,
+    Contact,
+    Lead,
+    State,
+    User,
+    can_own_deals,
+    full_name,
+    normalise_email,
+)
 from .accounts import assert_name_free
 from .helpers import (
     ACCOUNT,
@@ -204,7 +213,7 @@ def _conversion_owner(state: State, lead: Lead, owner_id: str | None) -> User:
     if owner_id is not None:
         return deal_owner(state, owner_id, "opportunities")
     owner = state["users"][lead["ownerId"]]
-    if not owner["active"] or owner["role"] not in ("director", "account_executive"):
+    if not owner["active"] or not can_own_deals(owner):
         raise silo.tool_error(
             "not_allowed",
             f"Lead owner {full_name(owner)} ({owner['id']}, {owner['role']}"

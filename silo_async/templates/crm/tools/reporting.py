@@ -101,7 +101,7 @@ def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
             f"year {year} is in the future (the current year is {current_year(state)}).",
         )
     rows = []
-    for user in sorted(state["users"].values(), key=lambda u: u["id"]):
+    for user in w.sorted_by_id(state["users"]):
         if user["annualQuota"] <= 0 and user["role"] != "account_executive":
             continue
         if input.get("activeOnly") and not user["active"]:
