@@ -7,9 +7,9 @@ still owns accounts, deals, a lead and follow-ups; deals have stalled; two are p
 date; a lead conversion created a duplicate contact; a qualified lead belongs to a company that is
 already a customer under a slightly different name.
 
-The entrypoint exports what the runtime loads: ``create_state`` (a fresh world per rollout),
-``bind_tools`` (the tools closed over one world) and ``verifiers``. Tasks are discovered from
-``tasks/*.json``; tools and verifiers are only what their registries list.
+What the runtime loads: ``create_state`` builds a fresh world from ``data/*.json`` for each
+rollout, ``bind_tools`` closes the tools listed in ``tools/__init__.py`` over it, and
+``verifiers`` is the list in ``verifiers/__init__.py``; the tasks are the files in ``tasks/``.
 """
 
 from __future__ import annotations
