@@ -183,6 +183,23 @@ def test_broken_seed_references_are_reported_with_the_record(tmp_path: Path) -> 
 
 # --- tool rules --------------------------------------------------------------------------------
 
+#: A follow-up call on an open deal that every rule allows: each rejection below changes it.
+FOLLOW_UP = {
+    "type": "call",
+    "subject": "x",
+    "relatedType": "opportunity",
+    "relatedId": "OPP-001",
+    "ownerId": "USR-002",
+    "dueDate": "2026-09-20",
+    "actorId": "USR-002",
+}
+
+
+def _token_conversion(lead_id: str, actor_id: str) -> dict[str, Any]:
+    """convert_lead's input for a token deal: only the lead and who converts it vary."""
+    return {"leadId": lead_id, "amount": 1, "expectedCloseDate": "2026-12-01", "actorId": actor_id}
+
+
 REJECTIONS: list[tuple[str, dict[str, Any], str, str]] = [
     ("get_opportunity", {"opportunityId": "OPP-999"}, "not_found", 'Opportunity "OPP-999"'),
     ("get_opportunity", {"opportunityID": "OPP-001"}, "invalid_input", "not a parameter"),
@@ -226,34 +243,19 @@ REJECTIONS: list[tuple[str, dict[str, Any], str, str]] = [
     ("list_opportunities", {"limit": 0}, "invalid_input", "limit"),
     (
         "convert_lead",
-        {
-            "leadId": "LEAD-009",
-            "amount": 1,
-            "expectedCloseDate": "2026-12-01",
-            "actorId": "USR-002",
-        },
+        _token_conversion("LEAD-009", "USR-002"),
         "invalid_state",
         "already converted on 2026-08-20",
     ),
     (
         "convert_lead",
-        {
-            "leadId": "LEAD-003",
-            "amount": 1,
-            "expectedCloseDate": "2026-12-01",
-            "actorId": "USR-007",
-        },
+        _token_conversion("LEAD-003", "USR-007"),
         "invalid_state",
         "is new, not qualified",
     ),
     (
         "convert_lead",
-        {
-            "leadId": "LEAD-002",
-            "amount": 1,
-            "expectedCloseDate": "2026-12-01",
-            "actorId": "USR-007",
-        },
+        _token_conversion("LEAD-002", "USR-007"),
         "not_allowed",
         "pass ownerId",
     ),
@@ -271,43 +273,19 @@ REJECTIONS: list[tuple[str, dict[str, Any], str, str]] = [
     ),
     (
         "schedule_activity",
-        {
-            "type": "call",
-            "subject": "x",
-            "relatedType": "opportunity",
-            "relatedId": "OPP-001",
-            "ownerId": "USR-002",
-            "dueDate": "2026-02-30",
-            "actorId": "USR-002",
-        },
+        {**FOLLOW_UP, "dueDate": "2026-02-30"},
         "invalid_input",
         "real calendar date",
     ),
     (
         "schedule_activity",
-        {
-            "type": "call",
-            "subject": "x",
-            "relatedType": "opportunity",
-            "relatedId": "OPP-001",
-            "ownerId": "USR-002",
-            "dueDate": "2026-09-01",
-            "actorId": "USR-002",
-        },
+        {**FOLLOW_UP, "dueDate": "2026-09-01"},
         "invalid_input",
         '"dueDate" must be today (2026-09-14) or later; received "2026-09-01".',
     ),
     (
         "schedule_activity",
-        {
-            "type": "call",
-            "subject": "x",
-            "relatedType": "opportunity",
-            "relatedId": "OPP-007",
-            "ownerId": "USR-005",
-            "dueDate": "2026-09-20",
-            "actorId": "USR-005",
-        },
+        {**FOLLOW_UP, "relatedId": "OPP-007", "ownerId": "USR-005", "actorId": "USR-005"},
         "invalid_state",
         "OPP-007 is lost, not open",
     ),
