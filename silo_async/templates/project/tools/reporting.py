@@ -14,16 +14,13 @@ from ..state import (
     is_departed,
     is_overdue,
     items_in_sprint,
-    member_load,
-    over_capacity_by,
-    remaining_capacity,
     sprint_committed_points,
     sprint_delivered_points,
     sprint_over_budget_by,
     unresolved_blockers,
 )
 from .helpers import check_filters, require
-from .views import item_summary, sprint_summary
+from .views import item_summary, member_summary, sprint_summary
 
 __all__ = [
     "blocked_items_report",
@@ -46,10 +43,10 @@ def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     by_status: dict[str, int] = {}
     for item in items:
         by_status[item["statusId"]] = by_status.get(item["statusId"], 0) + int(item["points"])
-    committed = sprint_committed_points(state, sprint["id"])
-    delivered = sprint_delivered_points(state, sprint["id"])
+    summary = sprint_summary(state, sprint)
+    committed, delivered = summary["committedPoints"], summary["deliveredPoints"]
     return {
-        **sprint_summary(state, sprint),
+        **summary,
         "pointsByStatus": by_status,
         "percentComplete": w.round_half_up(100 * delivered / committed, 2) if committed else 0.0,
         "openItems": [item_summary(state, i) for i in items if not is_closed(state, i)],
@@ -73,24 +70,30 @@ def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
             continue
         if input.get("activeOnly") and is_departed(member):
             continue
+        summary = member_summary(state, member)
         capacity = int(member["sprintCapacityPoints"])
-        load = member_load(state, member["id"])
+        load = summary["loadPoints"]
         rows.append(
             {
                 "memberId": member["id"],
                 "name": member["name"],
                 "teamId": member["teamId"],
-                "active": not is_departed(member),
+                "active": summary["active"],
                 "sprintCapacityPoints": capacity,
                 "loadPoints": load,
-                "remainingCapacityPoints": remaining_capacity(state, member["id"]),
-                "overCapacityBy": over_capacity_by(state, member["id"]),
+                "remainingCapacityPoints": summary["remainingCapacityPoints"],
+                "overCapacityBy": summary["overCapacityBy"],
                 "utilisationPercent": w.round_half_up(100 * load / capacity, 2)
                 if capacity
                 else None,
             }
         )
     return {"total": len(rows), "results": rows}
+
+
+def _item_rows(rows: list[dict[str, Any]], points_key: str) -> dict[str, Any]:
+    """A report on work items: how many, their points together under ``points_key``, the rows."""
+    return {"count": len(rows), points_key: sum(int(r["points"]) for r in rows), "results": rows}
 
 
 @w.define_tool({"projectId": w.string("Only this project.")})
@@ -114,11 +117,7 @@ def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
         }
         for i in ids
     ]
-    return {
-        "count": len(rows),
-        "blockedPoints": sum(int(r["points"]) for r in rows),
-        "results": rows,
-    }
+    return _item_rows(rows, "blockedPoints")
 
 
 @w.define_tool(
@@ -153,11 +152,7 @@ def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
                 "assigneeActive": active,
             }
         )
-    return {
-        "count": len(rows),
-        "overduePoints": sum(int(r["points"]) for r in rows),
-        "results": rows,
-    }
+    return _item_rows(rows, "overduePoints")
 
 
 @w.define_tool(
