@@ -158,6 +158,22 @@ def _running(state: State, sprint: Record) -> Record | None:
     )
 
 
+def _assert_status(sprint: Record, status: str, rule: str) -> None:
+    """A sprint starts only from planned and completes only from active.
+
+    The error names the sprint's actual status, then ``rule`` (which status the turnover needs).
+
+    Raises:
+        ToolError: ``invalid_state`` with the sprint's status.
+    """
+    if sprint["status"] != status:
+        raise silo.tool_error(
+            "invalid_state",
+            f"{sprint['id']} ({sprint['name']}) is {sprint['status']}; {rule}.",
+            {"status": sprint["status"]},
+        )
+
+
 @ACTOR.write_tool(target=SPRINT)
 def start_sprint(call: w.Write) -> dict[str, Any]:
     """Start a planned sprint. A project can have only one active sprint at a time. Only the project
@@ -167,13 +183,7 @@ def start_sprint(call: w.Write) -> dict[str, Any]:
     project = state["projects"][sprint["projectId"]]
     assert_project_open(project, "add")
     assert_can_manage(state, call.actor, project)
-    if sprint["status"] != "planned":
-        raise silo.tool_error(
-            "invalid_state",
-            f"{sprint['id']} ({sprint['name']}) is {sprint['status']}; only a planned sprint "
-            "can start.",
-            {"status": sprint["status"]},
-        )
+    _assert_status(sprint, "planned", "only a planned sprint can start")
     running = _running(state, sprint)
     if running is not None:
         raise silo.tool_error(
@@ -198,13 +208,7 @@ def complete_sprint(call: w.Write) -> dict[str, Any]:
     state, sprint = call.state, call.record
     project = state["projects"][sprint["projectId"]]
     assert_can_manage(state, call.actor, project)
-    if sprint["status"] != "active":
-        raise silo.tool_error(
-            "invalid_state",
-            f"{sprint['id']} ({sprint['name']}) is {sprint['status']}; only an active sprint "
-            "can be completed.",
-            {"status": sprint["status"]},
-        )
+    _assert_status(sprint, "active", "only an active sprint can be completed")
     unfinished = [i for i in items_in_sprint(state, sprint["id"]) if not is_closed(state, i)]
     target_id = call.input.get("carryOverToSprintId")
     if target_id is not None:
