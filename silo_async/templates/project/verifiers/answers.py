@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import silo_async as silo
-from silo_async.world import find_by, mentions, mentions_id, states_number, unchanged
+from silo_async.world import mentions, mentions_id, states_number, unchanged
 
 from ..state import (
     Record,
@@ -24,6 +24,7 @@ from ..state import (
     sprint_delivered_points,
     sprint_over_budget_by,
 )
+from .seed import needs_seed, seed_record
 
 __all__ = ["ver_011", "ver_012", "ver_013", "ver_014", "ver_015", "ver_016", "ver_017"]
 
@@ -85,12 +86,11 @@ def ver_011(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
 
 
 @silo.verifier(id="VER-012", task_id="TASK-012")
+@needs_seed("the project exists in the seed")
 def ver_012(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """State the hours logged on the Warehouse Telemetry Pipeline."""
     text = ctx.agent_output
-    project = find_by(initial, "projects", "name", "Warehouse Telemetry Pipeline")
-    if project is None:
-        return [silo.check("the project exists in the seed", False)]
+    project = seed_record(initial, "projects", "name", "Warehouse Telemetry Pipeline")
     totals = hours_by_project(initial)
     expected = totals[project["id"]]
     others = [h for p, h in totals.items() if p != project["id"] and abs(h - expected) > 0.01]
@@ -196,12 +196,11 @@ def ver_015(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
 
 
 @silo.verifier(id="VER-017", task_id="TASK-017")
+@needs_seed("the project exists in the seed")
 def ver_017(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Count Route Optimizer items in Backlog with no assignee."""
     text = ctx.agent_output
-    project = find_by(initial, "projects", "name", "Route Optimizer v3")
-    if project is None:
-        return [silo.check("the project exists in the seed", False)]
+    project = seed_record(initial, "projects", "name", "Route Optimizer v3")
     items = [i for i in initial["workItems"].values() if i["projectId"] == project["id"]]
     expected = sum(1 for i in items if i["statusId"] == "backlog" and not i["assigneeId"])
     in_backlog = sum(1 for i in items if i["statusId"] == "backlog")

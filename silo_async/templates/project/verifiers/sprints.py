@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import silo_async as silo
-from silo_async.world import every, find_by
+from silo_async.world import every
 
 from ..state import (
     PRIORITY_RANK,
@@ -17,6 +17,7 @@ from ..state import (
     over_capacity_by,
     sprint_over_budget_by,
 )
+from .seed import needs_seed, seed_record
 
 __all__ = ["expected_capacity_relief", "ver_003", "ver_004", "ver_005"]
 
@@ -52,11 +53,10 @@ def expected_capacity_relief(state: State, member_id: str) -> list[str]:
 
 
 @silo.verifier(id="VER-003", task_id="TASK-003")
+@needs_seed("Wen Zhao exists in the seed")
 def ver_003(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Wen Zhao fits her capacity, by dropping exactly the lowest-priority unstarted items."""
-    wen = find_by(initial, "members", "name", "Wen Zhao")
-    if wen is None:
-        return [silo.check("Wen Zhao exists in the seed", False)]
+    wen = seed_record(initial, "members", "name", "Wen Zhao")
     drop = expected_capacity_relief(initial, wen["id"])
     mine = [i for i in initial["workItems"].values() if i["assigneeId"] == wen["id"]]
     items = final["workItems"]
@@ -109,12 +109,11 @@ def _t4(final: State, project: Record) -> Record | None:
 
 
 @silo.verifier(id="VER-004", task_id="TASK-004")
+@needs_seed("the telemetry project and T3 exist in the seed")
 def ver_004(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Telemetry T4 is planned as asked and T3's unowned, unstarted work moved into it."""
-    project = find_by(initial, "projects", "key", "TELE")
-    t3 = find_by(initial, "sprints", "name", "Telemetry T3")
-    if project is None or t3 is None:
-        return [silo.check("the telemetry project and T3 exist in the seed", False)]
+    project = seed_record(initial, "projects", "key", "TELE")
+    t3 = seed_record(initial, "sprints", "name", "Telemetry T3")
     movers = sorted(
         i["id"]
         for i in initial["workItems"].values()
@@ -168,12 +167,11 @@ def ver_004(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
 
 
 @silo.verifier(id="VER-005", task_id="TASK-005")
+@needs_seed("Portal P5 and P6 exist in the seed")
 def ver_005(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Portal P5 is completed with its unfinished work carried into a running Portal P6."""
-    p5 = find_by(initial, "sprints", "name", "Portal P5")
-    p6 = find_by(initial, "sprints", "name", "Portal P6")
-    if p5 is None or p6 is None:
-        return [silo.check("Portal P5 and P6 exist in the seed", False)]
+    p5 = seed_record(initial, "sprints", "name", "Portal P5")
+    p6 = seed_record(initial, "sprints", "name", "Portal P6")
     in_p5 = [i for i in initial["workItems"].values() if i["sprintId"] == p5["id"]]
     unfinished = [i["id"] for i in in_p5 if not is_closed(initial, i)]
     finished = [i["id"] for i in in_p5 if is_closed(initial, i)]

@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import changed_ids, every, find_by, today
+from silo_async.world import every, modified_ids, new_records, today
 
 from ..state import State, logs_after_close
+from .seed import needs_seed, seed_record
 
 __all__ = ["ver_006", "ver_007"]
 
 
 @silo.verifier(id="VER-006", task_id="TASK-006")
+@needs_seed("the item and the member exist in the seed")
 def ver_006(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """One new 2.5-hour entry for Ruth Abebe, today, on the Rate API client retries."""
-    item = find_by(initial, "workItems", "title", "Rate API client retries")
-    ruth = find_by(initial, "members", "name", "Ruth Abebe")
-    if item is None or ruth is None:
-        return [silo.check("the item and the member exist in the seed", False)]
-    touched = changed_ids(final, initial, "timeLogs")
-    added = [final["timeLogs"][i] for i in touched if i not in initial["timeLogs"]]
+    item = seed_record(initial, "workItems", "title", "Rate API client retries")
+    ruth = seed_record(initial, "members", "name", "Ruth Abebe")
+    added = new_records(final, initial, "timeLogs")
     log = added[0] if len(added) == 1 else {}
     return [
         silo.check("exactly one time log was added", len(added) == 1, f"{len(added)} added"),
@@ -32,8 +31,7 @@ def ver_006(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
             "it is dated today", log.get("date") == today(initial), f"date {log.get('date')}"
         ),
         silo.optional(
-            "no existing log was changed or removed",
-            all(i not in initial["timeLogs"] for i in touched),
+            "no existing log was changed or removed", not modified_ids(final, initial, "timeLogs")
         ),
     ]
 

@@ -6,6 +6,7 @@ import silo_async as silo
 from silo_async.world import changed_ids, every, find_by, new_audit_entries
 
 from ..state import State, active_sprint_ids, is_closed, is_done, unresolved_blockers
+from .seed import needs_seed, seed_record
 
 __all__ = ["ver_001", "ver_002", "ver_008", "ver_010"]
 
@@ -21,17 +22,19 @@ def _others_kept_status(final: State, initial: State, allowed: set[str]) -> tupl
     return not moved, f"other status changes: {moved or 'none'}"
 
 
+def _links_into(state: State, item_id: str) -> set[str]:
+    """Ids of the dependency records in which ``item_id`` is the blocked item."""
+    return {d for d, rec in state["dependencies"].items() if rec["blockedId"] == item_id}
+
+
 @silo.verifier(id="VER-001", task_id="TASK-001")
+@needs_seed("the Geofence alert banner exists in the seed")
 def ver_001(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """The geofence banner is back in progress, its dependency record intact."""
-    start = find_by(initial, "workItems", "title", "Geofence alert banner")
-    if start is None:
-        return [silo.check("the Geofence alert banner exists in the seed", False)]
+    start = seed_record(initial, "workItems", "title", "Geofence alert banner")
     end = final["workItems"].get(start["id"])
     status = end["statusId"] if end else "missing"
-    deps_before = {
-        d for d, rec in initial["dependencies"].items() if rec["blockedId"] == start["id"]
-    }
+    deps_before = _links_into(initial, start["id"])
     kept, detail = _others_kept_status(final, initial, {start["id"]})
     return [
         silo.check("the banner is in progress", status == "in_progress", f"status {status}"),
@@ -50,12 +53,11 @@ def ver_001(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
 
 
 @silo.verifier(id="VER-002", task_id="TASK-002")
+@needs_seed("both members exist in the seed")
 def ver_002(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Every unfinished item the departed engineer held now belongs to Anouk de Vries."""
-    leaver = find_by(initial, "members", "name", "Kiri Walker")
-    heir = find_by(initial, "members", "name", "Anouk de Vries")
-    if leaver is None or heir is None:
-        return [silo.check("both members exist in the seed", False)]
+    leaver = seed_record(initial, "members", "name", "Kiri Walker")
+    heir = seed_record(initial, "members", "name", "Anouk de Vries")
     targets = sorted(
         i
         for i, item in initial["workItems"].items()
@@ -111,15 +113,14 @@ def ver_002(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
 
 
 @silo.verifier(id="VER-008", task_id="TASK-008")
+@needs_seed("the Carrier rate cache exists in the seed")
 def ver_008(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """The rate cache is done, its blockers finished first rather than unlinked."""
-    start = find_by(initial, "workItems", "title", "Carrier rate cache")
-    if start is None:
-        return [silo.check("the Carrier rate cache exists in the seed", False)]
+    start = seed_record(initial, "workItems", "title", "Carrier rate cache")
     blockers = unresolved_blockers(initial, start["id"])
     end = final["workItems"][start["id"]]
     blockers_done = [b for b in blockers if is_done(final, final["workItems"][b])]
-    links = {d for d, rec in initial["dependencies"].items() if rec["blockedId"] == start["id"]}
+    links = _links_into(initial, start["id"])
     kept, detail = _others_kept_status(final, initial, {start["id"], *blockers})
     return [
         silo.check("the rate cache is done", is_done(final, end), f"status {end['statusId']}"),
