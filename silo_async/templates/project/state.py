@@ -40,6 +40,7 @@ __all__ = [
     "sprint_delivered_points",
     "sprint_over_budget_by",
     "sprint_remaining_points",
+    "teams_led_by",
     "unresolved_blockers",
 ]
 
@@ -205,6 +206,11 @@ def remaining_capacity(state: State, member_id: str) -> int:
 def over_capacity_by(state: State, member_id: str) -> int:
     """Points by which the member's load exceeds their capacity (0 when within it)."""
     return max(0, -remaining_capacity(state, member_id))
+
+
+def teams_led_by(state: State, member_id: str) -> list[str]:
+    """Ids of the teams the member leads, in id order."""
+    return [t["id"] for t in state["teams"].values() if t["leadId"] == member_id]
 
 
 # --- time ----------------------------------------------------------------------------------------

@@ -34,12 +34,14 @@ __all__ = [
     "assert_blockers_done",
     "assert_can_manage",
     "assert_capacity",
+    "assert_item_open",
     "assert_item_writable",
     "assert_project_open",
     "assert_sprint_budget",
     "check_filters",
     "commit",
     "describe_changes",
+    "new_lead",
     "require",
     "state_name",
 ]
@@ -72,13 +74,7 @@ def acting_member(state: State, member_id: str) -> Record:
         ToolError: ``not_found`` for an unknown id, ``not_allowed`` for a departed member.
     """
     member = require(state, "members", member_id)
-    if is_departed(member):
-        raise silo.tool_error(
-            "not_allowed",
-            f"{member['id']} ({member['name']}) left on {member['departedOn']} and can no "
-            "longer make changes.",
-            {"memberId": member["id"], "departedOn": member["departedOn"]},
-        )
+    _assert_still_here(member, "can no longer make changes")
     return member
 
 
@@ -88,12 +84,31 @@ def assert_assignable(member: Record, role: str = "be assigned work") -> None:
     Raises:
         ToolError: ``not_allowed`` for a departed member.
     """
+    _assert_still_here(member, f"cannot {role}")
+
+
+def _assert_still_here(member: Record, consequence: str) -> None:
+    """A departed member is refused, the message saying when they left and the ``consequence``."""
     if is_departed(member):
         raise silo.tool_error(
             "not_allowed",
-            f"{member['id']} ({member['name']}) left on {member['departedOn']} and cannot {role}.",
+            f"{member['id']} ({member['name']}) left on {member['departedOn']} and {consequence}.",
             {"memberId": member["id"], "departedOn": member["departedOn"]},
         )
+
+
+def new_lead(call: w.Write, role: str) -> Record:
+    """The member ``memberId`` names to lead the call's record: still here and not its lead yet.
+
+    Raises:
+        ToolError: ``not_found`` for an unknown member, ``not_allowed`` for a departed one (who
+            cannot ``role``), ``conflict`` when they lead the record already.
+    """
+    member = require(call.state, "members", call.input["memberId"])
+    assert_assignable(member, role)
+    if call.record["leadId"] == member["id"]:
+        raise silo.tool_error("conflict", f"{member['id']} already leads {call.record['id']}.")
+    return member
 
 
 def assert_capacity(state: State, member: Record, item: Record, sprint_id: str | None) -> None:
@@ -158,6 +173,18 @@ def assert_project_open(project: Record, action: str) -> None:
             f"Project {project['id']} ({project['name']}) is {project['status'].replace('_', ' ')}"
             f"{' and takes no new work' if action == 'add' else ' and read-only'}.",
             {"projectId": project["id"], "status": project["status"]},
+        )
+
+
+def assert_item_open(state: State, item: Record, rule: str) -> None:
+    """A done or cancelled item refuses the change, the message naming its state and the ``rule``.
+
+    Raises:
+        ToolError: ``invalid_state``.
+    """
+    if is_closed(state, item):
+        raise silo.tool_error(
+            "invalid_state", f"{item['id']} is {state_name(state, item['statusId'])}; {rule}."
         )
 
 

@@ -8,7 +8,14 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
-from ..state import Record, State, is_departed, open_items_for_member, over_capacity_by
+from ..state import (
+    Record,
+    State,
+    is_departed,
+    open_items_for_member,
+    over_capacity_by,
+    teams_led_by,
+)
 from .helpers import ACTOR, MEMBER, commit, describe_changes, require
 from .views import item_summary, member_summary
 
@@ -163,7 +170,7 @@ def offboard_member(call: w.Write) -> dict[str, Any]:
             f"{member['joinedOn']} and today ({w.today(state)}); record a departure once it "
             "happens.",
         )
-    lead_of = [t["id"] for t in state["teams"].values() if t["leadId"] == member["id"]]
+    lead_of = teams_led_by(state, member["id"])
     if lead_of:
         raise silo.tool_error(
             "invalid_state",

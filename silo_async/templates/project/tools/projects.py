@@ -17,6 +17,7 @@ from .helpers import (
     assert_project_open,
     commit,
     describe_changes,
+    new_lead,
     require,
 )
 from .views import sprint_summary
@@ -207,10 +208,6 @@ def archive_project(call: w.Write) -> dict[str, Any]:
 )
 def set_project_lead(call: w.Write) -> dict[str, Any]:
     """Make an active member the project's lead."""
-    project = call.record
-    member = require(call.state, "members", call.input["memberId"])
-    assert_assignable(member, "lead a project")
-    if project["leadId"] == member["id"]:
-        raise silo.tool_error("conflict", f"{member['id']} already leads {project['id']}.")
+    project, member = call.record, new_lead(call, "lead a project")
     detail = f"Lead {project['leadId']} -> {member['id']}"
     return commit(call, _project_summary, detail, {"leadId": member["id"]})

@@ -14,6 +14,7 @@ from .helpers import (
     SPRINT,
     assert_can_manage,
     assert_capacity,
+    assert_item_open,
     assert_project_open,
     assert_sprint_budget,
     check_filters,
@@ -263,11 +264,7 @@ def add_item_to_sprint(call: w.Write) -> dict[str, Any]:
             f"{sprint['projectId']}.",
         )
     _assert_takes_work(sprint)
-    if is_closed(state, item):
-        raise silo.tool_error(
-            "invalid_state",
-            f"{item['id']} is {item['statusId']}; closed items stay where they are.",
-        )
+    assert_item_open(state, item, "closed items stay where they are")
     if item.get("sprintId") == sprint["id"]:
         raise silo.tool_error("conflict", f"{item['id']} is already in {sprint['id']}.")
     assert_sprint_budget(state, sprint, int(item["points"]))
@@ -287,10 +284,5 @@ def remove_item_from_sprint(call: w.Write) -> dict[str, Any]:
     item = call.record
     if item.get("sprintId") is None:
         raise silo.tool_error("conflict", f"{item['id']} is not in any sprint.")
-    if is_closed(call.state, item):
-        raise silo.tool_error(
-            "invalid_state",
-            f"{item['id']} is {item['statusId']}; closed items stay in the sprint they were "
-            "closed in.",
-        )
+    assert_item_open(call.state, item, "closed items stay in the sprint they were closed in")
     return commit(call, item_summary, f"Sprint {item['sprintId']} -> none", {"sprintId": None})

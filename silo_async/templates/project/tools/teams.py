@@ -7,8 +7,8 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
-from ..state import Record, State, is_departed, member_load
-from .helpers import ACTOR, TEAM, assert_assignable, commit, require
+from ..state import Record, State, is_departed, member_load, teams_led_by
+from .helpers import ACTOR, TEAM, assert_assignable, commit, new_lead, require
 from .views import member_summary
 
 __all__ = ["create_team", "get_team", "list_teams", "move_member_to_team", "set_team_lead"]
@@ -39,10 +39,6 @@ get_team = TEAMS.get_tool(
 )
 
 
-def _teams_led_by(state: State, member_id: str) -> list[str]:
-    return [t["id"] for t in state["teams"].values() if t["leadId"] == member_id]
-
-
 @ACTOR.write_tool(
     {"name": w.string("Team name."), "leadId": w.string("Member id of the lead.")}, ["name"]
 )
@@ -57,7 +53,7 @@ def create_team(call: w.Write) -> dict[str, Any]:
     lead_id = call.input.get("leadId")
     if lead_id is not None:
         assert_assignable(require(state, "members", lead_id), "lead a team")
-        led = _teams_led_by(state, lead_id)
+        led = teams_led_by(state, lead_id)
         if led:
             raise silo.tool_error(
                 "invalid_state",
@@ -73,11 +69,7 @@ def create_team(call: w.Write) -> dict[str, Any]:
 @ACTOR.write_tool({"memberId": w.string("Member id of the new lead.")}, ["memberId"], target=TEAM)
 def set_team_lead(call: w.Write) -> dict[str, Any]:
     """Make an active member of the team its lead."""
-    team = call.record
-    member = require(call.state, "members", call.input["memberId"])
-    assert_assignable(member, "lead a team")
-    if team["leadId"] == member["id"]:
-        raise silo.tool_error("conflict", f"{member['id']} already leads {team['id']}.")
+    team, member = call.record, new_lead(call, "lead a team")
     if member["teamId"] != team["id"]:
         raise silo.tool_error(
             "invalid_state",
@@ -100,7 +92,7 @@ def move_member_to_team(call: w.Write) -> dict[str, Any]:
     assert_assignable(member, "change teams")
     if member["teamId"] == team["id"]:
         raise silo.tool_error("conflict", f"{member['id']} is already in {team['id']}.")
-    leads = _teams_led_by(state, member["id"])
+    leads = teams_led_by(state, member["id"])
     if leads:
         raise silo.tool_error(
             "invalid_state",

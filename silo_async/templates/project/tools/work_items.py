@@ -16,6 +16,7 @@ from .helpers import (
     assert_assignable,
     assert_blockers_done,
     assert_capacity,
+    assert_item_open,
     assert_project_open,
     assert_sprint_budget,
     check_filters,
@@ -216,12 +217,7 @@ def update_work_item(call: w.Write) -> dict[str, Any]:
 
 
 def _check_new_estimate(state: State, item: Record, points: int) -> None:
-    if is_closed(state, item):
-        raise silo.tool_error(
-            "invalid_state",
-            f"{item['id']} is {state_name(state, item['statusId'])}; its "
-            "estimate is history and cannot change.",
-        )
+    assert_item_open(state, item, "its estimate is history and cannot change")
     growth = points - int(item["points"])
     if growth <= 0 or item.get("sprintId") is None:
         return
@@ -242,12 +238,7 @@ def assign_work_item(call: w.Write) -> dict[str, Any]:
     """
     state, item = call.state, call.record
     member = require(state, "members", call.input["memberId"])
-    if is_closed(state, item):
-        raise silo.tool_error(
-            "invalid_state",
-            f"{item['id']} is {state_name(state, item['statusId'])}; closed items keep the "
-            "assignee who closed them.",
-        )
+    assert_item_open(state, item, "closed items keep the assignee who closed them")
     assert_assignable(member)
     if item.get("assigneeId") == member["id"]:
         raise silo.tool_error("conflict", f"{item['id']} is already assigned to {member['id']}.")
