@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo_async import world as w
-from silo_async.world import days_between, sum_money, to_money, today
+from silo_async.world import sum_money, to_money
 
 from ..state import Record, State, gross, lines_net, vat_of
+from .dues import days_past_due, is_past_due
 from .purchasing import (
     LIVE_INVOICE,
     credited_quantity,
@@ -94,14 +95,12 @@ def open_to_pay(state: State, invoice: Mapping[str, Any]) -> float:
 
 def is_overdue(state: State, invoice: Mapping[str, Any]) -> bool:
     """A live invoice with something outstanding whose due date has passed."""
-    return outstanding(state, invoice) > 0 and invoice["dueDate"] < today(state)
+    return is_past_due(state, invoice["dueDate"], outstanding(state, invoice))
 
 
 def days_overdue(state: State, invoice: Mapping[str, Any]) -> int:
     """Days past the due date (0 when not overdue)."""
-    if not is_overdue(state, invoice):
-        return 0
-    return days_between(invoice["dueDate"], today(state))
+    return days_past_due(state, invoice["dueDate"], outstanding(state, invoice))
 
 
 def invoice_figures(state: State, invoice: Mapping[str, Any]) -> dict[str, Any]:

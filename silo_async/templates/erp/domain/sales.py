@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo_async import world as w
-from silo_async.world import days_between, sum_money, to_money, today
+from silo_async.world import sum_money, to_money
 
 from ..state import Record, State, gross, lines_net, vat_of
+from .dues import days_past_due, is_past_due
 
 __all__ = [
     "BILLED",
@@ -132,14 +133,12 @@ def customer_outstanding(state: State, invoice: Mapping[str, Any]) -> float:
 
 def is_overdue(state: State, invoice: Mapping[str, Any]) -> bool:
     """An issued invoice with something outstanding whose due date has passed."""
-    return customer_outstanding(state, invoice) > 0 and invoice["dueDate"] < today(state)
+    return is_past_due(state, invoice["dueDate"], customer_outstanding(state, invoice))
 
 
 def days_overdue(state: State, invoice: Mapping[str, Any]) -> int:
     """Days past the due date (0 when not overdue)."""
-    if not is_overdue(state, invoice):
-        return 0
-    return days_between(invoice["dueDate"], today(state))
+    return days_past_due(state, invoice["dueDate"], customer_outstanding(state, invoice))
 
 
 def customer_figures(state: State, invoice: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain import sales as sal
+from ..domain.dues import Bucket, ageing
 from ..state import Record, State, terms_days
 from .common import Guard, actor, change, require_authority, status_guard, target
 
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 STATUSES = ("draft", "issued", "void", "written_off")
-_BUCKETS = (
+_BUCKETS: tuple[Bucket, ...] = (
     ("current", 0, 0),
     ("1-30", 1, 30),
     ("31-60", 31, 60),
@@ -242,20 +243,14 @@ def get_ar_aging(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Receivables ageing: outstanding of issued invoices per customer in buckets by days past due
     (current, 1-30, 31-60, 61-90, 90+), with totals.
     """
-    per: dict[str, dict[str, float]] = {}
-    for invoice in w.sorted_by_id(state["customerInvoices"]):
-        owed = sal.customer_outstanding(state, invoice)
-        if owed <= 0:
-            continue
-        days = sal.days_overdue(state, invoice)
-        bucket = next(name for name, lo, hi in _BUCKETS if lo <= days <= hi)
-        row = per.setdefault(invoice["customerId"], {name: 0 for name, _, _ in _BUCKETS})
-        row[bucket] = w.sum_money([row[bucket], owed])
-    totals = {name: w.sum_money(r[name] for r in per.values()) for name, _, _ in _BUCKETS}
+    owed = (
+        (i["customerId"], sal.days_overdue(state, i), sal.customer_outstanding(state, i))
+        for i in w.sorted_by_id(state["customerInvoices"])
+    )
+    rows = ageing(owed, _BUCKETS, "customerId")
+    totals = {name: w.sum_money(r[name] for r in rows) for name, _, _ in _BUCKETS}
     return {
         "asOf": w.today(state),
-        "customers": [
-            {"customerId": c, **b, "total": w.sum_money(b.values())} for c, b in sorted(per.items())
-        ],
+        "customers": rows,
         "totals": {**totals, "total": w.sum_money(totals.values())},
     }

@@ -9,6 +9,7 @@ from silo_async import world as w
 
 from ..domain import payables as pay
 from ..domain import sales as sal
+from ..domain.dues import Bucket, ageing
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import State
 
@@ -20,6 +21,13 @@ __all__ = [
     "get_procurement_spend",
     "get_sales_summary",
 ]
+
+_AP_BUCKETS: tuple[Bucket, ...] = (
+    ("current", 0, 0),
+    ("1-30", 1, 30),
+    ("31-60", 31, 60),
+    ("60+", 61, 10**6),
+)
 
 _PERIOD = {"fromDate": w.date("First day (inclusive)"), "toDate": w.date("Last day (inclusive)")}
 
@@ -36,22 +44,11 @@ def get_ap_aging(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Payables ageing: outstanding of live vendor invoices per vendor by days past due (current,
     1-30, 31-60, 60+).
     """
-    buckets = (("current", 0, 0), ("1-30", 1, 30), ("31-60", 31, 60), ("60+", 61, 10**6))
-    per: dict[str, dict[str, float]] = {}
-    for invoice in w.sorted_by_id(state["vendorInvoices"]):
-        owed = pay.outstanding(state, invoice)
-        if owed <= 0:
-            continue
-        days = pay.days_overdue(state, invoice)
-        name = next(n for n, lo, hi in buckets if lo <= days <= hi)
-        row = per.setdefault(invoice["vendorId"], {n: 0 for n, _, _ in buckets})
-        row[name] = w.sum_money([row[name], owed])
-    return {
-        "asOf": w.today(state),
-        "vendors": [
-            {"vendorId": v, **b, "total": w.sum_money(b.values())} for v, b in sorted(per.items())
-        ],
-    }
+    owed = (
+        (i["vendorId"], pay.days_overdue(state, i), pay.outstanding(state, i))
+        for i in w.sorted_by_id(state["vendorInvoices"])
+    )
+    return {"asOf": w.today(state), "vendors": ageing(owed, _AP_BUCKETS, "vendorId")}
 
 
 @w.define_tool(
