@@ -27,6 +27,7 @@ __all__ = [
     "approval_limit",
     "authorised_approvers",
     "department_of",
+    "find_line",
     "full_name",
     "gross",
     "has_permission",
@@ -59,6 +60,15 @@ APPROVAL_KINDS: tuple[str, ...] = (
 def lines_net(lines: Iterable[Mapping[str, Any]], price_key: str = "unitPrice") -> float:
     """The net (VAT-exclusive) total of document lines: the sum of the rounded line totals."""
     return sum_money(multiply_money(ln["quantity"], ln[price_key]) for ln in lines)
+
+
+def find_line(document: Mapping[str, Any], line_no: int) -> Record | None:
+    """One line of a document (requisition, order, invoice) by its number, or None."""
+    for line in document["lines"]:
+        if line["lineNo"] == line_no:
+            found: Record = line
+            return found
+    return None
 
 
 def vat_of(state: State, net: float) -> float:

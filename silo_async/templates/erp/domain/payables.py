@@ -16,13 +16,12 @@ from typing import Any
 from silo_async import world as w
 from silo_async.world import sum_money, to_money
 
-from ..state import Record, State, gross, lines_net, vat_of
+from ..state import Record, State, find_line, gross, lines_net, vat_of
 from .dues import days_past_due, is_past_due
 from .purchasing import (
     LIVE_INVOICE,
     credited_quantity,
     invoiced_quantity,
-    po_line,
     received_quantity,
 )
 
@@ -181,7 +180,7 @@ def match_exceptions(state: State, invoice: Mapping[str, Any]) -> list[Record]:
         ]
     found: list[Record] = []
     for line in invoice["lines"]:
-        ordered = po_line(po, line["lineNo"])
+        ordered = find_line(po, line["lineNo"])
         if ordered is None:
             text = f"Line {line['lineNo']} is not a line of {po['id']}."
             found.append(_exception("unknown_line", line, None, line["lineNo"], text))

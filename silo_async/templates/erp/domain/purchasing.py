@@ -24,7 +24,6 @@ __all__ = [
     "is_valid",
     "line_remaining",
     "pending_approval",
-    "po_line",
     "po_net",
     "receipt_status",
     "received_quantity",
@@ -44,15 +43,6 @@ def requisition_net(requisition: Mapping[str, Any]) -> float:
 def po_net(po: Mapping[str, Any]) -> float:
     """The net value of a purchase order."""
     return lines_net(po["lines"])
-
-
-def po_line(po: Mapping[str, Any], line_no: int) -> Record | None:
-    """One line of an order by number, or None."""
-    for line in po["lines"]:
-        if line["lineNo"] == line_no:
-            found: Record = line
-            return found
-    return None
 
 
 def _receipt_lines(state: State, po_id: str, line_no: int) -> list[Record]:

@@ -15,7 +15,7 @@ from typing import Any
 from silo_async import world as w
 from silo_async.world import sum_money, to_money
 
-from ..state import Record, State, gross, lines_net, vat_of
+from ..state import State, gross, lines_net, vat_of
 from .dues import days_past_due, is_past_due
 
 __all__ = [
@@ -30,7 +30,6 @@ __all__ = [
     "invoiced_shipment_ids",
     "is_overdue",
     "order_display_status",
-    "order_line",
     "order_net",
     "shipment_net",
     "shipped_quantity",
@@ -40,15 +39,6 @@ __all__ = [
 
 #: Customer invoice statuses that are owed (void and written-off ones are not).
 BILLED: tuple[str, ...] = ("issued",)
-
-
-def order_line(order: Mapping[str, Any], line_no: int) -> Record | None:
-    """One line of a sales order by number, or None."""
-    for line in order["lines"]:
-        if line["lineNo"] == line_no:
-            found: Record = line
-            return found
-    return None
 
 
 def order_net(order: Mapping[str, Any]) -> float:

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain import payables as pay
 from ..domain import purchasing as pur
-from ..state import State, gross
+from ..state import State, find_line, gross
 from .common import actor, change, target
 from .vendor_invoices import invoice_view
 
@@ -30,7 +30,7 @@ def _credited_lines(state: State, invoice: dict[str, Any], input: dict[str, Any]
     for index, item in enumerate(w.read_objects(input, "lines")):
         path = f"lines[{index}]"
         number = w.read_int(item, "lineNo", minimum=1, path=path)
-        billed = next((ln for ln in invoice["lines"] if ln["lineNo"] == number), None)
+        billed = find_line(invoice, number)
         if billed is None:
             raise silo.tool_error("not_found", f"{invoice['id']} has no line {number}.")
         left = billed["quantity"] - pur.credited_quantity(state, invoice["id"], number)

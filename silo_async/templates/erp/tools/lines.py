@@ -13,7 +13,7 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
-from ..state import Record, State
+from ..state import Record, State, find_line
 from .common import actor, status_guard, target
 
 __all__ = ["LINE_ITEM", "PriceDefault", "line_tools", "read_lines"]
@@ -84,10 +84,9 @@ def read_lines(
 
 
 def _find(document: Record, line_no: int) -> Record:
-    for line in document["lines"]:
-        if line["lineNo"] == line_no:
-            found: Record = line
-            return found
+    found = find_line(document, line_no)
+    if found is not None:
+        return found
     numbers = ", ".join(str(ln["lineNo"]) for ln in document["lines"]) or "none"
     raise silo.tool_error(
         "not_found",

@@ -12,7 +12,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain import purchasing as pur
-from ..state import Record, State
+from ..state import Record, State, find_line
 from .common import actor, change, in_status, target
 from .stock_ops import move_stock, stock_line
 
@@ -85,7 +85,7 @@ def _receipt_lines(state: State, po: Record, input: dict[str, Any]) -> list[dict
     out = []
     for index, item in enumerate(given):
         path = f"lines[{index}]"
-        line = pur.po_line(po, w.read_int(item, "lineNo", minimum=1, path=path))
+        line = find_line(po, w.read_int(item, "lineNo", minimum=1, path=path))
         if line is None:
             raise silo.tool_error(
                 "not_found",
@@ -150,7 +150,7 @@ def receive_goods(call: w.Write) -> dict[str, Any]:
     grn_id = w.next_id(state, "GRN", width=4)
     for line in lines:
         if line["accepted"]:
-            product = pur.po_line(po, line["lineNo"])["productId"]  # type: ignore[index]
+            product = find_line(po, line["lineNo"])["productId"]  # type: ignore[index]
             move_stock(
                 state,
                 stock_line(state, product, po["warehouseId"]),
@@ -198,7 +198,7 @@ def reverse_goods_receipt(call: w.Write) -> dict[str, Any]:
             )
     for line in grn["lines"]:
         if line["accepted"]:
-            product = pur.po_line(po, line["lineNo"])["productId"]  # type: ignore[index]
+            product = find_line(po, line["lineNo"])["productId"]  # type: ignore[index]
             move_stock(
                 state,
                 stock_line(state, product, grn["warehouseId"]),

@@ -11,7 +11,7 @@ from ..domain import payables as pay
 from ..domain import sales as sal
 from ..domain.dues import Bucket, ageing
 from ..domain.purchasing import LIVE_INVOICE
-from ..state import State
+from ..state import State, find_line
 
 __all__ = [
     "get_ap_aging",
@@ -109,7 +109,7 @@ def _shipped_lines(state: State, start: str, end: str) -> list[tuple[Any, Any, A
         if start <= shipment["shippedAt"][:10] <= end:
             order = state["salesOrders"][shipment["salesOrderId"]]
             for line in shipment["lines"]:
-                out.append((order, line, sal.order_line(order, line["lineNo"])))
+                out.append((order, line, find_line(order, line["lineNo"])))
     return out
 
 

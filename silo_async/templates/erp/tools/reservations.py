@@ -7,9 +7,9 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
-from ..domain.sales import order_line, unshipped_quantity
+from ..domain.sales import unshipped_quantity
 from ..domain.stock import available, held, line_held
-from ..state import Record, State
+from ..state import Record, State, find_line
 from .common import actor, change, status_guard, target
 from .stock_ops import require_stock
 
@@ -142,7 +142,7 @@ def reserve_stock(call: w.Write) -> dict[str, Any]:
     """
     state, input, order = call.state, call.input, call.record
     check_customer_can_receive(state, order, "reserving stock for")
-    line = order_line(order, w.read_int(input, "lineNo", minimum=1))
+    line = find_line(order, w.read_int(input, "lineNo", minimum=1))
     if line is None:
         raise silo.tool_error(
             "not_found",

@@ -13,7 +13,7 @@ from silo_async import world as w
 
 from ..domain import sales as sal
 from ..domain.stock import available, held
-from ..state import Record, State
+from ..state import Record, State, find_line
 from .common import actor, change, in_status, target
 from .reservations import check_customer_can_receive
 from .stock_ops import move_stock, require_stock
@@ -70,7 +70,7 @@ def _plan(state: State, order: Record, input: dict[str, Any]) -> list[tuple[Reco
     plan = []
     for index, item in enumerate(given):
         path = f"lines[{index}]"
-        line = sal.order_line(order, w.read_int(item, "lineNo", minimum=1, path=path))
+        line = find_line(order, w.read_int(item, "lineNo", minimum=1, path=path))
         if line is None:
             raise silo.tool_error("not_found", f"{order['id']} has no line {item['lineNo']}.")
         left = sal.unshipped_quantity(state, order, line)

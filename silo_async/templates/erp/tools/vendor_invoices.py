@@ -15,7 +15,7 @@ from silo_async import world as w
 
 from ..domain import payables as pay
 from ..domain import purchasing as pur
-from ..state import Record, State, terms_days
+from ..state import Record, State, find_line, terms_days
 from .common import actor, target
 
 __all__ = [
@@ -38,7 +38,7 @@ def invoice_view(state: State, invoice: Any) -> dict[str, Any]:
     po = state["purchaseOrders"].get(invoice["purchaseOrderId"] or "")
     lines = []
     for line in invoice["lines"]:
-        ordered = pur.po_line(po, line["lineNo"]) if po else None
+        ordered = find_line(po, line["lineNo"]) if po else None
         lines.append(
             {
                 **line,
@@ -117,7 +117,7 @@ def _given_lines(state: State, po: Record | None, input: dict[str, Any]) -> list
     for index, item in enumerate(w.read_objects(input, "lines")):
         path = f"lines[{index}]"
         number = w.read_int(item, "lineNo", index + 1, minimum=1, path=path)
-        ordered = pur.po_line(po, number) if po else None
+        ordered = find_line(po, number) if po else None
         if po is not None and ordered is None:
             raise silo.tool_error("not_found", f"{po['id']} has no line {number}.")
         lines.append(
