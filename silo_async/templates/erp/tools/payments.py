@@ -16,6 +16,7 @@ from silo_async import world as w
 from ..domain import payables as pay
 from ..state import Record, State, money_text
 from .common import actor, change, record_decision, require_authority, target, who
+from .vendors import require_active_vendor
 
 __all__ = [
     "approve_payment",
@@ -46,14 +47,8 @@ get_payment = PAYMENTS.get_tool("One payment.")
 
 def _payable_vendor(state: State, vendor_id: str) -> Record:
     vendor: Record = w.require_record(state, "vendors", vendor_id)
-    if vendor["status"] != "active":
-        raise silo.tool_error(
-            "not_allowed",
-            f"Vendor {vendor['id']} is {vendor['status']}"
-            + (f" (merged into {vendor['mergedIntoId']})" if vendor["mergedIntoId"] else "")
-            + "; it cannot be paid.",
-            {"vendorId": vendor["id"], "status": vendor["status"]},
-        )
+    merged = vendor["mergedIntoId"]
+    require_active_vendor(vendor, f"merged into {merged}" if merged else None, "it cannot be paid.")
     if vendor["bankStatus"] != "verified":
         raise silo.tool_error(
             "not_allowed",

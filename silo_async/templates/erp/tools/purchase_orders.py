@@ -20,6 +20,7 @@ from ..domain.purchasing import pending_approval
 from ..state import Record, State, gross, vat_of
 from .common import actor, in_status, target
 from .lines import LINE_ITEM, line_tools, read_lines
+from .vendors import require_active_vendor
 
 __all__ = [
     "add_purchase_order_line",
@@ -104,14 +105,7 @@ def _last_price(state: State, context: Mapping[str, Any], product: Record) -> fl
 
 def _orderable_vendor(state: State, vendor_id: str) -> Record:
     vendor: Record = w.require_record(state, "vendors", vendor_id)
-    if vendor["status"] != "active":
-        raise silo.tool_error(
-            "not_allowed",
-            f"Vendor {vendor['id']} is {vendor['status']}"
-            + (f" ({vendor['statusReason']})" if vendor["statusReason"] else "")
-            + "; orders can only go to active vendors.",
-            {"vendorId": vendor["id"], "status": vendor["status"]},
-        )
+    require_active_vendor(vendor, vendor["statusReason"], "orders can only go to active vendors.")
     return vendor
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "get_vendor",
     "get_vendor_balance",
     "list_vendors",
+    "require_active_vendor",
     "search_vendors",
     "unblock_vendor",
     "update_vendor",
@@ -40,6 +41,22 @@ _IBAN = r"^[A-Z]{2}[0-9]{2}[A-Z0-9]{8,30}$"
 def _vendor(state: State, input: dict[str, Any], key: str = "vendorId") -> Record:
     vendor: Record = w.require_record(state, "vendors", w.read_string(input, key))
     return vendor
+
+
+def require_active_vendor(vendor: Record, aside: str | None, outcome: str) -> None:
+    """``not_allowed`` unless ``vendor`` is active: ``Vendor V is blocked (aside); outcome``.
+
+    Orders and payments go to active vendors only; ``aside`` says why the vendor is not (if
+    anything is known), ``outcome`` what therefore cannot happen.
+    """
+    if vendor["status"] != "active":
+        raise silo.tool_error(
+            "not_allowed",
+            f"Vendor {vendor['id']} is {vendor['status']}"
+            + (f" ({aside})" if aside else "")
+            + f"; {outcome}",
+            {"vendorId": vendor["id"], "status": vendor["status"]},
+        )
 
 
 def _not_merged(state: State, vendor: Record) -> None:
