@@ -8,10 +8,10 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain.sales import unshipped_quantity
-from ..domain.stock import available, held, line_held
+from ..domain.stock import held, line_held
 from ..state import Record, State, find_line
 from .common import actor, change, status_guard, target
-from .stock_ops import require_stock
+from .stock_ops import require_available, require_stock
 
 __all__ = [
     "check_customer_can_receive",
@@ -81,15 +81,7 @@ def _reservable(state: State, order: Record, line: Record, quantity: int | None)
     if want > need:
         raise w.invalid("quantity", f"must be at most {need} (what {label} still needs)", want)
     record = require_stock(state, line["productId"], order["warehouseId"])
-    free = available(state, record)
-    if want > free:
-        raise silo.tool_error(
-            "invalid_state",
-            f"Only {free} of {line['productId']} are available at {order['warehouseId']} "
-            f"({record['onHand']} on hand, {record['onHand'] - free} reserved); {label} needs "
-            f"{want}.",
-            {"available": free, "requested": want},
-        )
+    require_available(state, record, want, f"{label} needs {want}")
     return want
 
 

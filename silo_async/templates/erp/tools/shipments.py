@@ -12,7 +12,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain import sales as sal
-from ..domain.stock import available, held
+from ..domain.stock import available, held, line_held
 from ..state import Record, State, find_line
 from .common import actor, change, in_status, target
 from .reservations import check_customer_can_receive
@@ -84,11 +84,7 @@ def _plan(state: State, order: Record, input: dict[str, Any]) -> list[tuple[Reco
 def _check_stock(state: State, order: Record, plan: list[tuple[Record, int]]) -> None:
     for line, quantity in plan:
         record = require_stock(state, line["productId"], order["warehouseId"])
-        mine = sum(
-            held(r)
-            for r in state["reservations"].values()
-            if r["salesOrderId"] == order["id"] and r["lineNo"] == line["lineNo"]
-        )
+        mine = line_held(state, order["id"], line["lineNo"])
         free = available(state, record)
         if quantity - min(quantity, mine) > free:
             raise silo.tool_error(

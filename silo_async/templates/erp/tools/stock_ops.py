@@ -12,10 +12,10 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
-from ..domain.stock import find_stock, reserved
+from ..domain.stock import available, find_stock, reserved
 from ..state import Record, State
 
-__all__ = ["move_stock", "require_stock", "stock_line"]
+__all__ = ["move_stock", "require_available", "require_stock", "stock_line"]
 
 
 def require_stock(state: State, product_id: str, warehouse_id: str) -> Record:
@@ -30,6 +30,24 @@ def require_stock(state: State, product_id: str, warehouse_id: str) -> Record:
             {"collection": "stock", "productId": product_id, "warehouseId": warehouse_id},
         )
     return record
+
+
+def require_available(state: State, record: Record, wanted: int, shortfall: str) -> None:
+    """``wanted`` units of the stock line must be available (on hand, not reserved).
+
+    Raises:
+        ToolError: ``invalid_state`` saying what is on hand and reserved, then ``shortfall``
+            (what cannot happen, e.g. ``cannot move 12``), with details ``{available,
+            requested}``.
+    """
+    free = available(state, record)
+    if wanted > free:
+        raise silo.tool_error(
+            "invalid_state",
+            f"Only {free} of {record['productId']} are available at {record['warehouseId']} "
+            f"({record['onHand']} on hand, {record['onHand'] - free} reserved); {shortfall}.",
+            {"available": free, "requested": wanted},
+        )
 
 
 def stock_line(state: State, product_id: str, warehouse_id: str) -> Record:
