@@ -7,10 +7,10 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
-from ..domain.stock import available, stock_view
+from ..domain.stock import stock_view
 from ..state import Record
 from .common import actor, change, in_status, target
-from .stock_ops import move_stock, require_stock, stock_line
+from .stock_ops import move_stock, require_available, require_stock, stock_line
 
 __all__ = [
     "cancel_transfer",
@@ -66,15 +66,7 @@ def create_transfer(call: w.Write) -> dict[str, Any]:
     if state["products"][product_id]["status"] != "active":
         raise silo.tool_error("not_allowed", f"Product {product_id} is discontinued.")
     quantity = w.read_int(input, "quantity", minimum=1, maximum=10_000_000)
-    free = available(state, source)
-    if quantity > free:
-        raise silo.tool_error(
-            "invalid_state",
-            f"Only {free} of {product_id} are available at {source['warehouseId']} "
-            f"({source['onHand']} on hand, {source['onHand'] - free} reserved); cannot move "
-            f"{quantity}.",
-            {"available": free, "requested": quantity},
-        )
+    require_available(state, source, quantity, f"cannot move {quantity}")
     transfer_id = w.next_id(state, "TRF")
     move_stock(state, source, -quantity, "transfer_out", ("transfer", transfer_id), actor["id"])
     transfer: Record = {
@@ -95,6 +87,22 @@ def create_transfer(call: w.Write) -> dict[str, Any]:
     return {"created": transfer, "auditId": audit_id}
 
 
+def _book_in(call: w.Write, warehouse_id: str, kind: str, reason: str | None = None) -> Record:
+    """Put the transfer's units into the warehouse's stock line (created if new); that line."""
+    transfer = call.record
+    line = stock_line(call.state, transfer["productId"], warehouse_id)
+    move_stock(
+        call.state,
+        line,
+        transfer["quantity"],
+        kind,
+        ("transfer", transfer["id"]),
+        call.actor["id"],
+        reason,
+    )
+    return line
+
+
 @actor("warehouse").write_tool(target=in_status(_TRANSFER, ("in_transit",), "be received"))
 def receive_transfer(call: w.Write) -> dict[str, Any]:
     """Book an in-transit transfer into its destination warehouse (warehouse roles).
@@ -102,15 +110,7 @@ def receive_transfer(call: w.Write) -> dict[str, Any]:
     In transit -> received; stock arrives.
     """
     state, actor, transfer = call.state, call.actor, call.record
-    line = stock_line(state, transfer["productId"], transfer["toWarehouseId"])
-    move_stock(
-        state,
-        line,
-        transfer["quantity"],
-        "transfer_in",
-        ("transfer", transfer["id"]),
-        actor["id"],
-    )
+    line = _book_in(call, transfer["toWarehouseId"], "transfer_in")
     audit_id = change(
         call,
         f"Received at {transfer['toWarehouseId']}.",
@@ -131,16 +131,7 @@ def cancel_transfer(call: w.Write) -> dict[str, Any]:
 
     in_transit -> cancelled; stock returns.
     """
-    state, input, transfer = call.state, call.input, call.record
-    source = stock_line(state, transfer["productId"], transfer["fromWarehouseId"])
-    move_stock(
-        state,
-        source,
-        transfer["quantity"],
-        "return",
-        ("transfer", transfer["id"]),
-        call.actor["id"],
-        w.read_string(input, "reason"),
-    )
-    audit_id = change(call, w.read_string(input, "reason"), status="cancelled")
+    transfer, reason = call.record, w.read_string(call.input, "reason")
+    _book_in(call, transfer["fromWarehouseId"], "return", reason)
+    audit_id = change(call, reason, status="cancelled")
     return {"updated": transfer, "auditId": audit_id}
