@@ -121,11 +121,27 @@ _PURCHASE_ORDER = target("purchaseOrders", "purchaseOrderId", "The order.", "pur
 _QUOTATION = target("quotations", "quotationId", "An accepted quotation.", "quotation")
 
 
-def _new_po(call: w.Write, fields: dict[str, Any]) -> dict[str, Any]:
-    state = call.state
-    vendor = state["vendors"][fields["vendorId"]]
-    requisition = _requisition(state, fields.get("requisitionId"))
-    budget_id = fields.get("budgetId") or (requisition or {}).get("budgetId")
+def _new_po(
+    call: w.Write,
+    vendor: Record,
+    warehouse: Record,
+    lines: list[Any],
+    quotation: Record | None = None,
+) -> dict[str, Any]:
+    """A draft order to ``vendor`` of ``lines``, from ``quotation`` when given.
+
+    The budget and expected date are the input's (defaults: the requisition's budget, today
+    plus the vendor's lead time); the requisition is the quotation's RFQ's, else the input's.
+    """
+    state, input = call.state, call.input
+    budget_id = w.read_string(input, "budgetId", None)
+    if quotation is None:
+        requisition_id = w.read_string(input, "requisitionId", None)
+    else:
+        requisition_id = state["rfqs"][quotation["rfqId"]]["requisitionId"]
+    expected = w.read_date(input, "expectedDate", None)
+    requisition = _requisition(state, requisition_id)
+    budget_id = budget_id or (requisition or {}).get("budgetId")
     if budget_id is None:
         raise silo.tool_error("invalid_input", '"budgetId" is required without a requisition.')
     w.require_status(
@@ -137,15 +153,14 @@ def _new_po(call: w.Write, fields: dict[str, Any]) -> dict[str, Any]:
     po: Record = {
         "id": po_id,
         "vendorId": vendor["id"],
-        "warehouseId": fields["warehouseId"],
+        "warehouseId": warehouse["id"],
         "budgetId": budget_id,
-        "requisitionId": fields.get("requisitionId"),
-        "quotationId": fields.get("quotationId"),
+        "requisitionId": requisition_id,
+        "quotationId": None if quotation is None else quotation["id"],
         "status": "draft",
-        "lines": fields["lines"],
+        "lines": lines,
         "orderDate": w.today(state),
-        "expectedDate": fields.get("expectedDate")
-        or w.add_days(w.today(state), vendor["leadTimeDays"]),
+        "expectedDate": expected or w.add_days(w.today(state), vendor["leadTimeDays"]),
         "createdBy": call.actor["id"],
         "sentAt": None,
         "closedAt": None,
@@ -183,17 +198,7 @@ def create_purchase_order(call: w.Write) -> dict[str, Any]:
     vendor = _orderable_vendor(state, w.read_string(input, "vendorId"))
     warehouse = w.require_record(state, "warehouses", w.read_string(input, "warehouseId"))
     lines = read_lines(state, input, "unitPrice", _last_price, {"vendorId": vendor["id"]})
-    return _new_po(
-        call,
-        {
-            "vendorId": vendor["id"],
-            "warehouseId": warehouse["id"],
-            "lines": lines,
-            "budgetId": w.read_string(input, "budgetId", None),
-            "requisitionId": w.read_string(input, "requisitionId", None),
-            "expectedDate": w.read_date(input, "expectedDate", None),
-        },
-    )
+    return _new_po(call, vendor, warehouse, lines)
 
 
 @_PURCHASING.write_tool(
@@ -222,18 +227,7 @@ def create_purchase_order_from_quotation(call: w.Write) -> dict[str, Any]:
         }
         for ln in quotation["lines"]
     ]
-    return _new_po(
-        call,
-        {
-            "vendorId": vendor["id"],
-            "warehouseId": warehouse["id"],
-            "lines": lines,
-            "budgetId": w.read_string(input, "budgetId", None),
-            "requisitionId": state["rfqs"][quotation["rfqId"]]["requisitionId"],
-            "quotationId": quotation["id"],
-            "expectedDate": w.read_date(input, "expectedDate", None),
-        },
-    )
+    return _new_po(call, vendor, warehouse, lines, quotation)
 
 
 add_purchase_order_line, update_purchase_order_line, remove_purchase_order_line = line_tools(
