@@ -22,8 +22,8 @@ from .common import (
     KIND_LABELS,
     actor,
     change,
+    in_status,
     require_authority,
-    status_guard,
     target,
     who,
 )
@@ -178,8 +178,7 @@ def _may_reassign(state: State, actor: Record, approval: Record) -> bool:
 
 
 def _approval_in(status: str, action: str, description: str) -> w.Target:
-    guard = status_guard("approvals", (status,), action)
-    return target("approvals", "approvalId", description, "approval", guard)
+    return in_status(target("approvals", "approvalId", description, "approval"), (status,), action)
 
 
 @actor().write_tool(

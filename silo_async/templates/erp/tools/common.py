@@ -33,7 +33,6 @@ __all__ = [
     "record_decision",
     "require_authority",
     "require_permission",
-    "status_guard",
     "target",
     "update_fields",
     "who",
@@ -193,22 +192,19 @@ def target(
     return w.Target(collection, key, w.string(description), entity, guard, label, w.read_string)
 
 
-def status_guard(
-    collection: str, allowed: Sequence[str], action: str, label: str | None = None
-) -> Guard:
-    """A guard: ``require_status(record, collection, allowed, action)``."""
+def in_status(
+    kind: w.Target, allowed: Sequence[str], action: str, label: str | None = None
+) -> w.Target:
+    """``kind`` guarded: its record must be in one of ``allowed`` to ``action``.
+
+    A record in another status is refused by ``require_status`` (``invalid_state``).
+    """
+    collection = kind.collection
 
     def guard(state: State, record: Record) -> None:
         w.require_status(record, collection, allowed, action, label=label)
 
-    return guard
-
-
-def in_status(
-    kind: w.Target, allowed: Sequence[str], action: str, label: str | None = None
-) -> w.Target:
-    """``kind`` guarded by :func:`status_guard`: its record must be in one of ``allowed``."""
-    return kind.guarded(status_guard(kind.collection, allowed, action, label))
+    return kind.guarded(guard)
 
 
 def change(

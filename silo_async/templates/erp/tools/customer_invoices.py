@@ -15,7 +15,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.dues import Bucket, ageing
 from ..state import Record, State, terms_days
-from .common import Guard, actor, change, require_authority, status_guard, target
+from .common import actor, change, in_status, require_authority, target
 
 __all__ = [
     "create_customer_invoice",
@@ -71,8 +71,8 @@ get_customer_invoice = CUSTOMER_INVOICES.get_tool(
 )
 
 
-def _invoice(description: str, guard: Guard | None = None) -> w.Target:
-    return target("customerInvoices", "invoiceId", description, "customerInvoice", guard)
+def _invoice(description: str) -> w.Target:
+    return target("customerInvoices", "invoiceId", description, "customerInvoice")
 
 
 _INVOICE = _invoice("The invoice.")
@@ -134,9 +134,7 @@ def create_customer_invoice(call: w.Write) -> dict[str, Any]:
     return {"created": invoice_view(state, invoice), "auditId": audit_id}
 
 
-@_RECEIVABLES.write_tool(
-    target=_invoice("The invoice.", status_guard("customerInvoices", ("draft",), "be issued"))
-)
+@_RECEIVABLES.write_tool(target=in_status(_INVOICE, ("draft",), "be issued"))
 def issue_customer_invoice(call: w.Write) -> dict[str, Any]:
     """Issue a draft invoice: dated today, due after the customer's payment terms.
 
@@ -154,9 +152,7 @@ def issue_customer_invoice(call: w.Write) -> dict[str, Any]:
 @_RECEIVABLES.write_tool(
     {"reason": w.string("Why.")},
     ["reason"],
-    target=_invoice(
-        "The invoice.", status_guard("customerInvoices", ("draft", "issued"), "be voided")
-    ),
+    target=in_status(_INVOICE, ("draft", "issued"), "be voided"),
 )
 def void_customer_invoice(call: w.Write) -> dict[str, Any]:
     """Void a draft or an issued invoice nothing has been paid on; its shipments can be billed
@@ -174,9 +170,7 @@ def void_customer_invoice(call: w.Write) -> dict[str, Any]:
 @actor().write_tool(
     {"reason": w.string("Why.")},
     ["reason"],
-    target=_invoice(
-        "The invoice.", status_guard("customerInvoices", ("issued",), "be written off")
-    ),
+    target=in_status(_INVOICE, ("issued",), "be written off"),
 )
 def write_off_customer_invoice(call: w.Write) -> dict[str, Any]:
     """Write off what is still outstanding on an issued invoice, within the actor's write-off limit.

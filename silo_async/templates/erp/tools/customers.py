@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.sales import customer_figures, exposure
 from ..state import Record, State, money_text
-from .common import actor, require_authority, status_guard, target, update_fields
+from .common import actor, in_status, require_authority, target, update_fields
 
 __all__ = [
     "create_customer",
@@ -200,16 +200,13 @@ def _hold(call: w.Write, to: str) -> Any:
     return {"updated": customer_view(call.state, customer), "auditId": audit_id}
 
 
-def _in_status(wanted: str, action: str) -> w.Target:
-    guard = status_guard("customers", (wanted,), action)
-    return target("customers", "customerId", "The customer.", "customer", guard)
-
-
 _RECEIVABLES = actor("receivables")
 
 
 @_RECEIVABLES.write_tool(
-    {"reason": w.string("Why.")}, ["reason"], target=_in_status("active", "be put on hold")
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=in_status(_CUSTOMER, ("active",), "be put on hold"),
 )
 def place_customer_on_hold(call: w.Write) -> dict[str, Any]:
     """Put an active customer on credit hold (receivables roles): no order can be confirmed,
@@ -222,7 +219,9 @@ def place_customer_on_hold(call: w.Write) -> dict[str, Any]:
 
 
 @_RECEIVABLES.write_tool(
-    {"reason": w.string("Why.")}, ["reason"], target=_in_status("on_hold", "be released from hold")
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=in_status(_CUSTOMER, ("on_hold",), "be released from hold"),
 )
 def release_customer_hold(call: w.Write) -> dict[str, Any]:
     """Release a customer's credit hold (receivables roles).

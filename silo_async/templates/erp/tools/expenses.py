@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain.budgets import remaining
 from ..state import Record, money_text
-from .common import actor, change, record_decision, require_authority, status_guard, target, who
+from .common import actor, change, in_status, record_decision, require_authority, target, who
 
 __all__ = [
     "approve_expense",
@@ -93,12 +93,8 @@ def submit_expense(call: w.Write) -> dict[str, Any]:
     return {"created": expense, "auditId": audit_id}
 
 
-def _claim(status: str, action: str) -> w.Target:
-    guard = status_guard("expenses", (status,), action)
-    return target("expenses", "expenseId", "The claim.", "expense", guard)
-
-
-_SUBMITTED = _claim("submitted", "be decided")
+_CLAIM = target("expenses", "expenseId", "The claim.", "expense")
+_SUBMITTED = in_status(_CLAIM, ("submitted",), "be decided")
 
 
 def _not_own(call: w.Write) -> Record:
@@ -162,7 +158,7 @@ def reject_expense(call: w.Write) -> dict[str, Any]:
     return result
 
 
-@actor("treasury").write_tool(target=_claim("approved", "be reimbursed"))
+@actor("treasury").write_tool(target=in_status(_CLAIM, ("approved",), "be reimbursed"))
 def reimburse_expense(call: w.Write) -> dict[str, Any]:
     """Pay an approved claim back to the employee (treasury roles).
 

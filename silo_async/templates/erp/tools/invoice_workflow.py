@@ -12,7 +12,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain import payables as pay
-from .common import actor, change, record_decision, require_authority, status_guard, target
+from .common import actor, change, in_status, record_decision, require_authority, target
 from .vendor_invoices import invoice_view
 
 __all__ = [
@@ -27,12 +27,7 @@ __all__ = [
 _PAYABLES = actor("payables")
 
 
-def _invoice(statuses: tuple[str, ...] = (), action: str = "") -> w.Target:
-    """The vendor invoice, in one of ``statuses`` (if given) to ``action``."""
-    guard = status_guard("vendorInvoices", statuses, action) if statuses else None
-    return target(
-        "vendorInvoices", "vendorInvoiceId", "The vendor invoice.", "vendorInvoice", guard
-    )
+_INVOICE = target("vendorInvoices", "vendorInvoiceId", "The vendor invoice.", "vendorInvoice")
 
 
 def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
@@ -40,7 +35,9 @@ def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
     return {"updated": invoice_view(call.state, call.record), "auditId": audit_id}
 
 
-@_PAYABLES.write_tool(target=_invoice(("received", "match_failed", "matched"), "be matched"))
+@_PAYABLES.write_tool(
+    target=in_status(_INVOICE, ("received", "match_failed", "matched"), "be matched")
+)
 def run_three_way_match(call: w.Write) -> dict[str, Any]:
     """Match an order invoice against its purchase order (price within the policy tolerance) and the
     goods received (units billed on each order line, across live invoices, within the policy
@@ -66,7 +63,7 @@ def run_three_way_match(call: w.Write) -> dict[str, Any]:
     return {"matched": not exceptions, "exceptions": exceptions, **result}
 
 
-@actor().write_tool({"comment": w.string("Optional note.")}, target=_invoice())
+@actor().write_tool({"comment": w.string("Optional note.")}, target=_INVOICE)
 def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """Approve a matched order invoice (or a received invoice without an order) for payment; the
     amount payable must be within the actor's vendor invoice limit.
@@ -107,7 +104,9 @@ def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
 @_PAYABLES.write_tool(
     {"reason": w.string("Why, e.g. which match exception.")},
     ["reason"],
-    target=_invoice(("received", "matched", "match_failed", "approved"), "be put on hold"),
+    target=in_status(
+        _INVOICE, ("received", "matched", "match_failed", "approved"), "be put on hold"
+    ),
 )
 def hold_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """Put an unpaid invoice on hold with a reason (a dispute, a failed match awaiting a credit
@@ -129,7 +128,9 @@ def hold_vendor_invoice(call: w.Write) -> dict[str, Any]:
 
 
 @_PAYABLES.write_tool(
-    {"reason": w.string("Why.")}, ["reason"], target=_invoice(("on_hold",), "be released")
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=in_status(_INVOICE, ("on_hold",), "be released"),
 )
 def release_vendor_invoice_hold(call: w.Write) -> dict[str, Any]:
     """Release a held invoice: it returns to received (match it again, or approve it if it has no
@@ -160,7 +161,7 @@ def _close(call: w.Write, to: str) -> dict[str, Any]:
 
 
 @_PAYABLES.write_tool(
-    {"reason": w.string("Why.")}, ["reason"], target=_invoice(_CLOSABLE, "be rejected")
+    {"reason": w.string("Why.")}, ["reason"], target=in_status(_INVOICE, _CLOSABLE, "be rejected")
 )
 def reject_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """Refuse a vendor's invoice (not paid, no payment in progress), with a reason.
@@ -171,7 +172,7 @@ def reject_vendor_invoice(call: w.Write) -> dict[str, Any]:
 
 
 @_PAYABLES.write_tool(
-    {"reason": w.string("Why.")}, ["reason"], target=_invoice(_CLOSABLE, "be cancelled")
+    {"reason": w.string("Why.")}, ["reason"], target=in_status(_INVOICE, _CLOSABLE, "be cancelled")
 )
 def cancel_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """Cancel an invoice recorded in error (not paid, no payment in progress).

@@ -14,7 +14,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Record, State, find_line
-from .common import actor, status_guard, target
+from .common import actor, in_status, target
 
 __all__ = ["LINE_ITEM", "PriceDefault", "line_tools", "read_lines"]
 
@@ -110,8 +110,8 @@ def line_tools(
     label = noun.replace("_", " ")
     price_schema = w.money("Price per unit.")
     by = actor() if area is None else actor(area)
-    guard = status_guard(collection, ("draft",), "have its lines edited")
-    draft = target(collection, id_key, f"The {label}.", collection[:-1], guard)
+    plain = target(collection, id_key, f"The {label}.", collection[:-1])
+    draft = in_status(plain, ("draft",), "have its lines edited")
 
     def done(call: w.Write, text: str) -> Any:
         # The entry lists no field changes (lines are not fields), as it always has.

@@ -16,7 +16,7 @@ from ..domain.budgets import remaining, requisition_commitment
 from ..domain.purchasing import pending_approval
 from ..state import Record, State, money_text
 from .approvals import decide, request_approval
-from .common import actor, change, status_guard, target
+from .common import actor, change, in_status, target
 from .purchase_orders import po_view
 
 __all__ = [
@@ -32,12 +32,7 @@ __all__ = [
 _BUYER = actor("purchasing")
 
 
-def _po(statuses: tuple[str, ...], action: str) -> w.Target:
-    """The purchase order, in one of ``statuses`` to ``action``."""
-    guard = status_guard("purchaseOrders", statuses, action)
-    return target(
-        "purchaseOrders", "purchaseOrderId", "The purchase order.", "purchaseOrder", guard
-    )
+_PO = target("purchaseOrders", "purchaseOrderId", "The purchase order.", "purchaseOrder")
 
 
 def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
@@ -48,7 +43,7 @@ def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
 @_BUYER.write_tool(
     {"approverId": w.string("The approver.")},
     ["approverId"],
-    target=_po(("draft",), "be submitted"),
+    target=in_status(_PO, ("draft",), "be submitted"),
 )
 def submit_purchase_order(call: w.Write) -> dict[str, Any]:
     """Submit a draft order to an approver authorised for its net value (not yourself).
@@ -89,7 +84,8 @@ def _check_budget(state: State, po: Record) -> None:
 
 
 @actor().write_tool(
-    {"comment": w.string("Optional note.")}, target=_po(("pending_approval",), "be approved")
+    {"comment": w.string("Optional note.")},
+    target=in_status(_PO, ("pending_approval",), "be approved"),
 )
 def approve_purchase_order(call: w.Write) -> dict[str, Any]:
     """Approve a pending order as its assigned approver, within the approver's purchase order limit
@@ -119,7 +115,9 @@ def _release_requisition(state: State, po: Record) -> None:
 
 
 @actor().write_tool(
-    {"reason": w.string("Why.")}, ["reason"], target=_po(("pending_approval",), "be rejected")
+    {"reason": w.string("Why.")},
+    ["reason"],
+    target=in_status(_PO, ("pending_approval",), "be rejected"),
 )
 def reject_purchase_order(call: w.Write) -> dict[str, Any]:
     """Reject a pending order as its assigned approver; a linked requisition returns to approved so
@@ -134,7 +132,7 @@ def reject_purchase_order(call: w.Write) -> dict[str, Any]:
     return _done(call, reason, status="rejected")
 
 
-@_BUYER.write_tool(target=_po(("approved",), "be sent"))
+@_BUYER.write_tool(target=in_status(_PO, ("approved",), "be sent"))
 def send_purchase_order(call: w.Write) -> dict[str, Any]:
     """Send an approved order to its vendor (who must still be active); its lines become inbound
     stock at the delivery warehouse.
@@ -153,7 +151,7 @@ def send_purchase_order(call: w.Write) -> dict[str, Any]:
 @_BUYER.write_tool(
     {"reason": w.string("Why.")},
     ["reason"],
-    target=_po(("draft", "pending_approval", "approved", "sent"), "be cancelled"),
+    target=in_status(_PO, ("draft", "pending_approval", "approved", "sent"), "be cancelled"),
 )
 def cancel_purchase_order(call: w.Write) -> dict[str, Any]:
     """Cancel an order nothing has been received on yet; a pending approval is cancelled and a
@@ -179,7 +177,7 @@ def cancel_purchase_order(call: w.Write) -> dict[str, Any]:
     )
 
 
-@_BUYER.write_tool(target=_po(("sent",), "be closed"))
+@_BUYER.write_tool(target=in_status(_PO, ("sent",), "be closed"))
 def close_purchase_order(call: w.Write) -> dict[str, Any]:
     """Close a sent order that has received goods once everything received has been invoiced;
     anything still undelivered is no longer expected.

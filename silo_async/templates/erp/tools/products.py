@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record, State
-from .common import actor, change, status_guard, target, update_fields
+from .common import actor, change, in_status, target, update_fields
 
 __all__ = [
     "create_product",
@@ -163,13 +163,7 @@ def update_product(call: w.Write) -> dict[str, Any]:
 @_PURCHASING.write_tool(
     {"reason": w.string("Why.")},
     ["reason"],
-    target=target(
-        "products",
-        "productId",
-        "The product.",
-        "product",
-        status_guard("products", ("active",), "be discontinued"),
-    ),
+    target=in_status(_PRODUCT, ("active",), "be discontinued"),
 )
 def discontinue_product(call: w.Write) -> dict[str, Any]:
     """Discontinue a product: it can no longer be ordered, sold or reordered; stock on hand stays.

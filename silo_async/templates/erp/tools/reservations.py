@@ -10,7 +10,7 @@ from silo_async import world as w
 from ..domain.sales import unshipped_quantity
 from ..domain.stock import held, line_held
 from ..state import Record, State, find_line
-from .common import actor, change, status_guard, target
+from .common import actor, change, in_status, target
 from .stock_ops import require_available, require_stock
 
 __all__ = [
@@ -120,12 +120,10 @@ _STOCK_ROLES = actor("sales", "warehouse")
         "quantity": w.integer("Units to reserve (default: all still needed).", minimum=1),
     },
     ["lineNo"],
-    target=target(
-        "salesOrders",
-        "salesOrderId",
-        "The order.",
-        "salesOrder",
-        status_guard("salesOrders", ("confirmed",), "reserve stock"),
+    target=in_status(
+        target("salesOrders", "salesOrderId", "The order.", "salesOrder"),
+        ("confirmed",),
+        "reserve stock",
     ),
 )
 def reserve_stock(call: w.Write) -> dict[str, Any]:
@@ -148,12 +146,10 @@ def reserve_stock(call: w.Write) -> dict[str, Any]:
 @_STOCK_ROLES.write_tool(
     {"reason": w.string("Why.")},
     ["reason"],
-    target=target(
-        "reservations",
-        "reservationId",
-        "The reservation.",
-        "reservation",
-        status_guard("reservations", ("active",), "be released"),
+    target=in_status(
+        target("reservations", "reservationId", "The reservation.", "reservation"),
+        ("active",),
+        "be released",
     ),
 )
 def release_reservation(call: w.Write) -> dict[str, Any]:

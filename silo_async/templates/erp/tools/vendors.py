@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain.payables import invoice_figures
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import Record, State
-from .common import actor, change, status_guard, target, update_fields
+from .common import actor, change, in_status, target, update_fields
 
 __all__ = [
     "approve_vendor",
@@ -70,7 +70,8 @@ def _not_merged(state: State, vendor: Record) -> None:
 
 
 #: A vendor that may still change (not merged), as the vendor master tools name it.
-_LIVE_VENDOR = target("vendors", "vendorId", "The vendor.", "vendor", _not_merged)
+_VENDOR = target("vendors", "vendorId", "The vendor.", "vendor")
+_LIVE_VENDOR = _VENDOR.guarded(_not_merged)
 _NEW_VENDOR = w.Target("vendors", "vendorId", w.string("The vendor."), "vendor")
 
 
@@ -241,17 +242,11 @@ def _set_status(call: w.Write, to: str) -> dict[str, Any]:
     return {"updated": vendor, "auditId": audit_id}
 
 
-def _in_status(wanted: tuple[str, ...], action: str) -> w.Target:
-    return target(
-        "vendors", "vendorId", "The vendor.", "vendor", status_guard("vendors", wanted, action)
-    )
-
-
 _MASTER = actor("vendorMaster")
 _REASON = {"reason": w.string("Why.")}
 
 
-@_MASTER.write_tool(_REASON, target=_in_status(("pending_approval",), "be approved"))
+@_MASTER.write_tool(_REASON, target=in_status(_VENDOR, ("pending_approval",), "be approved"))
 def approve_vendor(call: w.Write) -> dict[str, Any]:
     """Approve a pending vendor so orders and payments may use it (vendor master roles; bank details
     must be verified).
@@ -262,7 +257,7 @@ def approve_vendor(call: w.Write) -> dict[str, Any]:
 
 
 @_MASTER.write_tool(
-    _REASON, ["reason"], target=_in_status(("active", "pending_approval"), "be blocked")
+    _REASON, ["reason"], target=in_status(_VENDOR, ("active", "pending_approval"), "be blocked")
 )
 def block_vendor(call: w.Write) -> dict[str, Any]:
     """Block a vendor: no new orders, RFQ invitations or payments until unblocked.
@@ -272,7 +267,7 @@ def block_vendor(call: w.Write) -> dict[str, Any]:
     return _set_status(call, "blocked")
 
 
-@_MASTER.write_tool(_REASON, ["reason"], target=_in_status(("blocked",), "be unblocked"))
+@_MASTER.write_tool(_REASON, ["reason"], target=in_status(_VENDOR, ("blocked",), "be unblocked"))
 def unblock_vendor(call: w.Write) -> dict[str, Any]:
     """Lift a vendor's block.
 
