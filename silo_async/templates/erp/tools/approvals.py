@@ -23,6 +23,7 @@ from .common import (
     actor,
     change,
     in_status,
+    named,
     require_authority,
     target,
     who,
@@ -124,7 +125,7 @@ def decide(
 
 
 def _approval(state: State, input: Mapping[str, Any]) -> Record:
-    approval: Record = w.require_record(state, "approvals", w.read_string(input, "approvalId"))
+    approval = named(state, "approvals", input, "approvalId")
     return approval
 
 

@@ -14,7 +14,7 @@ from ..domain import budgets as bud
 from ..domain.payables import invoice_net
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import State, money_text
-from .common import actor, require_authority, target
+from .common import actor, named, require_authority, target
 
 __all__ = [
     "budget_view",
@@ -90,7 +90,7 @@ get_budget = BUDGETS.get_tool(
 )
 def check_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Whether a budget can absorb an amount (net): its remaining, and the shortfall if not."""
-    budget = w.require_record(state, "budgets", w.read_string(input, "budgetId"))
+    budget = named(state, "budgets", input, "budgetId")
     amount = w.read_money(input, "amount")
     left = bud.remaining(state, budget)
     return {
@@ -130,7 +130,7 @@ def transfer_budget(call: w.Write) -> dict[str, Any]:
     the actor's budget transfer limit); the source must have that much remaining.
     """
     state, input, source = call.state, call.input, call.record
-    to = w.require_record(state, "budgets", w.read_string(input, "toBudgetId"))
+    to = named(state, "budgets", input, "toBudgetId")
     for budget in (source, to):
         w.require_status(budget, "budgets", ("open",), "take part in a transfer")
     if source["id"] == to["id"] or source["fiscalYear"] != to["fiscalYear"]:

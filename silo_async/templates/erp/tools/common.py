@@ -30,6 +30,7 @@ __all__ = [
     "actor",
     "change",
     "in_status",
+    "named",
     "record_decision",
     "require_authority",
     "require_permission",
@@ -72,6 +73,16 @@ _AREAS: dict[str, str] = {
 def who(state: State, user: Mapping[str, Any]) -> str:
     """``Sanne Verbeek (USR-003, finance_manager)``."""
     return f"{full_name(user)} ({user['id']}, {user['roleId']})"
+
+
+def named(state: State, collection: str, input: Mapping[str, Any], key: str) -> Record:
+    """The record of ``collection`` whose id is ``input[key]`` (read with ``read_string``).
+
+    Raises:
+        ToolError: ``invalid_input`` for an empty id, ``not_found`` for an unknown one.
+    """
+    record: Record = w.require_record(state, collection, w.read_string(input, key))
+    return record
 
 
 def _active_user(state: State, user_id: str) -> Record:

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.sales import customer_figures, exposure
 from ..state import Record, State, money_text
-from .common import actor, in_status, require_authority, target, update_fields
+from .common import actor, in_status, named, require_authority, target, update_fields
 
 __all__ = [
     "create_customer",
@@ -39,11 +39,6 @@ def customer_view(state: State, customer: Any) -> dict[str, Any]:
     }
 
 
-def _customer(state: State, input: dict[str, Any]) -> Record:
-    customer: Record = w.require_record(state, "customers", w.read_string(input, "customerId"))
-    return customer
-
-
 CUSTOMERS = w.Collection("customers", "customerId", "CUS-001", view=customer_view)
 list_customers = CUSTOMERS.list_tool(
     "List customers sorted by id with credit limit, exposure and available credit; filter by "
@@ -71,7 +66,7 @@ def get_customer_credit(state: State, input: dict[str, Any]) -> dict[str, Any]:
     unbilled goods + unshipped confirmed orders, all incl. VAT), available credit, and whether an
     extra amount would fit.
     """
-    customer = _customer(state, input)
+    customer = named(state, "customers", input, "customerId")
     extra = w.read_money(input, "additionalAmount", 0, allow_zero=True)
     owed = exposure(state, customer["id"])
     after = w.to_money(owed["total"] + extra)
@@ -92,7 +87,7 @@ def get_customer_statement(state: State, input: dict[str, Any]) -> dict[str, Any
     """A customer's issued invoices with total, paid, outstanding and days overdue, and the
     outstanding and overdue totals.
     """
-    customer = _customer(state, input)
+    customer = named(state, "customers", input, "customerId")
     rows = [
         {
             "invoiceId": i["id"],

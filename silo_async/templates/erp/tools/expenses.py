@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain.budgets import remaining
 from ..state import Record, money_text
-from .common import actor, change, in_status, record_decision, require_authority, target, who
+from .common import actor, change, in_status, named, record_decision, require_authority, target, who
 
 __all__ = [
     "approve_expense",
@@ -57,7 +57,7 @@ def submit_expense(call: w.Write) -> dict[str, Any]:
     department's budget.
     """
     state, input, actor = call.state, call.input, call.actor
-    employee = w.require_record(state, "users", w.read_string(input, "employeeId"))
+    employee = named(state, "users", input, "employeeId")
     if actor["id"] not in (employee["id"], employee["managerId"]):
         raise silo.tool_error(
             "not_allowed", f"{who(state, actor)} cannot claim expenses for {employee['id']}."

@@ -14,6 +14,7 @@ from ..state import (
     full_name,
     is_authorised,
 )
+from .common import named
 
 __all__ = [
     "check_approval_authority",
@@ -111,7 +112,7 @@ def check_approval_authority(state: State, input: dict[str, Any]) -> dict[str, A
 
     ``{authorised, limit, escalateTo}``.
     """
-    user = w.require_record(state, "users", w.read_string(input, "userId"))
+    user = named(state, "users", input, "userId")
     kind = w.read_enum(input, "documentType", APPROVAL_KINDS)
     amount = w.read_money(input, "amount", allow_zero=True)
     others = authorised_approvers(state, kind, amount, [user["id"]])

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record, State
-from .common import actor, change, in_status, target, update_fields
+from .common import actor, change, in_status, named, target, update_fields
 
 __all__ = [
     "create_product",
@@ -24,11 +24,6 @@ __all__ = [
 
 STATUSES = ("active", "discontinued")
 UOMS = ("each", "case", "box", "metre")
-
-
-def _product(state: State, input: dict[str, Any]) -> Record:
-    product: Record = w.require_record(state, "products", w.read_string(input, "productId"))
-    return product
 
 
 PRODUCTS = w.Collection("products", "productId", "PRD-001")
@@ -54,7 +49,7 @@ def get_product_availability(state: State, input: dict[str, Any]) -> dict[str, A
     inbound (sent purchase orders still due + transfers in transit), projected (available +
     inbound), reorder point and quantity, and totals.
     """
-    product = _product(state, input)
+    product = named(state, "products", input, "productId")
     rows = [
         stock_view(state, r)
         for r in w.sorted_by_id(state["stock"])
@@ -76,7 +71,7 @@ def get_product_purchase_history(state: State, input: dict[str, Any]) -> dict[st
     """Every purchase order line for a product: vendor, order date, quantity and unit price, oldest
     first.
     """
-    product = _product(state, input)
+    product = named(state, "products", input, "productId")
     rows = [
         {
             "purchaseOrderId": po["id"],
@@ -116,7 +111,7 @@ def create_product(call: w.Write) -> dict[str, Any]:
     clash = w.find_by(state, "products", "sku", sku)
     if clash is not None:
         raise silo.tool_error("conflict", f"Product {clash['id']} already has SKU {sku}.")
-    vendor = w.require_record(state, "vendors", w.read_string(input, "preferredVendorId"))
+    vendor = named(state, "vendors", input, "preferredVendorId")
     w.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
     product: Record = {
         "id": w.next_id(state, "PRD"),

@@ -18,7 +18,7 @@ from silo_async import world as w
 from ..domain import purchasing as pur
 from ..domain.purchasing import pending_approval
 from ..state import Record, State, gross, vat_of
-from .common import actor, in_status, target
+from .common import actor, in_status, named, target
 from .lines import LINE_ITEM, line_tools, read_lines
 from .vendors import require_active_vendor
 
@@ -196,7 +196,7 @@ def create_purchase_order(call: w.Write) -> dict[str, Any]:
     """
     state, input = call.state, call.input
     vendor = _orderable_vendor(state, w.read_string(input, "vendorId"))
-    warehouse = w.require_record(state, "warehouses", w.read_string(input, "warehouseId"))
+    warehouse = named(state, "warehouses", input, "warehouseId")
     lines = read_lines(state, input, "unitPrice", _last_price, {"vendorId": vendor["id"]})
     return _new_po(call, vendor, warehouse, lines)
 
@@ -217,7 +217,7 @@ def create_purchase_order_from_quotation(call: w.Write) -> dict[str, Any]:
     if taken:
         raise silo.tool_error("conflict", f"{quotation['id']} is already ordered on {taken[0]}.")
     vendor = _orderable_vendor(state, quotation["vendorId"])
-    warehouse = w.require_record(state, "warehouses", w.read_string(input, "warehouseId"))
+    warehouse = named(state, "warehouses", input, "warehouseId")
     lines = [
         {
             "lineNo": ln["lineNo"],

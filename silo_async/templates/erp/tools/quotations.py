@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain.purchasing import is_valid
 from ..state import Record, State, lines_net
-from .common import actor, change, in_status, target
+from .common import actor, change, in_status, named, target
 
 __all__ = [
     "accept_quotation",
@@ -58,7 +58,7 @@ def compare_quotations(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """An RFQ's quotations side by side, cheapest total first, each with validity, lead time and its
     vendor's status.
     """
-    rfq = w.require_record(state, "rfqs", w.read_string(input, "rfqId"))
+    rfq = named(state, "rfqs", input, "rfqId")
     rows = [
         quotation_view(state, q) for q in state["quotations"].values() if q["rfqId"] == rfq["id"]
     ]

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.sales import customer_outstanding, unallocated
 from ..state import Record, State, money_text
-from .common import actor, target
+from .common import actor, named, target
 
 __all__ = ["allocate_receipt", "list_unallocated_receipts", "record_customer_receipt"]
 
@@ -81,7 +81,7 @@ def record_customer_receipt(call: w.Write) -> dict[str, Any]:
     at once; anything not applied stays unallocated.
     """
     state, input = call.state, call.input
-    customer = w.require_record(state, "customers", w.read_string(input, "customerId"))
+    customer = named(state, "customers", input, "customerId")
     receipt = {
         "id": "",
         "direction": "inbound",

@@ -18,7 +18,7 @@ from ..domain.budgets import budget_figures, remaining
 from ..domain.purchasing import pending_approval, requisition_net
 from ..state import Record, State, has_permission, money_text
 from .approvals import decide, request_approval
-from .common import actor, change, in_status, target, who
+from .common import actor, change, in_status, named, target, who
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -59,11 +59,6 @@ def requisition_view(state: State, requisition: Any) -> dict[str, Any]:
         "pendingApprovalId": pending["id"] if pending else None,
         "assigneeId": pending["assigneeId"] if pending else None,
     }
-
-
-def _requisition(state: State, input: Mapping[str, Any]) -> Record:
-    record: Record = w.require_record(state, "requisitions", w.read_string(input, "requisitionId"))
-    return record
 
 
 REQUISITIONS = w.Collection("requisitions", "requisitionId", "REQ-4005", view=requisition_view)
@@ -132,7 +127,7 @@ def create_requisition(call: w.Write) -> dict[str, Any]:
         raise silo.tool_error(
             "not_allowed", f"{who(state, actor)} may only raise requisitions for themselves."
         )
-    department = w.require_record(state, "departments", w.read_string(input, "departmentId"))
+    department = named(state, "departments", input, "departmentId")
     budget = _budget_for(state, w.read_string(input, "budgetId"), department["id"])
     lines = read_lines(state, input, "estimatedUnitCost", _standard_cost)
     requisition: Record = {
@@ -301,7 +296,7 @@ def check_requisition_budget(state: State, input: dict[str, Any]) -> dict[str, A
     """Whether a requisition's budget can absorb its estimated net: the budget's figures, and the
     shortfall if any.
     """
-    requisition = _requisition(state, input)
+    requisition = named(state, "requisitions", input, "requisitionId")
     budget = state["budgets"][requisition["budgetId"]]
     figures = budget_figures(state, budget)
     need = requisition_net(requisition)

@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, find_stock, line_held
 from ..state import Record, State, gross, money_text, vat_of
-from .common import actor, change, in_status, target
+from .common import actor, change, in_status, named, target
 from .lines import LINE_ITEM, line_tools, read_lines
 from .reservations import check_customer_can_receive, reserve_line
 
@@ -104,10 +104,10 @@ def create_sales_order(call: w.Write) -> dict[str, Any]:
     list price less the customer's discount. Blocked customers cannot order.
     """
     state, input = call.state, call.input
-    customer = w.require_record(state, "customers", w.read_string(input, "customerId"))
+    customer = named(state, "customers", input, "customerId")
     if customer["status"] == "blocked":
         raise silo.tool_error("not_allowed", f"Customer {customer['id']} is blocked.")
-    warehouse = w.require_record(state, "warehouses", w.read_string(input, "warehouseId"))
+    warehouse = named(state, "warehouses", input, "warehouseId")
     lines = read_lines(state, input, "unitPrice", _discounted, {"customerId": customer["id"]})
     order: Record = {
         "id": w.next_id(state, "SO", width=4),
@@ -223,7 +223,7 @@ def check_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """For each line of an order: what is still to ship, already reserved, still to reserve,
     available in the order's warehouse, the shortfall there, and availability elsewhere.
     """
-    order = w.require_record(state, "salesOrders", w.read_string(input, "salesOrderId"))
+    order = named(state, "salesOrders", input, "salesOrderId")
     return {
         "salesOrderId": order["id"],
         "warehouseId": order["warehouseId"],

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import available, is_below_reorder, projected, reserved, stock_view
 from ..state import Record, State
-from .common import actor
+from .common import actor, named
 from .stock_ops import move_stock, require_stock
 
 __all__ = [
@@ -100,7 +100,7 @@ def find_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Where a quantity of a product is available: every warehouse's available stock, the ones that
     could supply the quantity alone, and whether it must be split.
     """
-    product = w.require_record(state, "products", w.read_string(input, "productId"))
+    product = named(state, "products", input, "productId")
     need = w.read_int(input, "quantity", minimum=1)
     rows = [
         {"warehouseId": r["warehouseId"], "onHand": r["onHand"], "available": available(state, r)}

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record
-from .common import actor, change, in_status, target
+from .common import actor, change, in_status, named, target
 from .stock_ops import move_stock, require_available, require_stock, stock_line
 
 __all__ = [
@@ -60,7 +60,7 @@ def create_transfer(call: w.Write) -> dict[str, Any]:
     state, input, actor = call.state, call.input, call.actor
     product_id = w.read_string(input, "productId")
     source = require_stock(state, product_id, w.read_string(input, "fromWarehouseId"))
-    destination = w.require_record(state, "warehouses", w.read_string(input, "toWarehouseId"))
+    destination = named(state, "warehouses", input, "toWarehouseId")
     if destination["id"] == source["warehouseId"]:
         raise silo.tool_error("invalid_input", "Source and destination are the same warehouse.")
     if state["products"][product_id]["status"] != "active":

@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain import payables as pay
 from ..domain import purchasing as pur
 from ..state import Record, State, find_line, terms_days
-from .common import actor, target
+from .common import actor, named, target
 
 __all__ = [
     "STATUSES",
@@ -159,7 +159,7 @@ def _new_invoice(state: State, vendor: Record, input: dict[str, Any]) -> dict[st
     """The invoice record ``input`` describes (not stored yet)."""
     po_id = w.read_string(input, "purchaseOrderId", None)
     po = _po_for(state, vendor, po_id) if po_id else None
-    budget = None if po else w.require_record(state, "budgets", w.read_string(input, "budgetId"))
+    budget = None if po else named(state, "budgets", input, "budgetId")
     if po is not None and not input.get("lines"):
         lines = _default_lines(state, po)
     else:
@@ -283,6 +283,6 @@ def _blockers(state: State, invoice: Record) -> list[dict[str, str]]:
 @w.define_tool({"vendorInvoiceId": w.string("The invoice.")}, ["vendorInvoiceId"])
 def explain_invoice_block(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Why a vendor invoice cannot be paid yet: each blocker with the tool that clears it."""
-    invoice = w.require_record(state, "vendorInvoices", w.read_string(input, "vendorInvoiceId"))
+    invoice = named(state, "vendorInvoices", input, "vendorInvoiceId")
     blockers = _blockers(state, invoice)
     return {"vendorInvoiceId": invoice["id"], "payable": not blockers, "blockers": blockers}

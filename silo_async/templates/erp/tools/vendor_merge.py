@@ -8,7 +8,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Record
-from .common import actor, change, target
+from .common import actor, change, named, target
 
 __all__ = ["merge_vendors"]
 
@@ -76,7 +76,7 @@ def merge_vendors(call: w.Write) -> dict[str, Any]:
     preferred-vendor link moves to the survivor; the duplicate is kept as status merged.
     """
     state, duplicate = call.state, call.record
-    survivor = w.require_record(state, "vendors", w.read_string(call.input, "survivorVendorId"))
+    survivor = named(state, "vendors", call.input, "survivorVendorId")
     _check_pair(duplicate, survivor)
     moved = _repoint(call, duplicate["id"], survivor["id"])
     audit_id = change(

@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain.payables import invoice_figures
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import Record, State
-from .common import actor, change, in_status, target, update_fields
+from .common import actor, change, in_status, named, target, update_fields
 
 __all__ = [
     "approve_vendor",
@@ -36,11 +36,6 @@ __all__ = [
 STATUSES = ("pending_approval", "active", "blocked", "merged")
 TERMS = ("NET_14", "NET_30", "NET_45", "NET_60")
 _IBAN = r"^[A-Z]{2}[0-9]{2}[A-Z0-9]{8,30}$"
-
-
-def _vendor(state: State, input: dict[str, Any], key: str = "vendorId") -> Record:
-    vendor: Record = w.require_record(state, "vendors", w.read_string(input, key))
-    return vendor
 
 
 def require_active_vendor(vendor: Record, aside: str | None, outcome: str) -> None:
@@ -94,7 +89,7 @@ def get_vendor_balance(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """What we owe a vendor: its live invoices with total, paid, scheduled and outstanding amounts,
     and the overdue part.
     """
-    vendor = _vendor(state, input)
+    vendor = named(state, "vendors", input, "vendorId")
     rows = [
         {
             "invoiceId": i["id"],
