@@ -7,14 +7,14 @@ an ageing report puts each party's outstanding into buckets by days past due.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from silo_async.world import days_between, sum_money, today
 
 from ..state import State
 
-__all__ = ["Bucket", "ageing", "days_past_due", "is_past_due"]
+__all__ = ["Bucket", "ageing", "days_past_due", "is_past_due", "owed_totals"]
 
 #: An ageing bucket: its name and the first and last day past due it holds.
 Bucket = tuple[str, int, int]
@@ -33,6 +33,17 @@ def days_past_due(state: State, due_date: str, owed: float) -> int:
     if not is_past_due(state, due_date, owed):
         return 0
     return days_between(due_date, today(state))
+
+
+def owed_totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """``{outstanding, overdue}``: what a party's invoice rows leave owed, and the overdue part.
+
+    Each row carries ``outstanding`` and ``isOverdue`` (an invoice's figures).
+    """
+    return {
+        "outstanding": sum_money(r["outstanding"] for r in rows),
+        "overdue": sum_money(r["outstanding"] for r in rows if r["isOverdue"]),
+    }
 
 
 def ageing(

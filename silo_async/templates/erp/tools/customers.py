@@ -7,6 +7,7 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
+from ..domain.dues import owed_totals
 from ..domain.sales import customer_figures, exposure
 from ..state import Record, State, money_text
 from .common import actor, in_status, named, require_authority, target, update_fields
@@ -102,8 +103,7 @@ def get_customer_statement(state: State, input: dict[str, Any]) -> dict[str, Any
     return {
         "customerId": customer["id"],
         "invoices": rows,
-        "outstanding": w.sum_money(r["outstanding"] for r in rows),
-        "overdue": w.sum_money(r["outstanding"] for r in rows if r["isOverdue"]),
+        **owed_totals(rows),
     }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import silo_async as silo
 from silo_async import world as w
 
+from ..domain.dues import owed_totals
 from ..domain.payables import invoice_figures
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import Record, State
@@ -103,8 +104,7 @@ def get_vendor_balance(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {
         "vendorId": vendor["id"],
         "invoices": [r for r in rows if r["outstanding"] > 0],
-        "outstanding": w.sum_money(r["outstanding"] for r in rows),
-        "overdue": w.sum_money(r["outstanding"] for r in rows if r["isOverdue"]),
+        **owed_totals(rows),
         "scheduled": w.sum_money(r["scheduled"] for r in rows),
     }
 
