@@ -17,6 +17,7 @@ from ..state import Record, State, lines_net
 
 __all__ = [
     "LIVE_INVOICE",
+    "approval_fields",
     "credited_quantity",
     "display_status",
     "invoiced_quantity",
@@ -130,6 +131,15 @@ def pending_approval(state: State, document_id: str) -> Record | None:
             found: Record = approval
             return found
     return None
+
+
+def approval_fields(state: State, document_id: str) -> dict[str, Any]:
+    """``{pendingApprovalId, assigneeId}`` of a document's pending approval (None without one)."""
+    pending = pending_approval(state, document_id)
+    return {
+        "pendingApprovalId": pending["id"] if pending else None,
+        "assigneeId": pending["assigneeId"] if pending else None,
+    }
 
 
 def is_valid(state: State, quotation: Mapping[str, Any]) -> bool:

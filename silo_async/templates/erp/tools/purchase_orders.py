@@ -16,7 +16,6 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain import purchasing as pur
-from ..domain.purchasing import pending_approval
 from ..state import Record, State, gross, vat_of
 from .common import actor, in_status, named, target
 from .lines import LINE_ITEM, line_tools, read_lines
@@ -42,7 +41,6 @@ STATUSES = ("draft", "pending_approval", "approved", "rejected", "sent", "closed
 def po_view(state: State, po: Any) -> dict[str, Any]:
     """An order with per-line received / rejected / invoiced / remaining and its totals."""
     net = pur.po_net(po)
-    pending = pending_approval(state, po["id"])
     lines = [
         {
             **ln,
@@ -64,8 +62,7 @@ def po_view(state: State, po: Any) -> dict[str, Any]:
         "progress": pur.display_status(state, po),
         "receiptStatus": pur.receipt_status(state, po),
         "isLate": pur.is_late(state, po),
-        "pendingApprovalId": pending["id"] if pending else None,
-        "assigneeId": pending["assigneeId"] if pending else None,
+        **pur.approval_fields(state, po["id"]),
     }
 
 

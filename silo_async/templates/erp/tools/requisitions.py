@@ -15,7 +15,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain.budgets import budget_figures, remaining
-from ..domain.purchasing import pending_approval, requisition_net
+from ..domain.purchasing import approval_fields, pending_approval, requisition_net
 from ..state import Record, State, has_permission, money_text
 from .approvals import decide, request_approval
 from .common import actor, change, in_status, named, target, who
@@ -48,7 +48,6 @@ def _standard_cost(state: State, context: Mapping[str, Any], product: Record) ->
 
 def requisition_view(state: State, requisition: Any) -> dict[str, Any]:
     """A requisition with line totals, its estimated net and its pending approval."""
-    pending = pending_approval(state, requisition["id"])
     return {
         **requisition,
         "lines": [
@@ -56,8 +55,7 @@ def requisition_view(state: State, requisition: Any) -> dict[str, Any]:
             for ln in requisition["lines"]
         ],
         "estimatedNet": requisition_net(requisition),
-        "pendingApprovalId": pending["id"] if pending else None,
-        "assigneeId": pending["assigneeId"] if pending else None,
+        **approval_fields(state, requisition["id"]),
     }
 
 
