@@ -432,6 +432,16 @@ async def test_tools_reject_with_the_rule_and_the_state(
 
 
 @pytest.mark.anyio
+async def test_a_vendor_with_no_reason_on_record_is_refused_without_one() -> None:
+    world = World()
+    world.state["vendors"]["VEN-012"]["statusReason"] = None
+    result = await world.call("accept_quotation", {"quotationId": "QUO-001", "actorId": "USR-007"})
+    assert result.output["message"] == (
+        "Vendor VEN-012 is pending_approval; nothing can be ordered from it."
+    )
+
+
+@pytest.mark.anyio
 async def test_payment_creator_cannot_approve_it() -> None:
     world = World()
     await world.ok(

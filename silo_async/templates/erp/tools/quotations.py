@@ -15,6 +15,7 @@ from silo_async import world as w
 from ..domain.purchasing import is_valid
 from ..state import Record, State, lines_net
 from .common import actor, change, in_status, named, target
+from .vendors import require_active_vendor
 
 __all__ = [
     "accept_quotation",
@@ -148,13 +149,7 @@ def accept_quotation(call: w.Write) -> dict[str, Any]:
             {"validUntil": quotation["validUntil"]},
         )
     vendor = state["vendors"][quotation["vendorId"]]
-    if vendor["status"] != "active":
-        raise silo.tool_error(
-            "not_allowed",
-            f"Vendor {vendor['id']} is {vendor['status']} ({vendor['statusReason']}); nothing can "
-            "be ordered from it.",
-            {"vendorId": vendor["id"], "status": vendor["status"]},
-        )
+    require_active_vendor(vendor, vendor["statusReason"], "nothing can be ordered from it.")
     rfq = state["rfqs"][quotation["rfqId"]]
     w.require_status(rfq, "rfqs", ("sent", "closed"), "be awarded", label="RFQ")
     for other in w.sorted_by_id(state["quotations"]):
