@@ -20,6 +20,7 @@ from ..environment import DOCUMENT_COLLECTIONS
 from ..state import APPROVAL_KINDS, Record, State, has_permission
 from .common import (
     KIND_LABELS,
+    REASON,
     actor,
     change,
     in_status,
@@ -231,7 +232,7 @@ def _roll_back(call: w.Write) -> None:
 
 
 @actor().write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=_approval_in("approved", "be revoked", "The approval."),
 )

@@ -26,6 +26,7 @@ from ..state import (
 
 __all__ = [
     "KIND_LABELS",
+    "REASON",
     "Guard",
     "actor",
     "change",
@@ -41,6 +42,9 @@ __all__ = [
 
 #: ``guard(state, record)``: raises ``ToolError`` when the record may not change.
 Guard = Callable[[Any, Any], None]
+
+#: The input of a write that needs to know only why it happens (required beside it: ``["reason"]``).
+REASON: dict[str, w.Schema] = {"reason": w.string("Why.")}
 
 #: The ``actorId`` every write takes: who is doing it (must be an active user).
 _ACTOR_ID = w.string("Id of the user making this change, e.g. USR-003. Must be an active user.")

@@ -15,7 +15,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.dues import Bucket, ageing
 from ..state import Record, State, terms_days
-from .common import actor, change, in_status, require_authority, target
+from .common import REASON, actor, change, in_status, require_authority, target
 
 __all__ = [
     "create_customer_invoice",
@@ -150,7 +150,7 @@ def issue_customer_invoice(call: w.Write) -> dict[str, Any]:
 
 
 @_RECEIVABLES.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_INVOICE, ("draft", "issued"), "be voided"),
 )
@@ -168,7 +168,7 @@ def void_customer_invoice(call: w.Write) -> dict[str, Any]:
 
 
 @actor().write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_INVOICE, ("issued",), "be written off"),
 )

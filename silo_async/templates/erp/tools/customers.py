@@ -10,7 +10,7 @@ from silo_async import world as w
 from ..domain.dues import owed_totals
 from ..domain.sales import customer_figures, exposure
 from ..state import Record, State, money_text
-from .common import actor, in_status, named, require_authority, target, update_fields
+from .common import REASON, actor, in_status, named, require_authority, target, update_fields
 
 __all__ = [
     "create_customer",
@@ -199,7 +199,7 @@ _RECEIVABLES = actor("receivables")
 
 
 @_RECEIVABLES.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_CUSTOMER, ("active",), "be put on hold"),
 )
@@ -214,7 +214,7 @@ def place_customer_on_hold(call: w.Write) -> dict[str, Any]:
 
 
 @_RECEIVABLES.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_CUSTOMER, ("on_hold",), "be released from hold"),
 )

@@ -14,7 +14,17 @@ from silo_async import world as w
 
 from ..domain.budgets import remaining
 from ..state import Record, money_text
-from .common import actor, change, in_status, named, record_decision, require_authority, target, who
+from .common import (
+    REASON,
+    actor,
+    change,
+    in_status,
+    named,
+    record_decision,
+    require_authority,
+    target,
+    who,
+)
 
 __all__ = [
     "approve_expense",
@@ -147,7 +157,7 @@ def approve_expense(call: w.Write) -> dict[str, Any]:
     return result
 
 
-@actor().write_tool({"reason": w.string("Why.")}, ["reason"], target=_SUBMITTED)
+@actor().write_tool(REASON, ["reason"], target=_SUBMITTED)
 def reject_expense(call: w.Write) -> dict[str, Any]:
     """Reject a submitted claim (not your own) with a reason.
 

@@ -12,7 +12,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain import payables as pay
-from .common import actor, change, in_status, record_decision, require_authority, target
+from .common import REASON, actor, change, in_status, record_decision, require_authority, target
 from .vendor_invoices import invoice_view
 
 __all__ = [
@@ -128,7 +128,7 @@ def hold_vendor_invoice(call: w.Write) -> dict[str, Any]:
 
 
 @_PAYABLES.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_INVOICE, ("on_hold",), "be released"),
 )
@@ -160,9 +160,7 @@ def _close(call: w.Write, to: str) -> dict[str, Any]:
     )
 
 
-@_PAYABLES.write_tool(
-    {"reason": w.string("Why.")}, ["reason"], target=in_status(_INVOICE, _CLOSABLE, "be rejected")
-)
+@_PAYABLES.write_tool(REASON, ["reason"], target=in_status(_INVOICE, _CLOSABLE, "be rejected"))
 def reject_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """Refuse a vendor's invoice (not paid, no payment in progress), with a reason.
 
@@ -171,9 +169,7 @@ def reject_vendor_invoice(call: w.Write) -> dict[str, Any]:
     return _close(call, "rejected")
 
 
-@_PAYABLES.write_tool(
-    {"reason": w.string("Why.")}, ["reason"], target=in_status(_INVOICE, _CLOSABLE, "be cancelled")
-)
+@_PAYABLES.write_tool(REASON, ["reason"], target=in_status(_INVOICE, _CLOSABLE, "be cancelled"))
 def cancel_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """Cancel an invoice recorded in error (not paid, no payment in progress).
 

@@ -15,7 +15,7 @@ from silo_async import world as w
 
 from ..domain import payables as pay
 from ..state import Record, State, money_text
-from .common import actor, change, record_decision, require_authority, target, who
+from .common import REASON, actor, change, record_decision, require_authority, target, who
 from .vendors import require_active_vendor
 
 __all__ = [
@@ -192,7 +192,7 @@ def execute_payment(call: w.Write) -> dict[str, Any]:
 
 
 @_PAYABLES.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=_outbound(("draft", "approved"), "be cancelled"),
 )

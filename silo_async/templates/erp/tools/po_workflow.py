@@ -16,7 +16,7 @@ from ..domain.budgets import remaining, requisition_commitment
 from ..domain.purchasing import pending_approval
 from ..state import Record, State, money_text
 from .approvals import decide, request_approval
-from .common import actor, change, in_status, target
+from .common import REASON, actor, change, in_status, target
 from .purchase_orders import po_view
 
 __all__ = [
@@ -115,7 +115,7 @@ def _release_requisition(state: State, po: Record) -> None:
 
 
 @actor().write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_PO, ("pending_approval",), "be rejected"),
 )
@@ -149,7 +149,7 @@ def send_purchase_order(call: w.Write) -> dict[str, Any]:
 
 
 @_BUYER.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_PO, ("draft", "pending_approval", "approved", "sent"), "be cancelled"),
 )

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record, State
-from .common import actor, change, in_status, named, target, update_fields
+from .common import REASON, actor, change, in_status, named, target, update_fields
 
 __all__ = [
     "create_product",
@@ -156,7 +156,7 @@ def update_product(call: w.Write) -> dict[str, Any]:
 
 
 @_PURCHASING.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_PRODUCT, ("active",), "be discontinued"),
 )

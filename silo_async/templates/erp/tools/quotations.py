@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain.purchasing import is_valid
 from ..state import Record, State, lines_net
-from .common import actor, change, in_status, named, target
+from .common import REASON, actor, change, in_status, named, target
 from .vendors import require_active_vendor
 
 __all__ = [
@@ -166,7 +166,7 @@ def accept_quotation(call: w.Write) -> dict[str, Any]:
 
 
 @_BUYER.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_QUOTATION, ("received",), "be rejected"),
 )

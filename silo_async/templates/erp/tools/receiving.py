@@ -13,7 +13,7 @@ from silo_async import world as w
 
 from ..domain import purchasing as pur
 from ..state import Record, State, find_line
-from .common import actor, change, in_status, target
+from .common import REASON, actor, change, in_status, target
 from .stock_ops import move_stock, stock_line
 
 __all__ = [
@@ -177,9 +177,7 @@ def receive_goods(call: w.Write) -> dict[str, Any]:
     }
 
 
-@_WAREHOUSE.write_tool(
-    {"reason": w.string("Why.")}, ["reason"], target=in_status(_RECEIPT, ("posted",), "be reversed")
-)
+@_WAREHOUSE.write_tool(REASON, ["reason"], target=in_status(_RECEIPT, ("posted",), "be reversed"))
 def reverse_goods_receipt(call: w.Write) -> dict[str, Any]:
     """Reverse a posted goods receipt booked in error: its accepted units leave stock again. Refused
     when the units are no longer there or are already invoiced.

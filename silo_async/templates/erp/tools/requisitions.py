@@ -18,7 +18,7 @@ from ..domain.budgets import budget_figures, remaining
 from ..domain.purchasing import approval_fields, pending_approval, requisition_net
 from ..state import Record, State, has_permission, money_text
 from .approvals import decide, request_approval
-from .common import actor, change, in_status, named, target, who
+from .common import REASON, actor, change, in_status, named, target, who
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -248,7 +248,7 @@ def approve_requisition(call: w.Write) -> dict[str, Any]:
 
 
 @_ANYONE.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_REQUISITION, ("pending_approval",), "be rejected"),
 )
@@ -267,7 +267,7 @@ def reject_requisition(call: w.Write) -> dict[str, Any]:
 
 
 @_ANYONE.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_REQUISITION, ("draft", "pending_approval", "approved"), "be cancelled"),
 )

@@ -10,7 +10,7 @@ from silo_async import world as w
 from ..domain.sales import unshipped_quantity
 from ..domain.stock import held, line_held
 from ..state import Record, State, find_line
-from .common import actor, change, in_status, target
+from .common import REASON, actor, change, in_status, target
 from .stock_ops import require_available, require_stock
 
 __all__ = [
@@ -144,7 +144,7 @@ def reserve_stock(call: w.Write) -> dict[str, Any]:
 
 
 @_STOCK_ROLES.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(
         target("reservations", "reservationId", "The reservation.", "reservation"),

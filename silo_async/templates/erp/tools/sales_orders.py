@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, find_stock, line_held
 from ..state import Record, State, gross, money_text, vat_of
-from .common import actor, change, in_status, named, target
+from .common import REASON, actor, change, in_status, named, target
 from .lines import LINE_ITEM, line_tools, read_lines
 from .reservations import check_customer_can_receive, reserve_line
 
@@ -170,7 +170,7 @@ def confirm_sales_order(call: w.Write) -> dict[str, Any]:
 
 
 @_SALES.write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_ORDER, ("draft", "confirmed"), "be cancelled"),
 )

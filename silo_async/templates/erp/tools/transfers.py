@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record
-from .common import actor, change, in_status, named, target
+from .common import REASON, actor, change, in_status, named, target
 from .stock_ops import move_stock, require_available, require_stock, stock_line
 
 __all__ = [
@@ -122,7 +122,7 @@ def receive_transfer(call: w.Write) -> dict[str, Any]:
 
 
 @actor("warehouse").write_tool(
-    {"reason": w.string("Why.")},
+    REASON,
     ["reason"],
     target=in_status(_TRANSFER, ("in_transit",), "be cancelled"),
 )

@@ -17,7 +17,7 @@ from ..domain.dues import owed_totals
 from ..domain.payables import invoice_figures
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import Record, State
-from .common import actor, change, in_status, named, target, update_fields
+from .common import REASON, actor, change, in_status, named, target, update_fields
 
 __all__ = [
     "approve_vendor",
@@ -238,10 +238,9 @@ def _set_status(call: w.Write, to: str) -> dict[str, Any]:
 
 
 _MASTER = actor("vendorMaster")
-_REASON = {"reason": w.string("Why.")}
 
 
-@_MASTER.write_tool(_REASON, target=in_status(_VENDOR, ("pending_approval",), "be approved"))
+@_MASTER.write_tool(REASON, target=in_status(_VENDOR, ("pending_approval",), "be approved"))
 def approve_vendor(call: w.Write) -> dict[str, Any]:
     """Approve a pending vendor so orders and payments may use it (vendor master roles; bank details
     must be verified).
@@ -252,7 +251,7 @@ def approve_vendor(call: w.Write) -> dict[str, Any]:
 
 
 @_MASTER.write_tool(
-    _REASON, ["reason"], target=in_status(_VENDOR, ("active", "pending_approval"), "be blocked")
+    REASON, ["reason"], target=in_status(_VENDOR, ("active", "pending_approval"), "be blocked")
 )
 def block_vendor(call: w.Write) -> dict[str, Any]:
     """Block a vendor: no new orders, RFQ invitations or payments until unblocked.
@@ -262,7 +261,7 @@ def block_vendor(call: w.Write) -> dict[str, Any]:
     return _set_status(call, "blocked")
 
 
-@_MASTER.write_tool(_REASON, ["reason"], target=in_status(_VENDOR, ("blocked",), "be unblocked"))
+@_MASTER.write_tool(REASON, ["reason"], target=in_status(_VENDOR, ("blocked",), "be unblocked"))
 def unblock_vendor(call: w.Write) -> dict[str, Any]:
     """Lift a vendor's block.
 
