@@ -272,3 +272,16 @@ def test_a_malformed_declaration_says_which_forms_there_are(
         w.define_tool(*spec)
     with pytest.raises(TypeError, match=re.escape(message)):
         ACTOR.write_tool(*spec)
+
+
+def test_a_tool_with_neither_description_nor_docstring_is_refused_when_defined() -> None:
+    def undocumented(call: Any) -> None:
+        return None
+
+    message = 'Tool "undocumented" has no description: give its function a docstring'
+    with pytest.raises(silo.DefinitionError, match=message) as caught:
+        ACTOR.write_tool(target=VENDOR)(undocumented)
+    assert caught.value.code == "definition_invalid"
+    with pytest.raises(silo.DefinitionError, match=message):
+        w.define_tool()(undocumented)
+    assert w.define_tool(description="Stated.")(undocumented).description == "Stated."

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 import attrs
 
+from .._errors import DefinitionError
 from .._tools import Tool, tool
 
 __all__ = [
@@ -184,6 +185,22 @@ class ToolSpec:
         needed = required if required is not None else given[1]
         return cls(name, description, props or {}, needed or ())
 
+    def build(self, body: Callable[[Any, dict[str, Any]], Any], schema: Schema) -> Tool:
+        """The tool: ``body`` under this name and description (or the function's).
+
+        Raises:
+            DefinitionError: no description was given and the function has no docstring (the
+                agent would read an empty one).
+        """
+        made = tool(name=self.name, description=self.description, input_schema=schema)(body)
+        if not made.description:
+            raise DefinitionError(
+                f'Tool "{made.name}" has no description: give its function a docstring (its '
+                "first paragraph is what the agent reads) or pass description=.",
+                {"tool": made.name},
+            )
+        return made
+
     def schema(
         self, first: Mapping[str, Schema] | None = None, last: Mapping[str, Schema] | None = None
     ) -> Schema:
@@ -219,8 +236,8 @@ def define_tool(
 
     Raises:
         TypeError: ``spec`` is neither form (see :class:`ToolSpec`).
+        DefinitionError: no description and no docstring.
     """
     declared = ToolSpec.parse(spec, properties, required, name, description)
-    return tool(
-        name=declared.name, description=declared.description, input_schema=declared.schema()
-    )
+    schema = declared.schema()
+    return lambda fn: declared.build(fn, schema)

@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from .._tools import Tool, tool
+from .._tools import Tool
 from ._audit import audit
 from ._builders import Schema, ToolSpec
 from ._records import Change, require_record, set_field
@@ -215,6 +215,7 @@ class Actor:
 
         Raises:
             TypeError: ``spec`` is neither form.
+            DefinitionError: no description and no docstring (when the decorator is applied).
         """
         declared = ToolSpec.parse(spec, properties, required, name, description)
         ids = {} if target is None else {target.key: target.schema}
@@ -226,6 +227,7 @@ class Actor:
 
         def make(fn: WriteFn) -> Tool:
             action = declared.name or fn.__name__
+            named = attrs.evolve(declared, name=action)
 
             @functools.wraps(fn)
             def body(state: Any, input: dict[str, Any]) -> Any:
@@ -233,7 +235,6 @@ class Actor:
                 record = None if target is None else target.find(state, input)
                 return fn(Write(state, input, actor, record, action, target))
 
-            described = tool(name=action, description=declared.description, input_schema=schema)
-            return described(body)
+            return named.build(body, schema)
 
         return make
