@@ -38,8 +38,10 @@ async def test_gate_matches_baseline(template: str, tmp_path: Path) -> None:
     assert report.final_line == f"all {report.tasks} {template} tasks match baseline"
     task_files = sorted((tmp_path / ".silo/environments/gate/tasks").glob("*.json"))
     assert report.tasks == len(task_files) > 0
-    # solver + noop (result, state-diff) per task, plus the tool-path run's three artifacts
-    assert report.artifacts == 4 * report.tasks + 3
+    # solver + noop (result, state-diff) per task, the tool-path run's three artifacts, and the
+    # seed world's digest
+    assert report.artifacts == 4 * report.tasks + 3 + 1
+    assert report.lines[-1] == "ok seed  the world create_state builds"
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -85,6 +87,20 @@ async def test_a_changed_erp_seed_number_drifts(tmp_path: Path) -> None:
     assert not report.ok
     assert report.failed == []
     assert "DRIFT TASK-005 solver.result.json" in report.lines
+    assert rerecord_command("erp") in report.failure_message()
+
+
+async def test_a_changed_figure_no_task_reads_drifts_the_seed_digest(tmp_path: Path) -> None:
+    # PRD-001's standard cost takes part in no task: every result and state diff stays the same,
+    # and only the seed's digest names the collection that changed.
+    handle = await scaffold(tmp_path, "erp")
+    products = handle.path / "data" / "products.json"
+    _edit(products, '"standardCost": 118,', '"standardCost": 119,')
+    report = await check_environment(handle, GATES["erp"])
+    assert not report.ok
+    assert report.drifted == ["seed.world-digest.json"]
+    drift = report.lines.index("DRIFT seed world-digest.json")
+    assert any('"products"' in line for line in report.lines[drift + 1 :])
     assert rerecord_command("erp") in report.failure_message()
 
 
@@ -187,9 +203,9 @@ def test_module_entry_point_prints_ok_lines_and_a_final_line(
     n = len(task_ids)
     assert main(["crm"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"== crm gate ({n} tasks, {4 * n + 3} artifacts)"
+    assert lines[0] == f"== crm gate ({n} tasks, {4 * n + 3 + 1} artifacts)"
     assert lines[-1] == f"all {n} crm tasks match baseline"
-    assert [line.split()[:2] for line in lines[1:-1]] == [["ok", t] for t in task_ids]
+    assert [line.split()[:2] for line in lines[1:-1]] == [["ok", t] for t in [*task_ids, "seed"]]
 
 
 def test_module_entry_point_rejects_an_unknown_template() -> None:

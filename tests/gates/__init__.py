@@ -1,11 +1,12 @@
-"""Regression gates for the shipped templates (``crm``, ``project``).
+"""Regression gates for the shipped templates (``crm``, ``project``, ``erp``).
 
 Each gate scaffolds a throwaway environment from the *current* template into a temporary
 project, runs through the SDK a scripted solver (must pass every task with reward 1.0), a no-op
 agent (must pass none) and a tool-path agent (read, write, read-back, then an undeclared
 argument, a missing required field and an unknown tool, each rejected as a value), and
 byte-compares ``result.json`` and ``state-diff.json`` of every rollout, plus the tool-path
-rollout's tool events without timings, with ``tests/baselines/<template>/``.
+rollout's tool events without timings and a digest of each seed collection (a changed figure no
+task reads still drifts), with ``tests/baselines/<template>/``.
 
 Task ids come from the scaffolded ``tasks/*.json`` file names, so a new task without a baseline
 fails as MISSING. Run ``python -m tests.gates [--update] [crm|project|erp]``; pytest runs the same

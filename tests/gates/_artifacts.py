@@ -1,11 +1,14 @@
 """Turn a gate's rollouts into comparable artifacts and check the gate's invariants.
 
 Artifacts are the bytes the runtime wrote (``result.json``, ``state-diff.json``), read back
-from each run directory, plus the tool-path rollout's tool events with their timings removed.
+from each run directory, plus the tool-path rollout's tool events with their timings removed,
+plus one digest per collection of the seed world: a changed figure no task reads still drifts,
+naming the collection.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +18,10 @@ import silo_async as silo
 
 from ._rollouts import GateRollouts
 
-__all__ = ["Artifact", "collect_artifacts", "invariant_failures", "task_summary"]
+__all__ = ["SEED", "Artifact", "collect_artifacts", "invariant_failures", "task_summary"]
+
+#: The artifact group of the seed world's digest (it belongs to no task).
+SEED = "seed"
 
 #: Volatile keys dropped from tool events before comparing them.
 _VOLATILE = ("at", "durationMs")
@@ -73,14 +79,24 @@ def _events_artifact(result: silo.RunResult) -> Artifact:
     return Artifact(result.task.id, "toolpath.tool-events.json", text.encode("utf-8"))
 
 
+def seed_digest(world: Any) -> Artifact:
+    """``{collection: sha256 of its canonical JSON}`` of a fresh world, as an artifact."""
+    digests = {
+        key: hashlib.sha256(json.dumps(value, sort_keys=True).encode("utf-8")).hexdigest()
+        for key, value in sorted(world.items())
+    }
+    return Artifact(SEED, "world-digest.json", (json.dumps(digests, indent=2) + "\n").encode())
+
+
 def collect_artifacts(rollouts: GateRollouts) -> list[Artifact]:
-    """Every artifact of the gate, grouped by task in task order."""
+    """Every artifact of the gate, grouped by task in task order, then the seed's digest."""
     out: list[Artifact] = []
     for solver, noop in zip(rollouts.solver, rollouts.noop, strict=True):
         out += _run_files("solver", solver) + _run_files("noop", noop)
         if solver.task.id == rollouts.toolpath.task.id:
             out += _run_files("toolpath", rollouts.toolpath)
             out.append(_events_artifact(rollouts.toolpath))
+    out.append(seed_digest(rollouts.seed))
     return out
 
 

@@ -31,6 +31,7 @@ class GateRollouts:
         solver: one result per task, in ``task_ids`` order.
         noop: one result per task, in ``task_ids`` order.
         toolpath: the tool-path rollout.
+        seed: a fresh world, as ``create_state()`` builds it.
     """
 
     task_ids: list[str]
@@ -38,6 +39,7 @@ class GateRollouts:
     solver: list[silo.RunResult]
     noop: list[silo.RunResult]
     toolpath: silo.RunResult
+    seed: Any
 
 
 def load_agent(path: Path) -> Any:
@@ -75,7 +77,8 @@ async def run_agents(handle: EnvironmentHandle, spec: GateSpec) -> GateRollouts:
     """
     task_ids = scaffolded_task_ids(handle)
     env = await handle.load()
-    tool_count = len(env.bind_tools(env.create_state()))
+    seed = env.create_state()
+    tool_count = len(env.bind_tools(seed))
     batches: dict[str, list[silo.RunResult]] = {}
 
     async def batch(label: str, agent_file: Path, ids: Sequence[str]) -> None:
@@ -88,5 +91,5 @@ async def run_agents(handle: EnvironmentHandle, spec: GateSpec) -> GateRollouts:
         tg.start_soon(batch, "noop", spec.noop, task_ids)
         tg.start_soon(batch, "toolpath", spec.toolpath, [spec.toolpath_task])
     return GateRollouts(
-        task_ids, tool_count, batches["solver"], batches["noop"], batches["toolpath"][0]
+        task_ids, tool_count, batches["solver"], batches["noop"], batches["toolpath"][0], seed
     )
