@@ -275,7 +275,7 @@ def test_a_malformed_declaration_says_which_forms_there_are(
 
 
 def test_a_tool_with_neither_description_nor_docstring_is_refused_when_defined() -> None:
-    def undocumented(call: Any) -> None:
+    def undocumented(call: Any, input: Any = None) -> None:
         return None
 
     message = 'Tool "undocumented" has no description: give its function a docstring'
