@@ -23,6 +23,7 @@ from .common import (
     REASON,
     actor,
     change,
+    changed,
     in_status,
     named,
     require_authority,
@@ -209,8 +210,7 @@ def reassign_approval(call: w.Write) -> dict[str, Any]:
     require_authority(
         state, new, approval["documentType"], approval["amount"], approval["documentId"]
     )
-    audit_id = change(call, w.read_string(input, "reason"), assigneeId=new["id"])
-    return {"updated": _view(state, approval), "auditId": audit_id}
+    return changed(call, _view, w.read_string(input, "reason"), assigneeId=new["id"])
 
 
 def _roll_back(call: w.Write) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "Guard",
     "actor",
     "change",
+    "changed",
     "in_status",
     "named",
     "record_decision",
@@ -238,6 +239,15 @@ def change(
     for field, value in fields.items():
         w.set_field(record, field, value, changes)
     return call.audit(detail or "", changes, entity=entity, entity_id=record["id"])
+
+
+def changed(
+    call: w.Write, view: w.View | None, detail: str | None, **fields: Any
+) -> dict[str, Any]:
+    """:func:`change`, answered ``{updated, auditId}``: the target through ``view`` (or as is)."""
+    audit_id = change(call, detail, **fields)
+    shown = call.record if view is None else view(call.state, call.record)
+    return {"updated": shown, "auditId": audit_id}
 
 
 def update_fields(call: w.Write, values: Mapping[str, Any], noun: str) -> str:

@@ -15,7 +15,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.dues import Bucket, ageing
 from ..state import Record, State, terms_days
-from .common import REASON, actor, change, in_status, require_authority, target
+from .common import REASON, actor, change, changed, in_status, require_authority, target
 
 __all__ = [
     "create_customer_invoice",
@@ -163,8 +163,7 @@ def void_customer_invoice(call: w.Write) -> dict[str, Any]:
     state, invoice = call.state, call.record
     if sal.customer_paid(state, invoice["id"]) > 0:
         raise silo.tool_error("invalid_state", f"Payments are applied to {invoice['id']}.")
-    audit_id = change(call, w.read_string(call.input, "reason"), status="void")
-    return {"updated": invoice_view(state, invoice), "auditId": audit_id}
+    return changed(call, invoice_view, w.read_string(call.input, "reason"), status="void")
 
 
 @actor().write_tool(

@@ -17,7 +17,7 @@ from ..state import Record, money_text
 from .common import (
     REASON,
     actor,
-    change,
+    changed,
     in_status,
     named,
     record_decision,
@@ -174,5 +174,4 @@ def reimburse_expense(call: w.Write) -> dict[str, Any]:
 
     Approved -> reimbursed.
     """
-    audit_id = change(call, "Reimbursed.", status="reimbursed", reimbursedAt=w.now(call.state))
-    return {"updated": call.record, "auditId": audit_id}
+    return changed(call, None, "Reimbursed.", status="reimbursed", reimbursedAt=w.now(call.state))

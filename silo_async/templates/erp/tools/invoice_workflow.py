@@ -12,7 +12,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain import payables as pay
-from .common import REASON, actor, change, in_status, record_decision, require_authority, target
+from .common import REASON, actor, changed, in_status, record_decision, require_authority, target
 from .vendor_invoices import invoice_view
 
 __all__ = [
@@ -28,11 +28,6 @@ _PAYABLES = actor("payables")
 
 
 _INVOICE = target("vendorInvoices", "vendorInvoiceId", "The vendor invoice.", "vendorInvoice")
-
-
-def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
-    audit_id = change(call, text, **fields)
-    return {"updated": invoice_view(call.state, call.record), "auditId": audit_id}
 
 
 @_PAYABLES.write_tool(
@@ -53,8 +48,9 @@ def run_three_way_match(call: w.Write) -> dict[str, Any]:
             f"{invoice['id']} has no purchase order to match; approve it directly.",
         )
     exceptions = pay.match_exceptions(state, invoice)
-    result = _done(
+    result = changed(
         call,
+        invoice_view,
         f"{len(exceptions)} exception(s).",
         status="match_failed" if exceptions else "matched",
         matchExceptions=exceptions,
@@ -92,8 +88,9 @@ def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
         "approved",
         w.read_string(call.input, "comment", None),
     )
-    return _done(
+    return changed(
         call,
+        invoice_view,
         f"Approved ({approval_id}).",
         status="approved",
         approvedBy=actor["id"],
@@ -119,8 +116,9 @@ def hold_vendor_invoice(call: w.Write) -> dict[str, Any]:
         raise silo.tool_error(
             "invalid_state", f"A payment in progress covers {invoice['id']}; cancel it first."
         )
-    return _done(
+    return changed(
         call,
+        invoice_view,
         w.read_string(input, "reason"),
         status="on_hold",
         holdReason=w.read_string(input, "reason"),
@@ -138,7 +136,9 @@ def release_vendor_invoice_hold(call: w.Write) -> dict[str, Any]:
 
     on_hold -> received.
     """
-    return _done(call, w.read_string(call.input, "reason"), status="received", holdReason=None)
+    return changed(
+        call, invoice_view, w.read_string(call.input, "reason"), status="received", holdReason=None
+    )
 
 
 _CLOSABLE = ("received", "matched", "match_failed", "on_hold", "approved")
@@ -152,8 +152,9 @@ def _close(call: w.Write, to: str) -> dict[str, Any]:
             f"{invoice['id']} is paid or being paid ({pay.paid(state, invoice['id'])} paid, "
             f"{pay.scheduled(state, invoice['id'])} in payments); it cannot be {to}.",
         )
-    return _done(
+    return changed(
         call,
+        invoice_view,
         w.read_string(input, "reason"),
         status=to,
         rejectionReason=w.read_string(input, "reason"),

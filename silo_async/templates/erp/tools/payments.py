@@ -15,7 +15,7 @@ from silo_async import world as w
 
 from ..domain import payables as pay
 from ..state import Record, State, money_text
-from .common import REASON, actor, change, record_decision, require_authority, target, who
+from .common import REASON, actor, changed, record_decision, require_authority, target, who
 from .vendors import require_active_vendor
 
 __all__ = [
@@ -144,11 +144,6 @@ def _outbound(statuses: tuple[str, ...], action: str) -> w.Target:
 _PAYMENT = w.Target("payments", "paymentId", w.string("The payment."), "payment")
 
 
-def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
-    audit_id = change(call, text, **fields)
-    return {"updated": call.record, "auditId": audit_id}
-
-
 @actor().write_tool(target=_outbound(("draft",), "be approved"))
 def approve_payment(call: w.Write) -> dict[str, Any]:
     """Approve a draft payment within the actor's payment limit; the person who created the payment
@@ -164,7 +159,7 @@ def approve_payment(call: w.Write) -> dict[str, Any]:
         )
     require_authority(state, actor, "payment", payment["amount"], payment["id"])
     record_decision(state, "payment", payment["id"], payment["amount"], actor, "approved")
-    return _done(call, "Approved.", status="approved", approvedBy=actor["id"])
+    return changed(call, None, "Approved.", status="approved", approvedBy=actor["id"])
 
 
 @actor("treasury").write_tool(target=_outbound(("approved",), "be executed"))
@@ -188,7 +183,7 @@ def execute_payment(call: w.Write) -> dict[str, Any]:
             f"{payment['id']} would pay {payment['bankAccount']}, but {vendor['id']}'s account is "
             f"now {vendor['iban']} ({vendor['bankStatus']}); cancel it and create a new payment.",
         )
-    return _done(call, "Sent to the bank.", status="completed", completedAt=w.now(state))
+    return changed(call, None, "Sent to the bank.", status="completed", completedAt=w.now(state))
 
 
 @_PAYABLES.write_tool(
@@ -201,7 +196,7 @@ def cancel_payment(call: w.Write) -> dict[str, Any]:
 
     Draft / approved -> cancelled.
     """
-    return _done(call, w.read_string(call.input, "reason"), status="cancelled")
+    return changed(call, None, w.read_string(call.input, "reason"), status="cancelled")
 
 
 @_PAYABLES.write_tool(

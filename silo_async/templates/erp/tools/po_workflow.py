@@ -16,7 +16,7 @@ from ..domain.budgets import remaining, requisition_commitment
 from ..domain.purchasing import pending_approval
 from ..state import Record, State, money_text
 from .approvals import decide, request_approval
-from .common import REASON, actor, change, in_status, target
+from .common import REASON, actor, changed, in_status, target
 from .purchase_orders import po_view
 
 __all__ = [
@@ -33,11 +33,6 @@ _BUYER = actor("purchasing")
 
 
 _PO = target("purchaseOrders", "purchaseOrderId", "The purchase order.", "purchaseOrder")
-
-
-def _done(call: w.Write, text: str | None, **fields: Any) -> dict[str, Any]:
-    audit_id = change(call, text, **fields)
-    return {"updated": po_view(call.state, call.record), "auditId": audit_id}
 
 
 @_BUYER.write_tool(
@@ -61,8 +56,9 @@ def submit_purchase_order(call: w.Write) -> dict[str, Any]:
         w.read_string(call.input, "approverId"),
         call.actor,
     )
-    return _done(
+    return changed(
         call,
+        po_view,
         f"Submitted to {approval['assigneeId']} ({approval['id']}).",
         status="pending_approval",
     )
@@ -104,7 +100,7 @@ def approve_purchase_order(call: w.Write) -> dict[str, Any]:
         w.read_string(call.input, "comment", None),
         lambda: _check_budget(state, po),
     )
-    return _done(call, f"Approved ({approval['id']}).", status="approved")
+    return changed(call, po_view, f"Approved ({approval['id']}).", status="approved")
 
 
 def _release_requisition(state: State, po: Record) -> None:
@@ -129,7 +125,7 @@ def reject_purchase_order(call: w.Write) -> dict[str, Any]:
     reason = w.read_string(call.input, "reason")
     decide(state, po, "purchase_order", pur.po_net(po), call.actor, "rejected", reason)
     _release_requisition(state, po)
-    return _done(call, reason, status="rejected")
+    return changed(call, po_view, reason, status="rejected")
 
 
 @_BUYER.write_tool(target=in_status(_PO, ("approved",), "be sent"))
@@ -145,7 +141,7 @@ def send_purchase_order(call: w.Write) -> dict[str, Any]:
         raise silo.tool_error(
             "not_allowed", f"Vendor {vendor['id']} is {vendor['status']}; the order cannot be sent."
         )
-    return _done(call, f"Sent to {vendor['id']}.", status="sent", sentAt=w.now(state))
+    return changed(call, po_view, f"Sent to {vendor['id']}.", status="sent", sentAt=w.now(state))
 
 
 @_BUYER.write_tool(
@@ -169,8 +165,9 @@ def cancel_purchase_order(call: w.Write) -> dict[str, Any]:
     if pending is not None:
         pending["status"] = "cancelled"
     _release_requisition(state, po)
-    return _done(
+    return changed(
         call,
+        po_view,
         w.read_string(input, "reason"),
         status="cancelled",
         cancelReason=w.read_string(input, "reason"),
@@ -200,4 +197,4 @@ def close_purchase_order(call: w.Write) -> dict[str, Any]:
             f"{', '.join(map(str, unbilled))}; wait for the vendor's invoice.",
             {"lines": unbilled},
         )
-    return _done(call, "Closed.", status="closed", closedAt=w.now(state))
+    return changed(call, po_view, "Closed.", status="closed", closedAt=w.now(state))

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record, State
-from .common import REASON, actor, change, in_status, named, target, update_fields
+from .common import REASON, actor, changed, in_status, named, target, update_fields
 
 __all__ = [
     "create_product",
@@ -165,5 +165,4 @@ def discontinue_product(call: w.Write) -> dict[str, Any]:
 
     Active -> discontinued.
     """
-    audit_id = change(call, w.read_string(call.input, "reason"), status="discontinued")
-    return {"updated": call.record, "auditId": audit_id}
+    return changed(call, None, w.read_string(call.input, "reason"), status="discontinued")

@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain.purchasing import is_valid
 from ..state import Record, State, lines_net
-from .common import REASON, actor, change, in_status, named, target
+from .common import REASON, actor, changed, in_status, named, target
 from .vendors import require_active_vendor
 
 __all__ = [
@@ -175,5 +175,4 @@ def reject_quotation(call: w.Write) -> dict[str, Any]:
 
     Received -> rejected.
     """
-    audit_id = change(call, w.read_string(call.input, "reason"), status="rejected")
-    return {"updated": quotation_view(call.state, call.record), "auditId": audit_id}
+    return changed(call, quotation_view, w.read_string(call.input, "reason"), status="rejected")

@@ -13,7 +13,7 @@ from silo_async import world as w
 
 from ..domain import purchasing as pur
 from ..state import Record, State, find_line
-from .common import REASON, actor, change, in_status, target
+from .common import REASON, actor, changed, in_status, target
 from .stock_ops import move_stock, stock_line
 
 __all__ = [
@@ -206,5 +206,4 @@ def reverse_goods_receipt(call: w.Write) -> dict[str, Any]:
                 actor["id"],
                 w.read_string(input, "reason"),
             )
-    audit_id = change(call, w.read_string(input, "reason"), status="reversed")
-    return {"updated": grn, "auditId": audit_id}
+    return changed(call, None, w.read_string(input, "reason"), status="reversed")

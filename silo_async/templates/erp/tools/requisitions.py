@@ -18,7 +18,7 @@ from ..domain.budgets import budget_figures, remaining
 from ..domain.purchasing import approval_fields, pending_approval, requisition_net
 from ..state import Record, State, has_permission, money_text
 from .approvals import decide, request_approval
-from .common import REASON, actor, change, in_status, named, target, who
+from .common import REASON, actor, change, changed, in_status, named, target, who
 from .lines import LINE_ITEM, line_tools, read_lines
 
 __all__ = [
@@ -243,8 +243,7 @@ def approve_requisition(call: w.Write) -> dict[str, Any]:
         w.read_string(input, "comment", None),
         lambda: _check_budget(state, requisition),
     )
-    audit_id = change(call, f"Approved ({approval['id']}).", status="approved")
-    return {"updated": requisition_view(state, requisition), "auditId": audit_id}
+    return changed(call, requisition_view, f"Approved ({approval['id']}).", status="approved")
 
 
 @_ANYONE.write_tool(
@@ -262,8 +261,7 @@ def reject_requisition(call: w.Write) -> dict[str, Any]:
     decide(
         state, requisition, "requisition", requisition_net(requisition), actor, "rejected", reason
     )
-    audit_id = change(call, reason, status="rejected", rejectionReason=reason)
-    return {"updated": requisition_view(state, requisition), "auditId": audit_id}
+    return changed(call, requisition_view, reason, status="rejected", rejectionReason=reason)
 
 
 @_ANYONE.write_tool(
@@ -285,8 +283,7 @@ def cancel_requisition(call: w.Write) -> dict[str, Any]:
     pending = pending_approval(state, requisition["id"])
     if pending is not None:
         pending["status"] = "cancelled"
-    audit_id = change(call, w.read_string(call.input, "reason"), status="cancelled")
-    return {"updated": requisition_view(state, requisition), "auditId": audit_id}
+    return changed(call, requisition_view, w.read_string(call.input, "reason"), status="cancelled")
 
 
 @w.define_tool({"requisitionId": w.string("The requisition.")}, ["requisitionId"])

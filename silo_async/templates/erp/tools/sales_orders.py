@@ -16,7 +16,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, find_stock, line_held
 from ..state import Record, State, gross, money_text, vat_of
-from .common import REASON, actor, change, in_status, named, target
+from .common import REASON, actor, change, changed, in_status, named, target
 from .lines import LINE_ITEM, line_tools, read_lines
 from .reservations import check_customer_can_receive, reserve_line
 
@@ -186,8 +186,7 @@ def cancel_sales_order(call: w.Write) -> dict[str, Any]:
         if reservation["salesOrderId"] == order["id"] and reservation["status"] == "active":
             reservation["status"] = "released"
     reason = w.read_string(input, "reason")
-    audit_id = change(call, reason, status="cancelled", cancelReason=reason)
-    return {"updated": order_view(state, order), "auditId": audit_id}
+    return changed(call, order_view, reason, status="cancelled", cancelReason=reason)
 
 
 def _stock_lines(state: State, order: Record) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, held, line_held
 from ..state import Record, State, find_line
-from .common import actor, change, in_status, target
+from .common import actor, changed, in_status, target
 from .reservations import check_customer_can_receive
 from .stock_ops import move_stock, require_stock
 
@@ -173,5 +173,4 @@ def mark_shipment_delivered(call: w.Write) -> dict[str, Any]:
         raise silo.tool_error(
             "conflict", f"{shipment['id']} was delivered {shipment['deliveredAt']}."
         )
-    audit_id = change(call, "Delivered.", deliveredAt=w.now(state))
-    return {"updated": shipment_view(state, shipment), "auditId": audit_id}
+    return changed(call, shipment_view, "Delivered.", deliveredAt=w.now(state))

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record
-from .common import REASON, actor, change, in_status, named, target
+from .common import REASON, actor, change, changed, in_status, named, target
 from .stock_ops import move_stock, require_available, require_stock, stock_line
 
 __all__ = [
@@ -133,5 +133,4 @@ def cancel_transfer(call: w.Write) -> dict[str, Any]:
     """
     transfer, reason = call.record, w.read_string(call.input, "reason")
     _book_in(call, transfer["fromWarehouseId"], "return", reason)
-    audit_id = change(call, reason, status="cancelled")
-    return {"updated": transfer, "auditId": audit_id}
+    return changed(call, None, reason, status="cancelled")
