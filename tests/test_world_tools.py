@@ -176,7 +176,7 @@ async def test_a_collection_s_tools_share_its_view_unless_they_say_otherwise() -
 
 
 def test_a_get_tool_needs_the_collection_s_id_key_and_example() -> None:
-    with pytest.raises(ValueError, match="Collection 'stages' needs id_key and example"):
+    with pytest.raises(silo.DefinitionError, match="Collection 'stages' needs id_key and example"):
         w.Collection("stages").get_tool("One stage.")
 
 

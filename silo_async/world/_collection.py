@@ -15,6 +15,7 @@ from typing import Any, Final
 
 import attrs
 
+from .._errors import DefinitionError
 from .._tools import Tool
 from ._builders import Schema
 from ._lists import View, Where, get_tool, list_tool, search_tool
@@ -128,10 +129,14 @@ class Collection:
             name: the tool name, when not the convention's.
 
         Raises:
-            ValueError: the collection was declared without ``id_key`` and ``example``.
+            DefinitionError: the collection was declared without ``id_key`` and ``example``.
         """
         if self.id_key is None or self.example is None:
-            raise ValueError(f"Collection {self.name!r} needs id_key and example for a get tool")
+            raise DefinitionError(
+                f"Collection {self.name!r} needs id_key and example for a get tool: declare it "
+                f"as Collection({self.name!r}, '<record>Id', '<an example id>', ...).",
+                {"collection": self.name},
+            )
         tool_name = name or f"get_{snake_case(self.id_key.removesuffix('Id'))}"
         return get_tool(
             tool_name, description, self.name, self.id_key, self.example, view=self._view(view)
