@@ -69,7 +69,14 @@ async def run_many(
         for index in pending:
             task = plan[index]
             result = await run_rollout(
-                env, task, verifiers[task.id], limits, agent, runs_dir=base, agent_name=label
+                env,
+                task,
+                verifiers[task.id],
+                limits,
+                agent,
+                runs_dir=base,
+                agent_name=label,
+                run_index=index % runs + 1,
             )
             results[index] = result
             if on_result is not None:

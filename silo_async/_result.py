@@ -65,6 +65,7 @@ class RunResult:
         finished_at: ISO-8601 UTC end time (after grading).
         duration_ms: wall time from start to the end of grading.
         config: the limits the run used (``maxToolCalls``, ``timeoutMs``, ``tokenLimit``).
+        run_index: the rollout's run number for its task, 1-based (a lone ``run()`` is run 1).
     """
 
     run_id: str
@@ -96,6 +97,7 @@ class RunResult:
     finished_at: str
     duration_ms: float
     config: dict[str, Any]
+    run_index: int = 1
 
     @property
     def trace_lines(self) -> tuple[str, ...]:
@@ -171,6 +173,7 @@ class RunResult:
             "task": self.task.to_dict(),
             "verifierId": self.verifier_id,
             "agent": self.agent_name,
+            "run": self.run_index,
             "config": dict(self.config),
             "startedAt": self.started_at,
             "finishedAt": self.finished_at,

@@ -97,6 +97,7 @@ class Rollout:
         "reason",
         "run_dir",
         "run_id",
+        "run_index",
         "screen_deadline",
         "snapshot",
         "started",
@@ -118,9 +119,11 @@ class Rollout:
         *,
         runs_dir: Path | None,
         agent_name: str,
+        run_index: int = 1,
     ) -> None:
         self.env, self.task, self.verifier, self.limits = env, task, verifier, limits
         self.agent_name = agent_name
+        self.run_index = run_index
         self.started = time.time()
         self.clock0 = time.perf_counter()
         self.start_clock()
@@ -456,6 +459,7 @@ class Rollout:
             finished_at=utc_now_iso(),
             duration_ms=round((time.perf_counter() - self.clock0) * 1000, 3),
             config=self.limits.config(),
+            run_index=self.run_index,
         )
 
 

@@ -118,13 +118,16 @@ async def run_rollout(
     *,
     runs_dir: Path | None,
     agent_name: str,
+    run_index: int = 1,
 ) -> RunResult:
     """:func:`run` once its arguments are checked (``run_many`` and ``evaluate`` share them).
 
     The agent is awaited right here, not in a helper coroutine: with 10,000 rollouts waiting on a
     model, every frame per rollout is one more object for the garbage collector to walk.
     """
-    rollout = Rollout(env, task, verifier, limits, runs_dir=runs_dir, agent_name=agent_name)
+    rollout = Rollout(
+        env, task, verifier, limits, runs_dir=runs_dir, agent_name=agent_name, run_index=run_index
+    )
     await rollout.open()
     crashed = False
     try:

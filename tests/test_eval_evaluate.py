@@ -58,6 +58,9 @@ async def test_good_agent_beats_bad_agent(tmp_path: Path) -> None:
     for r in index:
         assert r.run_dir is not None and (out / r.run_dir / "result.json").is_file()
         assert r.run_dir.startswith("runs/")
+        run_json = json.loads((out / r.run_dir / "run.json").read_text())
+        place = (run_json["taskId"], run_json["agent"], run_json["run"])
+        assert place == (r.task_id, r.agent, r.run)
     line = json.loads((out / "runs" / "index.jsonl").read_text().splitlines()[0])
     assert set(line) >= {
         "task",

@@ -54,6 +54,19 @@ async def test_results_in_input_order_and_isolated() -> None:
     assert len({r.run_id for r in results}) == 6
 
 
+async def test_each_rollout_knows_its_run_number(tmp_path: Path) -> None:
+    results = await silo.run_many(
+        ENV, ["TASK-BLOCK", "TASK-ANSWER"], blocker, runs=2, runs_dir=tmp_path
+    )
+    assert [r.run_index for r in results] == [1, 2, 1, 2]
+    for r in results:
+        assert r.run_dir is not None
+        run_json = json.loads((r.run_dir / "run.json").read_text())
+        assert (run_json["agent"], run_json["run"]) == ("ScriptedAgent", r.run_index)
+    lone = await silo.run(ENV, "TASK-BLOCK", blocker, runs_dir=tmp_path)
+    assert lone.run_index == 1
+
+
 async def test_arguments_are_checked_before_anything_runs() -> None:
     with pytest.raises(silo.SiloError, match="TASK-X"):
         await silo.run_many(ENV, ["TASK-BLOCK", "TASK-X"], blocker)

@@ -18,7 +18,8 @@ import attrs
 from .._environment import Environment
 from .._limits import Limits
 from .._many import run_pool
-from .._runner import Agent, run
+from .._runner import Agent
+from .._runner import run_rollout as rollout_core
 from ._details import compact_details
 from ._prices import Prices
 from ._records import RolloutRecord
@@ -122,18 +123,19 @@ class Executor(Protocol):
 
 
 async def run_rollout(job: RolloutJob, entry: PlanEntry) -> tuple[RolloutRecord, Details]:
-    """Run one plan entry with :func:`silo_async.run`; its record and (if kept) details."""
+    """Run one plan entry on the rollout core; its record and (if kept) details."""
     task_id, label, run_no = entry
-    limits = job.limits
-    result = await run(
-        job.env,
-        task_id,
+    env = job.env
+    task = env.task(task_id)
+    result = await rollout_core(
+        env,
+        task,
+        env.verifier_for(task),
+        job.limits,
         job.agents[label],
-        max_tool_calls=limits.max_tool_calls,
-        timeout=limits.timeout,
-        token_limit=limits.token_limit,
         runs_dir=job.runs_dir,
         agent_name=label,
+        run_index=run_no,
     )
     record = RolloutRecord.from_result(result, label, run_no, job.base, job.prices)
     return record, compact_details(result) if job.details else None
