@@ -21,6 +21,7 @@ from ._errors import tool_error as tool_error
 from ._jsonutil import clone_json as clone_json
 from ._jsonutil import json_equal as json_equal
 from ._jsonutil import output_text as output_text
+from ._limits import Limits as Limits
 from ._many import run_many as run_many
 from ._result import TERMINATION_REASONS as TERMINATION_REASONS
 from ._result import RunResult as RunResult
@@ -71,6 +72,7 @@ __all__ = [
     "Episode",
     "EvalProgress",
     "EvalSummary",
+    "Limits",
     "Project",
     "RayExecutor",
     "ReplayReport",

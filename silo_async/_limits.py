@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-__all__ = ["Limits"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "resolve_limits"]
 
 
 def _count(name: str, value: object, *, optional: bool) -> None:
@@ -20,7 +20,11 @@ def _count(name: str, value: object, *, optional: bool) -> None:
 
 @attrs.frozen
 class Limits:
-    """What one rollout may spend before it is stopped.
+    """What one rollout may spend before it is stopped: one value, passed as ``limits=``.
+
+    ``silo.run(env, task, agent, limits=silo.Limits(max_tool_calls=20, timeout=60))`` is the
+    same as the keyword form ``silo.run(env, task, agent, max_tool_calls=20, timeout=60)``;
+    every function that takes the keywords takes ``limits=`` too (not both at once).
 
     Attributes:
         max_tool_calls: calls executed before the next one ends the rollout.
@@ -62,3 +66,40 @@ class Limits:
             "timeoutMs": self.timeout_ms,
             "tokenLimit": self.token_limit,
         }
+
+
+#: The limits of a rollout nobody configured (``run``'s defaults).
+DEFAULT_LIMITS = Limits()
+
+
+def resolve_limits(
+    limits: Limits | None,
+    max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+    timeout: float | None = DEFAULT_LIMITS.timeout,
+    token_limit: int | None = DEFAULT_LIMITS.token_limit,
+) -> Limits:
+    """The one :class:`Limits` of a call that accepts ``limits=`` or the keyword form.
+
+    Keywords left at their defaults beside ``limits=`` are fine; a keyword set to something
+    else beside ``limits=`` is ambiguous and refused.
+
+    Raises:
+        TypeError: ``limits`` is not a :class:`Limits`, or is given together with a keyword.
+        ValueError: a keyword limit of the wrong kind.
+    """
+    if limits is None:
+        return Limits(max_tool_calls, timeout, token_limit)
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a silo.Limits, got {type(limits).__name__}.")
+    given = {
+        "max_tool_calls": max_tool_calls != DEFAULT_LIMITS.max_tool_calls,
+        "timeout": timeout != DEFAULT_LIMITS.timeout,
+        "token_limit": token_limit != DEFAULT_LIMITS.token_limit,
+    }
+    both = [name for name, differs in given.items() if differs]
+    if both:
+        raise TypeError(
+            f"Give the limits either as limits=silo.Limits(...) or as keywords, not both "
+            f"(got limits= and {', '.join(n + '=' for n in both)})."
+        )
+    return limits
