@@ -132,6 +132,18 @@ async def test_walkthrough_from_blank_to_a_passing_run(tmp_path: Path) -> None:
     [capped_many] = await env.run_many("TASK-001", spending_agent, token_limit=10)
     assert capped_many.termination_reason == "max_tokens"
 
+    # limits= says the same as the keywords, and never together with one of them.
+    limits = silo.Limits(token_limit=10)
+    assert (await env.run("TASK-001", spending_agent, limits=limits)).termination_reason == (
+        "max_tokens"
+    )
+    [limited] = await env.run_many("TASK-001", spending_agent, limits=silo.Limits(max_tool_calls=0))
+    assert limited.termination_reason == "max_tool_calls"
+    with pytest.raises(TypeError, match="not both"):
+        await env.run("TASK-001", idle_agent, limits=limits, max_tool_calls=5)
+    with pytest.raises(TypeError, match="not both"):
+        await env.run_many("TASK-001", idle_agent, limits=limits, timeout=5)
+
 
 async def test_project_open_and_environment_open(tmp_path: Path) -> None:
     project = await Project.open(tmp_path)

@@ -1,4 +1,9 @@
-"""Small helpers every command uses: the event loop, the project, JSON output, shared options."""
+"""Small helpers every command uses: the event loop, the project, JSON output, shared options.
+
+Authoring commands call the synchronous store (:class:`~silo_async.project.ProjectStore`)
+directly and start no event loop; commands that run rollouts start exactly one
+(:func:`run_async`).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -15,7 +20,14 @@ import click
 
 from .._errors import SiloError
 from .._jsonutil import pretty_json
-from ..project import EnvironmentHandle, Project, check_environment_name, enclosing_project
+from ..project import (
+    EnvironmentHandle,
+    EnvironmentStore,
+    Project,
+    ProjectStore,
+    check_environment_name,
+    enclosing_project,
+)
 from ._types import WholeNumber
 from ._usage import misplaced_option_hint
 
@@ -25,14 +37,17 @@ __all__ = [
     "any_text_streams",
     "call_and_time_options",
     "check_agent_specs",
+    "echo_done",
     "echo_json",
+    "echo_list",
     "elsewhere",
     "env_option",
+    "environment_store",
     "json_option",
     "limit_options",
     "open_environment",
-    "open_project",
     "project_root",
+    "project_store",
     "run_async",
 ]
 
@@ -101,14 +116,14 @@ def check_agent_specs(
     return value
 
 
-async def open_project() -> Project:
-    """The project around the current directory (see :func:`project_root`)."""
-    return await Project.open(project_root())
+def project_store() -> ProjectStore:
+    """The project of the current directory (see :func:`project_root`), synchronously."""
+    return ProjectStore(project_root())
 
 
-async def open_environment(name: str) -> EnvironmentHandle:
+def environment_store(name: str) -> EnvironmentStore:
     """The named environment of the current project (SiloError ``environment_not_found``)."""
-    project = await open_project()
+    project = project_store()
     if not (project.cwd / ".silo").is_dir():
         # No project here: the likely mistake is the directory, so name it (and the project
         # above it, when there is one).
@@ -122,7 +137,13 @@ async def open_environment(name: str) -> EnvironmentHandle:
             f'Environment "{name}" was not found: there is no .silo/ in {project.cwd}. {fix}',
             {"environment": name, "available": []},
         )
-    return await project.environments.open(name)
+    return project.open_environment(name)
+
+
+async def open_environment(name: str) -> EnvironmentHandle:
+    """:func:`environment_store` as an SDK handle, for a command already inside its loop."""
+    store = environment_store(name)
+    return EnvironmentHandle(Project(store.project.cwd), store.path)
 
 
 def echo_json(value: Any) -> None:
@@ -135,6 +156,32 @@ def echo_json(value: Any) -> None:
     ctx = click.get_current_context(silent=True)
     out = ctx.meta.get(JSON_STDOUT_KEY) if ctx is not None else None
     click.echo(pretty_json(value), file=out, nl=False)
+
+
+def echo_list(
+    items: Sequence[T],
+    as_json: bool,
+    *,
+    line: Callable[[T], str],
+    empty: str,
+    to_json: Callable[[T], Any] | None = None,
+) -> None:
+    """What every ``list`` command prints: a JSON array, or one line per item (``empty``: none)."""
+    if as_json:
+        echo_json([to_json(item) for item in items] if to_json is not None else list(items))
+        return
+    if not items:
+        click.echo(empty)
+    for item in items:
+        click.echo(line(item))
+
+
+def echo_done(action: str, verb: str, file: str, as_json: bool, key: str, value: Any) -> None:
+    """What a command that wrote or removed one file prints: ``{ok, action, <key>, file}``."""
+    if as_json:
+        echo_json({"ok": True, "action": action, key: value, "file": file})
+    else:
+        click.echo(f"{verb} {file}")
 
 
 def any_text_streams() -> None:

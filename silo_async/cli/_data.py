@@ -10,7 +10,15 @@ from typing import Any, TypeVar
 import click
 
 from .._errors import SiloError
-from ._common import OrderedGroup, echo_json, env_option, json_option, open_environment, run_async
+from ._common import (
+    OrderedGroup,
+    echo_done,
+    echo_json,
+    echo_list,
+    env_option,
+    environment_store,
+    json_option,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,18 +44,12 @@ def data() -> None:
 @json_option
 def list_(env_name: str, as_json: bool) -> None:
     """List the datasets with their files and sizes."""
-
-    async def go() -> list[dict[str, Any]]:
-        return await (await open_environment(env_name)).data.list()
-
-    entries = run_async(go)
-    if as_json:
-        echo_json(entries)
-        return
-    if not entries:
-        click.echo("No datasets.")
-    for entry in entries:
-        click.echo(f"{entry['name']}\t{entry['file']}\t{entry['bytes']}B")
+    echo_list(
+        environment_store(env_name).data.list(),
+        as_json,
+        line=lambda e: f"{e['name']}\t{e['file']}\t{e['bytes']}B",
+        empty="No datasets.",
+    )
 
 
 @data.command("show")
@@ -56,11 +58,7 @@ def list_(env_name: str, as_json: bool) -> None:
 @json_option
 def show(name: str, env_name: str, as_json: bool) -> None:
     """Print a dataset's content as JSON."""
-
-    async def go() -> Any:
-        return await (await open_environment(env_name)).data.get(name)
-
-    echo_json(run_async(go))
+    echo_json(environment_store(env_name).data.get(name))
 
 
 def _content_options(fn: F) -> F:
@@ -127,11 +125,8 @@ def read_content(file: Path | None, inline: str | None) -> Any:
 def add(name: str, env_name: str, file: Path | None, inline: str | None, as_json: bool) -> None:
     """Create data/<name>.json (fails if it exists)."""
     value = read_content(file, inline)
-
-    async def go() -> str:
-        return await (await open_environment(env_name)).data.add(name, value)
-
-    _report("add", "Created", name, run_async(go), as_json)
+    written = environment_store(env_name).data.add(name, value)
+    echo_done("add", "Created", written, as_json, "name", name)
 
 
 @data.command("update")
@@ -142,11 +137,8 @@ def add(name: str, env_name: str, file: Path | None, inline: str | None, as_json
 def update(name: str, env_name: str, file: Path | None, inline: str | None, as_json: bool) -> None:
     """Replace the content of an existing dataset."""
     value = read_content(file, inline)
-
-    async def go() -> str:
-        return await (await open_environment(env_name)).data.update(name, value)
-
-    _report("update", "Updated", name, run_async(go), as_json)
+    written = environment_store(env_name).data.update(name, value)
+    echo_done("update", "Updated", written, as_json, "name", name)
 
 
 @data.command("remove")
@@ -155,15 +147,5 @@ def update(name: str, env_name: str, file: Path | None, inline: str | None, as_j
 @json_option
 def remove(name: str, env_name: str, as_json: bool) -> None:
     """Delete data/<name>.json."""
-
-    async def go() -> str:
-        return await (await open_environment(env_name)).data.remove(name)
-
-    _report("remove", "Removed", name, run_async(go), as_json)
-
-
-def _report(action: str, verb: str, name: str, file: str, as_json: bool) -> None:
-    if as_json:
-        echo_json({"ok": True, "action": action, "name": name, "file": file})
-    else:
-        click.echo(f"{verb} {file}")
+    removed = environment_store(env_name).data.remove(name)
+    echo_done("remove", "Removed", removed, as_json, "name", name)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
+from ..project._validate import validate_environment
 from ._common import (
     OrderedGroup,
     echo_json,
     elsewhere,
     env_option,
+    environment_store,
     json_option,
-    open_environment,
-    open_project,
+    project_store,
     run_async,
 )
 
@@ -30,11 +30,7 @@ def env() -> None:
 @json_option
 def env_list(as_json: bool) -> None:
     """List the environments of this project."""
-
-    async def go() -> list[str]:
-        return await (await open_project()).environments.list()
-
-    names = run_async(go)
+    names = project_store().list_environments()
     if as_json:
         echo_json(names)
         return
@@ -53,12 +49,9 @@ def env_list(as_json: bool) -> None:
 @click.pass_context
 def env_validate(ctx: click.Context, env_name: str, as_json: bool) -> None:
     """Check data, loading, tools, verifiers and tasks; exit 1 on any error finding."""
-
-    async def go() -> dict[str, Any]:
-        report = await (await open_environment(env_name)).validate()
-        return report.to_dict()
-
-    report = run_async(go)
+    store = environment_store(env_name)
+    # The one event loop of this command: validation runs a do-nothing agent on every task.
+    report = run_async(lambda: validate_environment(store.path, store.project.cwd)).to_dict()
     if as_json:
         echo_json(report)
     else:

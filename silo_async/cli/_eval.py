@@ -30,9 +30,9 @@ from ._common import (
     check_agent_specs,
     echo_json,
     env_option,
+    environment_store,
     json_option,
     limit_options,
-    open_environment,
     run_async,
 )
 from ._errors import fail
@@ -316,12 +316,8 @@ def eval_command(
     runner = build_executor(executor, ray_address, workers, worker_concurrency)
     cwd = Path.cwd()
     prices = _prices(prices_file)
-
-    async def prepare() -> tuple[Environment, Path]:
-        handle = await open_environment(env_name)
-        return await handle.load(), handle.project.cwd
-
-    environment, project_dir = run_async(prepare)
+    store = environment_store(env_name)
+    environment, project_dir = store.load(), store.project.cwd
     task_ids = _select_tasks(environment, tasks, all_tasks)
     agents = _all_agents(agent_specs, model_specs, base_url, max_turns, cwd)
     eval_id = new_eval_id()

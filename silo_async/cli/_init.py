@@ -11,7 +11,7 @@ from .._errors import SiloError
 from ..project import enclosing_project, suggest_free_name
 from ..project._names import check_environment_name
 from ..templates import TemplateInfo, list_templates
-from ._common import echo_json, json_option, open_project, run_async
+from ._common import echo_json, json_option, project_store
 
 __all__ = ["init"]
 
@@ -45,20 +45,15 @@ def init(name: str | None, template: str | None, list_templates: bool, as_json: 
             raise click.UsageError(
                 "Missing environment NAME (run `silo-async init` on a terminal to be prompted)."
             )
-        existing = run_async(_existing_names)
+        existing = project_store().list_environments()
         name = _ask_name(existing)
         if template is None:
             template = _ask_template(templates)
     chosen = template or _DEFAULT_TEMPLATE
 
-    async def create() -> Path:
-        project = await open_project()
-        handle = await project.environments.create(name, chosen)
-        return handle.path
-
     cwd = Path.cwd()
     above = None if (cwd / ".silo").is_dir() else enclosing_project(cwd)
-    directory = run_async(create)
+    directory = project_store().create_environment(name, chosen).path
     if above is not None:
         # As in Silo, a project is the current directory: say so before it surprises anyone.
         click.echo(f"note: started a separate project here; {above} holds another.", err=True)
@@ -85,11 +80,6 @@ def _print_templates(templates: dict[str, TemplateInfo], as_json: bool) -> None:
         return
     for t in items:
         click.echo(f"{t.id}\t{t.label}\t{t.description}")
-
-
-async def _existing_names() -> list[str]:
-    project = await open_project()
-    return await project.environments.list()
 
 
 def _ask_name(existing: list[str]) -> str:

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import click
 
-from .. import Environment, RunResult, run_many
+from .. import RunResult, run_many
 from .. import run as run_one
 from .._agentload import DEFAULT_AGENT_FILE, load_agent
 from ._common import (
     check_agent_specs,
     echo_json,
     env_option,
+    environment_store,
     json_option,
     limit_options,
-    open_environment,
     run_async,
 )
 from ._errors import fail
@@ -86,15 +86,11 @@ def run(
         raise click.UsageError("use --agent or --model, not both.")
     check_model_flags([model_spec] if model_spec else [], base_url, max_turns)
     cwd = Path.cwd()
-
-    async def prepare() -> tuple[Environment, Path]:
-        handle = await open_environment(env_name)
-        environment = await handle.load()
-        # Fail on an unknown task or verifier before importing the agent (which may be slow).
-        environment.verifier_for(environment.task(task_id))
-        return environment, handle.project.runs_dir
-
-    environment, runs_dir = run_async(prepare)
+    store = environment_store(env_name)
+    environment = store.load()
+    # Fail on an unknown task or verifier before importing the agent (which may be slow).
+    environment.verifier_for(environment.task(task_id))
+    runs_dir = store.project.runs_dir
     if model_spec is not None:
         ((label, fn),) = model_agents([model_spec], base_url, max_turns).items()
     else:

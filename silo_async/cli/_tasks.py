@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
+import attrs
 import click
 
 from .._errors import SiloError
 from .._task import Task
-from ._common import OrderedGroup, echo_json, env_option, json_option, open_environment, run_async
+from ._common import (
+    OrderedGroup,
+    echo_done,
+    echo_json,
+    echo_list,
+    env_option,
+    environment_store,
+    json_option,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -26,18 +36,13 @@ def task() -> None:
 @json_option
 def list_(env_name: str, as_json: bool) -> None:
     """List the tasks, sorted by id."""
-
-    async def go() -> list[Task]:
-        return await (await open_environment(env_name)).tasks.list()
-
-    tasks = run_async(go)
-    if as_json:
-        echo_json([t.to_dict() for t in tasks])
-        return
-    if not tasks:
-        click.echo("No tasks.")
-    for t in tasks:
-        click.echo(f"{t.id}\t{t.difficulty}\t{t.verifier_id}\t{t.title}")
+    echo_list(
+        environment_store(env_name).tasks.list(),
+        as_json,
+        line=lambda t: f"{t.id}\t{t.difficulty}\t{t.verifier_id}\t{t.title}",
+        empty="No tasks.",
+        to_json=Task.to_dict,
+    )
 
 
 @task.command("show")
@@ -46,14 +51,49 @@ def list_(env_name: str, as_json: bool) -> None:
 @json_option
 def show(task_id: str, env_name: str, as_json: bool) -> None:
     """Print a task as JSON."""
+    echo_json(environment_store(env_name).tasks.get(task_id).to_dict())
 
-    async def go() -> Task:
-        return await (await open_environment(env_name)).tasks.get(task_id)
 
-    echo_json(run_async(go).to_dict())
+@attrs.frozen
+class TaskFields:
+    """The task id and the field flags of ``task add`` / ``task update`` (None: not given)."""
+
+    id: str
+    title: str | None
+    instruction: str | None
+    verifier: str | None
+    difficulty: str | None
+
+    def given(self) -> dict[str, str]:
+        """The fields given, under their names on disk, in file order."""
+        fields = {
+            "title": self.title,
+            "instruction": self.instruction,
+            "verifierId": self.verifier,
+            "difficulty": self.difficulty,
+        }
+        return {key: value for key, value in fields.items() if value is not None}
 
 
 def _fields(fn: F) -> F:
+    """``[ID]``, ``--id`` and the field flags, handed to the command as one ``fields`` value."""
+
+    @functools.wraps(fn)
+    def command(
+        *args: Any,
+        id_arg: str | None,
+        id_flag: str | None,
+        title: str | None,
+        instruction: str | None,
+        verifier: str | None,
+        difficulty: str | None,
+        **kwargs: Any,
+    ) -> Any:
+        task_id = _task_id(id_arg, id_flag)
+        fields = TaskFields(task_id, title, instruction, verifier, difficulty)
+        return fn(*args, fields=fields, **kwargs)
+
+    decorated: Callable[..., Any] = command
     for flag, help_text in reversed(
         [
             ("--title", "Short human label."),
@@ -63,9 +103,11 @@ def _fields(fn: F) -> F:
         ]
     ):
         metavar = "ID" if flag == "--verifier" else "TEXT"
-        fn = click.option(flag, default=None, metavar=metavar, help=help_text)(fn)
-    fn = click.option("--id", "id_flag", default=None, metavar="ID", help="Task id (or ID).")(fn)
-    return click.argument("id_arg", metavar="[ID]", required=False)(fn)
+        decorated = click.option(flag, default=None, metavar=metavar, help=help_text)(decorated)
+    decorated = click.option(
+        "--id", "id_flag", default=None, metavar="ID", help="Task id (or ID)."
+    )(decorated)
+    return cast(F, click.argument("id_arg", metavar="[ID]", required=False)(decorated))
 
 
 def _task_id(id_arg: str | None, id_flag: str | None) -> str:
@@ -77,17 +119,19 @@ def _task_id(id_arg: str | None, id_flag: str | None) -> str:
     return task_id
 
 
-def _require_fields(task_id: str, **given: str | None) -> None:
+def _require_fields(fields: TaskFields) -> None:
     """Name every missing field flag at once, instead of one per attempt."""
-    keys = {"title": "title", "instruction": "instruction", "verifier": "verifierId"}
-    missing = [f'"{keys[flag]}" (--{flag})' for flag, value in given.items() if value is None]
+    given = fields.given()
+    flags = {"title": "title", "instruction": "instruction", "verifierId": "verifier"}
+    missing = [key for key in flags if key not in given]
     if not missing:
         return
-    listed = missing[0] if len(missing) == 1 else f"{', '.join(missing[:-1])} and {missing[-1]}"
+    named = [f'"{key}" (--{flags[key]})' for key in missing]
+    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
     raise SiloError(
         "task_invalid",
-        f'Task "{task_id}" is missing a non-empty {listed}.',
-        {"id": task_id, "fields": [keys[f] for f, v in given.items() if v is None]},
+        f'Task "{fields.id}" is missing a non-empty {listed}.',
+        {"id": fields.id, "fields": missing},
     )
 
 
@@ -95,76 +139,28 @@ def _require_fields(task_id: str, **given: str | None) -> None:
 @_fields
 @env_option
 @json_option
-def add(
-    id_arg: str | None,
-    id_flag: str | None,
-    title: str | None,
-    instruction: str | None,
-    verifier: str | None,
-    difficulty: str | None,
-    env_name: str,
-    as_json: bool,
-) -> None:
+def add(fields: TaskFields, env_name: str, as_json: bool) -> None:
     """Create tasks/<id>.json (--title, --instruction and --verifier are required)."""
-    task_id = _task_id(id_arg, id_flag)
-    _require_fields(task_id, title=title, instruction=instruction, verifier=verifier)
-    document = {
-        "id": task_id,
-        "title": title or "",
-        "instruction": instruction or "",
-        "verifierId": verifier or "",
-    }
-    if difficulty is not None:
-        document["difficulty"] = difficulty
-
-    async def go() -> tuple[Task, str]:
-        handle = await open_environment(env_name)
-        written = await handle.tasks.add(document)
-        return await handle.tasks.get(document["id"]), written
-
-    created, file = run_async(go)
-    _report("add", "Created", created, file, as_json)
+    _require_fields(fields)
+    tasks = environment_store(env_name).tasks
+    written = tasks.add({"id": fields.id, **fields.given()})
+    _report("add", "Created", tasks.get(fields.id), written, as_json)
 
 
 @task.command("update")
 @_fields
 @env_option
 @json_option
-def update(
-    id_arg: str | None,
-    id_flag: str | None,
-    title: str | None,
-    instruction: str | None,
-    verifier: str | None,
-    difficulty: str | None,
-    env_name: str,
-    as_json: bool,
-) -> None:
+def update(fields: TaskFields, env_name: str, as_json: bool) -> None:
     """Change the given fields of an existing task; the others are kept."""
-    task_id = _task_id(id_arg, id_flag)
-    changes = {
-        key: value
-        for key, value in (
-            ("title", title),
-            ("instruction", instruction),
-            ("verifierId", verifier),
-            ("difficulty", difficulty),
-        )
-        if value is not None
-    }
+    changes = fields.given()
     if not changes:
         raise click.UsageError(
             "Nothing to update: pass --title, --instruction, --verifier or --difficulty."
         )
-
-    async def go() -> tuple[Task, str]:
-        handle = await open_environment(env_name)
-        current = await handle.tasks.get(task_id)
-        written = await handle.tasks.update({**current.to_dict(), **changes})
-        return await handle.tasks.get(task_id), written
-
-    updated, file = run_async(go)
-    _report("update", "Updated", updated, file, as_json)
+    tasks = environment_store(env_name).tasks
+    written = tasks.update({**tasks.get(fields.id).to_dict(), **changes})
+    _report("update", "Updated", tasks.get(fields.id), written, as_json)
 
 
 #: The conventional difficulties; others are kept as given (as in Silo) but noted.
@@ -172,10 +168,7 @@ DIFFICULTIES = ("easy", "medium", "hard")
 
 
 def _report(action: str, verb: str, t: Task, file: str, as_json: bool) -> None:
-    if as_json:
-        echo_json({"ok": True, "action": action, "task": t.to_dict(), "file": file})
-    else:
-        click.echo(f"{verb} {file}")
+    echo_done(action, verb, file, as_json, "task", t.to_dict())
     if t.difficulty not in (*DIFFICULTIES, "unspecified"):
         # A typo ("meduim") would otherwise split reports by difficulty without a word.
         click.echo(
@@ -191,12 +184,5 @@ def _report(action: str, verb: str, t: Task, file: str, as_json: bool) -> None:
 @json_option
 def remove(task_id: str, env_name: str, as_json: bool) -> None:
     """Delete the file the task came from."""
-
-    async def go() -> str:
-        return await (await open_environment(env_name)).tasks.remove(task_id)
-
-    file = run_async(go)
-    if as_json:
-        echo_json({"ok": True, "action": "remove", "id": task_id, "file": file})
-    else:
-        click.echo(f"Removed {file}")
+    removed = environment_store(env_name).tasks.remove(task_id)
+    echo_done("remove", "Removed", removed, as_json, "id", task_id)

@@ -7,14 +7,12 @@ environment really exposes once loaded.
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from .._errors import SiloError
 from .._task import Task
 from ..project import ScaffoldResult
-from ._common import OrderedGroup, echo_json, env_option, json_option, open_environment, run_async
+from ._common import OrderedGroup, echo_json, echo_list, env_option, environment_store, json_option
 
 __all__ = ["tool", "verifier"]
 
@@ -29,18 +27,12 @@ def tool() -> None:
 @json_option
 def tool_list(env_name: str, as_json: bool) -> None:
     """List the tools an agent receives (loads the environment and builds a world)."""
-
-    async def go() -> list[dict[str, Any]]:
-        return await (await open_environment(env_name)).tools.list()
-
-    tools = run_async(go)
-    if as_json:
-        echo_json(tools)
-        return
-    if not tools:
-        click.echo("No tools.")
-    for t in tools:
-        click.echo(f"{t['name']}\t{t['description']}")
+    echo_list(
+        environment_store(env_name).list_tools(),
+        as_json,
+        line=lambda t: f"{t['name']}\t{t['description']}",
+        empty="No tools.",
+    )
 
 
 @tool.command("add", short_help="Scaffold tools/<name>.py and register it.")
@@ -59,12 +51,7 @@ def tool_add(
     name: str, env_name: str, description: str | None, state_type: str | None, as_json: bool
 ) -> None:
     """Create tools/<name>.py from a stub and register it in tools/__init__.py."""
-
-    async def go() -> ScaffoldResult:
-        handle = await open_environment(env_name)
-        return await handle.tools.scaffold(name, description, state_type=state_type)
-
-    result = run_async(go)
+    result = environment_store(env_name).scaffold_tool(name, description, state_type)
     if as_json:
         echo_json({"ok": True, "action": "add", "name": name, **result.to_dict()})
         return
@@ -87,18 +74,12 @@ def verifier() -> None:
 @json_option
 def verifier_list(env_name: str, as_json: bool) -> None:
     """List the registered verifiers and the tasks they grade."""
-
-    async def go() -> list[dict[str, Any]]:
-        return await (await open_environment(env_name)).verifiers.list()
-
-    verifiers = run_async(go)
-    if as_json:
-        echo_json(verifiers)
-        return
-    if not verifiers:
-        click.echo("No verifiers.")
-    for v in verifiers:
-        click.echo(f"{v['id']}\t{v['taskId']}\t{v['name']}")
+    echo_list(
+        environment_store(env_name).list_verifiers(),
+        as_json,
+        line=lambda v: f"{v['id']}\t{v['taskId']}\t{v['name']}",
+        empty="No verifiers.",
+    )
 
 
 @verifier.command("add", short_help="Scaffold verifiers/<id>.py and register it.")
@@ -123,22 +104,18 @@ def verifier_add(
     as_json: bool,
 ) -> None:
     """Create verifiers/<id>.py from a stub and register it in verifiers/__init__.py."""
-
-    async def go() -> tuple[ScaffoldResult, str | None]:
-        handle = await open_environment(env_name)
-        result = await handle.verifiers.scaffold(verifier_id, task_id, name, state_type=state_type)
-        try:
-            tasks = {t.id: t for t in await handle.tasks.list()}
-        except SiloError:
-            return result, None  # a broken task file: validate reports it, no guessing here
-        return result, _task_hint(tasks.get(task_id), task_id, verifier_id, env_name)
-
-    result, hint = run_async(go)
+    store = environment_store(env_name)
+    result = store.scaffold_verifier(verifier_id, task_id, name, state_type)
     if as_json:
         echo_json({"ok": True, "action": "add", "id": verifier_id, **result.to_dict()})
         return
     _echo_scaffolded(result)
     click.echo(f"Next: replace the failing TODO check in {result.created}.")
+    try:
+        tasks = {t.id: t for t in store.tasks.list()}
+    except SiloError:
+        return  # a broken task file: validate reports it, no guessing here
+    hint = _task_hint(tasks.get(task_id), task_id, verifier_id, env_name)
     if hint is not None:
         click.echo(hint)
 

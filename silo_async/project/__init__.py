@@ -2,10 +2,13 @@
 
 One store for the CLI and the SDK: loading environments by path, creating them from templates,
 authoring data and tasks, scaffolding tools and verifiers, validating, and running.
+:class:`ProjectStore` and :class:`EnvironmentStore` are that store, synchronous (the CLI's
+face); :class:`Project` and its handles are the async SDK over it, each call on a worker thread.
 """
 
 from __future__ import annotations
 
+from ._authoring import EnvironmentStore, ProjectStore
 from ._files import enclosing_project
 from ._loader import load_environment
 from ._names import check_environment_name, check_safe_name, suggest_free_name
@@ -24,9 +27,11 @@ from ._validate import Finding, ValidationReport
 __all__ = [
     "DataResource",
     "EnvironmentHandle",
+    "EnvironmentStore",
     "Environments",
     "Finding",
     "Project",
+    "ProjectStore",
     "ScaffoldResult",
     "TaskResource",
     "ToolResource",

@@ -1,30 +1,33 @@
 """The project SDK: ``await silo.Project.open(cwd)`` and handles on its environments.
 
-The SDK and the CLI are two interfaces over the same store and write the same files. Nothing
-below :meth:`Project.open` reads the process working directory, so one process can serve many
-projects. Methods are async so they compose with agents and runs; the file operations behind
-them are small and done inline.
+The SDK and the CLI are two faces of one synchronous store (:mod:`._authoring`) and write the
+same files. Every SDK method is truly async: the store's blocking work (file I/O, importing an
+environment's code, building a world) runs on a worker thread through
+:func:`anyio.to_thread.run_sync`, so an SDK call never holds the event loop that agents and other
+rollouts share. Nothing below :meth:`Project.open` reads the process working directory, so one
+process can serve many projects.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
+
+import anyio.to_thread
 
 from .._environment import Environment
-from .._errors import SiloError
+from .._limits import Limits, resolve_limits
 from .._many import run_many as _run_many
 from .._result import RunResult
 from .._runner import Agent
 from .._runner import run as _run
 from .._task import Task
-from ._files import find_environment, list_environment_names
-from ._loader import build_environment, load_environment, open_environment
-from ._scaffold import ScaffoldResult, create_environment, scaffold_tool, scaffold_verifier
-from ._store import DataStore, Mode, TaskStore
+from ._authoring import EnvironmentStore, ProjectStore, project_dir
+from ._scaffold import ScaffoldResult
 from ._validate import ValidationReport, validate_environment
 
 __all__ = [
@@ -37,16 +40,17 @@ __all__ = [
     "VerifierResource",
 ]
 
+P = ParamSpec("P")
+T = TypeVar("T")
 
-def _project_dir(cwd: str | os.PathLike[str] | None) -> Path:
-    path = Path(os.getcwd() if cwd is None else cwd).absolute()
-    if not path.is_dir():
-        raise SiloError(
-            "environment_not_found",
-            f'Project directory "{path}" was not found.',
-            {"cwd": str(path)},
-        )
-    return path
+
+async def _off_loop(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``fn(*args, **kwargs)`` on a worker thread: blocking work never holds the event loop.
+
+    Cancelling the caller waits for the call to finish (anyio's default), so a write is
+    never abandoned half-way.
+    """
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
 
 class Project:
@@ -55,16 +59,18 @@ class Project:
     Attributes:
         cwd: the absolute project directory.
         environments: create, list and open environments.
+        store: the synchronous store behind it (what the CLI uses).
     """
 
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd
+        self.store = ProjectStore(cwd)
         self.environments = Environments(self)
 
     @property
     def runs_dir(self) -> Path:
         """Where run artifacts go: ``<cwd>/.silo/runs``."""
-        return self.cwd / ".silo" / "runs"
+        return self.store.runs_dir
 
     @classmethod
     async def open(cls, cwd: str | os.PathLike[str] | None = None) -> Project:
@@ -73,7 +79,7 @@ class Project:
         Raises:
             SiloError: ``environment_not_found`` when ``cwd`` is not an existing directory.
         """
-        return cls(_project_dir(cwd))
+        return cls(await _off_loop(project_dir, cwd))
 
     def __repr__(self) -> str:
         return f"Project({str(self.cwd)!r})"
@@ -87,7 +93,7 @@ class Environments:
 
     async def list(self) -> builtins.list[str]:
         """Environment names, lower-cased and sorted."""
-        return list_environment_names(self.project.cwd)
+        return await _off_loop(self.project.store.list_environments)
 
     async def create(
         self, name: str, template: str = "blank", *, tools: Sequence[str] = ()
@@ -97,8 +103,9 @@ class Environments:
         Raises:
             SiloError: ``unsafe_name``, ``template_not_found``, ``environment_already_exists``.
         """
-        path = create_environment(self.project.cwd, name, template, tools)
-        return EnvironmentHandle(self.project, path)
+        store = self.project.store
+        created = await _off_loop(store.create_environment, name, template, tools)
+        return EnvironmentHandle(self.project, created.path)
 
     async def open(self, name: str) -> EnvironmentHandle:
         """A handle on an existing environment (name matched ignoring case).
@@ -106,7 +113,8 @@ class Environments:
         Raises:
             SiloError: ``unsafe_name``, ``environment_not_found`` listing what exists.
         """
-        return EnvironmentHandle(self.project, find_environment(self.project.cwd, name))
+        found = await _off_loop(self.project.store.open_environment, name)
+        return EnvironmentHandle(self.project, found.path)
 
 
 class EnvironmentHandle:
@@ -116,6 +124,7 @@ class EnvironmentHandle:
         project: the project it belongs to.
         path: the environment directory.
         name: the environment name (the directory's name, exact case).
+        store: the synchronous store behind it (what the CLI uses).
         data: datasets (``data/<name>.json``).
         tasks: tasks (``tasks/<id>.json``).
         tools: tool scaffolding and listing.
@@ -126,6 +135,7 @@ class EnvironmentHandle:
         self.project = project
         self.path = path
         self.name = path.name
+        self.store = EnvironmentStore(project.store, path)
         self.data = DataResource(self)
         self.tasks = TaskResource(self)
         self.tools = ToolResource(self)
@@ -135,43 +145,50 @@ class EnvironmentHandle:
         return f"EnvironmentHandle({self.name!r}, {str(self.path)!r})"
 
     def require(self) -> Path:
-        """The environment directory, checked to still exist.
+        """The environment directory, checked to still exist (a quick ``stat``).
 
         Raises:
             SiloError: ``environment_not_found``.
         """
-        if not self.path.is_dir():
-            return find_environment(self.project.cwd, self.name)
-        return self.path
+        return self.store.require()
 
     async def load(self) -> Environment:
         """Import the environment afresh and build the runnable :class:`silo.Environment`."""
-        self.require()
-        return load_environment(self.name, self.project.cwd)
+        return await _off_loop(self.store.load)
 
     async def validate(self) -> ValidationReport:
         """Check everything reachable without a real agent (see :class:`ValidationReport`)."""
-        return await validate_environment(self.require(), self.project.cwd)
+        env_dir = await _off_loop(self.store.require)
+        return await validate_environment(env_dir, self.project.cwd)
 
     async def run(
         self,
         task_id: str,
         agent: Agent,
         *,
+        limits: Limits | None = None,
         max_tool_calls: int = 100,
         timeout: float | None = 120.0,
         token_limit: int | None = None,
         agent_name: str | None = None,
     ) -> RunResult:
-        """Run one rollout; artifacts go to ``.silo/runs/<run_id>/``."""
+        """Run one rollout; artifacts go to ``.silo/runs/<run_id>/``.
+
+        ``limits=silo.Limits(...)`` or the keywords ``max_tool_calls``, ``timeout`` and
+        ``token_limit`` (not both), as for :func:`silo.run`.
+
+        Raises:
+            TypeError: ``limits=`` together with a limit keyword.
+        """
+        resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
         env = await self.load()
         return await _run(
             env,
             task_id,
             agent,
-            max_tool_calls=max_tool_calls,
-            timeout=timeout,
-            token_limit=token_limit,
+            max_tool_calls=resolved.max_tool_calls,
+            timeout=resolved.timeout,
+            token_limit=resolved.token_limit,
             runs_dir=self.project.runs_dir,
             agent_name=agent_name,
         )
@@ -183,13 +200,21 @@ class EnvironmentHandle:
         *,
         runs: int = 1,
         concurrency: int = 64,
+        limits: Limits | None = None,
         max_tool_calls: int = 100,
         timeout: float | None = 120.0,
         token_limit: int | None = None,
         agent_name: str | None = None,
         on_result: Callable[[int, RunResult], None] | None = None,
     ) -> builtins.list[RunResult]:
-        """Run every task ``runs`` times in one loop; artifacts go to ``.silo/runs/``."""
+        """Run every task ``runs`` times in one loop; artifacts go to ``.silo/runs/``.
+
+        Limits as for :meth:`run`.
+
+        Raises:
+            TypeError: ``limits=`` together with a limit keyword.
+        """
+        resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
         env = await self.load()
         return await _run_many(
             env,
@@ -197,9 +222,9 @@ class EnvironmentHandle:
             agent,
             runs=runs,
             concurrency=concurrency,
-            max_tool_calls=max_tool_calls,
-            timeout=timeout,
-            token_limit=token_limit,
+            max_tool_calls=resolved.max_tool_calls,
+            timeout=resolved.timeout,
+            token_limit=resolved.token_limit,
             runs_dir=self.project.runs_dir,
             agent_name=agent_name,
             on_result=on_result,
@@ -210,101 +235,90 @@ class DataResource:
     """Datasets ``data/<name>.json`` of one environment; any JSON value."""
 
     def __init__(self, handle: EnvironmentHandle) -> None:
-        self._handle = handle
-
-    def _store(self) -> DataStore:
-        return DataStore(self._handle.require(), self._handle.name)
+        self._store = handle.store
 
     async def list(self) -> builtins.list[dict[str, Any]]:
         """``[{name, file, bytes}]`` sorted by file name."""
-        return self._store().list()
+        return await _off_loop(lambda: self._store.data.list())
 
     async def get(self, name: str) -> Any:
         """The content of dataset ``name`` (``data_not_found``, ``invalid_json``)."""
-        return self._store().get(name)
+        return await _off_loop(lambda: self._store.data.get(name))
 
     async def add(self, name: str, value: Any) -> str:
         """Create a dataset (``data_already_exists``); return ``data/<name>.json``."""
-        return self._store().put(name, value, Mode.CREATE)
+        return await _off_loop(lambda: self._store.data.add(name, value))
 
     async def update(self, name: str, value: Any) -> str:
         """Replace a dataset (``data_not_found``); return its file."""
-        return self._store().put(name, value, Mode.UPDATE)
+        return await _off_loop(lambda: self._store.data.update(name, value))
 
     async def put(self, name: str, value: Any) -> str:
         """Create or replace a dataset; return its file."""
-        return self._store().put(name, value, Mode.UPSERT)
+        return await _off_loop(lambda: self._store.data.put(name, value))
 
     async def remove(self, name: str) -> str:
         """Delete a dataset (``data_not_found``); return its file."""
-        return self._store().remove(name)
+        return await _off_loop(lambda: self._store.data.remove(name))
 
 
 class TaskResource:
     """Tasks ``tasks/<id>.json`` of one environment."""
 
     def __init__(self, handle: EnvironmentHandle) -> None:
-        self._handle = handle
-
-    def _store(self) -> TaskStore:
-        return TaskStore(self._handle.require(), self._handle.name)
+        self._store = handle.store
 
     async def list(self) -> builtins.list[Task]:
         """Every task, sorted by id."""
-        return self._store().list()
+        return await _off_loop(lambda: self._store.tasks.list())
 
     async def get(self, task_id: str) -> Task:
         """The task ``task_id`` (``task_not_found``)."""
-        return self._store().get(task_id)
+        return await _off_loop(lambda: self._store.tasks.get(task_id))
 
     async def add(self, task: Task | Mapping[str, Any]) -> str:
         """Create a task (``task_already_exists``, ``task_invalid``); return its file."""
-        return self._store().put(task, Mode.CREATE)
+        return await _off_loop(lambda: self._store.tasks.add(task))
 
     async def update(self, task: Task | Mapping[str, Any]) -> str:
         """Replace a task as a whole (``task_not_found``); return its file."""
-        return self._store().put(task, Mode.UPDATE)
+        return await _off_loop(lambda: self._store.tasks.update(task))
 
     async def put(self, task: Task | Mapping[str, Any]) -> str:
         """Create or replace a task; return its file."""
-        return self._store().put(task, Mode.UPSERT)
+        return await _off_loop(lambda: self._store.tasks.put(task))
 
     async def remove(self, task_id: str) -> str:
         """Delete the file task ``task_id`` came from (``task_not_found``); return it."""
-        return self._store().remove(task_id)
+        return await _off_loop(lambda: self._store.tasks.remove(task_id))
 
 
 class ToolResource:
     """Tools of one environment: code, so scaffolded and listed, never edited."""
 
     def __init__(self, handle: EnvironmentHandle) -> None:
-        self._handle = handle
+        self._store = handle.store
 
     async def list(self) -> builtins.list[dict[str, Any]]:
         """``[{name, description, inputSchema}]``: exactly what an agent would receive."""
-        env = await self._handle.load()
-        return [t.spec.to_dict() for t in env.bind_tools(env.create_state())]
+        return await _off_loop(self._store.list_tools)
 
     async def scaffold(
         self, name: str, description: str | None = None, *, state_type: str | None = None
     ) -> ScaffoldResult:
         """Create ``tools/<name>.py`` (a stub that fails on purpose) and register it."""
-        path = self._handle.require()
-        return scaffold_tool(path, self._handle.name, name, description, state_type)
+        return await _off_loop(self._store.scaffold_tool, name, description, state_type)
 
 
 class VerifierResource:
     """Verifiers of one environment: code, so scaffolded and listed, never edited."""
 
     def __init__(self, handle: EnvironmentHandle) -> None:
-        self._handle = handle
+        self._store = handle.store
 
     async def list(self) -> builtins.list[dict[str, Any]]:
         """``[{id, taskId, name}]`` in registry order (the data need not be valid)."""
-        self._handle.require()
-        opened = open_environment(self._handle.name, self._handle.project.cwd)
-        env = build_environment(opened)
-        return [{"id": v.id, "taskId": v.task_id, "name": v.name} for v in env.verifiers]
+        return await _off_loop(self._store.list_verifiers)
 
     async def scaffold(
         self,
@@ -315,5 +329,5 @@ class VerifierResource:
         state_type: str | None = None,
     ) -> ScaffoldResult:
         """Create ``verifiers/<id>.py`` (one required, failing TODO check) and register it."""
-        path = self._handle.require()
-        return scaffold_verifier(path, self._handle.name, verifier_id, task_id, name, state_type)
+        store = self._store
+        return await _off_loop(store.scaffold_verifier, verifier_id, task_id, name, state_type)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .._errors import SiloError
 from .._task import Task
@@ -58,17 +58,30 @@ def _foreign_keys(existing: Path | None, given: Task | Mapping[str, Any]) -> dic
     return kept
 
 
-class DataStore:
-    """Datasets ``data/<name>.json``: any JSON value.
+class _ResourceDir:
+    """A directory of JSON resources inside one environment (``data/``, ``tasks/``).
 
     Args:
         env_dir: the environment directory.
         environment: its name, for messages.
     """
 
+    #: The directory's name inside the environment, also the prefix of every relative file.
+    subdir: ClassVar[str]
+
     def __init__(self, env_dir: Path, environment: str) -> None:
-        self.dir = env_dir / "data"
+        self.dir = env_dir / self.subdir
         self.environment = environment
+
+    def relative(self, path: Path) -> str:
+        """``<subdir>/<file name>``: how files are named to the user."""
+        return f"{self.subdir}/{path.name}"
+
+
+class DataStore(_ResourceDir):
+    """Datasets ``data/<name>.json``: any JSON value."""
+
+    subdir = "data"
 
     def _locate(self, name: str) -> Path | None:
         check_safe_name(name, "dataset")
@@ -86,7 +99,7 @@ class DataStore:
             return []
         files = json_files(self.dir)
         return [
-            {"name": p.stem, "file": f"data/{p.name}", "bytes": p.stat().st_size} for p in files
+            {"name": p.stem, "file": self.relative(p), "bytes": p.stat().st_size} for p in files
         ]
 
     def get(self, name: str) -> Any:
@@ -145,7 +158,15 @@ class DataStore:
                 {"environment": env, "name": name},
             ) from None
         remove_gitkeep(self.dir)
-        return f"data/{path.name}"
+        return self.relative(path)
+
+    def add(self, name: str, value: Any) -> str:
+        """Create dataset ``name`` (``data_already_exists``); return its relative file."""
+        return self.put(name, value, Mode.CREATE)
+
+    def update(self, name: str, value: Any) -> str:
+        """Replace dataset ``name`` (``data_not_found``); return its relative file."""
+        return self.put(name, value, Mode.UPDATE)
 
     def remove(self, name: str) -> str:
         """Delete dataset ``name``; return its relative file.
@@ -161,27 +182,20 @@ class DataStore:
                 f"Available: {self._names()}.",
             )
         path.unlink()
-        return f"data/{path.name}"
+        return self.relative(path)
 
 
-class TaskStore:
-    """Tasks ``tasks/<id>.json`` ({id, title, instruction, verifierId, difficulty}).
+class TaskStore(_ResourceDir):
+    """Tasks ``tasks/<id>.json`` ({id, title, instruction, verifierId, difficulty})."""
 
-    Args:
-        env_dir: the environment directory.
-        environment: its name, for messages.
-    """
-
-    def __init__(self, env_dir: Path, environment: str) -> None:
-        self.dir = env_dir / "tasks"
-        self.environment = environment
+    subdir = "tasks"
 
     def _entries(self) -> list[tuple[Task, Path]]:
         if not self.dir.is_dir():
             return []
         entries: list[tuple[Task, Path]] = []
         for path in json_files(self.dir):
-            rel = f"tasks/{path.name}"
+            rel = self.relative(path)
             details = {"environment": self.environment, "file": rel}
             data = read_json_as(path, f'Task file "{rel}"', details)
             if not isinstance(data, dict):
@@ -261,7 +275,7 @@ class TaskStore:
         found = self._find(parsed.id)
         env = self.environment
         if mode is Mode.CREATE and found is not None:
-            rel = f"tasks/{found[1].name}"
+            rel = self.relative(found[1])
             raise SiloError(
                 "task_already_exists",
                 f'Task "{parsed.id}" already exists in environment "{env}" ({rel}).',
@@ -273,7 +287,7 @@ class TaskStore:
         path = found[1] if found else _find_file(self.dir, f"{parsed.id}.json")
         if path is not None and found is None:
             # Another task's file already has this name (ignoring case): never overwrite it.
-            rel = f"tasks/{path.name}"
+            rel = self.relative(path)
             raise SiloError(
                 "task_already_exists",
                 f'File "{rel}" already exists in environment "{env}" and holds another task.',
@@ -283,7 +297,15 @@ class TaskStore:
         document = {**parsed.to_dict(), **_foreign_keys(found[1] if found else None, task)}
         write_text(target, to_json_text(document), exclusive=found is None)
         remove_gitkeep(self.dir)
-        return f"tasks/{target.name}"
+        return self.relative(target)
+
+    def add(self, task: Task | Mapping[str, Any]) -> str:
+        """Create a task (``task_already_exists``, ``task_invalid``); return its relative file."""
+        return self.put(task, Mode.CREATE)
+
+    def update(self, task: Task | Mapping[str, Any]) -> str:
+        """Replace a task as a whole (``task_not_found``); return its relative file."""
+        return self.put(task, Mode.UPDATE)
 
     def remove(self, task_id: str) -> str:
         """Delete the file task ``task_id`` came from; return it (relative).
@@ -295,4 +317,4 @@ class TaskStore:
         if found is None:
             raise self._not_found(task_id, "was not found in", available=True)
         found[1].unlink()
-        return f"tasks/{found[1].name}"
+        return self.relative(found[1])

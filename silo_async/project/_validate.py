@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
+
 from .._checks import (
     Checker,
     Finding,
@@ -24,6 +26,7 @@ from .._checks import (
     check_verifier_links,
     check_worlds,
 )
+from .._environment import Environment
 from .._errors import DefinitionError, SiloError
 from .._tools import BoundTool
 from .._verify import Verifier
@@ -139,14 +142,19 @@ def _check_compiles(c: Checker, env_dir: Path) -> None:
             c.error("compile_error", f"{rel.as_posix()}: {exc}")
 
 
-async def _check_runtime(c: Checker, environment: str, cwd: Path) -> None:
+def _check_runtime(c: Checker, environment: str, cwd: Path) -> tuple[Environment, list[str]] | None:
+    """Load, world, tool, verifier and link checks (blocking: imports and builds worlds).
+
+    Returns the environment and the tasks a do-nothing agent should run, when everything
+    credibility needs is usable.
+    """
     # A broken task file is one finding among others: the rest is still loaded and checked.
     broken: list[SiloError] = []
     try:
         opened = open_environment(environment, cwd, task_problems=broken)
     except SiloError as exc:
         _load_failure(c, exc)
-        return
+        return None
     for problem in broken:
         c.error(problem.code, problem.message)
     c.counts["tasks"] = len(opened.tasks) + len(broken)
@@ -164,16 +172,25 @@ async def _check_runtime(c: Checker, environment: str, cwd: Path) -> None:
             "no_tools", "No tools registered, so the agent cannot observe or change anything."
         )
     if tools_ok and verifiers is not None and runnable:
-        await check_credibility(c, build_environment(opened), runnable)
+        return build_environment(opened), runnable
+    return None
+
+
+def _check_files(c: Checker, env_dir: Path, cwd: Path) -> tuple[Environment, list[str]] | None:
+    _check_data(c, env_dir)
+    return _check_runtime(c, env_dir.name, cwd)
 
 
 async def validate_environment(env_dir: Path, cwd: Path) -> ValidationReport:
     """Validate the environment in ``env_dir`` (inside project ``cwd``).
 
+    The file checks run on a worker thread (they read files, import the environment's code
+    and build worlds); the do-nothing rollouts run on the caller's event loop.
     A missing environment is an error raised by the caller, never a finding.
     """
     c = Checker(env_dir.name, env_dir)
-    _check_data(c, env_dir)
-    await _check_runtime(c, env_dir.name, cwd)
-    _check_compiles(c, env_dir)
+    credible = await anyio.to_thread.run_sync(_check_files, c, env_dir, cwd)
+    if credible is not None:
+        await check_credibility(c, *credible)
+    await anyio.to_thread.run_sync(_check_compiles, c, env_dir)
     return c.report()
