@@ -2,7 +2,13 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+# Everything (tests, linters, every extra): `make test`, `make venv`.
 STAMP := $(VENV)/.installed
+# Only what the demo runs on (the core, the OpenAI SDK it drives, rich for its table): a fresh
+# clone's `make demo` skips the test tools, Ray and Playwright. A full install serves it too.
+DEMO_STAMP := $(VENV)/.installed-demo
+DEMO_NEEDS := $(if $(wildcard $(STAMP)),$(STAMP),$(DEMO_STAMP))
 
 .PHONY: test demo lint typecheck bench clean venv browser
 
@@ -10,9 +16,14 @@ venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,openai,anthropic,ray,mcp]'
+	$(PIP) --upgrade pip
+	$(PIP) -e '.[test,openai,anthropic,ray,mcp]'
 	@touch $(STAMP)
+
+$(DEMO_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) -e '.[openai,rich]'
+	@touch $(DEMO_STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check silo_async tests examples benchmarks
@@ -32,7 +43,7 @@ browser:
 test: $(STAMP) browser lint typecheck
 	$(PY) -m pytest -q
 
-demo: $(STAMP)
+demo: $(DEMO_NEEDS)
 	$(PY) examples/demo.py
 
 bench: $(STAMP)
