@@ -18,6 +18,7 @@ from ._export import export_command
 from ._init import init
 from ._run import run
 from ._runs import replay_command, runs
+from ._scripted_model import scripted_model
 from ._serve import serve
 from ._tasks import task
 from ._tools import tool, verifier
@@ -110,6 +111,7 @@ for _command in (
     runs,
     replay_command,
     serve,
+    scripted_model,
 ):
     app.add_command(_command)
 attach_examples(app)

@@ -34,7 +34,9 @@ def _dataset_name(ctx: click.Context, param: click.Parameter, value: str) -> str
 _name_argument = click.argument("name", callback=_dataset_name)
 
 
-@click.group("data", cls=OrderedGroup)
+@click.group(
+    "data", cls=OrderedGroup, short_help="Datasets: list, show, add, update or remove data/*.json."
+)
 def data() -> None:
     """Datasets: list, show, add, update or remove data/<name>.json."""
 

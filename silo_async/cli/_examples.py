@@ -75,6 +75,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "silo-async serve --env demo --task TASK-001",
         "silo-async serve --env demo --task TASK-001 --transport http --port 0 --json",
     ),
+    "scripted-model": (
+        "silo-async scripted-model model_script.py",
+        "silo-async scripted-model examples/agents/crm_model.py:play --port 8766",
+    ),
 }
 
 
