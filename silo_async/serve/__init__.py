@@ -13,3 +13,13 @@ from ._server import EpisodeServer as EpisodeServer
 from ._server import call_result as call_result
 from ._server import check_reserved as check_reserved
 from ._stdio import serve_stdio as serve_stdio
+
+__all__ = [
+    "SUBMIT",
+    "TASK_URI",
+    "EpisodeServer",
+    "call_result",
+    "check_reserved",
+    "serve_http",
+    "serve_stdio",
+]

@@ -18,3 +18,15 @@ from ._model_script import ToolCall as ToolCall
 from ._model_server import ScriptedModelServer as ScriptedModelServer
 from ._scripted import ScriptedAgent as ScriptedAgent
 from ._scripted import ScriptedCall as ScriptedCall
+
+__all__ = [
+    "ErrorReply",
+    "ModelRequest",
+    "Reply",
+    "ScriptedAgent",
+    "ScriptedCall",
+    "ScriptedModelServer",
+    "SeenResult",
+    "ToolCall",
+    "check_environment",
+]
