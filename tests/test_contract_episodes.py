@@ -173,10 +173,12 @@ async def test_section7_left_without_finish_is_completed_with_the_output_so_far(
 async def test_section7_the_deadline_finishes_the_episode_with_nobody_calling(
     tmp_path: Path,
 ) -> None:
-    async with silo.episode(ENV, "TASK-COUNT", timeout=0.05, runs_dir=tmp_path) as ep:
+    # A second, not less: the first call must land before the deadline even on a loaded
+    # machine (asyncio runs in real time; trio in virtual time, where it costs nothing).
+    async with silo.episode(ENV, "TASK-COUNT", timeout=1.0, runs_dir=tmp_path) as ep:
         await ep.call_tool("bump", {})
         ep.set_output("ok")
-        await anyio.sleep(0.2)  # nobody calls; virtual time on trio
+        await anyio.sleep(1.2)  # nobody calls
         result = await graded(ep)
         assert result.termination_reason == "timeout"
         # Graded (and written) on the world as it was, while still inside the block.
@@ -186,18 +188,20 @@ async def test_section7_the_deadline_finishes_the_episode_with_nobody_calling(
 
 
 async def test_section7_the_deadline_runs_from_the_start_of_the_episode() -> None:
-    async with silo.episode(ENV, "TASK-COUNT", timeout=0.3) as ep:
-        await anyio.sleep(0.2)
+    # Margins in whole seconds (real time on asyncio): the first call lands 1.5 s before the
+    # deadline; the late one comes 2.2 s after the start but only 1.7 s after the first call.
+    async with silo.episode(ENV, "TASK-COUNT", timeout=2.0) as ep:
+        await anyio.sleep(0.5)
         assert not (await ep.call_tool("bump", {})).is_error
-        await anyio.sleep(0.2)  # 0.4 s since the start, 0.2 s since the last call
-        assert ep.finished
+        await anyio.sleep(1.7)
         late = await ep.call_tool("bump", {})
     assert late.output["code"] == "invalid_state"
     assert ep.result is not None and ep.result.termination_reason == "timeout"
 
 
 async def test_section7_a_call_in_flight_at_the_deadline_returns_limit_exceeded() -> None:
-    async with silo.episode(ENV, "TASK-COUNT", timeout=0.05) as ep:
+    # A second: the call must start before the deadline even on a loaded machine.
+    async with silo.episode(ENV, "TASK-COUNT", timeout=1.0) as ep:
         with anyio.fail_after(30):
             hung = await ep.call_tool("hang", {})
         assert hung.is_error and hung.output["code"] == "limit_exceeded"

@@ -208,5 +208,5 @@ def test_ten_thousand_rollouts_open_fast_and_drill_down(browser: Any, tmp_path: 
     print(json.dumps({"rollouts": 10_010, "report_mb": size / 1e6, "ready_ms": ready_ms,
                       "write_s": written}))  # fmt: skip
     assert size < 6_000_000  # every rollout's own details embedded
-    assert ready_ms < 3000  # about 0.5 s here; generous for a loaded CI machine
+    assert ready_ms < 10_000  # about 0.5 s here: only a pathological page takes 10 s
     page.close()

@@ -16,6 +16,7 @@ from typing import TextIO
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client import stdio as mcp_stdio
 from mcp.client.stdio import stdio_client
 
 from .serve_support import (
@@ -30,6 +31,9 @@ from .serve_support import (
 )
 
 pytestmark = pytest.mark.anyio
+
+#: How long a server may take to exit after its client leaves (the SDK's own grace is 2 s).
+GRACE_S = 30.0
 
 
 @pytest.fixture(scope="module")
@@ -95,19 +99,19 @@ async def test_submit_ends_the_episode_graded_written_and_reported(
 
 
 async def test_a_client_going_away_grades_the_output_so_far_at_once(
-    project: Path, tmp_path: Path
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The client kills a server still running 2 s after closing its stdin; on a loaded machine
+    # the test grants more, and "exit=0" below shows the server went on its own, not killed.
+    monkeypatch.setattr(mcp_stdio, "PROCESS_TERMINATION_TIMEOUT", GRACE_S)
     log = tmp_path / "stderr.txt"
     with log.open("w", encoding="utf-8") as errlog:
         async with stdio(project, errlog, "--task", "TASK-002") as client:
             await client.call_tool("list_users", {})
-            closing, closing_at = time.monotonic(), time.time()
-        closed_in = time.monotonic() - closing
-    # The client kills a server still running 2 s after closing its stdin: this one exited,
-    # having written the run within a second.
-    assert closed_in < 2.0
+            closing_at = time.time()
+    # Written when the client left, not at the task's time limit (120 s).
     written = project / ".silo" / "runs" / only_run(project) / "result.json"
-    assert written.stat().st_mtime - closing_at < 1.0
+    assert written.stat().st_mtime - closing_at < GRACE_S
     stderr = log.read_text(encoding="utf-8")
     assert "exit=0" in stderr and "Task        TASK-002" in stderr
     result = run_files(project, only_run(project))["result"]
