@@ -213,7 +213,7 @@ What you just saw
   came back as an invalid_input value it could read and correct.
   {where}
 
-Try it yourself
+Try it yourself (first `source .venv/bin/activate`, or call .venv/bin/silo-async)
   silo-async init {ENV_NAME} --template {TEMPLATE}
   silo-async run --env {ENV_NAME} --task TASK-004 --agent ./my_agent.py
   where my_agent.py defines `async def agent(ctx)`: read ctx.task, call ctx.call_tool(name, args),

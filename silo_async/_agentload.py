@@ -106,8 +106,9 @@ def _resolve(spec: str | None, cwd: Path) -> LoadedAgent:
         if not path.is_file():
             raise AgentLoadError(
                 f"No --agent given and ./{DEFAULT_AGENT_FILE} was not found in {cwd}. "
-                f"Create {DEFAULT_AGENT_FILE} with `async def agent(ctx): ...`, or pass "
-                "--agent PATH.py, PATH.py:name or package.module:name.",
+                f"Create {DEFAULT_AGENT_FILE} with `async def agent(ctx): ...`, pass "
+                "--agent PATH.py, PATH.py:name or package.module:name, or use a model with "
+                "--model PROVIDER/MODEL.",
                 "agent_not_found",
             )
         return _from_file(path, _DEFAULT_ATTRIBUTE, DEFAULT_AGENT_FILE)

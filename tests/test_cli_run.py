@@ -258,6 +258,7 @@ def test_missing_default_agent_says_what_was_looked_for(project: Path) -> None:
     assert result.stderr.startswith(
         f"error: agent_not_found: No --agent given and ./silo_agent.py was not found in {project}."
     )
+    assert result.stderr.rstrip().endswith("or use a model with --model PROVIDER/MODEL.")
 
 
 def test_missing_agent_file_names_the_path() -> None:

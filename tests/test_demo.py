@@ -38,6 +38,7 @@ def _assert_summary(out: str) -> None:
     assert set(rows.values()) == {("PASS", "1.00", "FAIL")}
     assert "solver passed 11/11 · do-nothing passed 0/11" in out
     assert "silo-async init demo --template crm" in out
+    assert "first `source .venv/bin/activate`" in out  # else silo-async is not on PATH
     assert "silo-async run --env demo --task TASK-004 --agent ./my_agent.py" in out
     assert "silo-async run --env demo --task TASK-004 --model openai/gpt-4.1-mini" in out
     _assert_model(out)
