@@ -17,9 +17,7 @@ def test_every_test_has_a_time_limit(pytestconfig: pytest.Config) -> None:
 
 def test_a_hanging_test_fails_with_its_stack(tmp_path: Path) -> None:
     (tmp_path / "test_hangs.py").write_text(
-        "import threading\n\n\n"
-        "def test_waits_forever():\n"
-        "    threading.Event().wait()\n",
+        "import threading\n\n\ndef test_waits_forever():\n    threading.Event().wait()\n",
         encoding="utf-8",
     )
     # The project's own configuration, with a one-second limit instead of its two minutes.
