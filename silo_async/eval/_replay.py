@@ -19,6 +19,7 @@ import attrs
 
 from .._context import AgentContext
 from .._environment import Environment
+from .._errors import SiloError
 from .._jsonutil import compact_json, json_equal, pretty_json
 from .._result import RunResult
 from .._runner import run
@@ -212,12 +213,22 @@ async def replay(
 
     Raises:
         RunNotFoundError: no such run, or it is incomplete.
-        SiloError: the environment or the task cannot be loaded.
+        SiloError: the environment or the task cannot be loaded; ``run_invalid``: a file of the
+            run does not parse, or a line of its trace (a torn trace cannot be replayed);
+            ``run_format_unsupported``: the run was written by a newer silo_async.
     """
     if isinstance(run_ref, RecordedRun):
         recorded = run_ref
     else:
-        recorded = load_run(find_run(os.fspath(run_ref), cwd))
+        # Strict: a replay that silently left out a torn call would report a false difference.
+        recorded = load_run(find_run(os.fspath(run_ref), cwd), strict=True)
+    if recorded.skipped_lines:
+        raise SiloError(
+            "run_invalid",
+            f"The trace of run {recorded.run_id} has lines that cannot be read "
+            f"({', '.join(map(str, recorded.skipped_lines))}); a replay needs every recorded call.",
+            {"path": os.fspath(recorded.run_dir), "lines": list(recorded.skipped_lines)},
+        )
     if env is None:
         env = _load_env(recorded, None if cwd is None else Path(cwd))
     config = recorded.run.get("config", {})
