@@ -226,3 +226,22 @@ async def test_an_eval_directory_is_laid_out_as_eval_dir_names_it(tmp_path: Path
     indexed = [json.loads(line)["runDir"] for line in index]
     assert all(eval_dir.run(rel).is_complete() for rel in indexed)
     assert sorted(d.name for d in eval_dir.run_dirs()) == sorted(r.run_id for r in summary.records)
+
+
+def test_the_runs_package_documents_its_public_surface() -> None:
+    import inspect
+
+    import silo_async.runs as runs
+
+    assert sorted(runs.__all__) == sorted(
+        ["FORMAT_VERSION", "EvalDir", "RunDir", "TraceEvents", "write_atomic"]
+    )
+    for name in runs.__all__:
+        value = getattr(runs, name)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            assert inspect.getdoc(value), name
+        if inspect.isclass(value):
+            for attr, member in vars(value).items():
+                public = not attr.startswith("_")
+                if public and (callable(member) or isinstance(member, property)):
+                    assert inspect.getdoc(member), f"{name}.{attr}"
