@@ -19,8 +19,9 @@ import copy
 import json
 import marshal
 import math
-from collections.abc import Callable
 from typing import Any
+
+from ._jsonfast import NotFast, compact, pretty
 
 __all__ = [
     "MAX_DEPTH",
@@ -30,11 +31,13 @@ __all__ = [
     "changes",
     "clone_json",
     "compact_json",
+    "compact_reference",
     "deeper_than",
     "json_equal",
     "output_text",
     "pack",
     "pretty_json",
+    "pretty_reference",
     "text_form",
     "thaw",
     "to_jsonable",
@@ -209,152 +212,71 @@ def _key(key: Any) -> Any:
     return str(key)
 
 
-def _compact_encoder() -> Callable[[Any], str]:
-    """One compact encoder for the whole process.
-
-    ``JSONEncoder.encode`` builds a new C encoder on every call, which is 40% of the cost of
-    encoding a trace event; CPython's C encoder is stateless without a circular-reference
-    table, so it is built once and shared (also by threads). Other interpreters use the
-    pure-Python path.
-    """
-    options: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False, "default": str}
-    slow = json.JSONEncoder(**options, allow_nan=False).encode
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is not None:
-        # allow_nan=False: a non-finite float raises, and the rare document holding one is
-        # encoded again with those values made null (a check on the hot path would cost more).
-        c = make(None, str, json.encoder.encode_basestring, None, ":", ",", False, False, False)
-        fast: Callable[[Any], str] = lambda value: "".join(c(value, 0))  # noqa: E731
-    else:  # pragma: no cover - CPython always has the C encoder
-        fast = slow
-
-    def encode(value: Any) -> str:
-        try:
-            try:
-                return fast(value)
-            except (ValueError, TypeError):
-                return fast(_finite(value))
-        except RecursionError:
-            raise ValueError("Circular reference detected (or data nested too deeply).") from None
-
-    return encode
-
-
-_compact = _compact_encoder()
-
-
 def compact_json(value: Any) -> str:
     """Compact, strict JSON with no spaces (Silo's output rule).
 
     Unknown objects become strings; NaN, ±Infinity and integers too long to print become
-    ``null``.
+    ``null``. Byte for byte :func:`compact_reference`, written by its fast path
+    (:mod:`silo_async._jsonfast`) when the data allows.
 
     Raises:
         ValueError: ``value`` contains a circular reference (or nests too deeply for Python).
     """
-    return _compact(value)
+    try:
+        return compact(value)
+    except NotFast:  # odd data (or no C encoder): the reference decides
+        return compact_reference(value)
+
+
+def compact_reference(value: Any) -> str:
+    """Compact JSON by the standard library: ``json.dumps`` with ``(",", ":")`` separators.
+
+    UTF-8 text (``ensure_ascii=False``), unknown objects as their ``str``, and what strict JSON
+    cannot hold (NaN, ±Infinity, integers too long to print) as ``null``.
+
+    Raises:
+        ValueError: ``value`` contains a circular reference (or nests too deeply for Python).
+    """
+    return _dumps(value, {"separators": (",", ":"), "ensure_ascii": False, "default": str})
+
+
+def _dumps(value: Any, options: dict[str, Any]) -> str:
+    try:
+        try:
+            return json.dumps(value, allow_nan=False, **options)
+        except (ValueError, TypeError):
+            return json.dumps(_finite(value), **options)
+    except RecursionError:
+        raise ValueError("Circular reference detected (or data nested too deeply).") from None
 
 
 def pretty_json(value: Any) -> str:
     """Pretty, strict JSON as written to disk: 2-space indent, trailing newline.
 
     The same rules as :func:`compact_json`; encode the text with :func:`utf8`. Byte for byte
-    what ``json.dumps(value, indent=2, ensure_ascii=False)`` writes.
+    :func:`pretty_reference`, written by its fast path (:mod:`silo_async._jsonfast`) when the
+    data allows.
 
     Raises:
         ValueError: ``value`` contains a circular reference (or nests too deeply for Python).
     """
-    parts: list[str] = []
     try:
-        _pretty_into(value, "", parts.append)
-    except (_Unusual, ValueError, RecursionError):  # odd data: the standard library decides
-        return _pretty_slow(value)
-    parts.append("\n")
-    return "".join(parts)
+        return pretty(value)
+    except NotFast:  # odd data: the reference decides
+        return pretty_reference(value)
 
 
-def _pretty_slow(value: Any) -> str:
-    options: dict[str, Any] = {"indent": 2, "ensure_ascii": False, "default": str}
-    try:
-        try:
-            text = json.dumps(value, allow_nan=False, **options)
-        except (ValueError, TypeError):
-            text = json.dumps(_finite(value), **options)
-    except RecursionError:
-        raise ValueError("Circular reference detected (or data nested too deeply).") from None
-    return text + "\n"
+def pretty_reference(value: Any) -> str:
+    """Pretty JSON by the standard library: ``json.dumps(value, indent=2)`` and a newline.
 
+    The definition :func:`pretty_json` follows: UTF-8 text (``ensure_ascii=False``), unknown
+    objects as their ``str``, and what strict JSON cannot hold (NaN, ±Infinity, integers too long
+    to print) as ``null``.
 
-class _Unusual(Exception):
-    """Data the fast pretty encoder leaves to the standard library (see ``_pretty_into``)."""
-
-
-_encode_str = json.encoder.encode_basestring  # the C escaper (ensure_ascii=False)
-_INF = math.inf
-
-
-def _pretty_atom(value: Any, kind: type) -> str:
-    if kind is str:
-        return _encode_str(value)
-    if kind is int:
-        return int.__repr__(value)  # ValueError beyond the digits Python prints: slow path
-    if kind is float:
-        if value != value or value == _INF or value == -_INF:
-            raise _Unusual
-        return float.__repr__(value)
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    raise _Unusual
-
-
-def _pretty_into(value: Any, pad: str, out: Callable[[str], None]) -> None:
-    """Append ``value``'s pretty JSON to ``out`` at indentation ``pad``.
-
-    On CPython 3.11 ``json.dumps`` with ``indent`` runs the pure-Python encoder, generators
-    and all: writing a run directory's three documents cost more than the rest of a rollout.
-    This one handles the exact JSON types in one recursive pass (about 3x faster) and raises
-    :class:`_Unusual` for anything else (tuples, subclasses, non-string keys, unknown objects,
-    non-finite floats), which the standard library then encodes as before.
+    Raises:
+        ValueError: ``value`` contains a circular reference (or nests too deeply for Python).
     """
-    kind = type(value)
-    if kind is dict:
-        if not value:
-            out("{}")
-            return
-        inner = pad + "  "
-        sep, next_sep = "{\n" + inner, ",\n" + inner
-        for key, item in value.items():
-            if type(key) is not str:
-                raise _Unusual
-            kind = type(item)
-            if kind is dict or kind is list:
-                out(f"{sep}{_encode_str(key)}: ")
-                _pretty_into(item, inner, out)
-            else:
-                out(f"{sep}{_encode_str(key)}: {_pretty_atom(item, kind)}")
-            sep = next_sep
-        out(f"\n{pad}}}")
-    elif kind is list:
-        if not value:
-            out("[]")
-            return
-        inner = pad + "  "
-        sep, next_sep = "[\n" + inner, ",\n" + inner
-        for item in value:
-            kind = type(item)
-            if kind is dict or kind is list:
-                out(sep)
-                _pretty_into(item, inner, out)
-            else:
-                out(f"{sep}{_pretty_atom(item, kind)}")
-            sep = next_sep
-        out(f"\n{pad}]")
-    else:
-        out(_pretty_atom(value, kind))
+    return _dumps(value, {"indent": 2, "ensure_ascii": False, "default": str}) + "\n"
 
 
 def output_text(output: Any) -> str:

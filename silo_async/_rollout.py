@@ -26,7 +26,6 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 
-from ._artifacts import create_run_dir, write_artifacts
 from ._diff import pack_diff, state_diff, unpack_diff
 from ._environment import Environment
 from ._jsonutil import Packed, changes, compact_json, output_text, pack, text_form, thaw
@@ -38,6 +37,7 @@ from ._task import Task
 from ._tools import BoundTool, Tool, ToolFault, ToolResult
 from ._trace import TraceRecorder, utc_now_iso
 from ._verify import Verifier, VerifierContext, VerifierOutcome
+from .runs import RunDir
 
 __all__ = ["FINISH_GRACE_S", "LOOP_BLOCKED_S", "Rollout", "error_text"]
 
@@ -157,7 +157,7 @@ class Rollout:
         busy machine) creating the run directory does not eat into the agent's time.
         """
         if self.run_dir is not None:
-            self.trace.attach(await create_run_dir(self.run_dir))
+            self.trace.attach(await RunDir(self.run_dir).create())
             self.start_clock()
         self.trace.emit(
             "run_start",
@@ -323,7 +323,7 @@ class Rollout:
                 graded = await self.finish_grading(graded)
             result = self.conclude(text, graded, initial)
             if self.run_dir is not None:
-                await write_artifacts(result)
+                await RunDir(self.run_dir).write(result)
         return result
 
     def end_events(self, text: str) -> None:

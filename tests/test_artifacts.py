@@ -17,7 +17,7 @@ import anyio.to_thread
 import pytest
 
 import silo_async as silo
-from silo_async import _artifacts
+from silo_async.runs import _writer as writing
 
 from .worlds import ENV, blocker
 from .worlds import create_state as create_world
@@ -87,7 +87,7 @@ async def test_a_run_waiting_to_write_its_files_has_let_go_of_its_world(tmp_path
         verifiers=list(ENV.verifiers),
         tasks=list(ENV.tasks),
     )
-    writer = _artifacts._writer()
+    writer = writing._writer()
     writer.threads_until = math.inf  # as if the disk were slow: the files go to the threads
     limiter = writer.limiter
     holders = [object() for _ in range(int(limiter.total_tokens))]
@@ -114,20 +114,20 @@ async def test_a_run_waiting_to_write_its_files_has_let_go_of_its_world(tmp_path
 def _threads_of_steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Record the thread that runs each run directory's creation (and still create it)."""
     threads: list[int] = []
-    create = _artifacts._create_run_dir
+    create = writing._create_run_dir
 
     def recorded(run_dir: str) -> int:
         threads.append(threading.get_ident())
         return create(run_dir)
 
-    monkeypatch.setattr(_artifacts, "_create_run_dir", recorded)
+    monkeypatch.setattr(writing, "_create_run_dir", recorded)
     return threads
 
 
 async def test_a_quick_disk_is_written_from_the_event_loop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_artifacts, "SLOW_IO_S", 60.0)  # every step counts as quick
+    monkeypatch.setattr(writing, "SLOW_IO_S", 60.0)  # every step counts as quick
     threads = _threads_of_steps(monkeypatch)
     await silo.run_many(ENV, ["TASK-ANSWER"], blocker, runs=3, concurrency=1, runs_dir=tmp_path)
     assert threads == [threading.get_ident()] * 3  # no worker thread: the GIL stays with the loop
@@ -137,8 +137,8 @@ async def test_a_quick_disk_is_written_from_the_event_loop(
 async def test_a_slow_step_sends_the_next_ones_to_worker_threads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_artifacts, "SLOW_IO_S", 0.0)  # every step counts as slow
-    monkeypatch.setattr(_artifacts, "SLOW_SPELL_S", 60.0)
+    monkeypatch.setattr(writing, "SLOW_IO_S", 0.0)  # every step counts as slow
+    monkeypatch.setattr(writing, "SLOW_SPELL_S", 60.0)
     threads = _threads_of_steps(monkeypatch)
     await silo.run_many(ENV, ["TASK-ANSWER"], blocker, runs=3, concurrency=1, runs_dir=tmp_path)
     loop = threading.get_ident()
@@ -150,8 +150,8 @@ async def test_a_slow_step_sends_the_next_ones_to_worker_threads(
 async def test_the_loop_tries_again_after_a_slow_spell(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_artifacts, "SLOW_IO_S", 60.0)
-    _artifacts._writer().threads_until = time.monotonic() - 0.001  # a spell that just ended
+    monkeypatch.setattr(writing, "SLOW_IO_S", 60.0)
+    writing._writer().threads_until = time.monotonic() - 0.001  # a spell that just ended
     threads = _threads_of_steps(monkeypatch)
     await silo.run(ENV, "TASK-ANSWER", blocker, runs_dir=tmp_path)
     assert threads == [threading.get_ident()]

@@ -43,7 +43,7 @@ KILL_POINTS = sorted(random.Random(15).uniform(0.0, 0.2) for _ in range(3))
 
 WRITER = """
 import sys
-from silo_async._artifacts import _write_all
+from silo_async.runs._writer import _write_all
 
 run_dir = sys.argv[1]
 versions = [(b'{"v": %d, "pad": "%s"}' % (i, b"x" * 300_000)) for i in range(2)]

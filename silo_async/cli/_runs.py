@@ -5,7 +5,6 @@ Runs are found by id in ``.silo/runs/`` and then in every eval's ``.silo/evals/*
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,8 +24,8 @@ __all__ = ["replay_command", "runs"]
 
 T = TypeVar("T")
 
-#: What reading a run directory raises when its files were cut short or edited by hand.
-_UNREADABLE = (ValueError, KeyError, TypeError, AttributeError, SiloError)
+#: What reading a run directory raises when its files were edited by hand.
+_UNREADABLE = (ValueError, KeyError, TypeError, AttributeError)
 
 
 def _reading(run_id: str, run_dir: Path, read: Callable[[], T]) -> T:
@@ -35,23 +34,18 @@ def _reading(run_id: str, run_dir: Path, read: Callable[[], T]) -> T:
         return read()
     except RunNotFoundError as exc:  # a file of the run is missing
         fail("run_invalid", str(exc))
+    except SiloError as exc:
+        if exc.code == "run_format_unsupported":
+            raise  # its own code and message: upgrade silo_async
+        file, reason = exc.details.get("file"), exc.details.get("reason")
+        why = f"{file} {reason}" if file and reason else exc.message
     except _UNREADABLE as exc:
-        why = _unparsable(run_dir) or (f"no {exc}" if isinstance(exc, KeyError) else str(exc))
-        fail(
-            "run_invalid",
-            f'Run "{run_id}" in {relative(run_dir)} cannot be read; its files are damaged or were '
-            f"not written by silo-async ({why}).",
-        )
-
-
-def _unparsable(run_dir: Path) -> str | None:
-    """Which of the run's JSON files does not parse, and why (None when they all do)."""
-    for name in ("run.json", "result.json", "state-diff.json"):
-        try:
-            json.loads((run_dir / name).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            return f"{name} is not valid JSON: {exc}"
-    return None
+        why = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+    fail(
+        "run_invalid",
+        f'Run "{run_id}" in {relative(run_dir)} cannot be read; its files are damaged or were '
+        f"not written by silo-async ({why}).",
+    )
 
 
 #: Shortest part of a run id that ``runs show``/``replay`` try to complete.
@@ -87,10 +81,20 @@ def _partial_matches(part: str, root: Path) -> list[Path]:
     )
 
 
-def _load(run_id: str) -> tuple[RecordedRun, RunResult]:
-    """The recorded run and the result rebuilt from its files."""
+def _load(run_id: str, *, strict: bool) -> tuple[RecordedRun, RunResult]:
+    """The recorded run and the result rebuilt from its files.
+
+    ``strict``: a trace line that does not parse is an error (``run_invalid``) rather than
+    skipped with a note on stderr.
+    """
     run_dir = _find(run_id)
-    recorded = _reading(run_id, run_dir, lambda: load_run(run_dir))
+    recorded = _reading(run_id, run_dir, lambda: load_run(run_dir, strict=strict))
+    for line in recorded.skipped_lines:
+        click.echo(
+            f"note: trace line {line} of {relative(run_dir)} cannot be read (cut short or "
+            "damaged); it is left out.",
+            err=True,
+        )
     return recorded, _reading(run_id, run_dir, recorded.to_run_result)
 
 
@@ -180,7 +184,7 @@ def show_command(run_id: str, as_json: bool) -> None:
     RUN_ID may be shortened to any unique start or end of the id (4 characters or more).
     """
     cwd = Path.cwd()
-    recorded, result = _load(run_id)
+    recorded, result = _load(run_id, strict=False)
     calls = _reading(run_id, recorded.run_dir, lambda: _calls_json(recorded))
     lines = _reading(run_id, recorded.run_dir, lambda: trace_lines(recorded))
     if as_json:
@@ -210,7 +214,7 @@ def replay_command(ctx: click.Context, run_id: str, as_json: bool) -> None:
     recording byte for byte, 1 (listing the differences) otherwise. RUN_ID may be shortened
     to any unique start or end of the id (4 characters or more).
     """
-    recorded, _ = _load(run_id)
+    recorded, _ = _load(run_id, strict=True)  # a replay needs every recorded call
     root = project_root()
     report = run_async(lambda: replay(recorded, cwd=root))
     if as_json:

@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from .._errors import SiloError
 from ._records import RolloutRecord
 from ._runs import RunNotFoundError, load_run
 
@@ -28,7 +29,8 @@ Free = dict[tuple[str, str], list[int]]
 
 
 def _record(run_dir: Path, eval_dir: Path, slots: Free) -> RolloutRecord:
-    result = load_run(run_dir).to_run_result()
+    # Lenient: a trace line torn by the interruption does not make a graded rollout unusable.
+    result = load_run(run_dir, strict=False).to_run_result()
     free = slots.get((result.task.id, result.agent_name), [])
     # Runs start in plan order and run ids sort by start time, so the n-th orphan of a task and
     # agent is its n-th interrupted slot.
@@ -62,6 +64,6 @@ def recover_interrupted(
     for run_dir in sorted(p for p in runs.iterdir() if p.is_dir() and p.name not in known):
         try:
             records.append(_record(run_dir, eval_dir, slots))
-        except (RunNotFoundError, OSError, ValueError, KeyError, TypeError):
+        except (RunNotFoundError, SiloError, OSError, ValueError, KeyError, TypeError):
             shutil.rmtree(run_dir, ignore_errors=True)  # half-written: nothing to grade
     return records

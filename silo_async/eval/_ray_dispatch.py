@@ -20,7 +20,6 @@ that finishes, in batches.
 
 from __future__ import annotations
 
-import json
 import shutil
 import threading
 import time
@@ -33,6 +32,7 @@ import anyio.from_thread
 import attrs
 
 from .._errors import SiloError
+from ..runs import RunDir
 from ._executor import Books, ExecutorReport, PlanEntry
 from ._ray_shipping import load_problem
 from ._ray_worker import Finished
@@ -297,10 +297,10 @@ class Dispatcher:
 
 def _was_cancelled(run_dir: Path) -> bool:
     try:
-        result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        result = RunDir(run_dir).read_result()
+    except (OSError, SiloError):
         return False
-    return isinstance(result, dict) and result.get("terminationReason") == "cancelled"
+    return result.get("terminationReason") == "cancelled"
 
 
 def lost_record(entry: PlanEntry, losses: int) -> RolloutRecord:

@@ -19,10 +19,12 @@ import attrs
 
 from .._context import AgentContext
 from .._environment import Environment
+from .._errors import SiloError
 from .._jsonutil import compact_json, json_equal, pretty_json
 from .._result import RunResult
 from .._runner import run
 from .._tools import ToolResult
+from ..runs import RunDir
 from ..testing import ScriptedAgent, ScriptedCall
 from ._runs import CallRecord, RecordedRun, find_run, load_run
 
@@ -178,9 +180,9 @@ def _result_differences(recorded: dict[str, Any], replayed: dict[str, Any]) -> l
                 b = before[i] if i < len(before) else None
                 a = after[i] if i < len(after) else None
                 if not json_equal(a, b):
-                    out.append(f"result.json checks[{i}]: {_short(b)} -> {_short(a)}")
+                    out.append(f"{RunDir.RESULT} checks[{i}]: {_short(b)} -> {_short(a)}")
         elif not json_equal(before, after):
-            out.append(f"result.json {key}: {_short(before)} -> {_short(after)}")
+            out.append(f"{RunDir.RESULT} {key}: {_short(before)} -> {_short(after)}")
     return out
 
 
@@ -212,12 +214,22 @@ async def replay(
 
     Raises:
         RunNotFoundError: no such run, or it is incomplete.
-        SiloError: the environment or the task cannot be loaded.
+        SiloError: the environment or the task cannot be loaded; ``run_invalid``: a file of the
+            run does not parse, or a line of its trace (a torn trace cannot be replayed);
+            ``run_format_unsupported``: the run was written by a newer silo_async.
     """
     if isinstance(run_ref, RecordedRun):
         recorded = run_ref
     else:
-        recorded = load_run(find_run(os.fspath(run_ref), cwd))
+        # Strict: a replay that silently left out a torn call would report a false difference.
+        recorded = load_run(find_run(os.fspath(run_ref), cwd), strict=True)
+    if recorded.skipped_lines:
+        raise SiloError(
+            "run_invalid",
+            f"The trace of run {recorded.run_id} has lines that cannot be read "
+            f"({', '.join(map(str, recorded.skipped_lines))}); a replay needs every recorded call.",
+            {"path": os.fspath(recorded.run_dir), "lines": list(recorded.skipped_lines)},
+        )
     if env is None:
         env = _load_env(recorded, None if cwd is None else Path(cwd))
     config = recorded.run.get("config", {})
@@ -242,11 +254,11 @@ async def replay(
     ]
     if result_text != recorded.result_text:
         differences += _result_differences(recorded.result, result.result_dict())
-        if not differences or not differences[-1].startswith("result.json"):
-            differences.append("result.json differs in formatting only")
+        if not differences or not differences[-1].startswith(RunDir.RESULT):
+            differences.append(f"{RunDir.RESULT} differs in formatting only")
     if diff_text != recorded.diff_text:
         before, after = _short(recorded.state_diff, 400), _short(result.state_diff, 400)
-        differences.append(f"state-diff.json: {before} -> {after}")
+        differences.append(f"{RunDir.STATE_DIFF}: {before} -> {after}")
     return ReplayReport(
         run_id=recorded.run_id,
         environment=env.name,

@@ -1,13 +1,12 @@
 """Recorded runs on disk: find them, list them, load them, show their trace as text.
 
-A run directory holds ``run.json`` (identity, config, timings), ``result.json``,
-``state-diff.json`` and ``trace.jsonl``. Runs of ``silo-async run`` live in ``.silo/runs/``; runs
-of an eval live in ``.silo/evals/<eval_id>/runs/`` (see ``evaluate``), and both are found by id.
+A run directory (its format: :class:`silo_async.runs.RunDir`) is read through ``RunDir`` only.
+Runs of ``silo-async run`` live in ``.silo/runs/``; runs of an eval live in
+``.silo/evals/<eval_id>/runs/`` (see ``evaluate``), and both are found by id.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable
@@ -16,11 +15,13 @@ from typing import Any
 
 import attrs
 
+from .._errors import SiloError
 from .._jsonutil import compact_json, output_text
 from .._result import RunResult
 from .._task import Task
 from .._trace import encode_event
 from .._verify import Check
+from ..runs import RunDir
 
 __all__ = [
     "CallRecord",
@@ -54,15 +55,15 @@ def find_run(run_id: str, cwd: str | os.PathLike[str] | None = None) -> Path:
         RunNotFoundError: no such run.
     """
     as_path = Path(run_id)
-    if (as_path / "run.json").is_file():
+    if RunDir(as_path).is_finished():
         return as_path
     root = _project(cwd) / ".silo"
     if _RUN_ID.match(run_id) and run_id not in (".", ".."):
         direct = root / "runs" / run_id
-        if (direct / "run.json").is_file():
+        if RunDir(direct).is_finished():
             return direct
         for candidate in sorted(root.glob(f"evals/*/runs/{run_id}")):
-            if (candidate / "run.json").is_file():
+            if RunDir(candidate).is_finished():
                 return candidate
     raise RunNotFoundError(
         f'Run "{run_id}" was not found in {root / "runs"} or in any eval under {root / "evals"}.'
@@ -103,8 +104,20 @@ class RunInfo:
 
 
 def _info(run_dir: Path) -> RunInfo | None:
+    """The run's line, or None for a directory that holds no readable finished run.
+
+    Raises:
+        SiloError: ``run_format_unsupported``: the run was written by a newer silo_async.
+    """
     try:
-        data = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        data = RunDir(run_dir).read_run()
+    except SiloError as exc:
+        if exc.code == "run_format_unsupported":
+            raise  # a run we cannot read is not silently left out
+        return None
+    except OSError:
+        return None  # a run still in progress, or not a run directory
+    try:
         return RunInfo(
             run_id=str(data["runId"]),
             environment=str(data["environment"]),
@@ -118,8 +131,8 @@ def _info(run_dir: Path) -> RunInfo | None:
             duration_ms=float(data.get("durationMs", 0.0)),
             run_dir=run_dir,
         )
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # a run still in progress, or not a run directory
+    except (ValueError, KeyError, TypeError):
+        return None  # not a run directory of silo_async's
 
 
 def list_runs(
@@ -135,6 +148,9 @@ def list_runs(
         env: only runs of this environment (case-insensitive).
         eval_id: list the runs of this eval (``.silo/evals/<eval_id>/runs/``) instead of
             ``.silo/runs/``.
+
+    Raises:
+        SiloError: ``run_format_unsupported``: a run was written by a newer silo_async.
     """
     root = _project(cwd) / ".silo"
     base = root / "evals" / eval_id / "runs" if eval_id else root / "runs"
@@ -168,10 +184,12 @@ class RecordedRun:
         run_dir: where it lives.
         run: ``run.json``.
         result: ``result.json``.
-        trace: the events of ``trace.jsonl`` (a torn last line is dropped).
+        trace: the events of ``trace.jsonl``.
         state_diff: ``state-diff.json``.
         result_text: ``result.json`` exactly as on disk.
         diff_text: ``state-diff.json`` exactly as on disk.
+        skipped_lines: 1-based numbers of trace lines skipped because they do not parse (a
+            line cut short by a kill, or damaged); empty when loaded with ``strict=True``.
     """
 
     run_dir: Path
@@ -181,6 +199,7 @@ class RecordedRun:
     state_diff: dict[str, Any]
     result_text: str
     diff_text: str
+    skipped_lines: tuple[int, ...] = ()
 
     @property
     def run_id(self) -> str:
@@ -264,39 +283,41 @@ def pair_calls(trace: Iterable[dict[str, Any]]) -> list[CallRecord]:
     return out
 
 
-def _read_trace(path: Path) -> list[dict[str, Any]]:
-    events = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            events.append(json.loads(line))
-        except ValueError:
-            break  # a line torn by a crash ends the readable trace
-    return events
-
-
-def load_run(run_dir: str | os.PathLike[str]) -> RecordedRun:
+def load_run(run_dir: str | os.PathLike[str], *, strict: bool = False) -> RecordedRun:
     """Load a run directory.
+
+    Args:
+        run_dir: the run directory.
+        strict: a trace line that does not parse (cut short by a kill, or damaged) raises
+            ``SiloError("run_invalid")`` naming the file and the line; by default it is
+            skipped and listed in :attr:`RecordedRun.skipped_lines`.
 
     Raises:
         RunNotFoundError: a file of the run is missing (the run did not finish writing).
+        SiloError: ``run_format_unsupported`` (written by a newer silo_async: upgrade) or
+            ``run_invalid`` (a file does not parse, or a torn trace line with ``strict``).
     """
     base = Path(run_dir)
+    files = RunDir(base)
     try:
-        result_text = (base / "result.json").read_text(encoding="utf-8")
-        diff_text = (base / "state-diff.json").read_text(encoding="utf-8")
-        return RecordedRun(
-            run_dir=base,
-            run=json.loads((base / "run.json").read_text(encoding="utf-8")),
-            result=json.loads(result_text),
-            trace=_read_trace(base / "trace.jsonl"),
-            state_diff=json.loads(diff_text),
-            result_text=result_text,
-            diff_text=diff_text,
-        )
+        run = files.read_run()  # first: its version says how to read the rest
+        result_text = files.read_text(RunDir.RESULT)
+        diff_text = files.read_text(RunDir.STATE_DIFF)
+        trace = files.events(strict=strict)
     except FileNotFoundError as exc:
         raise RunNotFoundError(
             f"Run directory {base} is incomplete: {exc.filename} is missing."
         ) from None
+    return RecordedRun(
+        run_dir=base,
+        run=run,
+        result=files.parse(RunDir.RESULT, result_text),
+        trace=trace.events,
+        state_diff=files.parse(RunDir.STATE_DIFF, diff_text),
+        result_text=result_text,
+        diff_text=diff_text,
+        skipped_lines=trace.skipped,
+    )
 
 
 def _short(value: Any, limit: int) -> str:

@@ -1,14 +1,9 @@
 """The eval directory on disk: write it once at the end, read its index back.
 
-```
-<eval dir>/
-  summary.json        versioned summary (docs/eval-summary.md)
-  summary.md          the same, for people
-  report.html         one self-contained page (no network): table, drill-down, every rollout
-  runs/index.jsonl    one line per rollout (finished, or cut short by a cancellation), in
-                      plan order, pointing at runs/<run_id>/
-  runs/<run_id>/      each rollout's trace.jsonl, result.json, state-diff.json, run.json
-```
+The files and their names are :class:`silo_async.runs.EvalDir`'s: ``summary.json`` (versioned,
+docs/eval-summary.md), ``summary.md``, ``report.html`` (one self-contained page, no network) and
+``runs/index.jsonl`` (one line per rollout, finished or cut short by a cancellation, in plan
+order, pointing at its run directory ``runs/<run_id>/``).
 """
 
 from __future__ import annotations
@@ -19,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._artifacts import write_atomic
 from .._jsonutil import compact_json, pretty_json, utf8
+from ..runs import EvalDir, write_atomic
 from ._records import RolloutRecord
 from ._report_html import render_report
 from ._summary import EvalSummary
@@ -32,13 +27,13 @@ __all__ = ["INDEX", "ReportDetails", "read_index", "read_summary", "write_eval_d
 ReportDetails = tuple[Sequence[str], Sequence[int]]
 
 #: The rollout index, relative to the eval directory.
-INDEX = "runs/index.jsonl"
+INDEX = EvalDir.INDEX
 
 
-def _write_text(path: Path, text: str) -> None:
+def _write_text(path: str, text: str) -> None:
     # Beside, then rename: a reader (or a kill) never sees half a file. utf8(): any str, a
     # lone surrogate written as its escape.
-    write_atomic(os.fspath(path), utf8(text))
+    write_atomic(path, utf8(text))
 
 
 def write_eval_dir(summary: EvalSummary, report: ReportDetails | None) -> None:
@@ -48,21 +43,21 @@ def write_eval_dir(summary: EvalSummary, report: ReportDetails | None) -> None:
         summary: the eval's summary (its ``out_dir`` must be set).
         report: the details for ``report.html``; ``None`` skips the report.
     """
-    out = summary.out_dir
-    if out is None:
+    if summary.out_dir is None:
         return
-    (out / "runs").mkdir(parents=True, exist_ok=True)
+    out = EvalDir(summary.out_dir)
+    os.makedirs(out.runs, exist_ok=True)
     lines = [compact_json(r.to_dict()) for r in summary.indexed()]
-    _write_text(out / INDEX, "".join(line + "\n" for line in lines))
-    _write_text(out / "summary.json", pretty_json(summary.to_dict()))
-    _write_text(out / "summary.md", summary.markdown())
+    _write_text(out.file(EvalDir.INDEX), "".join(line + "\n" for line in lines))
+    _write_text(out.file(EvalDir.SUMMARY), pretty_json(summary.to_dict()))
+    _write_text(out.file(EvalDir.SUMMARY_MD), summary.markdown())
     if report is not None:
-        _write_text(out / "report.html", render_report(summary, *report))
+        _write_text(out.file(EvalDir.REPORT), render_report(summary, *report))
 
 
 def read_index(eval_dir: str | os.PathLike[str]) -> list[RolloutRecord]:
     """The finished rollouts listed in ``<eval_dir>/runs/index.jsonl``."""
-    text = (Path(eval_dir) / INDEX).read_text(encoding="utf-8")
+    text = Path(EvalDir(eval_dir).file(EvalDir.INDEX)).read_text(encoding="utf-8")
     return [RolloutRecord.from_dict(json.loads(line)) for line in text.splitlines() if line]
 
 
@@ -72,7 +67,7 @@ def read_summary(eval_dir: str | os.PathLike[str]) -> dict[str, Any]:
     Raises:
         ValueError: the file is not a silo_async eval summary of a version this code reads.
     """
-    data = json.loads((Path(eval_dir) / "summary.json").read_text(encoding="utf-8"))
+    data = json.loads(Path(EvalDir(eval_dir).file(EvalDir.SUMMARY)).read_text(encoding="utf-8"))
     if not isinstance(data, dict) or data.get("format") != "silo_async.eval":
         raise ValueError(f"{eval_dir}/summary.json is not a silo_async eval summary.")
     if data.get("version") != 1:

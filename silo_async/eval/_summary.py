@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 
 from .._task import Task
+from ..runs import EvalDir
 from ._compare import Comparison
 from ._records import RolloutRecord
 from ._stats import GroupStats
@@ -213,7 +214,7 @@ class EvalSummary:
                 }
                 for task, row in zip(self.tasks, comparison.rows, strict=True)
             ],
-            "index": "runs/index.jsonl",
+            "index": EvalDir.INDEX,
         }
 
     def markdown(self) -> str:

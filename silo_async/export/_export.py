@@ -19,6 +19,7 @@ import attrs
 
 from .._environment import Environment
 from .._jsonutil import compact_json
+from ..runs import RunDir
 from ._chat import chat_messages, openai_tool
 from ._source import (
     SKIP_DAMAGED,
@@ -26,8 +27,8 @@ from ._source import (
     Unrebuildable,
     eval_run_dirs,
     project_run_dirs,
+    read_document,
     read_events,
-    read_json,
     resolve_runs,
 )
 
@@ -141,7 +142,7 @@ class Trajectories:
     iterated once. :attr:`stats` is complete once the iteration has ended.
     """
 
-    def __init__(self, dirs: Iterable[str | None], filters: _Filters, catalog: _Catalog) -> None:
+    def __init__(self, dirs: Iterable[RunDir | None], filters: _Filters, catalog: _Catalog) -> None:
         self._dirs = iter(dirs)
         self._filters = filters
         self._catalog = catalog
@@ -172,11 +173,11 @@ class Trajectories:
             self._written += 1
             yield line
 
-    def _rebuild(self, run_dir: str | None) -> str | None:
+    def _rebuild(self, run_dir: RunDir | None) -> str | None:
         if run_dir is None:
             raise Unrebuildable(SKIP_INCOMPLETE, "the rollout kept no run directory")
-        result = read_json(os.path.join(run_dir, "result.json"))
-        run = read_json(os.path.join(run_dir, "run.json"))
+        run = read_document(run_dir.read_run)  # first: its version says how to read the rest
+        result = read_document(run_dir.read_result)
         try:
             if not self._filters.keep(run, result):
                 return None
@@ -220,15 +221,18 @@ def trajectories(
         RunNotFoundError: a run id names no run directory.
         EvalNotFoundError: no such eval.
         ValueError: an unknown format, or both ``run_ids`` and ``eval_id``.
+
+    Iterating raises ``SiloError("run_format_unsupported")`` at a run written by a newer
+    silo_async (upgrade to export it).
     """
     if format not in FORMATS:
         raise ValueError(f"Unknown export format {format!r}; known: {', '.join(FORMATS)}.")
     if run_ids and eval_id is not None:
         raise ValueError("Pass run ids or an eval id, not both.")
     root = Path(os.getcwd() if cwd is None else cwd).absolute()
-    dirs: Iterable[str | None]
+    dirs: Iterable[RunDir | None]
     if run_ids:
-        dirs = resolve_runs(run_ids, root)
+        dirs = [RunDir(run_dir) for run_dir in resolve_runs(run_ids, root)]
     elif eval_id is not None:
         dirs = eval_run_dirs(eval_id, root)
     else:
@@ -279,7 +283,9 @@ def export_runs(
     Raises:
         RunNotFoundError: a run id names no run directory (nothing is written).
         EvalNotFoundError: no such eval (nothing is written).
-        SiloError: an environment named by a rollout cannot be loaded for its tools.
+        SiloError: an environment named by a rollout cannot be loaded for its tools, or
+            ``run_format_unsupported``: a run was written by a newer silo_async (with a file
+            ``out``, nothing is written).
     """
     stream = trajectories(
         run_ids,

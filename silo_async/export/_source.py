@@ -1,21 +1,25 @@
 """Which run directories an export reads, in which order, and reading one back.
 
 Runs come from the ids given (in that order), from an eval (``runs/index.jsonl``: plan order,
-read a line at a time), or from ``.silo/runs/`` (start order). A run directory that cannot give a
-whole rollout — killed before ``result.json``/``run.json`` were written, a trace without its end,
-a file that does not parse — raises :class:`Unrebuildable` with the reason, for the export to
-count and skip.
+read a line at a time), or from ``.silo/runs/`` (start order). Every file is read through
+:class:`~silo_async.runs.RunDir`. A run directory that cannot give a whole rollout — killed
+before ``result.json``/``run.json`` were written, a trace cut short or without its end (read
+strictly: a torn line is never skipped into a training line), a file that does not parse —
+raises :class:`Unrebuildable` with the reason, for the export to count and skip. A run written
+by a newer silo_async is not skipped: ``run_format_unsupported`` stops the export.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._errors import SiloError
 from ..eval._runs import RunNotFoundError, find_run
+from ..runs import EvalDir, RunDir
 
 __all__ = [
     "SKIP_DAMAGED",
@@ -26,8 +30,8 @@ __all__ = [
     "eval_dir",
     "eval_run_dirs",
     "project_run_dirs",
+    "read_document",
     "read_events",
-    "read_json",
     "resolve_runs",
 ]
 
@@ -62,7 +66,7 @@ def _silo(root: Path) -> Path:
 def _any_run_dir(run_id: str, root: Path) -> Path | None:
     """A directory of a run named ``run_id`` (or at that path), finished or not."""
     as_path = root / run_id  # an absolute path stays as it is
-    if (as_path / "trace.jsonl").is_file():
+    if RunDir(as_path).has_trace():
         return as_path
     silo = _silo(root)
     if os.sep in run_id or run_id in (".", ".."):
@@ -102,12 +106,12 @@ def eval_dir(eval_id: str, root: Path) -> Path:
     if os.sep not in eval_id and eval_id not in (".", "..") and found.is_dir():
         return found
     elsewhere = root / eval_id  # an absolute eval_id stays as it is
-    if (elsewhere / "runs").is_dir():
+    if os.path.isdir(EvalDir(elsewhere).runs):
         return elsewhere  # an eval written elsewhere (`eval --out DIR`)
     raise EvalNotFoundError(f'Eval "{eval_id}" was not found in {_silo(root) / "evals"}.')
 
 
-def eval_run_dirs(eval_id: str, root: Path) -> Iterator[str | None]:
+def eval_run_dirs(eval_id: str, root: Path) -> Iterator[RunDir | None]:
     """The run directories of an eval in plan order (``None``: a rollout kept no directory).
 
     Reads ``runs/index.jsonl`` one line at a time; an eval killed before writing its index is
@@ -116,18 +120,17 @@ def eval_run_dirs(eval_id: str, root: Path) -> Iterator[str | None]:
     Raises:
         EvalNotFoundError: no such eval (at the call, before anything is read).
     """
-    base = eval_dir(eval_id, root)
-    index = base / "runs" / "index.jsonl"
-    if not index.is_file():
-        return _sorted_dirs(base / "runs")
+    base = EvalDir(eval_dir(eval_id, root))
+    index = base.file(EvalDir.INDEX)
+    if not os.path.isfile(index):
+        return base.run_dirs()
     return _indexed_dirs(base, index)
 
 
-def _indexed_dirs(base: Path, index: Path) -> Iterator[str | None]:
+def _indexed_dirs(base: EvalDir, index: str) -> Iterator[RunDir | None]:
     # Plain strings, not Paths: pathlib interns every part of every path it parses, which
     # grows the interpreter's intern table with the run ids of a 100,000-rollout eval.
-    prefix = os.fspath(base)
-    with index.open(encoding="utf-8") as lines:
+    with open(index, encoding="utf-8") as lines:
         for line in lines:
             if not line.strip():
                 continue
@@ -136,60 +139,50 @@ def _indexed_dirs(base: Path, index: Path) -> Iterator[str | None]:
             except (ValueError, AttributeError):
                 yield None  # a damaged index line: counted, not fatal
                 continue
-            yield os.path.join(prefix, run_dir) if isinstance(run_dir, str) else None
+            yield base.run(run_dir) if isinstance(run_dir, str) else None
 
 
-def project_run_dirs(root: Path) -> Iterator[str]:
+def project_run_dirs(root: Path) -> Iterator[RunDir]:
     """The run directories of ``.silo/runs/``, in start order (run ids sort by time)."""
-    return _sorted_dirs(_silo(root) / "runs")
-
-
-def _sorted_dirs(base: Path) -> Iterator[str]:
-    if not base.is_dir():
+    runs = os.fspath(_silo(root) / "runs")
+    if not os.path.isdir(runs):
         return iter(())
-    prefix = os.fspath(base)
-    names = sorted(e.name for e in os.scandir(prefix) if e.is_dir())
-    return (os.path.join(prefix, name) for name in names)
+    names = sorted(entry.name for entry in os.scandir(runs) if entry.is_dir())
+    return (RunDir(os.path.join(runs, name)) for name in names)
 
 
-def read_json(path: str) -> dict[str, Any]:
-    """A run's JSON document.
+def read_document(read: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A run's JSON document, read by ``read`` (``RunDir.read_run``, ``RunDir.read_result``).
 
     Raises:
-        Unrebuildable: missing (``incomplete``) or not a JSON object (``damaged``).
+        Unrebuildable: missing (``incomplete``) or damaged (``damaged``).
+        SiloError: ``run_format_unsupported``: the run was written by a newer silo_async.
     """
     try:
-        with open(path, encoding="utf-8") as file:
-            data = json.loads(file.read())
-    except FileNotFoundError:
-        raise Unrebuildable(SKIP_INCOMPLETE, f"{path} is missing") from None
-    except (OSError, ValueError) as exc:
-        raise Unrebuildable(SKIP_DAMAGED, f"{path} does not parse: {exc}") from None
-    if not isinstance(data, dict):
-        raise Unrebuildable(SKIP_DAMAGED, f"{path} is not a JSON object")
-    return data
+        return read()
+    except FileNotFoundError as exc:
+        raise Unrebuildable(SKIP_INCOMPLETE, f"{exc.filename} is missing") from None
+    except SiloError as exc:
+        if exc.code == "run_format_unsupported":
+            raise
+        raise Unrebuildable(SKIP_DAMAGED, exc.message) from None
+    except OSError as exc:
+        raise Unrebuildable(SKIP_DAMAGED, f"{exc.filename} cannot be read: {exc}") from None
 
 
-def read_events(run_dir: str) -> list[dict[str, Any]]:
-    """The events of ``trace.jsonl``, which must be whole and end the run.
+def read_events(run_dir: RunDir) -> list[dict[str, Any]]:
+    """The events of the run's trace, which must be whole (read strictly) and end the run.
 
     Raises:
-        Unrebuildable: ``trace_cut`` when the file is missing, a line is torn or there is no
+        Unrebuildable: ``trace_cut`` when the trace is missing, a line is torn or there is no
             ``run_end`` event.
     """
-    path = os.path.join(run_dir, "trace.jsonl")
-    events: list[dict[str, Any]] = []
     try:
-        with open(path, encoding="utf-8") as lines:
-            for line in lines:
-                event = json.loads(line)
-                if not isinstance(event, dict):
-                    raise ValueError("not an event")
-                events.append(event)
-    except FileNotFoundError:
-        raise Unrebuildable(SKIP_TRACE_CUT, f"{path} is missing") from None
-    except (OSError, ValueError) as exc:
-        raise Unrebuildable(SKIP_TRACE_CUT, f"{path} is cut short ({exc})") from None
-    if not any(e.get("type") == "run_end" for e in reversed(events)):
-        raise Unrebuildable(SKIP_TRACE_CUT, f"{path} has no run_end event")
-    return events
+        trace = run_dir.events(strict=True)
+    except FileNotFoundError as exc:
+        raise Unrebuildable(SKIP_TRACE_CUT, f"{exc.filename} is missing") from None
+    except (OSError, SiloError) as exc:
+        raise Unrebuildable(SKIP_TRACE_CUT, str(exc)) from None
+    if not trace.ended:
+        raise Unrebuildable(SKIP_TRACE_CUT, f"{trace.path} has no run_end event")
+    return trace.events
