@@ -32,6 +32,7 @@ from jsonschema.exceptions import ValidationError
 from ._errors import DefinitionError
 from ._input import LARGEST_NUMBER, InputRejected, copy_input, input_problems
 from ._jsonutil import compact_json, json_equal
+from ._strict import NullPlan, null_plan
 
 __all__ = ["MAX_SAFE_INTEGER", "SchemaValidator", "json_kind"]
 
@@ -328,7 +329,7 @@ class SchemaValidator:
         DefinitionError: the schema is not a valid Draft 2020-12 schema.
     """
 
-    __slots__ = ("_fast", "_validator", "copier", "schema")
+    __slots__ = ("_fast", "_nulls", "_validator", "copier", "schema")
 
     def __init__(self, schema: Mapping[str, Any], owner: str) -> None:
         if not isinstance(schema, Mapping):
@@ -338,6 +339,7 @@ class SchemaValidator:
                 {"tool": owner},
             )
         self.schema: dict[str, Any] = dict(schema)
+        self._nulls: NullPlan | None = None  # built on first need (see drop_nulls)
         try:
             key = json.dumps(self.schema)  # order-sensitive: property order shapes messages
         except (TypeError, ValueError):
@@ -357,11 +359,28 @@ class SchemaValidator:
     :data:`NOT_FLAT` when the general path must decide (see :func:`_compile_copier`)."""
 
     def is_valid(self, value: Any) -> bool:
-        """True when ``value`` is a tool input (see ``copy_input``) that satisfies the schema."""
+        """True when ``value`` is a tool input (see ``copy_input``) that satisfies the schema.
+
+        ``null`` for an optional property that does not allow it counts as not given.
+        """
         try:
-            return self._fast(copy_input(value))
+            copy = copy_input(value)
         except InputRejected:
             return False
+        return self._fast(copy) or (self.drop_nulls(copy) and self._fast(copy))
+
+    def drop_nulls(self, value: Any) -> bool:
+        """Drop, in place, every ``null`` that means "not given"; True when any was dropped.
+
+        That is a ``null`` for an optional property whose schema does not allow ``null``, at
+        any depth (strict function calling sends one for each property it leaves out; see
+        ``silo_async._strict``). ``value`` must be a copy made by ``copy_input``. The runtime
+        calls this only for an input the schema refused, so valid inputs never pay for it.
+        """
+        plan = self._nulls
+        if plan is None:
+            plan = self._nulls = null_plan(self.schema) or NullPlan()  # NullPlan(): none to drop
+        return plan.apply(value)
 
     @property
     def predicate(self) -> Predicate:
@@ -378,7 +397,7 @@ class SchemaValidator:
             value = copy_input(value)
         except InputRejected:
             return input_problems(value) or ["the arguments are not JSON"]
-        if self._fast(value):
+        if self._fast(value) or (self.drop_nulls(value) and self._fast(value)):
             return []
         try:
             errors = sorted(self._validator.iter_errors(value), key=_error_rank)

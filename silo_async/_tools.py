@@ -23,6 +23,7 @@ from ._errors import DefinitionError, ToolError
 from ._input import InputRejected, copy_input
 from ._jsonutil import clone_json, compact_json
 from ._schema import NOT_FLAT, SchemaValidator
+from ._strict import strict_schema
 
 __all__ = [
     "BoundTool",
@@ -75,9 +76,17 @@ class ToolSpec:
             f"input_schema={self._schema!r})"
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """``{"name", "description", "inputSchema"}`` (a fresh copy)."""
-        schema = self.input_schema
+    def to_dict(self, *, strict: bool = False) -> dict[str, Any]:
+        """``{"name", "description", "inputSchema"}`` (a fresh copy).
+
+        Args:
+            strict: give the schema in strict form, for strict function calling (OpenAI's
+                ``strict: true``): at every depth every property required, the optional ones
+                nullable (an optional ``enum`` lists ``null`` too), ``additionalProperties:
+                false``, other keywords kept. The tool takes ``null`` for an optional property
+                as "not given", so a strict model's calls mean what they say.
+        """
+        schema = strict_schema(self._schema) if strict else self.input_schema
         return {"name": self.name, "description": self.description, "inputSchema": schema}
 
 
@@ -200,12 +209,19 @@ class Tool:
         return self._checked_slowly(value)
 
     def _checked_slowly(self, value: Any) -> Any:
-        """:meth:`_checked` for inputs the one-pass copier does not take (or cannot judge)."""
+        """:meth:`_checked` for inputs the one-pass copier does not take (or cannot judge).
+
+        An input the schema refuses is given a second chance without the ``null`` values that
+        mean "not given" (strict function calling's way to leave an optional property out):
+        the body never sees those keys, and valid inputs never pay for the second look.
+        """
         try:
             args = copy_input(value)
         except InputRejected:
             return _REFUSED
-        return args if self.predicate(args) else _REFUSED
+        if self.predicate(args) or (self.validator.drop_nulls(args) and self.predicate(args)):
+            return args
+        return _REFUSED
 
     def _failure(self, exc: Exception) -> tuple[ToolResult, ToolFault | None]:
         if isinstance(exc, ToolError):

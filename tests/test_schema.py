@@ -66,7 +66,7 @@ def test_design_example_message_is_exact() -> None:
         ({"name": 3}, ['"name" must be string, received number']),
         ({"name": "x", "limit": "10"}, ['"limit" must be integer, received string']),
         ({"name": "x", "limit": True}, ['"limit" must be integer, received boolean']),
-        ({"name": "x", "limit": None}, ['"limit" must be integer, received null']),
+        ({"name": None}, ['"name" must be string, received null']),  # required: null refused
         ({"name": "x", "limit": 0}, ['"limit" must be >= 1, received 0']),
         ({"name": "x", "status": "pending"}, ['"status" must be one of: open, won, lost']),
         ({"name": "x", "owner": {}}, ['"owner.id" is required']),
