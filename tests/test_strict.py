@@ -14,7 +14,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import silo_async as silo
+from silo_async import agents
 from silo_async.templates import crm, erp, project
+from silo_async.testing import Reply, ScriptedModelServer, ToolCall
 
 from .template_support import template_environment
 
@@ -250,3 +252,28 @@ def test_the_sampled_calls_mostly_reach_the_tool_bodies() -> None:
             total += 1
             refused += result.is_error and result.output["code"] == "invalid_input"
     assert refused < total * 0.1, (refused, total)
+
+
+async def test_openai_chat_sends_strict_tools_and_the_models_nulls_mean_not_given() -> None:
+    env = template_environment("crm", crm)
+    nulls = dict.fromkeys(("ownerId", "accountId", "stageId", "status", "staleOnly"))
+    script: list[Any] = [Reply(tool_calls=[ToolCall("list_opportunities", nulls)]), "done"]
+    async with ScriptedModelServer(script) as server:
+        strict = agents.openai_chat("scripted-gpt", base_url=server.base_url, strict=True)
+        result = await silo.run(env, env.tasks[0].id, strict)
+        plain = agents.openai_chat("scripted-gpt", base_url=server.base_url)
+        await silo.run(env, env.tasks[0].id, plain)
+    sent = {t["function"]["name"]: t["function"] for t in server.requests[0].body["tools"]}
+    listing = sent["list_opportunities"]
+    assert listing["strict"] is True
+    spec = next(t.spec for t in env.bind_tools(env.create_state()) if t.name == listing["name"])
+    assert listing["parameters"] == spec.to_dict(strict=True)["inputSchema"]
+    (answer,) = server.requests[1].last_results
+    assert '"total":' in answer.content  # the listing itself, not invalid_input
+    assert result.tool_errors == 0
+    # Off by default: the plain schemas, no "strict" key.
+    default = server.requests[2].body["tools"][0]["function"]
+    assert (
+        "strict" not in default
+        and default["parameters"] == env.bind_tools(env.create_state())[0].spec.input_schema
+    )

@@ -37,6 +37,7 @@ def openai_chat(
     temperature: float | None = None,
     max_retries: int = 2,
     request_timeout: float = 120.0,
+    strict: bool = False,
 ) -> Callable[[AgentContext], Any]:
     """An agent that runs ``model`` through the Chat Completions API (DESIGN.md section 9).
 
@@ -55,6 +56,11 @@ def openai_chat(
         temperature: sampling temperature, if any.
         max_retries: the SDK's retries of a failed request (429, 5xx, connection errors).
         request_timeout: seconds per HTTP request.
+        strict: send the tools for strict function calling (``"strict": true``, each schema
+            in strict form: ``ToolSpec.to_dict(strict=True)``); the model then always sends
+            schema-shaped arguments, ``null`` for what it leaves out. Off by default: many
+            OpenAI-compatible servers (and some models) refuse or ignore ``strict``, and the
+            plain schemas keep every keyword a tool declares.
 
     Returns:
         ``async def agent(ctx)``.
@@ -80,7 +86,7 @@ def openai_chat(
 
     async def agent(ctx: AgentContext) -> Any:
         async with rollout_client(client, build) as session:  # type: ignore[arg-type]
-            dialogue = _ChatDialogue(session, settings, ctx)
+            dialogue = _ChatDialogue(session, settings, ctx, strict=strict)
             return await converse(ctx, dialogue, settings.model, settings.max_turns)
 
     agent.__name__ = "openai_chat"
@@ -107,9 +113,16 @@ def _builder(settings: ModelSettings) -> Callable[[], Any]:
     return build
 
 
-def chat_tool(spec: ToolSpec) -> dict[str, Any]:
-    """A tool in Chat Completions' format."""
-    function = {"name": spec.name, "description": spec.description, "parameters": spec.input_schema}
+def chat_tool(spec: ToolSpec, *, strict: bool = False) -> dict[str, Any]:
+    """A tool in Chat Completions' format (``strict``: for strict function calling)."""
+    schema = spec.to_dict(strict=strict)["inputSchema"]
+    function: dict[str, Any] = {
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": schema,
+    }
+    if strict:
+        function["strict"] = True
     return {"type": "function", "function": function}
 
 
@@ -129,7 +142,9 @@ class _ChatDialogue:
 
     __slots__ = ("_assistant", "_create", "_messages", "_params")
 
-    def __init__(self, client: Any, settings: ModelSettings, ctx: AgentContext) -> None:
+    def __init__(
+        self, client: Any, settings: ModelSettings, ctx: AgentContext, *, strict: bool
+    ) -> None:
         self._create = client.chat.completions.with_raw_response.create
         messages: list[dict[str, Any]] = []
         if settings.system is not None:
@@ -138,7 +153,7 @@ class _ChatDialogue:
         self._messages = messages
         params: dict[str, Any] = {"model": settings.model}
         if ctx.tools:  # OpenAI refuses an empty tools list
-            params["tools"] = [chat_tool(spec) for spec in ctx.tools]
+            params["tools"] = [chat_tool(spec, strict=strict) for spec in ctx.tools]
         if settings.max_output_tokens is not None:
             params["max_completion_tokens"] = settings.max_output_tokens
         if settings.temperature is not None:
