@@ -43,7 +43,7 @@ from ._verify import check as check
 from ._verify import optional as optional
 from ._verify import verifier as verifier
 
-__version__ = "0.1.0"
+from ._version import __version__ as __version__
 
 # The project layer and evaluation build on everything above, so they are imported last.
 from .eval import EvalProgress as EvalProgress

@@ -9,8 +9,12 @@ long-running server therefore holds no world, trace or result per finished episo
 hundred bytes. The shared servers are stateless, so a client still holding a session of the
 ended episode carries on there without noticing.
 
-Leaving :meth:`EpisodeHost.running` cancels the owners: open episodes end ``cancelled`` and are
-graded and written before it returns.
+Bounds (DESIGN.md section 17): ids carry 128 random bits; at most ``max_episodes`` are open at
+once (finished ones do not count); each ends itself at its deadline, called or not.
+
+:meth:`EpisodeHost.close` ends every open episode (``cancelled``, graded and written) while
+their endpoints still answer, so a call in flight gets its answer; leaving
+:meth:`EpisodeHost.running` then stops what is left.
 """
 
 from __future__ import annotations
@@ -26,22 +30,30 @@ import attrs
 import mcp_types as types
 from anyio.abc import TaskGroup, TaskStatus
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
-from .. import Episode, episode
 from .._environment import Environment
+from .._episode import Episode, episode
+from .._limits import Limits
 from .._result import RunResult
 from .._tools import ToolResult, ToolSpec
 from ._asgi import call_cancelled_on_disconnect, json_bytes
 from ._lifecycle import EndReport
 from ._server import SUBMIT, Ended, EpisodeServer, list_tools_result
 
-__all__ = ["EpisodeHost", "Finished", "Hosted"]
+__all__ = ["DEFAULT_MAX_EPISODES", "CapacityReached", "EpisodeHost", "Finished", "Hosted"]
 
 #: Seconds an ended episode's owner waits for the requests still in flight on its endpoint
 #: (the call that ended it, answering) before it stops that endpoint.
 DRAIN_S = 30.0
+#: Open episodes a server holds at once unless told otherwise (``--max-episodes``).
+DEFAULT_MAX_EPISODES = 1000
+#: Random bytes in an episode id: an id is a capability (whoever knows it may play).
+ID_BYTES = 16
+
+
+class CapacityReached(Exception):
+    """As many episodes are open as the server allows (HTTP 503 ``capacity_reached``)."""
 
 
 def status_json(
@@ -76,12 +88,19 @@ class Hosted:
     url: str
     episode: Episode
     manager: StreamableHTTPSessionManager
+    scope: anyio.CancelScope
+    """The episode's block: cancelling it ends the episode ``cancelled`` (shutdown)."""
     _busy: int = attrs.field(default=0, init=False)
     _idle: anyio.Event | None = attrs.field(default=None, init=False)
 
     def summary(self) -> dict[str, Any]:
         """``{"id", "task", "url"}``: what ``POST /episodes`` answers."""
         return {"id": self.id, "task": self.task_id, "url": self.url}
+
+    def listed(self) -> dict[str, Any]:
+        """``{"id", "task", "status", "runId"}``: its entry in ``GET /episodes``."""
+        status = "finished" if self.episode.finished else "open"
+        return {"id": self.id, "task": self.task_id, "status": status, "runId": self.episode.run_id}
 
     def status(self) -> bytes:
         """What ``GET /episodes/<id>`` answers (``finished`` once the episode has ended)."""
@@ -119,8 +138,13 @@ class Finished:
     id: str
     task_id: str
     url: str
+    run_id: str
     status_bytes: bytes
     manager: StreamableHTTPSessionManager
+
+    def listed(self) -> dict[str, Any]:
+        """``{"id", "task", "status", "runId"}``: its entry in ``GET /episodes``."""
+        return {"id": self.id, "task": self.task_id, "status": "finished", "runId": self.run_id}
 
     def summary(self) -> dict[str, Any]:
         """``{"id", "task", "url"}``."""
@@ -147,6 +171,20 @@ class _Shared:
     ready: anyio.Event = attrs.field(factory=anyio.Event)
 
 
+class _Slot:
+    """One of the host's ``max_episodes`` places, taken at open and given back once."""
+
+    def __init__(self, host: EpisodeHost) -> None:
+        host._open += 1
+        self._host: EpisodeHost | None = host
+        self.started = False
+
+    def release(self) -> None:
+        if self._host is not None:
+            self._host._open -= 1
+            self._host = None
+
+
 @attrs.define(eq=False)
 class EpisodeHost:
     """The open and finished episodes of one HTTP server.
@@ -154,21 +192,26 @@ class EpisodeHost:
     Args:
         env: the environment every episode plays.
         base_url: ``http://host:port`` the server is reached at (for the endpoints' URLs).
-        limits: ``max_tool_calls`` and ``timeout`` of every episode.
+        limits: the limits of every episode.
         runs_dir: where run directories go.
         reveal: what ``submit`` answers (``None``: ``Submitted.``).
         report: called once per episode when it ends.
-        security: Host/Origin checks of the MCP endpoints (``None``: none).
+        max_episodes: episodes open at once, at most.
     """
 
     env: Environment
     base_url: str
-    limits: dict[str, Any]
-    runs_dir: Path | None
-    reveal: Callable[[RunResult], str] | None
-    report: EndReport
-    security: TransportSecuritySettings | None
+    limits: Limits
+    runs_dir: Path | None = None
+    reveal: Callable[[RunResult], str] | None = None
+    report: EndReport = attrs.field(factory=lambda: EndReport(None))
+    max_episodes: int = DEFAULT_MAX_EPISODES
     _episodes: dict[str, Hosted | Finished] = attrs.field(factory=dict, init=False)
+    _ids: list[str] = attrs.field(factory=list, init=False)
+    _position: dict[str, int] = attrs.field(factory=dict, init=False)
+    _open: int = attrs.field(default=0, init=False)
+    _owners: int = attrs.field(default=0, init=False)
+    _all_done: anyio.Event | None = attrs.field(default=None, init=False)
     _ended: dict[tuple[str, str], _Shared] = attrs.field(factory=dict, init=False)
     _tools: dict[tuple[int, ...], tuple[Sequence[ToolSpec], types.ListToolsResult]] = attrs.field(
         factory=dict, init=False
@@ -186,25 +229,58 @@ class EpisodeHost:
                 self._group = None
                 group.cancel_scope.cancel()
 
+    async def close(self) -> None:
+        """End every open episode (``cancelled``, graded, written) and wait for their owners.
+
+        Their endpoints keep answering meanwhile, so a call in flight gets its answer (the
+        episode's refusal). No episode can be opened any more.
+        """
+        self._group = None
+        for hosted in list(self._episodes.values()):
+            if isinstance(hosted, Hosted):
+                hosted.scope.cancel()
+        if self._owners:
+            self._all_done = anyio.Event()
+            await self._all_done.wait()
+
     def get(self, episode_id: str) -> Hosted | Finished | None:
         """The episode with this id, or ``None``."""
         return self._episodes.get(episode_id)
 
-    def all(self) -> list[Hosted | Finished]:
-        """Every episode, in the order they were opened."""
-        return list(self._episodes.values())
+    def page(self, limit: int, after: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        """Up to ``limit`` entries of ``GET /episodes`` after the id ``after``, and the next id.
+
+        The second value is the id to pass as ``after`` for the following page (``None`` at
+        the end). ``after`` must be a known id.
+        """
+        start = 0 if after is None else self._position[after] + 1
+        ids = self._ids[start : start + limit]
+        following = ids[-1] if ids and start + limit < len(self._ids) else None
+        return [self._episodes[i].listed() for i in ids], following
 
     async def open(self, task_id: str) -> Hosted:
         """Open a fresh episode of ``task_id`` and return it once its endpoint answers.
 
         Raises:
             SiloError: ``task_not_found`` or ``task_invalid``.
+            CapacityReached: ``max_episodes`` are open.
             RuntimeError: the host is shutting down.
         """
         self.env.verifier_for(self.env.task(task_id))  # fail here, not in the owner task
         if self._group is None:
             raise RuntimeError("The server is shutting down; no new episode can be opened.")
-        hosted: Hosted = await self._group.start(self._own, task_id)
+        if self._open >= self.max_episodes:
+            raise CapacityReached(
+                f"{self._open} episodes are open, as many as this server holds "
+                f"(--max-episodes {self.max_episodes}). Finish one (submit, or POST "
+                "/episodes/<id>/finish) or wait for one to time out, then try again."
+            )
+        slot = _Slot(self)  # taken now: concurrent opens cannot overshoot
+        try:
+            hosted: Hosted = await self._group.start(self._own, task_id, slot)
+        finally:
+            if not slot.started:
+                slot.release()
         return hosted
 
     def endpoint(self, episode_id: str) -> str:
@@ -213,18 +289,22 @@ class EpisodeHost:
 
     def _new_id(self) -> str:
         while True:
-            candidate = secrets.token_hex(4)
+            candidate = secrets.token_hex(ID_BYTES)
             if candidate not in self._episodes:
                 return candidate
 
-    def _manager(self, served: EpisodeServer, *, stateless: bool) -> StreamableHTTPSessionManager:
+    def _add(self, hosted: Hosted) -> None:
+        self._position[hosted.id] = len(self._ids)
+        self._ids.append(hosted.id)
+        self._episodes[hosted.id] = hosted
+
+    @staticmethod
+    def _manager(served: EpisodeServer, *, stateless: bool) -> StreamableHTTPSessionManager:
         # One JSON body per call instead of an SSE stream (see _asgi); nothing of ours sends
-        # notifications or requests during a call, which only the stream could carry.
+        # notifications or requests during a call, which only the stream could carry. No
+        # security settings: ServeApp has checked Host and Origin of every request already.
         return StreamableHTTPSessionManager(
-            app=served.server,
-            json_response=True,
-            stateless=stateless,
-            security_settings=self.security,
+            app=served.server, json_response=True, stateless=stateless
         )
 
     def _tools_result(self, specs: Sequence[ToolSpec]) -> types.ListToolsResult:
@@ -235,42 +315,64 @@ class EpisodeHost:
             cached = self._tools[key] = (list(specs), list_tools_result(specs))  # keeps ids alive
         return cached[1]
 
-    async def _own(self, task_id: str, *, task_status: TaskStatus[Hosted]) -> None:
-        opened = episode(self.env, task_id, runs_dir=self.runs_dir, **self.limits)
+    async def _own(self, task_id: str, slot: _Slot, *, task_status: TaskStatus[Hosted]) -> None:
+        slot.started = True
+        self._owners += 1
+        limits = self.limits
+        opened = episode(
+            self.env,
+            task_id,
+            max_tool_calls=limits.max_tool_calls,
+            timeout=limits.timeout,
+            token_limit=limits.token_limit,
+            runs_dir=self.runs_dir,
+        )
+        served = EpisodeServer(
+            opened, name=self.env.name, reveal=self.reveal, tools_for=self._tools_result
+        )
+        manager = self._manager(served, stateless=False)
         try:
-            async with opened as ep:
-                tools = self._tools_result(ep.tools)
-                served = EpisodeServer(ep, name=self.env.name, reveal=self.reveal, tools=tools)
-                manager = self._manager(served, stateless=False)
-                async with manager.run():
-                    episode_id = self._new_id()
-                    hosted = Hosted(episode_id, task_id, self.endpoint(episode_id), ep, manager)
-                    self._episodes[episode_id] = hosted
-                    task_status.started(hosted)
-                    result = await ep.wait_finished()
-                    self.report(result)
-                    await self._retire(hosted, result, await ep.call_tool(SUBMIT), tools)
-                    await hosted.drained(DRAIN_S)
+            # The endpoint outlives the episode's block: a shutdown that ends the episode
+            # (cancelling the block) leaves the endpoint up to answer the calls in flight.
+            async with manager.run():
+                with anyio.CancelScope() as scope:
+                    async with opened as ep:
+                        ep.set_output("")  # a client that leaves without an answer gave ""
+                        episode_id = self._new_id()
+                        hosted = Hosted(
+                            episode_id, task_id, self.endpoint(episode_id), ep, manager, scope
+                        )
+                        self._add(hosted)
+                        task_status.started(hosted)
+                        await ep.wait_finished()
+                result = opened.result
+                slot.release()  # finished episodes do not count against max_episodes
+                self.report(result)
+                if result is not None:
+                    await self._retire(hosted, result, await opened.call_tool(SUBMIT))
+                await hosted.drained(DRAIN_S)
         finally:
+            slot.release()
             self.report(opened.result)  # an episode the shutdown cancelled is written by now
+            self._owners -= 1
+            if not self._owners and self._all_done is not None:
+                self._all_done.set()
 
-    async def _retire(
-        self, hosted: Hosted, result: RunResult, refusal: ToolResult, tools: types.ListToolsResult
-    ) -> None:
+    async def _retire(self, hosted: Hosted, result: RunResult, refusal: ToolResult) -> None:
         """Swap an ended episode for its :class:`Finished` record, served by a shared endpoint."""
         key = (hosted.task_id, str(refusal.output))
         shared = self._ended.get(key)
         if shared is None:
             if self._group is None:  # shutting down: nothing more will be asked
                 return
-            ended = Ended(hosted.episode.task, refusal)
-            served = EpisodeServer(ended, name=self.env.name, tools=tools)
+            ended = Ended(hosted.episode.task, refusal, hosted.episode.tools)
+            served = EpisodeServer(ended, name=self.env.name, tools_for=self._tools_result)
             shared = self._ended[key] = _Shared(self._manager(served, stateless=True))
             await self._group.start(self._run_shared, shared)
         await shared.ready.wait()
         status = status_json(hosted.id, hosted.task_id, result.run_id, finished=True, result=result)
         self._episodes[hosted.id] = Finished(
-            hosted.id, hosted.task_id, hosted.url, status, shared.manager
+            hosted.id, hosted.task_id, hosted.url, result.run_id, status, shared.manager
         )
 
     @staticmethod

@@ -2,8 +2,9 @@
 
 Startup: refuse a non-loopback host without a token (``serve_unprotected``), bind the socket
 (``--port 0``: any free port, known before the first request), open the ``--task`` episode,
-announce, serve. The first SIGINT/SIGTERM stops uvicorn gracefully (a second one forces it);
-then every open episode ends and is written before :func:`serve_http` returns. uvicorn's own
+announce, serve. The first SIGINT/SIGTERM ends every open episode (``cancelled``, graded and
+written) while the server still answers, so a call in flight gets its answer; then uvicorn
+stops gracefully, with no request left to cancel (a second signal forces it). uvicorn's own
 signal handling is switched off: it would re-raise the signal after its shutdown, before the
 episodes are written.
 """
@@ -14,27 +15,29 @@ import contextlib
 import ipaddress
 import signal
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
 import uvicorn
 from anyio.abc import TaskStatus
-from mcp.server.transport_security import TransportSecuritySettings
 
 from .._environment import Environment
 from .._errors import SiloError
+from .._limits import Limits, resolve_limits
 from .._result import RunResult
-from ._app import LOOPBACK_NAMES, ServeApp
-from ._host import EpisodeHost
+from ._access import Access
+from ._app import ServeApp
+from ._host import DEFAULT_MAX_EPISODES, EpisodeHost
 from ._lifecycle import STOP_SIGNALS, EndReport, tool_names
 from ._server import check_reserved
 
 __all__ = ["is_loopback", "serve_http"]
 
-#: Seconds uvicorn waits for requests in flight once asked to stop, before cancelling them.
-GRACEFUL_SHUTDOWN_S = 1
+#: Seconds uvicorn waits for requests in flight once asked to stop, before cancelling them
+#: (the episodes have ended by then: what is left is a client still reading its answer).
+GRACEFUL_SHUTDOWN_S = 5
 #: Seconds an idle keep-alive connection stays open. An agent thinks (a model call) for seconds
 #: between tool calls; uvicorn's 5 s default closed connections just as clients reused them, and
 #: a POST that meets a closing connection fails (ReadError) rather than being retried.
@@ -101,17 +104,6 @@ def _base_url(sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
-def _security(loopback: bool) -> TransportSecuritySettings | None:
-    """Host/Origin checks of the MCP endpoints (DNS rebinding), as the SDK sets for loopback."""
-    if not loopback:
-        return None
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:*" for name in LOOPBACK_NAMES],
-        allowed_origins=[f"http://{name}:*" for name in LOOPBACK_NAMES],
-    )
-
-
 class _Server(uvicorn.Server):
     """uvicorn without its signal handlers: :func:`_stop_on_signals` stops it instead."""
 
@@ -121,19 +113,33 @@ class _Server(uvicorn.Server):
 
 
 async def _stop_on_signals(
-    server: _Server, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    server: _Server,
+    episodes: EpisodeHost,
+    *,
+    task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    """First signal: graceful stop. Second: stop waiting for requests in flight."""
+    """First signal: end the episodes, then stop gracefully. Second: stop waiting."""
     try:
         with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
             task_status.started()
-            async for signum in signals:
-                if server.should_exit and signum == signal.SIGINT:
-                    server.force_exit = True
-                server.should_exit = True
+            async with anyio.create_task_group() as group:
+                stopping = False
+                async for signum in signals:
+                    if not stopping:
+                        stopping = True
+                        group.start_soon(_shut_down, server, episodes)
+                        continue
+                    if signum == signal.SIGINT:  # a second Ctrl-C: stop waiting for anything
+                        server.force_exit = True
+                    server.should_exit = True
     except (NotImplementedError, ValueError):  # no signals here (a non-main thread)
         task_status.started()
         await anyio.sleep_forever()
+
+
+async def _shut_down(server: _Server, episodes: EpisodeHost) -> None:
+    await episodes.close()
+    server.should_exit = True
 
 
 async def serve_http(
@@ -143,8 +149,13 @@ async def serve_http(
     host: str = "127.0.0.1",
     port: int = 8765,
     token: str | None = None,
+    allow_hosts: Sequence[str] = (),
+    allow_origins: Sequence[str] = (),
+    max_episodes: int = DEFAULT_MAX_EPISODES,
+    limits: Limits | None = None,
     max_tool_calls: int = 100,
     timeout: float | None = 120.0,
+    token_limit: int | None = None,
     runs_dir: Path | None = None,
     reveal: Callable[[RunResult], str] | None = None,
     on_end: Callable[[RunResult], None] | None = None,
@@ -159,28 +170,64 @@ async def serve_http(
         host: address to bind (loopback by default).
         port: port to bind (0: any free port).
         token: bearer token every request must carry (required off loopback).
+        allow_hosts: ``Host`` values admitted besides loopback names and the bound address.
+        allow_origins: ``Origin`` values admitted besides this port's loopback origins.
+        max_episodes: episodes open at once, at most (finished ones do not count).
+        limits: each episode's limits, as one value (or the three keywords below).
         max_tool_calls: per episode, as for ``run``.
         timeout: seconds per episode from its start (``None``: no limit).
+        token_limit: recorded tokens that end an episode (``None``: no limit).
         runs_dir: where run directories go (``None``: nothing written).
         reveal: when given, ``submit`` answers ``reveal(result)`` instead of ``Submitted.``.
         on_end: called with each episode's result when it ends.
         on_ready: called once listening, with ``{"url", "episodes": [{"id", "task", "url"}]}``.
 
     Raises:
-        SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found``,
-            ``task_invalid`` or ``tool_name_reserved``, before serving.
+        SiloError: ``serve_unprotected``, ``address_unavailable``, ``invalid_input`` (an
+            ``allow_hosts``/``allow_origins`` entry), ``task_not_found``, ``task_invalid`` or
+            ``tool_name_reserved``, before serving.
+        TypeError: ``limits`` beside a keyword that differs from its default.
+        ValueError: ``max_episodes`` below 1.
     """
+    settings = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+    if max_episodes < 1:
+        raise ValueError(f"max_episodes must be at least 1, not {max_episodes}.")
     _check_protected(host, token)
     env.verifier_for(env.task(task_id))
     check_reserved(tool_names(env), env.name)
-    loopback = is_loopback(host)
     sock = _bind(host, port)
-    limits = {"max_tool_calls": max_tool_calls, "timeout": timeout}
-    episodes = EpisodeHost(
-        env, _base_url(sock), limits, runs_dir, reveal, EndReport(on_end), _security(loopback)
-    )
-    app = ServeApp(episodes, token=token, default_task=task_id, loopback=loopback)
-    config = uvicorn.Config(
+    with sock:
+        bound, bound_port = sock.getsockname()[:2]
+        access = Access.build(
+            port=bound_port,
+            bound=bound,
+            token=token,
+            allow_hosts=allow_hosts,
+            allow_origins=allow_origins,
+        )
+        episodes = EpisodeHost(
+            env,
+            _base_url(sock),
+            settings,
+            runs_dir=runs_dir,
+            reveal=reveal,
+            report=EndReport(on_end),
+            max_episodes=max_episodes,
+        )
+        app = ServeApp(episodes, access=access, default_task=task_id)
+        server = _Server(_config(app))
+        async with episodes.running(), anyio.create_task_group() as group:
+            first = await episodes.open(task_id)
+            await group.start(_stop_on_signals, server, episodes)
+            if on_ready is not None:
+                on_ready({"url": episodes.base_url, "episodes": [first.summary()]})
+            await server.serve(sockets=[sock])
+            await episodes.close()  # uvicorn stopped by itself: end what is open
+            group.cancel_scope.cancel()
+
+
+def _config(app: ServeApp) -> uvicorn.Config:
+    return uvicorn.Config(
         app,
         lifespan="off",
         log_level="warning",
@@ -193,12 +240,3 @@ async def serve_http(
         http="auto",
         proxy_headers=False,
     )
-    server = _Server(config)
-    with sock:
-        async with episodes.running(), anyio.create_task_group() as group:
-            first = await episodes.open(task_id)
-            await group.start(_stop_on_signals, server)
-            if on_ready is not None:
-                on_ready({"url": episodes.base_url, "episodes": [first.summary()]})
-            await server.serve(sockets=[sock])
-            group.cancel_scope.cancel()

@@ -18,11 +18,11 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from .. import Episode, __version__
 from .._errors import SiloError
 from .._jsonutil import compact_json
 from .._result import RunResult
 from .._tools import BoundTool, ToolResult, ToolSpec, tool
+from .._version import __version__
 
 __all__ = [
     "SUBMIT",
@@ -88,14 +88,35 @@ def check_reserved(tool_names: Iterable[str], environment: str) -> None:
 
 
 def call_result(result: ToolResult) -> types.CallToolResult:
-    """A tool's result as MCP sends it: text content, structured content, the error flag."""
+    r"""A tool's result as MCP sends it: text content, structured content, the error flag.
+
+    A lone surrogate (which UTF-8, and so the wire, cannot carry) is sent as its ``\uXXXX``
+    escape, as the artifacts write it: inside the JSON text that is the same character.
+    """
     output = result.output
     text = output if isinstance(output, str) else compact_json(output)
+    structured = output if isinstance(output, dict) else None
+    if not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:  # rare: escape every string, then the text
+            text, structured = escaped(text), escaped(structured)
     return types.CallToolResult(
         content=[types.TextContent(text=text)],
-        structured_content=output if isinstance(output, dict) else None,
+        structured_content=structured,
         is_error=result.is_error,
     )
+
+
+def escaped(value: Any) -> Any:
+    r"""``value`` with every lone surrogate in its strings (and keys) as a ``\uXXXX`` escape."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode()
+    if isinstance(value, dict):
+        return {escaped(k): escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [escaped(v) for v in value]
+    return value
 
 
 def list_tools_result(specs: Sequence[ToolSpec]) -> types.ListToolsResult:
@@ -116,6 +137,10 @@ class Playable(Protocol):
         """The task's instruction."""
 
     @property
+    def tools(self) -> list[ToolSpec]:
+        """The tools (known once the episode has started)."""
+
+    @property
     def ended(self) -> bool:
         """True from the moment the episode ends."""
 
@@ -132,12 +157,14 @@ class Ended:
     Args:
         task: the task's instruction.
         refusal: what the episode answered calls after its end (``invalid_state``).
+        tools: the episode's tools.
     """
 
     ended = True
 
-    def __init__(self, task: str, refusal: ToolResult) -> None:
+    def __init__(self, task: str, refusal: ToolResult, tools: list[ToolSpec]) -> None:
         self.task = task
+        self.tools = tools
         self._refusal = refusal
 
     async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:
@@ -166,8 +193,9 @@ class EpisodeServer:
         name: the server's name (the environment's).
         reveal: when given, ``submit`` answers ``reveal(result)`` (the grade) instead of
             ``Submitted.``.
-        tools: what ``tools/list`` answers (:func:`list_tools_result`); by default built from
-            ``episode.tools``. A host serving many episodes of one environment builds it once.
+        tools_for: builds what ``tools/list`` answers from ``episode.tools``, on the first
+            ``tools/list`` (:func:`list_tools_result`). A host serving many episodes of one
+            environment passes one that builds it once for all of them.
 
     Attributes:
         server: the ``mcp`` low-level server to run on a transport.
@@ -179,14 +207,12 @@ class EpisodeServer:
         *,
         name: str,
         reveal: Callable[[RunResult], str] | None = None,
-        tools: types.ListToolsResult | None = None,
+        tools_for: Callable[[Sequence[ToolSpec]], types.ListToolsResult] = list_tools_result,
     ) -> None:
         self.episode = episode
         self._reveal = reveal
-        if tools is None:
-            assert isinstance(episode, Episode), "an Ended episode comes with its tools"
-            tools = list_tools_result(episode.tools)
-        self._tools = tools
+        self._tools_for = tools_for
+        self._tools: types.ListToolsResult | None = None
         self.server: Server[Any] = Server(
             name,
             version=__version__,
@@ -208,6 +234,8 @@ class EpisodeServer:
     async def _list_tools(
         self, ctx: Context, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if self._tools is None:
+            self._tools = self._tools_for(self.episode.tools)
         return self._tools
 
     async def _call_tool(
