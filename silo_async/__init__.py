@@ -42,7 +42,6 @@ from ._verify import VerifierOutcome as VerifierOutcome
 from ._verify import check as check
 from ._verify import optional as optional
 from ._verify import verifier as verifier
-
 from ._version import __version__ as __version__
 
 # The project layer and evaluation build on everything above, so they are imported last.
