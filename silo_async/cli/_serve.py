@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from .._environment import Environment
+from .._limits import Limits
 from .._result import RunResult
 from ._common import BACKEND_KEY, call_and_time_options, env_option, open_environment, run_async
 from ._errors import fail
@@ -27,6 +28,17 @@ __all__ = ["serve"]
 
 #: Where an HTTP server listens unless told otherwise.
 DEFAULT_PORT = 8765
+#: Open episodes an HTTP server holds at once unless told otherwise.
+DEFAULT_MAX_EPISODES = 1000
+#: The options that only ``--transport http`` takes (parameter name, flag).
+HTTP_ONLY = (
+    ("host", "--host"),
+    ("port", "--port"),
+    ("token", "--token"),
+    ("allow_origins", "--allow-origin"),
+    ("allow_hosts", "--allow-host"),
+    ("max_episodes", "--max-episodes"),
+)
 
 
 def _import_serve() -> ModuleType:
@@ -42,10 +54,10 @@ def _import_serve() -> ModuleType:
 
 
 def _only_for_http(ctx: click.Context, transport: str) -> None:
-    """``--host``/``--port``/``--token`` given on the command line with stdio: a usage error."""
+    """An HTTP option given on the command line with stdio: a usage error."""
     if transport == "http":
         return
-    for name, flag in (("host", "--host"), ("port", "--port"), ("token", "--token")):
+    for name, flag in HTTP_ONLY:
         if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
             raise click.UsageError(f"{flag} only applies to --transport http.", ctx)
 
@@ -87,6 +99,27 @@ def _reporter(as_json: bool, cwd: Path) -> Callable[[RunResult], None]:
     metavar="TOKEN",
     help="HTTP: require 'Authorization: Bearer TOKEN' on every request [env: SILO_SERVE_TOKEN].",
 )
+@click.option(
+    "--allow-origin",
+    "allow_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="HTTP: also admit requests from this browser Origin (repeatable).",
+)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="HOST",
+    help="HTTP: also answer this Host header, e.g. the machine's name (repeatable).",
+)
+@click.option(
+    "--max-episodes",
+    type=WholeNumber(min=1),
+    default=DEFAULT_MAX_EPISODES,
+    show_default=True,
+    help="HTTP: episodes open at once; POST /episodes beyond it is 503 capacity_reached.",
+)
 @call_and_time_options(
     "Tool calls per episode; the one beyond it ends the episode.",
     "Time limit per episode from its start, in milliseconds.",
@@ -106,6 +139,9 @@ def serve(
     host: str,
     port: int,
     token: str | None,
+    allow_origins: tuple[str, ...],
+    allow_hosts: tuple[str, ...],
+    max_episodes: int,
     max_tool_calls: int,
     timeout_ms: int,
     reveal_grade: bool,
@@ -130,8 +166,7 @@ def serve(
         environment, runs_dir = run_async(prepare)
     report = _reporter(as_json, cwd)
     options: dict[str, Any] = {
-        "max_tool_calls": max_tool_calls,
-        "timeout": timeout_ms / 1000,
+        "limits": Limits(max_tool_calls=max_tool_calls, timeout=timeout_ms / 1000),
         "runs_dir": runs_dir,
         "reveal": (lambda result: run_text(result, cwd)) if reveal_grade else None,
         "on_end": report,
@@ -161,6 +196,9 @@ def serve(
                 host=host,
                 port=port,
                 token=token,
+                allow_origins=allow_origins,
+                allow_hosts=allow_hosts,
+                max_episodes=max_episodes,
                 on_ready=announce,
                 **options,
             )

@@ -1,4 +1,11 @@
-"""ASGI plumbing of the HTTP server: JSON bodies, and requests cancelled when the client leaves.
+r"""ASGI plumbing of the HTTP server: JSON bodies, and requests cancelled when the client leaves.
+
+Before a request reaches the SDK's legacy transport (protocol revisions with the ``initialize``
+handshake), :func:`legacy_body` settles two things that transport gets wrong: a request whose
+``id`` is not a string or an integer is answered ``-32600`` (the SDK takes it for a
+notification: 202 and no answer), and a lone surrogate escape (``"\ud800"``), which its JSON
+parser refuses, reaches the tool as U+FFFD instead of failing the whole call. The 2026-07-28
+transport handles both itself.
 
 The MCP endpoints answer ``tools/call`` with one JSON body (the SDK's ``json_response``), not an
 SSE stream: the stream costs two tasks, a memory stream, a timer and a cancellation per call
@@ -11,13 +18,22 @@ request) still cancels the tool.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import anyio
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodyTooLarge", "call_cancelled_on_disconnect", "json_bytes", "read_body", "send_json"]
+__all__ = [
+    "BodyTooLarge",
+    "call_cancelled_on_disconnect",
+    "json_bytes",
+    "legacy_body",
+    "read_body",
+    "send_json",
+]
 
 _DISCONNECT: Message = {"type": "http.disconnect"}
 
@@ -62,6 +78,45 @@ async def read_body(receive: Receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
+#: The JSON-RPC answer to a request whose id is not a string or an integer.
+_BAD_ID = json_bytes(
+    {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Invalid request: id must be a string or an integer."},
+    }
+)
+_VERSION_HEADER = b"mcp-protocol-version"
+#: Any surrogate code point: in a str that ``json.loads`` made, always a lone one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _is_legacy(scope: Scope) -> bool:
+    """True when the SDK serves this request with its legacy (handshake-era) transport."""
+    for key, value in scope["headers"]:
+        if key == _VERSION_HEADER:
+            return value.decode("latin-1") in HANDSHAKE_PROTOCOL_VERSIONS
+    return True
+
+
+def legacy_body(body: bytes) -> bytes | None:
+    """The body to hand to the legacy transport, or ``None`` when it is answered ``_BAD_ID``."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return body  # the SDK answers its own parse error (400, -32700)
+    if isinstance(value, dict) and "id" in value and type(value["id"]) not in (int, str):
+        return None
+    if b"\\ud" in body or b"\\uD" in body:  # maybe a lone surrogate, which the SDK refuses
+        text = json.dumps(value, ensure_ascii=False)
+        if not text.isascii():
+            try:
+                text.encode()
+            except UnicodeEncodeError:
+                return _SURROGATE.sub("\ufffd", text).encode()
+    return body
+
+
 def _declared_length(scope: Scope) -> int:
     for key, value in scope["headers"]:
         if key == b"content-length":
@@ -89,6 +144,12 @@ async def call_cancelled_on_disconnect(
         return
     if body is None:  # the client is gone already
         return
+    if scope["method"] == "POST" and _is_legacy(scope):
+        checked = legacy_body(body)
+        if checked is None:
+            await send_json(send, _BAD_ID, 400)
+            return
+        body = checked
     pending: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
     gone = anyio.Event()
     state = {"complete": False}
