@@ -37,7 +37,7 @@ from .._episode import Episode, episode
 from .._limits import Limits
 from .._result import RunResult
 from .._tools import ToolResult, ToolSpec
-from ._asgi import call_cancelled_on_disconnect, json_bytes
+from ._asgi import call_cancelled_on_disconnect, json_bytes, send_json
 from ._lifecycle import EndReport
 from ._server import SUBMIT, Ended, EpisodeServer, list_tools_result
 
@@ -50,6 +50,12 @@ DRAIN_S = 30.0
 DEFAULT_MAX_EPISODES = 1000
 #: Random bytes in an episode id: an id is a capability (whoever knows it may play).
 ID_BYTES = 16
+
+
+#: What the endpoint of an episode ended by the shutdown answers until the process exits.
+_STOPPED = json_bytes(
+    {"error": {"code": "shutting_down", "message": "The server is shutting down."}}
+)
 
 
 class CapacityReached(Exception):
@@ -92,6 +98,8 @@ class Hosted:
     """The episode's block: cancelling it ends the episode ``cancelled`` (shutdown)."""
     _busy: int = attrs.field(default=0, init=False)
     _idle: anyio.Event | None = attrs.field(default=None, init=False)
+    stopped: bool = attrs.field(default=False, init=False)
+    """The endpoint no longer answers (the server is shutting down)."""
 
     def summary(self) -> dict[str, Any]:
         """``{"id", "task", "url"}``: what ``POST /episodes`` answers."""
@@ -114,6 +122,9 @@ class Hosted:
 
     async def serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer one request to the MCP endpoint."""
+        if self.stopped:
+            await send_json(send, _STOPPED, 503)
+            return
         counted = scope["method"] != "GET"  # a GET is an SSE stream that lasts: not waited for
         self._busy += counted
         try:
@@ -175,13 +186,14 @@ class _Slot:
     """One of the host's ``max_episodes`` places, taken at open and given back once."""
 
     def __init__(self, host: EpisodeHost) -> None:
-        host._open += 1
+        host._slots.add(self)
         self._host: EpisodeHost | None = host
         self.started = False
+        self.episode: Episode | None = None
 
     def release(self) -> None:
         if self._host is not None:
-            self._host._open -= 1
+            self._host._slots.discard(self)
             self._host = None
 
 
@@ -209,7 +221,7 @@ class EpisodeHost:
     _episodes: dict[str, Hosted | Finished] = attrs.field(factory=dict, init=False)
     _ids: list[str] = attrs.field(factory=list, init=False)
     _position: dict[str, int] = attrs.field(factory=dict, init=False)
-    _open: int = attrs.field(default=0, init=False)
+    _slots: set[_Slot] = attrs.field(factory=set, init=False)
     _owners: int = attrs.field(default=0, init=False)
     _all_done: anyio.Event | None = attrs.field(default=None, init=False)
     _ended: dict[tuple[str, str], _Shared] = attrs.field(factory=dict, init=False)
@@ -269,9 +281,13 @@ class EpisodeHost:
         self.env.verifier_for(self.env.task(task_id))  # fail here, not in the owner task
         if self._group is None:
             raise RuntimeError("The server is shutting down; no new episode can be opened.")
-        if self._open >= self.max_episodes:
+        if len(self._slots) >= self.max_episodes:
+            # An episode that has just ended frees its place at once, before its owner wakes.
+            for taken in [t for t in self._slots if t.episode is not None and t.episode.ended]:
+                taken.release()
+        if len(self._slots) >= self.max_episodes:
             raise CapacityReached(
-                f"{self._open} episodes are open, as many as this server holds "
+                f"{len(self._slots)} episodes are open, as many as this server holds "
                 f"(--max-episodes {self.max_episodes}). Finish one (submit, or POST "
                 "/episodes/<id>/finish) or wait for one to time out, then try again."
             )
@@ -337,6 +353,7 @@ class EpisodeHost:
             async with manager.run():
                 with anyio.CancelScope() as scope:
                     async with opened as ep:
+                        slot.episode = ep
                         ep.set_output("")  # a client that leaves without an answer gave ""
                         episode_id = self._new_id()
                         hosted = Hosted(
@@ -351,6 +368,7 @@ class EpisodeHost:
                 if result is not None:
                     await self._retire(hosted, result, await opened.call_tool(SUBMIT))
                 await hosted.drained(DRAIN_S)
+                hosted.stopped = True  # from now on answered without the manager
         finally:
             slot.release()
             self.report(opened.result)  # an episode the shutdown cancelled is written by now
