@@ -18,9 +18,14 @@ In one run, on a crm world (``get_user``, valid input):
   ``free_2core_calls_per_s`` what the two imply on two free cores shared by server and clients:
   ``min(1e6 / server, 2e6 / (server + clients))`` (the server runs on one core).
 
+* ``kb_per_open_episode``: what an open crm episode costs the server in memory: the growth of
+  a fresh server's resident set (VmRSS) while ``--episodes`` (1,000) episodes are opened and
+  held open, divided by their number.
+
 Targets: ``mcp_memory_call_us`` <= 10 x ``episode_call_us``; ``http_calls_per_s`` >= 1,000.
 Prints a table, then one JSON line. Run: ``.venv/bin/python benchmarks/bench_mcp.py``
-(``--clients N``, ``--calls N`` per client and round, ``--rounds N``, ``--client-procs N``).
+(``--clients N``, ``--calls N`` per client and round, ``--rounds N``, ``--client-procs N``,
+``--episodes N``).
 """
 
 from __future__ import annotations
@@ -76,11 +81,11 @@ async def in_process(env: silo.Environment) -> tuple[float, float]:
     return direct, memory
 
 
-def start_server(project: Path) -> tuple[subprocess.Popen[str], str]:
+def start_server(project: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
     command = [
         sys.executable, "-m", "silo_async", "serve", "--env", "sales", "--task", TASK,
         "--transport", "http", "--port", "0", "--json", "--max-tool-calls", "1000000",
-        "--timeout-ms", "3600000",
+        "--timeout-ms", "3600000", *extra,
     ]  # fmt: skip
     proc = subprocess.Popen(
         command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
@@ -98,6 +103,42 @@ async def one_client(url: str, work: Callable[[Client], Awaitable[Any]]) -> Any:
         async with Client(streamable_http_client(opened["url"], http_client=session)) as client:
             await client.call_tool(TOOL, ARGS)  # connected and warm
             return await work(client)
+
+
+def rss_kb(pid: int) -> int:
+    """The resident set of a process, in KB (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+async def open_many(url: str, count: int) -> None:
+    """Open ``count`` episodes, a few at a time, and leave them open."""
+    limiter = anyio.CapacityLimiter(20)
+
+    async def one(http: httpx2.AsyncClient) -> None:
+        async with limiter:
+            response = await http.post(f"{url}/episodes", json={"task": TASK})
+            assert response.status_code == 201, response.text
+
+    async with httpx2.AsyncClient(timeout=120, verify=TLS) as http, anyio.create_task_group() as g:
+        for _ in range(count):
+            g.start_soon(one, http)
+
+
+def memory_per_episode(project: Path, count: int) -> float:
+    """KB of server memory per open episode, with ``count`` open (a fresh server)."""
+    warm = 10
+    proc, url = start_server(project, "--max-episodes", str(1 + warm + count))
+    try:
+        anyio.run(open_many, url, warm)  # the first episodes build what all share
+        before = rss_kb(proc.pid)
+        anyio.run(open_many, url, count)
+        return (rss_kb(proc.pid) - before) / count
+    finally:
+        proc.kill()  # not Ctrl-C: grading and writing a thousand episodes is not measured here
+        proc.wait(timeout=120)
 
 
 def cpu_s(pid: int) -> float:
@@ -226,6 +267,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=10, help="calls per client and round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--client-procs", type=int, default=2, help="client processes")
+    parser.add_argument("--episodes", type=int, default=1000, help="open, for the memory figure")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker:
@@ -250,6 +292,7 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=60)
+        load["kb_per_episode"] = memory_per_episode(project, options.episodes)
     report(options, direct, memory, http_us, load, (load_before + load_average()) / 2)
 
 
@@ -271,6 +314,11 @@ def report(
         ("  server CPU per call", f"{load['server_cpu_us']:.0f} µs", ""),
         ("  clients' CPU per call", f"{load['client_cpu_us']:.0f} µs", "(the mcp client, httpx2)"),
         ("  on 2 free cores", f"{load['free_2core_per_s']:,.0f} calls/s", "(implied by CPU)"),
+        (
+            f"Memory per open episode ({options.episodes:,})",
+            f"{load['kb_per_episode']:.0f} KB",
+            "(server VmRSS growth / episodes)",
+        ),
     ]
     for label, figure, note in rows:
         print(f"{label:<42}{figure:>16}  {note}")
@@ -285,6 +333,8 @@ def report(
                 "server_cpu_us_per_call": round(load["server_cpu_us"], 1),
                 "client_cpu_us_per_call": round(load["client_cpu_us"], 1),
                 "free_2core_calls_per_s": round(load["free_2core_per_s"], 1),
+                "kb_per_open_episode": round(load["kb_per_episode"], 1),
+                "open_episodes": options.episodes,
                 "clients": options.clients,
                 "client_procs": options.client_procs,
                 "calls_per_client": options.calls,
