@@ -1,0 +1,128 @@
+"""The HTTP app of ``serve`` in this process, on both backends (DESIGN.md section 17).
+
+The host and its ASGI app driven through httpx2's ASGI transport: the access checks, the
+capacity bound and the listing, without a server process (``test_serve_safety`` drives the
+same over the wire).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+import silo_async as silo
+from silo_async.serve._access import Access
+from silo_async.serve._app import ServeApp
+from silo_async.serve._host import EpisodeHost
+
+from .worlds import ENV
+
+pytestmark = pytest.mark.anyio
+
+BASE = "http://127.0.0.1:8765"
+TASK = "TASK-BLOCK"
+
+
+@asynccontextmanager
+async def hosting(
+    runs_dir: Path, *, access: Access | None = None, max_episodes: int = 1000
+) -> AsyncIterator[tuple[EpisodeHost, httpx2.AsyncClient]]:
+    host = EpisodeHost(ENV, BASE, silo.Limits(timeout=60.0), runs_dir, max_episodes=max_episodes)
+    access = access or Access.build(port=8765, bound="127.0.0.1")
+    app = ServeApp(host, access=access, default_task=TASK)
+    transport = httpx2.ASGITransport(app=app)
+    async with (
+        host.running(),
+        httpx2.AsyncClient(transport=transport, base_url=BASE, timeout=30) as http,
+    ):
+        yield host, http
+
+
+async def test_the_checks_run_host_then_origin_then_token(tmp_path: Path) -> None:
+    access = Access.build(
+        port=8765,
+        bound="10.1.2.3",
+        token="t",
+        allow_hosts=["box.lan", "proxy.lan:443"],
+        allow_origins=["https://app.example/"],
+    )
+    cases: list[tuple[dict[str, str], int]] = [
+        ({"Host": "evil.example", "Origin": "https://evil.example"}, 421),
+        ({"Host": "10.1.2.3:8765", "Origin": "https://evil.example"}, 403),
+        ({"Host": "box.lan:9999", "Origin": "https://app.example:443"}, 401),
+        ({"Host": "proxy.lan:443"}, 401),
+        ({"Host": "proxy.lan:80"}, 421),
+        ({"Host": "LOCALHOST:1", "Origin": "HTTP://LocalHost:8765"}, 401),
+        ({"Host": "[::1]", "Origin": "http://[::1]:8765"}, 401),
+        ({"Host": "127.0.0.1", "Origin": "http://127.0.0.1"}, 403),  # port 80 is not this one
+        ({"Host": ""}, 421),
+        ({"Host": "127.0.0.1:80:80"}, 421),
+    ]
+    async with hosting(tmp_path, access=access) as (_, http):
+        for headers, status in cases:
+            response = await http.get("/episodes", headers=headers)
+            assert response.status_code == status, (headers, response.text)
+        authorized = await http.get("/episodes", headers={"Authorization": "Bearer t"})
+    assert authorized.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [("allow_hosts", "a b"), ("allow_hosts", "x:port"), ("allow_origins", "app.example")],
+)
+def test_a_bad_allow_entry_is_invalid_input(flag: str, value: str) -> None:
+    with pytest.raises(silo.SiloError) as raised:
+        Access.build(port=1, bound="127.0.0.1", **{flag: [value]})
+    assert raised.value.code == "invalid_input"
+
+
+async def test_capacity_counts_open_episodes_only(tmp_path: Path) -> None:
+    async with hosting(tmp_path, max_episodes=2) as (_, http):
+        opened = [(await http.post("/episodes", json={})).json() for _ in range(2)]
+        full = await http.post("/episodes", json={})
+        for episode in opened:
+            await http.post(f"/episodes/{episode['id']}/finish", json={"answer": "x"})
+        reopened = [await http.post("/episodes", json={}) for _ in range(2)]
+        listed = (await http.get("/episodes", params={"limit": 4})).json()
+    assert full.status_code == 503 and full.json()["error"]["code"] == "capacity_reached"
+    assert [r.status_code for r in reopened] == [201, 201]
+    assert [e["status"] for e in listed["episodes"]] == ["finished", "finished", "open", "open"]
+    assert listed["next"] is None  # the page ends exactly at the last episode
+
+
+async def test_pages_walk_every_episode_once(tmp_path: Path) -> None:
+    async with hosting(tmp_path) as (_, http):
+        ids = [(await http.post("/episodes", json={})).json()["id"] for _ in range(5)]
+        seen: list[str] = []
+        after: Any = None
+        for _ in range(10):
+            params = {"limit": 2, **({"after": after} if after else {})}
+            page = (await http.get("/episodes", params=params)).json()
+            seen += [e["id"] for e in page["episodes"]]
+            after = page["next"]
+            if after is None:
+                break
+        last = (await http.get("/episodes", params={"after": ids[-1]})).json()
+    assert seen == ids
+    assert last == {"episodes": [], "next": None}
+
+
+async def test_finish_refuses_what_is_not_a_string(tmp_path: Path) -> None:
+    async with hosting(tmp_path) as (host, http):
+        opened = (await http.post("/episodes", json={})).json()
+        finish = f"/episodes/{opened['id']}/finish"
+        refused = {
+            "number": await http.post(finish, json={"answer": 1}),
+            "missing": await http.post(finish, json={"other": "x"}),
+            "array": await http.post(finish, content=b"[]"),
+        }
+        hosted = host.get(opened["id"])
+        assert hosted is not None and "open" in hosted.status().decode()
+    assert "received number" in refused["number"].json()["error"]["message"]
+    assert "none was given" in refused["missing"].json()["error"]["message"]
+    assert all(r.status_code == 400 for r in refused.values())
