@@ -76,8 +76,9 @@ async def test_the_checks_run_host_then_origin_then_token(tmp_path: Path) -> Non
     [("allow_hosts", "a b"), ("allow_hosts", "x:port"), ("allow_origins", "app.example")],
 )
 def test_a_bad_allow_entry_is_invalid_input(flag: str, value: str) -> None:
+    given: dict[str, Any] = {flag: [value]}
     with pytest.raises(silo.SiloError) as raised:
-        Access.build(port=1, bound="127.0.0.1", **{flag: [value]})
+        Access.build(port=1, bound="127.0.0.1", **given)
     assert raised.value.code == "invalid_input"
 
 
