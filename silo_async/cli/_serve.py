@@ -7,6 +7,7 @@ The ``mcp`` extra is imported only here, when the command runs, so the rest of t
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -43,14 +44,14 @@ HTTP_ONLY = (
 
 def _import_serve() -> ModuleType:
     try:
-        from .. import serve as module
+        # The serve package itself, relative to this one (never through the facade).
+        return importlib.import_module("..serve", __package__)
     except ImportError as exc:
         fail(
             "mcp_not_installed",
             f"silo-async serve needs the official MCP SDK, which is not installed ({exc}): "
             "pip install 'silo_async[mcp]'.",
         )
-    return module
 
 
 def _only_for_http(ctx: click.Context, transport: str) -> None:
