@@ -628,3 +628,20 @@ async def test_stdio_a_lone_surrogate_output_and_a_client_leaving_without_submit
     written = run_files(project, run.name)["result"]
     assert (written["terminationReason"], written["agentOutput"]) == ("completed", "")
     assert "Traceback" not in log.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "flag", [("--allow-origin", ORIGIN), ("--allow-host", "box.lan"), ("--max-episodes", "5")]
+)
+def test_the_new_http_flags_are_usage_errors_with_stdio(
+    project: Path, flag: tuple[str, str]
+) -> None:
+    done = subprocess.run(
+        serve_command("--task", "TASK-001", *flag),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and f"{flag[0]} only applies to --transport http" in done.stderr
