@@ -252,7 +252,8 @@ class EpisodeHost:
             if isinstance(hosted, Hosted):
                 hosted.scope.cancel()
         if self._owners:
-            self._all_done = anyio.Event()
+            if self._all_done is None:  # one event for every caller (a second signal, the end)
+                self._all_done = anyio.Event()
             await self._all_done.wait()
 
     def get(self, episode_id: str) -> Hosted | Finished | None:
