@@ -22,6 +22,7 @@ from silo_async.serve._access import Access
 from silo_async.serve._app import ServeApp
 from silo_async.serve._host import EpisodeHost
 
+from .serve_support import text_of
 from .worlds import ENV
 
 pytestmark = pytest.mark.anyio
@@ -160,7 +161,7 @@ async def _play(tmp_path: Path, *, streamed: bool, mode: str) -> list[Any]:
             results = [await client.call_tool(name, args) for name, args in CALLS]
         status = (await http.get(f"/episodes/{opened['id']}")).json()
     return [
-        *((r.structured_content, r.content[0].text, r.is_error) for r in results),
+        *((r.structured_content, text_of(r), r.is_error) for r in results),
         {k: v for k, v in status["result"].items() if k != "durationMs"},
     ]
 
