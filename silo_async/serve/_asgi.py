@@ -8,11 +8,14 @@ parser refuses, reaches the tool as U+FFFD instead of failing the whole call. Th
 transport handles both itself.
 
 The MCP endpoints answer ``tools/call`` with one JSON body (the SDK's ``json_response``), not an
-SSE stream: the stream costs two tasks, a memory stream, a timer and a cancellation per call
-(measured at ~40% of the server's CPU per call). The stream was also what cancelled the handler
-when the client went away; :func:`call_cancelled_on_disconnect` keeps that with one task, which
-ends by itself when the response is complete: a client that cancels a call (closes its
-request) still cancels the tool.
+SSE stream: the stream costs two tasks, a memory stream, a timer and a cancellation per call.
+``bench_mcp`` measured the server's CPU per call at 775-805 µs this way against 930-935 µs with
+the SDK's streams (200 clients, one shared machine, same session): the fast path saves about
+15%. The stream was also what cancelled the handler when the client went away;
+:func:`call_cancelled_on_disconnect` keeps that with one task, which ends by itself when the
+response is complete: a client that cancels a call (closes its request) still cancels the tool.
+:func:`call_streamed` is the reference path on the SDK's own streams
+(``EpisodeHost(streamed=True)``); a test plays both and compares the answers.
 """
 
 from __future__ import annotations
@@ -158,7 +161,7 @@ async def call_streamed(
 
     With the SDK's SSE responses (``json_response=False``) the stream watches for the client
     to leave and cancels the call itself. :func:`call_cancelled_on_disconnect` does the same
-    for JSON responses at about half the server's CPU per call (see the module docstring).
+    for JSON responses with about 15% less server CPU per call (see the module docstring).
     """
     body = await _checked_body(app, scope, receive, send, max_body)
     if body is None:
