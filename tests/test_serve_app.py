@@ -89,11 +89,10 @@ async def test_the_checks_run_host_then_origin_then_token(tmp_path: Path) -> Non
     ("flag", "value"),
     [("allow_hosts", "a b"), ("allow_hosts", "x:port"), ("allow_origins", "app.example")],
 )
-def test_a_bad_allow_entry_is_invalid_input(flag: str, value: str) -> None:
+def test_a_bad_allow_entry_is_a_value_error(flag: str, value: str) -> None:
     given: dict[str, Any] = {flag: [value]}
-    with pytest.raises(silo.SiloError) as raised:
+    with pytest.raises(ValueError, match=f'{flag}: "{value}" is not'):
         Access.build(port=1, bound="127.0.0.1", **given)
-    assert raised.value.code == "invalid_input"
 
 
 async def test_capacity_counts_open_episodes_only(tmp_path: Path) -> None:

@@ -649,3 +649,20 @@ def test_the_new_http_flags_are_usage_errors_with_stdio(
         check=False,
     )
     assert done.returncode == 2 and f"{flag[0]} only applies to --transport http" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--allow-host", "a b"), ("--allow-origin", "app.example")]
+)
+def test_an_allow_flag_that_is_no_host_or_origin_is_a_usage_error(
+    project: Path, flag: str, value: str
+) -> None:
+    done = subprocess.run(
+        serve_command("--task", "TASK-001", "--transport", "http", "--port", "0", flag, value),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and f'Invalid value for {flag}: "{value}" is not' in done.stderr

@@ -63,6 +63,19 @@ def _only_for_http(ctx: click.Context, transport: str) -> None:
             raise click.UsageError(f"{flag} only applies to --transport http.", ctx)
 
 
+def _check_allowed(allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...]) -> None:
+    """``--allow-host``/``--allow-origin`` values that are no host or origin: a usage error."""
+    access = importlib.import_module("..serve._access", __package__)
+    for flag, name, values in (
+        ("--allow-host", "allow_hosts", allow_hosts),
+        ("--allow-origin", "allow_origins", allow_origins),
+    ):
+        try:
+            access.Access.build(port=1, bound="127.0.0.1", **{name: values})
+        except ValueError as exc:
+            raise click.BadParameter(str(exc).split(": ", 1)[1], param_hint=flag) from None
+
+
 def _reporter(as_json: bool, cwd: Path) -> Callable[[RunResult], None]:
     """Print an ended episode's report on stderr (stdout may be the MCP wire)."""
 
@@ -156,6 +169,7 @@ def serve(
     """
     _only_for_http(ctx, transport)
     module = _import_serve()
+    _check_allowed(allow_hosts, allow_origins)
     cwd = Path.cwd()
 
     async def prepare() -> tuple[Environment, Path]:

@@ -24,8 +24,6 @@ from collections.abc import Iterable
 import attrs
 from starlette.types import Scope
 
-from .._errors import SiloError
-
 __all__ = ["LOOPBACK_NAMES", "Access", "Refusal"]
 
 #: Host names that always mean this machine.
@@ -106,15 +104,15 @@ class Access:
         """The checks for a server on ``bound:port``.
 
         Raises:
-            SiloError: ``invalid_input`` for an ``allow_hosts`` or ``allow_origins`` entry that
-                is not a host or an origin.
+            ValueError: an ``allow_hosts`` or ``allow_origins`` entry is not a host or an
+                origin.
         """
         hosts = {*LOOPBACK_NAMES, _host_name(bound)}
         host_ports: set[tuple[str, int]] = set()
         for given in allow_hosts:
             parsed = _authority(given.strip())
             if parsed is None:
-                raise _bad("--allow-host", given, "a host name or address, optionally with :PORT")
+                raise _bad("allow_hosts", given, "a host name or address, optionally with :PORT")
             if parsed[1] is None:
                 hosts.add(parsed[0])
             else:
@@ -123,7 +121,7 @@ class Access:
         for given in allow_origins:
             origin = _origin(given.strip().rstrip("/"))
             if origin is None:
-                raise _bad("--allow-origin", given, "an origin such as https://app.example:8443")
+                raise _bad("allow_origins", given, "an origin such as https://app.example:8443")
             origins.add(origin)
         auth = f"Bearer {token}".encode() if token else None
         return cls(frozenset(hosts), frozenset(host_ports), frozenset(origins), auth)
@@ -171,7 +169,5 @@ class Access:
         return host in self._hosts or (port is not None and (host, port) in self._host_ports)
 
 
-def _bad(flag: str, given: str, wanted: str) -> SiloError:
-    return SiloError(
-        "invalid_input", f'{flag} "{given}" is not {wanted}.', {"flag": flag, "value": given}
-    )
+def _bad(name: str, given: str, wanted: str) -> ValueError:
+    return ValueError(f'{name}: "{given}" is not {wanted}.')

@@ -183,15 +183,16 @@ async def serve_http(
         on_ready: called once listening, with ``{"url", "episodes": [{"id", "task", "url"}]}``.
 
     Raises:
-        SiloError: ``serve_unprotected``, ``address_unavailable``, ``invalid_input`` (an
-            ``allow_hosts``/``allow_origins`` entry), ``task_not_found``, ``task_invalid`` or
-            ``tool_name_reserved``, before serving.
+        SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found``,
+            ``task_invalid`` or ``tool_name_reserved``, before serving.
         TypeError: ``limits`` beside a keyword that differs from its default.
-        ValueError: ``max_episodes`` below 1.
+        ValueError: ``max_episodes`` below 1, or an ``allow_hosts``/``allow_origins`` entry
+            that is not a host or an origin.
     """
     settings = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     if max_episodes < 1:
         raise ValueError(f"max_episodes must be at least 1, not {max_episodes}.")
+    Access.build(port=port, bound=host, allow_hosts=allow_hosts, allow_origins=allow_origins)
     _check_protected(host, token)
     env.verifier_for(env.task(task_id))
     check_reserved(tool_names(env), env.name)
