@@ -122,7 +122,7 @@ async def test_a_limit_ends_the_episode_and_later_calls_answer_invalid_state(
     project: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "stderr.txt"
-    args = ("--task", "TASK-001", "--max-tool-calls", "1", "--json")
+    args = ("--task", "TASK-001", "--max-tool-calls", "1", "--token-limit", "50", "--json")
     with log.open("w", encoding="utf-8") as errlog:
         async with stdio(project, errlog, *args) as client:
             await client.call_tool("list_users", {})
@@ -138,6 +138,8 @@ async def test_a_limit_ends_the_episode_and_later_calls_answer_invalid_state(
     assert lines[-1] == "exit=0"
     report = json.loads(lines[-2])  # --json: the report is one JSON line, as `run --json`
     assert (report["terminationReason"], report["toolCalls"]) == ("max_tool_calls", 1)
+    run_start = run_files(project, only_run(project))["trace"][0]
+    assert run_start["config"] == {"maxToolCalls": 1, "timeoutMs": 120000, "tokenLimit": 50}
     assert report["runDir"] == f".silo/runs/{only_run(project)}"
 
 

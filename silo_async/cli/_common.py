@@ -21,9 +21,7 @@ import click
 from .._errors import SiloError
 from .._jsonutil import pretty_json
 from ..project import (
-    EnvironmentHandle,
     EnvironmentStore,
-    Project,
     ProjectStore,
     check_environment_name,
     enclosing_project,
@@ -45,7 +43,6 @@ __all__ = [
     "environment_store",
     "json_option",
     "limit_options",
-    "open_environment",
     "project_root",
     "project_store",
     "run_async",
@@ -138,12 +135,6 @@ def environment_store(name: str) -> EnvironmentStore:
             {"environment": name, "available": []},
         )
     return project.open_environment(name)
-
-
-async def open_environment(name: str) -> EnvironmentHandle:
-    """:func:`environment_store` as an SDK handle, for a command already inside its loop."""
-    store = environment_store(name)
-    return EnvironmentHandle(Project(store.project.cwd), store.path)
 
 
 def echo_json(value: Any) -> None:

@@ -17,10 +17,9 @@ from typing import Any
 
 import click
 
-from .._environment import Environment
 from .._limits import Limits
 from .._result import RunResult
-from ._common import BACKEND_KEY, call_and_time_options, env_option, open_environment, run_async
+from ._common import BACKEND_KEY, call_and_time_options, env_option, environment_store, run_async
 from ._errors import fail
 from ._report import run_json, run_text
 from ._types import WholeNumber
@@ -134,6 +133,13 @@ def _reporter(as_json: bool, cwd: Path) -> Callable[[RunResult], None]:
     show_default=True,
     help="HTTP: episodes open at once; POST /episodes beyond it is 503 capacity_reached.",
 )
+@click.option(
+    "--token-limit",
+    type=WholeNumber(min=0),
+    default=None,
+    help="Recorded input + output tokens per episode before it ends "
+    "(max_tokens; default: no limit).",
+)
 @call_and_time_options(
     "Tool calls per episode; the one beyond it ends the episode.",
     "Time limit per episode from its start, in milliseconds.",
@@ -158,6 +164,7 @@ def serve(
     max_episodes: int,
     max_tool_calls: int,
     timeout_ms: int,
+    token_limit: int | None,
     reveal_grade: bool,
     as_json: bool,
 ) -> None:
@@ -172,16 +179,13 @@ def serve(
     _check_allowed(allow_hosts, allow_origins)
     cwd = Path.cwd()
 
-    async def prepare() -> tuple[Environment, Path]:
-        handle = await open_environment(env_name)
-        return await handle.load(), handle.project.runs_dir
-
     # Anything printed while the environment loads must not reach stdout, the MCP wire of stdio.
     with contextlib.redirect_stdout(sys.stderr):
-        environment, runs_dir = run_async(prepare)
+        store = environment_store(env_name)
+        environment, runs_dir = store.load(), store.project.runs_dir
     report = _reporter(as_json, cwd)
     options: dict[str, Any] = {
-        "limits": Limits(max_tool_calls=max_tool_calls, timeout=timeout_ms / 1000),
+        "limits": Limits(max_tool_calls, timeout_ms / 1000, token_limit),
         "runs_dir": runs_dir,
         "reveal": (lambda result: run_text(result, cwd)) if reveal_grade else None,
         "on_end": report,
