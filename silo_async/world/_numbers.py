@@ -13,9 +13,19 @@ from collections.abc import Mapping
 from typing import Any, Final, TypeVar, overload
 
 from ._money import to_money
-from ._readers import REQUIRED, absent, field_name, invalid
+from ._readers import REQUIRED, invalid, take
 
-__all__ = ["MAX_AMOUNT", "MAX_INTEGER", "MAX_NUMBER", "read_int", "read_money", "read_number"]
+__all__ = [
+    "MAX_AMOUNT",
+    "MAX_INTEGER",
+    "MAX_NUMBER",
+    "int_rule",
+    "money_rule",
+    "number_rule",
+    "read_int",
+    "read_money",
+    "read_number",
+]
 
 T = TypeVar("T")
 
@@ -37,6 +47,52 @@ def _bounded(name: str, value: Any, number: float, lo: float, hi: float) -> None
 
 def _plain(bound: float) -> str:
     return str(int(bound)) if float(bound).is_integer() and abs(bound) < 1e16 else f"{bound:g}"
+
+
+def int_rule(name: str, value: Any, minimum: int | None = None, maximum: int | None = None) -> int:
+    """A whole number within ``[minimum, maximum]`` (default ``±MAX_INTEGER``); ``3.0`` is 3."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise invalid(name, "must be a whole number", value)
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        raise invalid(name, "must be a whole number", value)
+    lo = -MAX_INTEGER if minimum is None else minimum
+    hi = MAX_INTEGER if maximum is None else maximum
+    _bounded(name, value, value, lo, hi)
+    return int(value)
+
+
+def _finite(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise invalid(name, "must be a number", value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise invalid(name, "must be a finite number", value)
+    return value
+
+
+def number_rule(
+    name: str, value: Any, minimum: float | None = None, maximum: float | None = None
+) -> Any:
+    """A finite number within ``[minimum, maximum]`` (default ``±MAX_NUMBER``), as given."""
+    number = _finite(name, value)
+    lo = -MAX_NUMBER if minimum is None else minimum
+    hi = MAX_NUMBER if maximum is None else maximum
+    _bounded(name, value, number, lo, hi)
+    return value
+
+
+def money_rule(
+    name: str, value: Any, allow_zero: bool = False, maximum: float = MAX_AMOUNT
+) -> float:
+    """A positive (or, with ``allow_zero``, non-negative) amount, rounded half up to cents."""
+    number = _finite(name, value)
+    if number < 0 or (number == 0 and not allow_zero):
+        rule = "must not be negative" if allow_zero else "must be a positive amount"
+        raise invalid(name, rule, value)
+    _bounded(name, value, number, 0, maximum)
+    amount = to_money(number)
+    if amount == 0 and not allow_zero:
+        raise invalid(name, "must be at least 0.01", value, minimum=0.01)
+    return amount
 
 
 @overload
@@ -71,26 +127,7 @@ def read_int(
 
     ``3.0`` is read as ``3`` (JSON Schema counts it as an integer too); booleans are refused.
     """
-    name = field_name(key, path)
-    value = input.get(key)
-    if value is None:
-        return absent(name, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise invalid(name, "must be a whole number", value)
-    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
-        raise invalid(name, "must be a whole number", value)
-    lo = -MAX_INTEGER if minimum is None else minimum
-    hi = MAX_INTEGER if maximum is None else maximum
-    _bounded(name, value, value, lo, hi)
-    return int(value)
-
-
-def _finite(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise invalid(name, "must be a number", value)
-    if isinstance(value, float) and not math.isfinite(value):
-        raise invalid(name, "must be a finite number", value)
-    return value
+    return take(input, key, default, path, int_rule, minimum=minimum, maximum=maximum)
 
 
 @overload
@@ -122,15 +159,7 @@ def read_number(
     path: str | None = None,
 ) -> Any:
     """A finite number within ``[minimum, maximum]`` (default ``±MAX_NUMBER``), as given."""
-    name = field_name(key, path)
-    value = input.get(key)
-    if value is None:
-        return absent(name, default)
-    number = _finite(name, value)
-    lo = -MAX_NUMBER if minimum is None else minimum
-    hi = MAX_NUMBER if maximum is None else maximum
-    _bounded(name, value, number, lo, hi)
-    return value
+    return take(input, key, default, path, number_rule, minimum=minimum, maximum=maximum)
 
 
 @overload
@@ -165,16 +194,4 @@ def read_money(
 
     Whole amounts come back as ``int`` (see :func:`~silo_async.world.to_money`).
     """
-    name = field_name(key, path)
-    value = input.get(key)
-    if value is None:
-        return absent(name, default)
-    number = _finite(name, value)
-    if number < 0 or (number == 0 and not allow_zero):
-        rule = "must not be negative" if allow_zero else "must be a positive amount"
-        raise invalid(name, rule, value)
-    _bounded(name, value, number, 0, maximum)
-    amount = to_money(number)
-    if amount == 0 and not allow_zero:
-        raise invalid(name, "must be at least 0.01", value, minimum=0.01)
-    return amount
+    return take(input, key, default, path, money_rule, allow_zero=allow_zero, maximum=maximum)

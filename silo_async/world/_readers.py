@@ -12,13 +12,17 @@ the key is absent or null; without one the key is required. Readers never raise 
 :class:`~silo_async.ToolError`, whatever JSON value they get (NaN, ``1e400``, an integer of ten
 thousand digits, a list where a string belongs): every number reader has a finite range by
 default, so a value that passes is safe to compute with and to write as JSON.
+
+Each reader is one *rule* (``rule(name, value, **options)``, applied to a value that is there)
+behind :func:`take`, which settles absent and null keys the same way for all of them; typed
+fields (:mod:`silo_async.world._fields`) apply the same rules.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from .._errors import ToolError
@@ -26,9 +30,14 @@ from ._values import quoted, shown
 
 __all__ = [
     "REQUIRED",
+    "Rule",
     "absent",
+    "bool_rule",
+    "date_rule",
+    "enum_rule",
     "field_name",
     "invalid",
+    "objects_rule",
     "read_bool",
     "read_date",
     "read_enum",
@@ -36,9 +45,17 @@ __all__ = [
     "read_string",
     "read_strings",
     "require_some",
+    "string_rule",
+    "strings_rule",
+    "take",
 ]
 
 T = TypeVar("T")
+R = TypeVar("R")
+
+#: ``rule(name, value, **options)``: the clean value of a ``value`` that is there (not null), or
+#: ``invalid_input`` naming ``name``.
+Rule = Callable[..., R]
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -73,6 +90,82 @@ def absent(name: str, default: Any) -> Any:
     return default
 
 
+def take(
+    input: Mapping[str, Any],
+    key: str,
+    default: Any,
+    path: str | None,
+    rule: Rule[Any],
+    **options: Any,
+) -> Any:
+    """``rule`` applied to ``input[key]``; ``default`` (or "is required") when absent or null.
+
+    An absent key and a null one are the same: "not given" (what a strict-mode model sends for a
+    property it leaves out).
+    """
+    value = input.get(key)
+    if value is None:
+        return absent(field_name(key, path), default)
+    return rule(field_name(key, path), value, **options)
+
+
+def string_rule(name: str, value: Any) -> str:
+    """A non-empty string, stripped of surrounding white space."""
+    if not isinstance(value, str):
+        raise invalid(name, "must be a string", value)
+    text = value.strip()
+    if not text:
+        raise invalid(name, "must not be empty", value)
+    return text
+
+
+def bool_rule(name: str, value: Any) -> bool:
+    """``true`` or ``false`` (not ``1``, not ``"yes"``)."""
+    if not isinstance(value, bool):
+        raise invalid(name, "must be true or false", value)
+    return value
+
+
+def enum_rule(name: str, value: Any, allowed: Sequence[str]) -> str:
+    """One of ``allowed`` (exact match); the details list the allowed values."""
+    if not isinstance(value, str) or value not in allowed:
+        raise invalid(name, f"must be one of: {', '.join(allowed)}", value, allowed=list(allowed))
+    return value
+
+
+def date_rule(name: str, value: Any) -> str:
+    """A real calendar date written exactly ``YYYY-MM-DD`` (not ``20260511``, not 02-30)."""
+    rule = "must be a real calendar date in YYYY-MM-DD form"
+    if not isinstance(value, str) or not _DATE.fullmatch(value):
+        raise invalid(name, rule, value)
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        raise invalid(name, rule, value) from None
+    return value
+
+
+def strings_rule(name: str, value: Any, unique: bool = True) -> list[str]:
+    """A non-empty list of non-empty strings (stripped); with ``unique``, no repeats."""
+    rule = "must be a non-empty list of non-empty strings"
+    if not isinstance(value, list) or not value:
+        raise invalid(name, rule, value)
+    if not all(isinstance(item, str) and item.strip() for item in value):
+        raise invalid(name, rule, value)
+    items = [item.strip() for item in value]
+    if unique and len(set(items)) != len(items):
+        repeated = sorted({item for item in items if items.count(item) > 1})
+        raise invalid(name, f"must not repeat {', '.join(repeated)}", value)
+    return items
+
+
+def objects_rule(name: str, value: Any) -> list[dict[str, Any]]:
+    """A non-empty list of objects."""
+    if not isinstance(value, list) or not value or not all(isinstance(i, dict) for i in value):
+        raise invalid(name, "must be a non-empty list of objects", value)
+    return list(value)
+
+
 @overload
 def read_string(input: Mapping[str, Any], key: str, *, path: str | None = None) -> str: ...
 @overload
@@ -90,16 +183,7 @@ def read_string(
         default: returned when the key is absent or null; without it the key is required.
         path: where ``input`` sits in the tool's input, for messages (``lines[2]``).
     """
-    name = field_name(key, path)
-    value = input.get(key)
-    if value is None:
-        return absent(name, default)
-    if not isinstance(value, str):
-        raise invalid(name, "must be a string", value)
-    text = value.strip()
-    if not text:
-        raise invalid(name, "must not be empty", value)
-    return text
+    return take(input, key, default, path, string_rule)
 
 
 @overload
@@ -112,13 +196,7 @@ def read_bool(
     input: Mapping[str, Any], key: str, default: Any = REQUIRED, *, path: str | None = None
 ) -> Any:
     """``true`` or ``false`` (not ``1``, not ``"yes"``)."""
-    name = field_name(key, path)
-    value = input.get(key)
-    if value is None:
-        return absent(name, default)
-    if not isinstance(value, bool):
-        raise invalid(name, "must be true or false", value)
-    return value
+    return take(input, key, default, path, bool_rule)
 
 
 @overload
@@ -143,13 +221,7 @@ def read_enum(
     path: str | None = None,
 ) -> Any:
     """One of ``allowed`` (exact match); the details list the allowed values."""
-    name = field_name(key, path)
-    value = input.get(key)
-    if value is None:
-        return absent(name, default)
-    if not isinstance(value, str) or value not in allowed:
-        raise invalid(name, f"must be one of: {', '.join(allowed)}", value, allowed=list(allowed))
-    return value
+    return take(input, key, default, path, enum_rule, allowed=allowed)
 
 
 @overload
@@ -162,18 +234,7 @@ def read_date(
     input: Mapping[str, Any], key: str, default: Any = REQUIRED, *, path: str | None = None
 ) -> Any:
     """A real calendar date written exactly ``YYYY-MM-DD`` (not ``20260511``, not 02-30)."""
-    name = field_name(key, path)
-    value = input.get(key)
-    if value is None:
-        return absent(name, default)
-    rule = "must be a real calendar date in YYYY-MM-DD form"
-    if not isinstance(value, str) or not _DATE.fullmatch(value):
-        raise invalid(name, rule, value)
-    try:
-        dt.date.fromisoformat(value)
-    except ValueError:
-        raise invalid(name, rule, value) from None
-    return value
+    return take(input, key, default, path, date_rule)
 
 
 @overload
@@ -198,20 +259,7 @@ def read_strings(
     path: str | None = None,
 ) -> Any:
     """A non-empty list of non-empty strings (stripped); with ``unique``, no repeats."""
-    name = field_name(key, path)
-    value = input.get(key)
-    if value is None:
-        return absent(name, default)
-    rule = "must be a non-empty list of non-empty strings"
-    if not isinstance(value, list) or not value:
-        raise invalid(name, rule, value)
-    if not all(isinstance(item, str) and item.strip() for item in value):
-        raise invalid(name, rule, value)
-    items = [item.strip() for item in value]
-    if unique and len(set(items)) != len(items):
-        repeated = sorted({item for item in items if items.count(item) > 1})
-        raise invalid(name, f"must not repeat {', '.join(repeated)}", value)
-    return items
+    return take(input, key, default, path, strings_rule, unique=unique)
 
 
 @overload
@@ -226,13 +274,7 @@ def read_objects(
     input: Mapping[str, Any], key: str, default: Any = REQUIRED, *, path: str | None = None
 ) -> Any:
     """A non-empty list of objects (read their fields with ``path=f"{key}[{i}]"``)."""
-    name = field_name(key, path)
-    value = input.get(key)
-    if value is None:
-        return absent(name, default)
-    if not isinstance(value, list) or not value or not all(isinstance(i, dict) for i in value):
-        raise invalid(name, "must be a non-empty list of objects", value)
-    return list(value)
+    return take(input, key, default, path, objects_rule)
 
 
 def require_some(input: Mapping[str, Any], keys: Sequence[str]) -> None:
