@@ -175,9 +175,9 @@ def test_broken_seed_references_are_reported_with_the_record(tmp_path: Path) -> 
     def dangling(opps: Any) -> None:
         opps[0]["accountId"] = "ACC-404"
 
-    with pytest.raises(w.SeedError, match=r"OPP-001\.accountId names ACC-404"):
+    with pytest.raises(w.records.SeedError, match=r"OPP-001\.accountId names ACC-404"):
         _broken_seed(tmp_path / "a", "opportunities.json", dangling).clone()
-    with pytest.raises(w.SeedError, match="OPP is 3"):
+    with pytest.raises(w.records.SeedError, match="OPP is 3"):
         _broken_seed(tmp_path / "b", "sequences.json", lambda s: s.update(OPP=3)).clone()
 
 
@@ -390,7 +390,7 @@ async def test_writes_append_audit_events_and_reads_do_not() -> None:
     new = world.state["auditLog"][len(world.initial["auditLog"]) :]
     assert [e["id"] for e in new] == ["AUD-0004", "AUD-0005"]
     assert [e["action"] for e in new] == ["update_opportunity", "advance_opportunity_stage"]
-    assert all(e["actorId"] == "USR-002" and e["at"] == w.now(world.state) for e in new)
+    assert all(e["actorId"] == "USR-002" and e["at"] == w.clock.now(world.state) for e in new)
     assert new[0]["changes"] == [{"field": "amount", "from": 185000, "to": 190000}]
     assert new[1]["changes"] == [{"field": "stageId", "from": "STG-004", "to": "STG-005"}]
     listed = await world.ok("list_audit_entries", {"entityId": "OPP-001"})

@@ -31,7 +31,7 @@ def _seed_dir(tmp_path: Path) -> Path:
     )
 
 
-REFS: list[w.Reference] = [
+REFS: list[w.records.Reference] = [
     ("users", "teamId", "teams"),
     ("teams", "memberIds", "users"),
     ("orders", "lines.userId", "users"),
@@ -55,7 +55,7 @@ def test_seed_key_order(tmp_path: Path) -> None:
     ]  # fmt: skip
     ordered = w.Seed(directory, order=["clock", "users"]).clone()
     assert list(ordered) == ["clock", "users", "auditLog", "orders", "sequences", "teams"]
-    with pytest.raises(w.SeedError, match=r"No data/stock\.json"):
+    with pytest.raises(w.records.SeedError, match=r"No data/stock\.json"):
         w.Seed(directory, order=["stock"]).clone()
 
 
@@ -92,30 +92,30 @@ def test_broken_seeds_fail_naming_the_record(
     tmp_path: Path, files: dict[str, Any], message: str
 ) -> None:
     seed = w.Seed(_data(tmp_path, **files), references=REFS[:2])
-    with pytest.raises(w.SeedError) as caught:
+    with pytest.raises(w.records.SeedError) as caught:
         seed.clone()
     assert str(caught.value) == message
 
 
 def test_round_half_up_is_the_one_rounding() -> None:
-    assert w.round_half_up(1.005) == 1.01
-    assert w.round_half_up(2.675) == 2.68
-    assert w.round_half_up(-2.5, 0) == -3
-    assert w.round_half_up(0.125, 2) == 0.13
-    assert w.round_half_up(12.25, 1) == 12.3
-    assert w.round_half_up(1e300) == 1e300
-    assert w.to_money(746500.0) == 746500
-    assert type(w.to_money(746500.0)) is int
-    assert w.sum_money([0.1] * 3) == 0.3
+    assert w.amounts.round_half_up(1.005) == 1.01
+    assert w.amounts.round_half_up(2.675) == 2.68
+    assert w.amounts.round_half_up(-2.5, 0) == -3
+    assert w.amounts.round_half_up(0.125, 2) == 0.13
+    assert w.amounts.round_half_up(12.25, 1) == 12.3
+    assert w.amounts.round_half_up(1e300) == 1e300
+    assert w.amounts.to_money(746500.0) == 746500
+    assert type(w.amounts.to_money(746500.0)) is int
+    assert w.amounts.sum_money([0.1] * 3) == 0.3
     assert 3 * 1.005 < 3.015  # why products are computed on the decimal texts
-    assert w.multiply_money(1.005, 3) == 3.02
-    assert w.multiply_money(19.99, 0.21) == 4.2
-    assert w.multiply_money(2, 50) == 100
-    assert type(w.multiply_money(2, 50)) is int
-    assert w.percent(1, 3) == 33.3
-    assert w.percent(1, 0) is None
+    assert w.amounts.multiply_money(1.005, 3) == 3.02
+    assert w.amounts.multiply_money(19.99, 0.21) == 4.2
+    assert w.amounts.multiply_money(2, 50) == 100
+    assert type(w.amounts.multiply_money(2, 50)) is int
+    assert w.amounts.percent(1, 3) == 33.3
+    assert w.amounts.percent(1, 0) is None
     with pytest.raises(ValueError):
-        w.round_half_up(float("nan"))
+        w.amounts.round_half_up(float("nan"))
 
 
 def _decimal_money(value: Any) -> Any:
@@ -138,16 +138,19 @@ def test_money_fast_path_agrees_with_the_decimal_texts() -> None:
     amounts += [rng.randint(-500, 500) for _ in range(50)]
     for value in amounts:
         expected = _decimal_money(value)
-        assert (w.to_money(value), type(w.to_money(value))) == (expected, type(expected)), value
+        assert (w.amounts.to_money(value), type(w.amounts.to_money(value))) == (
+            expected,
+            type(expected),
+        ), value
     for _ in range(300):
         group = rng.sample(amounts, rng.randint(1, 6))
         expected = _decimal_money(float(sum((Decimal(repr(v)) for v in group), Decimal(0))))
-        got = w.sum_money(group)
+        got = w.amounts.sum_money(group)
         assert (got, type(got)) == (expected, type(expected)), group
         a, b = rng.choice(amounts), rng.choice([*amounts[:60], 3, 7, 0.21, 1.5, 12])
         exact = Decimal(repr(a)) * Decimal(repr(b))
         expected = _decimal_money(float(exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)))
-        got = w.multiply_money(a, b)
+        got = w.amounts.multiply_money(a, b)
         assert (got, type(got)) == (expected, type(expected)), (a, b)
 
 
@@ -163,21 +166,25 @@ def test_money_fast_path_agrees_with_the_decimal_texts() -> None:
     ],
 )
 def test_numbers_in(text: str, numbers: list[float]) -> None:
-    assert w.numbers_in(text) == numbers
+    assert w.grade.numbers_in(text) == numbers
 
 
 def test_answer_helpers() -> None:
     text = "Cascade Électrique owes $12,150 on CINV-405; the last figure is 7."
-    assert w.states_number(text, 12150)
-    assert not w.states_number(text, 405)
-    assert w.final_number(text) == 7
-    assert w.final_number("nothing") is None
-    assert w.few_numbers(text, 2) and not w.few_numbers(text, 1) and not w.few_numbers("", 3)
-    assert w.mentions(text, "cascade electrique")
-    assert not w.mentions("Routing S10", "Routing S1")
-    assert w.mentions_id(text, "cinv-405")
-    assert not w.mentions_id("PO-2040", "PO-204")
-    assert not w.mentions_id("XPO-204", "PO-204")
+    assert w.grade.states_number(text, 12150)
+    assert not w.grade.states_number(text, 405)
+    assert w.grade.final_number(text) == 7
+    assert w.grade.final_number("nothing") is None
+    assert (
+        w.grade.few_numbers(text, 2)
+        and not w.grade.few_numbers(text, 1)
+        and not w.grade.few_numbers("", 3)
+    )
+    assert w.grade.mentions(text, "cascade electrique")
+    assert not w.grade.mentions("Routing S10", "Routing S1")
+    assert w.grade.mentions_id(text, "cinv-405")
+    assert not w.grade.mentions_id("PO-2040", "PO-204")
+    assert not w.grade.mentions_id("XPO-204", "PO-204")
 
 
 def test_world_comparisons() -> None:
@@ -189,20 +196,22 @@ def test_world_comparisons() -> None:
         "a": {"A-1": {"id": "A-1", "v": 1.0}, "A-3": {"id": "A-3", "v": 3}},
         "log": [{"id": "L-1", "v": 0}],
     }
-    assert w.changed_ids(final, initial, "a") == ["A-1", "A-2", "A-3"]
-    assert w.new_ids(final, initial, "a") == ["A-3"]
-    assert w.modified_ids(final, initial, "a") == ["A-1", "A-2"]
-    assert w.new_records(final, initial, "log") == [{"id": "L-1", "v": 0}]
-    assert w.unchanged(initial, json.loads(json.dumps(initial)))
-    assert not w.unchanged(final, initial)
+    assert w.grade.changed_ids(final, initial, "a") == ["A-1", "A-2", "A-3"]
+    assert w.grade.new_ids(final, initial, "a") == ["A-3"]
+    assert w.grade.modified_ids(final, initial, "a") == ["A-1", "A-2"]
+    assert w.grade.new_records(final, initial, "log") == [{"id": "L-1", "v": 0}]
+    assert w.grade.unchanged(initial, json.loads(json.dumps(initial)))
+    assert not w.grade.unchanged(final, initial)
     reordered = {
         "log": [],
         "a": {k: dict(reversed(list(v.items()))) for k, v in initial["a"].items()},
     }
-    assert w.unchanged(reordered, initial)  # key order aside (not byte-equal: compared by value)
-    assert not w.unchanged({**initial, "log": [{"v": 1}]}, initial)
-    assert not w.unchanged(
+    assert w.grade.unchanged(
+        reordered, initial
+    )  # key order aside (not byte-equal: compared by value)
+    assert not w.grade.unchanged({**initial, "log": [{"v": 1}]}, initial)
+    assert not w.grade.unchanged(
         {"a": {**initial["a"], "A-1": {"id": "A-1", "v": 1.0}}, "log": []}, initial
     )
-    assert w.find_by(initial, "a", "v", "2") == {"id": "A-2", "v": 2}
-    assert w.find_by(initial, "a", "v", "9") is None
+    assert w.grade.find_by(initial, "a", "v", "2") == {"id": "A-2", "v": 2}
+    assert w.grade.find_by(initial, "a", "v", "9") is None

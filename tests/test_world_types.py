@@ -22,13 +22,13 @@ def test_records_is_a_map_of_id_to_record() -> None:
 def test_an_audit_entry_has_exactly_the_keys_audit_writes() -> None:
     state: dict[str, Any] = {"clock": {"now": "2026-03-02T09:00:00Z"}, "auditLog": []}
     state["sequences"] = {}
-    w.audit(state, "USR-001", "block_vendor", "vendor", "VEN-001", "Blocked.", [])
-    assert set(state["auditLog"][0]) == set(get_type_hints(w.AuditEntry))
+    w.records.audit(state, "USR-001", "block_vendor", "vendor", "VEN-001", "Blocked.", [])
+    assert set(state["auditLog"][0]) == set(get_type_hints(w.records.AuditEntry))
 
 
 def test_world_state_names_the_clock_log_and_counters() -> None:
     assert set(get_type_hints(w.WorldState)) == {"clock", "auditLog", "sequences"}
-    assert set(get_type_hints(w.Clock)) == {"now", "timezone"}
+    assert set(get_type_hints(w.clock.Clock)) == {"now", "timezone"}
 
 
 @pytest.mark.parametrize("template_id", _TEMPLATES)
@@ -36,9 +36,9 @@ def test_every_template_world_has_the_shared_keys(template_id: str) -> None:
     package = importlib.import_module(f"silo_async.templates.{template_id}")
     state = template_environment(template_id, package).create_state()
     assert set(get_type_hints(w.WorldState)) <= set(state)
-    assert set(state["clock"]) == set(get_type_hints(w.Clock))
+    assert set(state["clock"]) == set(get_type_hints(w.clock.Clock))
     for entry in state["auditLog"]:
-        assert set(entry) == set(get_type_hints(w.AuditEntry))
+        assert set(entry) == set(get_type_hints(w.records.AuditEntry))
 
 
 @pytest.mark.parametrize("template_id", ["crm", "project"])

@@ -31,7 +31,7 @@ def _world() -> dict[str, Any]:
 
 
 def _acting_user(state: Any, user_id: str) -> Any:
-    user = w.require_record(state, "users", user_id)
+    user = w.records.require_record(state, "users", user_id)
     if not user["active"]:
         raise silo.tool_error("not_allowed", f"User {user_id} has left.")
     return user
@@ -42,14 +42,18 @@ def _not_merged(state: Any, vendor: Any) -> None:
         raise silo.tool_error("invalid_state", f"Vendor {vendor['id']} was merged.")
 
 
-ACTOR = w.Actor(w.string("Who acts."), _acting_user)
-FIRST = w.Actor(w.string("Who acts."), _acting_user, first=True)
-VENDOR = w.Target("vendors", "vendorId", w.string("Vendor id."), "vendor")
+ACTOR = w.Actor(w.schema.string("Who acts."), _acting_user)
+FIRST = w.Actor(w.schema.string("Who acts."), _acting_user, first=True)
+VENDOR = w.Target("vendors", "vendorId", w.schema.string("Vendor id."), "vendor")
 LIVE_VENDOR = VENDOR.guarded(_not_merged)
 
 
 @ACTOR.write_tool(
-    "block_vendor", "Block a vendor.", {"reason": w.string("Why.")}, ["reason"], target=LIVE_VENDOR
+    "block_vendor",
+    "Block a vendor.",
+    {"reason": w.schema.string("Why.")},
+    ["reason"],
+    target=LIVE_VENDOR,
 )
 def block_vendor(call: w.Write) -> dict[str, Any]:
     """Block one vendor."""
@@ -61,7 +65,7 @@ def block_vendor(call: w.Write) -> dict[str, Any]:
 @ACTOR.write_tool(
     "update_vendor",
     "Change a vendor's name or email.",
-    {"name": w.string("New name."), "email": w.string("New email.")},
+    {"name": w.schema.string("New name."), "email": w.schema.string("New email.")},
     target=VENDOR,
 )
 def update_vendor(call: w.Write) -> dict[str, Any]:
@@ -70,10 +74,14 @@ def update_vendor(call: w.Write) -> dict[str, Any]:
     return {"changes": call.changes, "auditId": call.audit("Updated.", entity="supplier")}
 
 
-@FIRST.write_tool("create_vendor", "Create a vendor.", {"name": w.string("Name.")}, ["name"])
+@FIRST.write_tool("create_vendor", "Create a vendor.", {"name": w.schema.string("Name.")}, ["name"])
 def create_vendor(call: w.Write) -> dict[str, Any]:
     """Register a vendor."""
-    vendor = {"id": w.next_id(call.state, "VEN"), "name": call.input["name"], "status": "active"}
+    vendor = {
+        "id": w.records.next_id(call.state, "VEN"),
+        "name": call.input["name"],
+        "status": "active",
+    }
     return {"created": vendor, "auditId": call.add(VENDOR, vendor, "Created.")}
 
 
@@ -83,11 +91,13 @@ def touch(call: w.Write) -> str:
     return call.audit("Touched.")
 
 
-READ_VENDOR = w.Target("vendors", "vendorId", w.string("Vendor id."), "vendor", read=w.read_string)
+READ_VENDOR = w.Target(
+    "vendors", "vendorId", w.schema.string("Vendor id."), "vendor", read=w.fields.read_string
+)
 
 
 @ACTOR.write_tool(
-    "rename_vendor", "Rename.", {"name": w.string("Name.")}, ["name"], target=READ_VENDOR
+    "rename_vendor", "Rename.", {"name": w.schema.string("Name.")}, ["name"], target=READ_VENDOR
 )
 def rename_vendor(call: w.Write) -> dict[str, Any]:
     """Rename a vendor whose id may come padded."""
@@ -115,7 +125,7 @@ def test_schemas_put_the_target_first_and_the_actor_last_or_first() -> None:
     assert list(schema["properties"]) == ["vendorId", "reason", "actorId"]
     assert schema["required"] == ["vendorId", "reason", "actorId"]
     assert schema["additionalProperties"] is False
-    assert schema["properties"]["vendorId"] == w.string("Vendor id.")
+    assert schema["properties"]["vendorId"] == w.schema.string("Vendor id.")
     assert update_vendor.spec.input_schema["required"] == ["vendorId", "actorId"]
     created = create_vendor.spec.input_schema
     assert list(created["properties"]) == ["actorId", "name"]
@@ -207,7 +217,7 @@ async def test_a_target_can_read_its_id_with_a_reader() -> None:
     assert as_given["details"] == {"collection": "vendors", "id": " VEN-001 "}
 
 
-@ACTOR.write_tool({"reason": w.string("Why.")}, ["reason"], target=LIVE_VENDOR)
+@ACTOR.write_tool({"reason": w.schema.string("Why.")}, ["reason"], target=LIVE_VENDOR)
 def suspend_vendor(call: w.Write) -> dict[str, Any]:
     """Suspend a vendor that is not merged; its open orders stay as
     they are.
@@ -238,7 +248,7 @@ def test_a_declared_name_or_description_wins_over_the_function() -> None:
 
     assert (anything.name, anything.description) == ("pause_vendor", "Pause.")
 
-    @w.define_tool({"q": w.string("Query.")}, ["q"], name="find")
+    @w.define_tool({"q": w.schema.string("Query.")}, ["q"], name="find")
     def lookup(state: Any, input: dict[str, Any]) -> None:
         """Find things."""
 
@@ -250,7 +260,7 @@ def test_both_declaration_forms_give_the_same_tool() -> None:
     def body(state: Any, input: dict[str, Any]) -> None:
         """Count vendors."""
 
-    props = {"status": w.string("Only this status.")}
+    props = {"status": w.schema.string("Only this status.")}
     short = w.define_tool(props)(body)
     named = w.define_tool("body", "Count vendors.", props)(body)
     keyed = w.define_tool(properties=props)(body)
@@ -261,8 +271,8 @@ def test_both_declaration_forms_give_the_same_tool() -> None:
     ("spec", "message"),
     [
         (("count_vendors",), "needs its description next to it"),
-        (("count_vendors", {"a": w.string("A.")}), "needs its description next to it"),
-        (({}, [], "extra"), "takes (properties, required) or (name, description"),
+        (("count_vendors", {"a": w.schema.string("A.")}), "needs its description next to it"),
+        (({}, [], "extra"), "takes an Input class, (properties, required) or (name, description"),
     ],
 )
 def test_a_malformed_declaration_says_which_forms_there_are(

@@ -2,141 +2,157 @@
 
 A world (an environment's state, tools and verifiers) keeps only its domain: state types, rules,
 views, tools, tasks, verifiers and data. The plumbing lives here, so tools built with it behave
-the same in every world, and a fix reaches every project that uses it:
+the same in every world, and a fix reaches every project that uses it. It sits in seven
+namespaces:
 
-* **schemas**: :func:`string`, :func:`enum`, :func:`integer`, :func:`number`, :func:`money`,
-  :func:`boolean`, :func:`date`, :func:`array`, :func:`closed_object`, :data:`PAGING`, and
-  :func:`define_tool` (a tool with a closed input schema);
-* **input readers** raising ``invalid_input`` in one house style (``"quantity" must be a whole
-  number; received 2.5.``): :func:`read_string`, :func:`read_int`, :func:`read_number`,
-  :func:`read_money`, :func:`read_bool`, :func:`read_enum`, :func:`read_date`,
-  :func:`read_strings`, :func:`read_objects`, :func:`require_some`;
-* **lists**: :func:`paginate` (``{total, count, offset, results}``, the view applied to the page
-  only), :func:`matches_text`, :func:`sorted_by_id`, the tool factories :func:`list_tool`,
-  :func:`search_tool`, :func:`get_tool`, and :class:`Collection`, which names them after the
-  collection (``list_sales_orders``, ``search_sales_orders``, ``get_sales_order``);
-* **records**: :func:`require_record` / :func:`not_found` (``Vendor "VEN-999" was not found.``,
-  details ``{collection, id}``), :func:`require_status` (``invalid_state`` naming the current
-  status and the ones needed), :func:`check_references`, :func:`format_id`, :func:`next_id`,
-  :func:`set_field`;
-* **writes**: :class:`Actor` (the ``actorId`` every write takes, resolved before anything
-  else) builds write tools with :meth:`Actor.write_tool`; a :class:`Target` names the record a
-  tool acts on (looked up, then guarded); the body gets a :class:`Write` that tracks field
-  changes and audits them under the tool's name;
-* **time**: :func:`now`, :func:`today`, :func:`parse_date`, :func:`add_days`,
-  :func:`days_between`, and the tools :data:`get_current_time` and :data:`advance_clock`;
-* **audit**: :func:`audit`, the tools :data:`list_audit_entries` (oldest first) and
-  :data:`get_audit_entry`, and :func:`new_audit_entries` for verifiers;
-* **seeding**: :class:`Seed` (``data/*.json`` parsed once per process, references checked,
-  cloned per rollout; a broken seed raises :class:`SeedError` naming the record);
-* **money**: :func:`round_half_up` (the one rounding), :func:`to_money`, :func:`sum_money`,
-  :func:`multiply_money`, :func:`percent`;
-* **grading**: :func:`every` (a check that all of a list was done, ``2 of 3 moved`` as its
-  detail), :func:`numbers_in`, :func:`states_number`, :func:`final_number`,
-  :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`fold`, :func:`unchanged`,
-  :func:`changed_ids`, :func:`modified_ids`, :func:`new_ids`, :func:`new_records`, :func:`find_by`;
-* **types**: :class:`WorldState` (the clock, audit log and id counters every world has, for a
-  world's ``State`` to extend), :class:`Clock`, :class:`AuditEntry`, and :data:`Records` (a
-  collection: a map of id to record).
+* :mod:`~silo_async.world.fields`: a tool's input declared once, as typed fields of an
+  :class:`Input` class (the schema, the parsed values and the ``invalid_input`` messages come
+  from it), and the readers behind them;
+* :mod:`~silo_async.world.schema`: the JSON Schema builders fields are made of;
+* :mod:`~silo_async.world.tools`: :func:`define_tool`, write tools (:class:`Actor`,
+  :class:`Target`, :class:`Write`), list tools (:class:`Collection`, ``paginate``) and the
+  ready-made clock and audit tools;
+* :mod:`~silo_async.world.records`: seeding (:class:`Seed`), lookups with ``not_found``
+  messages, ids, field changes, the audit log, and the state types (:class:`WorldState`,
+  :data:`Records`);
+* :mod:`~silo_async.world.clock`: the simulated clock (``now``, ``today``, ``add_days``...);
+* :mod:`~silo_async.world.amounts`: money, rounded half up one way everywhere;
+* :mod:`~silo_async.world.grade`: what verifiers need (:func:`every`, answer parsing,
+  what changed in the world).
+
+The names a world uses in nearly every file are here too: :class:`Input`, :class:`Seed`,
+:class:`WorldState`, :data:`Records`, :class:`Collection`, :class:`Actor`, :class:`Target`,
+:class:`Write`, :func:`define_tool` and :func:`every`.
 
 The conventions a world built on it follows: collections are maps of id to record, with
 last-used id counters in ``state["sequences"]``; the clock is ``state["clock"]["now"]`` (an
 ISO-8601 UTC timestamp) and nothing reads the wall clock; ``state["auditLog"]`` is a list of
 entries ``{id, at, actorId, action, entityType, entityId, detail, changes}``; every write names
 its actor with an ``actorId`` input.
+
+Before the namespaces, every name sat here; those names still work for this release, with a
+``DeprecationWarning`` naming their new home (``silo_async.world.read_string`` ->
+``silo_async.world.fields.read_string``).
 """
 
 from __future__ import annotations
 
-from ._audit import audit as audit
-from ._audit import get_audit_entry as get_audit_entry
-from ._audit import list_audit_entries as list_audit_entries
-from ._audit import new_audit_entries as new_audit_entries
-from ._builders import DEFAULT_LIMIT as DEFAULT_LIMIT
-from ._builders import MAX_LIMIT as MAX_LIMIT
-from ._builders import PAGING as PAGING
-from ._builders import Schema as Schema
-from ._builders import array as array
-from ._builders import boolean as boolean
-from ._builders import closed_object as closed_object
-from ._builders import date as date
-from ._builders import define_tool as define_tool
-from ._builders import enum as enum
-from ._builders import integer as integer
-from ._builders import money as money
-from ._builders import number as number
-from ._builders import string as string
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from . import amounts as amounts
+from . import clock as clock
+from . import fields as fields
+from . import grade as grade
+from . import records as records
+from . import schema as schema
+from . import tools as tools
 from ._checks import every as every
-from ._clock import MAX_ADVANCE_DAYS as MAX_ADVANCE_DAYS
-from ._clock import advance_clock as advance_clock
-from ._clock import get_current_time as get_current_time
 from ._collection import Collection as Collection
-from ._dates import add_days as add_days
-from ._dates import days_between as days_between
-from ._dates import now as now
-from ._dates import parse_date as parse_date
-from ._dates import today as today
-from ._grading import changed_ids as changed_ids
-from ._grading import few_numbers as few_numbers
-from ._grading import final_number as final_number
-from ._grading import find_by as find_by
-from ._grading import mentions as mentions
-from ._grading import mentions_id as mentions_id
-from ._grading import modified_ids as modified_ids
-from ._grading import new_ids as new_ids
-from ._grading import new_records as new_records
-from ._grading import numbers_in as numbers_in
-from ._grading import states_number as states_number
-from ._grading import unchanged as unchanged
-from ._lists import View as View
-from ._lists import Where as Where
-from ._lists import get_tool as get_tool
-from ._lists import list_tool as list_tool
-from ._lists import matches_text as matches_text
-from ._lists import paginate as paginate
-from ._lists import search_tool as search_tool
-from ._lists import sorted_by_id as sorted_by_id
-from ._money import multiply_money as multiply_money
-from ._money import percent as percent
-from ._money import round_half_up as round_half_up
-from ._money import sum_money as sum_money
-from ._money import to_money as to_money
-from ._numbers import MAX_AMOUNT as MAX_AMOUNT
-from ._numbers import MAX_INTEGER as MAX_INTEGER
-from ._numbers import MAX_NUMBER as MAX_NUMBER
-from ._numbers import read_int as read_int
-from ._numbers import read_money as read_money
-from ._numbers import read_number as read_number
-from ._readers import invalid as invalid
-from ._readers import read_bool as read_bool
-from ._readers import read_date as read_date
-from ._readers import read_enum as read_enum
-from ._readers import read_objects as read_objects
-from ._readers import read_string as read_string
-from ._readers import read_strings as read_strings
-from ._readers import require_some as require_some
-from ._records import Change as Change
-from ._records import check_references as check_references
-from ._records import format_id as format_id
-from ._records import label_of as label_of
-from ._records import next_id as next_id
-from ._records import not_found as not_found
-from ._records import require_record as require_record
-from ._records import require_status as require_status
-from ._records import set_field as set_field
-from ._seed import Reference as Reference
+from ._define import define_tool as define_tool
+from ._fields import Input as Input
 from ._seed import Seed as Seed
-from ._seed import SeedError as SeedError
-from ._types import AuditEntry as AuditEntry
-from ._types import Clock as Clock
 from ._types import Records as Records
 from ._types import WorldState as WorldState
-from ._values import fold as fold
 from ._writes import Actor as Actor
 from ._writes import Target as Target
 from ._writes import Write as Write
 
-__all__ = [
+if TYPE_CHECKING:  # the moved names, typed (at run time they come through __getattr__)
+    from .amounts import multiply_money as multiply_money
+    from .amounts import percent as percent
+    from .amounts import round_half_up as round_half_up
+    from .amounts import sum_money as sum_money
+    from .amounts import to_money as to_money
+    from .clock import MAX_ADVANCE_DAYS as MAX_ADVANCE_DAYS
+    from .clock import Clock as Clock
+    from .clock import add_days as add_days
+    from .clock import days_between as days_between
+    from .clock import now as now
+    from .clock import parse_date as parse_date
+    from .clock import today as today
+    from .fields import MAX_AMOUNT as MAX_AMOUNT
+    from .fields import MAX_INTEGER as MAX_INTEGER
+    from .fields import MAX_NUMBER as MAX_NUMBER
+    from .fields import invalid as invalid
+    from .fields import read_bool as read_bool
+    from .fields import read_date as read_date
+    from .fields import read_enum as read_enum
+    from .fields import read_int as read_int
+    from .fields import read_money as read_money
+    from .fields import read_number as read_number
+    from .fields import read_objects as read_objects
+    from .fields import read_string as read_string
+    from .fields import read_strings as read_strings
+    from .fields import require_some as require_some
+    from .grade import changed_ids as changed_ids
+    from .grade import few_numbers as few_numbers
+    from .grade import final_number as final_number
+    from .grade import find_by as find_by
+    from .grade import fold as fold
+    from .grade import mentions as mentions
+    from .grade import mentions_id as mentions_id
+    from .grade import modified_ids as modified_ids
+    from .grade import new_audit_entries as new_audit_entries
+    from .grade import new_ids as new_ids
+    from .grade import new_records as new_records
+    from .grade import numbers_in as numbers_in
+    from .grade import states_number as states_number
+    from .grade import unchanged as unchanged
+    from .records import AuditEntry as AuditEntry
+    from .records import Change as Change
+    from .records import Reference as Reference
+    from .records import SeedError as SeedError
+    from .records import audit as audit
+    from .records import check_references as check_references
+    from .records import format_id as format_id
+    from .records import label_of as label_of
+    from .records import next_id as next_id
+    from .records import not_found as not_found
+    from .records import require_record as require_record
+    from .records import require_status as require_status
+    from .records import set_field as set_field
+    from .schema import DEFAULT_LIMIT as DEFAULT_LIMIT
+    from .schema import MAX_LIMIT as MAX_LIMIT
+    from .schema import PAGING as PAGING
+    from .schema import Schema as Schema
+    from .schema import array as array
+    from .schema import boolean as boolean
+    from .schema import closed_object as closed_object
+    from .schema import date as date
+    from .schema import enum as enum
+    from .schema import integer as integer
+    from .schema import money as money
+    from .schema import number as number
+    from .schema import string as string
+    from .tools import View as View
+    from .tools import Where as Where
+    from .tools import advance_clock as advance_clock
+    from .tools import get_audit_entry as get_audit_entry
+    from .tools import get_current_time as get_current_time
+    from .tools import get_tool as get_tool
+    from .tools import list_audit_entries as list_audit_entries
+    from .tools import list_tool as list_tool
+    from .tools import matches_text as matches_text
+    from .tools import paginate as paginate
+    from .tools import search_tool as search_tool
+    from .tools import sorted_by_id as sorted_by_id
+
+_NAMESPACES = {
+    "amounts": amounts,
+    "clock": clock,
+    "fields": fields,
+    "grade": grade,
+    "records": records,
+    "schema": schema,
+    "tools": tools,
+}
+
+#: The names that sat here before the namespaces (0.1), each now in one namespace.
+_FLAT = [
+    "AuditEntry",
+    "Change",
+    "Clock",
     "DEFAULT_LIMIT",
     "MAX_ADVANCE_DAYS",
     "MAX_AMOUNT",
@@ -144,21 +160,11 @@ __all__ = [
     "MAX_LIMIT",
     "MAX_NUMBER",
     "PAGING",
-    "Actor",
-    "AuditEntry",
-    "Change",
-    "Clock",
-    "Collection",
-    "Records",
     "Reference",
     "Schema",
-    "Seed",
     "SeedError",
-    "Target",
     "View",
     "Where",
-    "WorldState",
-    "Write",
     "add_days",
     "advance_clock",
     "array",
@@ -169,9 +175,7 @@ __all__ = [
     "closed_object",
     "date",
     "days_between",
-    "define_tool",
     "enum",
-    "every",
     "few_numbers",
     "final_number",
     "find_by",
@@ -225,3 +229,55 @@ __all__ = [
     "today",
     "unchanged",
 ]
+
+#: Each name that sat here before the namespaces, and the namespace it moved to.
+MOVED: dict[str, str] = {
+    name: home for home, module in _NAMESPACES.items() for name in module.__all__ if name in _FLAT
+}
+
+
+def _moved(name: str) -> Any:
+    """A name from before the namespaces: found in its new home, with a deprecation warning."""
+    home = MOVED.get(name)
+    if home is None:
+        raise AttributeError(f"module 'silo_async.world' has no attribute {name!r}")
+    warnings.warn(
+        f"silo_async.world.{name} moved to silo_async.world.{home}.{name}; the old name goes "
+        "in the next release.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(_NAMESPACES[home], name)
+
+
+if not TYPE_CHECKING:  # mypy sees the moved names above; a typo stays an error there
+    __getattr__ = _moved
+
+
+def __dir__() -> list[str]:
+    """What a newcomer scans: the namespaces and the names used in every world."""
+    return sorted(CURRENT)
+
+
+#: The names of this release (``__all__`` also lists the moved ones while they still work).
+CURRENT = [
+    "Actor",
+    "Collection",
+    "Input",
+    "Records",
+    "Seed",
+    "Target",
+    "WorldState",
+    "Write",
+    "amounts",
+    "clock",
+    "define_tool",
+    "every",
+    "fields",
+    "grade",
+    "records",
+    "schema",
+    "tools",
+]
+
+__all__ = [*CURRENT, *MOVED]

@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._errors import ToolError
-from ._builders import PAGING, define_tool, string
+from ._builders import PAGING, string
 from ._dates import now
+from ._define import define_tool
 from ._lists import paginate
 from ._readers import read_string
 from ._records import Change, next_id

@@ -2,19 +2,15 @@
 
 Every property carries a description (the agent reads it), objects are closed
 (``additionalProperties: false``) and ``required`` only names declared properties. The schema
-layer rejects wrong types and unknown or missing keys before a tool body runs; the readers in
-:mod:`silo_async.world` then check what a schema states poorly, with the same wording everywhere.
+layer rejects wrong types and unknown or missing keys before a tool body runs; the readers and
+typed fields of :mod:`silo_async.world.fields` then check what a schema states poorly, with the
+same wording everywhere.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
-
-import attrs
-
-from .._errors import DefinitionError
-from .._tools import Tool, tool
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -25,7 +21,6 @@ __all__ = [
     "boolean",
     "closed_object",
     "date",
-    "define_tool",
     "enum",
     "integer",
     "money",
@@ -134,110 +129,3 @@ PAGING: Final[dict[str, Schema]] = {
     ),
     "offset": integer("How many results to skip (default 0).", minimum=0),
 }
-
-
-@attrs.frozen
-class ToolSpec:
-    """What a tool declaration says: name and description (``None``: from the function), input.
-
-    Attributes:
-        name: the tool name; ``None`` takes the function's name.
-        description: what the agent reads; ``None`` takes the first paragraph of the function's
-            docstring (its lines joined by spaces, so it may wrap in the source).
-        properties: the input properties.
-        required: which of them are required.
-    """
-
-    name: str | None
-    description: str | None
-    properties: Mapping[str, Schema]
-    required: Sequence[str]
-
-    @classmethod
-    def parse(
-        cls,
-        spec: tuple[Any, ...],
-        properties: Mapping[str, Schema] | None = None,
-        required: Sequence[str] | None = None,
-        name: str | None = None,
-        description: str | None = None,
-    ) -> ToolSpec:
-        """Read ``(properties, required)`` or ``(name, description, properties, required)``.
-
-        Keywords given beside the positional form win.
-
-        Raises:
-            TypeError: more positional values than either form takes, or a name without a
-                description.
-        """
-        if spec and isinstance(spec[0], str):
-            if len(spec) < 2 or not isinstance(spec[1], str):
-                raise TypeError("a tool declared with a name needs its description next to it")
-            name, description = name or spec[0], description or spec[1]
-            spec = spec[2:]
-        if len(spec) > 2:
-            raise TypeError(
-                "a tool declaration takes (properties, required) or "
-                "(name, description, properties, required)"
-            )
-        given = (*spec, None, None)
-        props = properties if properties is not None else given[0]
-        needed = required if required is not None else given[1]
-        return cls(name, description, props or {}, needed or ())
-
-    def build(self, body: Callable[[Any, dict[str, Any]], Any], schema: Schema) -> Tool:
-        """The tool: ``body`` under this name and description (or the function's).
-
-        Raises:
-            DefinitionError: no description was given and the function has no docstring (the
-                agent would read an empty one).
-        """
-        made = tool(name=self.name, description=self.description, input_schema=schema)(body)
-        if not made.description:
-            raise DefinitionError(
-                f'Tool "{made.name}" has no description: give its function a docstring (its '
-                "first paragraph is what the agent reads) or pass description=.",
-                {"tool": made.name},
-            )
-        return made
-
-    def schema(
-        self, first: Mapping[str, Schema] | None = None, last: Mapping[str, Schema] | None = None
-    ) -> Schema:
-        """The closed input schema: ``first``, the properties, then ``last`` (those required)."""
-        before, after = first or {}, last or {}
-        props = {**before, **self.properties, **after}
-        return closed_object(props, [*before, *self.required, *after])
-
-
-def define_tool(
-    *spec: Any,
-    properties: Mapping[str, Schema] | None = None,
-    required: Sequence[str] | None = None,
-    name: str | None = None,
-    description: str | None = None,
-) -> Callable[[Callable[[Any, dict[str, Any]], Any]], Tool]:
-    """Decorate ``fn(state, input)`` as a tool whose input schema is ``closed_object(...)``.
-
-    Declared as ``define_tool(properties, required)``, the tool is named after the function and
-    described by its docstring's first paragraph (what the agent reads, so it may wrap over
-    lines); ``define_tool(name, description, properties, required)`` states both::
-
-        @w.define_tool({"vendorId": w.string("The vendor, e.g. VEN-001.")}, ["vendorId"])
-        def vendor_balance(state, input):  # the docstring is the description
-            ...
-
-    Args:
-        spec: ``(properties, required)`` or ``(name, description, properties, required)``.
-        properties: the input properties, when not given in ``spec``.
-        required: which of them are required, when not given in ``spec``.
-        name: the tool name, when not the function's.
-        description: what the agent reads, when not the docstring's first paragraph.
-
-    Raises:
-        TypeError: ``spec`` is neither form (see :class:`ToolSpec`).
-        DefinitionError: no description and no docstring.
-    """
-    declared = ToolSpec.parse(spec, properties, required, name, description)
-    schema = declared.schema()
-    return lambda fn: declared.build(fn, schema)

@@ -12,8 +12,9 @@ from typing import Any
 
 from .._errors import ToolError
 from ._audit import audit
-from ._builders import define_tool, integer, string
+from ._builders import integer, string
 from ._dates import STAMP, now, parse_date, today
+from ._define import define_tool
 from ._numbers import read_int
 from ._readers import read_string
 

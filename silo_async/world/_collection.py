@@ -17,8 +17,7 @@ import attrs
 
 from .._errors import DefinitionError
 from .._tools import Tool
-from ._builders import Schema
-from ._lists import View, Where, get_tool, list_tool, search_tool
+from ._lists import Property, View, Where, get_tool, list_tool, search_tool
 
 __all__ = ["Collection"]
 
@@ -66,9 +65,9 @@ class Collection:
         self,
         description: str,
         *,
-        filters: Mapping[str, Schema] | None = None,
+        filters: Mapping[str, Property] | None = None,
         references: Mapping[str, str] | None = None,
-        extra: Mapping[str, Schema] | None = None,
+        extra: Mapping[str, Property] | None = None,
         where: Where | None = None,
         view: View | _Inherit | None = _INHERIT,
         name: str | None = None,

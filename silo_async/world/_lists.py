@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from .._tools import Tool, tool
 from ._builders import DEFAULT_LIMIT, MAX_LIMIT, PAGING, Schema, closed_object, string
+from ._fields import Field, Input, input_of
 from ._numbers import read_int
 from ._readers import read_string
 from ._records import check_references, require_record
@@ -34,23 +35,27 @@ T = TypeVar("T")
 View = Callable[[Any, Any], Any]
 #: ``where(state, record, input)``: whether a record belongs in a list.
 Where = Callable[[Any, Any, Mapping[str, Any]], bool]
+#: A property of a list tool: a schema (its value compared as given) or a field (read by it).
+Property = Schema | Field[Any]
 
 
 def paginate(
-    items: Sequence[T], input: Mapping[str, Any], view: Callable[[T], Any] | None = None
+    items: Sequence[T], input: Input | Mapping[str, Any], view: Callable[[T], Any] | None = None
 ) -> dict[str, Any]:
     """One page of ``items`` as ``{total, count, offset, results}``.
 
     Args:
         items: every match, in list order.
-        input: the tool's input; ``limit`` (1..MAX_LIMIT, default DEFAULT_LIMIT) and ``offset``.
+        input: the tool's input (or its typed view); ``limit`` (1..MAX_LIMIT, default
+            DEFAULT_LIMIT) and ``offset``, as ``fields.LIMIT`` and ``fields.OFFSET`` read them.
         view: applied to the records of the page only.
 
     Raises:
         ToolError: ``invalid_input`` for a ``limit`` or ``offset`` out of range.
     """
-    limit = read_int(input, "limit", DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT)
-    offset = read_int(input, "offset", 0, minimum=0)
+    given = input_of(input)
+    limit = read_int(given, "limit", DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT)
+    offset = read_int(given, "offset", 0, minimum=0)
     page = items[offset : offset + limit]
     results = list(page) if view is None else [view(item) for item in page]
     return {"total": len(items), "count": len(results), "offset": offset, "results": results}
@@ -71,14 +76,24 @@ def _viewer(view: View | None, state: Any) -> Callable[[Any], Any] | None:
     return None if view is None else (lambda record: view(state, record))
 
 
+def _schemas(properties: Mapping[str, Property]) -> dict[str, Schema]:
+    return {k: p.schema if isinstance(p, Field) else p for k, p in properties.items()}
+
+
+def _filter_value(input: Mapping[str, Any], key: str, prop: Property) -> Any:
+    """The filter's value (``None``: not given): read by its field, or as given."""
+    value = input.get(key)
+    return value if value is None or not isinstance(prop, Field) else prop.read(input, key)
+
+
 def list_tool(
     name: str,
     description: str,
     collection: str,
     *,
-    filters: Mapping[str, Schema] | None = None,
+    filters: Mapping[str, Property] | None = None,
     references: Mapping[str, str] | None = None,
-    extra: Mapping[str, Schema] | None = None,
+    extra: Mapping[str, Property] | None = None,
     where: Where | None = None,
     view: View | None = None,
 ) -> Tool:
@@ -88,7 +103,9 @@ def list_tool(
         name: the tool name.
         description: what the agent reads.
         collection: the state key of the collection.
-        filters: equality filters: each key is also the record field it compares.
+        filters: equality filters: each key is also the record field it compares; a filter
+            declared as a field is read by it (e.g. ``fields.string``: stripped), a schema's
+            value is compared as given.
         references: filter key -> the collection its value must name a record of
             (an unknown id is ``not_found``, not an empty page).
         extra: more properties, for ``where`` to read.
@@ -100,7 +117,8 @@ def list_tool(
 
     def list_records(state: Any, input: dict[str, Any]) -> dict[str, Any]:
         check_references(state, input, refs)
-        wanted = [(key, input[key]) for key in equal if input.get(key) is not None]
+        given = [(key, _filter_value(input, key, prop)) for key, prop in equal.items()]
+        wanted = [(key, value) for key, value in given if value is not None]
         rows = [
             record
             for record in sorted_by_id(state[collection])
@@ -109,7 +127,7 @@ def list_tool(
         ]
         return paginate(rows, input, _viewer(view, state))
 
-    schema = closed_object({**equal, **(extra or {}), **PAGING})
+    schema = closed_object({**_schemas(equal), **_schemas(extra or {}), **PAGING})
     return tool(name=name, description=description, input_schema=schema)(list_records)
 
 

@@ -44,7 +44,6 @@ __all__ = [
     "read_objects",
     "read_string",
     "read_strings",
-    "require_some",
     "string_rule",
     "strings_rule",
     "take",
@@ -275,17 +274,3 @@ def read_objects(
 ) -> Any:
     """A non-empty list of objects (read their fields with ``path=f"{key}[{i}]"``)."""
     return take(input, key, default, path, objects_rule)
-
-
-def require_some(input: Mapping[str, Any], keys: Sequence[str]) -> None:
-    """An update must give at least one of ``keys`` (a null counts as not given).
-
-    Raises:
-        ToolError: ``invalid_input`` listing the keys that could be given.
-    """
-    if not any(input.get(key) is not None for key in keys):
-        raise ToolError(
-            "invalid_input",
-            f"Nothing to change: give at least one of {', '.join(keys)}.",
-            {"fields": list(keys)},
-        )

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._errors import ToolError
+from ._fields import Input, value_of
 from ._values import shown
 
 __all__ = [
@@ -105,7 +106,7 @@ def require_status(
 
 
 def check_references(
-    state: Mapping[str, Any], input: Mapping[str, Any], references: Mapping[str, str]
+    state: Mapping[str, Any], input: Input | Mapping[str, Any], references: Mapping[str, str]
 ) -> None:
     """Ids given in ``input`` (filters, links) must name existing records.
 
@@ -113,14 +114,14 @@ def check_references(
 
     Args:
         state: the world.
-        input: the tool's input.
+        input: the tool's input, or its typed view (each id then read by its field).
         references: input key -> the collection its value must be an id of.
 
     Raises:
         ToolError: ``not_found`` for the first key naming a missing record.
     """
     for key, collection in references.items():
-        value = input.get(key)
+        value = value_of(input, key)
         if value is not None:
             require_record(state, collection, value)
 

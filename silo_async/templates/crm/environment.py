@@ -20,7 +20,7 @@ from .state import RELATED_COLLECTIONS, State
 __all__ = ["SEED", "create_state"]
 
 # (collection, field, target collection): every non-null value must name an existing record.
-_REFERENCES: list[w.Reference] = [
+_REFERENCES: list[w.records.Reference] = [
     ("users", "managerId", "users"),
     ("accounts", "ownerId", "users"),
     ("contacts", "accountId", "accounts"),
@@ -42,13 +42,15 @@ def _derive(world: dict[str, Any]) -> None:
     for activity in world["activities"].values():
         related = activity["relatedTo"]
         if related["id"] not in world[RELATED_COLLECTIONS[related["type"]]]:
-            raise w.SeedError(
+            raise w.records.SeedError(
                 f"data/activities.json: {activity['id']} relates to missing "
                 f"{related['type']} {related['id']}."
             )
     for opp in world["opportunities"].values():
         if not opp["stageHistory"]:
-            raise w.SeedError(f"data/opportunities.json: {opp['id']} has an empty stageHistory.")
+            raise w.records.SeedError(
+                f"data/opportunities.json: {opp['id']} has an empty stageHistory."
+            )
         opp["stageId"] = opp["stageHistory"][-1]["stageId"]
 
 

@@ -11,18 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Literal, TypedDict, TypeVar
 
-from silo_async.world import (
-    Records,
-    WorldState,
-    days_between,
-    fold,
-    parse_date,
-    round_half_up,
-    sorted_by_id,
-    sum_money,
-    to_money,
-    today,
-)
+from silo_async.world import Records, WorldState
+from silo_async.world.amounts import round_half_up, sum_money, to_money
+from silo_async.world.clock import days_between, parse_date, today
+from silo_async.world.grade import fold
+from silo_async.world.tools import sorted_by_id
 
 T = TypeVar("T")
 

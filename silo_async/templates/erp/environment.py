@@ -31,11 +31,11 @@ DOCUMENT_COLLECTIONS: dict[str, str] = {
 }
 
 
-def _refs(collection: str, **fields: str) -> list[w.Reference]:
+def _refs(collection: str, **fields: str) -> list[w.records.Reference]:
     return [(collection, field, target) for field, target in fields.items()]
 
 
-_REFERENCES: list[w.Reference] = [
+_REFERENCES: list[w.records.Reference] = [
     *_refs(
         "users",
         roleId="roles",
@@ -148,8 +148,8 @@ _REFERENCES: list[w.Reference] = [
 ]
 
 
-def _fail(file: str, record: str, problem: str) -> w.SeedError:
-    return w.SeedError(f"data/{file}.json: {record} {problem}.")
+def _fail(file: str, record: str, problem: str) -> w.records.SeedError:
+    return w.records.SeedError(f"data/{file}.json: {record} {problem}.")
 
 
 def _check(world: dict[str, Any]) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from silo_async.world import multiply_money, sum_money
+from silo_async.world.amounts import multiply_money, sum_money
 
 __all__ = [
     "APPROVAL_KINDS",

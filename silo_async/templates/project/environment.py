@@ -16,7 +16,7 @@ from .state import State
 __all__ = ["SEED", "create_state"]
 
 # (collection, field, target collection): every non-null value must name an existing record.
-_REFERENCES: list[w.Reference] = [
+_REFERENCES: list[w.records.Reference] = [
     ("teams", "leadId", "members"),
     ("members", "teamId", "teams"),
     ("projects", "leadId", "members"),

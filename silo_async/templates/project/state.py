@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from silo_async.world import Records, WorldState, round_half_up, today
+from silo_async.world import Records, WorldState
+from silo_async.world.amounts import round_half_up
+from silo_async.world.clock import today
 
 __all__ = [
     "PRIORITY_RANK",

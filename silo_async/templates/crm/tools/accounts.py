@@ -38,9 +38,9 @@ ACCOUNTS = w.Collection("accounts", "accountId", "ACC-001", view=account_view)
 list_accounts = ACCOUNTS.list_tool(
     "List accounts sorted by id, optionally by owner, tier or industry. Paged.",
     filters={
-        "ownerId": w.string("Only accounts owned by this user id."),
-        "tier": w.enum("Only accounts in this tier.", TIERS),
-        "industry": w.string("Only accounts in this industry, e.g. pharma."),
+        "ownerId": w.schema.string("Only accounts owned by this user id."),
+        "tier": w.schema.enum("Only accounts in this tier.", TIERS),
+        "industry": w.schema.string("Only accounts in this industry, e.g. pharma."),
     },
     references=FILTERS,
 )
@@ -52,9 +52,13 @@ search_accounts = ACCOUNTS.search_tool(
 
 
 def _account_detail(state: State, account: Account) -> dict[str, Any]:
-    opps = [o for o in w.sorted_by_id(state["opportunities"]) if o["accountId"] == account["id"]]
+    opps = [
+        o for o in w.tools.sorted_by_id(state["opportunities"]) if o["accountId"] == account["id"]
+    ]
     open_opps = [o for o in open_opportunities(state) if o["accountId"] == account["id"]]
-    contacts = [c for c in w.sorted_by_id(state["contacts"]) if c["accountId"] == account["id"]]
+    contacts = [
+        c for c in w.tools.sorted_by_id(state["contacts"]) if c["accountId"] == account["id"]
+    ]
     return {
         **account_view(state, account),
         "contacts": [contact_view(state, c) for c in contacts],
@@ -72,13 +76,13 @@ get_account = ACCOUNTS.get_tool(
 
 @ACTOR.write_tool(
     {
-        "name": w.string("Organisation name."),
-        "industry": w.string("Industry, e.g. clinical_lab, pharma, food_safety."),
-        "tier": w.enum("Size tier.", TIERS),
-        "ownerId": w.string("User id of the owner."),
-        "website": w.string("Website URL."),
-        "city": w.string("City."),
-        "country": w.string("Two-letter country code, e.g. DE."),
+        "name": w.schema.string("Organisation name."),
+        "industry": w.schema.string("Industry, e.g. clinical_lab, pharma, food_safety."),
+        "tier": w.schema.enum("Size tier.", TIERS),
+        "ownerId": w.schema.string("User id of the owner."),
+        "website": w.schema.string("Website URL."),
+        "city": w.schema.string("City."),
+        "country": w.schema.string("Two-letter country code, e.g. DE."),
     },
     ["name", "industry", "tier", "ownerId"],
 )
@@ -90,7 +94,7 @@ def create_account(call: w.Write) -> dict[str, Any]:
     deal_owner(state, input["ownerId"], "accounts")
     assert_name_free(state, input["name"])
     account: Account = {
-        "id": w.next_id(state, "ACC"),
+        "id": w.records.next_id(state, "ACC"),
         "name": input["name"].strip(),
         "industry": input["industry"],
         "tier": input["tier"],
@@ -98,7 +102,7 @@ def create_account(call: w.Write) -> dict[str, Any]:
         "website": input.get("website"),
         "city": input.get("city"),
         "country": input.get("country"),
-        "createdDate": w.today(state),
+        "createdDate": w.clock.today(state),
     }
     call.add(ACCOUNT, account, f"Created {input['name']}.")
     return {"created": account_view(state, account)}
@@ -110,12 +114,12 @@ _DESCRIPTIVE = ("name", "industry", "tier", "website", "city", "country")
 
 @update_tool(
     {
-        "name": w.string("New name (must stay unique)."),
-        "industry": w.string("New industry."),
-        "tier": w.enum("New tier.", TIERS),
-        "website": w.string("New website URL."),
-        "city": w.string("New city."),
-        "country": w.string("New two-letter country code."),
+        "name": w.schema.string("New name (must stay unique)."),
+        "industry": w.schema.string("New industry."),
+        "tier": w.schema.enum("New tier.", TIERS),
+        "website": w.schema.string("New website URL."),
+        "city": w.schema.string("New city."),
+        "country": w.schema.string("New two-letter country code."),
     },
     ACCOUNT,
     account_view,

@@ -58,12 +58,12 @@ OPEN_ACTIVITY = ACTIVITY.guarded(_require_open)
 
 def _new_activity(state: State, input: dict[str, Any], owner_id: str) -> Activity:
     return {
-        "id": w.next_id(state, "ACT"),
+        "id": w.records.next_id(state, "ACT"),
         "type": input["type"],
         "subject": input["subject"].strip(),
         "ownerId": owner_id,
         "relatedTo": {"type": input["relatedType"], "id": input["relatedId"]},
-        "createdDate": w.today(state),
+        "createdDate": w.clock.today(state),
         "dueDate": None,
         "completedDate": None,
         "notes": input.get("notes", ""),
@@ -84,13 +84,13 @@ def _about(state: State, activity: Activity, input: Mapping[str, Any]) -> bool:
 
 @w.define_tool(
     {
-        "ownerId": w.string("Only activities owned by this user id."),
-        "relatedType": w.enum("Only activities about this kind of record.", RELATED_TYPES),
-        "relatedId": w.string("Only activities about this record id."),
-        "type": w.enum("Only activities of this type.", TYPES),
-        "openOnly": w.boolean("Only activities not yet completed."),
-        "overdueOnly": w.boolean("Only open activities whose due date has passed."),
-        **w.PAGING,
+        "ownerId": w.schema.string("Only activities owned by this user id."),
+        "relatedType": w.schema.enum("Only activities about this kind of record.", RELATED_TYPES),
+        "relatedId": w.schema.string("Only activities about this record id."),
+        "type": w.schema.enum("Only activities of this type.", TYPES),
+        "openOnly": w.schema.boolean("Only activities not yet completed."),
+        "overdueOnly": w.schema.boolean("Only open activities whose due date has passed."),
+        **w.schema.PAGING,
     }
 )
 def list_activities(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -99,11 +99,13 @@ def list_activities(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
     Activities matching the filters (a related record named in full must exist).
     """
-    w.check_references(state, input, FILTERS)
+    w.records.check_references(state, input, FILTERS)
     if "relatedId" in input and "relatedType" in input:
-        w.require_record(state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"])
-    rows = [a for a in w.sorted_by_id(state["activities"]) if _about(state, a, input)]
-    return w.paginate(rows, input, lambda a: activity_view(state, a))
+        w.records.require_record(
+            state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"]
+        )
+    rows = [a for a in w.tools.sorted_by_id(state["activities"]) if _about(state, a, input)]
+    return w.tools.paginate(rows, input, lambda a: activity_view(state, a))
 
 
 ACTIVITIES = w.Collection("activities", "activityId", "ACT-012", view=activity_view)
@@ -115,12 +117,12 @@ _WHAT = ("type", "subject", "relatedType", "relatedId")
 
 @ACTOR.write_tool(
     {
-        "type": w.enum("Kind of activity.", TYPES),
-        "subject": w.string("Short subject line."),
-        "relatedType": w.enum("Kind of record it is about.", RELATED_TYPES),
-        "relatedId": w.string("Id of that record."),
-        "notes": w.string("Details."),
-        "ownerId": w.string("Who did it (default: the actor)."),
+        "type": w.schema.enum("Kind of activity.", TYPES),
+        "subject": w.schema.string("Short subject line."),
+        "relatedType": w.schema.enum("Kind of record it is about.", RELATED_TYPES),
+        "relatedId": w.schema.string("Id of that record."),
+        "notes": w.schema.string("Details."),
+        "ownerId": w.schema.string("Who did it (default: the actor)."),
     },
     _WHAT,
 )
@@ -131,10 +133,10 @@ def log_activity(call: w.Write) -> dict[str, Any]:
     state, input = call.state, call.input
     owner_id = input.get("ownerId", call.actor["id"])
     work_owner(state, owner_id, "activities")
-    w.require_record(state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"])
+    w.records.require_record(state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"])
     activity = _new_activity(state, input, owner_id)
-    activity["dueDate"] = w.today(state)
-    activity["completedDate"] = w.today(state)
+    activity["dueDate"] = w.clock.today(state)
+    activity["completedDate"] = w.clock.today(state)
     call.add(ACTIVITY, activity, f"Logged {input['type']}.")
     return {"created": activity_view(state, activity)}
 
@@ -159,13 +161,13 @@ def _check_related_open(state: State, related_type: str, related_id: str) -> Non
 
 @ACTOR.write_tool(
     {
-        "type": w.enum("Kind of follow-up.", SCHEDULABLE),
-        "subject": w.string("Short subject line."),
-        "relatedType": w.enum("Kind of record it is about.", RELATED_TYPES),
-        "relatedId": w.string("Id of that record."),
-        "ownerId": w.string("Who must do it (an active user)."),
-        "dueDate": w.date("Due date, today or later"),
-        "notes": w.string("Details."),
+        "type": w.schema.enum("Kind of follow-up.", SCHEDULABLE),
+        "subject": w.schema.string("Short subject line."),
+        "relatedType": w.schema.enum("Kind of record it is about.", RELATED_TYPES),
+        "relatedId": w.schema.string("Id of that record."),
+        "ownerId": w.schema.string("Who must do it (an active user)."),
+        "dueDate": w.schema.date("Due date, today or later"),
+        "notes": w.schema.string("Details."),
     },
     [*_WHAT, "ownerId", "dueDate"],
 )
@@ -175,7 +177,7 @@ def schedule_activity(call: w.Write) -> dict[str, Any]:
     """
     state, input = call.state, call.input
     work_owner(state, input["ownerId"], "activities")
-    w.require_record(state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"])
+    w.records.require_record(state, RELATED_COLLECTIONS[input["relatedType"]], input["relatedId"])
     due = read_future_date(state, input, "dueDate")
     _check_related_open(state, input["relatedType"], input["relatedId"])
     activity = _new_activity(state, input, input["ownerId"])
@@ -184,11 +186,11 @@ def schedule_activity(call: w.Write) -> dict[str, Any]:
     return {"created": activity_view(state, activity)}
 
 
-@ACTOR.write_tool({"notes": w.string("Notes to append.")}, target=OPEN_ACTIVITY)
+@ACTOR.write_tool({"notes": w.schema.string("Notes to append.")}, target=OPEN_ACTIVITY)
 def complete_activity(call: w.Write) -> dict[str, Any]:
     """Mark an open activity as done today, optionally adding notes."""
     activity = call.record
-    call.set("completedDate", w.today(call.state))
+    call.set("completedDate", w.clock.today(call.state))
     if "notes" in call.input:
         call.set("notes", f"{activity['notes']}\n{call.input['notes']}".strip())
     call.audit("Completed.")
@@ -196,7 +198,7 @@ def complete_activity(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    {"dueDate": w.date("New due date, today or later")}, ["dueDate"], target=OPEN_ACTIVITY
+    {"dueDate": w.schema.date("New due date, today or later")}, ["dueDate"], target=OPEN_ACTIVITY
 )
 def reschedule_activity(call: w.Write) -> dict[str, Any]:
     """Move an open activity's due date (today or later)."""

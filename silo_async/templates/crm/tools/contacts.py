@@ -54,12 +54,12 @@ def _assert_email_free(state: State, email: str, except_id: str | None = None) -
             )
 
 
-def _make_primary(state: State, contact: Contact, changes: list[w.Change]) -> None:
+def _make_primary(state: State, contact: Contact, changes: list[w.records.Change]) -> None:
     # One primary contact per account: promoting one demotes the other.
     for other in state["contacts"].values():
         if other["accountId"] == contact["accountId"] and other["id"] != contact["id"]:
             other["isPrimary"] = False
-    w.set_field(contact, "isPrimary", True, changes)
+    w.records.set_field(contact, "isPrimary", True, changes)
 
 
 def _include_merged(state: State, contact: Contact, input: Mapping[str, Any]) -> bool:
@@ -70,10 +70,12 @@ CONTACTS = w.Collection("contacts", "contactId", "CON-004", view=contact_view)
 list_contacts = CONTACTS.list_tool(
     "List contacts sorted by id, optionally for one account. Merged duplicates are hidden "
     "unless includeMerged is true. Paged.",
-    filters={"accountId": w.string("Only contacts of this account.")},
+    filters={"accountId": w.schema.string("Only contacts of this account.")},
     references=FILTERS,
     extra={
-        "includeMerged": w.boolean("Also list records merged into another contact (default false).")
+        "includeMerged": w.schema.boolean(
+            "Also list records merged into another contact (default false)."
+        )
     },
     where=_include_merged,
 )
@@ -99,22 +101,22 @@ ACTIVE_CONTACT = CONTACT.guarded(_require_active)
 
 @ACTOR.write_tool(
     {
-        "accountId": w.string("Account id."),
-        "firstName": w.string("First name."),
-        "lastName": w.string("Last name."),
-        "email": w.string("Email address."),
-        "title": w.string("Job title."),
-        "phone": w.string("Phone number."),
-        "isPrimary": w.boolean("Make this the account's primary contact (default false)."),
+        "accountId": w.schema.string("Account id."),
+        "firstName": w.schema.string("First name."),
+        "lastName": w.schema.string("Last name."),
+        "email": w.schema.string("Email address."),
+        "title": w.schema.string("Job title."),
+        "phone": w.schema.string("Phone number."),
+        "isPrimary": w.schema.boolean("Make this the account's primary contact (default false)."),
     },
     ["accountId", "firstName", "lastName", "email"],
 )
 def create_contact(call: w.Write) -> dict[str, Any]:
     """Create a contact at an account. Emails are unique among active contacts."""
     state, input = call.state, call.input
-    w.require_record(state, "accounts", input["accountId"])
+    w.records.require_record(state, "accounts", input["accountId"])
     _assert_email_free(state, input["email"])
-    contact_id = w.next_id(state, "CON")
+    contact_id = w.records.next_id(state, "CON")
     contact: Contact = {
         "id": contact_id,
         "accountId": input["accountId"],
@@ -126,7 +128,7 @@ def create_contact(call: w.Write) -> dict[str, Any]:
         "isPrimary": False,
         "status": "active",
         "mergedIntoId": None,
-        "createdDate": w.today(state),
+        "createdDate": w.clock.today(state),
     }
     if input.get("isPrimary", False):
         _make_primary(state, contact, [])
@@ -136,10 +138,12 @@ def create_contact(call: w.Write) -> dict[str, Any]:
 
 @update_tool(
     {
-        "title": w.string("New job title."),
-        "phone": w.string("New phone number."),
-        "email": w.string("New email (must stay unique among active contacts)."),
-        "isPrimary": w.boolean("true makes this the primary contact (demoting the current one)."),
+        "title": w.schema.string("New job title."),
+        "phone": w.schema.string("New phone number."),
+        "email": w.schema.string("New email (must stay unique among active contacts)."),
+        "isPrimary": w.schema.boolean(
+            "true makes this the primary contact (demoting the current one)."
+        ),
     },
     ACTIVE_CONTACT,
     contact_view,
@@ -164,12 +168,12 @@ def update_contact(call: w.Write) -> None:
         _make_primary(state, contact, call.changes)
 
 
-@w.define_tool({"accountId": w.string("Only groups involving this account.")})
+@w.define_tool({"accountId": w.schema.string("Only groups involving this account.")})
 def find_duplicate_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Groups of active contacts that share an email address (case-insensitive), oldest record first
     in each group.
     """
-    w.check_references(state, input, FILTERS)
+    w.records.check_references(state, input, FILTERS)
     groups = [
         [contact_view(state, c) for c in group]
         for group in duplicate_contact_groups(state)
@@ -197,8 +201,8 @@ def _repoint(state: State, old: str, new: str) -> list[str]:
 
 @ACTOR.write_tool(
     {
-        "survivorId": w.string("Contact id of the record to keep."),
-        "duplicateId": w.string("Contact id of the record to merge away."),
+        "survivorId": w.schema.string("Contact id of the record to keep."),
+        "duplicateId": w.schema.string("Contact id of the record to merge away."),
     },
     ["survivorId", "duplicateId"],
 )
@@ -210,8 +214,8 @@ def merge_contacts(call: w.Write) -> dict[str, Any]:
     state, input = call.state, call.input
     if input["survivorId"] == input["duplicateId"]:
         raise silo.tool_error("invalid_input", "survivorId and duplicateId must differ.")
-    survivor = w.require_record(state, "contacts", input["survivorId"])
-    duplicate = w.require_record(state, "contacts", input["duplicateId"])
+    survivor = w.records.require_record(state, "contacts", input["survivorId"])
+    duplicate = w.records.require_record(state, "contacts", input["duplicateId"])
     _require_active(state, survivor)
     _require_active(state, duplicate)
     if survivor["accountId"] != duplicate["accountId"]:
@@ -221,10 +225,10 @@ def merge_contacts(call: w.Write) -> dict[str, Any]:
             f"to {duplicate['accountId']}; only contacts of the same account can be merged.",
         )
     moved = _repoint(state, duplicate["id"], survivor["id"])
-    filled: list[w.Change] = []
+    filled: list[w.records.Change] = []
     for field in ("title", "phone"):
         if not survivor[field] and duplicate[field]:
-            w.set_field(survivor, field, duplicate[field], filled)
+            w.records.set_field(survivor, field, duplicate[field], filled)
     if duplicate["isPrimary"]:
         _make_primary(state, survivor, filled)
     call.set("isPrimary", False, duplicate)

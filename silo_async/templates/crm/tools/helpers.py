@@ -69,7 +69,7 @@ def require_starting_stage(state: State, stage_id: str | None) -> Stage:
     Raises:
         ToolError: ``not_found`` for an unknown stage, ``invalid_input`` for a closed one.
     """
-    stage: Stage = w.require_record(
+    stage: Stage = w.records.require_record(
         state, "stages", open_stages(state)[0]["id"] if stage_id is None else stage_id
     )
     if stage["isClosed"]:
@@ -99,7 +99,7 @@ FILTERS = {"ownerId": "users", "accountId": "accounts", "stageId": "stages"}
 
 def acting_user(state: State, user_id: str) -> User:
     """The user performing a write: must exist and be active (``not_allowed`` otherwise)."""
-    user: User = w.require_record(state, "users", user_id)
+    user: User = w.records.require_record(state, "users", user_id)
     if not user["active"]:
         raise silo.tool_error(
             "not_allowed",
@@ -112,19 +112,21 @@ def acting_user(state: State, user_id: str) -> User:
 
 #: Every write names its actor: an active user, resolved before anything else.
 ACTOR = w.Actor(
-    w.string("Id of the user making this change, e.g. USR-002. Must be an active user."),
+    w.schema.string("Id of the user making this change, e.g. USR-002. Must be an active user."),
     acting_user,
 )
 #: The records writes act on, looked up by their id input.
-ACCOUNT = w.Target("accounts", "accountId", w.string("Account id."), "account")
-CONTACT = w.Target("contacts", "contactId", w.string("Contact id."), "contact")
-LEAD = w.Target("leads", "leadId", w.string("Lead id."), "lead")
-OPPORTUNITY = w.Target("opportunities", "opportunityId", w.string("Opportunity id."), "opportunity")
-ACTIVITY = w.Target("activities", "activityId", w.string("Activity id."), "activity")
+ACCOUNT = w.Target("accounts", "accountId", w.schema.string("Account id."), "account")
+CONTACT = w.Target("contacts", "contactId", w.schema.string("Contact id."), "contact")
+LEAD = w.Target("leads", "leadId", w.schema.string("Lead id."), "lead")
+OPPORTUNITY = w.Target(
+    "opportunities", "opportunityId", w.schema.string("Opportunity id."), "opportunity"
+)
+ACTIVITY = w.Target("activities", "activityId", w.schema.string("Activity id."), "activity")
 
 
 def _assignable(state: State, user_id: str, what: str) -> User:
-    user: User = w.require_record(state, "users", user_id)
+    user: User = w.records.require_record(state, "users", user_id)
     if not user["active"]:
         raise silo.tool_error(
             "not_allowed",
@@ -205,7 +207,7 @@ def reassign_tool(
             guarded when the record may not change any more (closed, converted, done).
         view: what the agent sees of the record afterwards.
     """
-    new_owner = {"newOwnerId": w.string("User id of the new owner.")}
+    new_owner = {"newOwnerId": w.schema.string("User id of the new owner.")}
 
     @ACTOR.write_tool(name, description, new_owner, ["newOwnerId"], target=target)
     def reassign(call: w.Write) -> dict[str, Any]:
@@ -216,7 +218,7 @@ def reassign_tool(
 
 
 def update_tool(
-    properties: Mapping[str, w.Schema],
+    properties: Mapping[str, w.schema.Schema],
     target: w.Target,
     view: Callable[[State, Any], dict[str, Any]],
     require: Callable[[dict[str, Any]], None] | None = None,
@@ -224,7 +226,7 @@ def update_tool(
     """Decorate ``apply(call)`` as the ``update_<kind>`` tool: ``{updated: view, changes}``.
 
     A call must give at least one of ``properties`` (``require``, by default
-    :func:`w.require_some` over them); ``apply`` checks and sets the fields through the
+    :func:`w.fields.require_some` over them); ``apply`` checks and sets the fields through the
     :class:`w.Write`, and the changes are audited as ``Updated <kind>.``.
 
     The tool is named after ``apply`` and described by its docstring, like any write tool.
@@ -242,7 +244,7 @@ def update_tool(
         @functools.wraps(apply)
         def update(call: w.Write) -> dict[str, Any]:
             if require is None:
-                w.require_some(call.input, fields)
+                w.fields.require_some(call.input, fields)
             else:
                 require(call.input)
             apply(call)
@@ -265,7 +267,7 @@ def read_future_date(state: State, input: dict[str, Any], key: str) -> str:
     Raises:
         ToolError: ``invalid_input`` for an impossible date or one in the past.
     """
-    value = w.read_date(input, key)
-    if value < w.today(state):
-        raise w.invalid(key, f"must be today ({w.today(state)}) or later", value)
+    value = w.fields.read_date(input, key)
+    if value < w.clock.today(state):
+        raise w.fields.invalid(key, f"must be today ({w.clock.today(state)}) or later", value)
     return value

@@ -72,9 +72,9 @@ LEADS = w.Collection("leads", "leadId", "LEAD-003", view=lead_view)
 list_leads = LEADS.list_tool(
     "List leads sorted by id, optionally by status, owner or source. Paged.",
     filters={
-        "status": w.enum("Only leads with this status.", STATUSES),
-        "ownerId": w.string("Only leads owned by this user id."),
-        "source": w.enum("Only leads from this source.", SOURCES),
+        "status": w.schema.enum("Only leads with this status.", STATUSES),
+        "ownerId": w.schema.string("Only leads owned by this user id."),
+        "source": w.schema.enum("Only leads from this source.", SOURCES),
     },
     references=FILTERS,
 )
@@ -95,14 +95,14 @@ get_lead = LEADS.get_tool(
 
 @ACTOR.write_tool(
     {
-        "firstName": w.string("First name."),
-        "lastName": w.string("Last name."),
-        "company": w.string("Company name."),
-        "email": w.string("Email address."),
-        "source": w.enum("Where the lead came from.", SOURCES),
-        "ownerId": w.string("User id of the owner (any active user)."),
-        "title": w.string("Job title."),
-        "phone": w.string("Phone number."),
+        "firstName": w.schema.string("First name."),
+        "lastName": w.schema.string("Last name."),
+        "company": w.schema.string("Company name."),
+        "email": w.schema.string("Email address."),
+        "source": w.schema.enum("Where the lead came from.", SOURCES),
+        "ownerId": w.schema.string("User id of the owner (any active user)."),
+        "title": w.schema.string("Job title."),
+        "phone": w.schema.string("Phone number."),
     },
     ["firstName", "lastName", "company", "email", "source", "ownerId"],
 )
@@ -119,7 +119,7 @@ def create_lead(call: w.Write) -> dict[str, Any]:
                 f"Open lead {other['id']} ({full_name(other)}) already uses {other['email']}.",
                 {"existingId": other["id"]},
             )
-    lead_id = w.next_id(state, "LEAD")
+    lead_id = w.records.next_id(state, "LEAD")
     lead: Lead = {
         "id": lead_id,
         "firstName": input["firstName"].strip(),
@@ -131,7 +131,7 @@ def create_lead(call: w.Write) -> dict[str, Any]:
         "source": input["source"],
         "status": "new",
         "ownerId": input["ownerId"],
-        "createdDate": w.today(state),
+        "createdDate": w.clock.today(state),
         "lastContactedDate": None,
         "disqualifyReason": None,
         "convertedDate": None,
@@ -153,10 +153,10 @@ def _something_to_update(input: dict[str, Any]) -> None:
 
 @update_tool(
     {
-        "title": w.string("New job title."),
-        "phone": w.string("New phone number."),
-        "email": w.string("New email address."),
-        "markContacted": w.boolean("true records a contact today."),
+        "title": w.schema.string("New job title."),
+        "phone": w.schema.string("New phone number."),
+        "email": w.schema.string("New email address."),
+        "markContacted": w.schema.boolean("true records a contact today."),
     },
     OPEN_LEAD,
     lead_view,
@@ -170,7 +170,7 @@ def update_lead(call: w.Write) -> None:
     """
     call.set_given(("title", "phone", "email"))
     if call.input.get("markContacted"):
-        call.set("lastContactedDate", w.today(call.state))
+        call.set("lastContactedDate", w.clock.today(call.state))
         if call.record["status"] == "new":
             call.set("status", "working")
 
@@ -200,7 +200,9 @@ def qualify_lead(call: w.Write) -> dict[str, Any]:
     return {"updated": lead_view(call.state, call.record)}
 
 
-@ACTOR.write_tool({"reason": w.string("Why the lead is not a fit.")}, ["reason"], target=OPEN_LEAD)
+@ACTOR.write_tool(
+    {"reason": w.schema.string("Why the lead is not a fit.")}, ["reason"], target=OPEN_LEAD
+)
 def disqualify_lead(call: w.Write) -> dict[str, Any]:
     """Disqualify an open lead with a reason."""
     call.set("status", "disqualified")
@@ -229,9 +231,9 @@ def _conversion_account(
 ) -> tuple[Account, bool]:
     state = call.state
     if account_id is not None:
-        return w.require_record(state, "accounts", account_id), False
+        return w.records.require_record(state, "accounts", account_id), False
     assert_name_free(state, lead["company"])
-    new_id = w.next_id(state, "ACC")
+    new_id = w.records.next_id(state, "ACC")
     account: Account = {
         "id": new_id,
         "name": lead["company"],
@@ -241,7 +243,7 @@ def _conversion_account(
         "website": None,
         "city": None,
         "country": None,
-        "createdDate": w.today(state),
+        "createdDate": w.clock.today(state),
     }
     call.add(ACCOUNT, account, f"Created from {lead['id']}.")
     return account, True
@@ -250,7 +252,7 @@ def _conversion_account(
 def _conversion_contact(call: w.Write, lead: Lead, account: Account) -> tuple[Contact, bool]:
     state = call.state
     # An active contact at the account with the lead's email is the same person: reuse it.
-    for existing in w.sorted_by_id(state["contacts"]):
+    for existing in w.tools.sorted_by_id(state["contacts"]):
         if (
             existing["accountId"] == account["id"]
             and existing["status"] == "active"
@@ -261,7 +263,7 @@ def _conversion_contact(call: w.Write, lead: Lead, account: Account) -> tuple[Co
         c["accountId"] == account["id"] and c["isPrimary"] and c["status"] == "active"
         for c in state["contacts"].values()
     )
-    new_id = w.next_id(state, "CON")
+    new_id = w.records.next_id(state, "CON")
     contact: Contact = {
         "id": new_id,
         "accountId": account["id"],
@@ -273,7 +275,7 @@ def _conversion_contact(call: w.Write, lead: Lead, account: Account) -> tuple[Co
         "isPrimary": not has_primary,
         "status": "active",
         "mergedIntoId": None,
-        "createdDate": w.today(state),
+        "createdDate": w.clock.today(state),
     }
     call.add(CONTACT, contact, f"Created from {lead['id']}.")
     return contact, True
@@ -297,18 +299,20 @@ def _convertible(state: State, lead: Lead) -> None:
 
 @ACTOR.write_tool(
     {
-        "amount": w.number("Opportunity amount in USD (positive)."),
-        "expectedCloseDate": w.date("Expected close date, today or later"),
-        "opportunityName": w.string(
+        "amount": w.schema.number("Opportunity amount in USD (positive)."),
+        "expectedCloseDate": w.schema.date("Expected close date, today or later"),
+        "opportunityName": w.schema.string(
             "Name of the new opportunity (default: '<company> opportunity')."
         ),
-        "accountId": w.string("Attach the lead to this existing account instead of creating one."),
-        "ownerId": w.string("User id who will own the opportunity."),
-        "stageId": w.string("Open stage to start in (default: the first open stage)."),
+        "accountId": w.schema.string(
+            "Attach the lead to this existing account instead of creating one."
+        ),
+        "ownerId": w.schema.string("User id who will own the opportunity."),
+        "stageId": w.schema.string("Open stage to start in (default: the first open stage)."),
     },
     ["amount", "expectedCloseDate"],
     target=w.Target(
-        "leads", "leadId", w.string("Lead id (must be qualified)."), "lead", _convertible
+        "leads", "leadId", w.schema.string("Lead id (must be qualified)."), "lead", _convertible
     ),
 )
 def convert_lead(call: w.Write) -> dict[str, Any]:
@@ -320,11 +324,11 @@ def convert_lead(call: w.Write) -> dict[str, Any]:
     director.
     """
     state, input, lead = call.state, call.input, call.record
-    amount = w.read_money(input, "amount")
+    amount = w.fields.read_money(input, "amount")
     close = read_future_date(state, input, "expectedCloseDate")
     stage = require_starting_stage(state, input.get("stageId"))
     if "accountId" in input:
-        w.require_record(state, "accounts", input["accountId"])
+        w.records.require_record(state, "accounts", input["accountId"])
     owner = _conversion_owner(state, lead, input.get("ownerId"))
     account, account_created = _conversion_account(call, lead, input.get("accountId"), owner)
     contact, contact_created = _conversion_contact(call, lead, account)
@@ -342,7 +346,7 @@ def convert_lead(call: w.Write) -> dict[str, Any]:
     opp_id = opp["id"]
     call.add(OPPORTUNITY, opp, f"Created from {lead['id']}.")
     call.set("status", "converted")
-    call.set("convertedDate", w.today(state))
+    call.set("convertedDate", w.clock.today(state))
     call.set("convertedAccountId", account["id"])
     call.set("convertedContactId", contact["id"])
     call.set("convertedOpportunityId", opp_id)

@@ -54,7 +54,7 @@ OPEN_OPPORTUNITY = OPPORTUNITY.guarded(assert_opportunity_open)
 
 
 def _check_contact(state: State, contact_id: str, account_id: str) -> None:
-    contact = w.require_record(state, "contacts", contact_id)
+    contact = w.records.require_record(state, "contacts", contact_id)
     if contact["status"] != "active" or contact["accountId"] != account_id:
         raise silo.tool_error(
             "invalid_input",
@@ -76,7 +76,7 @@ def new_opportunity(
     source_lead_id: str | None = None,
 ) -> Opportunity:
     """A new open deal entering ``stage`` today (checks are the caller's job; not stored yet)."""
-    opp_id = w.next_id(state, "OPP")
+    opp_id = w.records.next_id(state, "OPP")
     opp: Opportunity = {
         "id": opp_id,
         "name": name.strip(),
@@ -86,8 +86,8 @@ def new_opportunity(
         "stageId": stage["id"],
         "amount": amount,
         "expectedCloseDate": close,
-        "createdDate": w.today(state),
-        "stageHistory": [{"stageId": stage["id"], "enteredDate": w.today(state)}],
+        "createdDate": w.clock.today(state),
+        "stageHistory": [{"stageId": stage["id"], "enteredDate": w.clock.today(state)}],
         "status": "open",
         "closedDate": None,
         "lostReason": None,
@@ -98,7 +98,9 @@ def new_opportunity(
 
 def _enter_stage(call: w.Write, stage: Stage) -> None:
     call.set("stageId", stage["id"])
-    call.record["stageHistory"].append({"stageId": stage["id"], "enteredDate": w.today(call.state)})
+    call.record["stageHistory"].append(
+        {"stageId": stage["id"], "enteredDate": w.clock.today(call.state)}
+    )
 
 
 @w.define_tool()
@@ -119,15 +121,17 @@ list_opportunities = OPPORTUNITIES.list_tool(
     "stale/past-due flags; filter by owner, account, stage or status, or only stale or past-due "
     "deals. Paged.",
     filters={
-        "ownerId": w.string("Only deals owned by this user id."),
-        "accountId": w.string("Only deals of this account."),
-        "stageId": w.string("Only deals currently in this stage."),
-        "status": w.enum("Only deals with this status.", STATUSES),
+        "ownerId": w.schema.string("Only deals owned by this user id."),
+        "accountId": w.schema.string("Only deals of this account."),
+        "stageId": w.schema.string("Only deals currently in this stage."),
+        "status": w.schema.enum("Only deals with this status.", STATUSES),
     },
     references=FILTERS,
     extra={
-        "staleOnly": w.boolean("Only open deals stuck in their stage past the stale policy."),
-        "pastDueOnly": w.boolean("Only open deals whose expected close date has passed."),
+        "staleOnly": w.schema.boolean(
+            "Only open deals stuck in their stage past the stale policy."
+        ),
+        "pastDueOnly": w.schema.boolean("Only open deals whose expected close date has passed."),
     },
     where=_flags,
 )
@@ -151,22 +155,22 @@ get_opportunity = OPPORTUNITIES.get_tool(
 
 @ACTOR.write_tool(
     {
-        "name": w.string("Deal name."),
-        "accountId": w.string("Account id."),
-        "ownerId": w.string("Owner: an active account executive or director."),
-        "amount": w.number("Amount in USD (positive)."),
-        "expectedCloseDate": w.date("Expected close date, today or later"),
-        "stageId": w.string("Open stage to start in (default: the first open stage)."),
-        "primaryContactId": w.string("An active contact of the account."),
+        "name": w.schema.string("Deal name."),
+        "accountId": w.schema.string("Account id."),
+        "ownerId": w.schema.string("Owner: an active account executive or director."),
+        "amount": w.schema.number("Amount in USD (positive)."),
+        "expectedCloseDate": w.schema.date("Expected close date, today or later"),
+        "stageId": w.schema.string("Open stage to start in (default: the first open stage)."),
+        "primaryContactId": w.schema.string("An active contact of the account."),
     },
     ["name", "accountId", "ownerId", "amount", "expectedCloseDate"],
 )
 def create_opportunity(call: w.Write) -> dict[str, Any]:
     """Create an open opportunity on an account, in an open stage (default: the first)."""
     state, input = call.state, call.input
-    account = w.require_record(state, "accounts", input["accountId"])
+    account = w.records.require_record(state, "accounts", input["accountId"])
     deal_owner(state, input["ownerId"], "opportunities")
-    amount = w.read_money(input, "amount")
+    amount = w.fields.read_money(input, "amount")
     close = read_future_date(state, input, "expectedCloseDate")
     stage = require_starting_stage(state, input.get("stageId"))
     if "primaryContactId" in input:
@@ -187,10 +191,12 @@ def create_opportunity(call: w.Write) -> dict[str, Any]:
 
 @update_tool(
     {
-        "name": w.string("New name."),
-        "amount": w.number("New amount in USD (positive)."),
-        "expectedCloseDate": w.date("New expected close date, today or later"),
-        "primaryContactId": w.string("New primary contact (an active contact of the account)."),
+        "name": w.schema.string("New name."),
+        "amount": w.schema.number("New amount in USD (positive)."),
+        "expectedCloseDate": w.schema.date("New expected close date, today or later"),
+        "primaryContactId": w.schema.string(
+            "New primary contact (an active contact of the account)."
+        ),
     },
     OPEN_OPPORTUNITY,
     opportunity_view,
@@ -204,7 +210,7 @@ def update_opportunity(call: w.Write) -> None:
     if "name" in input:
         call.set("name", input["name"].strip())
     if "amount" in input:
-        call.set("amount", w.read_money(input, "amount"))
+        call.set("amount", w.fields.read_money(input, "amount"))
     if "expectedCloseDate" in input:
         call.set("expectedCloseDate", read_future_date(state, input, "expectedCloseDate"))
     if "primaryContactId" in input:
@@ -230,11 +236,11 @@ def _move(call: w.Write, stage: Stage) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    {"stageId": w.string("Target open stage id.")}, ["stageId"], target=OPEN_OPPORTUNITY
+    {"stageId": w.schema.string("Target open stage id.")}, ["stageId"], target=OPEN_OPPORTUNITY
 )
 def move_opportunity_stage(call: w.Write) -> dict[str, Any]:
     """Move an open opportunity to another open stage (forwards or back). Resets days in stage."""
-    return _move(call, w.require_record(call.state, "stages", call.input["stageId"]))
+    return _move(call, w.records.require_record(call.state, "stages", call.input["stageId"]))
 
 
 @ACTOR.write_tool(target=OPEN_OPPORTUNITY)
@@ -255,24 +261,30 @@ def advance_opportunity_stage(call: w.Write) -> dict[str, Any]:
 def _close(call: w.Write, outcome: Literal["won", "lost"]) -> None:
     _enter_stage(call, outcome_stage(call.state, outcome))
     call.set("status", outcome)
-    call.set("closedDate", w.today(call.state))
+    call.set("closedDate", w.clock.today(call.state))
 
 
 @ACTOR.write_tool(
-    {"finalAmount": w.number("Contracted amount in USD if it differs from the deal amount.")},
+    {
+        "finalAmount": w.schema.number(
+            "Contracted amount in USD if it differs from the deal amount."
+        )
+    },
     target=OPEN_OPPORTUNITY,
 )
 def close_opportunity_won(call: w.Write) -> dict[str, Any]:
     """Close an open opportunity as won today, optionally at the final contracted amount."""
     if "finalAmount" in call.input:
-        call.set("amount", w.read_money(call.input, "finalAmount"))
+        call.set("amount", w.fields.read_money(call.input, "finalAmount"))
     _close(call, "won")
     call.audit("Won.")
     return {"updated": opportunity_view(call.state, call.record)}
 
 
 @ACTOR.write_tool(
-    {"reason": w.enum("Why the deal was lost.", LOST_REASONS)}, ["reason"], target=OPEN_OPPORTUNITY
+    {"reason": w.schema.enum("Why the deal was lost.", LOST_REASONS)},
+    ["reason"],
+    target=OPEN_OPPORTUNITY,
 )
 def close_opportunity_lost(call: w.Write) -> dict[str, Any]:
     """Close an open opportunity as lost today, with a reason."""

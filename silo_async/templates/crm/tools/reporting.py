@@ -27,12 +27,12 @@ __all__ = ["forecast_report", "pipeline_summary", "rep_performance", "stale_deal
 
 
 def _owner_filter(state: State, input: dict[str, Any]) -> str | None:
-    w.check_references(state, input, FILTERS)
+    w.records.check_references(state, input, FILTERS)
     owner_id: str | None = input.get("ownerId")
     return owner_id
 
 
-@w.define_tool({"ownerId": w.string("Only deals owned by this user id.")})
+@w.define_tool({"ownerId": w.schema.string("Only deals owned by this user id.")})
 def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Open pipeline by stage: deal count, amount and probability-weighted amount, plus totals."""
     opps = open_opportunities(state, _owner_filter(state, input))
@@ -50,7 +50,7 @@ def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
             }
         )
     return {
-        "asOf": w.today(state),
+        "asOf": w.clock.today(state),
         "stages": rows,
         "totalCount": len(opps),
         "totalAmount": total_amount(opps),
@@ -60,8 +60,8 @@ def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 @w.define_tool(
     {
-        "closingOnOrBefore": w.date("Only deals expected to close on or before this date"),
-        "ownerId": w.string("Only deals owned by this user id."),
+        "closingOnOrBefore": w.schema.date("Only deals expected to close on or before this date"),
+        "ownerId": w.schema.string("Only deals owned by this user id."),
     }
 )
 def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -69,11 +69,11 @@ def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     all open deals), optionally for one owner.
     """
     opps = open_opportunities(state, _owner_filter(state, input))
-    cutoff = w.read_date(input, "closingOnOrBefore", None)
+    cutoff = w.fields.read_date(input, "closingOnOrBefore", None)
     if cutoff is not None:
         opps = [o for o in opps if o["expectedCloseDate"] <= cutoff]
     return {
-        "asOf": w.today(state),
+        "asOf": w.clock.today(state),
         "closingOnOrBefore": cutoff,
         "dealCount": len(opps),
         "amount": total_amount(opps),
@@ -84,24 +84,24 @@ def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 @w.define_tool(
     {
-        "year": w.integer(
+        "year": w.schema.integer(
             "Calendar year of closed-won business (default: the current year).", minimum=2000
         ),
-        "activeOnly": w.boolean("Only users who are still active (default false)."),
+        "activeOnly": w.schema.boolean("Only users who are still active (default false)."),
     }
 )
 def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Per account executive (and any director with a quota): annual quota, closed-won in the year,
     attainment percent, and open pipeline. Includes deactivated users unless activeOnly.
     """
-    year = w.read_int(input, "year", current_year(state), minimum=2000)
+    year = w.fields.read_int(input, "year", current_year(state), minimum=2000)
     if year > current_year(state):
         raise silo.tool_error(
             "invalid_input",
             f"year {year} is in the future (the current year is {current_year(state)}).",
         )
     rows = []
-    for user in w.sorted_by_id(state["users"]):
+    for user in w.tools.sorted_by_id(state["users"]):
         if user["annualQuota"] <= 0 and user["role"] != "account_executive":
             continue
         if input.get("activeOnly") and not user["active"]:
@@ -124,8 +124,10 @@ def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 @w.define_tool(
     {
-        "thresholdDays": w.integer("Days in stage beyond which a deal counts as stale.", minimum=0),
-        "ownerId": w.string("Only deals owned by this user id."),
+        "thresholdDays": w.schema.integer(
+            "Days in stage beyond which a deal counts as stale.", minimum=0
+        ),
+        "ownerId": w.schema.string("Only deals owned by this user id."),
     },
     name="stale_opportunities",
 )
@@ -133,7 +135,7 @@ def stale_deals_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Open deals that have sat in their current stage for more than thresholdDays (default: the
     company's stale policy), longest first, with counts per owner.
     """
-    threshold = w.read_int(input, "thresholdDays", stale_threshold(state), minimum=0)
+    threshold = w.fields.read_int(input, "thresholdDays", stale_threshold(state), minimum=0)
     owner_id = _owner_filter(state, input)
     stale = [
         o
@@ -153,10 +155,10 @@ def stale_deals_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
         for uid, n in sorted(by_owner.items(), key=lambda item: (-item[1], item[0]))
     ]
     return {
-        "asOf": w.today(state),
+        "asOf": w.clock.today(state),
         "thresholdDays": threshold,
         "count": len(stale),
-        "totalAmount": w.sum_money(o["amount"] for o in stale),
+        "totalAmount": w.amounts.sum_money(o["amount"] for o in stale),
         "countByOwner": counts,
         "opportunities": [opportunity_view(state, o) for o in stale],
     }

@@ -22,8 +22,8 @@ def _active_only(state: State, user: User, input: Mapping[str, Any]) -> bool:
 USERS = w.Collection("users", "userId", "USR-002", view=user_view)
 list_users = USERS.list_tool(
     "List users sorted by id, optionally by role or only active ones. Paged.",
-    filters={"role": w.enum("Only users with this role.", _ROLES)},
-    extra={"activeOnly": w.boolean("Only users who are still active (default false).")},
+    filters={"role": w.schema.enum("Only users with this role.", _ROLES)},
+    extra={"activeOnly": w.schema.boolean("Only users who are still active (default false).")},
     where=_active_only,
 )
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import modified_ids, new_records, today
+from silo_async.world.clock import today
+from silo_async.world.grade import modified_ids, new_records
 
 from ..state import State, opportunity_named, outcome_stage
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import modified_ids, new_records
+from silo_async.world.grade import modified_ids, new_records
 
 from ..state import State, account_named, lead_named
 from .conversion import converted

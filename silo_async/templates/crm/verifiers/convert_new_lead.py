@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import mentions, modified_ids, new_records
+from silo_async.world.grade import mentions, modified_ids, new_records
 
 from ..state import State, lead_named, normalise_email
 from .conversion import converted

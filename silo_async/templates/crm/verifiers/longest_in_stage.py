@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import few_numbers, mentions, states_number, unchanged
+from silo_async.world.grade import few_numbers, mentions, states_number, unchanged
 
 from ..state import State, days_in_stage, open_opportunities
 

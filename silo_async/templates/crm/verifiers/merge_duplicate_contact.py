@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import every, modified_ids
+from silo_async.world import every
+from silo_async.world.grade import modified_ids
 
 from ..state import State, account_named, contact_references, duplicate_contact_groups
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import few_numbers, states_number, today, unchanged
+from silo_async.world.clock import today
+from silo_async.world.grade import few_numbers, states_number, unchanged
 
 from ..state import State, open_opportunities, past_due_opportunities, total_amount
 

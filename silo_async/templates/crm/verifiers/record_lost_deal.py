@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import modified_ids, today
+from silo_async.world.clock import today
+from silo_async.world.grade import modified_ids
 
 from ..state import State, account_named, opportunity_named, outcome_stage
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import add_days, every, modified_ids, new_records, today
+from silo_async.world import every
+from silo_async.world.clock import add_days, today
+from silo_async.world.grade import modified_ids, new_records
 
 from ..state import (
     Activity,

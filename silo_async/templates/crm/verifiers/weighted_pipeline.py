@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import few_numbers, final_number, states_number, unchanged
+from silo_async.world.grade import few_numbers, final_number, states_number, unchanged
 
 from ..state import State, open_opportunities, total_amount, total_weighted
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo_async import world as w
-from silo_async.world import sum_money, to_money
+from silo_async.world.amounts import sum_money, to_money
 
 from ..state import State
 from .payables import invoice_net
@@ -52,7 +52,7 @@ def po_commitment(state: State, po: Mapping[str, Any]) -> float:
     if po["status"] not in COMMITTING_PO:
         return 0
     return sum_money(
-        w.multiply_money(
+        w.amounts.multiply_money(
             max(0.0, line["quantity"] - invoiced_quantity(state, po["id"], line["lineNo"])),
             line["unitPrice"],
         )

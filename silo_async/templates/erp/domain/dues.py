@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from silo_async.world import days_between, sum_money, today
+from silo_async.world.amounts import sum_money
+from silo_async.world.clock import days_between, today
 
 from ..state import State
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo_async import world as w
-from silo_async.world import sum_money, to_money
+from silo_async.world.amounts import sum_money, to_money
 
 from ..state import Record, State, find_line, gross, lines_net, vat_of
 from .dues import days_past_due, is_past_due
@@ -43,7 +43,7 @@ __all__ = [
 def credited_net(state: State, invoice_id: str) -> float:
     """The net value of the credit notes against an invoice."""
     return sum_money(
-        w.multiply_money(line["quantity"], line["unitPrice"])
+        w.amounts.multiply_money(line["quantity"], line["unitPrice"])
         for note in state["vendorCreditNotes"].values()
         if note["vendorInvoiceId"] == invoice_id
         for line in note["lines"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from silo_async.world import today
+from silo_async.world.clock import today
 
 from ..state import Record, State, lines_net
 

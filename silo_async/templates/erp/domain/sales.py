@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from silo_async import world as w
-from silo_async.world import sum_money, to_money
+from silo_async.world.amounts import sum_money, to_money
 
 from ..state import State, gross, lines_net, vat_of
 from .dues import days_past_due, is_past_due
@@ -79,7 +79,8 @@ def shipment_net(state: State, shipment: Mapping[str, Any]) -> float:
     order = state["salesOrders"][shipment["salesOrderId"]]
     prices = {line["lineNo"]: line["unitPrice"] for line in order["lines"]}
     return sum_money(
-        w.multiply_money(line["quantity"], prices[line["lineNo"]]) for line in shipment["lines"]
+        w.amounts.multiply_money(line["quantity"], prices[line["lineNo"]])
+        for line in shipment["lines"]
     )
 
 
@@ -157,7 +158,7 @@ def _unbilled_net(state: State, customer_id: str) -> float:
 
 def _open_order_net(state: State, customer_id: str) -> float:
     return sum_money(
-        w.multiply_money(unshipped_quantity(state, order, line), line["unitPrice"])
+        w.amounts.multiply_money(unshipped_quantity(state, order, line), line["unitPrice"])
         for order in state["salesOrders"].values()
         if order["customerId"] == customer_id and order["status"] == "confirmed"
         for line in order["lines"]

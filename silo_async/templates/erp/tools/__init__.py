@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import (
+from silo_async.world.tools import (
     advance_clock,
     get_audit_entry,
     get_current_time,

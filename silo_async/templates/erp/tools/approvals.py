@@ -59,7 +59,7 @@ def request_approval(
     state: State, kind: str, document_id: str, amount: float, approver_id: str, actor: Record
 ) -> Record:
     """Create a pending approval assigned to ``approver_id`` (who must be authorised)."""
-    approver = w.require_record(state, "users", approver_id, "User")
+    approver = w.records.require_record(state, "users", approver_id, "User")
     if approver["id"] == actor["id"]:
         raise silo.tool_error(
             "not_allowed", f"{who(state, actor)} cannot submit {document_id} to themselves."
@@ -67,14 +67,14 @@ def request_approval(
     if not approver["active"]:
         raise silo.tool_error("not_allowed", f"{who(state, approver)} is no longer active.")
     require_authority(state, approver, kind, amount, document_id)
-    approval_id = w.next_id(state, "APR", width=4)
+    approval_id = w.records.next_id(state, "APR", width=4)
     approval: Record = {
         "id": approval_id,
         "documentType": kind,
         "documentId": document_id,
         "amount": amount,
         "requestedBy": actor["id"],
-        "requestedAt": w.now(state),
+        "requestedAt": w.clock.now(state),
         "assigneeId": approver["id"],
         "status": "pending",
         "decidedBy": None,
@@ -119,7 +119,7 @@ def decide(
     approval.update(
         status=decision,
         decidedBy=actor["id"],
-        decidedAt=w.now(state),
+        decidedAt=w.clock.now(state),
         comment=comment,
         amount=amount,
     )
@@ -140,11 +140,11 @@ list_approvals = APPROVALS.list_tool(
     "List approvals (requests and decisions) sorted by id; filter by status, kind of document, "
     "document, assignee or who decided. Paged.",
     filters={
-        "status": w.enum("Only approvals with this status.", STATUSES),
-        "documentType": w.enum("Only this kind of document.", APPROVAL_KINDS),
-        "documentId": w.string("Only approvals of this document, e.g. PO-1008."),
-        "assigneeId": w.string("Only approvals assigned to this user."),
-        "decidedBy": w.string("Only approvals decided by this user."),
+        "status": w.schema.enum("Only approvals with this status.", STATUSES),
+        "documentType": w.schema.enum("Only this kind of document.", APPROVAL_KINDS),
+        "documentId": w.schema.string("Only approvals of this document, e.g. PO-1008."),
+        "assigneeId": w.schema.string("Only approvals assigned to this user."),
+        "decidedBy": w.schema.string("Only approvals decided by this user."),
     },
     references={"assigneeId": "users", "decidedBy": "users"},
 )
@@ -152,20 +152,20 @@ get_approval = APPROVALS.get_tool("One approval.")
 list_pending_approvals = APPROVALS.list_tool(
     "Pending approval requests sorted by id, each with the tool that decides it; optionally "
     "for one assignee. Paged.",
-    filters={"assigneeId": w.string("Only requests assigned to this user.")},
+    filters={"assigneeId": w.schema.string("Only requests assigned to this user.")},
     references={"assigneeId": "users"},
     where=lambda state, a, input: a["status"] == "pending",
     name="list_pending_approvals",
 )
 
 
-@w.define_tool({"documentId": w.string("The document, e.g. REQ-4007.")}, ["documentId"])
+@w.define_tool({"documentId": w.schema.string("The document, e.g. REQ-4007.")}, ["documentId"])
 def list_approvals_for_document(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Every approval of one document, oldest first."""
-    document_id = w.read_string(input, "documentId")
+    document_id = w.fields.read_string(input, "documentId")
     rows = [
         _view(state, a)
-        for a in w.sorted_by_id(state["approvals"])
+        for a in w.tools.sorted_by_id(state["approvals"])
         if a["documentId"] == document_id
     ]
     return {"documentId": document_id, "approvals": rows}
@@ -185,7 +185,7 @@ def _approval_in(status: str, action: str, description: str) -> w.Target:
 
 
 @actor().write_tool(
-    {"newAssigneeId": w.string("The new approver."), "reason": w.string("Why.")},
+    {"newAssigneeId": w.schema.string("The new approver."), "reason": w.schema.string("Why.")},
     ["newAssigneeId", "reason"],
     target=_approval_in("pending", "be reassigned", "The pending approval."),
 )
@@ -200,7 +200,9 @@ def reassign_approval(call: w.Write) -> dict[str, Any]:
             f"{who(state, actor)} cannot reassign {approval['id']}: only its assignee, requester, "
             "the assignee's manager or finance can.",
         )
-    new = w.require_record(state, "users", w.read_string(input, "newAssigneeId"), "User")
+    new = w.records.require_record(
+        state, "users", w.fields.read_string(input, "newAssigneeId"), "User"
+    )
     if new["id"] == approval["assigneeId"]:
         raise silo.tool_error("conflict", f"{approval['id']} is already assigned to {new['id']}.")
     if new["id"] == approval["requestedBy"] or not new["active"]:
@@ -210,7 +212,7 @@ def reassign_approval(call: w.Write) -> dict[str, Any]:
     require_authority(
         state, new, approval["documentType"], approval["amount"], approval["documentId"]
     )
-    return changed(call, _view, w.read_string(input, "reason"), assigneeId=new["id"])
+    return changed(call, _view, w.fields.read_string(input, "reason"), assigneeId=new["id"])
 
 
 def _roll_back(call: w.Write) -> None:
@@ -220,7 +222,9 @@ def _roll_back(call: w.Write) -> None:
         raise silo.tool_error("invalid_state", f"A {kind} approval cannot be revoked.")
     document = state[DOCUMENT_COLLECTIONS[kind]][approval["documentId"]]
     wanted, back = _REVOCABLE[kind]
-    w.require_status(document, DOCUMENT_COLLECTIONS[kind], (wanted,), "have its approval revoked")
+    w.records.require_status(
+        document, DOCUMENT_COLLECTIONS[kind], (wanted,), "have its approval revoked"
+    )
     if kind == "vendor_invoice" and document["purchaseOrderId"] is None:
         back = "received"
     fields: dict[str, Any] = {"status": back}
@@ -255,10 +259,10 @@ def revoke_approval(call: w.Write) -> dict[str, Any]:
     _roll_back(call)
     audit_id = change(
         call,
-        w.read_string(input, "reason"),
+        w.fields.read_string(input, "reason"),
         status="revoked",
         revokedBy=actor["id"],
-        revokedAt=w.now(state),
-        comment=w.read_string(input, "reason"),
+        revokedAt=w.clock.now(state),
+        comment=w.fields.read_string(input, "reason"),
     )
     return {"updated": _view(state, approval), "auditId": audit_id}

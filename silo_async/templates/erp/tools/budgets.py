@@ -42,8 +42,8 @@ list_budgets = BUDGETS.list_tool(
     "List budgets sorted by id with allocated (amount + transfers in - out), committed, spent "
     "and remaining; filter by department or fiscal year. Paged.",
     filters={
-        "departmentId": w.string("Only this department's budgets."),
-        "fiscalYear": w.integer("Only this fiscal year.", minimum=2000, maximum=2100),
+        "departmentId": w.schema.string("Only this department's budgets."),
+        "fiscalYear": w.schema.integer("Only this fiscal year.", minimum=2000, maximum=2100),
     },
     references={"departmentId": "departments"},
 )
@@ -53,7 +53,7 @@ def _drawing(state: State, budget_id: str) -> dict[str, Any]:
     return {
         "purchaseOrders": [
             {"id": po["id"], "status": po["status"], "committed": bud.po_commitment(state, po)}
-            for po in w.sorted_by_id(state["purchaseOrders"])
+            for po in w.tools.sorted_by_id(state["purchaseOrders"])
             if po["budgetId"] == budget_id and bud.po_commitment(state, po)
         ],
         "requisitions": [
@@ -62,17 +62,17 @@ def _drawing(state: State, budget_id: str) -> dict[str, Any]:
                 "status": r["status"],
                 "committed": bud.requisition_commitment(state, r),
             }
-            for r in w.sorted_by_id(state["requisitions"])
+            for r in w.tools.sorted_by_id(state["requisitions"])
             if r["budgetId"] == budget_id and bud.requisition_commitment(state, r)
         ],
         "vendorInvoices": [
             {"id": i["id"], "status": i["status"], "net": invoice_net(state, i)}
-            for i in w.sorted_by_id(state["vendorInvoices"])
+            for i in w.tools.sorted_by_id(state["vendorInvoices"])
             if i["status"] in LIVE_INVOICE and bud.budget_of_invoice(state, i) == budget_id
         ],
         "expenses": [
             {"id": e["id"], "status": e["status"], "amount": e["amount"]}
-            for e in w.sorted_by_id(state["expenses"])
+            for e in w.tools.sorted_by_id(state["expenses"])
             if e["budgetId"] == budget_id and e["status"] in bud.SPENT_EXPENSE
         ],
     }
@@ -86,19 +86,20 @@ get_budget = BUDGETS.get_tool(
 
 
 @w.define_tool(
-    {"budgetId": w.string("The budget."), "amount": w.money("The amount.")}, ["budgetId", "amount"]
+    {"budgetId": w.schema.string("The budget."), "amount": w.schema.money("The amount.")},
+    ["budgetId", "amount"],
 )
 def check_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Whether a budget can absorb an amount (net): its remaining, and the shortfall if not."""
     budget = named(state, "budgets", input, "budgetId")
-    amount = w.read_money(input, "amount")
+    amount = w.fields.read_money(input, "amount")
     left = bud.remaining(state, budget)
     return {
         "budgetId": budget["id"],
         "amount": amount,
         "remaining": left,
         "sufficient": amount <= left,
-        "shortfall": w.to_money(max(0, amount - left)),
+        "shortfall": w.amounts.to_money(max(0, amount - left)),
     }
 
 
@@ -106,21 +107,23 @@ BUDGET_TRANSFERS = w.Collection("budgetTransfers")
 list_budget_transfers = BUDGET_TRANSFERS.list_tool(
     "List budget transfers sorted by id; filter by source or destination budget. Paged.",
     filters={
-        "fromBudgetId": w.string("Only transfers out of this budget."),
-        "toBudgetId": w.string("Only transfers into this budget."),
+        "fromBudgetId": w.schema.string("Only transfers out of this budget."),
+        "toBudgetId": w.schema.string("Only transfers into this budget."),
     },
     references={"fromBudgetId": "budgets", "toBudgetId": "budgets"},
 )
 
 
-_TRANSFER = w.Target("budgetTransfers", "budgetTransferId", w.string("Transfer."), "budgetTransfer")
+_TRANSFER = w.Target(
+    "budgetTransfers", "budgetTransferId", w.schema.string("Transfer."), "budgetTransfer"
+)
 
 
 @actor("budgets").write_tool(
     {
-        "toBudgetId": w.string("Budget receiving."),
-        "amount": w.money("Amount."),
-        "reason": w.string("Why."),
+        "toBudgetId": w.schema.string("Budget receiving."),
+        "amount": w.schema.money("Amount."),
+        "reason": w.schema.string("Why."),
     },
     ["toBudgetId", "amount", "reason"],
     target=target("budgets", "fromBudgetId", "Budget giving.", "budget"),
@@ -132,10 +135,10 @@ def transfer_budget(call: w.Write) -> dict[str, Any]:
     state, input, source = call.state, call.input, call.record
     to = named(state, "budgets", input, "toBudgetId")
     for budget in (source, to):
-        w.require_status(budget, "budgets", ("open",), "take part in a transfer")
+        w.records.require_status(budget, "budgets", ("open",), "take part in a transfer")
     if source["id"] == to["id"] or source["fiscalYear"] != to["fiscalYear"]:
         raise silo.tool_error("invalid_input", "Transfer between two budgets of one fiscal year.")
-    amount = w.read_money(input, "amount")
+    amount = w.fields.read_money(input, "amount")
     require_authority(state, call.actor, "budget_transfer", amount, "the transfer")
     left = bud.remaining(state, source)
     if amount > left:
@@ -146,13 +149,13 @@ def transfer_budget(call: w.Write) -> dict[str, Any]:
             {"remaining": left, "amount": amount},
         )
     transfer = {
-        "id": w.next_id(state, "BTR"),
+        "id": w.records.next_id(state, "BTR"),
         "fromBudgetId": source["id"],
         "toBudgetId": to["id"],
         "amount": amount,
-        "reason": w.read_string(input, "reason"),
+        "reason": w.fields.read_string(input, "reason"),
         "approvedBy": call.actor["id"],
-        "at": w.now(state),
+        "at": w.clock.now(state),
     }
     audit_id = call.add(
         _TRANSFER, transfer, f"{money_text(amount)} from {source['id']} to {to['id']}."

@@ -45,10 +45,12 @@ __all__ = [
 Guard = Callable[[Any, Any], None]
 
 #: The input of a write that needs to know only why it happens (required beside it: ``["reason"]``).
-REASON: dict[str, w.Schema] = {"reason": w.string("Why.")}
+REASON: dict[str, w.schema.Schema] = {"reason": w.schema.string("Why.")}
 
 #: The ``actorId`` every write takes: who is doing it (must be an active user).
-_ACTOR_ID = w.string("Id of the user making this change, e.g. USR-003. Must be an active user.")
+_ACTOR_ID = w.schema.string(
+    "Id of the user making this change, e.g. USR-003. Must be an active user."
+)
 
 #: How messages name each kind of approval.
 KIND_LABELS: dict[str, str] = {
@@ -86,7 +88,7 @@ def named(state: State, collection: str, input: Mapping[str, Any], key: str) -> 
     Raises:
         ToolError: ``invalid_input`` for an empty id, ``not_found`` for an unknown one.
     """
-    record: Record = w.require_record(state, collection, w.read_string(input, key))
+    record: Record = w.records.require_record(state, collection, w.fields.read_string(input, key))
     return record
 
 
@@ -96,7 +98,7 @@ def _active_user(state: State, user_id: str) -> Record:
     Raises:
         ToolError: ``not_found`` for an unknown id, ``not_allowed`` for a user who has left.
     """
-    user: Record = w.require_record(state, "users", user_id, "User")
+    user: Record = w.records.require_record(state, "users", user_id, "User")
     if not user["active"]:
         raise silo.tool_error(
             "not_allowed",
@@ -161,18 +163,18 @@ def record_decision(
     comment: str | None = None,
 ) -> str:
     """Store a decision taken directly (no request first) as an approval record; its id."""
-    approval_id = w.next_id(state, "APR", width=4)
+    approval_id = w.records.next_id(state, "APR", width=4)
     state["approvals"][approval_id] = {
         "id": approval_id,
         "documentType": kind,
         "documentId": document_id,
         "amount": amount,
         "requestedBy": None,
-        "requestedAt": w.now(state),
+        "requestedAt": w.clock.now(state),
         "assigneeId": actor["id"],
         "status": decision,
         "decidedBy": actor["id"],
-        "decidedAt": w.now(state),
+        "decidedAt": w.clock.now(state),
         "comment": comment,
     }
     return approval_id
@@ -188,7 +190,7 @@ def actor(*areas: str) -> w.Actor:
     """
 
     def resolve(state: State, actor_id: str) -> Record:
-        user = _active_user(state, w.read_string({"actorId": actor_id}, "actorId"))
+        user = _active_user(state, w.fields.read_string({"actorId": actor_id}, "actorId"))
         if areas:
             require_permission(state, user, *areas)
         return user
@@ -205,7 +207,9 @@ def target(
     label: str | None = None,
 ) -> w.Target:
     """The record a write acts on, its id read with ``read_string`` (stripped, never empty)."""
-    return w.Target(collection, key, w.string(description), entity, guard, label, w.read_string)
+    return w.Target(
+        collection, key, w.schema.string(description), entity, guard, label, w.fields.read_string
+    )
 
 
 def in_status(
@@ -218,7 +222,7 @@ def in_status(
     collection = kind.collection
 
     def guard(state: State, record: Record) -> None:
-        w.require_status(record, collection, allowed, action, label=label)
+        w.records.require_status(record, collection, allowed, action, label=label)
 
     return kind.guarded(guard)
 
@@ -235,14 +239,14 @@ def change(
     One entry records what really changed (an equal value is not a change).
     """
     record = call.record if record is None else record
-    changes: list[w.Change] = []
+    changes: list[w.records.Change] = []
     for field, value in fields.items():
-        w.set_field(record, field, value, changes)
+        w.records.set_field(record, field, value, changes)
     return call.audit(detail or "", changes, entity=entity, entity_id=record["id"])
 
 
 def changed(
-    call: w.Write, view: w.View | None, detail: str | None, **fields: Any
+    call: w.Write, view: w.tools.View | None, detail: str | None, **fields: Any
 ) -> dict[str, Any]:
     """:func:`change`, answered ``{updated, auditId}``: the target through ``view`` (or as is)."""
     audit_id = change(call, detail, **fields)

@@ -19,7 +19,7 @@ __all__ = ["list_vendor_credit_notes", "record_vendor_credit_note"]
 VENDOR_CREDIT_NOTES = w.Collection("vendorCreditNotes")
 list_vendor_credit_notes = VENDOR_CREDIT_NOTES.list_tool(
     "List vendor credit notes sorted by id; filter by invoice. Paged.",
-    filters={"vendorInvoiceId": w.string("Only credit notes against this invoice.")},
+    filters={"vendorInvoiceId": w.schema.string("Only credit notes against this invoice.")},
     references={"vendorInvoiceId": "vendorInvoices"},
 )
 
@@ -27,18 +27,20 @@ list_vendor_credit_notes = VENDOR_CREDIT_NOTES.list_tool(
 def _credited_lines(state: State, invoice: dict[str, Any], input: dict[str, Any]) -> list[Any]:
     """The credit note's lines: units of invoice lines, no more than each still bills."""
     lines = []
-    for index, item in enumerate(w.read_objects(input, "lines")):
+    for index, item in enumerate(w.fields.read_objects(input, "lines")):
         path = f"lines[{index}]"
-        number = w.read_int(item, "lineNo", minimum=1, path=path)
+        number = w.fields.read_int(item, "lineNo", minimum=1, path=path)
         billed = find_line(invoice, number)
         if billed is None:
             raise silo.tool_error("not_found", f"{invoice['id']} has no line {number}.")
         left = billed["quantity"] - pur.credited_quantity(state, invoice["id"], number)
-        quantity = w.read_number(item, "quantity", minimum=0.001, maximum=left, path=path)
-        price = w.read_money(item, "unitPrice", billed["unitPrice"], path=path)
+        quantity = w.fields.read_number(item, "quantity", minimum=0.001, maximum=left, path=path)
+        price = w.fields.read_money(item, "unitPrice", billed["unitPrice"], path=path)
         lines.append({"lineNo": number, "quantity": quantity, "unitPrice": price})
-    credit = w.sum_money(w.multiply_money(ln["quantity"], ln["unitPrice"]) for ln in lines)
-    if gross(state, w.to_money(pay.invoice_net(state, invoice) - credit)) < pay.paid(
+    credit = w.amounts.sum_money(
+        w.amounts.multiply_money(ln["quantity"], ln["unitPrice"]) for ln in lines
+    )
+    if gross(state, w.amounts.to_money(pay.invoice_net(state, invoice) - credit)) < pay.paid(
         state, invoice["id"]
     ):
         raise silo.tool_error(
@@ -49,19 +51,19 @@ def _credited_lines(state: State, invoice: dict[str, Any], input: dict[str, Any]
 
 @actor("payables").write_tool(
     {
-        "vendorReference": w.string("The vendor's credit note number."),
-        "lines": w.array(
+        "vendorReference": w.schema.string("The vendor's credit note number."),
+        "lines": w.schema.array(
             "Units credited per invoice line.",
-            w.closed_object(
+            w.schema.closed_object(
                 {
-                    "lineNo": w.integer("The invoice line.", minimum=1),
-                    "quantity": w.number("Units credited.", minimum=0.001),
-                    "unitPrice": w.money("Price per unit (default: the invoice line's)."),
+                    "lineNo": w.schema.integer("The invoice line.", minimum=1),
+                    "quantity": w.schema.number("Units credited.", minimum=0.001),
+                    "unitPrice": w.schema.money("Price per unit (default: the invoice line's)."),
                 },
                 ["lineNo", "quantity"],
             ),
         ),
-        "reason": w.string("Why."),
+        "reason": w.schema.string("Why."),
     },
     ["vendorReference", "lines", "reason"],
     target=target("vendorInvoices", "vendorInvoiceId", "The invoice credited.", "vendorInvoice"),
@@ -77,14 +79,14 @@ def record_vendor_credit_note(call: w.Write) -> dict[str, Any]:
     if invoice["status"] not in pur.LIVE_INVOICE:
         raise silo.tool_error("invalid_state", f"{invoice['id']} is {invoice['status']}.")
     lines = _credited_lines(state, invoice, input)
-    note_id = w.next_id(state, "VCN")
+    note_id = w.records.next_id(state, "VCN")
     state["vendorCreditNotes"][note_id] = note = {
         "id": note_id,
         "vendorInvoiceId": invoice["id"],
-        "vendorReference": w.read_string(input, "vendorReference"),
+        "vendorReference": w.fields.read_string(input, "vendorReference"),
         "lines": lines,
-        "reason": w.read_string(input, "reason"),
-        "createdAt": w.now(state),
+        "reason": w.fields.read_string(input, "reason"),
+        "createdAt": w.clock.now(state),
         "createdBy": call.actor["id"],
     }
     status = "received" if invoice["status"] in ("matched", "match_failed") else invoice["status"]

@@ -55,11 +55,11 @@ list_customer_invoices = CUSTOMER_INVOICES.list_tool(
     "List customer invoices sorted by id with total, paid, outstanding and days overdue; filter "
     "by status or customer, or only overdue ones. Paged.",
     filters={
-        "status": w.enum("Only invoices with this status.", STATUSES),
-        "customerId": w.string("Only this customer's invoices."),
+        "status": w.schema.enum("Only invoices with this status.", STATUSES),
+        "customerId": w.schema.string("Only this customer's invoices."),
     },
     references={"customerId": "customers"},
-    extra={"overdueOnly": w.boolean("Only issued invoices past due with money owed.")},
+    extra={"overdueOnly": w.schema.boolean("Only issued invoices past due with money owed.")},
     where=lambda state, i, input: not input.get("overdueOnly") or sal.is_overdue(state, i),
 )
 search_customer_invoices = CUSTOMER_INVOICES.search_tool(
@@ -80,7 +80,7 @@ _RECEIVABLES = actor("receivables")
 
 
 def _shipments(state: State, ids: list[str]) -> tuple[Record, list[Record]]:
-    shipments = [w.require_record(state, "shipments", i) for i in ids]
+    shipments = [w.records.require_record(state, "shipments", i) for i in ids]
     orders = {s["salesOrderId"] for s in shipments}
     if len(orders) != 1:
         raise silo.tool_error(
@@ -94,7 +94,11 @@ def _shipments(state: State, ids: list[str]) -> tuple[Record, list[Record]]:
 
 
 @_RECEIVABLES.write_tool(
-    {"shipmentIds": w.array("Shipments to bill.", w.string("A shipment id."), unique=True)},
+    {
+        "shipmentIds": w.schema.array(
+            "Shipments to bill.", w.schema.string("A shipment id."), unique=True
+        )
+    },
     ["shipmentIds"],
 )
 def create_customer_invoice(call: w.Write) -> dict[str, Any]:
@@ -102,7 +106,7 @@ def create_customer_invoice(call: w.Write) -> dict[str, Any]:
     prices. Receivables roles. Issue it with issue_customer_invoice.
     """
     state = call.state
-    ids = w.read_strings(call.input, "shipmentIds")
+    ids = w.fields.read_strings(call.input, "shipmentIds")
     order, shipments = _shipments(state, ids)
     quantities: dict[int, int] = {}
     for shipment in shipments:
@@ -118,7 +122,7 @@ def create_customer_invoice(call: w.Write) -> dict[str, Any]:
         for i, ln in enumerate(x for x in order["lines"] if x["lineNo"] in quantities)
     ]
     invoice: Record = {
-        "id": w.next_id(state, "INV", width=4),
+        "id": w.records.next_id(state, "INV", width=4),
         "customerId": order["customerId"],
         "salesOrderId": order["id"],
         "shipmentIds": ids,
@@ -143,8 +147,11 @@ def issue_customer_invoice(call: w.Write) -> dict[str, Any]:
     state, invoice = call.state, call.record
     customer = state["customers"][invoice["customerId"]]
     call.set("status", "issued")
-    call.set("issueDate", w.today(state))
-    call.set("dueDate", w.add_days(w.today(state), terms_days(state, customer["paymentTerms"])))
+    call.set("issueDate", w.clock.today(state))
+    call.set(
+        "dueDate",
+        w.clock.add_days(w.clock.today(state), terms_days(state, customer["paymentTerms"])),
+    )
     audit_id = call.audit("Issued.")
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 
@@ -163,7 +170,7 @@ def void_customer_invoice(call: w.Write) -> dict[str, Any]:
     state, invoice = call.state, call.record
     if sal.customer_paid(state, invoice["id"]) > 0:
         raise silo.tool_error("invalid_state", f"Payments are applied to {invoice['id']}.")
-    return changed(call, invoice_view, w.read_string(call.input, "reason"), status="void")
+    return changed(call, invoice_view, w.fields.read_string(call.input, "reason"), status="void")
 
 
 @actor().write_tool(
@@ -181,10 +188,10 @@ def write_off_customer_invoice(call: w.Write) -> dict[str, Any]:
     require_authority(state, call.actor, "write_off", owed, invoice["id"])
     audit_id = change(
         call,
-        w.read_string(input, "reason"),
+        w.fields.read_string(input, "reason"),
         status="written_off",
-        writtenOffAt=w.now(state),
-        writeOffReason=w.read_string(input, "reason"),
+        writtenOffAt=w.clock.now(state),
+        writeOffReason=w.fields.read_string(input, "reason"),
     )
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 
@@ -205,29 +212,33 @@ def send_payment_reminder(call: w.Write) -> dict[str, Any]:
             "invalid_state",
             f"{invoice['id']} already had its final reminder; escalate (hold the customer).",
         )
-    reminder = {"sentAt": w.now(state), "level": level, "sentBy": call.actor["id"]}
+    reminder = {"sentAt": w.clock.now(state), "level": level, "sentBy": call.actor["id"]}
     invoice["reminders"].append(reminder)
     audit_id = call.audit(f"Reminder level {level}.")
     return {"updated": invoice_view(state, invoice), "level": level, "auditId": audit_id}
 
 
 @w.define_tool(
-    {"minDaysOverdue": w.integer("Only invoices at least this many days overdue.", minimum=1)}
+    {
+        "minDaysOverdue": w.schema.integer(
+            "Only invoices at least this many days overdue.", minimum=1
+        )
+    }
 )
 def list_overdue_customer_invoices(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Issued invoices past due with money owed, sorted by id, with days overdue and reminders sent;
     optionally only those at least some days overdue.
     """
-    least = w.read_int(input, "minDaysOverdue", 1, minimum=1)
+    least = w.fields.read_int(input, "minDaysOverdue", 1, minimum=1)
     rows = [
         invoice_view(state, i)
-        for i in w.sorted_by_id(state["customerInvoices"])
+        for i in w.tools.sorted_by_id(state["customerInvoices"])
         if sal.is_overdue(state, i) and sal.days_overdue(state, i) >= least
     ]
     return {
         "results": rows,
         "count": len(rows),
-        "outstanding": w.sum_money(r["outstanding"] for r in rows),
+        "outstanding": w.amounts.sum_money(r["outstanding"] for r in rows),
     }
 
 
@@ -238,12 +249,12 @@ def get_ar_aging(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """
     owed = (
         (i["customerId"], sal.days_overdue(state, i), sal.customer_outstanding(state, i))
-        for i in w.sorted_by_id(state["customerInvoices"])
+        for i in w.tools.sorted_by_id(state["customerInvoices"])
     )
     rows = ageing(owed, _BUCKETS, "customerId")
-    totals = {name: w.sum_money(r[name] for r in rows) for name, _, _ in _BUCKETS}
+    totals = {name: w.amounts.sum_money(r[name] for r in rows) for name, _, _ in _BUCKETS}
     return {
-        "asOf": w.today(state),
+        "asOf": w.clock.today(state),
         "customers": rows,
-        "totals": {**totals, "total": w.sum_money(totals.values())},
+        "totals": {**totals, "total": w.amounts.sum_money(totals.values())},
     }

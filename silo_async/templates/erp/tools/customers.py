@@ -36,7 +36,7 @@ def customer_view(state: State, customer: Any) -> dict[str, Any]:
     return {
         **customer,
         "exposure": owed["total"],
-        "creditAvailable": w.to_money(customer["creditLimit"] - owed["total"]),
+        "creditAvailable": w.amounts.to_money(customer["creditLimit"] - owed["total"]),
     }
 
 
@@ -45,8 +45,8 @@ list_customers = CUSTOMERS.list_tool(
     "List customers sorted by id with credit limit, exposure and available credit; filter by "
     "status or country. Paged.",
     filters={
-        "status": w.enum("Only customers with this status.", STATUSES),
-        "country": w.string("Only customers in this country, e.g. BE."),
+        "status": w.schema.enum("Only customers with this status.", STATUSES),
+        "country": w.schema.string("Only customers in this country, e.g. BE."),
     },
 )
 search_customers = CUSTOMERS.search_tool(
@@ -57,8 +57,8 @@ get_customer = CUSTOMERS.get_tool("One customer.")
 
 @w.define_tool(
     {
-        "customerId": w.string("The customer."),
-        "additionalAmount": w.money("An order amount incl. VAT to test against the limit."),
+        "customerId": w.schema.string("The customer."),
+        "additionalAmount": w.schema.money("An order amount incl. VAT to test against the limit."),
     },
     ["customerId"],
 )
@@ -68,22 +68,22 @@ def get_customer_credit(state: State, input: dict[str, Any]) -> dict[str, Any]:
     extra amount would fit.
     """
     customer = named(state, "customers", input, "customerId")
-    extra = w.read_money(input, "additionalAmount", 0, allow_zero=True)
+    extra = w.fields.read_money(input, "additionalAmount", 0, allow_zero=True)
     owed = exposure(state, customer["id"])
-    after = w.to_money(owed["total"] + extra)
+    after = w.amounts.to_money(owed["total"] + extra)
     return {
         "customerId": customer["id"],
         "status": customer["status"],
         "creditLimit": customer["creditLimit"],
         "exposure": owed,
-        "creditAvailable": w.to_money(customer["creditLimit"] - owed["total"]),
+        "creditAvailable": w.amounts.to_money(customer["creditLimit"] - owed["total"]),
         "additionalAmount": extra,
         "exposureAfter": after,
         "withinLimit": after <= customer["creditLimit"],
     }
 
 
-@w.define_tool({"customerId": w.string("The customer.")}, ["customerId"])
+@w.define_tool({"customerId": w.schema.string("The customer.")}, ["customerId"])
 def get_customer_statement(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """A customer's issued invoices with total, paid, outstanding and days overdue, and the
     outstanding and overdue totals.
@@ -97,7 +97,7 @@ def get_customer_statement(state: State, input: dict[str, Any]) -> dict[str, Any
             "status": i["status"],
             **customer_figures(state, i),
         }
-        for i in w.sorted_by_id(state["customerInvoices"])
+        for i in w.tools.sorted_by_id(state["customerInvoices"])
         if i["customerId"] == customer["id"] and i["status"] == "issued"
     ]
     return {
@@ -112,32 +112,34 @@ _CUSTOMER = target("customers", "customerId", "The customer.", "customer")
 
 @actor("customerMaster").write_tool(
     {
-        "name": w.string("Legal name."),
-        "country": w.string("ISO country code.", pattern="^[A-Z]{2}$"),
-        "email": w.string("Finance email."),
-        "paymentTerms": w.enum("Payment terms.", TERMS),
-        "discountPercent": w.number("Standard discount on list prices.", minimum=0, maximum=50),
+        "name": w.schema.string("Legal name."),
+        "country": w.schema.string("ISO country code.", pattern="^[A-Z]{2}$"),
+        "email": w.schema.string("Finance email."),
+        "paymentTerms": w.schema.enum("Payment terms.", TERMS),
+        "discountPercent": w.schema.number(
+            "Standard discount on list prices.", minimum=0, maximum=50
+        ),
     },
     ["name", "country", "email", "paymentTerms"],
 )
 def create_customer(call: w.Write) -> dict[str, Any]:
     """Register a customer (customer master roles). The credit limit starts at 0 until set."""
     state, input = call.state, call.input
-    name = w.read_string(input, "name")
-    clash = w.find_by(state, "customers", "name", name)
+    name = w.fields.read_string(input, "name")
+    clash = w.grade.find_by(state, "customers", "name", name)
     if clash is not None:
         raise silo.tool_error("conflict", f"Customer {clash['id']} is already called {name}.")
     customer: Record = {
-        "id": w.next_id(state, "CUS"),
+        "id": w.records.next_id(state, "CUS"),
         "name": name,
-        "country": w.read_string(input, "country"),
-        "email": w.read_string(input, "email"),
+        "country": w.fields.read_string(input, "country"),
+        "email": w.fields.read_string(input, "email"),
         "creditLimit": 0,
-        "paymentTerms": w.read_enum(input, "paymentTerms", TERMS),
-        "discountPercent": w.read_number(input, "discountPercent", 0, minimum=0, maximum=50),
+        "paymentTerms": w.fields.read_enum(input, "paymentTerms", TERMS),
+        "discountPercent": w.fields.read_number(input, "discountPercent", 0, minimum=0, maximum=50),
         "status": "active",
         "holdReason": None,
-        "customerSince": w.today(state),
+        "customerSince": w.clock.today(state),
     }
     audit_id = call.add(_CUSTOMER, customer, f"Created customer {name}.")
     return {"created": customer, "auditId": audit_id}
@@ -145,27 +147,32 @@ def create_customer(call: w.Write) -> dict[str, Any]:
 
 @actor("customerMaster").write_tool(
     {
-        "email": w.string("New finance email."),
-        "paymentTerms": w.enum("New payment terms.", TERMS),
-        "discountPercent": w.number("New standard discount.", minimum=0, maximum=50),
+        "email": w.schema.string("New finance email."),
+        "paymentTerms": w.schema.enum("New payment terms.", TERMS),
+        "discountPercent": w.schema.number("New standard discount.", minimum=0, maximum=50),
     },
     target=_CUSTOMER,
 )
 def update_customer(call: w.Write) -> dict[str, Any]:
     """Change a customer's email, payment terms or standard discount (customer master roles)."""
     input, customer = call.input, call.record
-    w.require_some(input, ["email", "paymentTerms", "discountPercent"])
+    w.fields.require_some(input, ["email", "paymentTerms", "discountPercent"])
     values = {
-        "email": w.read_string(input, "email", None),
-        "paymentTerms": w.read_enum(input, "paymentTerms", TERMS, None),
-        "discountPercent": w.read_number(input, "discountPercent", None, minimum=0, maximum=50),
+        "email": w.fields.read_string(input, "email", None),
+        "paymentTerms": w.fields.read_enum(input, "paymentTerms", TERMS, None),
+        "discountPercent": w.fields.read_number(
+            input, "discountPercent", None, minimum=0, maximum=50
+        ),
     }
     audit_id = update_fields(call, values, "Customer")
     return {"updated": customer, "auditId": audit_id}
 
 
 @actor().write_tool(
-    {"creditLimit": w.money("The new limit (0 allowed)."), "reason": w.string("Why.")},
+    {
+        "creditLimit": w.schema.money("The new limit (0 allowed)."),
+        "reason": w.schema.string("Why."),
+    },
     ["creditLimit", "reason"],
     target=_CUSTOMER,
 )
@@ -174,7 +181,7 @@ def set_credit_limit(call: w.Write) -> dict[str, Any]:
     limit.
     """
     state, input, customer = call.state, call.input, call.record
-    limit = w.read_money(input, "creditLimit", allow_zero=True)
+    limit = w.fields.read_money(input, "creditLimit", allow_zero=True)
     require_authority(
         state, call.actor, "credit_limit", limit, f"the new limit for {customer['id']}"
     )
@@ -182,14 +189,14 @@ def set_credit_limit(call: w.Write) -> dict[str, Any]:
         raise silo.tool_error(
             "conflict", f"Customer {customer['id']}'s limit is already {money_text(limit)}."
         )
-    audit_id = call.audit(w.read_string(input, "reason"))
+    audit_id = call.audit(w.fields.read_string(input, "reason"))
     return {"updated": customer_view(state, customer), "auditId": audit_id}
 
 
 def _hold(call: w.Write, to: str) -> Any:
     customer = call.record
     call.set("status", to)
-    reason = w.read_string(call.input, "reason") if to == "on_hold" else None
+    reason = w.fields.read_string(call.input, "reason") if to == "on_hold" else None
     call.set("holdReason", reason)
     audit_id = call.audit(f"Customer {customer['id']} is now {to}.")
     return {"updated": customer_view(call.state, customer), "auditId": audit_id}

@@ -42,9 +42,9 @@ EXPENSES = w.Collection("expenses", "expenseId", "EXP-7003")
 list_expenses = EXPENSES.list_tool(
     "List expense claims sorted by id; filter by status, employee or department. Paged.",
     filters={
-        "status": w.enum("Only claims with this status.", STATUSES),
-        "employeeId": w.string("Only this employee's claims."),
-        "departmentId": w.string("Only this department's claims."),
+        "status": w.schema.enum("Only claims with this status.", STATUSES),
+        "employeeId": w.schema.string("Only this employee's claims."),
+        "departmentId": w.schema.string("Only this department's claims."),
     },
     references={"employeeId": "users", "departmentId": "departments"},
 )
@@ -53,12 +53,12 @@ get_expense = EXPENSES.get_tool("One expense claim.")
 
 @actor().write_tool(
     {
-        "employeeId": w.string("Who spent the money."),
-        "category": w.enum("Kind of expense.", CATEGORIES),
-        "description": w.string("What it was."),
-        "amount": w.money("Amount incl. VAT."),
-        "incurredOn": w.date("When"),
-        "hasReceipt": w.boolean("Whether a receipt is attached."),
+        "employeeId": w.schema.string("Who spent the money."),
+        "category": w.schema.enum("Kind of expense.", CATEGORIES),
+        "description": w.schema.string("What it was."),
+        "amount": w.schema.money("Amount incl. VAT."),
+        "incurredOn": w.schema.date("When"),
+        "hasReceipt": w.schema.boolean("Whether a receipt is attached."),
     },
     ["employeeId", "category", "description", "amount", "incurredOn", "hasReceipt"],
 )
@@ -75,7 +75,7 @@ def submit_expense(call: w.Write) -> dict[str, Any]:
     budget = next(
         (
             b
-            for b in w.sorted_by_id(state["budgets"])
+            for b in w.tools.sorted_by_id(state["budgets"])
             if b["departmentId"] == employee["departmentId"] and b["status"] == "open"
         ),
         None,
@@ -83,16 +83,16 @@ def submit_expense(call: w.Write) -> dict[str, Any]:
     if budget is None:
         raise silo.tool_error("invalid_state", f"{employee['departmentId']} has no open budget.")
     expense: Record = {
-        "id": w.next_id(state, "EXP", width=4),
+        "id": w.records.next_id(state, "EXP", width=4),
         "employeeId": employee["id"],
         "departmentId": employee["departmentId"],
         "budgetId": budget["id"],
-        "category": w.read_enum(input, "category", CATEGORIES),
-        "description": w.read_string(input, "description"),
-        "amount": w.read_money(input, "amount"),
-        "incurredOn": w.read_date(input, "incurredOn"),
-        "submittedAt": w.now(state),
-        "hasReceipt": w.read_bool(input, "hasReceipt"),
+        "category": w.fields.read_enum(input, "category", CATEGORIES),
+        "description": w.fields.read_string(input, "description"),
+        "amount": w.fields.read_money(input, "amount"),
+        "incurredOn": w.fields.read_date(input, "incurredOn"),
+        "submittedAt": w.clock.now(state),
+        "hasReceipt": w.fields.read_bool(input, "hasReceipt"),
         "status": "submitted",
         "decidedBy": None,
         "decidedAt": None,
@@ -124,7 +124,7 @@ def _decided(call: w.Write, status: str, reason: str | None) -> Any:
     )
     call.set("status", status)
     call.set("decidedBy", actor["id"])
-    call.set("decidedAt", w.now(state))
+    call.set("decidedAt", w.clock.now(state))
     call.set("rejectionReason", reason)
     audit_id = call.audit(f"{status.capitalize()} ({approval_id}).")
     return {"updated": expense, "auditId": audit_id}
@@ -164,7 +164,7 @@ def reject_expense(call: w.Write) -> dict[str, Any]:
     Submitted -> rejected.
     """
     _not_own(call)
-    result: dict[str, Any] = _decided(call, "rejected", w.read_string(call.input, "reason"))
+    result: dict[str, Any] = _decided(call, "rejected", w.fields.read_string(call.input, "reason"))
     return result
 
 
@@ -174,4 +174,6 @@ def reimburse_expense(call: w.Write) -> dict[str, Any]:
 
     Approved -> reimbursed.
     """
-    return changed(call, None, "Reimbursed.", status="reimbursed", reimbursedAt=w.now(call.state))
+    return changed(
+        call, None, "Reimbursed.", status="reimbursed", reimbursedAt=w.clock.now(call.state)
+    )

@@ -54,12 +54,12 @@ def run_three_way_match(call: w.Write) -> dict[str, Any]:
         f"{len(exceptions)} exception(s).",
         status="match_failed" if exceptions else "matched",
         matchExceptions=exceptions,
-        matchedAt=w.now(state),
+        matchedAt=w.clock.now(state),
     )
     return {"matched": not exceptions, "exceptions": exceptions, **result}
 
 
-@actor().write_tool({"comment": w.string("Optional note.")}, target=_INVOICE)
+@actor().write_tool({"comment": w.schema.string("Optional note.")}, target=_INVOICE)
 def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
     """Approve a matched order invoice (or a received invoice without an order) for payment; the
     amount payable must be within the actor's vendor invoice limit.
@@ -76,7 +76,7 @@ def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
             {"exceptions": invoice["matchExceptions"]},
         )
     wanted = ("received",) if invoice["purchaseOrderId"] is None else ("matched",)
-    w.require_status(invoice, "vendorInvoices", wanted, "be approved")
+    w.records.require_status(invoice, "vendorInvoices", wanted, "be approved")
     total = pay.invoice_total(state, invoice)
     require_authority(state, actor, "vendor_invoice", total, invoice["id"])
     approval_id = record_decision(
@@ -86,7 +86,7 @@ def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
         total,
         actor,
         "approved",
-        w.read_string(call.input, "comment", None),
+        w.fields.read_string(call.input, "comment", None),
     )
     return changed(
         call,
@@ -94,12 +94,12 @@ def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
         f"Approved ({approval_id}).",
         status="approved",
         approvedBy=actor["id"],
-        approvedAt=w.now(state),
+        approvedAt=w.clock.now(state),
     )
 
 
 @_PAYABLES.write_tool(
-    {"reason": w.string("Why, e.g. which match exception.")},
+    {"reason": w.schema.string("Why, e.g. which match exception.")},
     ["reason"],
     target=in_status(
         _INVOICE, ("received", "matched", "match_failed", "approved"), "be put on hold"
@@ -119,9 +119,9 @@ def hold_vendor_invoice(call: w.Write) -> dict[str, Any]:
     return changed(
         call,
         invoice_view,
-        w.read_string(input, "reason"),
+        w.fields.read_string(input, "reason"),
         status="on_hold",
-        holdReason=w.read_string(input, "reason"),
+        holdReason=w.fields.read_string(input, "reason"),
     )
 
 
@@ -137,7 +137,11 @@ def release_vendor_invoice_hold(call: w.Write) -> dict[str, Any]:
     on_hold -> received.
     """
     return changed(
-        call, invoice_view, w.read_string(call.input, "reason"), status="received", holdReason=None
+        call,
+        invoice_view,
+        w.fields.read_string(call.input, "reason"),
+        status="received",
+        holdReason=None,
     )
 
 
@@ -155,9 +159,9 @@ def _close(call: w.Write, to: str) -> dict[str, Any]:
     return changed(
         call,
         invoice_view,
-        w.read_string(input, "reason"),
+        w.fields.read_string(input, "reason"),
         status=to,
-        rejectionReason=w.read_string(input, "reason"),
+        rejectionReason=w.fields.read_string(input, "reason"),
     )
 
 

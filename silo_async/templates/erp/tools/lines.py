@@ -21,18 +21,18 @@ __all__ = ["LINE_ITEM", "PriceDefault", "line_tools", "read_lines"]
 #: ``default(state, document_or_input, product)``: the price of a line given without one.
 PriceDefault = Callable[[State, Mapping[str, Any], Record], float]
 
-LINE_ITEM = w.closed_object(
+LINE_ITEM = w.schema.closed_object(
     {
-        "productId": w.string("The product."),
-        "quantity": w.integer("Units.", minimum=1),
-        "unitPrice": w.money("Price per unit (default depends on the document)."),
+        "productId": w.schema.string("The product."),
+        "quantity": w.schema.integer("Units.", minimum=1),
+        "unitPrice": w.schema.money("Price per unit (default depends on the document)."),
     },
     ["productId", "quantity"],
 )
 
 
 def _product(state: State, product_id: str, path: str) -> Record:
-    product: Record = w.require_record(state, "products", product_id)
+    product: Record = w.records.require_record(state, "products", product_id)
     if product["status"] != "active":
         raise silo.tool_error(
             "not_allowed",
@@ -51,12 +51,12 @@ def _line(
     context: Mapping[str, Any],
     number: int,
 ) -> Record:
-    product = _product(state, w.read_string(item, "productId", path=path), path)
-    price = w.read_money(item, "unitPrice", None, path=path)
+    product = _product(state, w.fields.read_string(item, "productId", path=path), path)
+    price = w.fields.read_money(item, "unitPrice", None, path=path)
     return {
         "lineNo": number,
         "productId": product["id"],
-        "quantity": w.read_int(item, "quantity", minimum=1, maximum=10_000_000, path=path),
+        "quantity": w.fields.read_int(item, "quantity", minimum=1, maximum=10_000_000, path=path),
         price_key: default(state, context, product) if price is None else price,
     }
 
@@ -70,7 +70,7 @@ def read_lines(
 ) -> list[Record]:
     """``input["lines"]`` as document lines numbered from 1 (one line per product)."""
     lines = []
-    for index, item in enumerate(w.read_objects(input, "lines")):
+    for index, item in enumerate(w.fields.read_objects(input, "lines")):
         lines.append(
             _line(state, item, f"lines[{index}]", price_key, default, context or input, index + 1)
         )
@@ -108,7 +108,7 @@ def line_tools(
     ``area`` is the permission the actor needs (None: any active user).
     """
     label = noun.replace("_", " ")
-    price_schema = w.money("Price per unit.")
+    price_schema = w.schema.money("Price per unit.")
     by = actor() if area is None else actor(area)
     plain = target(collection, id_key, f"The {label}.", collection[:-1])
     draft = in_status(plain, ("draft",), "have its lines edited")
@@ -121,8 +121,8 @@ def line_tools(
         f"add_{noun}_line",
         f"Add a product line to a draft {label}.",
         {
-            "productId": w.string("The product."),
-            "quantity": w.integer("Units.", minimum=1),
+            "productId": w.schema.string("The product."),
+            "quantity": w.schema.integer("Units.", minimum=1),
             "unitPrice": price_schema,
         },
         ["productId", "quantity"],
@@ -143,8 +143,8 @@ def line_tools(
         f"update_{noun}_line",
         f"Change the quantity and/or unit price of a line of a draft {label}.",
         {
-            "lineNo": w.integer("The line.", minimum=1),
-            "quantity": w.integer("New units.", minimum=1),
+            "lineNo": w.schema.integer("The line.", minimum=1),
+            "quantity": w.schema.integer("New units.", minimum=1),
             "unitPrice": price_schema,
         },
         ["lineNo"],
@@ -152,25 +152,25 @@ def line_tools(
     )
     def update_line(call: w.Write) -> Any:
         input = call.input
-        line = _find(call.record, w.read_int(input, "lineNo", minimum=1))
-        w.require_some(input, ["quantity", "unitPrice"])
-        changes: list[w.Change] = []
-        quantity = w.read_int(input, "quantity", None, minimum=1, maximum=10_000_000)
-        price = w.read_money(input, "unitPrice", None)
+        line = _find(call.record, w.fields.read_int(input, "lineNo", minimum=1))
+        w.fields.require_some(input, ["quantity", "unitPrice"])
+        changes: list[w.records.Change] = []
+        quantity = w.fields.read_int(input, "quantity", None, minimum=1, maximum=10_000_000)
+        price = w.fields.read_money(input, "unitPrice", None)
         for field, value in (("quantity", quantity), (price_key, price)):
             if value is not None:
-                w.set_field(line, field, value, changes)
+                w.records.set_field(line, field, value, changes)
         return done(call, f"Changed line {line['lineNo']}.")
 
     @by.write_tool(
         f"remove_{noun}_line",
         f"Remove a line from a draft {label} (the other lines keep their numbers).",
-        {"lineNo": w.integer("The line.", minimum=1)},
+        {"lineNo": w.schema.integer("The line.", minimum=1)},
         ["lineNo"],
         target=draft,
     )
     def remove_line(call: w.Write) -> Any:
-        line = _find(call.record, w.read_int(call.input, "lineNo", minimum=1))
+        line = _find(call.record, w.fields.read_int(call.input, "lineNo", minimum=1))
         call.record["lines"].remove(line)
         return done(call, f"Removed line {line['lineNo']}.")
 

@@ -84,9 +84,9 @@ list_users = USERS.list_tool(
     "List users sorted by id with role, department and approval limits; filter by role, "
     "department or whether they are active. Paged.",
     filters={
-        "roleId": w.string("Only users with this role, e.g. buyer."),
-        "departmentId": w.string("Only users of this department."),
-        "active": w.boolean("Only active (true) or departed (false) users."),
+        "roleId": w.schema.string("Only users with this role, e.g. buyer."),
+        "departmentId": w.schema.string("Only users of this department."),
+        "active": w.schema.boolean("Only active (true) or departed (false) users."),
     },
     references={"roleId": "roles", "departmentId": "departments"},
 )
@@ -99,9 +99,9 @@ get_user = USERS.get_tool("One user.")
 
 @w.define_tool(
     {
-        "userId": w.string("The user to check."),
-        "documentType": w.enum("The kind of document.", APPROVAL_KINDS),
-        "amount": w.money("The amount to approve."),
+        "userId": w.schema.string("The user to check."),
+        "documentType": w.schema.enum("The kind of document.", APPROVAL_KINDS),
+        "amount": w.schema.money("The amount to approve."),
     },
     ["userId", "documentType", "amount"],
 )
@@ -113,8 +113,8 @@ def check_approval_authority(state: State, input: dict[str, Any]) -> dict[str, A
     ``{authorised, limit, escalateTo}``.
     """
     user = named(state, "users", input, "userId")
-    kind = w.read_enum(input, "documentType", APPROVAL_KINDS)
-    amount = w.read_money(input, "amount", allow_zero=True)
+    kind = w.fields.read_enum(input, "documentType", APPROVAL_KINDS)
+    amount = w.fields.read_money(input, "amount", allow_zero=True)
     others = authorised_approvers(state, kind, amount, [user["id"]])
     return {
         "userId": user["id"],

@@ -35,10 +35,10 @@ list_payments = PAYMENTS.list_tool(
     "List payments (outbound to vendors, inbound from customers) sorted by id; filter by "
     "direction, status, vendor or customer. Paged.",
     filters={
-        "direction": w.enum("Only this direction.", ("outbound", "inbound")),
-        "status": w.enum("Only payments with this status.", STATUSES),
-        "vendorId": w.string("Only payments to this vendor."),
-        "customerId": w.string("Only receipts from this customer."),
+        "direction": w.schema.enum("Only this direction.", ("outbound", "inbound")),
+        "status": w.schema.enum("Only payments with this status.", STATUSES),
+        "vendorId": w.schema.string("Only payments to this vendor."),
+        "customerId": w.schema.string("Only receipts from this customer."),
     },
     references={"vendorId": "vendors", "customerId": "customers"},
 )
@@ -46,7 +46,7 @@ get_payment = PAYMENTS.get_tool("One payment.")
 
 
 def _payable_vendor(state: State, vendor_id: str) -> Record:
-    vendor: Record = w.require_record(state, "vendors", vendor_id)
+    vendor: Record = w.records.require_record(state, "vendors", vendor_id)
     merged = vendor["mergedIntoId"]
     require_active_vendor(vendor, f"merged into {merged}" if merged else None, "it cannot be paid.")
     if vendor["bankStatus"] != "verified":
@@ -60,16 +60,18 @@ def _payable_vendor(state: State, vendor_id: str) -> Record:
 
 
 def _allocation(state: State, vendor: Record, item: dict[str, Any], path: str) -> dict[str, Any]:
-    invoice = w.require_record(state, "vendorInvoices", w.read_string(item, "invoiceId", path=path))
+    invoice = w.records.require_record(
+        state, "vendorInvoices", w.fields.read_string(item, "invoiceId", path=path)
+    )
     if invoice["vendorId"] != vendor["id"]:
         raise silo.tool_error(
             "invalid_input", f"{invoice['id']} is {invoice['vendorId']}'s invoice."
         )
-    w.require_status(invoice, "vendorInvoices", ("approved",), "be paid")
+    w.records.require_status(invoice, "vendorInvoices", ("approved",), "be paid")
     left = pay.open_to_pay(state, invoice)
     if left <= 0:
         raise silo.tool_error("invalid_state", f"{invoice['id']} has nothing left to pay.")
-    amount = w.read_money(item, "amount", left, maximum=left, path=path)
+    amount = w.fields.read_money(item, "amount", left, maximum=left, path=path)
     return {"invoiceId": invoice["id"], "amount": amount}
 
 
@@ -78,18 +80,18 @@ _PAYABLES = actor("payables")
 
 @_PAYABLES.write_tool(
     {
-        "vendorId": w.string("The vendor."),
-        "allocations": w.array(
+        "vendorId": w.schema.string("The vendor."),
+        "allocations": w.schema.array(
             "Invoices paid.",
-            w.closed_object(
+            w.schema.closed_object(
                 {
-                    "invoiceId": w.string("An approved invoice of the vendor."),
-                    "amount": w.money("Amount (default: everything left to pay)."),
+                    "invoiceId": w.schema.string("An approved invoice of the vendor."),
+                    "amount": w.schema.money("Amount (default: everything left to pay)."),
                 },
                 ["invoiceId"],
             ),
         ),
-        "paymentDate": w.date("When the bank should pay (today or later)"),
+        "paymentDate": w.schema.date("When the bank should pay (today or later)"),
     },
     ["vendorId", "allocations", "paymentDate"],
 )
@@ -98,22 +100,24 @@ def create_vendor_payment(call: w.Write) -> dict[str, Any]:
     (each amount defaults to what is left to pay). Payables roles.
     """
     state, input = call.state, call.input
-    vendor = _payable_vendor(state, w.read_string(input, "vendorId"))
-    items = w.read_objects(input, "allocations")
+    vendor = _payable_vendor(state, w.fields.read_string(input, "vendorId"))
+    items = w.fields.read_objects(input, "allocations")
     allocations = [
         _allocation(state, vendor, it, f"allocations[{i}]") for i, it in enumerate(items)
     ]
     if len({a["invoiceId"] for a in allocations}) != len(allocations):
         raise silo.tool_error("invalid_input", "Give each invoice once.")
-    date = w.read_date(input, "paymentDate")
-    if date < w.today(state):
-        raise w.invalid("paymentDate", f"must be today ({w.today(state)}) or later", date)
+    date = w.fields.read_date(input, "paymentDate")
+    if date < w.clock.today(state):
+        raise w.fields.invalid(
+            "paymentDate", f"must be today ({w.clock.today(state)}) or later", date
+        )
     payment: Record = {
-        "id": w.next_id(state, "PAY", width=4),
+        "id": w.records.next_id(state, "PAY", width=4),
         "direction": "outbound",
         "vendorId": vendor["id"],
         "customerId": None,
-        "amount": w.sum_money(a["amount"] for a in allocations),
+        "amount": w.amounts.sum_money(a["amount"] for a in allocations),
         "allocations": allocations,
         "method": "bank_transfer",
         "bankAccount": vendor["iban"],
@@ -136,12 +140,12 @@ def _outbound(statuses: tuple[str, ...], action: str) -> w.Target:
     def guard(state: State, payment: Record) -> None:
         if payment["direction"] != "outbound":
             raise silo.tool_error("invalid_input", f"{payment['id']} is a customer receipt.")
-        w.require_status(payment, "payments", statuses, action)
+        w.records.require_status(payment, "payments", statuses, action)
 
     return target("payments", "paymentId", "The payment.", "payment", guard)
 
 
-_PAYMENT = w.Target("payments", "paymentId", w.string("The payment."), "payment")
+_PAYMENT = w.Target("payments", "paymentId", w.schema.string("The payment."), "payment")
 
 
 @actor().write_tool(target=_outbound(("draft",), "be approved"))
@@ -170,11 +174,11 @@ def execute_payment(call: w.Write) -> dict[str, Any]:
     Approved -> completed.
     """
     state, payment = call.state, call.record
-    if payment["paymentDate"] > w.today(state):
+    if payment["paymentDate"] > w.clock.today(state):
         raise silo.tool_error(
             "invalid_state",
             f"{payment['id']} is scheduled for {payment['paymentDate']}; today is "
-            f"{w.today(state)}.",
+            f"{w.clock.today(state)}.",
         )
     vendor = state["vendors"][payment["vendorId"]]
     if vendor["iban"] != payment["bankAccount"] or vendor["bankStatus"] != "verified":
@@ -183,7 +187,9 @@ def execute_payment(call: w.Write) -> dict[str, Any]:
             f"{payment['id']} would pay {payment['bankAccount']}, but {vendor['id']}'s account is "
             f"now {vendor['iban']} ({vendor['bankStatus']}); cancel it and create a new payment.",
         )
-    return changed(call, None, "Sent to the bank.", status="completed", completedAt=w.now(state))
+    return changed(
+        call, None, "Sent to the bank.", status="completed", completedAt=w.clock.now(state)
+    )
 
 
 @_PAYABLES.write_tool(
@@ -196,11 +202,11 @@ def cancel_payment(call: w.Write) -> dict[str, Any]:
 
     Draft / approved -> cancelled.
     """
-    return changed(call, None, w.read_string(call.input, "reason"), status="cancelled")
+    return changed(call, None, w.fields.read_string(call.input, "reason"), status="cancelled")
 
 
 @_PAYABLES.write_tool(
-    {"paymentDate": w.date("When the bank should pay (default today)")},
+    {"paymentDate": w.schema.date("When the bank should pay (default today)")},
     target=_outbound(("failed",), "be retried"),
 )
 def retry_payment(call: w.Write) -> dict[str, Any]:
@@ -229,7 +235,7 @@ def retry_payment(call: w.Write) -> dict[str, Any]:
         "vendorId": vendor["id"],
         "allocations": items,
         "actorId": call.actor["id"],
-        "paymentDate": w.read_date(input, "paymentDate", w.today(state)),
+        "paymentDate": w.fields.read_date(input, "paymentDate", w.clock.today(state)),
     }
     result = create_vendor_payment.fn(state, retry)
     result["created"]["retryOf"] = failed["id"]

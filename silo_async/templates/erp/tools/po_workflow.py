@@ -36,7 +36,7 @@ _PO = target("purchaseOrders", "purchaseOrderId", "The purchase order.", "purcha
 
 
 @_BUYER.write_tool(
-    {"approverId": w.string("The approver.")},
+    {"approverId": w.schema.string("The approver.")},
     ["approverId"],
     target=in_status(_PO, ("draft",), "be submitted"),
 )
@@ -53,7 +53,7 @@ def submit_purchase_order(call: w.Write) -> dict[str, Any]:
         "purchase_order",
         po["id"],
         pur.po_net(po),
-        w.read_string(call.input, "approverId"),
+        w.fields.read_string(call.input, "approverId"),
         call.actor,
     )
     return changed(
@@ -69,7 +69,7 @@ def _check_budget(state: State, po: Record) -> None:
     own = 0.0
     if po["requisitionId"] is not None:
         own = requisition_commitment(state, state["requisitions"][po["requisitionId"]])
-    left = w.to_money(remaining(state, budget) + own)
+    left = w.amounts.to_money(remaining(state, budget) + own)
     if pur.po_net(po) > left:
         raise silo.tool_error(
             "limit_exceeded",
@@ -80,7 +80,7 @@ def _check_budget(state: State, po: Record) -> None:
 
 
 @actor().write_tool(
-    {"comment": w.string("Optional note.")},
+    {"comment": w.schema.string("Optional note.")},
     target=in_status(_PO, ("pending_approval",), "be approved"),
 )
 def approve_purchase_order(call: w.Write) -> dict[str, Any]:
@@ -97,7 +97,7 @@ def approve_purchase_order(call: w.Write) -> dict[str, Any]:
         pur.po_net(po),
         call.actor,
         "approved",
-        w.read_string(call.input, "comment", None),
+        w.fields.read_string(call.input, "comment", None),
         lambda: _check_budget(state, po),
     )
     return changed(call, po_view, f"Approved ({approval['id']}).", status="approved")
@@ -122,7 +122,7 @@ def reject_purchase_order(call: w.Write) -> dict[str, Any]:
     pending_approval -> rejected.
     """
     state, po = call.state, call.record
-    reason = w.read_string(call.input, "reason")
+    reason = w.fields.read_string(call.input, "reason")
     decide(state, po, "purchase_order", pur.po_net(po), call.actor, "rejected", reason)
     _release_requisition(state, po)
     return changed(call, po_view, reason, status="rejected")
@@ -141,7 +141,9 @@ def send_purchase_order(call: w.Write) -> dict[str, Any]:
         raise silo.tool_error(
             "not_allowed", f"Vendor {vendor['id']} is {vendor['status']}; the order cannot be sent."
         )
-    return changed(call, po_view, f"Sent to {vendor['id']}.", status="sent", sentAt=w.now(state))
+    return changed(
+        call, po_view, f"Sent to {vendor['id']}.", status="sent", sentAt=w.clock.now(state)
+    )
 
 
 @_BUYER.write_tool(
@@ -168,9 +170,9 @@ def cancel_purchase_order(call: w.Write) -> dict[str, Any]:
     return changed(
         call,
         po_view,
-        w.read_string(input, "reason"),
+        w.fields.read_string(input, "reason"),
         status="cancelled",
-        cancelReason=w.read_string(input, "reason"),
+        cancelReason=w.fields.read_string(input, "reason"),
     )
 
 
@@ -197,4 +199,4 @@ def close_purchase_order(call: w.Write) -> dict[str, Any]:
             f"{', '.join(map(str, unbilled))}; wait for the vendor's invoice.",
             {"lines": unbilled},
         )
-    return changed(call, po_view, "Closed.", status="closed", closedAt=w.now(state))
+    return changed(call, po_view, "Closed.", status="closed", closedAt=w.clock.now(state))

@@ -31,9 +31,9 @@ list_products = PRODUCTS.list_tool(
     "List products sorted by id with SKU, standard cost, list price and preferred vendor; "
     "filter by category, status or preferred vendor. Paged.",
     filters={
-        "category": w.string("Only this category, e.g. tents."),
-        "status": w.enum("Only products with this status.", STATUSES),
-        "preferredVendorId": w.string("Only products this vendor is preferred for."),
+        "category": w.schema.string("Only this category, e.g. tents."),
+        "status": w.schema.enum("Only products with this status.", STATUSES),
+        "preferredVendorId": w.schema.string("Only products this vendor is preferred for."),
     },
     references={"preferredVendorId": "vendors"},
 )
@@ -43,7 +43,7 @@ search_products = PRODUCTS.search_tool(
 get_product = PRODUCTS.get_tool("One product.")
 
 
-@w.define_tool({"productId": w.string("The product.")}, ["productId"])
+@w.define_tool({"productId": w.schema.string("The product.")}, ["productId"])
 def get_product_availability(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """A product's stock in every warehouse: on hand, reserved, available (on hand - reserved),
     inbound (sent purchase orders still due + transfers in transit), projected (available +
@@ -52,7 +52,7 @@ def get_product_availability(state: State, input: dict[str, Any]) -> dict[str, A
     product = named(state, "products", input, "productId")
     rows = [
         stock_view(state, r)
-        for r in w.sorted_by_id(state["stock"])
+        for r in w.tools.sorted_by_id(state["stock"])
         if r["productId"] == product["id"]
     ]
     return {
@@ -66,7 +66,7 @@ def get_product_availability(state: State, input: dict[str, Any]) -> dict[str, A
     }
 
 
-@w.define_tool({"productId": w.string("The product.")}, ["productId"])
+@w.define_tool({"productId": w.schema.string("The product.")}, ["productId"])
 def get_product_purchase_history(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Every purchase order line for a product: vendor, order date, quantity and unit price, oldest
     first.
@@ -94,33 +94,33 @@ _PRODUCT = target("products", "productId", "The product.", "product")
 
 @_PURCHASING.write_tool(
     {
-        "sku": w.string("Stock-keeping unit, e.g. FEN-TNT-3P."),
-        "name": w.string("Name."),
-        "category": w.string("Category, e.g. tents."),
-        "uom": w.enum("Unit of measure.", UOMS),
-        "standardCost": w.money("Standard cost per unit."),
-        "listPrice": w.money("List price per unit."),
-        "preferredVendorId": w.string("Preferred vendor (active)."),
+        "sku": w.schema.string("Stock-keeping unit, e.g. FEN-TNT-3P."),
+        "name": w.schema.string("Name."),
+        "category": w.schema.string("Category, e.g. tents."),
+        "uom": w.schema.enum("Unit of measure.", UOMS),
+        "standardCost": w.schema.money("Standard cost per unit."),
+        "listPrice": w.schema.money("List price per unit."),
+        "preferredVendorId": w.schema.string("Preferred vendor (active)."),
     },
     ["sku", "name", "category", "uom", "standardCost", "listPrice", "preferredVendorId"],
 )
 def create_product(call: w.Write) -> dict[str, Any]:
     """Add an active product to the catalogue (purchasing roles). SKUs are unique."""
     state, input = call.state, call.input
-    sku = w.read_string(input, "sku").upper()
-    clash = w.find_by(state, "products", "sku", sku)
+    sku = w.fields.read_string(input, "sku").upper()
+    clash = w.grade.find_by(state, "products", "sku", sku)
     if clash is not None:
         raise silo.tool_error("conflict", f"Product {clash['id']} already has SKU {sku}.")
     vendor = named(state, "vendors", input, "preferredVendorId")
-    w.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
+    w.records.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
     product: Record = {
-        "id": w.next_id(state, "PRD"),
+        "id": w.records.next_id(state, "PRD"),
         "sku": sku,
-        "name": w.read_string(input, "name"),
-        "category": w.read_string(input, "category"),
-        "uom": w.read_enum(input, "uom", UOMS),
-        "standardCost": w.read_money(input, "standardCost"),
-        "listPrice": w.read_money(input, "listPrice"),
+        "name": w.fields.read_string(input, "name"),
+        "category": w.fields.read_string(input, "category"),
+        "uom": w.fields.read_enum(input, "uom", UOMS),
+        "standardCost": w.fields.read_money(input, "standardCost"),
+        "listPrice": w.fields.read_money(input, "listPrice"),
         "preferredVendorId": vendor["id"],
         "status": "active",
     }
@@ -130,25 +130,25 @@ def create_product(call: w.Write) -> dict[str, Any]:
 
 @_PURCHASING.write_tool(
     {
-        "name": w.string("New name."),
-        "standardCost": w.money("New standard cost."),
-        "listPrice": w.money("New list price."),
-        "preferredVendorId": w.string("New preferred vendor (active)."),
+        "name": w.schema.string("New name."),
+        "standardCost": w.schema.money("New standard cost."),
+        "listPrice": w.schema.money("New list price."),
+        "preferredVendorId": w.schema.string("New preferred vendor (active)."),
     },
     target=_PRODUCT,
 )
 def update_product(call: w.Write) -> dict[str, Any]:
     """Change a product's name, standard cost, list price or preferred vendor (purchasing roles)."""
     state, input = call.state, call.input
-    w.require_some(input, ["name", "standardCost", "listPrice", "preferredVendorId"])
-    vendor_id = w.read_string(input, "preferredVendorId", None)
+    w.fields.require_some(input, ["name", "standardCost", "listPrice", "preferredVendorId"])
+    vendor_id = w.fields.read_string(input, "preferredVendorId", None)
     if vendor_id is not None:
-        vendor = w.require_record(state, "vendors", vendor_id)
-        w.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
+        vendor = w.records.require_record(state, "vendors", vendor_id)
+        w.records.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
     values = {
-        "name": w.read_string(input, "name", None),
-        "standardCost": w.read_money(input, "standardCost", None),
-        "listPrice": w.read_money(input, "listPrice", None),
+        "name": w.fields.read_string(input, "name", None),
+        "standardCost": w.fields.read_money(input, "standardCost", None),
+        "listPrice": w.fields.read_money(input, "listPrice", None),
         "preferredVendorId": vendor_id,
     }
     audit_id = update_fields(call, values, "Product")
@@ -165,4 +165,4 @@ def discontinue_product(call: w.Write) -> dict[str, Any]:
 
     Active -> discontinued.
     """
-    return changed(call, None, w.read_string(call.input, "reason"), status="discontinued")
+    return changed(call, None, w.fields.read_string(call.input, "reason"), status="discontinued")

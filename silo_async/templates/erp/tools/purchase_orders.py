@@ -44,7 +44,7 @@ def po_view(state: State, po: Any) -> dict[str, Any]:
     lines = [
         {
             **ln,
-            "lineTotal": w.multiply_money(ln["quantity"], ln["unitPrice"]),
+            "lineTotal": w.amounts.multiply_money(ln["quantity"], ln["unitPrice"]),
             "received": pur.received_quantity(state, po["id"], ln["lineNo"]),
             "rejected": pur.rejected_quantity(state, po["id"], ln["lineNo"]),
             "invoiced": pur.invoiced_quantity(state, po["id"], ln["lineNo"]),
@@ -71,10 +71,10 @@ list_purchase_orders = PURCHASE_ORDERS.list_tool(
     "List purchase orders sorted by id with totals and receipt progress; filter by status, "
     "vendor, warehouse or budget. Paged.",
     filters={
-        "status": w.enum("Only orders with this stored status.", STATUSES),
-        "vendorId": w.string("Only this vendor's orders."),
-        "warehouseId": w.string("Only orders delivering to this warehouse."),
-        "budgetId": w.string("Only orders charged to this budget."),
+        "status": w.schema.enum("Only orders with this stored status.", STATUSES),
+        "vendorId": w.schema.string("Only this vendor's orders."),
+        "warehouseId": w.schema.string("Only orders delivering to this warehouse."),
+        "budgetId": w.schema.string("Only orders charged to this budget."),
     },
     references={"vendorId": "vendors", "warehouseId": "warehouses", "budgetId": "budgets"},
 )
@@ -101,7 +101,7 @@ def _last_price(state: State, context: Mapping[str, Any], product: Record) -> fl
 
 
 def _orderable_vendor(state: State, vendor_id: str) -> Record:
-    vendor: Record = w.require_record(state, "vendors", vendor_id)
+    vendor: Record = w.records.require_record(state, "vendors", vendor_id)
     require_active_vendor(vendor, vendor["statusReason"], "orders can only go to active vendors.")
     return vendor
 
@@ -109,8 +109,8 @@ def _orderable_vendor(state: State, vendor_id: str) -> Record:
 def _requisition(state: State, requisition_id: str | None) -> Record | None:
     if requisition_id is None:
         return None
-    requisition: Record = w.require_record(state, "requisitions", requisition_id)
-    w.require_status(requisition, "requisitions", ("approved",), "be ordered")
+    requisition: Record = w.records.require_record(state, "requisitions", requisition_id)
+    w.records.require_status(requisition, "requisitions", ("approved",), "be ordered")
     return requisition
 
 
@@ -131,20 +131,20 @@ def _new_po(
     plus the vendor's lead time); the requisition is the quotation's RFQ's, else the input's.
     """
     state, input = call.state, call.input
-    budget_id = w.read_string(input, "budgetId", None)
+    budget_id = w.fields.read_string(input, "budgetId", None)
     if quotation is None:
-        requisition_id = w.read_string(input, "requisitionId", None)
+        requisition_id = w.fields.read_string(input, "requisitionId", None)
     else:
         requisition_id = state["rfqs"][quotation["rfqId"]]["requisitionId"]
-    expected = w.read_date(input, "expectedDate", None)
+    expected = w.fields.read_date(input, "expectedDate", None)
     requisition = _requisition(state, requisition_id)
     budget_id = budget_id or (requisition or {}).get("budgetId")
     if budget_id is None:
         raise silo.tool_error("invalid_input", '"budgetId" is required without a requisition.')
-    w.require_status(
-        w.require_record(state, "budgets", budget_id), "budgets", ("open",), "be charged"
+    w.records.require_status(
+        w.records.require_record(state, "budgets", budget_id), "budgets", ("open",), "be charged"
     )
-    po_id = w.next_id(state, "PO", width=4)
+    po_id = w.records.next_id(state, "PO", width=4)
     if requisition is not None:
         requisition.update(status="ordered", purchaseOrderId=po_id)
     po: Record = {
@@ -156,8 +156,8 @@ def _new_po(
         "quotationId": None if quotation is None else quotation["id"],
         "status": "draft",
         "lines": lines,
-        "orderDate": w.today(state),
-        "expectedDate": expected or w.add_days(w.today(state), vendor["leadTimeDays"]),
+        "orderDate": w.clock.today(state),
+        "expectedDate": expected or w.clock.add_days(w.clock.today(state), vendor["leadTimeDays"]),
         "createdBy": call.actor["id"],
         "sentAt": None,
         "closedAt": None,
@@ -168,9 +168,9 @@ def _new_po(
 
 
 _WHERE_TO = {
-    "warehouseId": w.string("Warehouse the goods are delivered to."),
-    "budgetId": w.string("Budget charged (default: the requisition's)."),
-    "expectedDate": w.date("Expected delivery (default: today + the vendor's lead time)"),
+    "warehouseId": w.schema.string("Warehouse the goods are delivered to."),
+    "budgetId": w.schema.string("Budget charged (default: the requisition's)."),
+    "expectedDate": w.schema.date("Expected delivery (default: today + the vendor's lead time)"),
 }
 
 
@@ -179,10 +179,10 @@ _PURCHASING = actor("purchasing")
 
 @_PURCHASING.write_tool(
     {
-        "vendorId": w.string("The vendor."),
+        "vendorId": w.schema.string("The vendor."),
         **_WHERE_TO,
-        "requisitionId": w.string("An approved requisition this order fulfils."),
-        "lines": w.array("What to order.", LINE_ITEM),
+        "requisitionId": w.schema.string("An approved requisition this order fulfils."),
+        "lines": w.schema.array("What to order.", LINE_ITEM),
     },
     ["vendorId", "warehouseId", "lines"],
 )
@@ -192,7 +192,7 @@ def create_purchase_order(call: w.Write) -> dict[str, Any]:
     ordered. Purchasing roles.
     """
     state, input = call.state, call.input
-    vendor = _orderable_vendor(state, w.read_string(input, "vendorId"))
+    vendor = _orderable_vendor(state, w.fields.read_string(input, "vendorId"))
     warehouse = named(state, "warehouses", input, "warehouseId")
     lines = read_lines(state, input, "unitPrice", _last_price, {"vendorId": vendor["id"]})
     return _new_po(call, vendor, warehouse, lines)
@@ -234,16 +234,16 @@ add_purchase_order_line, update_purchase_order_line, remove_purchase_order_line 
 
 @w.define_tool(
     {
-        "vendorId": w.string("Only this vendor."),
-        "warehouseId": w.string("Only this warehouse."),
-        "productId": w.string("Only this product."),
+        "vendorId": w.schema.string("Only this vendor."),
+        "warehouseId": w.schema.string("Only this warehouse."),
+        "productId": w.schema.string("Only this product."),
     }
 )
 def list_open_purchase_order_lines(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Lines of sent purchase orders still to be delivered, with the remaining quantity; filter by
     vendor, warehouse or product.
     """
-    w.check_references(
+    w.records.check_references(
         state, input, {"vendorId": "vendors", "warehouseId": "warehouses", "productId": "products"}
     )
     rows = [
@@ -257,7 +257,7 @@ def list_open_purchase_order_lines(state: State, input: dict[str, Any]) -> dict[
             "ordered": ln["quantity"],
             "remaining": pur.line_remaining(state, po, ln),
         }
-        for po in w.sorted_by_id(state["purchaseOrders"])
+        for po in w.tools.sorted_by_id(state["purchaseOrders"])
         if po["status"] == "sent"
         for ln in po["lines"]
         if all(
@@ -277,7 +277,7 @@ def list_late_purchase_orders(state: State, input: dict[str, Any]) -> dict[str, 
     """Sent purchase orders not fully received whose expected date has passed."""
     rows = [
         po_view(state, po)
-        for po in w.sorted_by_id(state["purchaseOrders"])
+        for po in w.tools.sorted_by_id(state["purchaseOrders"])
         if pur.is_late(state, po)
     ]
     return {"results": rows, "count": len(rows)}

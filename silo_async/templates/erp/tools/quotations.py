@@ -45,16 +45,16 @@ list_quotations = QUOTATIONS.list_tool(
     "List quotations sorted by id with total, validity and vendor status; filter by RFQ, vendor "
     "or status. Paged.",
     filters={
-        "rfqId": w.string("Only quotations for this RFQ."),
-        "vendorId": w.string("Only this vendor's quotations."),
-        "status": w.enum("Only quotations with this status.", STATUSES),
+        "rfqId": w.schema.string("Only quotations for this RFQ."),
+        "vendorId": w.schema.string("Only this vendor's quotations."),
+        "status": w.schema.enum("Only quotations with this status.", STATUSES),
     },
     references={"rfqId": "rfqs", "vendorId": "vendors"},
 )
 get_quotation = QUOTATIONS.get_tool("One quotation.")
 
 
-@w.define_tool({"rfqId": w.string("The RFQ.")}, ["rfqId"])
+@w.define_tool({"rfqId": w.schema.string("The RFQ.")}, ["rfqId"])
 def compare_quotations(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """An RFQ's quotations side by side, cheapest total first, each with validity, lead time and its
     vendor's status.
@@ -74,9 +74,9 @@ _RFQ = target("rfqs", "rfqId", "The RFQ.", "rfq")
 
 def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
     prices = {}
-    for index, item in enumerate(w.read_objects(input, "lines")):
+    for index, item in enumerate(w.fields.read_objects(input, "lines")):
         path = f"lines[{index}]"
-        prices[w.read_int(item, "lineNo", minimum=1, path=path)] = w.read_money(
+        prices[w.fields.read_int(item, "lineNo", minimum=1, path=path)] = w.fields.read_money(
             item, "unitPrice", path=path
         )
     wanted = {ln["lineNo"] for ln in rfq["lines"]}
@@ -90,20 +90,20 @@ def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
 
 @_BUYER.write_tool(
     {
-        "vendorId": w.string("An invited vendor."),
-        "lines": w.array(
+        "vendorId": w.schema.string("An invited vendor."),
+        "lines": w.schema.array(
             "A unit price per RFQ line.",
-            w.closed_object(
+            w.schema.closed_object(
                 {
-                    "lineNo": w.integer("The RFQ line.", minimum=1),
-                    "unitPrice": w.money("Unit price."),
+                    "lineNo": w.schema.integer("The RFQ line.", minimum=1),
+                    "unitPrice": w.schema.money("Unit price."),
                 },
                 ["lineNo", "unitPrice"],
             ),
         ),
-        "leadTimeDays": w.integer("Promised lead time.", minimum=0, maximum=365),
-        "validUntil": w.date("Last day the prices hold"),
-        "notes": w.string("Vendor remarks."),
+        "leadTimeDays": w.schema.integer("Promised lead time.", minimum=0, maximum=365),
+        "validUntil": w.schema.date("Last day the prices hold"),
+        "notes": w.schema.string("Vendor remarks."),
     },
     ["vendorId", "lines", "leadTimeDays", "validUntil"],
     target=in_status(_RFQ, ("sent",), "record quotations", "RFQ"),
@@ -111,7 +111,7 @@ def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
 def record_quotation(call: w.Write) -> dict[str, Any]:
     """Record an invited vendor's quotation for a sent RFQ: a unit price for every RFQ line."""
     state, input, rfq = call.state, call.input, call.record
-    vendor_id = w.read_string(input, "vendorId")
+    vendor_id = w.fields.read_string(input, "vendorId")
     if vendor_id not in rfq["invitedVendorIds"]:
         raise silo.tool_error("not_allowed", f"{vendor_id} was not invited to {rfq['id']}.")
     if any(
@@ -119,15 +119,15 @@ def record_quotation(call: w.Write) -> dict[str, Any]:
     ):
         raise silo.tool_error("conflict", f"{vendor_id} already quoted for {rfq['id']}.")
     quotation: Record = {
-        "id": w.next_id(state, "QUO"),
+        "id": w.records.next_id(state, "QUO"),
         "rfqId": rfq["id"],
         "vendorId": vendor_id,
         "status": "received",
         "lines": _quoted_lines(rfq, input),
-        "leadTimeDays": w.read_int(input, "leadTimeDays", minimum=0, maximum=365),
-        "validUntil": w.read_date(input, "validUntil"),
-        "receivedAt": w.now(state),
-        "notes": w.read_string(input, "notes", None),
+        "leadTimeDays": w.fields.read_int(input, "leadTimeDays", minimum=0, maximum=365),
+        "validUntil": w.fields.read_date(input, "validUntil"),
+        "receivedAt": w.clock.now(state),
+        "notes": w.fields.read_string(input, "notes", None),
     }
     audit_id = call.add(_QUOTATION, quotation, f"Quotation from {vendor_id} for {rfq['id']}.")
     return {"created": quotation_view(state, quotation), "auditId": audit_id}
@@ -145,14 +145,14 @@ def accept_quotation(call: w.Write) -> dict[str, Any]:
         raise silo.tool_error(
             "invalid_state",
             f"{quotation['id']} expired on {quotation['validUntil']} (today is "
-            f"{w.today(state)}); ask the vendor to extend it or choose another quotation.",
+            f"{w.clock.today(state)}); ask the vendor to extend it or choose another quotation.",
             {"validUntil": quotation["validUntil"]},
         )
     vendor = state["vendors"][quotation["vendorId"]]
     require_active_vendor(vendor, vendor["statusReason"], "nothing can be ordered from it.")
     rfq = state["rfqs"][quotation["rfqId"]]
-    w.require_status(rfq, "rfqs", ("sent", "closed"), "be awarded", label="RFQ")
-    for other in w.sorted_by_id(state["quotations"]):
+    w.records.require_status(rfq, "rfqs", ("sent", "closed"), "be awarded", label="RFQ")
+    for other in w.tools.sorted_by_id(state["quotations"]):
         if (
             other["rfqId"] == rfq["id"]
             and other["id"] != quotation["id"]
@@ -175,4 +175,6 @@ def reject_quotation(call: w.Write) -> dict[str, Any]:
 
     Received -> rejected.
     """
-    return changed(call, quotation_view, w.read_string(call.input, "reason"), status="rejected")
+    return changed(
+        call, quotation_view, w.fields.read_string(call.input, "reason"), status="rejected"
+    )

@@ -13,12 +13,12 @@ from .common import actor, named, target
 
 __all__ = ["allocate_receipt", "list_unallocated_receipts", "record_customer_receipt"]
 
-_ALLOCATIONS = w.array(
+_ALLOCATIONS = w.schema.array(
     "Invoices this money pays.",
-    w.closed_object(
+    w.schema.closed_object(
         {
-            "invoiceId": w.string("An issued invoice of the customer."),
-            "amount": w.money(
+            "invoiceId": w.schema.string("An issued invoice of the customer."),
+            "amount": w.schema.money(
                 "Amount (default: the invoice's outstanding, up to what is unapplied)."
             ),
         },
@@ -32,23 +32,23 @@ def _apply(state: State, receipt: Record, items: list[dict[str, Any]]) -> list[d
     applied: list[dict[str, Any]] = []
     for index, item in enumerate(items):
         path = f"allocations[{index}]"
-        invoice = w.require_record(
-            state, "customerInvoices", w.read_string(item, "invoiceId", path=path)
+        invoice = w.records.require_record(
+            state, "customerInvoices", w.fields.read_string(item, "invoiceId", path=path)
         )
         if invoice["customerId"] != receipt["customerId"]:
             raise silo.tool_error("invalid_input", f"{invoice['id']} is {invoice['customerId']}'s.")
         owed = customer_outstanding(state, invoice)
-        owed -= w.sum_money(a["amount"] for a in applied if a["invoiceId"] == invoice["id"])
+        owed -= w.amounts.sum_money(a["amount"] for a in applied if a["invoiceId"] == invoice["id"])
         if owed <= 0:
             raise silo.tool_error("invalid_state", f"{invoice['id']} has nothing outstanding.")
-        amount = w.read_money(item, "amount", min(owed, free), maximum=owed, path=path)
+        amount = w.fields.read_money(item, "amount", min(owed, free), maximum=owed, path=path)
         if amount > free:
             raise silo.tool_error(
                 "limit_exceeded",
                 f"Only {money_text(free)} of {receipt['id']} is left to apply; {invoice['id']} "
                 f"would take {money_text(amount)}.",
             )
-        free = w.to_money(free - amount)
+        free = w.amounts.to_money(free - amount)
         applied.append({"invoiceId": invoice["id"], "amount": amount})
     return applied
 
@@ -68,10 +68,10 @@ _RECEIPT = target("payments", "paymentId", "The receipt.", "payment", _open_rece
 
 @_RECEIVABLES.write_tool(
     {
-        "customerId": w.string("The customer."),
-        "amount": w.money("Amount received."),
-        "receivedOn": w.date("Value date"),
-        "reference": w.string("The bank reference / remittance text."),
+        "customerId": w.schema.string("The customer."),
+        "amount": w.schema.money("Amount received."),
+        "receivedOn": w.schema.date("Value date"),
+        "reference": w.schema.string("The bank reference / remittance text."),
         "allocations": _ALLOCATIONS,
     },
     ["customerId", "amount", "receivedOn", "reference"],
@@ -87,21 +87,21 @@ def record_customer_receipt(call: w.Write) -> dict[str, Any]:
         "direction": "inbound",
         "vendorId": None,
         "customerId": customer["id"],
-        "amount": w.read_money(input, "amount"),
+        "amount": w.fields.read_money(input, "amount"),
         "allocations": [],
         "method": "bank_transfer",
         "bankAccount": None,
-        "reference": w.read_string(input, "reference"),
+        "reference": w.fields.read_string(input, "reference"),
         "status": "completed",
-        "paymentDate": w.read_date(input, "receivedOn"),
+        "paymentDate": w.fields.read_date(input, "receivedOn"),
         "createdBy": call.actor["id"],
         "approvedBy": None,
-        "completedAt": w.now(state),
+        "completedAt": w.clock.now(state),
         "failureReason": None,
         "retryOf": None,
     }
-    receipt["allocations"] = _apply(state, receipt, w.read_objects(input, "allocations", []))
-    receipt["id"] = w.next_id(state, "PAY", width=4)
+    receipt["allocations"] = _apply(state, receipt, w.fields.read_objects(input, "allocations", []))
+    receipt["id"] = w.records.next_id(state, "PAY", width=4)
     audit_id = call.add(
         _RECEIPT, receipt, f"{money_text(receipt['amount'])} from {customer['id']}."
     )
@@ -112,19 +112,19 @@ def record_customer_receipt(call: w.Write) -> dict[str, Any]:
 def allocate_receipt(call: w.Write) -> dict[str, Any]:
     """Apply the unallocated part of a customer receipt to that customer's issued invoices."""
     receipt = call.record
-    added = _apply(call.state, receipt, w.read_objects(call.input, "allocations"))
+    added = _apply(call.state, receipt, w.fields.read_objects(call.input, "allocations"))
     receipt["allocations"] = [*receipt["allocations"], *added]
     audit_id = call.audit(", ".join(f"{a['invoiceId']} {a['amount']}" for a in added))
     return {"updated": {**receipt, "unallocated": unallocated(receipt)}, "auditId": audit_id}
 
 
-@w.define_tool({"customerId": w.string("Only this customer's receipts.")})
+@w.define_tool({"customerId": w.schema.string("Only this customer's receipts.")})
 def list_unallocated_receipts(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Customer receipts with money not yet applied to invoices, with their reference text."""
-    w.check_references(state, input, {"customerId": "customers"})
+    w.records.check_references(state, input, {"customerId": "customers"})
     rows = [
         {**p, "unallocated": unallocated(p)}
-        for p in w.sorted_by_id(state["payments"])
+        for p in w.tools.sorted_by_id(state["payments"])
         if p["direction"] == "inbound"
         and unallocated(p) > 0
         and input.get("customerId") in (None, p["customerId"])

@@ -28,23 +28,23 @@ GOODS_RECEIPTS = w.Collection("goodsReceipts", "goodsReceiptId", "GRN-1006")
 list_goods_receipts = GOODS_RECEIPTS.list_tool(
     "List goods receipts sorted by id; filter by purchase order, warehouse or status. Paged.",
     filters={
-        "purchaseOrderId": w.string("Only receipts for this order."),
-        "warehouseId": w.string("Only receipts at this warehouse."),
-        "status": w.enum("Only receipts with this status.", ("posted", "reversed")),
+        "purchaseOrderId": w.schema.string("Only receipts for this order."),
+        "warehouseId": w.schema.string("Only receipts at this warehouse."),
+        "status": w.schema.enum("Only receipts with this status.", ("posted", "reversed")),
     },
     references={"purchaseOrderId": "purchaseOrders", "warehouseId": "warehouses"},
 )
 get_goods_receipt = GOODS_RECEIPTS.get_tool("One goods receipt.")
 
 
-@w.define_tool({"warehouseId": w.string("Only deliveries to this warehouse.")})
+@w.define_tool({"warehouseId": w.schema.string("Only deliveries to this warehouse.")})
 def list_pending_deliveries(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Sent purchase orders still expecting goods, with what is due per line and whether they are
     late; optionally for one warehouse.
     """
-    w.check_references(state, input, {"warehouseId": "warehouses"})
+    w.records.check_references(state, input, {"warehouseId": "warehouses"})
     rows = []
-    for po in w.sorted_by_id(state["purchaseOrders"]):
+    for po in w.tools.sorted_by_id(state["purchaseOrders"]):
         if po["status"] != "sent" or input.get("warehouseId") not in (None, po["warehouseId"]):
             continue
         due = [
@@ -70,7 +70,7 @@ def list_pending_deliveries(state: State, input: dict[str, Any]) -> dict[str, An
 
 
 def _receipt_lines(state: State, po: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
-    given = w.read_objects(input, "lines", None)
+    given = w.fields.read_objects(input, "lines", None)
     if given is None:
         return [
             {
@@ -85,30 +85,30 @@ def _receipt_lines(state: State, po: Record, input: dict[str, Any]) -> list[dict
     out = []
     for index, item in enumerate(given):
         path = f"lines[{index}]"
-        line = find_line(po, w.read_int(item, "lineNo", minimum=1, path=path))
+        line = find_line(po, w.fields.read_int(item, "lineNo", minimum=1, path=path))
         if line is None:
             raise silo.tool_error(
                 "not_found",
                 f"{po['id']} has no line {item['lineNo']} (lines: "
                 f"{', '.join(str(ln['lineNo']) for ln in po['lines'])}).",
             )
-        accepted = w.read_int(item, "accepted", minimum=0, maximum=10_000_000, path=path)
-        rejected = w.read_int(item, "rejected", 0, minimum=0, maximum=10_000_000, path=path)
+        accepted = w.fields.read_int(item, "accepted", minimum=0, maximum=10_000_000, path=path)
+        rejected = w.fields.read_int(item, "rejected", 0, minimum=0, maximum=10_000_000, path=path)
         due = pur.line_remaining(state, po, line)
         if accepted > due:
-            raise w.invalid(
+            raise w.fields.invalid(
                 f"{path}.accepted",
                 f"must be at most {due} (still due on line {line['lineNo']})",
                 accepted,
             )
         if accepted + rejected == 0:
-            raise w.invalid(f"{path}.accepted", "and rejected must not both be 0", accepted)
+            raise w.fields.invalid(f"{path}.accepted", "and rejected must not both be 0", accepted)
         out.append(
             {
                 "lineNo": line["lineNo"],
                 "accepted": accepted,
                 "rejected": rejected,
-                "note": w.read_string(item, "note", None, path=path),
+                "note": w.fields.read_string(item, "note", None, path=path),
             }
         )
     return out
@@ -121,15 +121,15 @@ _ORDER = target("purchaseOrders", "purchaseOrderId", "The order.", "purchaseOrde
 
 @_WAREHOUSE.write_tool(
     {
-        "deliveryNote": w.string("The vendor's delivery note number."),
-        "lines": w.array(
+        "deliveryNote": w.schema.string("The vendor's delivery note number."),
+        "lines": w.schema.array(
             "What arrived, per order line.",
-            w.closed_object(
+            w.schema.closed_object(
                 {
-                    "lineNo": w.integer("The order line.", minimum=1),
-                    "accepted": w.integer("Units accepted into stock.", minimum=0),
-                    "rejected": w.integer("Units refused (damaged, wrong).", minimum=0),
-                    "note": w.string("What was wrong."),
+                    "lineNo": w.schema.integer("The order line.", minimum=1),
+                    "accepted": w.schema.integer("Units accepted into stock.", minimum=0),
+                    "rejected": w.schema.integer("Units refused (damaged, wrong).", minimum=0),
+                    "note": w.schema.string("What was wrong."),
                 },
                 ["lineNo", "accepted"],
             ),
@@ -147,7 +147,7 @@ def receive_goods(call: w.Write) -> dict[str, Any]:
     lines = _receipt_lines(state, po, input)
     if not lines:
         raise silo.tool_error("invalid_state", f"Nothing is still due on {po['id']}.")
-    grn_id = w.next_id(state, "GRN", width=4)
+    grn_id = w.records.next_id(state, "GRN", width=4)
     for line in lines:
         if line["accepted"]:
             product = find_line(po, line["lineNo"])["productId"]  # type: ignore[index]
@@ -163,9 +163,9 @@ def receive_goods(call: w.Write) -> dict[str, Any]:
         "id": grn_id,
         "purchaseOrderId": po["id"],
         "warehouseId": po["warehouseId"],
-        "receivedAt": w.now(state),
+        "receivedAt": w.clock.now(state),
         "receivedBy": actor["id"],
-        "deliveryNote": w.read_string(input, "deliveryNote"),
+        "deliveryNote": w.fields.read_string(input, "deliveryNote"),
         "status": "posted",
         "lines": lines,
     }
@@ -204,6 +204,6 @@ def reverse_goods_receipt(call: w.Write) -> dict[str, Any]:
                 "return",
                 ("goods_receipt", grn["id"]),
                 actor["id"],
-                w.read_string(input, "reason"),
+                w.fields.read_string(input, "reason"),
             )
-    return changed(call, None, w.read_string(input, "reason"), status="reversed")
+    return changed(call, None, w.fields.read_string(input, "reason"), status="reversed")

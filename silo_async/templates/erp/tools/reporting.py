@@ -29,13 +29,16 @@ _AP_BUCKETS: tuple[Bucket, ...] = (
     ("60+", 61, 10**6),
 )
 
-_PERIOD = {"fromDate": w.date("First day (inclusive)"), "toDate": w.date("Last day (inclusive)")}
+_PERIOD = {
+    "fromDate": w.schema.date("First day (inclusive)"),
+    "toDate": w.schema.date("Last day (inclusive)"),
+}
 
 
 def _period(input: dict[str, Any]) -> tuple[str, str]:
-    start, end = w.read_date(input, "fromDate"), w.read_date(input, "toDate")
+    start, end = w.fields.read_date(input, "fromDate"), w.fields.read_date(input, "toDate")
     if end < start:
-        raise w.invalid("toDate", f"must not be before fromDate ({start})", end)
+        raise w.fields.invalid("toDate", f"must not be before fromDate ({start})", end)
     return start, end
 
 
@@ -46,33 +49,33 @@ def get_ap_aging(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """
     owed = (
         (i["vendorId"], pay.days_overdue(state, i), pay.outstanding(state, i))
-        for i in w.sorted_by_id(state["vendorInvoices"])
+        for i in w.tools.sorted_by_id(state["vendorInvoices"])
     )
-    return {"asOf": w.today(state), "vendors": ageing(owed, _AP_BUCKETS, "vendorId")}
+    return {"asOf": w.clock.today(state), "vendors": ageing(owed, _AP_BUCKETS, "vendorId")}
 
 
 @w.define_tool(
     {
-        "groupBy": w.enum("How to group (default warehouse).", ("warehouse", "category")),
-        "warehouseId": w.string("Only this warehouse."),
+        "groupBy": w.schema.enum("How to group (default warehouse).", ("warehouse", "category")),
+        "warehouseId": w.schema.string("Only this warehouse."),
     }
 )
 def get_inventory_valuation(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Stock on hand valued at standard cost, per warehouse or per product category; optionally for
     one warehouse only.
     """
-    w.check_references(state, input, {"warehouseId": "warehouses"})
-    group = w.read_enum(input, "groupBy", ("warehouse", "category"), "warehouse")
+    w.records.check_references(state, input, {"warehouseId": "warehouses"})
+    group = w.fields.read_enum(input, "groupBy", ("warehouse", "category"), "warehouse")
     totals: dict[str, list[float]] = defaultdict(list)
-    for record in w.sorted_by_id(state["stock"]):
+    for record in w.tools.sorted_by_id(state["stock"]):
         if input.get("warehouseId") not in (None, record["warehouseId"]):
             continue
         product = state["products"][record["productId"]]
         key = record["warehouseId"] if group == "warehouse" else product["category"]
-        totals[key].append(w.multiply_money(record["onHand"], product["standardCost"]))
-    values = {k: w.sum_money(v) for k, v in sorted(totals.items())}
+        totals[key].append(w.amounts.multiply_money(record["onHand"], product["standardCost"]))
+    values = {k: w.amounts.sum_money(v) for k, v in sorted(totals.items())}
     rows = [{group: k, "value": v} for k, v in values.items()]
-    return {"groupBy": group, "rows": rows, "total": w.sum_money(values.values())}
+    return {"groupBy": group, "rows": rows, "total": w.amounts.sum_money(values.values())}
 
 
 @w.define_tool(_PERIOD, ["fromDate", "toDate"])
@@ -82,14 +85,14 @@ def get_procurement_spend(state: State, input: dict[str, Any]) -> dict[str, Any]
     """
     start, end = _period(input)
     per: dict[str, list[float]] = defaultdict(list)
-    for invoice in w.sorted_by_id(state["vendorInvoices"]):
+    for invoice in w.tools.sorted_by_id(state["vendorInvoices"]):
         if invoice["status"] in LIVE_INVOICE and start <= invoice["invoiceDate"] <= end:
             per[invoice["vendorId"]].append(pay.invoice_net(state, invoice))
     rows = [
         {
             "vendorId": v,
             "vendorName": state["vendors"][v]["name"],
-            "net": w.sum_money(a),
+            "net": w.amounts.sum_money(a),
             "invoices": len(a),
         }
         for v, a in per.items()
@@ -99,13 +102,13 @@ def get_procurement_spend(state: State, input: dict[str, Any]) -> dict[str, Any]
         "fromDate": start,
         "toDate": end,
         "vendors": rows,
-        "total": w.sum_money(r["net"] for r in rows),
+        "total": w.amounts.sum_money(r["net"] for r in rows),
     }
 
 
 def _shipped_lines(state: State, start: str, end: str) -> list[tuple[Any, Any, Any]]:
     out = []
-    for shipment in w.sorted_by_id(state["shipments"]):
+    for shipment in w.tools.sorted_by_id(state["shipments"]):
         if start <= shipment["shippedAt"][:10] <= end:
             order = state["salesOrders"][shipment["salesOrderId"]]
             for line in shipment["lines"]:
@@ -119,14 +122,16 @@ def get_sales_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
     start, end = _period(input)
     per: dict[str, list[float]] = defaultdict(list)
     for order, line, ordered in _shipped_lines(state, start, end):
-        per[order["customerId"]].append(w.multiply_money(line["quantity"], ordered["unitPrice"]))
-    nets = {c: w.sum_money(v) for c, v in sorted(per.items())}
+        per[order["customerId"]].append(
+            w.amounts.multiply_money(line["quantity"], ordered["unitPrice"])
+        )
+    nets = {c: w.amounts.sum_money(v) for c, v in sorted(per.items())}
     rows = [{"customerId": c, "net": n} for c, n in nets.items()]
     return {
         "fromDate": start,
         "toDate": end,
         "customers": rows,
-        "total": w.sum_money(nets.values()),
+        "total": w.amounts.sum_money(nets.values()),
     }
 
 
@@ -137,42 +142,48 @@ def get_gross_margin(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """
     start, end = _period(input)
     lines = _shipped_lines(state, start, end)
-    revenue = w.sum_money(w.multiply_money(ln["quantity"], o["unitPrice"]) for _, ln, o in lines)
-    cost = w.sum_money(
-        w.multiply_money(ln["quantity"], state["products"][ln["productId"]]["standardCost"])
+    revenue = w.amounts.sum_money(
+        w.amounts.multiply_money(ln["quantity"], o["unitPrice"]) for _, ln, o in lines
+    )
+    cost = w.amounts.sum_money(
+        w.amounts.multiply_money(ln["quantity"], state["products"][ln["productId"]]["standardCost"])
         for _, ln, _ in lines
     )
-    margin = w.to_money(revenue - cost)
+    margin = w.amounts.to_money(revenue - cost)
     return {
         "fromDate": start,
         "toDate": end,
         "revenue": revenue,
         "cost": cost,
         "grossMargin": margin,
-        "marginPercent": w.percent(margin, revenue),
+        "marginPercent": w.amounts.percent(margin, revenue),
     }
 
 
-@w.define_tool({"days": w.integer("How many days ahead (default 30).", minimum=1, maximum=365)})
+@w.define_tool(
+    {"days": w.schema.integer("How many days ahead (default 30).", minimum=1, maximum=365)}
+)
 def get_cash_forecast(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Cash expected in (outstanding customer invoices) and out (open vendor invoices) by due date
     over the next days, overdue amounts included.
     """
-    horizon = w.add_days(w.today(state), w.read_int(input, "days", 30, minimum=1, maximum=365))
-    incoming = w.sum_money(
+    horizon = w.clock.add_days(
+        w.clock.today(state), w.fields.read_int(input, "days", 30, minimum=1, maximum=365)
+    )
+    incoming = w.amounts.sum_money(
         sal.customer_outstanding(state, i)
         for i in state["customerInvoices"].values()
         if i["status"] == "issued" and i["dueDate"] <= horizon
     )
-    outgoing = w.sum_money(
+    outgoing = w.amounts.sum_money(
         pay.outstanding(state, i)
         for i in state["vendorInvoices"].values()
         if i["dueDate"] <= horizon
     )
     return {
-        "asOf": w.today(state),
+        "asOf": w.clock.today(state),
         "until": horizon,
         "incoming": incoming,
         "outgoing": outgoing,
-        "net": w.to_money(incoming - outgoing),
+        "net": w.amounts.to_money(incoming - outgoing),
     }

@@ -51,7 +51,7 @@ def requisition_view(state: State, requisition: Any) -> dict[str, Any]:
     return {
         **requisition,
         "lines": [
-            {**ln, "lineTotal": w.multiply_money(ln["quantity"], ln["estimatedUnitCost"])}
+            {**ln, "lineTotal": w.amounts.multiply_money(ln["quantity"], ln["estimatedUnitCost"])}
             for ln in requisition["lines"]
         ],
         "estimatedNet": requisition_net(requisition),
@@ -64,9 +64,9 @@ list_requisitions = REQUISITIONS.list_tool(
     "List requisitions sorted by id with estimated net and pending approver; filter by status, "
     "department or requester. Paged.",
     filters={
-        "status": w.enum("Only requisitions with this status.", STATUSES),
-        "departmentId": w.string("Only this department."),
-        "requesterId": w.string("Only this requester."),
+        "status": w.schema.enum("Only requisitions with this status.", STATUSES),
+        "departmentId": w.schema.string("Only this department."),
+        "requesterId": w.schema.string("Only this requester."),
     },
     references={"departmentId": "departments", "requesterId": "users"},
 )
@@ -77,13 +77,13 @@ get_requisition = REQUISITIONS.get_tool("One requisition.")
 
 
 def _budget_for(state: State, budget_id: str, department_id: str) -> Record:
-    budget: Record = w.require_record(state, "budgets", budget_id)
+    budget: Record = w.records.require_record(state, "budgets", budget_id)
     if budget["departmentId"] != department_id:
         raise silo.tool_error(
             "invalid_input",
             f"Budget {budget['id']} belongs to {budget['departmentId']}, not {department_id}.",
         )
-    w.require_status(budget, "budgets", ("open",), "be charged")
+    w.records.require_status(budget, "budgets", ("open",), "be charged")
     return budget
 
 
@@ -96,18 +96,18 @@ _REQUISITION = target("requisitions", "requisitionId", "The requisition.", "requ
 
 @_ANYONE.write_tool(
     {
-        "requesterId": w.string("Who needs the goods."),
-        "departmentId": w.string("The requesting department."),
-        "budgetId": w.string("A budget of that department."),
-        "justification": w.string("Why it is needed."),
-        "neededBy": w.date("When it is needed"),
-        "lines": w.array(
+        "requesterId": w.schema.string("Who needs the goods."),
+        "departmentId": w.schema.string("The requesting department."),
+        "budgetId": w.schema.string("A budget of that department."),
+        "justification": w.schema.string("Why it is needed."),
+        "neededBy": w.schema.date("When it is needed"),
+        "lines": w.schema.array(
             "What to buy.",
             {
                 **LINE_ITEM,
                 "properties": {
                     **LINE_ITEM["properties"],
-                    "unitPrice": w.money("Estimated unit cost (default: standard cost)."),
+                    "unitPrice": w.schema.money("Estimated unit cost (default: standard cost)."),
                 },
             },
         ),
@@ -120,24 +120,26 @@ def create_requisition(call: w.Write) -> dict[str, Any]:
     roles may request for others.
     """
     state, input, actor = call.state, call.input, call.actor
-    requester = _ANYONE.resolve(state, w.read_string(input, "requesterId"))
+    requester = _ANYONE.resolve(state, w.fields.read_string(input, "requesterId"))
     if requester["id"] != actor["id"] and not has_permission(state, actor, "purchasing"):
         raise silo.tool_error(
             "not_allowed", f"{who(state, actor)} may only raise requisitions for themselves."
         )
     department = named(state, "departments", input, "departmentId")
-    budget = _budget_for(state, w.read_string(input, "budgetId"), department["id"])
+    budget = _budget_for(state, w.fields.read_string(input, "budgetId"), department["id"])
     lines = read_lines(state, input, "estimatedUnitCost", _standard_cost)
     requisition: Record = {
-        "id": w.next_id(state, "REQ", width=4),
+        "id": w.records.next_id(state, "REQ", width=4),
         "requesterId": requester["id"],
         "departmentId": department["id"],
         "budgetId": budget["id"],
         "status": "draft",
         "lines": lines,
-        "justification": w.read_string(input, "justification"),
-        "createdAt": w.now(state),
-        "neededBy": w.read_date(input, "neededBy", w.add_days(w.today(state), 30)),
+        "justification": w.fields.read_string(input, "justification"),
+        "createdAt": w.clock.now(state),
+        "neededBy": w.fields.read_date(
+            input, "neededBy", w.clock.add_days(w.clock.today(state), 30)
+        ),
         "purchaseOrderId": None,
         "rfqId": None,
         "rejectionReason": None,
@@ -148,22 +150,22 @@ def create_requisition(call: w.Write) -> dict[str, Any]:
 
 @_ANYONE.write_tool(
     {
-        "justification": w.string("New justification."),
-        "neededBy": w.date("New needed-by date"),
-        "budgetId": w.string("New budget of the same department."),
+        "justification": w.schema.string("New justification."),
+        "neededBy": w.schema.date("New needed-by date"),
+        "budgetId": w.schema.string("New budget of the same department."),
     },
     target=in_status(_REQUISITION, ("draft",), "be edited"),
 )
 def update_requisition(call: w.Write) -> dict[str, Any]:
     """Change a draft requisition's justification, needed-by date or budget."""
     state, input, requisition = call.state, call.input, call.record
-    w.require_some(input, ["justification", "neededBy", "budgetId"])
-    budget_id = w.read_string(input, "budgetId", None)
+    w.fields.require_some(input, ["justification", "neededBy", "budgetId"])
+    budget_id = w.fields.read_string(input, "budgetId", None)
     if budget_id is not None:
         _budget_for(state, budget_id, requisition["departmentId"])
     for field, value in {
-        "justification": w.read_string(input, "justification", None),
-        "neededBy": w.read_date(input, "neededBy", None),
+        "justification": w.fields.read_string(input, "justification", None),
+        "neededBy": w.fields.read_date(input, "neededBy", None),
         "budgetId": budget_id,
     }.items():
         if value is not None:
@@ -178,7 +180,7 @@ add_requisition_line, update_requisition_line, remove_requisition_line = line_to
 
 
 @_ANYONE.write_tool(
-    {"approverId": w.string("The approver.")},
+    {"approverId": w.schema.string("The approver.")},
     ["approverId"],
     target=in_status(_REQUISITION, ("draft",), "be submitted"),
 )
@@ -191,7 +193,7 @@ def submit_requisition(call: w.Write) -> dict[str, Any]:
     state, input, actor, requisition = call.state, call.input, call.actor, call.record
     if not requisition["lines"]:
         raise silo.tool_error("invalid_state", f"{requisition['id']} has no lines to approve.")
-    approver_id = w.read_string(input, "approverId")
+    approver_id = w.fields.read_string(input, "approverId")
     if approver_id == requisition["requesterId"]:
         raise silo.tool_error(
             "not_allowed", f"The requester {approver_id} cannot approve their own requisition."
@@ -223,7 +225,7 @@ def _check_budget(state: State, requisition: Record) -> None:
 
 
 @_ANYONE.write_tool(
-    {"comment": w.string("Optional note.")},
+    {"comment": w.schema.string("Optional note.")},
     target=in_status(_REQUISITION, ("pending_approval",), "be approved"),
 )
 def approve_requisition(call: w.Write) -> dict[str, Any]:
@@ -240,7 +242,7 @@ def approve_requisition(call: w.Write) -> dict[str, Any]:
         requisition_net(requisition),
         actor,
         "approved",
-        w.read_string(input, "comment", None),
+        w.fields.read_string(input, "comment", None),
         lambda: _check_budget(state, requisition),
     )
     return changed(call, requisition_view, f"Approved ({approval['id']}).", status="approved")
@@ -257,7 +259,7 @@ def reject_requisition(call: w.Write) -> dict[str, Any]:
     pending_approval -> rejected.
     """
     state, input, actor, requisition = call.state, call.input, call.actor, call.record
-    reason = w.read_string(input, "reason")
+    reason = w.fields.read_string(input, "reason")
     decide(
         state, requisition, "requisition", requisition_net(requisition), actor, "rejected", reason
     )
@@ -283,10 +285,12 @@ def cancel_requisition(call: w.Write) -> dict[str, Any]:
     pending = pending_approval(state, requisition["id"])
     if pending is not None:
         pending["status"] = "cancelled"
-    return changed(call, requisition_view, w.read_string(call.input, "reason"), status="cancelled")
+    return changed(
+        call, requisition_view, w.fields.read_string(call.input, "reason"), status="cancelled"
+    )
 
 
-@w.define_tool({"requisitionId": w.string("The requisition.")}, ["requisitionId"])
+@w.define_tool({"requisitionId": w.schema.string("The requisition.")}, ["requisitionId"])
 def check_requisition_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Whether a requisition's budget can absorb its estimated net: the budget's figures, and the
     shortfall if any.
@@ -301,5 +305,5 @@ def check_requisition_budget(state: State, input: dict[str, Any]) -> dict[str, A
         "estimatedNet": need,
         "budget": figures,
         "sufficient": need <= figures["remaining"],
-        "shortfall": w.to_money(max(0, need - figures["remaining"])),
+        "shortfall": w.amounts.to_money(max(0, need - figures["remaining"])),
     }

@@ -34,10 +34,10 @@ list_reservations = RESERVATIONS.list_tool(
     "List stock reservations sorted by id with what each still holds; filter by sales order, "
     "product, warehouse or status. Paged.",
     filters={
-        "salesOrderId": w.string("Only reservations for this order."),
-        "productId": w.string("Only this product."),
-        "warehouseId": w.string("Only this warehouse."),
-        "status": w.enum("Only reservations with this status.", STATUSES),
+        "salesOrderId": w.schema.string("Only reservations for this order."),
+        "productId": w.schema.string("Only this product."),
+        "warehouseId": w.schema.string("Only this warehouse."),
+        "status": w.schema.enum("Only reservations with this status.", STATUSES),
     },
     references={
         "salesOrderId": "salesOrders",
@@ -79,7 +79,9 @@ def _reservable(state: State, order: Record, line: Record, quantity: int | None)
         )
     want = need if quantity is None else quantity
     if want > need:
-        raise w.invalid("quantity", f"must be at most {need} (what {label} still needs)", want)
+        raise w.fields.invalid(
+            "quantity", f"must be at most {need} (what {label} still needs)", want
+        )
     record = require_stock(state, line["productId"], order["warehouseId"])
     require_available(state, record, want, f"{label} needs {want}")
     return want
@@ -90,7 +92,7 @@ def reserve_line(
 ) -> Record:
     """Reserve ``quantity`` (default: all still unreserved) of one order line; the reservation."""
     want = _reservable(state, order, line, quantity)
-    reservation_id = w.next_id(state, "RES", width=4)
+    reservation_id = w.records.next_id(state, "RES", width=4)
     state["reservations"][reservation_id] = reservation = {
         "id": reservation_id,
         "salesOrderId": order["id"],
@@ -100,14 +102,14 @@ def reserve_line(
         "quantity": want,
         "consumed": 0,
         "status": "active",
-        "createdAt": w.now(state),
+        "createdAt": w.clock.now(state),
         "createdBy": actor_id,
     }
     detail = (
         f"Reserved {want} of {line['productId']} at {order['warehouseId']} for {order['id']} "
         f"line {line['lineNo']}."
     )
-    w.audit(state, actor_id, "reserve_stock", "reservation", reservation_id, detail)
+    w.records.audit(state, actor_id, "reserve_stock", "reservation", reservation_id, detail)
     return reservation
 
 
@@ -116,8 +118,8 @@ _STOCK_ROLES = actor("sales", "warehouse")
 
 @_STOCK_ROLES.write_tool(
     {
-        "lineNo": w.integer("The order line.", minimum=1),
-        "quantity": w.integer("Units to reserve (default: all still needed).", minimum=1),
+        "lineNo": w.schema.integer("The order line.", minimum=1),
+        "quantity": w.schema.integer("Units to reserve (default: all still needed).", minimum=1),
     },
     ["lineNo"],
     target=in_status(
@@ -132,14 +134,14 @@ def reserve_stock(call: w.Write) -> dict[str, Any]:
     """
     state, input, order = call.state, call.input, call.record
     check_customer_can_receive(state, order, "reserving stock for")
-    line = find_line(order, w.read_int(input, "lineNo", minimum=1))
+    line = find_line(order, w.fields.read_int(input, "lineNo", minimum=1))
     if line is None:
         raise silo.tool_error(
             "not_found",
             f"{order['id']} has no line {input['lineNo']} (lines: "
             f"{', '.join(str(ln['lineNo']) for ln in order['lines'])}).",
         )
-    quantity = w.read_int(input, "quantity", None, minimum=1, maximum=10_000_000)
+    quantity = w.fields.read_int(input, "quantity", None, minimum=1, maximum=10_000_000)
     return {"created": _view(state, reserve_line(state, order, line, quantity, call.actor["id"]))}
 
 
@@ -159,6 +161,6 @@ def release_reservation(call: w.Write) -> dict[str, Any]:
     """
     reservation = call.record
     freed = held(reservation)
-    detail = f"Released {freed}: {w.read_string(call.input, 'reason')}"
+    detail = f"Released {freed}: {w.fields.read_string(call.input, 'reason')}"
     audit_id = change(call, detail, status="released")
     return {"updated": _view(call.state, reservation), "released": freed, "auditId": audit_id}

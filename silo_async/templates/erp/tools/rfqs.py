@@ -29,7 +29,7 @@ def _rfq_view(state: State, rfq: Any) -> dict[str, Any]:
         **rfq,
         "quotations": [
             quotation_view(state, q)
-            for q in w.sorted_by_id(state["quotations"])
+            for q in w.tools.sorted_by_id(state["quotations"])
             if q["rfqId"] == rfq["id"]
         ],
     }
@@ -38,7 +38,7 @@ def _rfq_view(state: State, rfq: Any) -> dict[str, Any]:
 RFQS = w.Collection("rfqs", "rfqId", "RFQ-001", view=_rfq_view)
 list_rfqs = RFQS.list_tool(
     "List RFQs sorted by id; filter by status. Paged.",
-    filters={"status": w.enum("Only RFQs with this status.", STATUSES)},
+    filters={"status": w.schema.enum("Only RFQs with this status.", STATUSES)},
     view=None,
 )
 get_rfq = RFQS.get_tool("One RFQ with its quotations.")
@@ -49,7 +49,7 @@ _RFQ = target("rfqs", "rfqId", "The RFQ.", "rfq")
 
 
 def _invitable(state: State, vendor_id: str) -> Record:
-    vendor: Record = w.require_record(state, "vendors", vendor_id)
+    vendor: Record = w.records.require_record(state, "vendors", vendor_id)
     if vendor["status"] in ("blocked", "merged"):
         raise silo.tool_error(
             "not_allowed",
@@ -61,17 +61,22 @@ def _invitable(state: State, vendor_id: str) -> Record:
 
 @_BUYER.write_tool(
     {
-        "title": w.string("What is being bought."),
-        "requisitionId": w.string("An approved requisition without an RFQ yet."),
-        "lines": w.array(
+        "title": w.schema.string("What is being bought."),
+        "requisitionId": w.schema.string("An approved requisition without an RFQ yet."),
+        "lines": w.schema.array(
             "Products and quantities (when there is no requisition).",
-            w.closed_object(
-                {"productId": w.string("The product."), "quantity": w.integer("Units.", minimum=1)},
+            w.schema.closed_object(
+                {
+                    "productId": w.schema.string("The product."),
+                    "quantity": w.schema.integer("Units.", minimum=1),
+                },
                 ["productId", "quantity"],
             ),
         ),
-        "vendorIds": w.array("Vendors to invite.", w.string("A vendor id."), unique=True),
-        "responseDueDate": w.date("When quotations are due"),
+        "vendorIds": w.schema.array(
+            "Vendors to invite.", w.schema.string("A vendor id."), unique=True
+        ),
+        "responseDueDate": w.schema.date("When quotations are due"),
     },
     ["title", "responseDueDate"],
 )
@@ -80,10 +85,10 @@ def create_rfq(call: w.Write) -> dict[str, Any]:
     here, optionally inviting vendors (not blocked).
     """
     state, input = call.state, call.input
-    requisition_id = w.read_string(input, "requisitionId", None)
+    requisition_id = w.fields.read_string(input, "requisitionId", None)
     if requisition_id is not None:
-        requisition = w.require_record(state, "requisitions", requisition_id)
-        w.require_status(requisition, "requisitions", ("approved",), "request quotations")
+        requisition = w.records.require_record(state, "requisitions", requisition_id)
+        w.records.require_status(requisition, "requisitions", ("approved",), "request quotations")
         if requisition["rfqId"] is not None:
             raise silo.tool_error(
                 "conflict", f"{requisition_id} already has {requisition['rfqId']}."
@@ -93,29 +98,29 @@ def create_rfq(call: w.Write) -> dict[str, Any]:
             for ln in requisition["lines"]
         ]
     else:
-        items = w.read_objects(input, "lines")
+        items = w.fields.read_objects(input, "lines")
         lines = [
             {
                 "lineNo": i + 1,
-                "productId": w.require_record(
-                    state, "products", w.read_string(it, "productId", path=f"lines[{i}]")
+                "productId": w.records.require_record(
+                    state, "products", w.fields.read_string(it, "productId", path=f"lines[{i}]")
                 )["id"],
-                "quantity": w.read_int(it, "quantity", minimum=1, path=f"lines[{i}]"),
+                "quantity": w.fields.read_int(it, "quantity", minimum=1, path=f"lines[{i}]"),
             }
             for i, it in enumerate(items)
         ]
-    vendors = [_invitable(state, v)["id"] for v in w.read_strings(input, "vendorIds", [])]
+    vendors = [_invitable(state, v)["id"] for v in w.fields.read_strings(input, "vendorIds", [])]
     rfq: Record = {
-        "id": w.next_id(state, "RFQ"),
-        "title": w.read_string(input, "title"),
+        "id": w.records.next_id(state, "RFQ"),
+        "title": w.fields.read_string(input, "title"),
         "requisitionId": requisition_id,
         "status": "draft",
         "lines": lines,
         "invitedVendorIds": vendors,
         "createdBy": call.actor["id"],
-        "createdAt": w.now(state),
+        "createdAt": w.clock.now(state),
         "sentAt": None,
-        "responseDueDate": w.read_date(input, "responseDueDate"),
+        "responseDueDate": w.fields.read_date(input, "responseDueDate"),
         "awardedQuotationId": None,
     }
     if requisition_id is not None:
@@ -125,14 +130,14 @@ def create_rfq(call: w.Write) -> dict[str, Any]:
 
 
 @_BUYER.write_tool(
-    {"vendorId": w.string("The vendor.")},
+    {"vendorId": w.schema.string("The vendor.")},
     ["vendorId"],
     target=in_status(_RFQ, ("draft", "sent"), "invite vendors", "RFQ"),
 )
 def invite_vendor_to_rfq(call: w.Write) -> dict[str, Any]:
     """Invite one more vendor (not blocked) to a draft or sent RFQ."""
     state, input, rfq = call.state, call.input, call.record
-    vendor = _invitable(state, w.read_string(input, "vendorId"))
+    vendor = _invitable(state, w.fields.read_string(input, "vendorId"))
     if vendor["id"] in rfq["invitedVendorIds"]:
         raise silo.tool_error("conflict", f"{vendor['id']} is already invited to {rfq['id']}.")
     rfq["invitedVendorIds"].append(vendor["id"])
@@ -146,10 +151,10 @@ def _move(call: w.Write, to: str) -> dict[str, Any]:
         raise silo.tool_error(
             "invalid_state", f"{rfq['id']} needs at least one line and one invited vendor."
         )
-    reason: str | None = w.read_string(call.input, "reason", None)
+    reason: str | None = w.fields.read_string(call.input, "reason", None)
     call.set("status", to)
     if to == "sent":
-        call.set("sentAt", w.now(state))
+        call.set("sentAt", w.clock.now(state))
     if to == "cancelled" and rfq["requisitionId"] is not None:
         state["requisitions"][rfq["requisitionId"]]["rfqId"] = None
     audit_id = call.audit(reason or f"Now {to}.")
@@ -177,7 +182,7 @@ def close_rfq(call: w.Write) -> dict[str, Any]:
 # cancel_rfq has always listed the actor between the RFQ and the reason: naming the actor's
 # property among the tool's own keeps it there (write_tool does not move a key already given).
 @_BUYER.write_tool(
-    {_BUYER.key: _BUYER.schema, "reason": w.string("Why.")},
+    {_BUYER.key: _BUYER.schema, "reason": w.schema.string("Why.")},
     ["reason"],
     target=in_status(_RFQ, ("draft", "sent", "closed"), "become cancelled", "RFQ"),
 )

@@ -45,7 +45,7 @@ def order_view(state: State, order: Any) -> dict[str, Any]:
     lines = [
         {
             **ln,
-            "lineTotal": w.multiply_money(ln["quantity"], ln["unitPrice"]),
+            "lineTotal": w.amounts.multiply_money(ln["quantity"], ln["unitPrice"]),
             "shipped": sal.shipped_quantity(state, order["id"], ln["lineNo"]),
             "unshipped": sal.unshipped_quantity(state, order, ln),
             "reserved": line_held(state, order["id"], ln["lineNo"]),
@@ -68,9 +68,9 @@ list_sales_orders = SALES_ORDERS.list_tool(
     "List sales orders sorted by id with totals and shipping progress; filter by status, "
     "customer or warehouse. Paged.",
     filters={
-        "status": w.enum("Only orders with this stored status.", STATUSES),
-        "customerId": w.string("Only this customer's orders."),
-        "warehouseId": w.string("Only orders shipping from this warehouse."),
+        "status": w.schema.enum("Only orders with this stored status.", STATUSES),
+        "customerId": w.schema.string("Only this customer's orders."),
+        "warehouseId": w.schema.string("Only orders shipping from this warehouse."),
     },
     references={"customerId": "customers", "warehouseId": "warehouses"},
 )
@@ -83,7 +83,7 @@ get_sales_order = SALES_ORDERS.get_tool("One sales order.")
 
 def _discounted(state: State, context: Mapping[str, Any], product: Record) -> float:
     customer = state["customers"][context["customerId"]]
-    return w.to_money(product["listPrice"] * (100 - customer["discountPercent"]) / 100)
+    return w.amounts.to_money(product["listPrice"] * (100 - customer["discountPercent"]) / 100)
 
 
 _SALES = actor("sales")
@@ -92,10 +92,10 @@ _ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
 
 @_SALES.write_tool(
     {
-        "customerId": w.string("The customer."),
-        "warehouseId": w.string("Shipping warehouse."),
-        "customerReference": w.string("The customer's order number."),
-        "lines": w.array("What is ordered.", LINE_ITEM),
+        "customerId": w.schema.string("The customer."),
+        "warehouseId": w.schema.string("Shipping warehouse."),
+        "customerReference": w.schema.string("The customer's order number."),
+        "lines": w.schema.array("What is ordered.", LINE_ITEM),
     },
     ["customerId", "warehouseId", "lines"],
 )
@@ -110,14 +110,14 @@ def create_sales_order(call: w.Write) -> dict[str, Any]:
     warehouse = named(state, "warehouses", input, "warehouseId")
     lines = read_lines(state, input, "unitPrice", _discounted, {"customerId": customer["id"]})
     order: Record = {
-        "id": w.next_id(state, "SO", width=4),
+        "id": w.records.next_id(state, "SO", width=4),
         "customerId": customer["id"],
         "warehouseId": warehouse["id"],
         "status": "draft",
         "lines": lines,
-        "orderDate": w.today(state),
+        "orderDate": w.clock.today(state),
         "requestedDate": None,
-        "customerReference": w.read_string(input, "customerReference", None),
+        "customerReference": w.fields.read_string(input, "customerReference", None),
         "createdBy": call.actor["id"],
         "confirmedAt": None,
         "cancelReason": None,
@@ -164,7 +164,7 @@ def confirm_sales_order(call: w.Write) -> dict[str, Any]:
     check_customer_can_receive(state, order, "confirming")
     _credit_check(state, order)
     audit_id = change(
-        call, "Confirmed after credit check.", status="confirmed", confirmedAt=w.now(state)
+        call, "Confirmed after credit check.", status="confirmed", confirmedAt=w.clock.now(state)
     )
     return {"updated": order_view(state, order), "auditId": audit_id}
 
@@ -185,7 +185,7 @@ def cancel_sales_order(call: w.Write) -> dict[str, Any]:
     for reservation in state["reservations"].values():
         if reservation["salesOrderId"] == order["id"] and reservation["status"] == "active":
             reservation["status"] = "released"
-    reason = w.read_string(input, "reason")
+    reason = w.fields.read_string(input, "reason")
     return changed(call, order_view, reason, status="cancelled", cancelReason=reason)
 
 
@@ -199,7 +199,7 @@ def _stock_lines(state: State, order: Record) -> list[dict[str, Any]]:
         )
         elsewhere = {
             s["warehouseId"]: available(state, s)
-            for s in w.sorted_by_id(state["stock"])
+            for s in w.tools.sorted_by_id(state["stock"])
             if s["productId"] == line["productId"] and s["warehouseId"] != order["warehouseId"]
         }
         rows.append(
@@ -217,7 +217,7 @@ def _stock_lines(state: State, order: Record) -> list[dict[str, Any]]:
     return rows
 
 
-@w.define_tool({"salesOrderId": w.string("The order.")}, ["salesOrderId"])
+@w.define_tool({"salesOrderId": w.schema.string("The order.")}, ["salesOrderId"])
 def check_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """For each line of an order: what is still to ship, already reserved, still to reserve,
     available in the order's warehouse, the shortfall there, and availability elsewhere.
@@ -250,7 +250,7 @@ def list_backorders(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Confirmed order lines that still need stock they cannot reserve in their warehouse."""
     rows = [
         {"salesOrderId": o["id"], "customerId": o["customerId"], **row}
-        for o in w.sorted_by_id(state["salesOrders"])
+        for o in w.tools.sorted_by_id(state["salesOrders"])
         if o["status"] == "confirmed"
         for row in _stock_lines(state, o)
         if row["shortfall"] > 0

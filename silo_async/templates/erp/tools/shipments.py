@@ -44,8 +44,8 @@ list_shipments = SHIPMENTS.list_tool(
     "List shipments sorted by id with value and whether invoiced; filter by sales order or "
     "warehouse. Paged.",
     filters={
-        "salesOrderId": w.string("Only shipments of this order."),
-        "warehouseId": w.string("Only shipments from this warehouse."),
+        "salesOrderId": w.schema.string("Only shipments of this order."),
+        "warehouseId": w.schema.string("Only shipments from this warehouse."),
     },
     references={"salesOrderId": "salesOrders", "warehouseId": "warehouses"},
 )
@@ -57,26 +57,30 @@ def list_uninvoiced_shipments(state: State, input: dict[str, Any]) -> dict[str, 
     """Shipments not on any customer invoice (void invoices do not count), with their value."""
     billed = sal.invoiced_shipment_ids(state)
     rows = [
-        shipment_view(state, s) for s in w.sorted_by_id(state["shipments"]) if s["id"] not in billed
+        shipment_view(state, s)
+        for s in w.tools.sorted_by_id(state["shipments"])
+        if s["id"] not in billed
     ]
     return {"results": rows, "count": len(rows)}
 
 
 def _plan(state: State, order: Record, input: dict[str, Any]) -> list[tuple[Record, int]]:
-    given = w.read_objects(input, "lines", None)
+    given = w.fields.read_objects(input, "lines", None)
     if given is None:
         plan = [(ln, sal.unshipped_quantity(state, order, ln)) for ln in order["lines"]]
         return [(ln, q) for ln, q in plan if q > 0]
     plan = []
     for index, item in enumerate(given):
         path = f"lines[{index}]"
-        line = find_line(order, w.read_int(item, "lineNo", minimum=1, path=path))
+        line = find_line(order, w.fields.read_int(item, "lineNo", minimum=1, path=path))
         if line is None:
             raise silo.tool_error("not_found", f"{order['id']} has no line {item['lineNo']}.")
         left = sal.unshipped_quantity(state, order, line)
-        quantity = w.read_int(item, "quantity", minimum=1, path=path)
+        quantity = w.fields.read_int(item, "quantity", minimum=1, path=path)
         if quantity > left:
-            raise w.invalid(f"{path}.quantity", f"must be at most {left} (still to ship)", quantity)
+            raise w.fields.invalid(
+                f"{path}.quantity", f"must be at most {left} (still to ship)", quantity
+            )
         plan.append((line, quantity))
     return plan
 
@@ -97,7 +101,7 @@ def _check_stock(state: State, order: Record, plan: list[tuple[Record, int]]) ->
 
 
 def _consume(state: State, order: Record, line: Record, quantity: int) -> None:
-    for reservation in w.sorted_by_id(state["reservations"]):
+    for reservation in w.tools.sorted_by_id(state["reservations"]):
         if quantity <= 0:
             return
         if reservation["salesOrderId"] == order["id"] and reservation["lineNo"] == line["lineNo"]:
@@ -115,17 +119,17 @@ _ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
 
 @actor("warehouse").write_tool(
     {
-        "lines": w.array(
+        "lines": w.schema.array(
             "What to ship.",
-            w.closed_object(
+            w.schema.closed_object(
                 {
-                    "lineNo": w.integer("The order line.", minimum=1),
-                    "quantity": w.integer("Units.", minimum=1),
+                    "lineNo": w.schema.integer("The order line.", minimum=1),
+                    "quantity": w.schema.integer("Units.", minimum=1),
                 },
                 ["lineNo", "quantity"],
             ),
         ),
-        "carrier": w.string("Carrier."),
+        "carrier": w.schema.string("Carrier."),
     },
     target=in_status(_ORDER, ("confirmed",), "be shipped"),
 )
@@ -140,7 +144,7 @@ def ship_sales_order(call: w.Write) -> dict[str, Any]:
     if not plan:
         raise silo.tool_error("invalid_state", f"Everything on {order['id']} has shipped.")
     _check_stock(state, order, plan)
-    shipment_id = w.next_id(state, "SHP", width=4)
+    shipment_id = w.records.next_id(state, "SHP", width=4)
     for line, quantity in plan:
         _consume(state, order, line, quantity)
         record = require_stock(state, line["productId"], order["warehouseId"])
@@ -149,9 +153,9 @@ def ship_sales_order(call: w.Write) -> dict[str, Any]:
         "id": shipment_id,
         "salesOrderId": order["id"],
         "warehouseId": order["warehouseId"],
-        "shippedAt": w.now(state),
+        "shippedAt": w.clock.now(state),
         "shippedBy": actor["id"],
-        "carrier": w.read_string(input, "carrier", None),
+        "carrier": w.fields.read_string(input, "carrier", None),
         "lines": [
             {"lineNo": ln["lineNo"], "productId": ln["productId"], "quantity": q} for ln, q in plan
         ],
@@ -173,4 +177,4 @@ def mark_shipment_delivered(call: w.Write) -> dict[str, Any]:
         raise silo.tool_error(
             "conflict", f"{shipment['id']} was delivered {shipment['deliveredAt']}."
         )
-    return changed(call, shipment_view, "Delivered.", deliveredAt=w.now(state))
+    return changed(call, shipment_view, "Delivered.", deliveredAt=w.clock.now(state))

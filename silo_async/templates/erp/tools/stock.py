@@ -28,8 +28,8 @@ __all__ = [
 
 MOVEMENT_TYPES = ("receipt", "shipment", "transfer_out", "transfer_in", "adjustment", "return")
 _WHERE = {
-    "productId": w.string("The product, e.g. PRD-011."),
-    "warehouseId": w.string("The warehouse, e.g. WH-001."),
+    "productId": w.schema.string("The product, e.g. PRD-011."),
+    "warehouseId": w.schema.string("The warehouse, e.g. WH-001."),
 }
 
 WAREHOUSES = w.Collection("warehouses", "warehouseId", "WH-001")
@@ -56,7 +56,9 @@ list_stock = STOCK.list_tool(
     "below their reorder point. Paged.",
     filters=_WHERE,
     references={"productId": "products", "warehouseId": "warehouses"},
-    extra={"belowReorderOnly": w.boolean("Only lines whose projected stock is below reorder.")},
+    extra={
+        "belowReorderOnly": w.schema.boolean("Only lines whose projected stock is below reorder.")
+    },
     where=lambda state, r, input: not input.get("belowReorderOnly") or is_below_reorder(state, r),
 )
 
@@ -65,12 +67,12 @@ list_stock = STOCK.list_tool(
 def get_stock_level(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """One product's stock line in one warehouse, with derived quantities."""
     record = require_stock(
-        state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
+        state, w.fields.read_string(input, "productId"), w.fields.read_string(input, "warehouseId")
     )
     return stock_view(state, record)
 
 
-@w.define_tool({"warehouseId": w.string("Only this warehouse.")})
+@w.define_tool({"warehouseId": w.schema.string("Only this warehouse.")})
 def list_low_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Stock lines of active products whose projected quantity (available + inbound) is below the
     reorder point, with the shortfall, the reorder quantity and the preferred vendor; optionally
@@ -78,7 +80,7 @@ def list_low_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
     Lines below their reorder point, sorted by id.
     """
-    w.check_references(state, input, {"warehouseId": "warehouses"})
+    w.records.check_references(state, input, {"warehouseId": "warehouses"})
     wanted = input.get("warehouseId")
     rows = [
         {
@@ -86,14 +88,17 @@ def list_low_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
             "shortfall": r["reorderPoint"] - projected(state, r),
             "preferredVendorId": state["products"][r["productId"]]["preferredVendorId"],
         }
-        for r in w.sorted_by_id(state["stock"])
+        for r in w.tools.sorted_by_id(state["stock"])
         if (wanted is None or r["warehouseId"] == wanted) and is_below_reorder(state, r)
     ]
     return {"results": rows, "count": len(rows)}
 
 
 @w.define_tool(
-    {"productId": w.string("The product."), "quantity": w.integer("Units needed.", minimum=1)},
+    {
+        "productId": w.schema.string("The product."),
+        "quantity": w.schema.integer("Units needed.", minimum=1),
+    },
     ["productId", "quantity"],
 )
 def find_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -101,10 +106,10 @@ def find_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     could supply the quantity alone, and whether it must be split.
     """
     product = named(state, "products", input, "productId")
-    need = w.read_int(input, "quantity", minimum=1)
+    need = w.fields.read_int(input, "quantity", minimum=1)
     rows = [
         {"warehouseId": r["warehouseId"], "onHand": r["onHand"], "available": available(state, r)}
-        for r in w.sorted_by_id(state["stock"])
+        for r in w.tools.sorted_by_id(state["stock"])
         if r["productId"] == product["id"]
     ]
     able = [r["warehouseId"] for r in rows if r["available"] >= need]
@@ -126,19 +131,21 @@ def _stock_line(call: w.Write) -> Record:
     """The stock line the call's ``productId`` and ``warehouseId`` name."""
     input = call.input
     return require_stock(
-        call.state, w.read_string(input, "productId"), w.read_string(input, "warehouseId")
+        call.state,
+        w.fields.read_string(input, "productId"),
+        w.fields.read_string(input, "warehouseId"),
     )
 
 
-def _audit(call: w.Write, record: Record, detail: str, changes: list[w.Change]) -> str:
+def _audit(call: w.Write, record: Record, detail: str, changes: list[w.records.Change]) -> str:
     return call.audit(detail, changes, entity="stock", entity_id=record["id"])
 
 
 @_WAREHOUSE.write_tool(
     {
         **_WHERE,
-        "quantityChange": w.integer("Units to add (positive) or remove (negative), not 0."),
-        "reason": w.string("Why the stock changes."),
+        "quantityChange": w.schema.integer("Units to add (positive) or remove (negative), not 0."),
+        "reason": w.schema.string("Why the stock changes."),
     },
     ["productId", "warehouseId", "quantityChange", "reason"],
 )
@@ -148,9 +155,9 @@ def adjust_stock(call: w.Write) -> dict[str, Any]:
     """
     state, input, actor = call.state, call.input, call.actor
     record = _stock_line(call)
-    delta = w.read_int(input, "quantityChange", minimum=-1_000_000, maximum=1_000_000)
+    delta = w.fields.read_int(input, "quantityChange", minimum=-1_000_000, maximum=1_000_000)
     if delta == 0:
-        raise w.invalid("quantityChange", "must not be 0", delta)
+        raise w.fields.invalid("quantityChange", "must not be 0", delta)
     before = record["onHand"]
     movement = move_stock(
         state,
@@ -159,7 +166,7 @@ def adjust_stock(call: w.Write) -> dict[str, Any]:
         "adjustment",
         ("adjustment", None),
         actor["id"],
-        w.read_string(input, "reason"),
+        w.fields.read_string(input, "reason"),
     )
     change = {"field": "onHand", "from": before, "to": record["onHand"]}
     audit_id = _audit(call, record, f"Adjusted by {delta}: {movement['reason']}", [change])
@@ -167,7 +174,7 @@ def adjust_stock(call: w.Write) -> dict[str, Any]:
 
 
 @_WAREHOUSE.write_tool(
-    {**_WHERE, "countedQuantity": w.integer("Units counted.", minimum=0)},
+    {**_WHERE, "countedQuantity": w.schema.integer("Units counted.", minimum=0)},
     ["productId", "warehouseId", "countedQuantity"],
 )
 def count_stock(call: w.Write) -> dict[str, Any]:
@@ -177,7 +184,7 @@ def count_stock(call: w.Write) -> dict[str, Any]:
     """
     state, input, actor = call.state, call.input, call.actor
     record = _stock_line(call)
-    counted = w.read_int(input, "countedQuantity", minimum=0, maximum=10_000_000)
+    counted = w.fields.read_int(input, "countedQuantity", minimum=0, maximum=10_000_000)
     before = record["onHand"]
     movement = None
     if counted != before:
@@ -190,8 +197,8 @@ def count_stock(call: w.Write) -> dict[str, Any]:
             actor["id"],
             "Cycle count variance",
         )
-    changes: list[w.Change] = [{"field": "onHand", "from": before, "to": counted}]
-    w.set_field(record, "lastCountedOn", w.today(state), changes)
+    changes: list[w.records.Change] = [{"field": "onHand", "from": before, "to": counted}]
+    w.records.set_field(record, "lastCountedOn", w.clock.today(state), changes)
     audit_id = _audit(call, record, f"Counted {counted} (system said {before}).", changes)
     return {
         "stock": stock_view(state, record),
@@ -204,8 +211,8 @@ def count_stock(call: w.Write) -> dict[str, Any]:
 @_WAREHOUSE.write_tool(
     {
         **_WHERE,
-        "reorderPoint": w.integer("New reorder point.", minimum=0),
-        "reorderQuantity": w.integer("New reorder quantity.", minimum=0),
+        "reorderPoint": w.schema.integer("New reorder point.", minimum=0),
+        "reorderQuantity": w.schema.integer("New reorder quantity.", minimum=0),
     },
     ["productId", "warehouseId"],
 )
@@ -213,9 +220,9 @@ def set_reorder_levels(call: w.Write) -> dict[str, Any]:
     """Change a stock line's reorder point and/or reorder quantity (warehouse roles)."""
     state, input = call.state, call.input
     record = _stock_line(call)
-    w.require_some(input, ["reorderPoint", "reorderQuantity"])
+    w.fields.require_some(input, ["reorderPoint", "reorderQuantity"])
     for key in ("reorderPoint", "reorderQuantity"):
-        value = w.read_int(input, key, None, minimum=0, maximum=10_000_000)
+        value = w.fields.read_int(input, key, None, minimum=0, maximum=10_000_000)
         if value is not None:
             call.set(key, value, record)
     if not call.changes:
@@ -230,8 +237,8 @@ list_stock_movements = STOCK_MOVEMENTS.list_tool(
     "document that caused them. Paged.",
     filters={
         **_WHERE,
-        "type": w.enum("Only this kind of movement.", MOVEMENT_TYPES),
-        "referenceId": w.string("Only movements caused by this document, e.g. GRN-1006."),
+        "type": w.schema.enum("Only this kind of movement.", MOVEMENT_TYPES),
+        "referenceId": w.schema.string("Only movements caused by this document, e.g. GRN-1006."),
     },
     references={"productId": "products", "warehouseId": "warehouses"},
 )

@@ -20,8 +20,8 @@ __all__ = ["move_stock", "require_available", "require_stock", "stock_line"]
 
 def require_stock(state: State, product_id: str, warehouse_id: str) -> Record:
     """The stock line, or ``not_found`` naming the product and warehouse."""
-    w.require_record(state, "products", product_id)
-    w.require_record(state, "warehouses", warehouse_id)
+    w.records.require_record(state, "products", product_id)
+    w.records.require_record(state, "warehouses", warehouse_id)
     record = find_stock(state, product_id, warehouse_id)
     if record is None:
         raise silo.tool_error(
@@ -55,7 +55,7 @@ def stock_line(state: State, product_id: str, warehouse_id: str) -> Record:
     record = find_stock(state, product_id, warehouse_id)
     if record is not None:
         return record
-    stock_id = w.next_id(state, "STK")
+    stock_id = w.records.next_id(state, "STK")
     created: Record = {
         "id": stock_id,
         "productId": product_id,
@@ -108,7 +108,7 @@ def move_stock(
             {"onHand": record["onHand"], "reserved": held, "change": delta},
         )
     record["onHand"] = after
-    movement_id = w.next_id(state, "MOV", width=4)
+    movement_id = w.records.next_id(state, "MOV", width=4)
     movement = {
         "id": movement_id,
         "type": kind,
@@ -118,7 +118,7 @@ def move_stock(
         "referenceType": reference[0],
         "referenceId": reference[1],
         "reason": reason,
-        "at": w.now(state),
+        "at": w.clock.now(state),
         "actorId": actor_id,
     }
     state["stockMovements"][movement_id] = movement

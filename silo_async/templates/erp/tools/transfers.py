@@ -26,10 +26,10 @@ TRANSFERS = w.Collection("transfers", "transferId", "TRF-001")
 list_transfers = TRANSFERS.list_tool(
     "List stock transfers sorted by id; filter by status, product, source or destination. Paged.",
     filters={
-        "status": w.enum("Only transfers with this status.", STATUSES),
-        "productId": w.string("Only this product."),
-        "fromWarehouseId": w.string("Only from this warehouse."),
-        "toWarehouseId": w.string("Only to this warehouse."),
+        "status": w.schema.enum("Only transfers with this status.", STATUSES),
+        "productId": w.schema.string("Only this product."),
+        "fromWarehouseId": w.schema.string("Only from this warehouse."),
+        "toWarehouseId": w.schema.string("Only to this warehouse."),
     },
     references={
         "productId": "products",
@@ -45,11 +45,11 @@ _TRANSFER = target("transfers", "transferId", "The transfer.", "transfer")
 
 @actor("warehouse").write_tool(
     {
-        "productId": w.string("The product."),
-        "fromWarehouseId": w.string("Source warehouse."),
-        "toWarehouseId": w.string("Destination warehouse."),
-        "quantity": w.integer("Units to move.", minimum=1),
-        "reason": w.string("Why."),
+        "productId": w.schema.string("The product."),
+        "fromWarehouseId": w.schema.string("Source warehouse."),
+        "toWarehouseId": w.schema.string("Destination warehouse."),
+        "quantity": w.schema.integer("Units to move.", minimum=1),
+        "reason": w.schema.string("Why."),
     },
     ["productId", "fromWarehouseId", "toWarehouseId", "quantity", "reason"],
 )
@@ -58,16 +58,16 @@ def create_transfer(call: w.Write) -> dict[str, Any]:
     transit (counted as inbound at the destination) until receive_transfer. Warehouse roles.
     """
     state, input, actor = call.state, call.input, call.actor
-    product_id = w.read_string(input, "productId")
-    source = require_stock(state, product_id, w.read_string(input, "fromWarehouseId"))
+    product_id = w.fields.read_string(input, "productId")
+    source = require_stock(state, product_id, w.fields.read_string(input, "fromWarehouseId"))
     destination = named(state, "warehouses", input, "toWarehouseId")
     if destination["id"] == source["warehouseId"]:
         raise silo.tool_error("invalid_input", "Source and destination are the same warehouse.")
     if state["products"][product_id]["status"] != "active":
         raise silo.tool_error("not_allowed", f"Product {product_id} is discontinued.")
-    quantity = w.read_int(input, "quantity", minimum=1, maximum=10_000_000)
+    quantity = w.fields.read_int(input, "quantity", minimum=1, maximum=10_000_000)
     require_available(state, source, quantity, f"cannot move {quantity}")
-    transfer_id = w.next_id(state, "TRF")
+    transfer_id = w.records.next_id(state, "TRF")
     move_stock(state, source, -quantity, "transfer_out", ("transfer", transfer_id), actor["id"])
     transfer: Record = {
         "id": transfer_id,
@@ -76,9 +76,9 @@ def create_transfer(call: w.Write) -> dict[str, Any]:
         "toWarehouseId": destination["id"],
         "quantity": quantity,
         "status": "in_transit",
-        "reason": w.read_string(input, "reason"),
+        "reason": w.fields.read_string(input, "reason"),
         "createdBy": actor["id"],
-        "shippedAt": w.now(state),
+        "shippedAt": w.clock.now(state),
         "receivedAt": None,
         "receivedBy": None,
     }
@@ -115,7 +115,7 @@ def receive_transfer(call: w.Write) -> dict[str, Any]:
         call,
         f"Received at {transfer['toWarehouseId']}.",
         status="received",
-        receivedAt=w.now(state),
+        receivedAt=w.clock.now(state),
         receivedBy=actor["id"],
     )
     return {"updated": transfer, "stock": stock_view(state, line), "auditId": audit_id}
@@ -131,6 +131,6 @@ def cancel_transfer(call: w.Write) -> dict[str, Any]:
 
     in_transit -> cancelled; stock returns.
     """
-    transfer, reason = call.record, w.read_string(call.input, "reason")
+    transfer, reason = call.record, w.fields.read_string(call.input, "reason")
     _book_in(call, transfer["fromWarehouseId"], "return", reason)
     return changed(call, None, reason, status="cancelled")

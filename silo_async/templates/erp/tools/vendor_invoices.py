@@ -63,12 +63,12 @@ list_vendor_invoices = VENDOR_INVOICES.list_tool(
     "List vendor invoices sorted by id with net, VAT, total, paid and outstanding; filter by "
     "status, vendor or purchase order, or only overdue ones. Paged.",
     filters={
-        "status": w.enum("Only invoices with this status.", STATUSES),
-        "vendorId": w.string("Only this vendor's invoices."),
-        "purchaseOrderId": w.string("Only invoices for this order."),
+        "status": w.schema.enum("Only invoices with this status.", STATUSES),
+        "vendorId": w.schema.string("Only this vendor's invoices."),
+        "purchaseOrderId": w.schema.string("Only invoices for this order."),
     },
     references={"vendorId": "vendors", "purchaseOrderId": "purchaseOrders"},
-    extra={"overdueOnly": w.boolean("Only invoices past their due date with money owed.")},
+    extra={"overdueOnly": w.schema.boolean("Only invoices past their due date with money owed.")},
     where=_overdue,
 )
 search_vendor_invoices = VENDOR_INVOICES.search_tool(
@@ -79,7 +79,7 @@ get_vendor_invoice = VENDOR_INVOICES.get_tool("One vendor invoice.")
 
 
 def _po_for(state: State, vendor: Record, po_id: str) -> Record:
-    po: Record = w.require_record(state, "purchaseOrders", po_id)
+    po: Record = w.records.require_record(state, "purchaseOrders", po_id)
     if po["vendorId"] != vendor["id"]:
         raise silo.tool_error(
             "invalid_input", f"{po['id']} is an order with {po['vendorId']}, not {vendor['id']}."
@@ -114,9 +114,9 @@ def _default_lines(state: State, po: Record) -> list[dict[str, Any]]:
 
 def _given_lines(state: State, po: Record | None, input: dict[str, Any]) -> list[dict[str, Any]]:
     lines = []
-    for index, item in enumerate(w.read_objects(input, "lines")):
+    for index, item in enumerate(w.fields.read_objects(input, "lines")):
         path = f"lines[{index}]"
-        number = w.read_int(item, "lineNo", index + 1, minimum=1, path=path)
+        number = w.fields.read_int(item, "lineNo", index + 1, minimum=1, path=path)
         ordered = find_line(po, number) if po else None
         if po is not None and ordered is None:
             raise silo.tool_error("not_found", f"{po['id']} has no line {number}.")
@@ -124,27 +124,29 @@ def _given_lines(state: State, po: Record | None, input: dict[str, Any]) -> list
             {
                 "lineNo": number,
                 "productId": ordered["productId"] if ordered else None,
-                "description": w.read_string(item, "description", None, path=path),
-                "quantity": w.read_number(item, "quantity", minimum=0.001, maximum=1e7, path=path),
-                "unitPrice": w.read_money(item, "unitPrice", path=path),
+                "description": w.fields.read_string(item, "description", None, path=path),
+                "quantity": w.fields.read_number(
+                    item, "quantity", minimum=0.001, maximum=1e7, path=path
+                ),
+                "unitPrice": w.fields.read_money(item, "unitPrice", path=path),
             }
         )
     return lines
 
 
-_INVOICE_LINE = w.closed_object(
+_INVOICE_LINE = w.schema.closed_object(
     {
-        "lineNo": w.integer("The order line billed (for order invoices).", minimum=1),
-        "description": w.string("What is billed (for service invoices)."),
-        "quantity": w.number("Units billed.", minimum=0.001),
-        "unitPrice": w.money("Price per unit billed."),
+        "lineNo": w.schema.integer("The order line billed (for order invoices).", minimum=1),
+        "description": w.schema.string("What is billed (for service invoices)."),
+        "quantity": w.schema.number("Units billed.", minimum=0.001),
+        "unitPrice": w.schema.money("Price per unit billed."),
     },
     ["quantity", "unitPrice"],
 )
 
 
 def _check_unique(state: State, vendor_id: str, reference: str) -> None:
-    for other in w.sorted_by_id(state["vendorInvoices"]):
+    for other in w.tools.sorted_by_id(state["vendorInvoices"]):
         if (
             other["vendorId"] == vendor_id
             and other["vendorReference"] == reference
@@ -157,23 +159,23 @@ def _check_unique(state: State, vendor_id: str, reference: str) -> None:
 
 def _new_invoice(state: State, vendor: Record, input: dict[str, Any]) -> dict[str, Any]:
     """The invoice record ``input`` describes (not stored yet)."""
-    po_id = w.read_string(input, "purchaseOrderId", None)
+    po_id = w.fields.read_string(input, "purchaseOrderId", None)
     po = _po_for(state, vendor, po_id) if po_id else None
     budget = None if po else named(state, "budgets", input, "budgetId")
     if po is not None and not input.get("lines"):
         lines = _default_lines(state, po)
     else:
         lines = _given_lines(state, po, input)
-    invoice_date = w.read_date(input, "invoiceDate")
+    invoice_date = w.fields.read_date(input, "invoiceDate")
     terms = terms_days(state, vendor["paymentTerms"])
     return {
         "vendorId": vendor["id"],
-        "vendorReference": w.read_string(input, "vendorReference"),
+        "vendorReference": w.fields.read_string(input, "vendorReference"),
         "purchaseOrderId": po_id,
         "budgetId": budget["id"] if budget else None,
         "invoiceDate": invoice_date,
-        "dueDate": w.read_date(input, "dueDate", w.add_days(invoice_date, terms)),
-        "receivedAt": w.now(state),
+        "dueDate": w.fields.read_date(input, "dueDate", w.clock.add_days(invoice_date, terms)),
+        "receivedAt": w.clock.now(state),
         "status": "received",
         "lines": lines,
         "matchExceptions": [],
@@ -190,12 +192,12 @@ _INVOICE = target("vendorInvoices", "vendorInvoiceId", "The invoice.", "vendorIn
 
 @actor("payables").write_tool(
     {
-        "vendorReference": w.string("The vendor's invoice number."),
-        "purchaseOrderId": w.string("The order billed (none for services)."),
-        "budgetId": w.string("Budget charged, for invoices without an order."),
-        "invoiceDate": w.date("Date on the invoice"),
-        "dueDate": w.date("Due date (default: invoice date + the vendor's terms)"),
-        "lines": w.array("What is billed.", _INVOICE_LINE),
+        "vendorReference": w.schema.string("The vendor's invoice number."),
+        "purchaseOrderId": w.schema.string("The order billed (none for services)."),
+        "budgetId": w.schema.string("Budget charged, for invoices without an order."),
+        "invoiceDate": w.schema.date("Date on the invoice"),
+        "dueDate": w.schema.date("Due date (default: invoice date + the vendor's terms)"),
+        "lines": w.schema.array("What is billed.", _INVOICE_LINE),
     },
     ["vendorReference", "invoiceDate"],
     target=target("vendors", "vendorId", "The vendor.", "vendor"),
@@ -207,22 +209,22 @@ def record_vendor_invoice(call: w.Write) -> dict[str, Any]:
     reference twice is refused.
     """
     state, input, vendor = call.state, call.input, call.record
-    _check_unique(state, vendor["id"], w.read_string(input, "vendorReference"))
+    _check_unique(state, vendor["id"], w.fields.read_string(input, "vendorReference"))
     fields = _new_invoice(state, vendor, input)
-    invoice = {"id": w.next_id(state, "VI", width=4), **fields}
+    invoice = {"id": w.records.next_id(state, "VI", width=4), **fields}
     audit_id = call.add(_INVOICE, invoice, f"{vendor['id']} invoice {invoice['vendorReference']}.")
     return {"created": invoice_view(state, invoice), "auditId": audit_id}
 
 
-@w.define_tool({"onOrBefore": w.date("Last due date to include")}, ["onOrBefore"])
+@w.define_tool({"onOrBefore": w.schema.date("Last due date to include")}, ["onOrBefore"])
 def list_vendor_invoices_due(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Live vendor invoices due on or before a date with money still to pay (outstanding less
     payments in progress), with their status; overdue ones included.
     """
-    limit = w.read_date(input, "onOrBefore")
+    limit = w.fields.read_date(input, "onOrBefore")
     rows = [
         {**invoice_view(state, i), "openToPay": pay.open_to_pay(state, i)}
-        for i in w.sorted_by_id(state["vendorInvoices"])
+        for i in w.tools.sorted_by_id(state["vendorInvoices"])
         if i["status"] in pur.LIVE_INVOICE
         and i["dueDate"] <= limit
         and pay.open_to_pay(state, i) > 0
@@ -235,7 +237,7 @@ def list_overdue_vendor_invoices(state: State, input: dict[str, Any]) -> dict[st
     """Vendor invoices past their due date with money owed."""
     rows = [
         invoice_view(state, i)
-        for i in w.sorted_by_id(state["vendorInvoices"])
+        for i in w.tools.sorted_by_id(state["vendorInvoices"])
         if pay.is_overdue(state, i)
     ]
     return {"results": rows, "count": len(rows)}
@@ -280,7 +282,7 @@ def _blockers(state: State, invoice: Record) -> list[dict[str, str]]:
     return found
 
 
-@w.define_tool({"vendorInvoiceId": w.string("The invoice.")}, ["vendorInvoiceId"])
+@w.define_tool({"vendorInvoiceId": w.schema.string("The invoice.")}, ["vendorInvoiceId"])
 def explain_invoice_block(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Why a vendor invoice cannot be paid yet: each blocker with the tool that clears it."""
     invoice = named(state, "vendorInvoices", input, "vendorInvoiceId")

@@ -53,11 +53,11 @@ def _repoint(call: w.Write, old: str, new: str) -> list[str]:
     moved: list[str] = []
     detail = f"Vendor {old} merged into {new}."
     for collection, field, entity in _POINTERS:
-        for record in w.sorted_by_id(state[collection]):
+        for record in w.tools.sorted_by_id(state[collection]):
             if record.get(field) == old:
                 change(call, detail, record, entity, **{field: new})
                 moved.append(record["id"])
-    for rfq in w.sorted_by_id(state["rfqs"]):
+    for rfq in w.tools.sorted_by_id(state["rfqs"]):
         if old in rfq["invitedVendorIds"]:
             invited = [new if v == old else v for v in rfq["invitedVendorIds"]]
             change(call, detail, rfq, "rfq", invitedVendorIds=list(dict.fromkeys(invited)))
@@ -66,7 +66,7 @@ def _repoint(call: w.Write, old: str, new: str) -> list[str]:
 
 
 @actor("vendorMaster").write_tool(
-    {"survivorVendorId": w.string("The record that stays (must be active).")},
+    {"survivorVendorId": w.schema.string("The record that stays (must be active).")},
     ["survivorVendorId"],
     target=target("vendors", "duplicateVendorId", "The record to retire.", "vendor"),
 )

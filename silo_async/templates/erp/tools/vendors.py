@@ -68,14 +68,14 @@ def _not_merged(state: State, vendor: Record) -> None:
 #: A vendor that may still change (not merged), as the vendor master tools name it.
 _VENDOR = target("vendors", "vendorId", "The vendor.", "vendor")
 _LIVE_VENDOR = _VENDOR.guarded(_not_merged)
-_NEW_VENDOR = w.Target("vendors", "vendorId", w.string("The vendor."), "vendor")
+_NEW_VENDOR = w.Target("vendors", "vendorId", w.schema.string("The vendor."), "vendor")
 
 
 VENDORS = w.Collection("vendors", "vendorId", "VEN-004")
 list_vendors = VENDORS.list_tool(
     "List vendors sorted by id; filter by status or category. Paged.",
-    filters={"status": w.enum("Only vendors with this status.", STATUSES)},
-    extra={"category": w.string("Only vendors supplying this category, e.g. tents.")},
+    filters={"status": w.schema.enum("Only vendors with this status.", STATUSES)},
+    extra={"category": w.schema.string("Only vendors supplying this category, e.g. tents.")},
     where=lambda state, v, input: input.get("category") in (None, *v["categories"]),
 )
 search_vendors = VENDORS.search_tool(
@@ -85,7 +85,7 @@ search_vendors = VENDORS.search_tool(
 get_vendor = VENDORS.get_tool("One vendor.")
 
 
-@w.define_tool({"vendorId": w.string("The vendor.")}, ["vendorId"])
+@w.define_tool({"vendorId": w.schema.string("The vendor.")}, ["vendorId"])
 def get_vendor_balance(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """What we owe a vendor: its live invoices with total, paid, scheduled and outstanding amounts,
     and the overdue part.
@@ -98,19 +98,19 @@ def get_vendor_balance(state: State, input: dict[str, Any]) -> dict[str, Any]:
             "dueDate": i["dueDate"],
             **invoice_figures(state, i),
         }
-        for i in w.sorted_by_id(state["vendorInvoices"])
+        for i in w.tools.sorted_by_id(state["vendorInvoices"])
         if i["vendorId"] == vendor["id"] and i["status"] in LIVE_INVOICE
     ]
     return {
         "vendorId": vendor["id"],
         "invoices": [r for r in rows if r["outstanding"] > 0],
         **owed_totals(rows),
-        "scheduled": w.sum_money(r["scheduled"] for r in rows),
+        "scheduled": w.amounts.sum_money(r["scheduled"] for r in rows),
     }
 
 
 def _same_vat(state: State, vat: str, skip: str | None = None) -> Record | None:
-    for vendor in w.sorted_by_id(state["vendors"]):
+    for vendor in w.tools.sorted_by_id(state["vendors"]):
         if vendor["vatNumber"] == vat and vendor["status"] != "merged" and vendor["id"] != skip:
             found: Record = vendor
             return found
@@ -119,14 +119,18 @@ def _same_vat(state: State, vat: str, skip: str | None = None) -> Record | None:
 
 @actor("purchasing").write_tool(
     {
-        "name": w.string("Legal name."),
-        "vatNumber": w.string("VAT number."),
-        "country": w.string("ISO country code, e.g. NL.", pattern="^[A-Z]{2}$"),
-        "email": w.string("Accounts email."),
-        "paymentTerms": w.enum("Payment terms.", TERMS),
-        "iban": w.string("Bank account (IBAN, no spaces).", pattern=_IBAN),
-        "categories": w.array("Product categories supplied.", w.string("A category.")),
-        "leadTimeDays": w.integer("Usual lead time in days (default 14).", minimum=0, maximum=365),
+        "name": w.schema.string("Legal name."),
+        "vatNumber": w.schema.string("VAT number."),
+        "country": w.schema.string("ISO country code, e.g. NL.", pattern="^[A-Z]{2}$"),
+        "email": w.schema.string("Accounts email."),
+        "paymentTerms": w.schema.enum("Payment terms.", TERMS),
+        "iban": w.schema.string("Bank account (IBAN, no spaces).", pattern=_IBAN),
+        "categories": w.schema.array(
+            "Product categories supplied.", w.schema.string("A category.")
+        ),
+        "leadTimeDays": w.schema.integer(
+            "Usual lead time in days (default 14).", minimum=0, maximum=365
+        ),
     },
     ["name", "vatNumber", "country", "email", "paymentTerms", "iban"],
 )
@@ -135,7 +139,7 @@ def create_vendor(call: w.Write) -> dict[str, Any]:
     existing vendor has the same VAT number.
     """
     state, input = call.state, call.input
-    vat = w.read_string(input, "vatNumber").replace(" ", "").upper()
+    vat = w.fields.read_string(input, "vatNumber").replace(" ", "").upper()
     existing = _same_vat(state, vat)
     if existing is not None:
         raise silo.tool_error(
@@ -144,20 +148,20 @@ def create_vendor(call: w.Write) -> dict[str, Any]:
             {"vendorId": existing["id"], "vatNumber": vat},
         )
     vendor: Record = {
-        "id": w.next_id(state, "VEN"),
-        "name": w.read_string(input, "name"),
+        "id": w.records.next_id(state, "VEN"),
+        "name": w.fields.read_string(input, "name"),
         "vatNumber": vat,
-        "country": w.read_string(input, "country"),
-        "email": w.read_string(input, "email"),
-        "paymentTerms": w.read_enum(input, "paymentTerms", TERMS),
-        "iban": w.read_string(input, "iban"),
+        "country": w.fields.read_string(input, "country"),
+        "email": w.fields.read_string(input, "email"),
+        "paymentTerms": w.fields.read_enum(input, "paymentTerms", TERMS),
+        "iban": w.fields.read_string(input, "iban"),
         "bankStatus": "unverified",
-        "categories": w.read_strings(input, "categories", []),
-        "leadTimeDays": w.read_int(input, "leadTimeDays", 14, minimum=0, maximum=365),
+        "categories": w.fields.read_strings(input, "categories", []),
+        "leadTimeDays": w.fields.read_int(input, "leadTimeDays", 14, minimum=0, maximum=365),
         "status": "pending_approval",
         "statusReason": "New vendor",
         "mergedIntoId": None,
-        "createdAt": w.now(state),
+        "createdAt": w.clock.now(state),
         "createdBy": call.actor["id"],
     }
     audit_id = call.add(_NEW_VENDOR, vendor, f"Created vendor {vendor['name']}.")
@@ -169,11 +173,11 @@ _EDITABLE = ("name", "email", "paymentTerms", "leadTimeDays", "categories")
 
 @actor("vendorMaster").write_tool(
     {
-        "name": w.string("New legal name."),
-        "email": w.string("New accounts email."),
-        "paymentTerms": w.enum("New payment terms.", TERMS),
-        "leadTimeDays": w.integer("New lead time in days.", minimum=0, maximum=365),
-        "categories": w.array("New categories.", w.string("A category.")),
+        "name": w.schema.string("New legal name."),
+        "email": w.schema.string("New accounts email."),
+        "paymentTerms": w.schema.enum("New payment terms.", TERMS),
+        "leadTimeDays": w.schema.integer("New lead time in days.", minimum=0, maximum=365),
+        "categories": w.schema.array("New categories.", w.schema.string("A category.")),
     },
     target=_LIVE_VENDOR,
 )
@@ -182,13 +186,13 @@ def update_vendor(call: w.Write) -> dict[str, Any]:
     Bank details have their own tool.
     """
     input, vendor = call.input, call.record
-    w.require_some(input, _EDITABLE)
+    w.fields.require_some(input, _EDITABLE)
     values = {
-        "name": w.read_string(input, "name", None),
-        "email": w.read_string(input, "email", None),
-        "paymentTerms": w.read_enum(input, "paymentTerms", TERMS, None),
-        "leadTimeDays": w.read_int(input, "leadTimeDays", None, minimum=0, maximum=365),
-        "categories": w.read_strings(input, "categories", None),
+        "name": w.fields.read_string(input, "name", None),
+        "email": w.fields.read_string(input, "email", None),
+        "paymentTerms": w.fields.read_enum(input, "paymentTerms", TERMS, None),
+        "leadTimeDays": w.fields.read_int(input, "leadTimeDays", None, minimum=0, maximum=365),
+        "categories": w.fields.read_strings(input, "categories", None),
     }
     audit_id = update_fields(call, values, "Vendor")
     return {"updated": vendor, "changes": call.changes, "auditId": audit_id}
@@ -196,8 +200,8 @@ def update_vendor(call: w.Write) -> dict[str, Any]:
 
 @actor("treasury").write_tool(
     {
-        "iban": w.string("The new IBAN, no spaces.", pattern=_IBAN),
-        "reason": w.string("How the change was confirmed."),
+        "iban": w.schema.string("The new IBAN, no spaces.", pattern=_IBAN),
+        "reason": w.schema.string("How the change was confirmed."),
     },
     ["iban", "reason"],
     target=_LIVE_VENDOR,
@@ -207,12 +211,12 @@ def update_vendor_bank_details(call: w.Write) -> dict[str, Any]:
     account counts as verified.
     """
     input, vendor = call.input, call.record
-    iban = w.read_string(input, "iban")
+    iban = w.fields.read_string(input, "iban")
     if iban == vendor["iban"] and vendor["bankStatus"] == "verified":
         raise silo.tool_error("conflict", f"Vendor {vendor['id']} already has IBAN {iban}.")
     audit_id = change(
         call,
-        f"Bank details changed: {w.read_string(input, 'reason')}",
+        f"Bank details changed: {w.fields.read_string(input, 'reason')}",
         iban=iban,
         bankStatus="verified",
     )
@@ -232,7 +236,7 @@ def _set_status(call: w.Write, to: str) -> dict[str, Any]:
         call,
         f"Vendor {vendor['id']} is now {to}.",
         status=to,
-        statusReason=w.read_string(call.input, "reason", None),
+        statusReason=w.fields.read_string(call.input, "reason", None),
     )
     return {"updated": vendor, "auditId": audit_id}
 
@@ -280,7 +284,7 @@ def find_duplicate_vendors(state: State, input: dict[str, Any]) -> dict[str, Any
     groups: list[dict[str, Any]] = []
     for field in ("vatNumber", "iban"):
         by_value: dict[str, list[str]] = defaultdict(list)
-        for vendor in w.sorted_by_id(state["vendors"]):
+        for vendor in w.tools.sorted_by_id(state["vendors"]):
             if vendor["status"] != "merged":
                 by_value[vendor[field]].append(vendor["id"])
         groups += [

@@ -29,7 +29,9 @@ def _reason_names(reason: str | None, kinds: set[str]) -> bool:
 @silo.verifier(id="VER-002", task_id="TASK-002")
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Approve what matches (or needs no match), hold what fails with the reason, pay nothing."""
-    inbox = [i for i in w.sorted_by_id(initial["vendorInvoices"]) if i["status"] == "received"]
+    inbox = [
+        i for i in w.tools.sorted_by_id(initial["vendorInvoices"]) if i["status"] == "received"
+    ]
     failing = {
         i["id"]: {e["type"] for e in match_exceptions(initial, i)}
         for i in inbox
@@ -52,7 +54,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             "each hold reason says what failed (price or quantity)",
             all(_reason_names(h["holdReason"], failing[h["id"]]) for h in held),
         ),
-        silo.check("nothing was paid", not w.new_ids(final, initial, "payments")),
+        silo.check("nothing was paid", not w.grade.new_ids(final, initial, "payments")),
         silo.optional(
             "the match exceptions are recorded on the held invoices",
             all(h["matchExceptions"] for h in held),

@@ -14,10 +14,10 @@ from ..state import State
 @silo.verifier(id="VER-019", task_id="TASK-019")
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """The named invoices settled from the receipt; the customer's other invoices untouched."""
-    customer = w.find_by(initial, "customers", "name", "Summit Sports Antwerpen BV")
+    customer = w.grade.find_by(initial, "customers", "name", "Summit Sports Antwerpen BV")
     receipt = next(
         p
-        for p in w.sorted_by_id(initial["payments"])
+        for p in w.tools.sorted_by_id(initial["payments"])
         if p["customerId"] == customer["id"] and unallocated(p) > 0
     )
     named = re.findall(r"\bINV-\d+\b", receipt["reference"])
@@ -51,5 +51,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
                 for i in others
             ),
         ),
-        silo.optional("no new receipt was recorded", not w.new_ids(final, initial, "payments")),
+        silo.optional(
+            "no new receipt was recorded", not w.grade.new_ids(final, initial, "payments")
+        ),
     ]

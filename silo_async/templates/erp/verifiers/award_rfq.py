@@ -13,7 +13,7 @@ RFQ = "RFQ-001"
 
 
 def _best(state: State) -> Record:
-    quotes = [q for q in w.sorted_by_id(state["quotations"]) if q["rfqId"] == RFQ]
+    quotes = [q for q in w.tools.sorted_by_id(state["quotations"]) if q["rfqId"] == RFQ]
     quotes.sort(key=lambda q: lines_net(q["lines"]))
     best: Record = next(
         q
@@ -37,7 +37,9 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     rfq = final["rfqs"][RFQ]
     requisition = initial["requisitions"][initial["rfqs"][RFQ]["requisitionId"]]
     orders = [
-        p for p in w.new_records(final, initial, "purchaseOrders") if p["quotationId"] == best["id"]
+        p
+        for p in w.grade.new_records(final, initial, "purchaseOrders")
+        if p["quotationId"] == best["id"]
     ]
     po = orders[0] if orders else None
     pending = pending_approval(final, po["id"]) if po else None
@@ -72,6 +74,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             and is_authorised(final, approver, "purchase_order", po_net(po)),
         ),
         silo.optional(
-            "only one order was raised", len(w.new_ids(final, initial, "purchaseOrders")) == 1
+            "only one order was raised", len(w.grade.new_ids(final, initial, "purchaseOrders")) == 1
         ),
     ]

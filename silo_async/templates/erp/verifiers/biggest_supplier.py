@@ -16,12 +16,16 @@ def _spend(state: State) -> tuple[dict[str, float], dict[str, float]]:
     """Net invoiced per company (VAT number) and per vendor record."""
     company: dict[str, float] = {}
     record: dict[str, float] = {}
-    for invoice in w.sorted_by_id(state["vendorInvoices"]):
-        if invoice["status"] in LIVE_INVOICE and SINCE <= invoice["invoiceDate"] <= w.today(state):
+    for invoice in w.tools.sorted_by_id(state["vendorInvoices"]):
+        if invoice["status"] in LIVE_INVOICE and SINCE <= invoice["invoiceDate"] <= w.clock.today(
+            state
+        ):
             vat = state["vendors"][invoice["vendorId"]]["vatNumber"]
             net = invoice_net(state, invoice)
-            company[vat] = w.sum_money([company.get(vat, 0), net])
-            record[invoice["vendorId"]] = w.sum_money([record.get(invoice["vendorId"], 0), net])
+            company[vat] = w.amounts.sum_money([company.get(vat, 0), net])
+            record[invoice["vendorId"]] = w.amounts.sum_money(
+                [record.get(invoice["vendorId"], 0), net]
+            )
     return company, record
 
 
@@ -41,17 +45,19 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     answer = ctx.agent_output
     word = winner["name"].split()[0]
     return [
-        silo.check(f"names {winner['name']}", w.mentions(answer, word)),
+        silo.check(f"names {winner['name']}", w.grade.mentions(answer, word)),
         silo.check(
             f"states its combined net {company[vat]:,.2f}",
-            w.states_number(answer, company[vat], 0.5),
+            w.grade.states_number(answer, company[vat], 0.5),
         ),
         silo.optional(
             f"does not give {single['name']} ({record[single['id']]:,.2f}) as the answer",
-            single["vatNumber"] == vat or not w.states_number(answer, record[single["id"]], 0.5),
+            single["vatNumber"] == vat
+            or not w.grade.states_number(answer, record[single["id"]], 0.5),
         ),
-        silo.optional("commits to a figure (1 to 3 numbers)", w.few_numbers(answer, 3)),
+        silo.optional("commits to a figure (1 to 3 numbers)", w.grade.few_numbers(answer, 3)),
         silo.optional(
-            "nothing was written (every write is audited)", not w.new_audit_entries(final, initial)
+            "nothing was written (every write is audited)",
+            not w.grade.new_audit_entries(final, initial),
         ),
     ]

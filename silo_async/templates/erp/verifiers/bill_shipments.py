@@ -28,17 +28,17 @@ def _bills(state: State, invoice: Record, shipment: Record) -> bool:
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """One issued invoice per unbilled shipment, at order prices, due after the terms."""
     billed = invoiced_shipment_ids(initial)
-    unbilled = [s for s in w.sorted_by_id(initial["shipments"]) if s["id"] not in billed]
-    new = w.new_records(final, initial, "customerInvoices")
+    unbilled = [s for s in w.tools.sorted_by_id(initial["shipments"]) if s["id"] not in billed]
+    new = w.grade.new_records(final, initial, "customerInvoices")
     own = {s["id"]: [i for i in new if i["shipmentIds"] == [s["id"]]] for s in unbilled}
-    today = w.today(final)
+    today = w.clock.today(final)
 
     def dated(invoice: Record) -> bool:
         terms = final["customers"][invoice["customerId"]]["paymentTerms"]
         return bool(
             invoice["status"] == "issued"
             and invoice["issueDate"] == today
-            and invoice["dueDate"] == w.add_days(today, terms_days(final, terms))
+            and invoice["dueDate"] == w.clock.add_days(today, terms_days(final, terms))
         )
 
     return [

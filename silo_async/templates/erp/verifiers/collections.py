@@ -12,7 +12,7 @@ from ..state import State
 @silo.verifier(id="VER-011", task_id="TASK-011")
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Strictly more than 30 / 60 days: an invoice exactly 30 days overdue gets nothing."""
-    invoices = w.sorted_by_id(initial["customerInvoices"])
+    invoices = w.tools.sorted_by_id(initial["customerInvoices"])
     remind = [i["id"] for i in invoices if days_overdue(initial, i) > 30]
     spare = [i["id"] for i in invoices if i["id"] not in remind]
     holds = sorted({i["customerId"] for i in invoices if days_overdue(initial, i) > 60})

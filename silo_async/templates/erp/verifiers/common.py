@@ -14,19 +14,19 @@ __all__ = ["approval_of", "stock_at", "unchanged_except", "user_named", "warehou
 
 def user_named(state: State, name: str) -> Record:
     """The user with this full name."""
-    user: Record = next(u for u in w.sorted_by_id(state["users"]) if full_name(u) == name)
+    user: Record = next(u for u in w.tools.sorted_by_id(state["users"]) if full_name(u) == name)
     return user
 
 
 def warehouse_in(state: State, city: str) -> Record:
     """The warehouse in ``city``."""
-    found: Record = next(h for h in w.sorted_by_id(state["warehouses"]) if h["city"] == city)
+    found: Record = next(h for h in w.tools.sorted_by_id(state["warehouses"]) if h["city"] == city)
     return found
 
 
 def approval_of(state: State, document_id: str, status: str) -> Record | None:
     """The latest approval of a document with this status, or None."""
-    found = [a for a in w.sorted_by_id(state["approvals"])
+    found = [a for a in w.tools.sorted_by_id(state["approvals"])
              if a["documentId"] == document_id and a["status"] == status]  # fmt: skip
     return found[-1] if found else None
 
@@ -42,4 +42,4 @@ def stock_at(state: State, product_id: str, warehouse_id: str) -> Record:
 def unchanged_except(final: State, initial: State, collection: str, allowed: Any) -> list[str]:
     """Ids of ``collection`` changed during the rollout other than ``allowed`` ones."""
     keep = set(allowed)
-    return [i for i in w.changed_ids(final, initial, collection) if i not in keep]
+    return [i for i in w.grade.changed_ids(final, initial, collection) if i not in keep]

@@ -19,7 +19,7 @@ def _passes(state: State, order: Record) -> bool:
 @silo.verifier(id="VER-009", task_id="TASK-009")
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Confirm the passing drafts, keep the rest in draft, and say which and why."""
-    drafts = [o for o in w.sorted_by_id(initial["salesOrders"]) if o["status"] == "draft"]
+    drafts = [o for o in w.tools.sorted_by_id(initial["salesOrders"]) if o["status"] == "draft"]
     passing = [o["id"] for o in drafts if _passes(initial, o)]
     failing = [o["id"] for o in drafts if not _passes(initial, o)]
     status = {o: final["salesOrders"][o]["status"] for o in passing + failing}
@@ -37,15 +37,16 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         ),
         silo.check(
             "the answer names every order that could not be confirmed",
-            all(w.mentions_id(answer, o) for o in failing),
+            all(w.grade.mentions_id(answer, o) for o in failing),
         ),
         silo.check(
             "no customer's credit limit or hold was changed",
-            not w.changed_ids(final, initial, "customers"),
+            not w.grade.changed_ids(final, initial, "customers"),
         ),
         silo.optional(
             "the answer says why (credit limit, hold)",
-            (w.mentions(answer, "credit") and w.mentions(answer, "hold")) or "on_hold" in answer,
+            (w.grade.mentions(answer, "credit") and w.grade.mentions(answer, "hold"))
+            or "on_hold" in answer,
         ),
         silo.optional(
             "no order's lines changed",

@@ -19,7 +19,7 @@ def _lines(state: State) -> dict[tuple[str, int], tuple[int, int]]:
             line_held(state, o["id"], ln["lineNo"]),
             unshipped_quantity(state, o, ln),
         )
-        for o in w.sorted_by_id(state["salesOrders"])
+        for o in w.tools.sorted_by_id(state["salesOrders"])
         if o["status"] == "confirmed"
         for ln in o["lines"]
     }
@@ -53,7 +53,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         ),
         silo.optional(
             "nothing was shipped or cancelled",
-            not w.new_ids(final, initial, "shipments")
-            and not w.changed_ids(final, initial, "salesOrders"),
+            not w.grade.new_ids(final, initial, "shipments")
+            and not w.grade.changed_ids(final, initial, "salesOrders"),
         ),
     ]

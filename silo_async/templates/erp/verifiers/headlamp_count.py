@@ -14,13 +14,13 @@ COUNTED = 41
 @silo.verifier(id="VER-021", task_id="TASK-021")
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """On hand is what was counted; the difference is one adjustment movement."""
-    product = w.find_by(initial, "products", "name", "Lumora 900 headlamp")
+    product = w.grade.find_by(initial, "products", "name", "Lumora 900 headlamp")
     utrecht = warehouse_in(initial, "Utrecht")["id"]
     before = stock_at(initial, product["id"], utrecht)
     after = stock_at(final, product["id"], utrecht)
     moves = [
         m
-        for m in w.new_records(final, initial, "stockMovements")
+        for m in w.grade.new_records(final, initial, "stockMovements")
         if m["productId"] == product["id"] and m["warehouseId"] == utrecht
     ]
     variance = COUNTED - before["onHand"]
@@ -33,9 +33,10 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             and moves[0]["quantity"] == variance,
         ),
         silo.optional(
-            "the line's last count date is today", after["lastCountedOn"] == w.today(final)
+            "the line's last count date is today", after["lastCountedOn"] == w.clock.today(final)
         ),
         silo.optional(
-            "no other stock line changed", w.changed_ids(final, initial, "stock") == [after["id"]]
+            "no other stock line changed",
+            w.grade.changed_ids(final, initial, "stock") == [after["id"]],
         ),
     ]

@@ -13,7 +13,7 @@ _DOCUMENTS = ("purchaseOrders", "vendorInvoices", "payments", "quotations")
 
 def _pair(initial: State) -> tuple[Record, list[Record]]:
     by_vat: dict[str, list[Record]] = {}
-    for vendor in w.sorted_by_id(initial["vendors"]):
+    for vendor in w.tools.sorted_by_id(initial["vendors"]):
         if vendor["status"] != "merged":
             by_vat.setdefault(vendor["vatNumber"], []).append(vendor)
     group = next(g for g in by_vat.values() if len(g) > 1)

@@ -15,7 +15,7 @@ REFERENCE, NOTE = "HD-88590", "HD-CN-0091"
 @silo.verifier(id="VER-020", task_id="TASK-020")
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """The credit note takes back exactly the units billed beyond those received."""
-    invoice = w.find_by(initial, "vendorInvoices", "vendorReference", REFERENCE)
+    invoice = w.grade.find_by(initial, "vendorInvoices", "vendorReference", REFERENCE)
     excess = {
         e["lineNo"]: e["actual"] - e["expected"]
         for e in match_exceptions(initial, invoice)
@@ -24,15 +24,15 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     prices = {ln["lineNo"]: ln["unitPrice"] for ln in invoice["lines"]}
     notes = [
         n
-        for n in w.new_records(final, initial, "vendorCreditNotes")
+        for n in w.grade.new_records(final, initial, "vendorCreditNotes")
         if n["vendorInvoiceId"] == invoice["id"]
     ]
     credited = {ln["lineNo"]: ln["quantity"] for n in notes for ln in n["lines"]}
     priced = all(ln["unitPrice"] == prices[ln["lineNo"]] for n in notes for ln in n["lines"])
     after = final["vendorInvoices"][invoice["id"]]
     approver = final["users"].get(after["approvedBy"] or "")
-    expected_net = w.sum_money(
-        w.multiply_money(ln["quantity"] - excess.get(ln["lineNo"], 0), ln["unitPrice"])
+    expected_net = w.amounts.sum_money(
+        w.amounts.multiply_money(ln["quantity"] - excess.get(ln["lineNo"], 0), ln["unitPrice"])
         for ln in invoice["lines"]
     )
     return [

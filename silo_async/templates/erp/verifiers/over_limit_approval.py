@@ -13,7 +13,7 @@ from .common import unchanged_except
 def _over_limit(state: State) -> Record:
     found: Record = next(
         a
-        for a in w.sorted_by_id(state["approvals"])
+        for a in w.tools.sorted_by_id(state["approvals"])
         if a["documentType"] == "purchase_order"
         and a["status"] == "approved"
         and not is_authorised(state, state["users"][a["decidedBy"]], "purchase_order", a["amount"])
@@ -29,7 +29,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     po = final["purchaseOrders"][po_id]
     redone = [
         a
-        for a in w.new_records(final, initial, "approvals")
+        for a in w.grade.new_records(final, initial, "approvals")
         if a["documentId"] == po_id and a["status"] == "approved"
     ]
     proper = [
@@ -37,7 +37,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         for a in redone
         if is_authorised(final, final["users"][a["decidedBy"]], "purchase_order", po_net(po))
     ]
-    new_ids = set(w.new_ids(final, initial, "approvals"))
+    new_ids = set(w.grade.new_ids(final, initial, "approvals"))
     return [
         silo.check(
             f"the over-limit approval {bad['id']} is revoked",

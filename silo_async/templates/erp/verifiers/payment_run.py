@@ -15,7 +15,7 @@ PAY_ON = "2026-05-15"
 def _due(state: State) -> dict[str, dict[str, float]]:
     """Vendor -> {invoice: left to pay} for approved invoices due by DUE_BY."""
     out: dict[str, dict[str, float]] = {}
-    for invoice in w.sorted_by_id(state["vendorInvoices"]):
+    for invoice in w.tools.sorted_by_id(state["vendorInvoices"]):
         left = open_to_pay(state, invoice)
         if invoice["status"] == "approved" and invoice["dueDate"] <= DUE_BY and left > 0:
             out.setdefault(invoice["vendorId"], {})[invoice["id"]] = left
@@ -33,7 +33,9 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         and initial["vendors"][v]["bankStatus"] == "verified"
     }
     skipped = [initial["vendors"][v] for v in due if v not in payable]
-    new = [p for p in w.new_records(final, initial, "payments") if p["direction"] == "outbound"]
+    new = [
+        p for p in w.grade.new_records(final, initial, "payments") if p["direction"] == "outbound"
+    ]
     per = {v: [p for p in new if p["vendorId"] == v] for v in payable}
     answer = ctx.agent_output
     return [
@@ -71,7 +73,8 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             "the answer names the vendor left out",
             bool(skipped)
             and all(
-                w.mentions_id(answer, v["id"]) or w.mentions(answer, v["name"].split()[0])
+                w.grade.mentions_id(answer, v["id"])
+                or w.grade.mentions(answer, v["name"].split()[0])
                 for v in skipped
             ),
             ", ".join(v["id"] for v in skipped),

@@ -22,10 +22,12 @@ def _line(po: Record, product_id: str) -> int:
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """One receipt: stoves 147 accepted + 3 refused, 40 cases; stock up by the accepted units."""
     po = initial["purchaseOrders"][ORDER]
-    stove = w.find_by(initial, "products", "name", "Ember canister stove")
-    gas = w.find_by(initial, "products", "name", "Ember gas canister 230 g (case of 24)")
+    stove = w.grade.find_by(initial, "products", "name", "Ember canister stove")
+    gas = w.grade.find_by(initial, "products", "name", "Ember gas canister 230 g (case of 24)")
     receipts = [
-        g for g in w.new_records(final, initial, "goodsReceipts") if g["purchaseOrderId"] == ORDER
+        g
+        for g in w.grade.new_records(final, initial, "goodsReceipts")
+        if g["purchaseOrderId"] == ORDER
     ]
     grn = receipts[0] if len(receipts) == 1 else None
     lines = {ln["lineNo"]: ln for ln in (grn or {"lines": []})["lines"]}
@@ -67,6 +69,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         ),
         silo.optional(
             "no other stock line changed",
-            len(w.changed_ids(final, initial, "stock")) == 2,
+            len(w.grade.changed_ids(final, initial, "stock")) == 2,
         ),
     ]

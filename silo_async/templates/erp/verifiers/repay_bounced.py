@@ -14,15 +14,17 @@ IBAN = "SE7280000810340009785412"
 @silo.verifier(id="VER-014", task_id="TASK-014")
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """New verified IBAN; invoices of the bounced payment paid in full by a new payment."""
-    vendor = w.find_by(initial, "vendors", "name", "Hollvik Dun AB")
+    vendor = w.grade.find_by(initial, "vendors", "name", "Hollvik Dun AB")
     after = final["vendors"][vendor["id"]]
     failed = [
         p
-        for p in w.sorted_by_id(initial["payments"])
+        for p in w.tools.sorted_by_id(initial["payments"])
         if p["vendorId"] == vendor["id"] and p["status"] == "failed"
     ]
     invoices = [a["invoiceId"] for p in failed for a in p["allocations"]]
-    new = [p for p in w.new_records(final, initial, "payments") if p["vendorId"] == vendor["id"]]
+    new = [
+        p for p in w.grade.new_records(final, initial, "payments") if p["vendorId"] == vendor["id"]
+    ]
     done = [p for p in new if p["status"] == "completed"]
     return [
         silo.check(

@@ -31,7 +31,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     """
     pending = [
         a
-        for a in w.sorted_by_id(initial["approvals"])
+        for a in w.tools.sorted_by_id(initial["approvals"])
         if a["documentType"] == "requisition" and a["status"] == "pending"
     ]
     fits: list[Record] = []
@@ -69,7 +69,9 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             ),
             ", ".join(a["documentId"] for a in short),
         ),
-        silo.optional("no budget was topped up", not w.new_ids(final, initial, "budgetTransfers")),
+        silo.optional(
+            "no budget was topped up", not w.grade.new_ids(final, initial, "budgetTransfers")
+        ),
         silo.optional(
             "no other requisition changed",
             not unchanged_except(

@@ -17,7 +17,7 @@ def _plan(state: State) -> tuple[set[tuple[str, int]], dict[str, int]]:
         warehouse_in(state, "Rotterdam")["id"],
     )
     transfers, requisition = set(), {}
-    for line in w.sorted_by_id(state["stock"]):
+    for line in w.tools.sorted_by_id(state["stock"]):
         if line["warehouseId"] != utrecht or not is_below_reorder(state, line):
             continue
         source = find_stock(state, line["productId"], rotterdam)
@@ -39,21 +39,21 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     )
     moved = {
         (t["productId"], t["quantity"])
-        for t in w.new_records(final, initial, "transfers")
+        for t in w.grade.new_records(final, initial, "transfers")
         if t["fromWarehouseId"] == rotterdam and t["toWarehouseId"] == utrecht
     }
     routes_ok = all(
         t["fromWarehouseId"] == rotterdam and t["toWarehouseId"] == utrecht
-        for t in w.new_records(final, initial, "transfers")
+        for t in w.grade.new_records(final, initial, "transfers")
     )
-    new = w.new_records(final, initial, "requisitions")
+    new = w.grade.new_records(final, initial, "requisitions")
     req = new[0] if len(new) == 1 else None
     lieke = user_named(initial, "Lieke Janssens")
     operations = next(
-        d for d in w.sorted_by_id(initial["departments"]) if d["name"] == "Operations"
+        d for d in w.tools.sorted_by_id(initial["departments"]) if d["name"] == "Operations"
     )
     budget = next(
-        b for b in w.sorted_by_id(initial["budgets"]) if b["departmentId"] == operations["id"]
+        b for b in w.tools.sorted_by_id(initial["budgets"]) if b["departmentId"] == operations["id"]
     )
     pending = pending_approval(final, req["id"]) if req else None
     approver = final["users"].get(pending["assigneeId"]) if pending else None
@@ -87,7 +87,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             "no stock was adjusted",
             not [
                 m
-                for m in w.new_records(final, initial, "stockMovements")
+                for m in w.grade.new_records(final, initial, "stockMovements")
                 if m["type"] == "adjustment"
             ],
         ),

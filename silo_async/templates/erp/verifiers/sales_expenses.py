@@ -15,10 +15,10 @@ MANAGER, FINANCE = "Jesper Holm", "Sanne Verbeek"
 
 def _decisions(state: State) -> dict[str, tuple[str, str | None]]:
     """Claim -> (expected status, expected approver or the reason word)."""
-    sales = next(d for d in w.sorted_by_id(state["departments"]) if d["name"] == "Sales")
+    sales = next(d for d in w.tools.sorted_by_id(state["departments"]) if d["name"] == "Sales")
     claims = [
         e
-        for e in w.sorted_by_id(state["expenses"])
+        for e in w.tools.sorted_by_id(state["expenses"])
         if e["status"] == "submitted" and e["departmentId"] == sales["id"]
     ]
     claims.sort(key=lambda e: (e["submittedAt"], e["id"]))

@@ -23,7 +23,7 @@ def _shortfalls(state: State) -> dict[str, tuple[int, str]]:
         if short > 0:
             others = [
                 s
-                for s in w.sorted_by_id(state["stock"])
+                for s in w.tools.sorted_by_id(state["stock"])
                 if s["productId"] == line["productId"] and s["warehouseId"] != order["warehouseId"]
             ]
             best = max(others, key=lambda s: available(state, s))
@@ -38,17 +38,19 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     missing = _shortfalls(initial)
     moved = {
         (t["productId"], t["fromWarehouseId"], t["toWarehouseId"], t["quantity"]): t
-        for t in w.new_records(final, initial, "transfers")
+        for t in w.grade.new_records(final, initial, "transfers")
     }
     wanted = {(p, src, order["warehouseId"], q) for p, (q, src) in missing.items()}
     left = [unshipped_quantity(final, final["salesOrders"][ORDER], ln) for ln in order["lines"]]
     others = [
         r
-        for r in w.sorted_by_id(initial["reservations"])
+        for r in w.tools.sorted_by_id(initial["reservations"])
         if r["salesOrderId"] != ORDER and held(r) > 0
     ]
     adjustments = [
-        m for m in w.new_records(final, initial, "stockMovements") if m["type"] == "adjustment"
+        m
+        for m in w.grade.new_records(final, initial, "stockMovements")
+        if m["type"] == "adjustment"
     ]
     return [
         silo.check(
@@ -66,5 +68,5 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             all(held(final["reservations"][r["id"]]) == held(r) for r in others),
         ),
         silo.optional("no stock was adjusted", not adjustments),
-        silo.optional("one shipment", len(w.new_ids(final, initial, "shipments")) == 1),
+        silo.optional("one shipment", len(w.grade.new_ids(final, initial, "shipments")) == 1),
     ]

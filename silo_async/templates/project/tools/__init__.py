@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import advance_clock, get_audit_entry, get_current_time, list_audit_entries
+from silo_async.world.tools import (
+    advance_clock,
+    get_audit_entry,
+    get_current_time,
+    list_audit_entries,
+)
 
 from .comments import add_comment, list_comments
 from .dependencies import add_dependency, list_dependencies, remove_dependency

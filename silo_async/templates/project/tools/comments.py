@@ -12,12 +12,12 @@ from .helpers import ACTOR, ITEM, require
 __all__ = ["add_comment", "list_comments"]
 
 
-@ACTOR.write_tool({"body": w.string("Comment text.")}, ["body"], target=ITEM)
+@ACTOR.write_tool({"body": w.schema.string("Comment text.")}, ["body"], target=ITEM)
 def add_comment(call: w.Write) -> dict[str, Any]:
     """Add a comment to a work item; the actor is its author."""
     state, item = call.state, call.record
     comment: Record = {
-        "id": w.next_id(state, "CMT"),
+        "id": w.records.next_id(state, "CMT"),
         "workItemId": item["id"],
         "authorId": call.actor["id"],
         "body": call.input["body"].strip(),
@@ -27,7 +27,7 @@ def add_comment(call: w.Write) -> dict[str, Any]:
     return {"created": comment, "auditId": call.audit(comment["id"])}
 
 
-@w.define_tool({ITEM.key: ITEM.schema, **w.PAGING}, [ITEM.key])
+@w.define_tool({ITEM.key: ITEM.schema, **w.schema.PAGING}, [ITEM.key])
 def list_comments(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """List a work item's comments, oldest first, with author names."""
     item = require(state, "workItems", input["workItemId"])
@@ -37,4 +37,4 @@ def list_comments(state: State, input: dict[str, Any]) -> dict[str, Any]:
         for c in state["comments"].values()
         if c["workItemId"] == item["id"]
     ]
-    return w.paginate(rows, input)
+    return w.tools.paginate(rows, input)

@@ -24,7 +24,7 @@ def _link_view(state: State, dep: Record, other_id: str) -> dict[str, Any]:
     }
 
 
-@w.define_tool({"workItemId": w.string("Work item id, e.g. WI-012.")}, ["workItemId"])
+@w.define_tool({"workItemId": w.schema.string("Work item id, e.g. WI-012.")}, ["workItemId"])
 def list_dependencies(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """List a work item's dependencies: the items blocking it (with whether each is done) and the
     items it blocks.
@@ -61,8 +61,8 @@ def _reaches(state: State, start: str, goal: str) -> bool:
 
 @ACTOR.write_tool(
     {
-        "blockerId": w.string("The item that must be done first."),
-        "blockedId": w.string("The item that waits for it."),
+        "blockerId": w.schema.string("The item that must be done first."),
+        "blockedId": w.schema.string("The item that waits for it."),
     },
     ["blockerId", "blockedId"],
 )
@@ -86,10 +86,10 @@ def add_dependency(call: w.Write) -> dict[str, Any]:
             "them the other way would make a cycle.",
         )
     link: Record = {
-        "id": w.next_id(state, "DEP"),
+        "id": w.records.next_id(state, "DEP"),
         "blockerId": blocker["id"],
         "blockedId": blocked["id"],
-        "createdOn": w.today(state),
+        "createdOn": w.clock.today(state),
     }
     detail = f"{blocker['id']} blocks {blocked['id']} ({state_name(state, blocker['statusId'])})"
     return {"created": link, "auditId": call.add(DEPENDENCY, link, detail)}

@@ -54,7 +54,7 @@ def require(state: State, collection: str, record_id: str) -> Record:
     a lookup.
     """
     try:
-        record: Record = w.require_record(state, collection, record_id)
+        record: Record = w.records.require_record(state, collection, record_id)
     except silo.ToolError as missing:
         if collection == "workflowStates":
             missing.message += f" Known states: {', '.join(state['workflowStates'])}."
@@ -199,32 +199,34 @@ def assert_item_writable(state: State, item: Record) -> None:
 
 #: The acting member, required on every change and listed first.
 ACTOR = w.Actor(
-    w.string("Member id of the person making the change, e.g. MEM-001."), acting_member, first=True
+    w.schema.string("Member id of the person making the change, e.g. MEM-001."),
+    acting_member,
+    first=True,
 )
 #: The records writes act on. A work item (or what hangs off one) of an archived project is
 #: read-only, which the guards check right after the lookup.
 ITEM = w.Target(
     "workItems",
     "workItemId",
-    w.string("Work item id, e.g. WI-012."),
+    w.schema.string("Work item id, e.g. WI-012."),
     "work_item",
     assert_item_writable,
 )
-SPRINT = w.Target("sprints", "sprintId", w.string("Sprint id, e.g. SPR-003."), "sprint")
-PROJECT = w.Target("projects", "projectId", w.string("Project id, e.g. PRJ-002."), "project")
-MEMBER = w.Target("members", "memberId", w.string("Member id, e.g. MEM-003."), "member")
-TEAM = w.Target("teams", "teamId", w.string("Team id, e.g. TEAM-001."), "team")
+SPRINT = w.Target("sprints", "sprintId", w.schema.string("Sprint id, e.g. SPR-003."), "sprint")
+PROJECT = w.Target("projects", "projectId", w.schema.string("Project id, e.g. PRJ-002."), "project")
+MEMBER = w.Target("members", "memberId", w.schema.string("Member id, e.g. MEM-003."), "member")
+TEAM = w.Target("teams", "teamId", w.schema.string("Team id, e.g. TEAM-001."), "team")
 TIME_LOG = w.Target(
     "timeLogs",
     "timeLogId",
-    w.string("Time log id, e.g. TL-012."),
+    w.schema.string("Time log id, e.g. TL-012."),
     "time_log",
     lambda state, log: assert_item_writable(state, state["workItems"][log["workItemId"]]),
 )
 DEPENDENCY = w.Target(
     "dependencies",
     "dependencyId",
-    w.string("Dependency id, e.g. DEP-004."),
+    w.schema.string("Dependency id, e.g. DEP-004."),
     "dependency",
     lambda state, dep: assert_item_writable(state, state["workItems"][dep["blockedId"]]),
 )
@@ -308,4 +310,4 @@ def check_filters(state: State, input: dict[str, Any], *keys: str) -> None:
     Raises:
         ToolError: ``not_found`` for the first filter naming an unknown record.
     """
-    w.check_references(state, input, {key: FILTER_COLLECTIONS[key] for key in keys})
+    w.records.check_references(state, input, {key: FILTER_COLLECTIONS[key] for key in keys})

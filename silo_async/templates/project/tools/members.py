@@ -43,13 +43,13 @@ list_members = MEMBERS.list_tool(
     "capacity and whether they are over capacity. Departed members are included unless "
     "activeOnly is true.",
     filters={
-        "teamId": w.string("Only members of this team, e.g. TEAM-001."),
-        "role": w.enum("Only members with this role.", ROLES),
+        "teamId": w.schema.string("Only members of this team, e.g. TEAM-001."),
+        "role": w.schema.enum("Only members with this role.", ROLES),
     },
     references={"teamId": "teams"},
     extra={
-        "activeOnly": w.boolean("Leave out members who have departed."),
-        "overCapacityOnly": w.boolean("Only members whose load exceeds their capacity."),
+        "activeOnly": w.schema.boolean("Leave out members who have departed."),
+        "overCapacityOnly": w.schema.boolean("Only members whose load exceeds their capacity."),
     },
     where=_member_filters,
 )
@@ -75,11 +75,11 @@ def _email_owner(state: State, email: str) -> Record | None:
 
 @ACTOR.write_tool(
     {
-        "name": w.string("Full name."),
-        "email": w.string("Work email, unique across members."),
-        "role": w.enum("Role.", ROLES),
-        "teamId": w.string("Team to join, e.g. TEAM-002. Omit for no team."),
-        "sprintCapacityPoints": w.integer(
+        "name": w.schema.string("Full name."),
+        "email": w.schema.string("Work email, unique across members."),
+        "role": w.schema.enum("Role.", ROLES),
+        "teamId": w.schema.string("Team to join, e.g. TEAM-002. Omit for no team."),
+        "sprintCapacityPoints": w.schema.integer(
             "Story points the member can take per sprint.", minimum=0, maximum=40
         ),
     },
@@ -102,13 +102,13 @@ def create_member(call: w.Write) -> dict[str, Any]:
     if team_id is not None:
         require(state, "teams", team_id)
     member: Record = {
-        "id": w.next_id(state, "MEM"),
+        "id": w.records.next_id(state, "MEM"),
         "name": input["name"].strip(),
         "email": email,
         "role": input["role"],
         "teamId": team_id,
         "sprintCapacityPoints": input["sprintCapacityPoints"],
-        "joinedOn": w.today(state),
+        "joinedOn": w.clock.today(state),
         "departedOn": None,
     }
     audit_id = call.add(MEMBER, member, member["name"])
@@ -117,9 +117,9 @@ def create_member(call: w.Write) -> dict[str, Any]:
 
 @ACTOR.write_tool(
     {
-        "role": w.enum("New role.", ROLES),
-        "email": w.string("New email, unique across members."),
-        "sprintCapacityPoints": w.integer("New capacity per sprint.", minimum=0, maximum=40),
+        "role": w.schema.enum("New role.", ROLES),
+        "email": w.schema.string("New email, unique across members."),
+        "sprintCapacityPoints": w.schema.integer("New capacity per sprint.", minimum=0, maximum=40),
     },
     target=MEMBER,
 )
@@ -148,7 +148,7 @@ def update_member(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    {"lastDay": w.string("Last working day, YYYY-MM-DD.")}, ["lastDay"], target=MEMBER
+    {"lastDay": w.schema.string("Last working day, YYYY-MM-DD.")}, ["lastDay"], target=MEMBER
 )
 def offboard_member(call: w.Write) -> dict[str, Any]:
     """Record that a member has left (their last day). They can no longer act or be assigned work.
@@ -162,12 +162,12 @@ def offboard_member(call: w.Write) -> dict[str, Any]:
         )
     if member["id"] == call.actor["id"]:
         raise silo.tool_error("not_allowed", "Members cannot offboard themselves.")
-    last_day = w.read_date(call.input, "lastDay")
-    if last_day > w.today(state) or last_day < member["joinedOn"]:
+    last_day = w.fields.read_date(call.input, "lastDay")
+    if last_day > w.clock.today(state) or last_day < member["joinedOn"]:
         raise silo.tool_error(
             "invalid_input",
             f"lastDay {last_day} must fall between {member['id']}'s start on "
-            f"{member['joinedOn']} and today ({w.today(state)}); record a departure once it "
+            f"{member['joinedOn']} and today ({w.clock.today(state)}); record a departure once it "
             "happens.",
         )
     lead_of = teams_led_by(state, member["id"])

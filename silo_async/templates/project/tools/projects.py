@@ -54,8 +54,8 @@ PROJECTS = w.Collection("projects", "projectId", "PRJ-001", view=_project_summar
 list_projects = PROJECTS.list_tool(
     "List projects (sorted by id) with open work, overdue count and hours logged.",
     filters={
-        "status": w.enum("Only projects in this status.", STATUSES),
-        "teamId": w.string("Only projects owned by this team."),
+        "status": w.schema.enum("Only projects in this status.", STATUSES),
+        "teamId": w.schema.string("Only projects owned by this team."),
     },
     references={"teamId": "teams"},
 )
@@ -79,12 +79,12 @@ get_project = PROJECTS.get_tool(
 
 @ACTOR.write_tool(
     {
-        "key": w.string("Short key, 2-6 capital letters, e.g. FLEET."),
-        "name": w.string("Project name."),
-        "teamId": w.string("Owning team id."),
-        "leadId": w.string("Member id of the project lead."),
-        "startDate": w.date("Start date."),
-        "targetDate": w.date("Target date."),
+        "key": w.schema.string("Short key, 2-6 capital letters, e.g. FLEET."),
+        "name": w.schema.string("Project name."),
+        "teamId": w.schema.string("Owning team id."),
+        "leadId": w.schema.string("Member id of the project lead."),
+        "startDate": w.schema.date("Start date."),
+        "targetDate": w.schema.date("Target date."),
     },
     ["key", "name", "teamId", "leadId", "startDate", "targetDate"],
 )
@@ -103,13 +103,13 @@ def create_project(call: w.Write) -> dict[str, Any]:
         raise silo.tool_error("conflict", f"Key {key} is already used by {clash['id']}.")
     require(state, "teams", input["teamId"])
     assert_assignable(require(state, "members", input["leadId"]), "lead a project")
-    start, target = w.read_date(input, "startDate"), w.read_date(input, "targetDate")
+    start, target = w.fields.read_date(input, "startDate"), w.fields.read_date(input, "targetDate")
     if target <= start:
         raise silo.tool_error(
             "invalid_input", f"targetDate {target} must be after startDate {start}."
         )
     project: Record = {
-        "id": w.next_id(state, "PRJ"),
+        "id": w.records.next_id(state, "PRJ"),
         "key": key,
         "name": input["name"].strip(),
         "teamId": input["teamId"],
@@ -131,7 +131,8 @@ OPEN_PROJECT = PROJECT.guarded(_editable)
 
 
 @ACTOR.write_tool(
-    {"name": w.string("New name."), "targetDate": w.date("New target date.")}, target=OPEN_PROJECT
+    {"name": w.schema.string("New name."), "targetDate": w.schema.date("New target date.")},
+    target=OPEN_PROJECT,
 )
 def update_project(call: w.Write) -> dict[str, Any]:
     """Rename a project or move its target date. Archived projects are read-only."""
@@ -140,7 +141,7 @@ def update_project(call: w.Write) -> dict[str, Any]:
     if "name" in input:
         changes["name"] = input["name"].strip()
     if "targetDate" in input:
-        target = w.read_date(input, "targetDate")
+        target = w.fields.read_date(input, "targetDate")
         if target <= project["startDate"]:
             raise silo.tool_error(
                 "invalid_input",
@@ -153,7 +154,7 @@ def update_project(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    {"status": w.enum("New status.", ("active", "on_hold"))}, ["status"], target=OPEN_PROJECT
+    {"status": w.schema.enum("New status.", ("active", "on_hold"))}, ["status"], target=OPEN_PROJECT
 )
 def set_project_status(call: w.Write) -> dict[str, Any]:
     """Put a project on hold or make it active again (use archive_project to archive). Only the
@@ -204,7 +205,7 @@ def archive_project(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    {"memberId": w.string("Member id of the new lead.")}, ["memberId"], target=OPEN_PROJECT
+    {"memberId": w.schema.string("Member id of the new lead.")}, ["memberId"], target=OPEN_PROJECT
 )
 def set_project_lead(call: w.Write) -> dict[str, Any]:
     """Make an active member the project's lead."""

@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-@w.define_tool({"sprintId": w.string("Sprint id.")}, ["sprintId"])
+@w.define_tool({"sprintId": w.schema.string("Sprint id.")}, ["sprintId"])
 def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Burn-down view of one sprint: committed, delivered and remaining points, points by workflow
     state, days remaining and the open items with their blocked flags.
@@ -48,15 +48,17 @@ def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {
         **summary,
         "pointsByStatus": by_status,
-        "percentComplete": w.round_half_up(100 * delivered / committed, 2) if committed else 0.0,
+        "percentComplete": w.amounts.round_half_up(100 * delivered / committed, 2)
+        if committed
+        else 0.0,
         "openItems": [item_summary(state, i) for i in items if not is_closed(state, i)],
     }
 
 
 @w.define_tool(
     {
-        "teamId": w.string("Only members of this team."),
-        "activeOnly": w.boolean("Leave out members who have departed."),
+        "teamId": w.schema.string("Only members of this team."),
+        "activeOnly": w.schema.boolean("Leave out members who have departed."),
     }
 )
 def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -83,7 +85,7 @@ def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
                 "loadPoints": load,
                 "remainingCapacityPoints": summary["remainingCapacityPoints"],
                 "overCapacityBy": summary["overCapacityBy"],
-                "utilisationPercent": w.round_half_up(100 * load / capacity, 2)
+                "utilisationPercent": w.amounts.round_half_up(100 * load / capacity, 2)
                 if capacity
                 else None,
             }
@@ -96,7 +98,7 @@ def _item_rows(rows: list[dict[str, Any]], points_key: str) -> dict[str, Any]:
     return {"count": len(rows), points_key: sum(int(r["points"]) for r in rows), "results": rows}
 
 
-@w.define_tool({"projectId": w.string("Only this project.")})
+@w.define_tool({"projectId": w.schema.string("Only this project.")})
 def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Open items waiting on at least one blocker that is not done (computed from the dependencies,
     not from the stored status), with their unresolved blockers.
@@ -122,8 +124,10 @@ def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 @w.define_tool(
     {
-        "projectId": w.string("Only this project."),
-        "activeAssigneesOnly": w.boolean("Only items assigned to a member who has not departed."),
+        "projectId": w.schema.string("Only this project."),
+        "activeAssigneesOnly": w.schema.boolean(
+            "Only items assigned to a member who has not departed."
+        ),
     }
 )
 def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -147,7 +151,7 @@ def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
                 "projectId": item["projectId"],
                 "points": item["points"],
                 "dueDate": item["dueDate"],
-                "daysOverdue": w.days_between(item["dueDate"], w.today(state)),
+                "daysOverdue": w.clock.days_between(item["dueDate"], w.clock.today(state)),
                 "assigneeId": item.get("assigneeId"),
                 "assigneeActive": active,
             }
@@ -157,8 +161,8 @@ def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
 
 @w.define_tool(
     {
-        "projectId": w.string("Only this project's sprints."),
-        "status": w.enum("Only sprints in this status.", ("planned", "active", "completed")),
+        "projectId": w.schema.string("Only this project's sprints."),
+        "status": w.schema.enum("Only sprints in this status.", ("planned", "active", "completed")),
     }
 )
 def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -190,11 +194,13 @@ def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {
         "total": len(rows),
         "results": rows,
-        "averageDeliveredPoints": w.round_half_up(sum(done) / len(done), 2) if done else None,
+        "averageDeliveredPoints": w.amounts.round_half_up(sum(done) / len(done), 2)
+        if done
+        else None,
     }
 
 
-@w.define_tool({"projectId": w.string("Project id.")}, ["projectId"])
+@w.define_tool({"projectId": w.schema.string("Project id.")}, ["projectId"])
 def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Hours logged on one project: the total, per member and per work item."""
     project = require(state, "projects", input["projectId"])
@@ -204,10 +210,10 @@ def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     for log in state["timeLogs"].values():
         if items[log["workItemId"]]["projectId"] != project["id"]:
             continue
-        by_member[log["memberId"]] = w.round_half_up(
+        by_member[log["memberId"]] = w.amounts.round_half_up(
             by_member.get(log["memberId"], 0.0) + log["hours"], 2
         )
-        by_item[log["workItemId"]] = w.round_half_up(
+        by_item[log["workItemId"]] = w.amounts.round_half_up(
             by_item.get(log["workItemId"], 0.0) + log["hours"], 2
         )
     return {
@@ -218,7 +224,7 @@ def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool({"projectId": w.string("Only this project's sprints.")})
+@w.define_tool({"projectId": w.schema.string("Only this project's sprints.")})
 def sprint_budget_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """Committed points against the point budget for every planned and active sprint.
 

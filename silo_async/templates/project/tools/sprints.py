@@ -40,9 +40,9 @@ STATUSES = ("planned", "active", "completed")
 
 @w.define_tool(
     {
-        "projectId": w.string("Only sprints of this project."),
-        "status": w.enum("Only sprints in this status.", STATUSES),
-        **w.PAGING,
+        "projectId": w.schema.string("Only sprints of this project."),
+        "status": w.schema.enum("Only sprints in this status.", STATUSES),
+        **w.schema.PAGING,
     }
 )
 def list_sprints(state: State, input: dict[str, Any]) -> dict[str, Any]:
@@ -57,7 +57,7 @@ def list_sprints(state: State, input: dict[str, Any]) -> dict[str, Any]:
         if input.get("projectId") in (None, s["projectId"])
         and input.get("status") in (None, s["status"])
     ]
-    return w.paginate(rows, input)
+    return w.tools.paginate(rows, input)
 
 
 SPRINTS = w.Collection("sprints", "sprintId", "SPR-003")
@@ -77,12 +77,14 @@ def _check_dates(start: str, end: str) -> None:
 
 @ACTOR.write_tool(
     {
-        "projectId": w.string("Project id."),
-        "name": w.string("Sprint name, e.g. Routing S11."),
-        "startDate": w.date("First day."),
-        "endDate": w.date("Last day."),
-        "pointBudget": w.integer("Story points the sprint may commit to.", minimum=1, maximum=200),
-        "goal": w.string("One-line sprint goal."),
+        "projectId": w.schema.string("Project id."),
+        "name": w.schema.string("Sprint name, e.g. Routing S11."),
+        "startDate": w.schema.date("First day."),
+        "endDate": w.schema.date("Last day."),
+        "pointBudget": w.schema.integer(
+            "Story points the sprint may commit to.", minimum=1, maximum=200
+        ),
+        "goal": w.schema.string("One-line sprint goal."),
     },
     ["projectId", "name", "startDate", "endDate", "pointBudget"],
 )
@@ -99,10 +101,10 @@ def create_sprint(call: w.Write) -> dict[str, Any]:
         for s in state["sprints"].values()
     ):
         raise silo.tool_error("conflict", f'{project["id"]} already has a sprint named "{name}".')
-    start, end = w.read_date(input, "startDate"), w.read_date(input, "endDate")
+    start, end = w.fields.read_date(input, "startDate"), w.fields.read_date(input, "endDate")
     _check_dates(start, end)
     sprint: Record = {
-        "id": w.next_id(state, "SPR"),
+        "id": w.records.next_id(state, "SPR"),
         "name": name,
         "projectId": project["id"],
         "startDate": start,
@@ -117,11 +119,11 @@ def create_sprint(call: w.Write) -> dict[str, Any]:
 
 @ACTOR.write_tool(
     {
-        "name": w.string("New name."),
-        "startDate": w.date("New first day."),
-        "endDate": w.date("New last day."),
-        "pointBudget": w.integer("New point budget.", minimum=1, maximum=200),
-        "goal": w.string("New goal."),
+        "name": w.schema.string("New name."),
+        "startDate": w.schema.date("New first day."),
+        "endDate": w.schema.date("New last day."),
+        "pointBudget": w.schema.integer("New point budget.", minimum=1, maximum=200),
+        "goal": w.schema.string("New goal."),
     },
     target=SPRINT,
 )
@@ -135,7 +137,7 @@ def update_sprint(call: w.Write) -> dict[str, Any]:
     changes: dict[str, Any] = {k: input[k] for k in ("name", "pointBudget", "goal") if k in input}
     for key in ("startDate", "endDate"):
         if key in input:
-            changes[key] = w.read_date(input, key)
+            changes[key] = w.fields.read_date(input, key)
     if not changes:
         raise silo.tool_error(
             "invalid_input", "Give at least one of name, startDate, endDate, pointBudget, goal."
@@ -197,7 +199,8 @@ def start_sprint(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    {"carryOverToSprintId": w.string("Sprint that receives the unfinished items.")}, target=SPRINT
+    {"carryOverToSprintId": w.schema.string("Sprint that receives the unfinished items.")},
+    target=SPRINT,
 )
 def complete_sprint(call: w.Write) -> dict[str, Any]:
     """Complete an active sprint. Unfinished items (not done or cancelled) stay in it unless

@@ -40,7 +40,8 @@ get_team = TEAMS.get_tool(
 
 
 @ACTOR.write_tool(
-    {"name": w.string("Team name."), "leadId": w.string("Member id of the lead.")}, ["name"]
+    {"name": w.schema.string("Team name."), "leadId": w.schema.string("Member id of the lead.")},
+    ["name"],
 )
 def create_team(call: w.Write) -> dict[str, Any]:
     """Create a team. The name must be unused; the lead, if given, must be an active member and
@@ -59,14 +60,16 @@ def create_team(call: w.Write) -> dict[str, Any]:
                 "invalid_state",
                 f"{lead_id} already leads {', '.join(led)}; a member leads one team at most.",
             )
-    team: Record = {"id": w.next_id(state, "TEAM"), "name": name, "leadId": lead_id}
+    team: Record = {"id": w.records.next_id(state, "TEAM"), "name": name, "leadId": lead_id}
     audit_id = call.add(TEAM, team, name)
     if lead_id is not None:
         state["members"][lead_id]["teamId"] = team["id"]
     return {"created": _team_summary(state, team), "auditId": audit_id}
 
 
-@ACTOR.write_tool({"memberId": w.string("Member id of the new lead.")}, ["memberId"], target=TEAM)
+@ACTOR.write_tool(
+    {"memberId": w.schema.string("Member id of the new lead.")}, ["memberId"], target=TEAM
+)
 def set_team_lead(call: w.Write) -> dict[str, Any]:
     """Make an active member of the team its lead."""
     team, member = call.record, new_lead(call, "lead a team")
@@ -83,7 +86,7 @@ def set_team_lead(call: w.Write) -> dict[str, Any]:
 @ACTOR.write_tool(
     {TEAM.key: TEAM.schema},
     [TEAM.key],
-    target=w.Target("members", "memberId", w.string("Member id."), "member"),
+    target=w.Target("members", "memberId", w.schema.string("Member id."), "member"),
 )
 def move_member_to_team(call: w.Write) -> dict[str, Any]:
     """Move an active member to another team. A team's lead cannot be moved away."""

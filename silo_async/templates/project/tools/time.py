@@ -27,10 +27,10 @@ def _hours(value: float) -> float:
 
 
 def _log_date(state: State, input: dict[str, Any], member: Record) -> str:
-    day = w.read_date(input, "date", None) or w.today(state)
-    if day > w.today(state):
+    day = w.fields.read_date(input, "date", None) or w.clock.today(state)
+    if day > w.clock.today(state):
         raise silo.tool_error(
-            "invalid_input", f"date {day} is in the future; today is {w.today(state)}."
+            "invalid_input", f"date {day} is in the future; today is {w.clock.today(state)}."
         )
     if day < member["joinedOn"]:
         raise silo.tool_error(
@@ -64,7 +64,7 @@ def _check_daily_total(
         if t["memberId"] == member_id and t["date"] == day and t["id"] != skip
     )
     if booked + hours > MAX_HOURS_PER_DAY:
-        booked = w.round_half_up(booked, 2)
+        booked = w.amounts.round_half_up(booked, 2)
         raise silo.tool_error(
             "limit_exceeded",
             f"{member_id} already has {booked:g} hours on {day}; {hours:g} more would "
@@ -75,11 +75,11 @@ def _check_daily_total(
 
 @ACTOR.write_tool(
     {
-        "workItemId": w.string("Work item id."),
-        "memberId": w.string("Member who did the work (default: the actor)."),
-        "hours": w.number("Hours worked, 0.25 to 12 in quarter hours."),
-        "date": w.date("Day worked (default today)."),
-        "note": w.string("What was done."),
+        "workItemId": w.schema.string("Work item id."),
+        "memberId": w.schema.string("Member who did the work (default: the actor)."),
+        "hours": w.schema.number("Hours worked, 0.25 to 12 in quarter hours."),
+        "date": w.schema.date("Day worked (default today)."),
+        "note": w.schema.string("What was done."),
     },
     ["workItemId", "hours"],
 )
@@ -95,7 +95,7 @@ def log_time(call: w.Write) -> dict[str, Any]:
     day = _log_date(state, input, member)
     _check_daily_total(state, member["id"], day, hours)
     log: Record = {
-        "id": w.next_id(state, "TL"),
+        "id": w.records.next_id(state, "TL"),
         "workItemId": item["id"],
         "memberId": member["id"],
         "date": day,
@@ -108,19 +108,19 @@ def log_time(call: w.Write) -> dict[str, Any]:
 
 @w.define_tool(
     {
-        "workItemId": w.string("Only logs on this item."),
-        "memberId": w.string("Only logs by this member."),
-        "projectId": w.string("Only logs on this project's items."),
-        "from": w.date("Only logs on or after this date."),
-        "to": w.date("Only logs on or before this date."),
-        **w.PAGING,
+        "workItemId": w.schema.string("Only logs on this item."),
+        "memberId": w.schema.string("Only logs by this member."),
+        "projectId": w.schema.string("Only logs on this project's items."),
+        "from": w.schema.date("Only logs on or after this date."),
+        "to": w.schema.date("Only logs on or before this date."),
+        **w.schema.PAGING,
     }
 )
 def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
     """List time logs (sorted by id) with the total hours of every matching log."""
     check_filters(state, input, "workItemId", "memberId", "projectId")
-    start = w.read_date(input, "from", None)
-    end = w.read_date(input, "to", None)
+    start = w.fields.read_date(input, "from", None)
+    end = w.fields.read_date(input, "to", None)
     if start is not None and end is not None and end < start:
         raise silo.tool_error("invalid_input", f'"to" {end} is before "from" {start}.')
     items = state["workItems"]
@@ -133,8 +133,8 @@ def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
         and (start is None or t["date"] >= start)
         and (end is None or t["date"] <= end)
     ]
-    page = w.paginate(rows, input)
-    page["totalHours"] = w.round_half_up(sum(float(t["hours"]) for t in rows), 2)
+    page = w.tools.paginate(rows, input)
+    page["totalHours"] = w.amounts.round_half_up(sum(float(t["hours"]) for t in rows), 2)
     return page
 
 
@@ -144,9 +144,9 @@ get_time_log = TIME_LOGS.get_tool("Read one time log.")
 
 @ACTOR.write_tool(
     {
-        "hours": w.number("Corrected hours."),
-        "date": w.date("Corrected date."),
-        "note": w.string("Corrected note."),
+        "hours": w.schema.number("Corrected hours."),
+        "date": w.schema.date("Corrected date."),
+        "note": w.schema.string("Corrected note."),
     },
     target=TIME_LOG,
 )
@@ -159,7 +159,7 @@ def update_time_log(call: w.Write) -> dict[str, Any]:
     member = state["members"][log["memberId"]]
     hours = _hours(input["hours"]) if "hours" in input else float(log["hours"])
     day = (
-        _log_date(state, {"date": w.read_date(input, "date")}, member)
+        _log_date(state, {"date": w.fields.read_date(input, "date")}, member)
         if "date" in input
         else log["date"]
     )
@@ -170,7 +170,9 @@ def update_time_log(call: w.Write) -> dict[str, Any]:
     return {"updated": log, "auditId": audit_id}
 
 
-@ACTOR.write_tool({"reason": w.string("Why the log is removed.")}, ["reason"], target=TIME_LOG)
+@ACTOR.write_tool(
+    {"reason": w.schema.string("Why the log is removed.")}, ["reason"], target=TIME_LOG
+)
 def delete_time_log(call: w.Write) -> dict[str, Any]:
     """Delete a time log that should not exist, giving the reason (kept in the audit log)."""
     log = call.record

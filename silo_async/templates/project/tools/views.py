@@ -47,7 +47,7 @@ def item_summary(state: State, item: Record) -> dict[str, Any]:
         "blocked": is_blocked(state, item),
         "unresolvedBlockerIds": unresolved_blockers(state, item["id"]),
         "overdue": is_overdue(state, item),
-        "daysInStatus": w.days_between(item["statusChangedOn"], w.today(state)),
+        "daysInStatus": w.clock.days_between(item["statusChangedOn"], w.clock.today(state)),
         "hoursLogged": hours_for_item(state, item["id"]),
     }
 
@@ -60,5 +60,5 @@ def sprint_summary(state: State, sprint: Record) -> dict[str, Any]:
         "deliveredPoints": sprint_delivered_points(state, sprint["id"]),
         "remainingPoints": sprint_remaining_points(state, sprint["id"]),
         "overBudgetBy": sprint_over_budget_by(state, sprint["id"]),
-        "daysRemaining": max(0, w.days_between(w.today(state), sprint["endDate"])),
+        "daysRemaining": max(0, w.clock.days_between(w.clock.today(state), sprint["endDate"])),
     }

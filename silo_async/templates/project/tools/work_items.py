@@ -70,21 +70,21 @@ list_work_items = WORK_ITEMS.list_tool(
     "List work items (sorted by id) with computed flags: blocked (waiting on an unfinished "
     "blocker, whatever the stored status says), overdue, days in status and hours logged.",
     filters={
-        "projectId": w.string("Only items of this project."),
-        "sprintId": w.string("Only items in this sprint."),
-        "assigneeId": w.string("Only items assigned to this member."),
-        "statusId": w.string("Only items in this workflow state, e.g. backlog."),
-        "type": w.enum("Only items of this type.", TYPES),
-        "priority": w.enum("Only items with this priority.", PRIORITIES),
+        "projectId": w.schema.string("Only items of this project."),
+        "sprintId": w.schema.string("Only items in this sprint."),
+        "assigneeId": w.schema.string("Only items assigned to this member."),
+        "statusId": w.schema.string("Only items in this workflow state, e.g. backlog."),
+        "type": w.schema.enum("Only items of this type.", TYPES),
+        "priority": w.schema.enum("Only items with this priority.", PRIORITIES),
     },
     references={
         k: FILTER_COLLECTIONS[k] for k in ("projectId", "sprintId", "assigneeId", "statusId")
     },
     extra={
-        "unassigned": w.boolean("Only items with no assignee."),
-        "openOnly": w.boolean("Leave out done and cancelled items."),
-        "blockedOnly": w.boolean("Only items waiting on an unfinished blocker."),
-        "overdueOnly": w.boolean("Only open items past their due date."),
+        "unassigned": w.schema.boolean("Only items with no assignee."),
+        "openOnly": w.schema.boolean("Leave out done and cancelled items."),
+        "blockedOnly": w.schema.boolean("Only items waiting on an unfinished blocker."),
+        "overdueOnly": w.schema.boolean("Only open items past their due date."),
     },
     where=_item_flags,
 )
@@ -92,9 +92,9 @@ list_work_items = WORK_ITEMS.list_tool(
 
 @w.define_tool(
     {
-        "query": w.string("Text to look for."),
-        "projectId": w.string("Only this project."),
-        **w.PAGING,
+        "query": w.schema.string("Text to look for."),
+        "projectId": w.schema.string("Only this project."),
+        **w.schema.PAGING,
     },
     ["query"],
 )
@@ -108,7 +108,7 @@ def search_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
         if needle in f"{i['id']} {i['title']}".lower()
         and input.get("projectId") in (None, i["projectId"])
     ]
-    return w.paginate(rows, input)
+    return w.tools.paginate(rows, input)
 
 
 @w.define_tool({ITEM.key: ITEM.schema}, [ITEM.key])
@@ -139,14 +139,14 @@ def _check_sprint(state: State, item: Record, project: Record, sprint_id: str) -
 
 @ACTOR.write_tool(
     {
-        "projectId": w.string("Project id."),
-        "title": w.string("Short title."),
-        "type": w.enum("Item type.", TYPES),
-        "points": w.integer("Estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
-        "priority": w.enum("Priority (default medium).", PRIORITIES),
-        "assigneeId": w.string("Member id of the assignee."),
-        "sprintId": w.string("A planned or active sprint of the same project."),
-        "dueDate": w.date("Due date."),
+        "projectId": w.schema.string("Project id."),
+        "title": w.schema.string("Short title."),
+        "type": w.schema.enum("Item type.", TYPES),
+        "points": w.schema.integer("Estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
+        "priority": w.schema.enum("Priority (default medium).", PRIORITIES),
+        "assigneeId": w.schema.string("Member id of the assignee."),
+        "sprintId": w.schema.string("A planned or active sprint of the same project."),
+        "dueDate": w.schema.date("Due date."),
     },
     ["projectId", "title", "type", "points"],
 )
@@ -170,10 +170,10 @@ def create_work_item(call: w.Write) -> dict[str, Any]:
         "statusId": "backlog",
         "assigneeId": None,
         "sprintId": None,
-        "dueDate": w.read_date(input, "dueDate", None),
+        "dueDate": w.fields.read_date(input, "dueDate", None),
         "reporterId": call.actor["id"],
-        "createdOn": w.today(state),
-        "statusChangedOn": w.today(state),
+        "createdOn": w.clock.today(state),
+        "statusChangedOn": w.clock.today(state),
     }
     sprint_id = input.get("sprintId")
     if sprint_id is not None:
@@ -185,17 +185,17 @@ def create_work_item(call: w.Write) -> dict[str, Any]:
         assert_capacity(state, member, item, sprint_id)
         item["assigneeId"] = member["id"]
     item["sprintId"] = sprint_id
-    item["id"] = w.next_id(state, "WI")
+    item["id"] = w.records.next_id(state, "WI")
     audit_id = call.add(ITEM, item, item["title"])
     return {"created": item_summary(state, item), "auditId": audit_id}
 
 
 @ACTOR.write_tool(
     {
-        "title": w.string("New title."),
-        "type": w.enum("New type.", TYPES),
-        "priority": w.enum("New priority.", PRIORITIES),
-        "points": w.integer("New estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
+        "title": w.schema.string("New title."),
+        "type": w.schema.enum("New type.", TYPES),
+        "priority": w.schema.enum("New priority.", PRIORITIES),
+        "points": w.schema.integer("New estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
     },
     target=ITEM,
 )
@@ -230,7 +230,7 @@ def _check_new_estimate(state: State, item: Record, points: int) -> None:
 
 
 @ACTOR.write_tool(
-    {"memberId": w.string("Member id of the new assignee.")}, ["memberId"], target=ITEM
+    {"memberId": w.schema.string("Member id of the new assignee.")}, ["memberId"], target=ITEM
 )
 def assign_work_item(call: w.Write) -> dict[str, Any]:
     """Assign an open work item to a member who has not departed. In an active sprint the item must
@@ -263,7 +263,7 @@ def unassign_work_item(call: w.Write) -> dict[str, Any]:
 
 
 @ACTOR.write_tool(
-    {"toStatusId": w.string("Target workflow state id, e.g. in_review.")},
+    {"toStatusId": w.schema.string("Target workflow state id, e.g. in_review.")},
     ["toStatusId"],
     target=ITEM,
 )
@@ -289,17 +289,17 @@ def transition_work_item(call: w.Write) -> dict[str, Any]:
     if target["id"] in _NEEDS_CLEAR_BLOCKERS:
         assert_blockers_done(state, item, target["id"])
     detail = f"Status {current['id']} -> {target['id']}"
-    changes = {"statusId": target["id"], "statusChangedOn": w.today(state)}
+    changes = {"statusId": target["id"], "statusChangedOn": w.clock.today(state)}
     return commit(call, item_summary, detail, changes)
 
 
-@ACTOR.write_tool({"dueDate": w.date("New due date; omit to clear it.")}, target=ITEM)
+@ACTOR.write_tool({"dueDate": w.schema.date("New due date; omit to clear it.")}, target=ITEM)
 def set_due_date(call: w.Write) -> dict[str, Any]:
     """Set or clear (omit dueDate) an open work item's due date."""
     item = call.record
     if is_closed(call.state, item):
         raise silo.tool_error("invalid_state", f"{item['id']} is closed; its due date is history.")
-    due = w.read_date(call.input, "dueDate", None)
+    due = w.fields.read_date(call.input, "dueDate", None)
     if item.get("dueDate") == due:
         raise silo.tool_error(
             "conflict",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import silo_async as silo
-from silo_async.world import mentions, mentions_id, states_number, unchanged
+from silo_async.world.grade import mentions, mentions_id, states_number, unchanged
 
 from ..state import (
     Record,
@@ -142,7 +142,7 @@ def _over_the_line(
     The answer names that record and its excess, and no other record of ``collection``.
     """
 
-    def grade(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
+    def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
         records: list[Record] = list(initial[collection].values())  # type: ignore[literal-required]
         excess = {r["id"]: excess_of(initial, r["id"]) for r in records}
         over = [r for r in records if excess[r["id"]] > 0]
@@ -159,7 +159,7 @@ def _over_the_line(
         ]
 
     name = _OVER_THE_LINE[kind]
-    return silo.verifier(id=f"VER-{number}", task_id=f"TASK-{number}", name=name)(grade)
+    return silo.verifier(id=f"VER-{number}", task_id=f"TASK-{number}", name=name)(verify)
 
 
 _OVER_THE_LINE = {

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import every, find_by
+from silo_async.world import every
+from silo_async.world.grade import find_by
 
 from ..state import State, is_closed, is_done
 

@@ -10,7 +10,7 @@ import functools
 from collections.abc import Callable
 
 import silo_async as silo
-from silo_async.world import find_by
+from silo_async.world.grade import find_by
 
 from ..state import Record, State
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import every, modified_ids, new_records, today
+from silo_async.world import every
+from silo_async.world.clock import today
+from silo_async.world.grade import modified_ids, new_records
 
 from ..state import State, logs_after_close
 from .seed import needs_seed, seed_record

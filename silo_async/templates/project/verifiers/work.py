@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world import changed_ids, every, find_by, new_audit_entries
+from silo_async.world import every
+from silo_async.world.grade import changed_ids, find_by, new_audit_entries
 
 from ..state import State, active_sprint_ids, is_closed, is_done, unresolved_blockers
 from .seed import needs_seed, seed_record
