@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+E = TypeVar("E", bound=str)
 I = TypeVar("I", bound=Input)  # noqa: E741 (an Input type)
 
 
@@ -75,11 +76,13 @@ def _read_enum(
 
 
 @overload
-def enum(description: str, values: Sequence[str]) -> Field[str]: ...
+def enum(description: str, values: Sequence[E]) -> Field[E]: ...
 @overload
-def enum(description: str, values: Sequence[str], *, default: T) -> Field[str | T]: ...
-def enum(description: str, values: Sequence[str], *, default: Any = REQUIRED) -> Any:
-    """One of ``values`` (the message lists them)."""
+def enum(description: str, values: Sequence[E], *, default: T) -> Field[E | T]: ...
+def enum(description: str, values: Sequence[E], *, default: Any = REQUIRED) -> Any:
+    """One of ``values`` (the message lists them); typed as they are (``Literal`` values give a
+    ``Literal`` field).
+    """
     return Field(schema.enum(description, values), _read_enum, default, {"allowed": values})
 
 

@@ -23,6 +23,9 @@ T = TypeVar("T")
 
 Role = Literal["director", "account_executive", "sdr", "sales_ops"]
 OpportunityStatus = Literal["open", "won", "lost"]
+Tier = Literal["enterprise", "mid_market", "smb"]
+ActivityType = Literal["call", "email", "meeting", "task", "note"]
+RelatedType = Literal["account", "contact", "lead", "opportunity"]
 
 #: Roles that may own opportunities and accounts.
 DEAL_OWNER_ROLES: tuple[str, ...] = ("director", "account_executive")
@@ -76,7 +79,7 @@ class Account(TypedDict):
     id: str
     name: str
     industry: str
-    tier: Literal["enterprise", "mid_market", "smb"]
+    tier: Tier
     ownerId: str
     website: str | None
     city: str | None
@@ -151,12 +154,12 @@ class Opportunity(TypedDict):
 class RelatedTo(TypedDict):
     """What an activity is about."""
 
-    type: Literal["account", "contact", "lead", "opportunity"]
+    type: RelatedType
     id: str
 
 
 #: The collection that holds each kind of record an activity can be about.
-RELATED_COLLECTIONS: dict[str, str] = {
+RELATED_COLLECTIONS: dict[RelatedType, str] = {
     "account": "accounts",
     "contact": "contacts",
     "lead": "leads",
@@ -168,7 +171,7 @@ class Activity(TypedDict):
     """A call, email, meeting, task or note. Open while ``completedDate`` is null."""
 
     id: str
-    type: Literal["call", "email", "meeting", "task", "note"]
+    type: ActivityType
     subject: str
     ownerId: str
     relatedTo: RelatedTo

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import silo_async as silo
 from silo_async import world as w
 
-from ..state import Account, State, open_opportunities, total_amount, total_weighted
+from ..state import Account, State, Tier, open_opportunities, total_amount, total_weighted
 from .helpers import ACCOUNT, ACTOR, FILTERS, deal_owner, reassign_tool, update_tool
 from .views import account_view, contact_view, opportunity_view
 
@@ -20,7 +20,7 @@ __all__ = [
     "update_account",
 ]
 
-TIERS = ("enterprise", "mid_market", "smb")
+TIERS: tuple[Tier, ...] = get_args(Tier)
 
 
 def assert_name_free(state: State, name: str) -> None:
@@ -74,66 +74,59 @@ get_account = ACCOUNTS.get_tool(
 )
 
 
-@ACTOR.write_tool(
-    {
-        "name": w.schema.string("Organisation name."),
-        "industry": w.schema.string("Industry, e.g. clinical_lab, pharma, food_safety."),
-        "tier": w.schema.enum("Size tier.", TIERS),
-        "ownerId": w.schema.string("User id of the owner."),
-        "website": w.schema.string("Website URL."),
-        "city": w.schema.string("City."),
-        "country": w.schema.string("Two-letter country code, e.g. DE."),
-    },
-    ["name", "industry", "tier", "ownerId"],
-)
-def create_account(call: w.Write) -> dict[str, Any]:
+class _NewAccount(w.Input):
+    name = w.fields.string("Organisation name.", raw=True)
+    industry = w.fields.string("Industry, e.g. clinical_lab, pharma, food_safety.", raw=True)
+    tier = w.fields.enum("Size tier.", TIERS)
+    ownerId = w.fields.string("User id of the owner.", raw=True)
+    website = w.fields.string("Website URL.", default=None, raw=True)
+    city = w.fields.string("City.", default=None, raw=True)
+    country = w.fields.string("Two-letter country code, e.g. DE.", default=None, raw=True)
+
+
+@ACTOR.write_tool(_NewAccount)
+def create_account(call: w.Write[_NewAccount]) -> dict[str, Any]:
     """Create an account. Names are unique; the owner must be an active director or account
     executive.
     """
-    state, input = call.state, call.input
-    deal_owner(state, input["ownerId"], "accounts")
-    assert_name_free(state, input["name"])
+    state, args = call.state, call.args
+    deal_owner(state, args.ownerId, "accounts")
+    assert_name_free(state, args.name)
     account: Account = {
         "id": w.records.next_id(state, "ACC"),
-        "name": input["name"].strip(),
-        "industry": input["industry"],
-        "tier": input["tier"],
-        "ownerId": input["ownerId"],
-        "website": input.get("website"),
-        "city": input.get("city"),
-        "country": input.get("country"),
+        "name": args.name.strip(),
+        "industry": args.industry,
+        "tier": args.tier,
+        "ownerId": args.ownerId,
+        "website": args.website,
+        "city": args.city,
+        "country": args.country,
         "createdDate": w.clock.today(state),
     }
-    call.add(ACCOUNT, account, f"Created {input['name']}.")
+    call.add(ACCOUNT, account, f"Created {args.name}.")
     return {"created": account_view(state, account)}
 
 
-#: What update_account may change.
-_DESCRIPTIVE = ("name", "industry", "tier", "website", "city", "country")
+class _AccountChanges(w.Input):
+    name = w.fields.string("New name (must stay unique).", default=None, raw=True)
+    industry = w.fields.string("New industry.", default=None, raw=True)
+    tier = w.fields.enum("New tier.", TIERS, default=None)
+    website = w.fields.string("New website URL.", default=None, raw=True)
+    city = w.fields.string("New city.", default=None, raw=True)
+    country = w.fields.string("New two-letter country code.", default=None, raw=True)
 
 
-@update_tool(
-    {
-        "name": w.schema.string("New name (must stay unique)."),
-        "industry": w.schema.string("New industry."),
-        "tier": w.schema.enum("New tier.", TIERS),
-        "website": w.schema.string("New website URL."),
-        "city": w.schema.string("New city."),
-        "country": w.schema.string("New two-letter country code."),
-    },
-    ACCOUNT,
-    account_view,
-)
-def update_account(call: w.Write) -> None:
+@update_tool(_AccountChanges, ACCOUNT, account_view)
+def update_account(call: w.Write[_AccountChanges]) -> None:
     """Change an account's name, industry, tier, website, city or country (not its owner: use
     reassign_account).
 
     A new name must be free (another spelling of the same name is not a clash).
     """
-    input, account = call.input, call.record
-    if "name" in input and input["name"].strip().lower() != account["name"].lower():
-        assert_name_free(call.state, input["name"])
-    call.set_given(_DESCRIPTIVE)
+    name, account = call.args.name, call.record
+    if name is not None and name.strip().lower() != account["name"].lower():
+        assert_name_free(call.state, name)
+    call.set_given(tuple(w.fields.fields_of(_AccountChanges)))
 
 
 reassign_account = reassign_tool(

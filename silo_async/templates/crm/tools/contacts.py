@@ -99,85 +99,91 @@ get_contact = CONTACTS.get_tool(
 ACTIVE_CONTACT = CONTACT.guarded(_require_active)
 
 
-@ACTOR.write_tool(
-    {
-        "accountId": w.schema.string("Account id."),
-        "firstName": w.schema.string("First name."),
-        "lastName": w.schema.string("Last name."),
-        "email": w.schema.string("Email address."),
-        "title": w.schema.string("Job title."),
-        "phone": w.schema.string("Phone number."),
-        "isPrimary": w.schema.boolean("Make this the account's primary contact (default false)."),
-    },
-    ["accountId", "firstName", "lastName", "email"],
-)
-def create_contact(call: w.Write) -> dict[str, Any]:
+class _NewContact(w.Input):
+    accountId = w.fields.string("Account id.", raw=True)
+    firstName = w.fields.string("First name.", raw=True)
+    lastName = w.fields.string("Last name.", raw=True)
+    email = w.fields.string("Email address.", raw=True)
+    title = w.fields.string("Job title.", default=None, raw=True)
+    phone = w.fields.string("Phone number.", default=None, raw=True)
+    isPrimary = w.fields.boolean(
+        "Make this the account's primary contact (default false).", default=False
+    )
+
+
+@ACTOR.write_tool(_NewContact)
+def create_contact(call: w.Write[_NewContact]) -> dict[str, Any]:
     """Create a contact at an account. Emails are unique among active contacts."""
-    state, input = call.state, call.input
-    w.records.require_record(state, "accounts", input["accountId"])
-    _assert_email_free(state, input["email"])
+    state, args = call.state, call.args
+    w.records.require_record(state, "accounts", args.accountId)
+    _assert_email_free(state, args.email)
     contact_id = w.records.next_id(state, "CON")
     contact: Contact = {
         "id": contact_id,
-        "accountId": input["accountId"],
-        "firstName": input["firstName"].strip(),
-        "lastName": input["lastName"].strip(),
-        "title": input.get("title"),
-        "email": input["email"].strip(),
-        "phone": input.get("phone"),
+        "accountId": args.accountId,
+        "firstName": args.firstName.strip(),
+        "lastName": args.lastName.strip(),
+        "title": args.title,
+        "email": args.email.strip(),
+        "phone": args.phone,
         "isPrimary": False,
         "status": "active",
         "mergedIntoId": None,
         "createdDate": w.clock.today(state),
     }
-    if input.get("isPrimary", False):
+    if args.isPrimary:
         _make_primary(state, contact, [])
     call.add(CONTACT, contact, f"Created {full_name(contact)}.")
     return {"created": contact_view(state, contact)}
 
 
-@update_tool(
-    {
-        "title": w.schema.string("New job title."),
-        "phone": w.schema.string("New phone number."),
-        "email": w.schema.string("New email (must stay unique among active contacts)."),
-        "isPrimary": w.schema.boolean(
-            "true makes this the primary contact (demoting the current one)."
-        ),
-    },
-    ACTIVE_CONTACT,
-    contact_view,
-)
-def update_contact(call: w.Write) -> None:
+class _ContactChanges(w.Input):
+    title = w.fields.string("New job title.", default=None, raw=True)
+    phone = w.fields.string("New phone number.", default=None, raw=True)
+    email = w.fields.string(
+        "New email (must stay unique among active contacts).", default=None, raw=True
+    )
+    isPrimary = w.fields.boolean(
+        "true makes this the primary contact (demoting the current one).", default=None
+    )
+
+
+@update_tool(_ContactChanges, ACTIVE_CONTACT, contact_view)
+def update_contact(call: w.Write[_ContactChanges]) -> None:
     """Change a contact's title, phone or email, or make it the account's primary contact.
 
     Emails stay unique; the primary contact is replaced, never unset.
     """
-    state, input, contact = call.state, call.input, call.record
-    if input.get("isPrimary") is False and contact["isPrimary"]:
+    state, args, contact = call.state, call.args, call.record
+    if args.isPrimary is False and contact["isPrimary"]:
         raise silo.tool_error(
             "invalid_state",
             f"Contact {contact['id']} is the primary contact of {contact['accountId']}; make "
             "another contact primary instead of unsetting it.",
         )
-    if "email" in input:
-        _assert_email_free(state, input["email"], except_id=contact["id"])
-        call.set("email", input["email"].strip())
+    if args.email is not None:
+        _assert_email_free(state, args.email, except_id=contact["id"])
+        call.set("email", args.email.strip())
     call.set_given(("title", "phone"))
-    if input.get("isPrimary"):
+    if args.isPrimary:
         _make_primary(state, contact, call.changes)
 
 
-@w.define_tool({"accountId": w.schema.string("Only groups involving this account.")})
-def find_duplicate_contacts(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _AccountFilter(w.Input):
+    accountId = w.fields.string("Only groups involving this account.", default=None, raw=True)
+
+
+@w.define_tool(_AccountFilter)
+def find_duplicate_contacts(state: State, args: _AccountFilter) -> dict[str, Any]:
     """Groups of active contacts that share an email address (case-insensitive), oldest record first
     in each group.
     """
-    w.records.check_references(state, input, FILTERS)
+    w.records.check_references(state, args, FILTERS)
+    account_id = args.accountId
     groups = [
         [contact_view(state, c) for c in group]
         for group in duplicate_contact_groups(state)
-        if "accountId" not in input or any(c["accountId"] == input["accountId"] for c in group)
+        if account_id is None or any(c["accountId"] == account_id for c in group)
     ]
     return {"count": len(groups), "groups": groups}
 
@@ -199,23 +205,22 @@ def _repoint(state: State, old: str, new: str) -> list[str]:
     return sorted(moved)
 
 
-@ACTOR.write_tool(
-    {
-        "survivorId": w.schema.string("Contact id of the record to keep."),
-        "duplicateId": w.schema.string("Contact id of the record to merge away."),
-    },
-    ["survivorId", "duplicateId"],
-)
-def merge_contacts(call: w.Write) -> dict[str, Any]:
+class _Merge(w.Input):
+    survivorId = w.fields.string("Contact id of the record to keep.", raw=True)
+    duplicateId = w.fields.string("Contact id of the record to merge away.", raw=True)
+
+
+@ACTOR.write_tool(_Merge)
+def merge_contacts(call: w.Write[_Merge]) -> dict[str, Any]:
     """Merge a duplicate contact into the record that survives. Deals, activities and leads that
     refer to the duplicate are re-pointed to the survivor; blank survivor fields (title, phone)
     are filled from the duplicate; the duplicate is kept with status merged.
     """
-    state, input = call.state, call.input
-    if input["survivorId"] == input["duplicateId"]:
+    state, args = call.state, call.args
+    if args.survivorId == args.duplicateId:
         raise silo.tool_error("invalid_input", "survivorId and duplicateId must differ.")
-    survivor = w.records.require_record(state, "contacts", input["survivorId"])
-    duplicate = w.records.require_record(state, "contacts", input["duplicateId"])
+    survivor = w.records.require_record(state, "contacts", args.survivorId)
+    duplicate = w.records.require_record(state, "contacts", args.duplicateId)
     _require_active(state, survivor)
     _require_active(state, duplicate)
     if survivor["accountId"] != duplicate["accountId"]:

@@ -7,8 +7,8 @@ guessing (``Opportunity OPP-007 is lost, not open.``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import silo_async as silo
 from silo_async import world as w
@@ -40,14 +40,16 @@ __all__ = [
     "assert_may_reassign",
     "assert_opportunity_open",
     "deal_owner",
+    "future_date",
     "is_lead_open",
-    "read_future_date",
     "reassign_owner",
     "reassign_tool",
     "require_starting_stage",
     "update_tool",
     "work_owner",
 ]
+
+I = TypeVar("I", bound=w.Input)  # noqa: E741 (an update tool's Input)
 
 #: Roles that may move other people's work (besides the current owner).
 MANAGING_ROLES: tuple[str, ...] = ("director", "sales_ops")
@@ -111,18 +113,23 @@ def acting_user(state: State, user_id: str) -> User:
 
 
 #: Every write names its actor: an active user, resolved before anything else.
+#: crm reads its ids and texts as given (schema-checked, not stripped): ``raw=True``.
 ACTOR = w.Actor(
-    w.schema.string("Id of the user making this change, e.g. USR-002. Must be an active user."),
+    w.fields.string(
+        "Id of the user making this change, e.g. USR-002. Must be an active user.", raw=True
+    ),
     acting_user,
 )
 #: The records writes act on, looked up by their id input.
-ACCOUNT = w.Target("accounts", "accountId", w.schema.string("Account id."), "account")
-CONTACT = w.Target("contacts", "contactId", w.schema.string("Contact id."), "contact")
-LEAD = w.Target("leads", "leadId", w.schema.string("Lead id."), "lead")
+ACCOUNT = w.Target("accounts", "accountId", w.fields.string("Account id.", raw=True), "account")
+CONTACT = w.Target("contacts", "contactId", w.fields.string("Contact id.", raw=True), "contact")
+LEAD = w.Target("leads", "leadId", w.fields.string("Lead id.", raw=True), "lead")
 OPPORTUNITY = w.Target(
-    "opportunities", "opportunityId", w.schema.string("Opportunity id."), "opportunity"
+    "opportunities", "opportunityId", w.fields.string("Opportunity id.", raw=True), "opportunity"
 )
-ACTIVITY = w.Target("activities", "activityId", w.schema.string("Activity id."), "activity")
+ACTIVITY = w.Target(
+    "activities", "activityId", w.fields.string("Activity id.", raw=True), "activity"
+)
 
 
 def _assignable(state: State, user_id: str, what: str) -> User:
@@ -195,6 +202,10 @@ def reassign_owner(call: w.Write, kind: str, new_owner_id: str) -> None:
     call.audit(f"Owner changed to {new_owner_id}.")
 
 
+class _NewOwner(w.Input):
+    newOwnerId = w.fields.string("User id of the new owner.", raw=True)
+
+
 def reassign_tool(
     name: str, description: str, target: w.Target, view: Callable[[State, Any], dict[str, Any]]
 ) -> silo.Tool:
@@ -207,46 +218,45 @@ def reassign_tool(
             guarded when the record may not change any more (closed, converted, done).
         view: what the agent sees of the record afterwards.
     """
-    new_owner = {"newOwnerId": w.schema.string("User id of the new owner.")}
 
-    @ACTOR.write_tool(name, description, new_owner, ["newOwnerId"], target=target)
-    def reassign(call: w.Write) -> dict[str, Any]:
-        reassign_owner(call, target.entity, call.input["newOwnerId"])
+    @ACTOR.write_tool(name, description, _NewOwner, target=target)
+    def reassign(call: w.Write[_NewOwner]) -> dict[str, Any]:
+        reassign_owner(call, target.entity, call.args.newOwnerId)
         return {"updated": view(call.state, call.record)}
 
     return reassign
 
 
 def update_tool(
-    properties: Mapping[str, w.schema.Schema],
+    changes: type[I],
     target: w.Target,
     view: Callable[[State, Any], dict[str, Any]],
-    require: Callable[[dict[str, Any]], None] | None = None,
-) -> Callable[[Callable[[w.Write], None]], silo.Tool]:
+    require: Callable[[I], None] | None = None,
+) -> Callable[[Callable[[w.Write[I]], None]], silo.Tool]:
     """Decorate ``apply(call)`` as the ``update_<kind>`` tool: ``{updated: view, changes}``.
 
-    A call must give at least one of ``properties`` (``require``, by default
+    A call must give at least one of the fields of ``changes`` (``require``, by default
     :func:`w.fields.require_some` over them); ``apply`` checks and sets the fields through the
     :class:`w.Write`, and the changes are audited as ``Updated <kind>.``.
 
     The tool is named after ``apply`` and described by its docstring, like any write tool.
 
     Args:
-        properties: the fields the tool may change (none of them required).
+        changes: the fields the tool may change (none of them required).
         target: the kind of record, guarded when it may not change any more.
         view: what the agent sees of the record afterwards.
         require: refuses an input that changes nothing.
     """
-    fields = tuple(properties)
+    fields = tuple(w.fields.fields_of(changes))
 
-    def make(apply: Callable[[w.Write], None]) -> silo.Tool:
-        @ACTOR.write_tool(properties, target=target)
+    def make(apply: Callable[[w.Write[I]], None]) -> silo.Tool:
+        @ACTOR.write_tool(changes, target=target)
         @functools.wraps(apply)
-        def update(call: w.Write) -> dict[str, Any]:
+        def update(call: w.Write[I]) -> dict[str, Any]:
             if require is None:
-                w.fields.require_some(call.input, fields)
+                w.fields.require_some(call.args, fields)
             else:
-                require(call.input)
+                require(call.args)
             apply(call)
             call.audit(f"Updated {target.entity}.")
             return {"updated": view(call.state, call.record), "changes": call.changes}
@@ -261,13 +271,12 @@ def is_lead_open(lead: Lead) -> bool:
     return lead["status"] in OPEN_LEAD_STATUSES
 
 
-def read_future_date(state: State, input: dict[str, Any], key: str) -> str:
-    """A real ``YYYY-MM-DD`` date that is today or later on the simulated clock.
+def future_date(state: State, key: str, value: str) -> str:
+    """``value``, the date field ``key`` (a real ``YYYY-MM-DD`` date), if it is today or later.
 
     Raises:
-        ToolError: ``invalid_input`` for an impossible date or one in the past.
+        ToolError: ``invalid_input`` for a date in the past.
     """
-    value = w.fields.read_date(input, key)
     if value < w.clock.today(state):
         raise w.fields.invalid(key, f"must be today ({w.clock.today(state)}) or later", value)
     return value

@@ -27,8 +27,8 @@ from .helpers import (
     OPPORTUNITY,
     activities_about,
     deal_owner,
+    future_date,
     is_lead_open,
-    read_future_date,
     reassign_tool,
     require_starting_stage,
     update_tool,
@@ -93,27 +93,24 @@ get_lead = LEADS.get_tool(
 )
 
 
-@ACTOR.write_tool(
-    {
-        "firstName": w.schema.string("First name."),
-        "lastName": w.schema.string("Last name."),
-        "company": w.schema.string("Company name."),
-        "email": w.schema.string("Email address."),
-        "source": w.schema.enum("Where the lead came from.", SOURCES),
-        "ownerId": w.schema.string("User id of the owner (any active user)."),
-        "title": w.schema.string("Job title."),
-        "phone": w.schema.string("Phone number."),
-    },
-    ["firstName", "lastName", "company", "email", "source", "ownerId"],
-)
-def create_lead(call: w.Write) -> dict[str, Any]:
+class _NewLead(w.Input):
+    firstName = w.fields.string("First name.", raw=True)
+    lastName = w.fields.string("Last name.", raw=True)
+    company = w.fields.string("Company name.", raw=True)
+    email = w.fields.string("Email address.", raw=True)
+    source = w.fields.enum("Where the lead came from.", SOURCES)
+    ownerId = w.fields.string("User id of the owner (any active user).", raw=True)
+    title = w.fields.string("Job title.", default=None, raw=True)
+    phone = w.fields.string("Phone number.", default=None, raw=True)
+
+
+@ACTOR.write_tool(_NewLead)
+def create_lead(call: w.Write[_NewLead]) -> dict[str, Any]:
     """Create a lead (status new). Emails are unique among open leads."""
-    state, input = call.state, call.input
-    work_owner(state, input["ownerId"], "leads")
+    state, args = call.state, call.args
+    work_owner(state, args.ownerId, "leads")
     for other in state["leads"].values():
-        if is_lead_open(other) and normalise_email(other["email"]) == normalise_email(
-            input["email"]
-        ):
+        if is_lead_open(other) and normalise_email(other["email"]) == normalise_email(args.email):
             raise silo.tool_error(
                 "conflict",
                 f"Open lead {other['id']} ({full_name(other)}) already uses {other['email']}.",
@@ -122,15 +119,15 @@ def create_lead(call: w.Write) -> dict[str, Any]:
     lead_id = w.records.next_id(state, "LEAD")
     lead: Lead = {
         "id": lead_id,
-        "firstName": input["firstName"].strip(),
-        "lastName": input["lastName"].strip(),
-        "company": input["company"].strip(),
-        "title": input.get("title"),
-        "email": input["email"].strip(),
-        "phone": input.get("phone"),
-        "source": input["source"],
+        "firstName": args.firstName.strip(),
+        "lastName": args.lastName.strip(),
+        "company": args.company.strip(),
+        "title": args.title,
+        "email": args.email.strip(),
+        "phone": args.phone,
+        "source": args.source,
         "status": "new",
-        "ownerId": input["ownerId"],
+        "ownerId": args.ownerId,
         "createdDate": w.clock.today(state),
         "lastContactedDate": None,
         "disqualifyReason": None,
@@ -143,33 +140,30 @@ def create_lead(call: w.Write) -> dict[str, Any]:
     return {"created": lead_view(state, lead)}
 
 
-def _something_to_update(input: dict[str, Any]) -> None:
-    if not any(input.get(f) for f in ("title", "phone", "email", "markContacted")):
+class _LeadChanges(w.Input):
+    title = w.fields.string("New job title.", default=None, raw=True)
+    phone = w.fields.string("New phone number.", default=None, raw=True)
+    email = w.fields.string("New email address.", default=None, raw=True)
+    markContacted = w.fields.boolean("true records a contact today.", default=False)
+
+
+def _something_to_update(args: _LeadChanges) -> None:
+    if not any((args.title, args.phone, args.email, args.markContacted)):
         raise silo.tool_error(
             "invalid_input",
             "Nothing to update: give title, phone, email or markContacted: true.",
         )
 
 
-@update_tool(
-    {
-        "title": w.schema.string("New job title."),
-        "phone": w.schema.string("New phone number."),
-        "email": w.schema.string("New email address."),
-        "markContacted": w.schema.boolean("true records a contact today."),
-    },
-    OPEN_LEAD,
-    lead_view,
-    _something_to_update,
-)
-def update_lead(call: w.Write) -> None:
+@update_tool(_LeadChanges, OPEN_LEAD, lead_view, _something_to_update)
+def update_lead(call: w.Write[_LeadChanges]) -> None:
     """Change an open lead's title, phone or email, or record that it was contacted today (a new
     lead then becomes working).
 
     A contact today moves a new lead to working.
     """
     call.set_given(("title", "phone", "email"))
-    if call.input.get("markContacted"):
+    if call.args.markContacted:
         call.set("lastContactedDate", w.clock.today(call.state))
         if call.record["status"] == "new":
             call.set("status", "working")
@@ -200,14 +194,16 @@ def qualify_lead(call: w.Write) -> dict[str, Any]:
     return {"updated": lead_view(call.state, call.record)}
 
 
-@ACTOR.write_tool(
-    {"reason": w.schema.string("Why the lead is not a fit.")}, ["reason"], target=OPEN_LEAD
-)
-def disqualify_lead(call: w.Write) -> dict[str, Any]:
+class _Disqualification(w.Input):
+    reason = w.fields.string("Why the lead is not a fit.", raw=True)
+
+
+@ACTOR.write_tool(_Disqualification, target=OPEN_LEAD)
+def disqualify_lead(call: w.Write[_Disqualification]) -> dict[str, Any]:
     """Disqualify an open lead with a reason."""
     call.set("status", "disqualified")
-    call.set("disqualifyReason", call.input["reason"].strip())
-    call.audit(call.input["reason"])
+    call.set("disqualifyReason", call.args.reason.strip())
+    call.audit(call.args.reason)
     return {"updated": lead_view(call.state, call.record)}
 
 
@@ -227,7 +223,7 @@ def _conversion_owner(state: State, lead: Lead, owner_id: str | None) -> User:
 
 
 def _conversion_account(
-    call: w.Write, lead: Lead, account_id: str | None, owner: User
+    call: w.Write[_Conversion], lead: Lead, account_id: str | None, owner: User
 ) -> tuple[Account, bool]:
     state = call.state
     if account_id is not None:
@@ -249,7 +245,9 @@ def _conversion_account(
     return account, True
 
 
-def _conversion_contact(call: w.Write, lead: Lead, account: Account) -> tuple[Contact, bool]:
+def _conversion_contact(
+    call: w.Write[_Conversion], lead: Lead, account: Account
+) -> tuple[Contact, bool]:
     state = call.state
     # An active contact at the account with the lead's email is the same person: reuse it.
     for existing in w.tools.sorted_by_id(state["contacts"]):
@@ -297,25 +295,36 @@ def _convertible(state: State, lead: Lead) -> None:
         )
 
 
+class _Conversion(w.Input):
+    amount: w.fields.Field[float] = w.fields.field(
+        w.schema.number("Opportunity amount in USD (positive)."), read=w.fields.read_money
+    )
+    expectedCloseDate = w.fields.date("Expected close date, today or later")
+    opportunityName = w.fields.string(
+        "Name of the new opportunity (default: '<company> opportunity').", default=None, raw=True
+    )
+    accountId = w.fields.string(
+        "Attach the lead to this existing account instead of creating one.",
+        default=None,
+        raw=True,
+    )
+    ownerId = w.fields.string("User id who will own the opportunity.", default=None, raw=True)
+    stageId = w.fields.string(
+        "Open stage to start in (default: the first open stage).", default=None, raw=True
+    )
+
+
 @ACTOR.write_tool(
-    {
-        "amount": w.schema.number("Opportunity amount in USD (positive)."),
-        "expectedCloseDate": w.schema.date("Expected close date, today or later"),
-        "opportunityName": w.schema.string(
-            "Name of the new opportunity (default: '<company> opportunity')."
-        ),
-        "accountId": w.schema.string(
-            "Attach the lead to this existing account instead of creating one."
-        ),
-        "ownerId": w.schema.string("User id who will own the opportunity."),
-        "stageId": w.schema.string("Open stage to start in (default: the first open stage)."),
-    },
-    ["amount", "expectedCloseDate"],
+    _Conversion,
     target=w.Target(
-        "leads", "leadId", w.schema.string("Lead id (must be qualified)."), "lead", _convertible
+        "leads",
+        "leadId",
+        w.fields.string("Lead id (must be qualified).", raw=True),
+        "lead",
+        _convertible,
     ),
 )
-def convert_lead(call: w.Write) -> dict[str, Any]:
+def convert_lead(call: w.Write[_Conversion]) -> dict[str, Any]:
     """Convert a qualified lead into a customer record and an opportunity. Without accountId a new
     account is created from the lead's company (names must be unique); with accountId the lead
     joins that existing account. The contact is reused when the account already has one with the
@@ -323,18 +332,19 @@ def convert_lead(call: w.Write) -> dict[str, Any]:
     owned by ownerId, or by the lead's owner when that is an active account executive or
     director.
     """
-    state, input, lead = call.state, call.input, call.record
-    amount = w.fields.read_money(input, "amount")
-    close = read_future_date(state, input, "expectedCloseDate")
-    stage = require_starting_stage(state, input.get("stageId"))
-    if "accountId" in input:
-        w.records.require_record(state, "accounts", input["accountId"])
-    owner = _conversion_owner(state, lead, input.get("ownerId"))
-    account, account_created = _conversion_account(call, lead, input.get("accountId"), owner)
+    state, args, lead = call.state, call.args, call.record
+    amount = args.amount
+    close = future_date(state, "expectedCloseDate", args.expectedCloseDate)
+    stage = require_starting_stage(state, args.stageId)
+    if args.accountId is not None:
+        w.records.require_record(state, "accounts", args.accountId)
+    owner = _conversion_owner(state, lead, args.ownerId)
+    account, account_created = _conversion_account(call, lead, args.accountId, owner)
     contact, contact_created = _conversion_contact(call, lead, account)
+    name = args.opportunityName
     opp = new_opportunity(
         state,
-        name=input.get("opportunityName", f"{lead['company']} opportunity"),
+        name=f"{lead['company']} opportunity" if name is None else name,
         account_id=account["id"],
         contact_id=contact["id"],
         owner_id=owner["id"],

@@ -25,7 +25,7 @@ from .helpers import (
     activities_about,
     assert_opportunity_open,
     deal_owner,
-    read_future_date,
+    future_date,
     reassign_tool,
     require_starting_stage,
     update_tool,
@@ -96,7 +96,7 @@ def new_opportunity(
     return opp
 
 
-def _enter_stage(call: w.Write, stage: Stage) -> None:
+def _enter_stage(call: w.Write[Any], stage: Stage) -> None:
     call.set("stageId", stage["id"])
     call.record["stageHistory"].append(
         {"stageId": stage["id"], "enteredDate": w.clock.today(call.state)}
@@ -153,34 +153,40 @@ get_opportunity = OPPORTUNITIES.get_tool(
 )
 
 
-@ACTOR.write_tool(
-    {
-        "name": w.schema.string("Deal name."),
-        "accountId": w.schema.string("Account id."),
-        "ownerId": w.schema.string("Owner: an active account executive or director."),
-        "amount": w.schema.number("Amount in USD (positive)."),
-        "expectedCloseDate": w.schema.date("Expected close date, today or later"),
-        "stageId": w.schema.string("Open stage to start in (default: the first open stage)."),
-        "primaryContactId": w.schema.string("An active contact of the account."),
-    },
-    ["name", "accountId", "ownerId", "amount", "expectedCloseDate"],
-)
-def create_opportunity(call: w.Write) -> dict[str, Any]:
+def _amount(description: str, **default: Any) -> Any:
+    """An amount in USD: stated as a number, read as money (rounded to cents, positive)."""
+    return w.fields.field(w.schema.number(description), read=w.fields.read_money, **default)
+
+
+class _NewOpportunity(w.Input):
+    name = w.fields.string("Deal name.", raw=True)
+    accountId = w.fields.string("Account id.", raw=True)
+    ownerId = w.fields.string("Owner: an active account executive or director.", raw=True)
+    amount: w.fields.Field[float] = _amount("Amount in USD (positive).")
+    expectedCloseDate = w.fields.date("Expected close date, today or later")
+    stageId = w.fields.string(
+        "Open stage to start in (default: the first open stage).", default=None, raw=True
+    )
+    primaryContactId = w.fields.string("An active contact of the account.", default=None, raw=True)
+
+
+@ACTOR.write_tool(_NewOpportunity)
+def create_opportunity(call: w.Write[_NewOpportunity]) -> dict[str, Any]:
     """Create an open opportunity on an account, in an open stage (default: the first)."""
-    state, input = call.state, call.input
-    account = w.records.require_record(state, "accounts", input["accountId"])
-    deal_owner(state, input["ownerId"], "opportunities")
-    amount = w.fields.read_money(input, "amount")
-    close = read_future_date(state, input, "expectedCloseDate")
-    stage = require_starting_stage(state, input.get("stageId"))
-    if "primaryContactId" in input:
-        _check_contact(state, input["primaryContactId"], account["id"])
+    state, args = call.state, call.args
+    account = w.records.require_record(state, "accounts", args.accountId)
+    deal_owner(state, args.ownerId, "opportunities")
+    amount = args.amount
+    close = future_date(state, "expectedCloseDate", args.expectedCloseDate)
+    stage = require_starting_stage(state, args.stageId)
+    if args.primaryContactId is not None:
+        _check_contact(state, args.primaryContactId, account["id"])
     opp = new_opportunity(
         state,
-        name=input["name"],
+        name=args.name,
         account_id=account["id"],
-        contact_id=input.get("primaryContactId"),
-        owner_id=input["ownerId"],
+        contact_id=args.primaryContactId,
+        owner_id=args.ownerId,
         stage=stage,
         amount=amount,
         close=close,
@@ -189,36 +195,36 @@ def create_opportunity(call: w.Write) -> dict[str, Any]:
     return {"created": opportunity_view(state, opp)}
 
 
-@update_tool(
-    {
-        "name": w.schema.string("New name."),
-        "amount": w.schema.number("New amount in USD (positive)."),
-        "expectedCloseDate": w.schema.date("New expected close date, today or later"),
-        "primaryContactId": w.schema.string(
-            "New primary contact (an active contact of the account)."
-        ),
-    },
-    OPEN_OPPORTUNITY,
-    opportunity_view,
-)
-def update_opportunity(call: w.Write) -> None:
+class _OpportunityChanges(w.Input):
+    name = w.fields.string("New name.", default=None, raw=True)
+    amount: w.fields.Field[float | None] = _amount("New amount in USD (positive).", default=None)
+    expectedCloseDate = w.fields.date("New expected close date, today or later", default=None)
+    primaryContactId = w.fields.string(
+        "New primary contact (an active contact of the account).", default=None, raw=True
+    )
+
+
+@update_tool(_OpportunityChanges, OPEN_OPPORTUNITY, opportunity_view)
+def update_opportunity(call: w.Write[_OpportunityChanges]) -> None:
     """Change an open opportunity's name, amount, expected close date or primary contact.
 
     Amounts are money, close dates not in the past, contacts of the deal's account.
     """
-    state, input = call.state, call.input
-    if "name" in input:
-        call.set("name", input["name"].strip())
-    if "amount" in input:
-        call.set("amount", w.fields.read_money(input, "amount"))
-    if "expectedCloseDate" in input:
-        call.set("expectedCloseDate", read_future_date(state, input, "expectedCloseDate"))
-    if "primaryContactId" in input:
-        _check_contact(state, input["primaryContactId"], call.record["accountId"])
-        call.set("primaryContactId", input["primaryContactId"])
+    state, args = call.state, call.args
+    if args.name is not None:
+        call.set("name", args.name.strip())
+    if args.amount is not None:
+        call.set("amount", args.amount)
+    if args.expectedCloseDate is not None:
+        call.set(
+            "expectedCloseDate", future_date(state, "expectedCloseDate", args.expectedCloseDate)
+        )
+    if args.primaryContactId is not None:
+        _check_contact(state, args.primaryContactId, call.record["accountId"])
+        call.set("primaryContactId", args.primaryContactId)
 
 
-def _move(call: w.Write, stage: Stage) -> dict[str, Any]:
+def _move(call: w.Write[Any], stage: Stage) -> dict[str, Any]:
     opp = call.record
     if stage["isClosed"]:
         raise silo.tool_error(
@@ -235,12 +241,14 @@ def _move(call: w.Write, stage: Stage) -> dict[str, Any]:
     return {"updated": opportunity_view(call.state, opp)}
 
 
-@ACTOR.write_tool(
-    {"stageId": w.schema.string("Target open stage id.")}, ["stageId"], target=OPEN_OPPORTUNITY
-)
-def move_opportunity_stage(call: w.Write) -> dict[str, Any]:
+class _Stage(w.Input):
+    stageId = w.fields.string("Target open stage id.", raw=True)
+
+
+@ACTOR.write_tool(_Stage, target=OPEN_OPPORTUNITY)
+def move_opportunity_stage(call: w.Write[_Stage]) -> dict[str, Any]:
     """Move an open opportunity to another open stage (forwards or back). Resets days in stage."""
-    return _move(call, w.records.require_record(call.state, "stages", call.input["stageId"]))
+    return _move(call, w.records.require_record(call.state, "stages", call.args.stageId))
 
 
 @ACTOR.write_tool(target=OPEN_OPPORTUNITY)
@@ -258,39 +266,38 @@ def advance_opportunity_stage(call: w.Write) -> dict[str, Any]:
     return _move(call, stage)
 
 
-def _close(call: w.Write, outcome: Literal["won", "lost"]) -> None:
+def _close(call: w.Write[Any], outcome: Literal["won", "lost"]) -> None:
     _enter_stage(call, outcome_stage(call.state, outcome))
     call.set("status", outcome)
     call.set("closedDate", w.clock.today(call.state))
 
 
-@ACTOR.write_tool(
-    {
-        "finalAmount": w.schema.number(
-            "Contracted amount in USD if it differs from the deal amount."
-        )
-    },
-    target=OPEN_OPPORTUNITY,
-)
-def close_opportunity_won(call: w.Write) -> dict[str, Any]:
+class _Won(w.Input):
+    finalAmount: w.fields.Field[float | None] = _amount(
+        "Contracted amount in USD if it differs from the deal amount.", default=None
+    )
+
+
+@ACTOR.write_tool(_Won, target=OPEN_OPPORTUNITY)
+def close_opportunity_won(call: w.Write[_Won]) -> dict[str, Any]:
     """Close an open opportunity as won today, optionally at the final contracted amount."""
-    if "finalAmount" in call.input:
-        call.set("amount", w.fields.read_money(call.input, "finalAmount"))
+    if call.args.finalAmount is not None:
+        call.set("amount", call.args.finalAmount)
     _close(call, "won")
     call.audit("Won.")
     return {"updated": opportunity_view(call.state, call.record)}
 
 
-@ACTOR.write_tool(
-    {"reason": w.schema.enum("Why the deal was lost.", LOST_REASONS)},
-    ["reason"],
-    target=OPEN_OPPORTUNITY,
-)
-def close_opportunity_lost(call: w.Write) -> dict[str, Any]:
+class _Lost(w.Input):
+    reason = w.fields.enum("Why the deal was lost.", LOST_REASONS)
+
+
+@ACTOR.write_tool(_Lost, target=OPEN_OPPORTUNITY)
+def close_opportunity_lost(call: w.Write[_Lost]) -> dict[str, Any]:
     """Close an open opportunity as lost today, with a reason."""
     _close(call, "lost")
-    call.set("lostReason", call.input["reason"])
-    call.audit(f"Lost: {call.input['reason']}.")
+    call.set("lostReason", call.args.reason)
+    call.audit(f"Lost: {call.args.reason}.")
     return {"updated": opportunity_view(call.state, call.record)}
 
 

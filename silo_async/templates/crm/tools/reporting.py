@@ -26,16 +26,23 @@ from .views import opportunity_view, user_name
 __all__ = ["forecast_report", "pipeline_summary", "rep_performance", "stale_deals_report"]
 
 
-def _owner_filter(state: State, input: dict[str, Any]) -> str | None:
-    w.records.check_references(state, input, FILTERS)
-    owner_id: str | None = input.get("ownerId")
-    return owner_id
+#: The owner filter every report takes.
+_OWNER = w.fields.string("Only deals owned by this user id.", default=None, raw=True)
 
 
-@w.define_tool({"ownerId": w.schema.string("Only deals owned by this user id.")})
-def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _ByOwner(w.Input):
+    ownerId = _OWNER
+
+
+def _owner_filter(state: State, args: _ByOwner | _Forecast | _Stale) -> str | None:
+    w.records.check_references(state, args, FILTERS)
+    return args.ownerId
+
+
+@w.define_tool(_ByOwner)
+def pipeline_summary(state: State, args: _ByOwner) -> dict[str, Any]:
     """Open pipeline by stage: deal count, amount and probability-weighted amount, plus totals."""
-    opps = open_opportunities(state, _owner_filter(state, input))
+    opps = open_opportunities(state, _owner_filter(state, args))
     rows = []
     for stage in open_stages(state):
         in_stage = [o for o in opps if o["stageId"] == stage["id"]]
@@ -58,18 +65,20 @@ def pipeline_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    {
-        "closingOnOrBefore": w.schema.date("Only deals expected to close on or before this date"),
-        "ownerId": w.schema.string("Only deals owned by this user id."),
-    }
-)
-def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Forecast(w.Input):
+    closingOnOrBefore = w.fields.date(
+        "Only deals expected to close on or before this date", default=None
+    )
+    ownerId = _OWNER
+
+
+@w.define_tool(_Forecast)
+def forecast_report(state: State, args: _Forecast) -> dict[str, Any]:
     """Probability-weighted forecast of open deals expected to close on or before a date (default:
     all open deals), optionally for one owner.
     """
-    opps = open_opportunities(state, _owner_filter(state, input))
-    cutoff = w.fields.read_date(input, "closingOnOrBefore", None)
+    opps = open_opportunities(state, _owner_filter(state, args))
+    cutoff = args.closingOnOrBefore
     if cutoff is not None:
         opps = [o for o in opps if o["expectedCloseDate"] <= cutoff]
     return {
@@ -82,19 +91,21 @@ def forecast_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    {
-        "year": w.schema.integer(
-            "Calendar year of closed-won business (default: the current year).", minimum=2000
-        ),
-        "activeOnly": w.schema.boolean("Only users who are still active (default false)."),
-    }
-)
-def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Performance(w.Input):
+    year = w.fields.integer(
+        "Calendar year of closed-won business (default: the current year).",
+        minimum=2000,
+        default=None,
+    )
+    activeOnly = w.fields.boolean("Only users who are still active (default false).", default=False)
+
+
+@w.define_tool(_Performance)
+def rep_performance(state: State, args: _Performance) -> dict[str, Any]:
     """Per account executive (and any director with a quota): annual quota, closed-won in the year,
     attainment percent, and open pipeline. Includes deactivated users unless activeOnly.
     """
-    year = w.fields.read_int(input, "year", current_year(state), minimum=2000)
+    year = current_year(state) if args.year is None else args.year
     if year > current_year(state):
         raise silo.tool_error(
             "invalid_input",
@@ -104,7 +115,7 @@ def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
     for user in w.tools.sorted_by_id(state["users"]):
         if user["annualQuota"] <= 0 and user["role"] != "account_executive":
             continue
-        if input.get("activeOnly") and not user["active"]:
+        if args.activeOnly and not user["active"]:
             continue
         opps = open_opportunities(state, user["id"])
         rows.append(
@@ -122,21 +133,21 @@ def rep_performance(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"year": year, "reps": rows}
 
 
-@w.define_tool(
-    {
-        "thresholdDays": w.schema.integer(
-            "Days in stage beyond which a deal counts as stale.", minimum=0
-        ),
-        "ownerId": w.schema.string("Only deals owned by this user id."),
-    },
-    name="stale_opportunities",
-)
-def stale_deals_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Stale(w.Input):
+    thresholdDays = w.fields.integer(
+        "Days in stage beyond which a deal counts as stale.", minimum=0, default=None
+    )
+    ownerId = _OWNER
+
+
+@w.define_tool(_Stale, name="stale_opportunities")
+def stale_deals_report(state: State, args: _Stale) -> dict[str, Any]:
     """Open deals that have sat in their current stage for more than thresholdDays (default: the
     company's stale policy), longest first, with counts per owner.
     """
-    threshold = w.fields.read_int(input, "thresholdDays", stale_threshold(state), minimum=0)
-    owner_id = _owner_filter(state, input)
+    given = args.thresholdDays
+    threshold = stale_threshold(state) if given is None else given
+    owner_id = _owner_filter(state, args)
     stale = [
         o
         for o in stale_opportunities(state, threshold)
