@@ -166,6 +166,13 @@ def test_a_field_name_starting_with_an_underscore_is_refused() -> None:
             _secret = w.fields.string("Hidden.")
 
 
+def test_given_lists_what_the_input_gives_without_reading_it() -> None:
+    args = Claim({"amount": 0, "note": None, "employeeId": "USR-1", "hasReceipt": False})
+    assert w.fields.given(args) == ["employeeId", "amount", "hasReceipt"]  # declaration order
+    with pytest.raises(silo.ToolError, match="positive amount"):
+        _ = args.amount  # given, but judged only when read
+
+
 def test_read_again_with_a_bound_known_only_at_call_time() -> None:
     class Pay(w.Input):
         amount = w.fields.money("Amount.", default=None)

@@ -31,6 +31,7 @@ __all__ = [
     "Input",
     "Reader",
     "fields_of",
+    "given",
     "input_of",
     "read",
     "require_some",
@@ -203,6 +204,16 @@ def read(args: Input, key: str, **changes: Any) -> Any:
         raise TypeError(f'field "{key}" is read as given: it has no rules to change')
     options = {**field.options, **changes}
     return field.reader(args._input, key, default, path=args._path, **options)
+
+
+def given(args: Input) -> list[str]:
+    """The keys of ``args``'s fields the input gives, in declaration order, none of them read.
+
+    An absent key and a null one are not given. For "at least one of these" checks and for
+    updates that change only what is given, before any value is judged.
+    """
+    present = args._input
+    return [key for key in args._fields if present.get(key) is not None]
 
 
 def value_of(args: Input | Mapping[str, Any], key: str) -> Any:

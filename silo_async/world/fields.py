@@ -21,7 +21,8 @@ and the messages of refused input all come from that one declaration::
   optional: absent and null both give the default);
 * **the input**: :class:`Input`, :class:`Field`, :func:`schema_of`, :func:`fields_of`,
   :func:`read` (a field read again with a bound or default known only at call time),
-  :func:`require_some` (an update gives at least one);
+  :func:`given` (which fields the input gives, none of them read) and :func:`require_some` (an
+  update gives at least one);
 * **readers**, the rules fields apply, for reading a mapping directly: :func:`read_string`,
   :func:`read_int`, :func:`read_number`, :func:`read_money`, :func:`read_bool`,
   :func:`read_enum`, :func:`read_date`, :func:`read_strings`, :func:`read_objects`, and
@@ -35,6 +36,7 @@ from __future__ import annotations
 from ._fields import Field as Field
 from ._fields import Input as Input
 from ._fields import fields_of as fields_of
+from ._fields import given as given
 from ._fields import read as read
 from ._fields import require_some as require_some
 from ._fields import schema_of as schema_of
@@ -77,6 +79,7 @@ __all__ = [
     "enum",
     "field",
     "fields_of",
+    "given",
     "integer",
     "invalid",
     "money",

@@ -8,7 +8,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Record, State, is_done
-from .helpers import ACTOR, DEPENDENCY, assert_item_writable, require, state_name
+from .helpers import ACTOR, DEPENDENCY, ITEM_ID, assert_item_writable, require, state_name
 
 __all__ = ["add_dependency", "list_dependencies", "remove_dependency"]
 
@@ -24,12 +24,16 @@ def _link_view(state: State, dep: Record, other_id: str) -> dict[str, Any]:
     }
 
 
-@w.define_tool({"workItemId": w.schema.string("Work item id, e.g. WI-012.")}, ["workItemId"])
-def list_dependencies(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Item(w.Input):
+    workItemId = ITEM_ID
+
+
+@w.define_tool(_Item)
+def list_dependencies(state: State, args: _Item) -> dict[str, Any]:
     """List a work item's dependencies: the items blocking it (with whether each is done) and the
     items it blocks.
     """
-    item = require(state, "workItems", input["workItemId"])
+    item = require(state, "workItems", args.workItemId)
     deps = state["dependencies"].values()
     return {
         "workItemId": item["id"],
@@ -59,18 +63,17 @@ def _reaches(state: State, start: str, goal: str) -> bool:
     return False
 
 
-@ACTOR.write_tool(
-    {
-        "blockerId": w.schema.string("The item that must be done first."),
-        "blockedId": w.schema.string("The item that waits for it."),
-    },
-    ["blockerId", "blockedId"],
-)
-def add_dependency(call: w.Write) -> dict[str, Any]:
+class _Link(w.Input):
+    blockerId = w.fields.string("The item that must be done first.", raw=True)
+    blockedId = w.fields.string("The item that waits for it.", raw=True)
+
+
+@ACTOR.write_tool(_Link)
+def add_dependency(call: w.Write[_Link]) -> dict[str, Any]:
     """Record that one work item blocks another. Self-links, duplicates and cycles are refused."""
     state = call.state
-    blocker = require(state, "workItems", call.input["blockerId"])
-    blocked = require(state, "workItems", call.input["blockedId"])
+    blocker = require(state, "workItems", call.args.blockerId)
+    blocked = require(state, "workItems", call.args.blockedId)
     assert_item_writable(state, blocked)
     if blocker["id"] == blocked["id"]:
         raise silo.tool_error("invalid_input", f"{blocker['id']} cannot block itself.")

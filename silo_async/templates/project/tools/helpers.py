@@ -24,11 +24,14 @@ __all__ = [
     "DEPENDENCY",
     "FILTER_COLLECTIONS",
     "ITEM",
+    "ITEM_ID",
     "MEMBER",
     "PROJECT",
     "SPRINT",
     "TEAM",
+    "TEAM_ID",
     "TIME_LOG",
+    "NewLead",
     "acting_member",
     "assert_assignable",
     "assert_blockers_done",
@@ -97,14 +100,20 @@ def _assert_still_here(member: Record, consequence: str) -> None:
         )
 
 
-def new_lead(call: w.Write, role: str) -> Record:
+class NewLead(w.Input):
+    """The input of a tool that makes a member the lead of its record."""
+
+    memberId = w.fields.string("Member id of the new lead.", raw=True)
+
+
+def new_lead(call: w.Write[NewLead], role: str) -> Record:
     """The member ``memberId`` names to lead the call's record: still here and not its lead yet.
 
     Raises:
         ToolError: ``not_found`` for an unknown member, ``not_allowed`` for a departed one (who
             cannot ``role``), ``conflict`` when they lead the record already.
     """
-    member = require(call.state, "members", call.input["memberId"])
+    member = require(call.state, "members", call.args.memberId)
     assert_assignable(member, role)
     if call.record["leadId"] == member["id"]:
         raise silo.tool_error("conflict", f"{member['id']} already leads {call.record['id']}.")
@@ -197,36 +206,41 @@ def assert_item_writable(state: State, item: Record) -> None:
     assert_project_open(state["projects"][item["projectId"]], "edit")
 
 
-#: The acting member, required on every change and listed first.
+#: The acting member, required on every change and listed first. The tracker reads its ids and
+#: texts as given (schema-checked, not stripped): ``raw=True``.
 ACTOR = w.Actor(
-    w.schema.string("Member id of the person making the change, e.g. MEM-001."),
+    w.fields.string("Member id of the person making the change, e.g. MEM-001.", raw=True),
     acting_member,
     first=True,
 )
+#: A work item's id, as the tools that name one declare it.
+ITEM_ID = w.fields.string("Work item id, e.g. WI-012.", raw=True)
+#: A team's id, as the tools that name one declare it.
+TEAM_ID = w.fields.string("Team id, e.g. TEAM-001.", raw=True)
 #: The records writes act on. A work item (or what hangs off one) of an archived project is
 #: read-only, which the guards check right after the lookup.
-ITEM = w.Target(
-    "workItems",
-    "workItemId",
-    w.schema.string("Work item id, e.g. WI-012."),
-    "work_item",
-    assert_item_writable,
+ITEM = w.Target("workItems", "workItemId", ITEM_ID, "work_item", assert_item_writable)
+SPRINT = w.Target(
+    "sprints", "sprintId", w.fields.string("Sprint id, e.g. SPR-003.", raw=True), "sprint"
 )
-SPRINT = w.Target("sprints", "sprintId", w.schema.string("Sprint id, e.g. SPR-003."), "sprint")
-PROJECT = w.Target("projects", "projectId", w.schema.string("Project id, e.g. PRJ-002."), "project")
-MEMBER = w.Target("members", "memberId", w.schema.string("Member id, e.g. MEM-003."), "member")
-TEAM = w.Target("teams", "teamId", w.schema.string("Team id, e.g. TEAM-001."), "team")
+PROJECT = w.Target(
+    "projects", "projectId", w.fields.string("Project id, e.g. PRJ-002.", raw=True), "project"
+)
+MEMBER = w.Target(
+    "members", "memberId", w.fields.string("Member id, e.g. MEM-003.", raw=True), "member"
+)
+TEAM = w.Target("teams", "teamId", TEAM_ID, "team")
 TIME_LOG = w.Target(
     "timeLogs",
     "timeLogId",
-    w.schema.string("Time log id, e.g. TL-012."),
+    w.fields.string("Time log id, e.g. TL-012.", raw=True),
     "time_log",
     lambda state, log: assert_item_writable(state, state["workItems"][log["workItemId"]]),
 )
 DEPENDENCY = w.Target(
     "dependencies",
     "dependencyId",
-    w.schema.string("Dependency id, e.g. DEP-004."),
+    w.fields.string("Dependency id, e.g. DEP-004.", raw=True),
     "dependency",
     lambda state, dep: assert_item_writable(state, state["workItems"][dep["blockedId"]]),
 )
@@ -304,10 +318,10 @@ FILTER_COLLECTIONS = {
 }
 
 
-def check_filters(state: State, input: dict[str, Any], *keys: str) -> None:
+def check_filters(state: State, args: w.Input, *keys: str) -> None:
     """A filter that names a record which does not exist is a mistake, not an empty result.
 
     Raises:
         ToolError: ``not_found`` for the first filter naming an unknown record.
     """
-    w.records.check_references(state, input, {key: FILTER_COLLECTIONS[key] for key in keys})
+    w.records.check_references(state, args, {key: FILTER_COLLECTIONS[key] for key in keys})

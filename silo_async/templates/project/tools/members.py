@@ -73,22 +73,23 @@ def _email_owner(state: State, email: str) -> Record | None:
     return next((m for m in state["members"].values() if m["email"] == email), None)
 
 
-@ACTOR.write_tool(
-    {
-        "name": w.schema.string("Full name."),
-        "email": w.schema.string("Work email, unique across members."),
-        "role": w.schema.enum("Role.", ROLES),
-        "teamId": w.schema.string("Team to join, e.g. TEAM-002. Omit for no team."),
-        "sprintCapacityPoints": w.schema.integer(
-            "Story points the member can take per sprint.", minimum=0, maximum=40
-        ),
-    },
-    ["name", "email", "role", "sprintCapacityPoints"],
-)
-def create_member(call: w.Write) -> dict[str, Any]:
+class _NewMember(w.Input):
+    name = w.fields.string("Full name.", raw=True)
+    email = w.fields.string("Work email, unique across members.", raw=True)
+    role = w.fields.enum("Role.", ROLES)
+    teamId = w.fields.string(
+        "Team to join, e.g. TEAM-002. Omit for no team.", default=None, raw=True
+    )
+    sprintCapacityPoints = w.fields.integer(
+        "Story points the member can take per sprint.", minimum=0, maximum=40, raw=True
+    )
+
+
+@ACTOR.write_tool(_NewMember)
+def create_member(call: w.Write[_NewMember]) -> dict[str, Any]:
     """Add a new member. The email must be unused; the team, if given, must exist."""
-    state, input = call.state, call.input
-    email = input["email"].strip().lower()
+    state, args = call.state, call.args
+    email = args.email.strip().lower()
     if "@" not in email:
         raise silo.tool_error("invalid_input", f'"email" must be an email address; got "{email}".')
     clash = _email_owner(state, email)
@@ -98,16 +99,16 @@ def create_member(call: w.Write) -> dict[str, Any]:
             f"Email {email} already belongs to {clash['id']} ({clash['name']}).",
             {"memberId": clash["id"]},
         )
-    team_id = input.get("teamId")
+    team_id = args.teamId
     if team_id is not None:
         require(state, "teams", team_id)
     member: Record = {
         "id": w.records.next_id(state, "MEM"),
-        "name": input["name"].strip(),
+        "name": args.name.strip(),
         "email": email,
-        "role": input["role"],
+        "role": args.role,
         "teamId": team_id,
-        "sprintCapacityPoints": input["sprintCapacityPoints"],
+        "sprintCapacityPoints": args.sprintCapacityPoints,
         "joinedOn": w.clock.today(state),
         "departedOn": None,
     }
@@ -115,26 +116,25 @@ def create_member(call: w.Write) -> dict[str, Any]:
     return {"created": member_summary(state, member), "auditId": audit_id}
 
 
-@ACTOR.write_tool(
-    {
-        "role": w.schema.enum("New role.", ROLES),
-        "email": w.schema.string("New email, unique across members."),
-        "sprintCapacityPoints": w.schema.integer("New capacity per sprint.", minimum=0, maximum=40),
-    },
-    target=MEMBER,
-)
-def update_member(call: w.Write) -> dict[str, Any]:
+class _MemberChanges(w.Input):
+    role = w.fields.enum("New role.", ROLES, default=None)
+    email = w.fields.string("New email, unique across members.", default=None, raw=True)
+    sprintCapacityPoints = w.fields.integer(
+        "New capacity per sprint.", minimum=0, maximum=40, default=None, raw=True
+    )
+
+
+@ACTOR.write_tool(_MemberChanges, target=MEMBER)
+def update_member(call: w.Write[_MemberChanges]) -> dict[str, Any]:
     """Change a member's role, email or sprint capacity. Departed members cannot be edited."""
-    input, member = call.input, call.record
+    args, member = call.args, call.record
     if is_departed(member):
         raise silo.tool_error(
             "not_allowed",
             f"{member['id']} ({member['name']}) left on {member['departedOn']}; departed "
             "members cannot be edited.",
         )
-    changes: dict[str, Any] = {
-        k: input[k] for k in ("role", "email", "sprintCapacityPoints") if k in input
-    }
+    changes: dict[str, Any] = {k: getattr(args, k) for k in w.fields.given(args)}
     if not changes:
         raise silo.tool_error(
             "invalid_input", "Give at least one of role, email or sprintCapacityPoints to change."
@@ -147,10 +147,14 @@ def update_member(call: w.Write) -> dict[str, Any]:
     return commit(call, member_summary, describe_changes(member, changes), changes)
 
 
-@ACTOR.write_tool(
-    {"lastDay": w.schema.string("Last working day, YYYY-MM-DD.")}, ["lastDay"], target=MEMBER
-)
-def offboard_member(call: w.Write) -> dict[str, Any]:
+class _Departure(w.Input):
+    lastDay: w.fields.Field[str] = w.fields.field(
+        w.schema.string("Last working day, YYYY-MM-DD."), read=w.fields.read_date
+    )
+
+
+@ACTOR.write_tool(_Departure, target=MEMBER)
+def offboard_member(call: w.Write[_Departure]) -> dict[str, Any]:
     """Record that a member has left (their last day). They can no longer act or be assigned work.
     Returns the open work items they still hold, which need new owners.
     """
@@ -162,7 +166,7 @@ def offboard_member(call: w.Write) -> dict[str, Any]:
         )
     if member["id"] == call.actor["id"]:
         raise silo.tool_error("not_allowed", "Members cannot offboard themselves.")
-    last_day = w.fields.read_date(call.input, "lastDay")
+    last_day = call.args.lastDay
     if last_day > w.clock.today(state) or last_day < member["joinedOn"]:
         raise silo.tool_error(
             "invalid_input",

@@ -12,6 +12,7 @@ from ..state import Record, State, hours_for_project, is_closed, is_overdue
 from .helpers import (
     ACTOR,
     PROJECT,
+    NewLead,
     assert_assignable,
     assert_can_manage,
     assert_project_open,
@@ -77,23 +78,22 @@ get_project = PROJECTS.get_tool(
 )
 
 
-@ACTOR.write_tool(
-    {
-        "key": w.schema.string("Short key, 2-6 capital letters, e.g. FLEET."),
-        "name": w.schema.string("Project name."),
-        "teamId": w.schema.string("Owning team id."),
-        "leadId": w.schema.string("Member id of the project lead."),
-        "startDate": w.schema.date("Start date."),
-        "targetDate": w.schema.date("Target date."),
-    },
-    ["key", "name", "teamId", "leadId", "startDate", "targetDate"],
-)
-def create_project(call: w.Write) -> dict[str, Any]:
+class _NewProject(w.Input):
+    key = w.fields.string("Short key, 2-6 capital letters, e.g. FLEET.", raw=True)
+    name = w.fields.string("Project name.", raw=True)
+    teamId = w.fields.string("Owning team id.", raw=True)
+    leadId = w.fields.string("Member id of the project lead.", raw=True)
+    startDate = w.fields.date("Start date.")
+    targetDate = w.fields.date("Target date.")
+
+
+@ACTOR.write_tool(_NewProject)
+def create_project(call: w.Write[_NewProject]) -> dict[str, Any]:
     """Create an active project. The key (2-6 capital letters) must be unused; the lead must be an
     active member; the target date must be after the start date.
     """
-    state, input = call.state, call.input
-    key = input["key"].strip()
+    state, args = call.state, call.args
+    key = args.key.strip()
     if not _KEY.match(key):
         raise silo.tool_error(
             "invalid_input", f'"key" must be 2-6 capital letters (A-Z); received "{key}".'
@@ -101,9 +101,9 @@ def create_project(call: w.Write) -> dict[str, Any]:
     clash = next((p for p in state["projects"].values() if p["key"] == key), None)
     if clash is not None:
         raise silo.tool_error("conflict", f"Key {key} is already used by {clash['id']}.")
-    require(state, "teams", input["teamId"])
-    assert_assignable(require(state, "members", input["leadId"]), "lead a project")
-    start, target = w.fields.read_date(input, "startDate"), w.fields.read_date(input, "targetDate")
+    require(state, "teams", args.teamId)
+    assert_assignable(require(state, "members", args.leadId), "lead a project")
+    start, target = args.startDate, args.targetDate
     if target <= start:
         raise silo.tool_error(
             "invalid_input", f"targetDate {target} must be after startDate {start}."
@@ -111,9 +111,9 @@ def create_project(call: w.Write) -> dict[str, Any]:
     project: Record = {
         "id": w.records.next_id(state, "PRJ"),
         "key": key,
-        "name": input["name"].strip(),
-        "teamId": input["teamId"],
-        "leadId": input["leadId"],
+        "name": args.name.strip(),
+        "teamId": args.teamId,
+        "leadId": args.leadId,
         "status": "active",
         "startDate": start,
         "targetDate": target,
@@ -130,18 +130,20 @@ def _editable(state: State, project: Record) -> None:
 OPEN_PROJECT = PROJECT.guarded(_editable)
 
 
-@ACTOR.write_tool(
-    {"name": w.schema.string("New name."), "targetDate": w.schema.date("New target date.")},
-    target=OPEN_PROJECT,
-)
-def update_project(call: w.Write) -> dict[str, Any]:
+class _ProjectChanges(w.Input):
+    name = w.fields.string("New name.", default=None, raw=True)
+    targetDate = w.fields.date("New target date.", default=None)
+
+
+@ACTOR.write_tool(_ProjectChanges, target=OPEN_PROJECT)
+def update_project(call: w.Write[_ProjectChanges]) -> dict[str, Any]:
     """Rename a project or move its target date. Archived projects are read-only."""
-    input, project = call.input, call.record
+    args, project = call.args, call.record
     changes: dict[str, Any] = {}
-    if "name" in input:
-        changes["name"] = input["name"].strip()
-    if "targetDate" in input:
-        target = w.fields.read_date(input, "targetDate")
+    if args.name is not None:
+        changes["name"] = args.name.strip()
+    target = args.targetDate
+    if target is not None:
         if target <= project["startDate"]:
             raise silo.tool_error(
                 "invalid_input",
@@ -153,14 +155,16 @@ def update_project(call: w.Write) -> dict[str, Any]:
     return commit(call, _project_summary, describe_changes(project, changes), changes)
 
 
-@ACTOR.write_tool(
-    {"status": w.schema.enum("New status.", ("active", "on_hold"))}, ["status"], target=OPEN_PROJECT
-)
-def set_project_status(call: w.Write) -> dict[str, Any]:
+class _Status(w.Input):
+    status = w.fields.enum("New status.", ("active", "on_hold"))
+
+
+@ACTOR.write_tool(_Status, target=OPEN_PROJECT)
+def set_project_status(call: w.Write[_Status]) -> dict[str, Any]:
     """Put a project on hold or make it active again (use archive_project to archive). Only the
     project lead, the owning team's lead or a manager may do this.
     """
-    project, status = call.record, call.input["status"]
+    project, status = call.record, call.args.status
     assert_can_manage(call.state, call.actor, project)
     if project["status"] == status:
         raise silo.tool_error("conflict", f"{project['id']} is already {status.replace('_', ' ')}.")
@@ -204,10 +208,8 @@ def archive_project(call: w.Write) -> dict[str, Any]:
     return commit(call, _project_summary, detail, {"status": "archived"})
 
 
-@ACTOR.write_tool(
-    {"memberId": w.schema.string("Member id of the new lead.")}, ["memberId"], target=OPEN_PROJECT
-)
-def set_project_lead(call: w.Write) -> dict[str, Any]:
+@ACTOR.write_tool(NewLead, target=OPEN_PROJECT)
+def set_project_lead(call: w.Write[NewLead]) -> dict[str, Any]:
     """Make an active member the project's lead."""
     project, member = call.record, new_lead(call, "lead a project")
     detail = f"Lead {project['leadId']} -> {member['id']}"

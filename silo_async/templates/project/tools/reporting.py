@@ -33,12 +33,16 @@ __all__ = [
 ]
 
 
-@w.define_tool({"sprintId": w.schema.string("Sprint id.")}, ["sprintId"])
-def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Sprint(w.Input):
+    sprintId = w.fields.string("Sprint id.", raw=True)
+
+
+@w.define_tool(_Sprint)
+def sprint_report(state: State, args: _Sprint) -> dict[str, Any]:
     """Burn-down view of one sprint: committed, delivered and remaining points, points by workflow
     state, days remaining and the open items with their blocked flags.
     """
-    sprint = require(state, "sprints", input["sprintId"])
+    sprint = require(state, "sprints", args.sprintId)
     items = items_in_sprint(state, sprint["id"])
     by_status: dict[str, int] = {}
     for item in items:
@@ -55,22 +59,22 @@ def sprint_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    {
-        "teamId": w.schema.string("Only members of this team."),
-        "activeOnly": w.schema.boolean("Leave out members who have departed."),
-    }
-)
-def member_load_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _LoadFilters(w.Input):
+    teamId = w.fields.string("Only members of this team.", default=None, raw=True)
+    activeOnly = w.fields.boolean("Leave out members who have departed.", default=False)
+
+
+@w.define_tool(_LoadFilters)
+def member_load_report(state: State, args: _LoadFilters) -> dict[str, Any]:
     """Each member's active-sprint load against their sprint capacity: load, remaining capacity, how
     far over capacity, and utilisation percent.
     """
-    check_filters(state, input, "teamId")
+    check_filters(state, args, "teamId")
     rows = []
     for member in state["members"].values():
-        if input.get("teamId") not in (None, member["teamId"]):
+        if args.teamId not in (None, member["teamId"]):
             continue
-        if input.get("activeOnly") and is_departed(member):
+        if args.activeOnly and is_departed(member):
             continue
         summary = member_summary(state, member)
         capacity = int(member["sprintCapacityPoints"])
@@ -98,13 +102,21 @@ def _item_rows(rows: list[dict[str, Any]], points_key: str) -> dict[str, Any]:
     return {"count": len(rows), points_key: sum(int(r["points"]) for r in rows), "results": rows}
 
 
-@w.define_tool({"projectId": w.schema.string("Only this project.")})
-def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+#: The project filter of the reports on work items.
+_PROJECT = w.fields.string("Only this project.", default=None, raw=True)
+
+
+class _ByProject(w.Input):
+    projectId = _PROJECT
+
+
+@w.define_tool(_ByProject)
+def blocked_items_report(state: State, args: _ByProject) -> dict[str, Any]:
     """Open items waiting on at least one blocker that is not done (computed from the dependencies,
     not from the stored status), with their unresolved blockers.
     """
-    check_filters(state, input, "projectId")
-    ids = blocked_item_ids(state, input.get("projectId"))
+    check_filters(state, args, "projectId")
+    ids = blocked_item_ids(state, args.projectId)
     items = state["workItems"]
     rows = [
         {
@@ -122,27 +134,27 @@ def blocked_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return _item_rows(rows, "blockedPoints")
 
 
-@w.define_tool(
-    {
-        "projectId": w.schema.string("Only this project."),
-        "activeAssigneesOnly": w.schema.boolean(
-            "Only items assigned to a member who has not departed."
-        ),
-    }
-)
-def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Overdue(w.Input):
+    projectId = _PROJECT
+    activeAssigneesOnly = w.fields.boolean(
+        "Only items assigned to a member who has not departed.", default=False
+    )
+
+
+@w.define_tool(_Overdue)
+def overdue_items_report(state: State, args: _Overdue) -> dict[str, Any]:
     """Open items whose due date has passed, with days overdue and whether the assignee is still
     active.
     """
-    check_filters(state, input, "projectId")
+    check_filters(state, args, "projectId")
     members = state["members"]
     rows = []
     for item in state["workItems"].values():
-        if not is_overdue(state, item) or input.get("projectId") not in (None, item["projectId"]):
+        if not is_overdue(state, item) or args.projectId not in (None, item["projectId"]):
             continue
         assignee = members.get(item.get("assigneeId") or "")
         active = assignee is not None and not is_departed(assignee)
-        if input.get("activeAssigneesOnly") and not active:
+        if args.activeAssigneesOnly and not active:
             continue
         rows.append(
             {
@@ -159,23 +171,29 @@ def overdue_items_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return _item_rows(rows, "overduePoints")
 
 
-@w.define_tool(
-    {
-        "projectId": w.schema.string("Only this project's sprints."),
-        "status": w.schema.enum("Only sprints in this status.", ("planned", "active", "completed")),
-    }
-)
-def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+#: The project filter of the reports on sprints.
+_SPRINTS_OF = w.fields.string("Only this project's sprints.", default=None, raw=True)
+
+
+class _Velocity(w.Input):
+    projectId = _SPRINTS_OF
+    status = w.fields.enum(
+        "Only sprints in this status.", ("planned", "active", "completed"), default=None
+    )
+
+
+@w.define_tool(_Velocity)
+def velocity_report(state: State, args: _Velocity) -> dict[str, Any]:
     """Per sprint (sorted by start date): committed, delivered and carried-over points, plus the
     average delivered by completed sprints.
     """
-    check_filters(state, input, "projectId")
+    check_filters(state, args, "projectId")
     sprints = sorted(state["sprints"].values(), key=lambda s: (s["startDate"], s["id"]))
     rows = []
     for sprint in sprints:
-        if input.get("projectId") not in (None, sprint["projectId"]):
+        if args.projectId not in (None, sprint["projectId"]):
             continue
-        if input.get("status") not in (None, sprint["status"]):
+        if args.status not in (None, sprint["status"]):
             continue
         unfinished = [i for i in items_in_sprint(state, sprint["id"]) if not is_closed(state, i)]
         rows.append(
@@ -200,10 +218,14 @@ def velocity_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool({"projectId": w.schema.string("Project id.")}, ["projectId"])
-def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Project(w.Input):
+    projectId = w.fields.string("Project id.", raw=True)
+
+
+@w.define_tool(_Project)
+def project_time_report(state: State, args: _Project) -> dict[str, Any]:
     """Hours logged on one project: the total, per member and per work item."""
-    project = require(state, "projects", input["projectId"])
+    project = require(state, "projects", args.projectId)
     items = state["workItems"]
     by_member: dict[str, float] = {}
     by_item: dict[str, float] = {}
@@ -224,13 +246,17 @@ def project_time_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool({"projectId": w.schema.string("Only this project's sprints.")})
-def sprint_budget_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Budgets(w.Input):
+    projectId = _SPRINTS_OF
+
+
+@w.define_tool(_Budgets)
+def sprint_budget_report(state: State, args: _Budgets) -> dict[str, Any]:
     """Committed points against the point budget for every planned and active sprint.
 
     Budget position of the sprints that can still change.
     """
-    check_filters(state, input, "projectId")
+    check_filters(state, args, "projectId")
     rows = [
         {
             "sprintId": s["id"],
@@ -241,6 +267,6 @@ def sprint_budget_report(state: State, input: dict[str, Any]) -> dict[str, Any]:
             "overBudgetBy": sprint_over_budget_by(state, s["id"]),
         }
         for s in state["sprints"].values()
-        if s["status"] != "completed" and input.get("projectId") in (None, s["projectId"])
+        if s["status"] != "completed" and args.projectId in (None, s["projectId"])
     ]
     return {"total": len(rows), "results": rows}

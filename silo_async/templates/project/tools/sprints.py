@@ -11,6 +11,7 @@ from ..state import Record, State, is_closed, items_in_sprint
 from .helpers import (
     ACTOR,
     ITEM,
+    ITEM_ID,
     SPRINT,
     assert_can_manage,
     assert_capacity,
@@ -38,26 +39,26 @@ __all__ = [
 STATUSES = ("planned", "active", "completed")
 
 
-@w.define_tool(
-    {
-        "projectId": w.schema.string("Only sprints of this project."),
-        "status": w.schema.enum("Only sprints in this status.", STATUSES),
-        **w.schema.PAGING,
-    }
-)
-def list_sprints(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _SprintFilters(w.Input):
+    projectId = w.fields.string("Only sprints of this project.", default=None, raw=True)
+    status = w.fields.enum("Only sprints in this status.", STATUSES, default=None)
+    limit = w.fields.LIMIT
+    offset = w.fields.OFFSET
+
+
+@w.define_tool(_SprintFilters)
+def list_sprints(state: State, args: _SprintFilters) -> dict[str, Any]:
     """List sprints (sorted by start date) with committed, delivered and remaining points, the point
     budget and how far over budget each is.
     """
-    check_filters(state, input, "projectId")
+    check_filters(state, args, "projectId")
     sprints = sorted(state["sprints"].values(), key=lambda s: (s["startDate"], s["id"]))
     rows = [
         sprint_summary(state, s)
         for s in sprints
-        if input.get("projectId") in (None, s["projectId"])
-        and input.get("status") in (None, s["status"])
+        if args.projectId in (None, s["projectId"]) and args.status in (None, s["status"])
     ]
-    return w.tools.paginate(rows, input)
+    return w.tools.paginate(rows, args)
 
 
 SPRINTS = w.Collection("sprints", "sprintId", "SPR-003")
@@ -75,33 +76,32 @@ def _check_dates(start: str, end: str) -> None:
         raise silo.tool_error("invalid_input", f"endDate {end} must be after startDate {start}.")
 
 
-@ACTOR.write_tool(
-    {
-        "projectId": w.schema.string("Project id."),
-        "name": w.schema.string("Sprint name, e.g. Routing S11."),
-        "startDate": w.schema.date("First day."),
-        "endDate": w.schema.date("Last day."),
-        "pointBudget": w.schema.integer(
-            "Story points the sprint may commit to.", minimum=1, maximum=200
-        ),
-        "goal": w.schema.string("One-line sprint goal."),
-    },
-    ["projectId", "name", "startDate", "endDate", "pointBudget"],
-)
-def create_sprint(call: w.Write) -> dict[str, Any]:
+class _NewSprint(w.Input):
+    projectId = w.fields.string("Project id.", raw=True)
+    name = w.fields.string("Sprint name, e.g. Routing S11.", raw=True)
+    startDate = w.fields.date("First day.")
+    endDate = w.fields.date("Last day.")
+    pointBudget = w.fields.integer(
+        "Story points the sprint may commit to.", minimum=1, maximum=200, raw=True
+    )
+    goal = w.fields.string("One-line sprint goal.", default="", raw=True)
+
+
+@ACTOR.write_tool(_NewSprint)
+def create_sprint(call: w.Write[_NewSprint]) -> dict[str, Any]:
     """Plan a new sprint for a project (created as planned). The name must be unused in the project;
     the end date must be after the start date.
     """
-    state, input = call.state, call.input
-    project = require(state, "projects", input["projectId"])
+    state, args = call.state, call.args
+    project = require(state, "projects", args.projectId)
     assert_project_open(project, "add")
-    name = input["name"].strip()
+    name = args.name.strip()
     if any(
         s["projectId"] == project["id"] and s["name"].lower() == name.lower()
         for s in state["sprints"].values()
     ):
         raise silo.tool_error("conflict", f'{project["id"]} already has a sprint named "{name}".')
-    start, end = w.fields.read_date(input, "startDate"), w.fields.read_date(input, "endDate")
+    start, end = args.startDate, args.endDate
     _check_dates(start, end)
     sprint: Record = {
         "id": w.records.next_id(state, "SPR"),
@@ -110,34 +110,35 @@ def create_sprint(call: w.Write) -> dict[str, Any]:
         "startDate": start,
         "endDate": end,
         "status": "planned",
-        "pointBudget": input["pointBudget"],
-        "goal": input.get("goal", ""),
+        "pointBudget": args.pointBudget,
+        "goal": args.goal,
     }
     audit_id = call.add(SPRINT, sprint, name)
     return {"created": sprint_summary(state, sprint), "auditId": audit_id}
 
 
-@ACTOR.write_tool(
-    {
-        "name": w.schema.string("New name."),
-        "startDate": w.schema.date("New first day."),
-        "endDate": w.schema.date("New last day."),
-        "pointBudget": w.schema.integer("New point budget.", minimum=1, maximum=200),
-        "goal": w.schema.string("New goal."),
-    },
-    target=SPRINT,
-)
-def update_sprint(call: w.Write) -> dict[str, Any]:
+class _SprintChanges(w.Input):
+    name = w.fields.string("New name.", default=None, raw=True)
+    startDate = w.fields.date("New first day.", default=None)
+    endDate = w.fields.date("New last day.", default=None)
+    pointBudget = w.fields.integer(
+        "New point budget.", minimum=1, maximum=200, default=None, raw=True
+    )
+    goal = w.fields.string("New goal.", default=None, raw=True)
+
+
+@ACTOR.write_tool(_SprintChanges, target=SPRINT)
+def update_sprint(call: w.Write[_SprintChanges]) -> dict[str, Any]:
     """Change a planned or active sprint's name, dates, goal or point budget. Completed sprints are
     read-only.
     """
-    input, sprint = call.input, call.record
+    args, sprint = call.args, call.record
     if sprint["status"] == "completed":
         raise silo.tool_error("invalid_state", f"{sprint['id']} is completed and read-only.")
-    changes: dict[str, Any] = {k: input[k] for k in ("name", "pointBudget", "goal") if k in input}
-    for key in ("startDate", "endDate"):
-        if key in input:
-            changes[key] = w.fields.read_date(input, key)
+    given = w.fields.given(args)
+    # The values as given first, then the dates, which are read (and may be refused) last.
+    order = ("name", "pointBudget", "goal", "startDate", "endDate")
+    changes: dict[str, Any] = {k: getattr(args, k) for k in order if k in given}
     if not changes:
         raise silo.tool_error(
             "invalid_input", "Give at least one of name, startDate, endDate, pointBudget, goal."
@@ -198,11 +199,14 @@ def start_sprint(call: w.Write) -> dict[str, Any]:
     return commit(call, sprint_summary, sprint["name"], {"status": "active"})
 
 
-@ACTOR.write_tool(
-    {"carryOverToSprintId": w.schema.string("Sprint that receives the unfinished items.")},
-    target=SPRINT,
-)
-def complete_sprint(call: w.Write) -> dict[str, Any]:
+class _CarryOver(w.Input):
+    carryOverToSprintId = w.fields.string(
+        "Sprint that receives the unfinished items.", default=None, raw=True
+    )
+
+
+@ACTOR.write_tool(_CarryOver, target=SPRINT)
+def complete_sprint(call: w.Write[_CarryOver]) -> dict[str, Any]:
     """Complete an active sprint. Unfinished items (not done or cancelled) stay in it unless
     carryOverToSprintId names a planned or active sprint of the same project, which must have
     budget for them. Only the project lead, the owning team's lead or a manager may do this.
@@ -214,7 +218,7 @@ def complete_sprint(call: w.Write) -> dict[str, Any]:
     assert_can_manage(state, call.actor, project)
     _assert_status(sprint, "active", "only an active sprint can be completed")
     unfinished = [i for i in items_in_sprint(state, sprint["id"]) if not is_closed(state, i)]
-    target_id = call.input.get("carryOverToSprintId")
+    target_id = call.args.carryOverToSprintId
     if target_id is not None:
         _check_carry_over(state, sprint, require(state, "sprints", target_id), unfinished)
         for item in unfinished:
@@ -251,8 +255,12 @@ def _assert_takes_work(sprint: Record) -> None:
         )
 
 
-@ACTOR.write_tool({ITEM.key: ITEM.schema}, [ITEM.key], target=SPRINT)
-def add_item_to_sprint(call: w.Write) -> dict[str, Any]:
+class _Item(w.Input):
+    workItemId = ITEM_ID
+
+
+@ACTOR.write_tool(_Item, target=SPRINT)
+def add_item_to_sprint(call: w.Write[_Item]) -> dict[str, Any]:
     """Put an open work item into a planned or active sprint of its project. The sprint's point
     budget applies, and for an active sprint so does the assignee's capacity.
 

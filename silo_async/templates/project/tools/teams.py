@@ -8,7 +8,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import Record, State, is_departed, member_load, teams_led_by
-from .helpers import ACTOR, TEAM, assert_assignable, commit, new_lead, require
+from .helpers import ACTOR, TEAM, TEAM_ID, NewLead, assert_assignable, commit, new_lead, require
 from .views import member_summary
 
 __all__ = ["create_team", "get_team", "list_teams", "move_member_to_team", "set_team_lead"]
@@ -39,19 +39,21 @@ get_team = TEAMS.get_tool(
 )
 
 
-@ACTOR.write_tool(
-    {"name": w.schema.string("Team name."), "leadId": w.schema.string("Member id of the lead.")},
-    ["name"],
-)
-def create_team(call: w.Write) -> dict[str, Any]:
+class _NewTeam(w.Input):
+    name = w.fields.string("Team name.", raw=True)
+    leadId = w.fields.string("Member id of the lead.", default=None, raw=True)
+
+
+@ACTOR.write_tool(_NewTeam)
+def create_team(call: w.Write[_NewTeam]) -> dict[str, Any]:
     """Create a team. The name must be unused; the lead, if given, must be an active member and
     joins the team.
     """
     state = call.state
-    name = call.input["name"].strip()
+    name = call.args.name.strip()
     if any(t["name"].lower() == name.lower() for t in state["teams"].values()):
         raise silo.tool_error("conflict", f'A team named "{name}" already exists.')
-    lead_id = call.input.get("leadId")
+    lead_id = call.args.leadId
     if lead_id is not None:
         assert_assignable(require(state, "members", lead_id), "lead a team")
         led = teams_led_by(state, lead_id)
@@ -67,10 +69,8 @@ def create_team(call: w.Write) -> dict[str, Any]:
     return {"created": _team_summary(state, team), "auditId": audit_id}
 
 
-@ACTOR.write_tool(
-    {"memberId": w.schema.string("Member id of the new lead.")}, ["memberId"], target=TEAM
-)
-def set_team_lead(call: w.Write) -> dict[str, Any]:
+@ACTOR.write_tool(NewLead, target=TEAM)
+def set_team_lead(call: w.Write[NewLead]) -> dict[str, Any]:
     """Make an active member of the team its lead."""
     team, member = call.record, new_lead(call, "lead a team")
     if member["teamId"] != team["id"]:
@@ -83,12 +83,14 @@ def set_team_lead(call: w.Write) -> dict[str, Any]:
     return commit(call, _team_summary, detail, {"leadId": member["id"]})
 
 
+class _Team(w.Input):
+    teamId = TEAM_ID
+
+
 @ACTOR.write_tool(
-    {TEAM.key: TEAM.schema},
-    [TEAM.key],
-    target=w.Target("members", "memberId", w.schema.string("Member id."), "member"),
+    _Team, target=w.Target("members", "memberId", w.fields.string("Member id.", raw=True), "member")
 )
-def move_member_to_team(call: w.Write) -> dict[str, Any]:
+def move_member_to_team(call: w.Write[_Team]) -> dict[str, Any]:
     """Move an active member to another team. A team's lead cannot be moved away."""
     state, member = call.state, call.record
     team = TEAM.find(state, call.input)

@@ -26,8 +26,8 @@ def _hours(value: float) -> float:
     return float(value)
 
 
-def _log_date(state: State, input: dict[str, Any], member: Record) -> str:
-    day = w.fields.read_date(input, "date", None) or w.clock.today(state)
+def _log_date(state: State, date: str | None, member: Record) -> str:
+    day = date or w.clock.today(state)
     if day > w.clock.today(state):
         raise silo.tool_error(
             "invalid_input", f"date {day} is in the future; today is {w.clock.today(state)}."
@@ -73,26 +73,28 @@ def _check_daily_total(
         )
 
 
-@ACTOR.write_tool(
-    {
-        "workItemId": w.schema.string("Work item id."),
-        "memberId": w.schema.string("Member who did the work (default: the actor)."),
-        "hours": w.schema.number("Hours worked, 0.25 to 12 in quarter hours."),
-        "date": w.schema.date("Day worked (default today)."),
-        "note": w.schema.string("What was done."),
-    },
-    ["workItemId", "hours"],
-)
-def log_time(call: w.Write) -> dict[str, Any]:
+class _Log(w.Input):
+    workItemId = w.fields.string("Work item id.", raw=True)
+    memberId = w.fields.string(
+        "Member who did the work (default: the actor).", default=None, raw=True
+    )
+    hours = w.fields.number("Hours worked, 0.25 to 12 in quarter hours.", raw=True)
+    date = w.fields.date("Day worked (default today).", default=None)
+    note = w.fields.string("What was done.", default="", raw=True)
+
+
+@ACTOR.write_tool(_Log)
+def log_time(call: w.Write[_Log]) -> dict[str, Any]:
     """Log hours on an open work item for a member (default: the actor) on a date (default: today).
     Hours come in quarter hours, at most 12 per member per day; closed items take no time.
     """
-    state, input = call.state, call.input
-    item = ITEM.find(state, input)
-    member = require(state, "members", str(input.get("memberId", call.actor["id"])))
+    state, args = call.state, call.args
+    item = ITEM.find(state, call.input)  # the item's id is this tool's own field, read as given
+    member_id = call.actor["id"] if args.memberId is None else args.memberId
+    member = require(state, "members", str(member_id))
     _check_open(state, item)
-    hours = _hours(input["hours"])
-    day = _log_date(state, input, member)
+    hours = _hours(args.hours)
+    day = _log_date(state, args.date, member)
     _check_daily_total(state, member["id"], day, hours)
     log: Record = {
         "id": w.records.next_id(state, "TL"),
@@ -100,40 +102,40 @@ def log_time(call: w.Write) -> dict[str, Any]:
         "memberId": member["id"],
         "date": day,
         "hours": hours,
-        "note": input.get("note", ""),
+        "note": args.note,
     }
     audit_id = call.add(TIME_LOG, log, f"{hours} h on {item['id']} for {member['id']} ({day})")
     return {"created": log, "auditId": audit_id}
 
 
-@w.define_tool(
-    {
-        "workItemId": w.schema.string("Only logs on this item."),
-        "memberId": w.schema.string("Only logs by this member."),
-        "projectId": w.schema.string("Only logs on this project's items."),
-        "from": w.schema.date("Only logs on or after this date."),
-        "to": w.schema.date("Only logs on or before this date."),
-        **w.schema.PAGING,
-    }
-)
-def list_time_logs(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _LogFilters(w.Input):
+    workItemId = w.fields.string("Only logs on this item.", default=None, raw=True)
+    memberId = w.fields.string("Only logs by this member.", default=None, raw=True)
+    projectId = w.fields.string("Only logs on this project's items.", default=None, raw=True)
+    from_ = w.fields.date("Only logs on or after this date.", default=None)
+    to = w.fields.date("Only logs on or before this date.", default=None)
+    limit = w.fields.LIMIT
+    offset = w.fields.OFFSET
+
+
+@w.define_tool(_LogFilters)
+def list_time_logs(state: State, args: _LogFilters) -> dict[str, Any]:
     """List time logs (sorted by id) with the total hours of every matching log."""
-    check_filters(state, input, "workItemId", "memberId", "projectId")
-    start = w.fields.read_date(input, "from", None)
-    end = w.fields.read_date(input, "to", None)
+    check_filters(state, args, "workItemId", "memberId", "projectId")
+    start, end = args.from_, args.to
     if start is not None and end is not None and end < start:
         raise silo.tool_error("invalid_input", f'"to" {end} is before "from" {start}.')
     items = state["workItems"]
     rows = [
         t
         for t in state["timeLogs"].values()
-        if input.get("workItemId") in (None, t["workItemId"])
-        and input.get("memberId") in (None, t["memberId"])
-        and input.get("projectId") in (None, items[t["workItemId"]]["projectId"])
+        if args.workItemId in (None, t["workItemId"])
+        and args.memberId in (None, t["memberId"])
+        and args.projectId in (None, items[t["workItemId"]]["projectId"])
         and (start is None or t["date"] >= start)
         and (end is None or t["date"] <= end)
     ]
-    page = w.tools.paginate(rows, input)
+    page = w.tools.paginate(rows, args)
     page["totalHours"] = w.amounts.round_half_up(sum(float(t["hours"]) for t in rows), 2)
     return page
 
@@ -142,41 +144,40 @@ TIME_LOGS = w.Collection("timeLogs", "timeLogId", "TL-007")
 get_time_log = TIME_LOGS.get_tool("Read one time log.")
 
 
-@ACTOR.write_tool(
-    {
-        "hours": w.schema.number("Corrected hours."),
-        "date": w.schema.date("Corrected date."),
-        "note": w.schema.string("Corrected note."),
-    },
-    target=TIME_LOG,
-)
-def update_time_log(call: w.Write) -> dict[str, Any]:
+class _LogChanges(w.Input):
+    hours = w.fields.number("Corrected hours.", default=None, raw=True)
+    date = w.fields.date("Corrected date.", default=None)
+    note = w.fields.string("Corrected note.", default=None, raw=True)
+
+
+@ACTOR.write_tool(_LogChanges, target=TIME_LOG)
+def update_time_log(call: w.Write[_LogChanges]) -> dict[str, Any]:
     """Correct a time log's hours, date or note. Logs on closed items cannot be edited."""
-    state, input, log = call.state, call.input, call.record
+    state, args, log = call.state, call.args, call.record
     _check_open(state, state["workItems"][log["workItemId"]], "changed")
-    if not any(k in input for k in ("hours", "date", "note")):
+    if not w.fields.given(args):
         raise silo.tool_error("invalid_input", "Give at least one of hours, date or note.")
     member = state["members"][log["memberId"]]
-    hours = _hours(input["hours"]) if "hours" in input else float(log["hours"])
-    day = (
-        _log_date(state, {"date": w.fields.read_date(input, "date")}, member)
-        if "date" in input
-        else log["date"]
-    )
+    hours = float(log["hours"]) if args.hours is None else _hours(args.hours)
+    date = args.date
+    day = log["date"] if date is None else _log_date(state, date, member)
     _check_daily_total(state, member["id"], day, hours, skip=log["id"])
     before = f"{log['hours']} h on {log['date']}"
-    log.update({"hours": hours, "date": day, "note": input.get("note", log["note"])})
+    note = log["note"] if args.note is None else args.note
+    log.update({"hours": hours, "date": day, "note": note})
     audit_id = call.audit(f"{before} -> {hours} h on {day}")
     return {"updated": log, "auditId": audit_id}
 
 
-@ACTOR.write_tool(
-    {"reason": w.schema.string("Why the log is removed.")}, ["reason"], target=TIME_LOG
-)
-def delete_time_log(call: w.Write) -> dict[str, Any]:
+class _Removal(w.Input):
+    reason = w.fields.string("Why the log is removed.", raw=True)
+
+
+@ACTOR.write_tool(_Removal, target=TIME_LOG)
+def delete_time_log(call: w.Write[_Removal]) -> dict[str, Any]:
     """Delete a time log that should not exist, giving the reason (kept in the audit log)."""
     log = call.record
     del call.state["timeLogs"][log["id"]]
-    reason = call.input["reason"]
+    reason = call.args.reason
     detail = f"Deleted {log['hours']} h on {log['workItemId']} ({log['date']}): {reason}"
     return {"removed": log, "auditId": call.audit(detail)}

@@ -13,6 +13,7 @@ from .helpers import (
     ACTOR,
     FILTER_COLLECTIONS,
     ITEM,
+    ITEM_ID,
     assert_assignable,
     assert_blockers_done,
     assert_capacity,
@@ -90,33 +91,36 @@ list_work_items = WORK_ITEMS.list_tool(
 )
 
 
-@w.define_tool(
-    {
-        "query": w.schema.string("Text to look for."),
-        "projectId": w.schema.string("Only this project."),
-        **w.schema.PAGING,
-    },
-    ["query"],
-)
-def search_work_items(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Search(w.Input):
+    query = w.fields.string("Text to look for.", raw=True)
+    projectId = w.fields.string("Only this project.", default=None, raw=True)
+    limit = w.fields.LIMIT
+    offset = w.fields.OFFSET
+
+
+@w.define_tool(_Search)
+def search_work_items(state: State, args: _Search) -> dict[str, Any]:
     """Find work items whose id or title contains the query (case-insensitive)."""
-    check_filters(state, input, "projectId")
-    needle = input["query"].strip().lower()
+    check_filters(state, args, "projectId")
+    needle = args.query.strip().lower()
     rows = [
         item_summary(state, i)
         for i in state["workItems"].values()
-        if needle in f"{i['id']} {i['title']}".lower()
-        and input.get("projectId") in (None, i["projectId"])
+        if needle in f"{i['id']} {i['title']}".lower() and args.projectId in (None, i["projectId"])
     ]
-    return w.tools.paginate(rows, input)
+    return w.tools.paginate(rows, args)
 
 
-@w.define_tool({ITEM.key: ITEM.schema}, [ITEM.key])
-def get_work_item(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Item(w.Input):
+    workItemId = ITEM_ID
+
+
+@w.define_tool(_Item)
+def get_work_item(state: State, args: _Item) -> dict[str, Any]:
     """Read one work item with its computed flags, blockers, the items it blocks and its comment
     count.
     """
-    item = require(state, "workItems", input["workItemId"])
+    item = require(state, "workItems", args.workItemId)
     deps = state["dependencies"].values()
     return {
         **item_summary(state, item),
@@ -137,50 +141,51 @@ def _check_sprint(state: State, item: Record, project: Record, sprint_id: str) -
     assert_sprint_budget(state, sprint, item["points"])
 
 
-@ACTOR.write_tool(
-    {
-        "projectId": w.schema.string("Project id."),
-        "title": w.schema.string("Short title."),
-        "type": w.schema.enum("Item type.", TYPES),
-        "points": w.schema.integer("Estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
-        "priority": w.schema.enum("Priority (default medium).", PRIORITIES),
-        "assigneeId": w.schema.string("Member id of the assignee."),
-        "sprintId": w.schema.string("A planned or active sprint of the same project."),
-        "dueDate": w.schema.date("Due date."),
-    },
-    ["projectId", "title", "type", "points"],
-)
-def create_work_item(call: w.Write) -> dict[str, Any]:
+class _NewItem(w.Input):
+    projectId = w.fields.string("Project id.", raw=True)
+    title = w.fields.string("Short title.", raw=True)
+    type = w.fields.enum("Item type.", TYPES)
+    points = w.fields.integer("Estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0, raw=True)
+    priority = w.fields.enum("Priority (default medium).", PRIORITIES, default="medium")
+    assigneeId = w.fields.string("Member id of the assignee.", default=None, raw=True)
+    sprintId = w.fields.string(
+        "A planned or active sprint of the same project.", default=None, raw=True
+    )
+    dueDate = w.fields.date("Due date.", default=None)
+
+
+@ACTOR.write_tool(_NewItem)
+def create_work_item(call: w.Write[_NewItem]) -> dict[str, Any]:
     """Create a work item in an active project. It starts in Backlog, or Ready when put in a sprint.
     The assignee must not have departed; sprint budget and (for an active sprint) the assignee's
     capacity apply.
 
     Create an item after checking every placement rule.
     """
-    state, input = call.state, call.input
-    project = require(state, "projects", input["projectId"])
+    state, args = call.state, call.args
+    project = require(state, "projects", args.projectId)
     assert_project_open(project, "add")
     item: Record = {
         "id": "",
         "projectId": project["id"],
-        "title": input["title"].strip(),
-        "type": input["type"],
-        "priority": input.get("priority", "medium"),
-        "points": _points(input["points"]),
+        "title": args.title.strip(),
+        "type": args.type,
+        "priority": args.priority,
+        "points": _points(args.points),
         "statusId": "backlog",
         "assigneeId": None,
         "sprintId": None,
-        "dueDate": w.fields.read_date(input, "dueDate", None),
+        "dueDate": args.dueDate,
         "reporterId": call.actor["id"],
         "createdOn": w.clock.today(state),
         "statusChangedOn": w.clock.today(state),
     }
-    sprint_id = input.get("sprintId")
+    sprint_id = args.sprintId
     if sprint_id is not None:
         _check_sprint(state, item, project, sprint_id)
         item["statusId"] = "ready"
-    if input.get("assigneeId") is not None:
-        member = require(state, "members", input["assigneeId"])
+    if args.assigneeId is not None:
+        member = require(state, "members", args.assigneeId)
         assert_assignable(member)
         assert_capacity(state, member, item, sprint_id)
         item["assigneeId"] = member["id"]
@@ -190,23 +195,22 @@ def create_work_item(call: w.Write) -> dict[str, Any]:
     return {"created": item_summary(state, item), "auditId": audit_id}
 
 
-@ACTOR.write_tool(
-    {
-        "title": w.schema.string("New title."),
-        "type": w.schema.enum("New type.", TYPES),
-        "priority": w.schema.enum("New priority.", PRIORITIES),
-        "points": w.schema.integer("New estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0),
-    },
-    target=ITEM,
-)
-def update_work_item(call: w.Write) -> dict[str, Any]:
+class _ItemChanges(w.Input):
+    title = w.fields.string("New title.", default=None, raw=True)
+    type = w.fields.enum("New type.", TYPES, default=None)
+    priority = w.fields.enum("New priority.", PRIORITIES, default=None)
+    points = w.fields.integer(
+        "New estimate on the scale 0, 1, 2, 3, 5, 8, 13.", minimum=0, default=None, raw=True
+    )
+
+
+@ACTOR.write_tool(_ItemChanges, target=ITEM)
+def update_work_item(call: w.Write[_ItemChanges]) -> dict[str, Any]:
     """Change a work item's title, type, priority or estimate. Closed items keep their estimate; a
     larger estimate must fit the sprint budget and the assignee's capacity.
     """
-    input, item = call.input, call.record
-    changes: dict[str, Any] = {
-        k: input[k] for k in ("title", "type", "priority", "points") if k in input
-    }
+    args, item = call.args, call.record
+    changes: dict[str, Any] = {k: getattr(args, k) for k in w.fields.given(args)}
     if not changes:
         raise silo.tool_error(
             "invalid_input", "Give at least one of title, type, priority or points to change."
@@ -229,15 +233,17 @@ def _check_new_estimate(state: State, item: Record, points: int) -> None:
         assert_capacity(state, state["members"][item["assigneeId"]], bigger, item["sprintId"])
 
 
-@ACTOR.write_tool(
-    {"memberId": w.schema.string("Member id of the new assignee.")}, ["memberId"], target=ITEM
-)
-def assign_work_item(call: w.Write) -> dict[str, Any]:
+class _Assignee(w.Input):
+    memberId = w.fields.string("Member id of the new assignee.", raw=True)
+
+
+@ACTOR.write_tool(_Assignee, target=ITEM)
+def assign_work_item(call: w.Write[_Assignee]) -> dict[str, Any]:
     """Assign an open work item to a member who has not departed. In an active sprint the item must
     fit the member's remaining capacity.
     """
     state, item = call.state, call.record
-    member = require(state, "members", call.input["memberId"])
+    member = require(state, "members", call.args.memberId)
     assert_item_open(state, item, "closed items keep the assignee who closed them")
     assert_assignable(member)
     if item.get("assigneeId") == member["id"]:
@@ -262,18 +268,18 @@ def unassign_work_item(call: w.Write) -> dict[str, Any]:
     )
 
 
-@ACTOR.write_tool(
-    {"toStatusId": w.schema.string("Target workflow state id, e.g. in_review.")},
-    ["toStatusId"],
-    target=ITEM,
-)
-def transition_work_item(call: w.Write) -> dict[str, Any]:
+class _Transition(w.Input):
+    toStatusId = w.fields.string("Target workflow state id, e.g. in_review.", raw=True)
+
+
+@ACTOR.write_tool(_Transition, target=ITEM)
+def transition_work_item(call: w.Write[_Transition]) -> dict[str, Any]:
     """Move a work item to another workflow state. Only the transitions listed by
     list_workflow_states are allowed, and an item cannot go to in_progress, in_review or done
     while any of its blockers is not done.
     """
     state, item = call.state, call.record
-    target = require(state, "workflowStates", call.input["toStatusId"])
+    target = require(state, "workflowStates", call.args.toStatusId)
     current = state["workflowStates"][item["statusId"]]
     if current["id"] == target["id"]:
         raise silo.tool_error(
@@ -293,13 +299,17 @@ def transition_work_item(call: w.Write) -> dict[str, Any]:
     return commit(call, item_summary, detail, changes)
 
 
-@ACTOR.write_tool({"dueDate": w.schema.date("New due date; omit to clear it.")}, target=ITEM)
-def set_due_date(call: w.Write) -> dict[str, Any]:
+class _Due(w.Input):
+    dueDate = w.fields.date("New due date; omit to clear it.", default=None)
+
+
+@ACTOR.write_tool(_Due, target=ITEM)
+def set_due_date(call: w.Write[_Due]) -> dict[str, Any]:
     """Set or clear (omit dueDate) an open work item's due date."""
     item = call.record
     if is_closed(call.state, item):
         raise silo.tool_error("invalid_state", f"{item['id']} is closed; its due date is history.")
-    due = w.fields.read_date(call.input, "dueDate", None)
+    due = call.args.dueDate
     if item.get("dueDate") == due:
         raise silo.tool_error(
             "conflict",
