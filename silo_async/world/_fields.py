@@ -89,11 +89,14 @@ class Field(Generic[T]):
         Raises:
             ToolError: ``invalid_input`` in the house style.
         """
+        default = self.default
+        if isinstance(default, list | dict):
+            default = default.copy()  # each call gets its own (a default list is often stored)
         if self.reader is not None:
-            value: T = self.reader(input, key, self.default, path=path, **self.options)
+            value: T = self.reader(input, key, default, path=path, **self.options)
             return value
         given = input.get(key)
-        value = absent(field_name(key, path), self.default) if given is None else given
+        value = absent(field_name(key, path), default) if given is None else given
         return value  # the value as the schema admitted it
 
     def bound(self, attr: str, key: str) -> Field[T]:
@@ -192,7 +195,8 @@ def read(args: Input, key: str, **changes: Any) -> Any:
     """Read the field ``key`` of ``args`` again, with rules only known at call time.
 
     For a default or bound computed from the world, e.g. ``read(item, "amount",
-    default=owed, maximum=owed)``; the message names the field as ``args`` does.
+    default=owed, maximum=owed)``, or ``default=REQUIRED`` where this call needs a field the
+    schema leaves optional; the message names the field as ``args`` does.
 
     Raises:
         ToolError: ``invalid_input`` in the house style.
@@ -200,6 +204,8 @@ def read(args: Input, key: str, **changes: Any) -> Any:
     """
     field = type(args)._fields[key]
     default = changes.pop("default", field.default)
+    if isinstance(default, list | dict):
+        default = default.copy()
     if field.reader is None:
         raise TypeError(f'field "{key}" is read as given: it has no rules to change')
     options = {**field.options, **changes}

@@ -80,8 +80,9 @@ def enum(description: str, values: Sequence[E]) -> Field[E]: ...
 @overload
 def enum(description: str, values: Sequence[E], *, default: T) -> Field[E | T]: ...
 def enum(description: str, values: Sequence[E], *, default: Any = REQUIRED) -> Any:
-    """One of ``values`` (the message lists them); typed as they are (``Literal`` values give a
-    ``Literal`` field).
+    """One of ``values`` (the message lists them).
+
+    The field is typed as the values are: ``Literal`` values give a ``Literal`` field.
     """
     return Field(schema.enum(description, values), _read_enum, default, {"allowed": values})
 

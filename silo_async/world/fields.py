@@ -20,9 +20,10 @@ and the messages of refused input all come from that one declaration::
   (a list's paging, as ``paginate`` reads it). Every kind takes ``default=`` (then the field is
   optional: absent and null both give the default);
 * **the input**: :class:`Input`, :class:`Field`, :func:`schema_of`, :func:`fields_of`,
-  :func:`read` (a field read again with a bound or default known only at call time),
-  :func:`given` (which fields the input gives, none of them read) and :func:`require_some` (an
-  update gives at least one);
+  :func:`read` (a field read again with a bound or default known only at call time, or
+  with ``default=REQUIRED`` where a call needs a field the schema leaves optional),
+  :func:`given` (which fields the input gives, none of them read), :func:`input_of` (the
+  input as given) and :func:`require_some` (an update gives at least one);
 * **readers**, the rules fields apply, for reading a mapping directly: :func:`read_string`,
   :func:`read_int`, :func:`read_number`, :func:`read_money`, :func:`read_bool`,
   :func:`read_enum`, :func:`read_date`, :func:`read_strings`, :func:`read_objects`, and
@@ -37,6 +38,7 @@ from ._fields import Field as Field
 from ._fields import Input as Input
 from ._fields import fields_of as fields_of
 from ._fields import given as given
+from ._fields import input_of as input_of
 from ._fields import read as read
 from ._fields import require_some as require_some
 from ._fields import schema_of as schema_of
@@ -58,6 +60,7 @@ from ._numbers import MAX_NUMBER as MAX_NUMBER
 from ._numbers import read_int as read_int
 from ._numbers import read_money as read_money
 from ._numbers import read_number as read_number
+from ._readers import REQUIRED as REQUIRED
 from ._readers import invalid as invalid
 from ._readers import read_bool as read_bool
 from ._readers import read_date as read_date
@@ -72,6 +75,7 @@ __all__ = [
     "MAX_INTEGER",
     "MAX_NUMBER",
     "OFFSET",
+    "REQUIRED",
     "Field",
     "Input",
     "boolean",
@@ -80,6 +84,7 @@ __all__ = [
     "field",
     "fields_of",
     "given",
+    "input_of",
     "integer",
     "invalid",
     "money",

@@ -20,12 +20,11 @@ from ..environment import DOCUMENT_COLLECTIONS
 from ..state import APPROVAL_KINDS, Record, State, has_permission
 from .common import (
     KIND_LABELS,
-    REASON,
+    Reason,
     actor,
     change,
     changed,
     in_status,
-    named,
     require_authority,
     target,
     who,
@@ -126,11 +125,6 @@ def decide(
     return approval
 
 
-def _approval(state: State, input: Mapping[str, Any]) -> Record:
-    approval = named(state, "approvals", input, "approvalId")
-    return approval
-
-
 def _view(state: State, approval: Any) -> dict[str, Any]:
     return {**approval, "decideWith": DECIDE_WITH.get(approval["documentType"])}
 
@@ -159,10 +153,14 @@ list_pending_approvals = APPROVALS.list_tool(
 )
 
 
-@w.define_tool({"documentId": w.schema.string("The document, e.g. REQ-4007.")}, ["documentId"])
-def list_approvals_for_document(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Document(w.Input):
+    documentId = w.fields.string("The document, e.g. REQ-4007.")
+
+
+@w.define_tool(_Document)
+def list_approvals_for_document(state: State, args: _Document) -> dict[str, Any]:
     """Every approval of one document, oldest first."""
-    document_id = w.fields.read_string(input, "documentId")
+    document_id = args.documentId
     rows = [
         _view(state, a)
         for a in w.tools.sorted_by_id(state["approvals"])
@@ -184,25 +182,26 @@ def _approval_in(status: str, action: str, description: str) -> w.Target:
     return in_status(target("approvals", "approvalId", description, "approval"), (status,), action)
 
 
+class _Reassignment(w.Input):
+    newAssigneeId = w.fields.string("The new approver.")
+    reason = w.fields.string("Why.")
+
+
 @actor().write_tool(
-    {"newAssigneeId": w.schema.string("The new approver."), "reason": w.schema.string("Why.")},
-    ["newAssigneeId", "reason"],
-    target=_approval_in("pending", "be reassigned", "The pending approval."),
+    _Reassignment, target=_approval_in("pending", "be reassigned", "The pending approval.")
 )
-def reassign_approval(call: w.Write) -> dict[str, Any]:
+def reassign_approval(call: w.Write[_Reassignment]) -> dict[str, Any]:
     """Give a pending approval to another approver, who must be authorised for its amount. Allowed
     for the current assignee, the requester, the assignee's manager and finance (budget) roles.
     """
-    state, input, actor, approval = call.state, call.input, call.actor, call.record
+    state, args, actor, approval = call.state, call.args, call.actor, call.record
     if not _may_reassign(state, actor, approval):
         raise silo.tool_error(
             "not_allowed",
             f"{who(state, actor)} cannot reassign {approval['id']}: only its assignee, requester, "
             "the assignee's manager or finance can.",
         )
-    new = w.records.require_record(
-        state, "users", w.fields.read_string(input, "newAssigneeId"), "User"
-    )
+    new = w.records.require_record(state, "users", args.newAssigneeId, "User")
     if new["id"] == approval["assigneeId"]:
         raise silo.tool_error("conflict", f"{approval['id']} is already assigned to {new['id']}.")
     if new["id"] == approval["requestedBy"] or not new["active"]:
@@ -212,7 +211,7 @@ def reassign_approval(call: w.Write) -> dict[str, Any]:
     require_authority(
         state, new, approval["documentType"], approval["amount"], approval["documentId"]
     )
-    return changed(call, _view, w.fields.read_string(input, "reason"), assigneeId=new["id"])
+    return changed(call, _view, args.reason, assigneeId=new["id"])
 
 
 def _roll_back(call: w.Write) -> None:
@@ -235,12 +234,8 @@ def _roll_back(call: w.Write) -> None:
     change(call, f"Approval {approval['id']} revoked.", document, entity, **fields)
 
 
-@actor().write_tool(
-    REASON,
-    ["reason"],
-    target=_approval_in("approved", "be revoked", "The approval."),
-)
-def revoke_approval(call: w.Write) -> dict[str, Any]:
+@actor().write_tool(Reason, target=_approval_in("approved", "be revoked", "The approval."))
+def revoke_approval(call: w.Write[Reason]) -> dict[str, Any]:
     """Revoke an approval that should not have been given (for example, above the approver's limit).
     The actor must be authorised for its amount. The document goes back a step: a requisition or
     purchase order to draft (not once ordered or sent), a vendor invoice to matched, a payment to
@@ -248,7 +243,7 @@ def revoke_approval(call: w.Write) -> dict[str, Any]:
 
     Approved -> revoked.
     """
-    state, input, actor, approval = call.state, call.input, call.actor, call.record
+    state, actor, approval = call.state, call.actor, call.record
     require_authority(
         state,
         actor,
@@ -257,12 +252,13 @@ def revoke_approval(call: w.Write) -> dict[str, Any]:
         f"{approval['documentId']} ({KIND_LABELS[approval['documentType']]})",
     )
     _roll_back(call)
+    reason = call.args.reason
     audit_id = change(
         call,
-        w.fields.read_string(input, "reason"),
+        reason,
         status="revoked",
         revokedBy=actor["id"],
         revokedAt=w.clock.now(state),
-        comment=w.fields.read_string(input, "reason"),
+        comment=reason,
     )
     return {"updated": _view(state, approval), "auditId": audit_id}

@@ -85,14 +85,16 @@ get_budget = BUDGETS.get_tool(
 )
 
 
-@w.define_tool(
-    {"budgetId": w.schema.string("The budget."), "amount": w.schema.money("The amount.")},
-    ["budgetId", "amount"],
-)
-def check_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Check(w.Input):
+    budgetId = w.fields.string("The budget.")
+    amount = w.fields.money("The amount.")
+
+
+@w.define_tool(_Check)
+def check_budget(state: State, args: _Check) -> dict[str, Any]:
     """Whether a budget can absorb an amount (net): its remaining, and the shortfall if not."""
-    budget = named(state, "budgets", input, "budgetId")
-    amount = w.fields.read_money(input, "amount")
+    budget = named(state, "budgets", args.budgetId)
+    amount = args.amount
     left = bud.remaining(state, budget)
     return {
         "budgetId": budget["id"],
@@ -119,26 +121,26 @@ _TRANSFER = w.Target(
 )
 
 
+class _Transfer(w.Input):
+    toBudgetId = w.fields.string("Budget receiving.")
+    amount = w.fields.money("Amount.")
+    reason = w.fields.string("Why.")
+
+
 @actor("budgets").write_tool(
-    {
-        "toBudgetId": w.schema.string("Budget receiving."),
-        "amount": w.schema.money("Amount."),
-        "reason": w.schema.string("Why."),
-    },
-    ["toBudgetId", "amount", "reason"],
-    target=target("budgets", "fromBudgetId", "Budget giving.", "budget"),
+    _Transfer, target=target("budgets", "fromBudgetId", "Budget giving.", "budget")
 )
-def transfer_budget(call: w.Write) -> dict[str, Any]:
+def transfer_budget(call: w.Write[_Transfer]) -> dict[str, Any]:
     """Move allocation from one open budget to another of the same fiscal year (budget roles, within
     the actor's budget transfer limit); the source must have that much remaining.
     """
-    state, input, source = call.state, call.input, call.record
-    to = named(state, "budgets", input, "toBudgetId")
+    state, args, source = call.state, call.args, call.record
+    to = named(state, "budgets", args.toBudgetId)
     for budget in (source, to):
         w.records.require_status(budget, "budgets", ("open",), "take part in a transfer")
     if source["id"] == to["id"] or source["fiscalYear"] != to["fiscalYear"]:
         raise silo.tool_error("invalid_input", "Transfer between two budgets of one fiscal year.")
-    amount = w.fields.read_money(input, "amount")
+    amount = args.amount
     require_authority(state, call.actor, "budget_transfer", amount, "the transfer")
     left = bud.remaining(state, source)
     if amount > left:
@@ -153,7 +155,7 @@ def transfer_budget(call: w.Write) -> dict[str, Any]:
         "fromBudgetId": source["id"],
         "toBudgetId": to["id"],
         "amount": amount,
-        "reason": w.fields.read_string(input, "reason"),
+        "reason": args.reason,
         "approvedBy": call.actor["id"],
         "at": w.clock.now(state),
     }

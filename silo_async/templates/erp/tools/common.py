@@ -26,8 +26,9 @@ from ..state import (
 
 __all__ = [
     "KIND_LABELS",
-    "REASON",
     "Guard",
+    "Note",
+    "Reason",
     "actor",
     "change",
     "changed",
@@ -44,11 +45,21 @@ __all__ = [
 #: ``guard(state, record)``: raises ``ToolError`` when the record may not change.
 Guard = Callable[[Any, Any], None]
 
-#: The input of a write that needs to know only why it happens (required beside it: ``["reason"]``).
-REASON: dict[str, w.schema.Schema] = {"reason": w.schema.string("Why.")}
+
+class Reason(w.Input):
+    """The input of a write that needs to know only why it happens."""
+
+    reason = w.fields.string("Why.")
+
+
+class Note(w.Input):
+    """The input of a decision that may carry a note."""
+
+    comment = w.fields.string("Optional note.", default=None)
+
 
 #: The ``actorId`` every write takes: who is doing it (must be an active user).
-_ACTOR_ID = w.schema.string(
+_ACTOR_ID = w.fields.string(
     "Id of the user making this change, e.g. USR-003. Must be an active user."
 )
 
@@ -82,18 +93,18 @@ def who(state: State, user: Mapping[str, Any]) -> str:
     return f"{full_name(user)} ({user['id']}, {user['roleId']})"
 
 
-def named(state: State, collection: str, input: Mapping[str, Any], key: str) -> Record:
-    """The record of ``collection`` whose id is ``input[key]`` (read with ``read_string``).
+def named(state: State, collection: str, record_id: str) -> Record:
+    """The record of ``collection`` whose id is ``record_id`` (a field's value, already read).
 
     Raises:
-        ToolError: ``invalid_input`` for an empty id, ``not_found`` for an unknown one.
+        ToolError: ``not_found`` for an unknown id.
     """
-    record: Record = w.records.require_record(state, collection, w.fields.read_string(input, key))
+    record: Record = w.records.require_record(state, collection, record_id)
     return record
 
 
 def _active_user(state: State, user_id: str) -> Record:
-    """The active user ``user_id`` (already read with ``read_string``).
+    """The active user ``user_id`` (already read: stripped, not empty).
 
     Raises:
         ToolError: ``not_found`` for an unknown id, ``not_allowed`` for a user who has left.
@@ -184,13 +195,13 @@ def record_decision(
 def actor(*areas: str) -> w.Actor:
     """The ``actorId`` of a write tool: an active user, working in one of ``areas`` if any.
 
-    Resolved before anything else: the user must exist (``not_found``) and not have left
-    (``not_allowed``), then :func:`require_permission`. ``actor().resolve(state, user_id)``
-    checks any other user an input names the same way.
+    Resolved before anything else: its id is read (stripped, not empty), the user must exist
+    (``not_found``) and not have left (``not_allowed``), then :func:`require_permission`.
+    ``actor().resolve(state, user_id)`` checks any other user an input names the same way.
     """
 
     def resolve(state: State, actor_id: str) -> Record:
-        user = _active_user(state, w.fields.read_string({"actorId": actor_id}, "actorId"))
+        user = _active_user(state, actor_id)
         if areas:
             require_permission(state, user, *areas)
         return user
@@ -206,10 +217,8 @@ def target(
     guard: Guard | None = None,
     label: str | None = None,
 ) -> w.Target:
-    """The record a write acts on, its id read with ``read_string`` (stripped, never empty)."""
-    return w.Target(
-        collection, key, w.schema.string(description), entity, guard, label, w.fields.read_string
-    )
+    """The record a write acts on, its id read as a string field (stripped, never empty)."""
+    return w.Target(collection, key, w.fields.string(description), entity, guard, label)
 
 
 def in_status(

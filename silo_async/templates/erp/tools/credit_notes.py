@@ -24,18 +24,29 @@ list_vendor_credit_notes = VENDOR_CREDIT_NOTES.list_tool(
 )
 
 
-def _credited_lines(state: State, invoice: dict[str, Any], input: dict[str, Any]) -> list[Any]:
+class _CreditLine(w.Input):
+    lineNo = w.fields.integer("The invoice line.", minimum=1)
+    quantity = w.fields.number("Units credited.", minimum=0.001)
+    unitPrice = w.fields.money("Price per unit (default: the invoice line's).", default=None)
+
+
+class _CreditNote(w.Input):
+    vendorReference = w.fields.string("The vendor's credit note number.")
+    lines = w.fields.objects("Units credited per invoice line.", _CreditLine)
+    reason = w.fields.string("Why.")
+
+
+def _credited_lines(state: State, invoice: dict[str, Any], args: _CreditNote) -> list[Any]:
     """The credit note's lines: units of invoice lines, no more than each still bills."""
     lines = []
-    for index, item in enumerate(w.fields.read_objects(input, "lines")):
-        path = f"lines[{index}]"
-        number = w.fields.read_int(item, "lineNo", minimum=1, path=path)
+    for item in args.lines:
+        number = item.lineNo
         billed = find_line(invoice, number)
         if billed is None:
             raise silo.tool_error("not_found", f"{invoice['id']} has no line {number}.")
         left = billed["quantity"] - pur.credited_quantity(state, invoice["id"], number)
-        quantity = w.fields.read_number(item, "quantity", minimum=0.001, maximum=left, path=path)
-        price = w.fields.read_money(item, "unitPrice", billed["unitPrice"], path=path)
+        quantity = w.fields.read(item, "quantity", maximum=left)
+        price = billed["unitPrice"] if item.unitPrice is None else item.unitPrice
         lines.append({"lineNo": number, "quantity": quantity, "unitPrice": price})
     credit = w.amounts.sum_money(
         w.amounts.multiply_money(ln["quantity"], ln["unitPrice"]) for ln in lines
@@ -50,42 +61,27 @@ def _credited_lines(state: State, invoice: dict[str, Any], input: dict[str, Any]
 
 
 @actor("payables").write_tool(
-    {
-        "vendorReference": w.schema.string("The vendor's credit note number."),
-        "lines": w.schema.array(
-            "Units credited per invoice line.",
-            w.schema.closed_object(
-                {
-                    "lineNo": w.schema.integer("The invoice line.", minimum=1),
-                    "quantity": w.schema.number("Units credited.", minimum=0.001),
-                    "unitPrice": w.schema.money("Price per unit (default: the invoice line's)."),
-                },
-                ["lineNo", "quantity"],
-            ),
-        ),
-        "reason": w.schema.string("Why."),
-    },
-    ["vendorReference", "lines", "reason"],
+    _CreditNote,
     target=target("vendorInvoices", "vendorInvoiceId", "The invoice credited.", "vendorInvoice"),
 )
-def record_vendor_credit_note(call: w.Write) -> dict[str, Any]:
+def record_vendor_credit_note(call: w.Write[_CreditNote]) -> dict[str, Any]:
     """Record a vendor's credit note against a live invoice, taking back units of its lines (price
     defaults to the invoice line's). The invoice's net, VAT and total fall; a matched or failed
     invoice goes back to received for a new match.
 
     Store a credit note; a matched or failed invoice goes back to received.
     """
-    state, input, invoice = call.state, call.input, call.record
+    state, args, invoice = call.state, call.args, call.record
     if invoice["status"] not in pur.LIVE_INVOICE:
         raise silo.tool_error("invalid_state", f"{invoice['id']} is {invoice['status']}.")
-    lines = _credited_lines(state, invoice, input)
+    lines = _credited_lines(state, invoice, args)
     note_id = w.records.next_id(state, "VCN")
     state["vendorCreditNotes"][note_id] = note = {
         "id": note_id,
         "vendorInvoiceId": invoice["id"],
-        "vendorReference": w.fields.read_string(input, "vendorReference"),
+        "vendorReference": args.vendorReference,
         "lines": lines,
-        "reason": w.fields.read_string(input, "reason"),
+        "reason": args.reason,
         "createdAt": w.clock.now(state),
         "createdBy": call.actor["id"],
     }

@@ -15,7 +15,7 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.dues import Bucket, ageing
 from ..state import Record, State, terms_days
-from .common import REASON, actor, change, changed, in_status, require_authority, target
+from .common import Reason, actor, change, changed, in_status, require_authority, target
 
 __all__ = [
     "create_customer_invoice",
@@ -93,20 +93,17 @@ def _shipments(state: State, ids: list[str]) -> tuple[Record, list[Record]]:
     return state["salesOrders"][orders.pop()], shipments
 
 
-@_RECEIVABLES.write_tool(
-    {
-        "shipmentIds": w.schema.array(
-            "Shipments to bill.", w.schema.string("A shipment id."), unique=True
-        )
-    },
-    ["shipmentIds"],
-)
-def create_customer_invoice(call: w.Write) -> dict[str, Any]:
+class _Billing(w.Input):
+    shipmentIds = w.fields.strings("Shipments to bill.", "A shipment id.", unique=True)
+
+
+@_RECEIVABLES.write_tool(_Billing)
+def create_customer_invoice(call: w.Write[_Billing]) -> dict[str, Any]:
     """Create a draft invoice billing shipments of one sales order (not yet invoiced) at the order's
     prices. Receivables roles. Issue it with issue_customer_invoice.
     """
     state = call.state
-    ids = w.fields.read_strings(call.input, "shipmentIds")
+    ids = call.args.shipmentIds
     order, shipments = _shipments(state, ids)
     quantities: dict[int, int] = {}
     for shipment in shipments:
@@ -156,12 +153,8 @@ def issue_customer_invoice(call: w.Write) -> dict[str, Any]:
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 
 
-@_RECEIVABLES.write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_INVOICE, ("draft", "issued"), "be voided"),
-)
-def void_customer_invoice(call: w.Write) -> dict[str, Any]:
+@_RECEIVABLES.write_tool(Reason, target=in_status(_INVOICE, ("draft", "issued"), "be voided"))
+def void_customer_invoice(call: w.Write[Reason]) -> dict[str, Any]:
     """Void a draft or an issued invoice nothing has been paid on; its shipments can be billed
     again.
 
@@ -170,28 +163,25 @@ def void_customer_invoice(call: w.Write) -> dict[str, Any]:
     state, invoice = call.state, call.record
     if sal.customer_paid(state, invoice["id"]) > 0:
         raise silo.tool_error("invalid_state", f"Payments are applied to {invoice['id']}.")
-    return changed(call, invoice_view, w.fields.read_string(call.input, "reason"), status="void")
+    return changed(call, invoice_view, call.args.reason, status="void")
 
 
-@actor().write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_INVOICE, ("issued",), "be written off"),
-)
-def write_off_customer_invoice(call: w.Write) -> dict[str, Any]:
+@actor().write_tool(Reason, target=in_status(_INVOICE, ("issued",), "be written off"))
+def write_off_customer_invoice(call: w.Write[Reason]) -> dict[str, Any]:
     """Write off what is still outstanding on an issued invoice, within the actor's write-off limit.
 
     Issued -> written_off.
     """
-    state, input, invoice = call.state, call.input, call.record
+    state, invoice = call.state, call.record
     owed = sal.customer_outstanding(state, invoice)
     require_authority(state, call.actor, "write_off", owed, invoice["id"])
+    reason = call.args.reason
     audit_id = change(
         call,
-        w.fields.read_string(input, "reason"),
+        reason,
         status="written_off",
         writtenOffAt=w.clock.now(state),
-        writeOffReason=w.fields.read_string(input, "reason"),
+        writeOffReason=reason,
     )
     return {"updated": invoice_view(state, invoice), "auditId": audit_id}
 
@@ -218,18 +208,18 @@ def send_payment_reminder(call: w.Write) -> dict[str, Any]:
     return {"updated": invoice_view(state, invoice), "level": level, "auditId": audit_id}
 
 
-@w.define_tool(
-    {
-        "minDaysOverdue": w.schema.integer(
-            "Only invoices at least this many days overdue.", minimum=1
-        )
-    }
-)
-def list_overdue_customer_invoices(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Overdue(w.Input):
+    minDaysOverdue = w.fields.integer(
+        "Only invoices at least this many days overdue.", minimum=1, default=1
+    )
+
+
+@w.define_tool(_Overdue)
+def list_overdue_customer_invoices(state: State, args: _Overdue) -> dict[str, Any]:
     """Issued invoices past due with money owed, sorted by id, with days overdue and reminders sent;
     optionally only those at least some days overdue.
     """
-    least = w.fields.read_int(input, "minDaysOverdue", 1, minimum=1)
+    least = args.minDaysOverdue
     rows = [
         invoice_view(state, i)
         for i in w.tools.sorted_by_id(state["customerInvoices"])

@@ -10,7 +10,7 @@ from silo_async import world as w
 from ..domain.dues import owed_totals
 from ..domain.sales import customer_figures, exposure
 from ..state import Record, State, money_text
-from .common import REASON, actor, in_status, named, require_authority, target, update_fields
+from .common import Reason, actor, in_status, named, require_authority, target, update_fields
 
 __all__ = [
     "create_customer",
@@ -55,20 +55,24 @@ search_customers = CUSTOMERS.search_tool(
 get_customer = CUSTOMERS.get_tool("One customer.")
 
 
-@w.define_tool(
-    {
-        "customerId": w.schema.string("The customer."),
-        "additionalAmount": w.schema.money("An order amount incl. VAT to test against the limit."),
-    },
-    ["customerId"],
-)
-def get_customer_credit(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Customer(w.Input):
+    customerId = w.fields.string("The customer.")
+
+
+class _Credit(_Customer):
+    additionalAmount = w.fields.money(
+        "An order amount incl. VAT to test against the limit.", default=0, allow_zero=True
+    )
+
+
+@w.define_tool(_Credit)
+def get_customer_credit(state: State, args: _Credit) -> dict[str, Any]:
     """A customer's credit position: limit, exposure (outstanding issued invoices + shipped but
     unbilled goods + unshipped confirmed orders, all incl. VAT), available credit, and whether an
     extra amount would fit.
     """
-    customer = named(state, "customers", input, "customerId")
-    extra = w.fields.read_money(input, "additionalAmount", 0, allow_zero=True)
+    customer = named(state, "customers", args.customerId)
+    extra = args.additionalAmount
     owed = exposure(state, customer["id"])
     after = w.amounts.to_money(owed["total"] + extra)
     return {
@@ -83,12 +87,12 @@ def get_customer_credit(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool({"customerId": w.schema.string("The customer.")}, ["customerId"])
-def get_customer_statement(state: State, input: dict[str, Any]) -> dict[str, Any]:
+@w.define_tool(_Customer)
+def get_customer_statement(state: State, args: _Customer) -> dict[str, Any]:
     """A customer's issued invoices with total, paid, outstanding and days overdue, and the
     outstanding and overdue totals.
     """
-    customer = named(state, "customers", input, "customerId")
+    customer = named(state, "customers", args.customerId)
     rows = [
         {
             "invoiceId": i["id"],
@@ -110,33 +114,32 @@ def get_customer_statement(state: State, input: dict[str, Any]) -> dict[str, Any
 _CUSTOMER = target("customers", "customerId", "The customer.", "customer")
 
 
-@actor("customerMaster").write_tool(
-    {
-        "name": w.schema.string("Legal name."),
-        "country": w.schema.string("ISO country code.", pattern="^[A-Z]{2}$"),
-        "email": w.schema.string("Finance email."),
-        "paymentTerms": w.schema.enum("Payment terms.", TERMS),
-        "discountPercent": w.schema.number(
-            "Standard discount on list prices.", minimum=0, maximum=50
-        ),
-    },
-    ["name", "country", "email", "paymentTerms"],
-)
-def create_customer(call: w.Write) -> dict[str, Any]:
+class _NewCustomer(w.Input):
+    name = w.fields.string("Legal name.")
+    country = w.fields.string("ISO country code.", pattern="^[A-Z]{2}$")
+    email = w.fields.string("Finance email.")
+    paymentTerms = w.fields.enum("Payment terms.", TERMS)
+    discountPercent = w.fields.number(
+        "Standard discount on list prices.", minimum=0, maximum=50, default=0
+    )
+
+
+@actor("customerMaster").write_tool(_NewCustomer)
+def create_customer(call: w.Write[_NewCustomer]) -> dict[str, Any]:
     """Register a customer (customer master roles). The credit limit starts at 0 until set."""
-    state, input = call.state, call.input
-    name = w.fields.read_string(input, "name")
+    state, args = call.state, call.args
+    name = args.name
     clash = w.grade.find_by(state, "customers", "name", name)
     if clash is not None:
         raise silo.tool_error("conflict", f"Customer {clash['id']} is already called {name}.")
     customer: Record = {
         "id": w.records.next_id(state, "CUS"),
         "name": name,
-        "country": w.fields.read_string(input, "country"),
-        "email": w.fields.read_string(input, "email"),
+        "country": args.country,
+        "email": args.email,
         "creditLimit": 0,
-        "paymentTerms": w.fields.read_enum(input, "paymentTerms", TERMS),
-        "discountPercent": w.fields.read_number(input, "discountPercent", 0, minimum=0, maximum=50),
+        "paymentTerms": args.paymentTerms,
+        "discountPercent": args.discountPercent,
         "status": "active",
         "holdReason": None,
         "customerSince": w.clock.today(state),
@@ -145,43 +148,38 @@ def create_customer(call: w.Write) -> dict[str, Any]:
     return {"created": customer, "auditId": audit_id}
 
 
-@actor("customerMaster").write_tool(
-    {
-        "email": w.schema.string("New finance email."),
-        "paymentTerms": w.schema.enum("New payment terms.", TERMS),
-        "discountPercent": w.schema.number("New standard discount.", minimum=0, maximum=50),
-    },
-    target=_CUSTOMER,
-)
-def update_customer(call: w.Write) -> dict[str, Any]:
+class _CustomerChanges(w.Input):
+    email = w.fields.string("New finance email.", default=None)
+    paymentTerms = w.fields.enum("New payment terms.", TERMS, default=None)
+    discountPercent = w.fields.number("New standard discount.", minimum=0, maximum=50, default=None)
+
+
+@actor("customerMaster").write_tool(_CustomerChanges, target=_CUSTOMER)
+def update_customer(call: w.Write[_CustomerChanges]) -> dict[str, Any]:
     """Change a customer's email, payment terms or standard discount (customer master roles)."""
-    input, customer = call.input, call.record
-    w.fields.require_some(input, ["email", "paymentTerms", "discountPercent"])
+    args, customer = call.args, call.record
+    w.fields.require_some(args, list(w.fields.fields_of(_CustomerChanges)))
     values = {
-        "email": w.fields.read_string(input, "email", None),
-        "paymentTerms": w.fields.read_enum(input, "paymentTerms", TERMS, None),
-        "discountPercent": w.fields.read_number(
-            input, "discountPercent", None, minimum=0, maximum=50
-        ),
+        "email": args.email,
+        "paymentTerms": args.paymentTerms,
+        "discountPercent": args.discountPercent,
     }
     audit_id = update_fields(call, values, "Customer")
     return {"updated": customer, "auditId": audit_id}
 
 
-@actor().write_tool(
-    {
-        "creditLimit": w.schema.money("The new limit (0 allowed)."),
-        "reason": w.schema.string("Why."),
-    },
-    ["creditLimit", "reason"],
-    target=_CUSTOMER,
-)
-def set_credit_limit(call: w.Write) -> dict[str, Any]:
+class _CreditLimit(w.Input):
+    creditLimit = w.fields.money("The new limit (0 allowed).", allow_zero=True)
+    reason = w.fields.string("Why.")
+
+
+@actor().write_tool(_CreditLimit, target=_CUSTOMER)
+def set_credit_limit(call: w.Write[_CreditLimit]) -> dict[str, Any]:
     """Set a customer's credit limit; the new limit must be within the actor's credit_limit approval
     limit.
     """
-    state, input, customer = call.state, call.input, call.record
-    limit = w.fields.read_money(input, "creditLimit", allow_zero=True)
+    state, args, customer = call.state, call.args, call.record
+    limit = args.creditLimit
     require_authority(
         state, call.actor, "credit_limit", limit, f"the new limit for {customer['id']}"
     )
@@ -189,14 +187,14 @@ def set_credit_limit(call: w.Write) -> dict[str, Any]:
         raise silo.tool_error(
             "conflict", f"Customer {customer['id']}'s limit is already {money_text(limit)}."
         )
-    audit_id = call.audit(w.fields.read_string(input, "reason"))
+    audit_id = call.audit(args.reason)
     return {"updated": customer_view(state, customer), "auditId": audit_id}
 
 
-def _hold(call: w.Write, to: str) -> Any:
+def _hold(call: w.Write[Reason], to: str) -> Any:
     customer = call.record
     call.set("status", to)
-    reason = w.fields.read_string(call.input, "reason") if to == "on_hold" else None
+    reason = call.args.reason if to == "on_hold" else None
     call.set("holdReason", reason)
     audit_id = call.audit(f"Customer {customer['id']} is now {to}.")
     return {"updated": customer_view(call.state, customer), "auditId": audit_id}
@@ -205,12 +203,8 @@ def _hold(call: w.Write, to: str) -> Any:
 _RECEIVABLES = actor("receivables")
 
 
-@_RECEIVABLES.write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_CUSTOMER, ("active",), "be put on hold"),
-)
-def place_customer_on_hold(call: w.Write) -> dict[str, Any]:
+@_RECEIVABLES.write_tool(Reason, target=in_status(_CUSTOMER, ("active",), "be put on hold"))
+def place_customer_on_hold(call: w.Write[Reason]) -> dict[str, Any]:
     """Put an active customer on credit hold (receivables roles): no order can be confirmed,
     reserved or shipped for it until released.
 
@@ -220,12 +214,8 @@ def place_customer_on_hold(call: w.Write) -> dict[str, Any]:
     return result
 
 
-@_RECEIVABLES.write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_CUSTOMER, ("on_hold",), "be released from hold"),
-)
-def release_customer_hold(call: w.Write) -> dict[str, Any]:
+@_RECEIVABLES.write_tool(Reason, target=in_status(_CUSTOMER, ("on_hold",), "be released from hold"))
+def release_customer_hold(call: w.Write[Reason]) -> dict[str, Any]:
     """Release a customer's credit hold (receivables roles).
 
     on_hold -> active.

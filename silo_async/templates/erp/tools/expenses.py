@@ -15,7 +15,7 @@ from silo_async import world as w
 from ..domain.budgets import remaining
 from ..state import Record, money_text
 from .common import (
-    REASON,
+    Reason,
     actor,
     changed,
     in_status,
@@ -51,23 +51,22 @@ list_expenses = EXPENSES.list_tool(
 get_expense = EXPENSES.get_tool("One expense claim.")
 
 
-@actor().write_tool(
-    {
-        "employeeId": w.schema.string("Who spent the money."),
-        "category": w.schema.enum("Kind of expense.", CATEGORIES),
-        "description": w.schema.string("What it was."),
-        "amount": w.schema.money("Amount incl. VAT."),
-        "incurredOn": w.schema.date("When"),
-        "hasReceipt": w.schema.boolean("Whether a receipt is attached."),
-    },
-    ["employeeId", "category", "description", "amount", "incurredOn", "hasReceipt"],
-)
-def submit_expense(call: w.Write) -> dict[str, Any]:
+class _Claim(w.Input):
+    employeeId = w.fields.string("Who spent the money.")
+    category = w.fields.enum("Kind of expense.", CATEGORIES)
+    description = w.fields.string("What it was.")
+    amount = w.fields.money("Amount incl. VAT.")
+    incurredOn = w.fields.date("When")
+    hasReceipt = w.fields.boolean("Whether a receipt is attached.")
+
+
+@actor().write_tool(_Claim)
+def submit_expense(call: w.Write[_Claim]) -> dict[str, Any]:
     """Submit an expense claim for an employee (the employee or their manager), charged to their
     department's budget.
     """
-    state, input, actor = call.state, call.input, call.actor
-    employee = named(state, "users", input, "employeeId")
+    state, args, actor = call.state, call.args, call.actor
+    employee = named(state, "users", args.employeeId)
     if actor["id"] not in (employee["id"], employee["managerId"]):
         raise silo.tool_error(
             "not_allowed", f"{who(state, actor)} cannot claim expenses for {employee['id']}."
@@ -87,12 +86,12 @@ def submit_expense(call: w.Write) -> dict[str, Any]:
         "employeeId": employee["id"],
         "departmentId": employee["departmentId"],
         "budgetId": budget["id"],
-        "category": w.fields.read_enum(input, "category", CATEGORIES),
-        "description": w.fields.read_string(input, "description"),
-        "amount": w.fields.read_money(input, "amount"),
-        "incurredOn": w.fields.read_date(input, "incurredOn"),
+        "category": args.category,
+        "description": args.description,
+        "amount": args.amount,
+        "incurredOn": args.incurredOn,
         "submittedAt": w.clock.now(state),
-        "hasReceipt": w.fields.read_bool(input, "hasReceipt"),
+        "hasReceipt": args.hasReceipt,
         "status": "submitted",
         "decidedBy": None,
         "decidedAt": None,
@@ -157,14 +156,14 @@ def approve_expense(call: w.Write) -> dict[str, Any]:
     return result
 
 
-@actor().write_tool(REASON, ["reason"], target=_SUBMITTED)
-def reject_expense(call: w.Write) -> dict[str, Any]:
+@actor().write_tool(Reason, target=_SUBMITTED)
+def reject_expense(call: w.Write[Reason]) -> dict[str, Any]:
     """Reject a submitted claim (not your own) with a reason.
 
     Submitted -> rejected.
     """
     _not_own(call)
-    result: dict[str, Any] = _decided(call, "rejected", w.fields.read_string(call.input, "reason"))
+    result: dict[str, Any] = _decided(call, "rejected", call.args.reason)
     return result
 
 

@@ -12,7 +12,16 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..domain import payables as pay
-from .common import REASON, actor, changed, in_status, record_decision, require_authority, target
+from .common import (
+    Note,
+    Reason,
+    actor,
+    changed,
+    in_status,
+    record_decision,
+    require_authority,
+    target,
+)
 from .vendor_invoices import invoice_view
 
 __all__ = [
@@ -59,8 +68,8 @@ def run_three_way_match(call: w.Write) -> dict[str, Any]:
     return {"matched": not exceptions, "exceptions": exceptions, **result}
 
 
-@actor().write_tool({"comment": w.schema.string("Optional note.")}, target=_INVOICE)
-def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
+@actor().write_tool(Note, target=_INVOICE)
+def approve_vendor_invoice(call: w.Write[Note]) -> dict[str, Any]:
     """Approve a matched order invoice (or a received invoice without an order) for payment; the
     amount payable must be within the actor's vendor invoice limit.
 
@@ -86,7 +95,7 @@ def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
         total,
         actor,
         "approved",
-        w.fields.read_string(call.input, "comment", None),
+        call.args.comment,
     )
     return changed(
         call,
@@ -98,75 +107,58 @@ def approve_vendor_invoice(call: w.Write) -> dict[str, Any]:
     )
 
 
+class _Hold(w.Input):
+    reason = w.fields.string("Why, e.g. which match exception.")
+
+
 @_PAYABLES.write_tool(
-    {"reason": w.schema.string("Why, e.g. which match exception.")},
-    ["reason"],
+    _Hold,
     target=in_status(
         _INVOICE, ("received", "matched", "match_failed", "approved"), "be put on hold"
     ),
 )
-def hold_vendor_invoice(call: w.Write) -> dict[str, Any]:
+def hold_vendor_invoice(call: w.Write[_Hold]) -> dict[str, Any]:
     """Put an unpaid invoice on hold with a reason (a dispute, a failed match awaiting a credit
     note); it cannot be approved or paid until released.
 
     Received / matched / match_failed / approved -> on_hold.
     """
-    state, input, invoice = call.state, call.input, call.record
+    state, invoice = call.state, call.record
     if pay.scheduled(state, invoice["id"]) > 0:
         raise silo.tool_error(
             "invalid_state", f"A payment in progress covers {invoice['id']}; cancel it first."
         )
-    return changed(
-        call,
-        invoice_view,
-        w.fields.read_string(input, "reason"),
-        status="on_hold",
-        holdReason=w.fields.read_string(input, "reason"),
-    )
+    reason = call.args.reason
+    return changed(call, invoice_view, reason, status="on_hold", holdReason=reason)
 
 
-@_PAYABLES.write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_INVOICE, ("on_hold",), "be released"),
-)
-def release_vendor_invoice_hold(call: w.Write) -> dict[str, Any]:
+@_PAYABLES.write_tool(Reason, target=in_status(_INVOICE, ("on_hold",), "be released"))
+def release_vendor_invoice_hold(call: w.Write[Reason]) -> dict[str, Any]:
     """Release a held invoice: it returns to received (match it again, or approve it if it has no
     order).
 
     on_hold -> received.
     """
-    return changed(
-        call,
-        invoice_view,
-        w.fields.read_string(call.input, "reason"),
-        status="received",
-        holdReason=None,
-    )
+    return changed(call, invoice_view, call.args.reason, status="received", holdReason=None)
 
 
 _CLOSABLE = ("received", "matched", "match_failed", "on_hold", "approved")
 
 
-def _close(call: w.Write, to: str) -> dict[str, Any]:
-    state, input, invoice = call.state, call.input, call.record
+def _close(call: w.Write[Reason], to: str) -> dict[str, Any]:
+    state, invoice = call.state, call.record
     if pay.paid(state, invoice["id"]) > 0 or pay.scheduled(state, invoice["id"]) > 0:
         raise silo.tool_error(
             "invalid_state",
             f"{invoice['id']} is paid or being paid ({pay.paid(state, invoice['id'])} paid, "
             f"{pay.scheduled(state, invoice['id'])} in payments); it cannot be {to}.",
         )
-    return changed(
-        call,
-        invoice_view,
-        w.fields.read_string(input, "reason"),
-        status=to,
-        rejectionReason=w.fields.read_string(input, "reason"),
-    )
+    reason = call.args.reason
+    return changed(call, invoice_view, reason, status=to, rejectionReason=reason)
 
 
-@_PAYABLES.write_tool(REASON, ["reason"], target=in_status(_INVOICE, _CLOSABLE, "be rejected"))
-def reject_vendor_invoice(call: w.Write) -> dict[str, Any]:
+@_PAYABLES.write_tool(Reason, target=in_status(_INVOICE, _CLOSABLE, "be rejected"))
+def reject_vendor_invoice(call: w.Write[Reason]) -> dict[str, Any]:
     """Refuse a vendor's invoice (not paid, no payment in progress), with a reason.
 
     -> rejected.
@@ -174,8 +166,8 @@ def reject_vendor_invoice(call: w.Write) -> dict[str, Any]:
     return _close(call, "rejected")
 
 
-@_PAYABLES.write_tool(REASON, ["reason"], target=in_status(_INVOICE, _CLOSABLE, "be cancelled"))
-def cancel_vendor_invoice(call: w.Write) -> dict[str, Any]:
+@_PAYABLES.write_tool(Reason, target=in_status(_INVOICE, _CLOSABLE, "be cancelled"))
+def cancel_vendor_invoice(call: w.Write[Reason]) -> dict[str, Any]:
     """Cancel an invoice recorded in error (not paid, no payment in progress).
 
     -> cancelled.

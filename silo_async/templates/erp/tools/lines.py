@@ -7,7 +7,7 @@ the document is a draft; every product must be active and appear once per docume
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import silo_async as silo
@@ -16,19 +16,21 @@ from silo_async import world as w
 from ..state import Record, State, find_line
 from .common import actor, in_status, target
 
-__all__ = ["LINE_ITEM", "PriceDefault", "line_tools", "read_lines"]
+__all__ = ["LineItem", "PriceDefault", "line_tools", "read_lines"]
 
-#: ``default(state, document_or_input, product)``: the price of a line given without one.
+#: ``default(state, document_or_context, product)``: the price of a line given without one.
 PriceDefault = Callable[[State, Mapping[str, Any], Record], float]
 
-LINE_ITEM = w.schema.closed_object(
-    {
-        "productId": w.schema.string("The product."),
-        "quantity": w.schema.integer("Units.", minimum=1),
-        "unitPrice": w.schema.money("Price per unit (default depends on the document)."),
-    },
-    ["productId", "quantity"],
-)
+#: The most units one line may hold (read, not stated in the schema).
+_MAX_UNITS = 10_000_000
+
+
+class LineItem(w.Input):
+    """A document line as a tool's input gives it."""
+
+    productId = w.fields.string("The product.")
+    quantity = w.fields.integer("Units.", minimum=1, bounds=(1, _MAX_UNITS))
+    unitPrice = w.fields.money("Price per unit (default depends on the document).", default=None)
 
 
 def _product(state: State, product_id: str, path: str) -> Record:
@@ -44,36 +46,35 @@ def _product(state: State, product_id: str, path: str) -> Record:
 
 def _line(
     state: State,
-    item: Mapping[str, Any],
+    item: LineItem,
     path: str,
     price_key: str,
     default: PriceDefault,
     context: Mapping[str, Any],
     number: int,
 ) -> Record:
-    product = _product(state, w.fields.read_string(item, "productId", path=path), path)
-    price = w.fields.read_money(item, "unitPrice", None, path=path)
+    """A document line (numbered ``number``) from ``item``, which sits at ``path`` of the input."""
+    product = _product(state, item.productId, path)
+    price = item.unitPrice
     return {
         "lineNo": number,
         "productId": product["id"],
-        "quantity": w.fields.read_int(item, "quantity", minimum=1, maximum=10_000_000, path=path),
+        "quantity": item.quantity,
         price_key: default(state, context, product) if price is None else price,
     }
 
 
 def read_lines(
     state: State,
-    input: Mapping[str, Any],
+    items: Sequence[LineItem],
     price_key: str,
     default: PriceDefault,
-    context: Mapping[str, Any] | None = None,
+    context: Mapping[str, Any],
 ) -> list[Record]:
-    """``input["lines"]`` as document lines numbered from 1 (one line per product)."""
+    """``items`` (an input's ``lines``) as document lines numbered from 1 (one per product)."""
     lines = []
-    for index, item in enumerate(w.fields.read_objects(input, "lines")):
-        lines.append(
-            _line(state, item, f"lines[{index}]", price_key, default, context or input, index + 1)
-        )
+    for index, item in enumerate(items):
+        lines.append(_line(state, item, f"lines[{index}]", price_key, default, context, index + 1))
     seen = [ln["productId"] for ln in lines]
     repeated = sorted({p for p in seen if seen.count(p) > 1})
     if repeated:
@@ -95,6 +96,19 @@ def _find(document: Record, line_no: int) -> Record:
     )
 
 
+class _NewLine(LineItem):
+    unitPrice = w.fields.money("Price per unit.", default=None)
+
+
+class _LineNo(w.Input):
+    lineNo = w.fields.integer("The line.", minimum=1)
+
+
+class _LineChange(_LineNo):
+    quantity = w.fields.integer("New units.", minimum=1, bounds=(1, _MAX_UNITS), default=None)
+    unitPrice = w.fields.money("Price per unit.", default=None)
+
+
 def line_tools(
     noun: str,
     collection: str,
@@ -108,7 +122,6 @@ def line_tools(
     ``area`` is the permission the actor needs (None: any active user).
     """
     label = noun.replace("_", " ")
-    price_schema = w.schema.money("Price per unit.")
     by = actor() if area is None else actor(area)
     plain = target(collection, id_key, f"The {label}.", collection[:-1])
     draft = in_status(plain, ("draft",), "have its lines edited")
@@ -118,20 +131,14 @@ def line_tools(
         return {"updated": call.record, "auditId": call.audit(text, ())}
 
     @by.write_tool(
-        f"add_{noun}_line",
-        f"Add a product line to a draft {label}.",
-        {
-            "productId": w.schema.string("The product."),
-            "quantity": w.schema.integer("Units.", minimum=1),
-            "unitPrice": price_schema,
-        },
-        ["productId", "quantity"],
-        target=draft,
+        f"add_{noun}_line", f"Add a product line to a draft {label}.", _NewLine, target=draft
     )
-    def add_line(call: w.Write) -> Any:
+    def add_line(call: w.Write[_NewLine]) -> Any:
         state, document = call.state, call.record
         number = max((ln["lineNo"] for ln in document["lines"]), default=0) + 1
-        line = _line(state, call.input, "line", price_key, default, document, number)
+        # Messages name the new line's fields "line.productId", "line.quantity"...
+        item = _NewLine(call.input, "line")
+        line = _line(state, item, "line", price_key, default, document, number)
         if any(ln["productId"] == line["productId"] for ln in document["lines"]):
             raise silo.tool_error(
                 "conflict", f"{document['id']} already has a line for {line['productId']}."
@@ -142,21 +149,15 @@ def line_tools(
     @by.write_tool(
         f"update_{noun}_line",
         f"Change the quantity and/or unit price of a line of a draft {label}.",
-        {
-            "lineNo": w.schema.integer("The line.", minimum=1),
-            "quantity": w.schema.integer("New units.", minimum=1),
-            "unitPrice": price_schema,
-        },
-        ["lineNo"],
+        _LineChange,
         target=draft,
     )
-    def update_line(call: w.Write) -> Any:
-        input = call.input
-        line = _find(call.record, w.fields.read_int(input, "lineNo", minimum=1))
-        w.fields.require_some(input, ["quantity", "unitPrice"])
+    def update_line(call: w.Write[_LineChange]) -> Any:
+        args = call.args
+        line = _find(call.record, args.lineNo)
+        w.fields.require_some(args, ["quantity", "unitPrice"])
         changes: list[w.records.Change] = []
-        quantity = w.fields.read_int(input, "quantity", None, minimum=1, maximum=10_000_000)
-        price = w.fields.read_money(input, "unitPrice", None)
+        quantity, price = args.quantity, args.unitPrice
         for field, value in (("quantity", quantity), (price_key, price)):
             if value is not None:
                 w.records.set_field(line, field, value, changes)
@@ -165,12 +166,11 @@ def line_tools(
     @by.write_tool(
         f"remove_{noun}_line",
         f"Remove a line from a draft {label} (the other lines keep their numbers).",
-        {"lineNo": w.schema.integer("The line.", minimum=1)},
-        ["lineNo"],
+        _LineNo,
         target=draft,
     )
-    def remove_line(call: w.Write) -> Any:
-        line = _find(call.record, w.fields.read_int(call.input, "lineNo", minimum=1))
+    def remove_line(call: w.Write[_LineNo]) -> Any:
+        line = _find(call.record, call.args.lineNo)
         call.record["lines"].remove(line)
         return done(call, f"Removed line {line['lineNo']}.")
 

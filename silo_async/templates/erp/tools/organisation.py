@@ -97,24 +97,22 @@ search_users = USERS.search_tool(
 get_user = USERS.get_tool("One user.")
 
 
-@w.define_tool(
-    {
-        "userId": w.schema.string("The user to check."),
-        "documentType": w.schema.enum("The kind of document.", APPROVAL_KINDS),
-        "amount": w.schema.money("The amount to approve."),
-    },
-    ["userId", "documentType", "amount"],
-)
-def check_approval_authority(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Authority(w.Input):
+    userId = w.fields.string("The user to check.")
+    documentType = w.fields.enum("The kind of document.", APPROVAL_KINDS)
+    amount = w.fields.money("The amount to approve.", allow_zero=True)
+
+
+@w.define_tool(_Authority)
+def check_approval_authority(state: State, args: _Authority) -> dict[str, Any]:
     """Whether a user may approve an amount of one kind of document, and if not, the active users
     who may (lowest limit first). Limits compare with net amounts for requisitions and purchase
     orders and with the amount payable for vendor invoices and payments.
 
     ``{authorised, limit, escalateTo}``.
     """
-    user = named(state, "users", input, "userId")
-    kind = w.fields.read_enum(input, "documentType", APPROVAL_KINDS)
-    amount = w.fields.read_money(input, "amount", allow_zero=True)
+    user = named(state, "users", args.userId)
+    kind, amount = args.documentType, args.amount
     others = authorised_approvers(state, kind, amount, [user["id"]])
     return {
         "userId": user["id"],

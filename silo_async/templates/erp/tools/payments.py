@@ -15,7 +15,7 @@ from silo_async import world as w
 
 from ..domain import payables as pay
 from ..state import Record, State, money_text
-from .common import REASON, actor, changed, record_decision, require_authority, target, who
+from .common import Reason, actor, changed, record_decision, require_authority, target, who
 from .vendors import require_active_vendor
 
 __all__ = [
@@ -59,10 +59,19 @@ def _payable_vendor(state: State, vendor_id: str) -> Record:
     return vendor
 
 
-def _allocation(state: State, vendor: Record, item: dict[str, Any], path: str) -> dict[str, Any]:
-    invoice = w.records.require_record(
-        state, "vendorInvoices", w.fields.read_string(item, "invoiceId", path=path)
-    )
+class _Allocation(w.Input):
+    invoiceId = w.fields.string("An approved invoice of the vendor.")
+    amount = w.fields.money("Amount (default: everything left to pay).", default=None)
+
+
+class _NewPayment(w.Input):
+    vendorId = w.fields.string("The vendor.")
+    allocations = w.fields.objects("Invoices paid.", _Allocation)
+    paymentDate = w.fields.date("When the bank should pay (today or later)")
+
+
+def _allocation(state: State, vendor: Record, item: _Allocation) -> dict[str, Any]:
+    invoice = w.records.require_record(state, "vendorInvoices", item.invoiceId)
     if invoice["vendorId"] != vendor["id"]:
         raise silo.tool_error(
             "invalid_input", f"{invoice['id']} is {invoice['vendorId']}'s invoice."
@@ -71,43 +80,28 @@ def _allocation(state: State, vendor: Record, item: dict[str, Any], path: str) -
     left = pay.open_to_pay(state, invoice)
     if left <= 0:
         raise silo.tool_error("invalid_state", f"{invoice['id']} has nothing left to pay.")
-    amount = w.fields.read_money(item, "amount", left, maximum=left, path=path)
+    amount = w.fields.read(item, "amount", default=left, maximum=left)
     return {"invoiceId": invoice["id"], "amount": amount}
+
+
+def _or_today(state: State, day: str | None) -> str:
+    return w.clock.today(state) if day is None else day
 
 
 _PAYABLES = actor("payables")
 
 
-@_PAYABLES.write_tool(
-    {
-        "vendorId": w.schema.string("The vendor."),
-        "allocations": w.schema.array(
-            "Invoices paid.",
-            w.schema.closed_object(
-                {
-                    "invoiceId": w.schema.string("An approved invoice of the vendor."),
-                    "amount": w.schema.money("Amount (default: everything left to pay)."),
-                },
-                ["invoiceId"],
-            ),
-        ),
-        "paymentDate": w.schema.date("When the bank should pay (today or later)"),
-    },
-    ["vendorId", "allocations", "paymentDate"],
-)
-def create_vendor_payment(call: w.Write) -> dict[str, Any]:
+@_PAYABLES.write_tool(_NewPayment)
+def create_vendor_payment(call: w.Write[_NewPayment]) -> dict[str, Any]:
     """Draft a payment to an active vendor with verified bank details, paying approved invoices
     (each amount defaults to what is left to pay). Payables roles.
     """
-    state, input = call.state, call.input
-    vendor = _payable_vendor(state, w.fields.read_string(input, "vendorId"))
-    items = w.fields.read_objects(input, "allocations")
-    allocations = [
-        _allocation(state, vendor, it, f"allocations[{i}]") for i, it in enumerate(items)
-    ]
+    state, args = call.state, call.args
+    vendor = _payable_vendor(state, args.vendorId)
+    allocations = [_allocation(state, vendor, item) for item in args.allocations]
     if len({a["invoiceId"] for a in allocations}) != len(allocations):
         raise silo.tool_error("invalid_input", "Give each invoice once.")
-    date = w.fields.read_date(input, "paymentDate")
+    date = args.paymentDate
     if date < w.clock.today(state):
         raise w.fields.invalid(
             "paymentDate", f"must be today ({w.clock.today(state)}) or later", date
@@ -192,31 +186,28 @@ def execute_payment(call: w.Write) -> dict[str, Any]:
     )
 
 
-@_PAYABLES.write_tool(
-    REASON,
-    ["reason"],
-    target=_outbound(("draft", "approved"), "be cancelled"),
-)
-def cancel_payment(call: w.Write) -> dict[str, Any]:
+@_PAYABLES.write_tool(Reason, target=_outbound(("draft", "approved"), "be cancelled"))
+def cancel_payment(call: w.Write[Reason]) -> dict[str, Any]:
     """Cancel a draft or approved payment.
 
     Draft / approved -> cancelled.
     """
-    return changed(call, None, w.fields.read_string(call.input, "reason"), status="cancelled")
+    return changed(call, None, call.args.reason, status="cancelled")
 
 
-@_PAYABLES.write_tool(
-    {"paymentDate": w.schema.date("When the bank should pay (default today)")},
-    target=_outbound(("failed",), "be retried"),
-)
-def retry_payment(call: w.Write) -> dict[str, Any]:
+class _Retry(w.Input):
+    paymentDate = w.fields.date("When the bank should pay (default today)", default=None)
+
+
+@_PAYABLES.write_tool(_Retry, target=_outbound(("failed",), "be retried"))
+def retry_payment(call: w.Write[_Retry]) -> dict[str, Any]:
     """Re-issue a failed payment as a new draft for what its invoices still owe, to the vendor's
     current bank account (which must differ from the one that failed and be verified). The failed
     payment stays as history.
 
     Failed -> a new draft payment.
     """
-    state, input, failed = call.state, call.input, call.record
+    state, failed = call.state, call.record
     vendor = _payable_vendor(state, failed["vendorId"])
     if vendor["iban"] == failed["bankAccount"]:
         raise silo.tool_error(
@@ -235,7 +226,7 @@ def retry_payment(call: w.Write) -> dict[str, Any]:
         "vendorId": vendor["id"],
         "allocations": items,
         "actorId": call.actor["id"],
-        "paymentDate": w.fields.read_date(input, "paymentDate", w.clock.today(state)),
+        "paymentDate": _or_today(state, call.args.paymentDate),
     }
     result = create_vendor_payment.fn(state, retry)
     result["created"]["retryOf"] = failed["id"]

@@ -16,7 +16,7 @@ from ..domain.budgets import remaining, requisition_commitment
 from ..domain.purchasing import pending_approval
 from ..state import Record, State, money_text
 from .approvals import decide, request_approval
-from .common import REASON, actor, changed, in_status, target
+from .common import Note, Reason, actor, changed, in_status, target
 from .purchase_orders import po_view
 
 __all__ = [
@@ -35,12 +35,12 @@ _BUYER = actor("purchasing")
 _PO = target("purchaseOrders", "purchaseOrderId", "The purchase order.", "purchaseOrder")
 
 
-@_BUYER.write_tool(
-    {"approverId": w.schema.string("The approver.")},
-    ["approverId"],
-    target=in_status(_PO, ("draft",), "be submitted"),
-)
-def submit_purchase_order(call: w.Write) -> dict[str, Any]:
+class _Approver(w.Input):
+    approverId = w.fields.string("The approver.")
+
+
+@_BUYER.write_tool(_Approver, target=in_status(_PO, ("draft",), "be submitted"))
+def submit_purchase_order(call: w.Write[_Approver]) -> dict[str, Any]:
     """Submit a draft order to an approver authorised for its net value (not yourself).
 
     Draft -> pending_approval.
@@ -53,7 +53,7 @@ def submit_purchase_order(call: w.Write) -> dict[str, Any]:
         "purchase_order",
         po["id"],
         pur.po_net(po),
-        w.fields.read_string(call.input, "approverId"),
+        call.args.approverId,
         call.actor,
     )
     return changed(
@@ -79,11 +79,8 @@ def _check_budget(state: State, po: Record) -> None:
         )
 
 
-@actor().write_tool(
-    {"comment": w.schema.string("Optional note.")},
-    target=in_status(_PO, ("pending_approval",), "be approved"),
-)
-def approve_purchase_order(call: w.Write) -> dict[str, Any]:
+@actor().write_tool(Note, target=in_status(_PO, ("pending_approval",), "be approved"))
+def approve_purchase_order(call: w.Write[Note]) -> dict[str, Any]:
     """Approve a pending order as its assigned approver, within the approver's purchase order limit
     (net value) and the budget's remaining amount.
 
@@ -97,7 +94,7 @@ def approve_purchase_order(call: w.Write) -> dict[str, Any]:
         pur.po_net(po),
         call.actor,
         "approved",
-        w.fields.read_string(call.input, "comment", None),
+        call.args.comment,
         lambda: _check_budget(state, po),
     )
     return changed(call, po_view, f"Approved ({approval['id']}).", status="approved")
@@ -110,19 +107,15 @@ def _release_requisition(state: State, po: Record) -> None:
             requisition.update(status="approved", purchaseOrderId=None)
 
 
-@actor().write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_PO, ("pending_approval",), "be rejected"),
-)
-def reject_purchase_order(call: w.Write) -> dict[str, Any]:
+@actor().write_tool(Reason, target=in_status(_PO, ("pending_approval",), "be rejected"))
+def reject_purchase_order(call: w.Write[Reason]) -> dict[str, Any]:
     """Reject a pending order as its assigned approver; a linked requisition returns to approved so
     it can be ordered again.
 
     pending_approval -> rejected.
     """
     state, po = call.state, call.record
-    reason = w.fields.read_string(call.input, "reason")
+    reason = call.args.reason
     decide(state, po, "purchase_order", pur.po_net(po), call.actor, "rejected", reason)
     _release_requisition(state, po)
     return changed(call, po_view, reason, status="rejected")
@@ -147,17 +140,16 @@ def send_purchase_order(call: w.Write) -> dict[str, Any]:
 
 
 @_BUYER.write_tool(
-    REASON,
-    ["reason"],
+    Reason,
     target=in_status(_PO, ("draft", "pending_approval", "approved", "sent"), "be cancelled"),
 )
-def cancel_purchase_order(call: w.Write) -> dict[str, Any]:
+def cancel_purchase_order(call: w.Write[Reason]) -> dict[str, Any]:
     """Cancel an order nothing has been received on yet; a pending approval is cancelled and a
     linked requisition returns to approved.
 
     Draft / pending_approval / approved / sent -> cancelled.
     """
-    state, input, po = call.state, call.input, call.record
+    state, po = call.state, call.record
     if pur.receipt_status(state, po) != "none":
         raise silo.tool_error(
             "invalid_state",
@@ -167,13 +159,8 @@ def cancel_purchase_order(call: w.Write) -> dict[str, Any]:
     if pending is not None:
         pending["status"] = "cancelled"
     _release_requisition(state, po)
-    return changed(
-        call,
-        po_view,
-        w.fields.read_string(input, "reason"),
-        status="cancelled",
-        cancelReason=w.fields.read_string(input, "reason"),
-    )
+    reason = call.args.reason
+    return changed(call, po_view, reason, status="cancelled", cancelReason=reason)
 
 
 @_BUYER.write_tool(target=in_status(_PO, ("sent",), "be closed"))

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record, State
-from .common import REASON, actor, changed, in_status, named, target, update_fields
+from .common import Reason, actor, changed, in_status, named, target, update_fields
 
 __all__ = [
     "create_product",
@@ -43,13 +43,17 @@ search_products = PRODUCTS.search_tool(
 get_product = PRODUCTS.get_tool("One product.")
 
 
-@w.define_tool({"productId": w.schema.string("The product.")}, ["productId"])
-def get_product_availability(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Product(w.Input):
+    productId = w.fields.string("The product.")
+
+
+@w.define_tool(_Product)
+def get_product_availability(state: State, args: _Product) -> dict[str, Any]:
     """A product's stock in every warehouse: on hand, reserved, available (on hand - reserved),
     inbound (sent purchase orders still due + transfers in transit), projected (available +
     inbound), reorder point and quantity, and totals.
     """
-    product = named(state, "products", input, "productId")
+    product = named(state, "products", args.productId)
     rows = [
         stock_view(state, r)
         for r in w.tools.sorted_by_id(state["stock"])
@@ -66,12 +70,12 @@ def get_product_availability(state: State, input: dict[str, Any]) -> dict[str, A
     }
 
 
-@w.define_tool({"productId": w.schema.string("The product.")}, ["productId"])
-def get_product_purchase_history(state: State, input: dict[str, Any]) -> dict[str, Any]:
+@w.define_tool(_Product)
+def get_product_purchase_history(state: State, args: _Product) -> dict[str, Any]:
     """Every purchase order line for a product: vendor, order date, quantity and unit price, oldest
     first.
     """
-    product = named(state, "products", input, "productId")
+    product = named(state, "products", args.productId)
     rows = [
         {
             "purchaseOrderId": po["id"],
@@ -92,35 +96,34 @@ _PURCHASING = actor("purchasing")
 _PRODUCT = target("products", "productId", "The product.", "product")
 
 
-@_PURCHASING.write_tool(
-    {
-        "sku": w.schema.string("Stock-keeping unit, e.g. FEN-TNT-3P."),
-        "name": w.schema.string("Name."),
-        "category": w.schema.string("Category, e.g. tents."),
-        "uom": w.schema.enum("Unit of measure.", UOMS),
-        "standardCost": w.schema.money("Standard cost per unit."),
-        "listPrice": w.schema.money("List price per unit."),
-        "preferredVendorId": w.schema.string("Preferred vendor (active)."),
-    },
-    ["sku", "name", "category", "uom", "standardCost", "listPrice", "preferredVendorId"],
-)
-def create_product(call: w.Write) -> dict[str, Any]:
+class _NewProduct(w.Input):
+    sku = w.fields.string("Stock-keeping unit, e.g. FEN-TNT-3P.")
+    name = w.fields.string("Name.")
+    category = w.fields.string("Category, e.g. tents.")
+    uom = w.fields.enum("Unit of measure.", UOMS)
+    standardCost = w.fields.money("Standard cost per unit.")
+    listPrice = w.fields.money("List price per unit.")
+    preferredVendorId = w.fields.string("Preferred vendor (active).")
+
+
+@_PURCHASING.write_tool(_NewProduct)
+def create_product(call: w.Write[_NewProduct]) -> dict[str, Any]:
     """Add an active product to the catalogue (purchasing roles). SKUs are unique."""
-    state, input = call.state, call.input
-    sku = w.fields.read_string(input, "sku").upper()
+    state, args = call.state, call.args
+    sku = args.sku.upper()
     clash = w.grade.find_by(state, "products", "sku", sku)
     if clash is not None:
         raise silo.tool_error("conflict", f"Product {clash['id']} already has SKU {sku}.")
-    vendor = named(state, "vendors", input, "preferredVendorId")
+    vendor = named(state, "vendors", args.preferredVendorId)
     w.records.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
     product: Record = {
         "id": w.records.next_id(state, "PRD"),
         "sku": sku,
-        "name": w.fields.read_string(input, "name"),
-        "category": w.fields.read_string(input, "category"),
-        "uom": w.fields.read_enum(input, "uom", UOMS),
-        "standardCost": w.fields.read_money(input, "standardCost"),
-        "listPrice": w.fields.read_money(input, "listPrice"),
+        "name": args.name,
+        "category": args.category,
+        "uom": args.uom,
+        "standardCost": args.standardCost,
+        "listPrice": args.listPrice,
         "preferredVendorId": vendor["id"],
         "status": "active",
     }
@@ -128,41 +131,36 @@ def create_product(call: w.Write) -> dict[str, Any]:
     return {"created": product, "auditId": audit_id}
 
 
-@_PURCHASING.write_tool(
-    {
-        "name": w.schema.string("New name."),
-        "standardCost": w.schema.money("New standard cost."),
-        "listPrice": w.schema.money("New list price."),
-        "preferredVendorId": w.schema.string("New preferred vendor (active)."),
-    },
-    target=_PRODUCT,
-)
-def update_product(call: w.Write) -> dict[str, Any]:
+class _ProductChanges(w.Input):
+    name = w.fields.string("New name.", default=None)
+    standardCost = w.fields.money("New standard cost.", default=None)
+    listPrice = w.fields.money("New list price.", default=None)
+    preferredVendorId = w.fields.string("New preferred vendor (active).", default=None)
+
+
+@_PURCHASING.write_tool(_ProductChanges, target=_PRODUCT)
+def update_product(call: w.Write[_ProductChanges]) -> dict[str, Any]:
     """Change a product's name, standard cost, list price or preferred vendor (purchasing roles)."""
-    state, input = call.state, call.input
-    w.fields.require_some(input, ["name", "standardCost", "listPrice", "preferredVendorId"])
-    vendor_id = w.fields.read_string(input, "preferredVendorId", None)
+    state, args = call.state, call.args
+    w.fields.require_some(args, list(w.fields.fields_of(_ProductChanges)))
+    vendor_id = args.preferredVendorId
     if vendor_id is not None:
         vendor = w.records.require_record(state, "vendors", vendor_id)
         w.records.require_status(vendor, "vendors", ("active",), "be a preferred vendor")
     values = {
-        "name": w.fields.read_string(input, "name", None),
-        "standardCost": w.fields.read_money(input, "standardCost", None),
-        "listPrice": w.fields.read_money(input, "listPrice", None),
+        "name": args.name,
+        "standardCost": args.standardCost,
+        "listPrice": args.listPrice,
         "preferredVendorId": vendor_id,
     }
     audit_id = update_fields(call, values, "Product")
     return {"updated": call.record, "auditId": audit_id}
 
 
-@_PURCHASING.write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_PRODUCT, ("active",), "be discontinued"),
-)
-def discontinue_product(call: w.Write) -> dict[str, Any]:
+@_PURCHASING.write_tool(Reason, target=in_status(_PRODUCT, ("active",), "be discontinued"))
+def discontinue_product(call: w.Write[Reason]) -> dict[str, Any]:
     """Discontinue a product: it can no longer be ordered, sold or reordered; stock on hand stays.
 
     Active -> discontinued.
     """
-    return changed(call, None, w.fields.read_string(call.input, "reason"), status="discontinued")
+    return changed(call, None, call.args.reason, status="discontinued")

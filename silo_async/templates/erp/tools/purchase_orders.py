@@ -18,7 +18,7 @@ from silo_async import world as w
 from ..domain import purchasing as pur
 from ..state import Record, State, gross, vat_of
 from .common import actor, in_status, named, target
-from .lines import LINE_ITEM, line_tools, read_lines
+from .lines import LineItem, line_tools, read_lines
 from .vendors import require_active_vendor
 
 __all__ = [
@@ -118,8 +118,31 @@ _PURCHASE_ORDER = target("purchaseOrders", "purchaseOrderId", "The order.", "pur
 _QUOTATION = target("quotations", "quotationId", "An accepted quotation.", "quotation")
 
 
+#: Where an order goes and what it is charged to, as both ways of raising one declare it.
+_WAREHOUSE = w.fields.string("Warehouse the goods are delivered to.")
+_BUDGET = w.fields.string("Budget charged (default: the requisition's).", default=None)
+_EXPECTED = w.fields.date(
+    "Expected delivery (default: today + the vendor's lead time)", default=None
+)
+
+
+class _FromQuotation(w.Input):
+    warehouseId = _WAREHOUSE
+    budgetId = _BUDGET
+    expectedDate = _EXPECTED
+
+
+class _NewOrder(w.Input):
+    vendorId = w.fields.string("The vendor.")
+    warehouseId = _WAREHOUSE
+    budgetId = _BUDGET
+    expectedDate = _EXPECTED
+    requisitionId = w.fields.string("An approved requisition this order fulfils.", default=None)
+    lines = w.fields.objects("What to order.", LineItem)
+
+
 def _new_po(
-    call: w.Write,
+    call: w.Write[_NewOrder] | w.Write[_FromQuotation],
     vendor: Record,
     warehouse: Record,
     lines: list[Any],
@@ -130,13 +153,14 @@ def _new_po(
     The budget and expected date are the input's (defaults: the requisition's budget, today
     plus the vendor's lead time); the requisition is the quotation's RFQ's, else the input's.
     """
-    state, input = call.state, call.input
-    budget_id = w.fields.read_string(input, "budgetId", None)
-    if quotation is None:
-        requisition_id = w.fields.read_string(input, "requisitionId", None)
+    state, args = call.state, call.args
+    budget_id = args.budgetId
+    if isinstance(args, _NewOrder):
+        requisition_id = args.requisitionId
     else:
+        assert quotation is not None  # an order from a quotation
         requisition_id = state["rfqs"][quotation["rfqId"]]["requisitionId"]
-    expected = w.fields.read_date(input, "expectedDate", None)
+    expected = args.expectedDate
     requisition = _requisition(state, requisition_id)
     budget_id = budget_id or (requisition or {}).get("budgetId")
     if budget_id is None:
@@ -167,45 +191,30 @@ def _new_po(
     return {"created": po_view(state, po), "auditId": audit_id}
 
 
-_WHERE_TO = {
-    "warehouseId": w.schema.string("Warehouse the goods are delivered to."),
-    "budgetId": w.schema.string("Budget charged (default: the requisition's)."),
-    "expectedDate": w.schema.date("Expected delivery (default: today + the vendor's lead time)"),
-}
-
-
 _PURCHASING = actor("purchasing")
 
 
-@_PURCHASING.write_tool(
-    {
-        "vendorId": w.schema.string("The vendor."),
-        **_WHERE_TO,
-        "requisitionId": w.schema.string("An approved requisition this order fulfils."),
-        "lines": w.schema.array("What to order.", LINE_ITEM),
-    },
-    ["vendorId", "warehouseId", "lines"],
-)
-def create_purchase_order(call: w.Write) -> dict[str, Any]:
+@_PURCHASING.write_tool(_NewOrder)
+def create_purchase_order(call: w.Write[_NewOrder]) -> dict[str, Any]:
     """Raise a draft purchase order to an active vendor. Unit prices default to the latest price
     paid to that vendor, else the standard cost. Linking an approved requisition marks it
     ordered. Purchasing roles.
     """
-    state, input = call.state, call.input
-    vendor = _orderable_vendor(state, w.fields.read_string(input, "vendorId"))
-    warehouse = named(state, "warehouses", input, "warehouseId")
-    lines = read_lines(state, input, "unitPrice", _last_price, {"vendorId": vendor["id"]})
+    state, args = call.state, call.args
+    vendor = _orderable_vendor(state, args.vendorId)
+    warehouse = named(state, "warehouses", args.warehouseId)
+    lines = read_lines(state, args.lines, "unitPrice", _last_price, {"vendorId": vendor["id"]})
     return _new_po(call, vendor, warehouse, lines)
 
 
 @_PURCHASING.write_tool(
-    _WHERE_TO, ["warehouseId"], target=in_status(_QUOTATION, ("accepted",), "be ordered from")
+    _FromQuotation, target=in_status(_QUOTATION, ("accepted",), "be ordered from")
 )
-def create_purchase_order_from_quotation(call: w.Write) -> dict[str, Any]:
+def create_purchase_order_from_quotation(call: w.Write[_FromQuotation]) -> dict[str, Any]:
     """Raise a draft purchase order from an accepted quotation: its vendor, lines and prices, linked
     to the RFQ's requisition (which becomes ordered) and charged to its budget.
     """
-    state, input, quotation = call.state, call.input, call.record
+    state, args, quotation = call.state, call.args, call.record
     taken = [
         po["id"]
         for po in state["purchaseOrders"].values()
@@ -214,7 +223,7 @@ def create_purchase_order_from_quotation(call: w.Write) -> dict[str, Any]:
     if taken:
         raise silo.tool_error("conflict", f"{quotation['id']} is already ordered on {taken[0]}.")
     vendor = _orderable_vendor(state, quotation["vendorId"])
-    warehouse = named(state, "warehouses", input, "warehouseId")
+    warehouse = named(state, "warehouses", args.warehouseId)
     lines = [
         {
             "lineNo": ln["lineNo"],
@@ -232,19 +241,19 @@ add_purchase_order_line, update_purchase_order_line, remove_purchase_order_line 
 )
 
 
-@w.define_tool(
-    {
-        "vendorId": w.schema.string("Only this vendor."),
-        "warehouseId": w.schema.string("Only this warehouse."),
-        "productId": w.schema.string("Only this product."),
-    }
-)
-def list_open_purchase_order_lines(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _OpenLineFilters(w.Input):
+    vendorId = w.fields.string("Only this vendor.", default=None, raw=True)
+    warehouseId = w.fields.string("Only this warehouse.", default=None, raw=True)
+    productId = w.fields.string("Only this product.", default=None, raw=True)
+
+
+@w.define_tool(_OpenLineFilters)
+def list_open_purchase_order_lines(state: State, args: _OpenLineFilters) -> dict[str, Any]:
     """Lines of sent purchase orders still to be delivered, with the remaining quantity; filter by
     vendor, warehouse or product.
     """
     w.records.check_references(
-        state, input, {"vendorId": "vendors", "warehouseId": "warehouses", "productId": "products"}
+        state, args, {"vendorId": "vendors", "warehouseId": "warehouses", "productId": "products"}
     )
     rows = [
         {
@@ -260,14 +269,9 @@ def list_open_purchase_order_lines(state: State, input: dict[str, Any]) -> dict[
         for po in w.tools.sorted_by_id(state["purchaseOrders"])
         if po["status"] == "sent"
         for ln in po["lines"]
-        if all(
-            input.get(k) in (None, v)
-            for k, v in (
-                ("vendorId", po["vendorId"]),
-                ("warehouseId", po["warehouseId"]),
-                ("productId", ln["productId"]),
-            )
-        )
+        if args.vendorId in (None, po["vendorId"])
+        and args.warehouseId in (None, po["warehouseId"])
+        and args.productId in (None, ln["productId"])
     ]
     return {"results": [r for r in rows if r["remaining"] > 0]}
 

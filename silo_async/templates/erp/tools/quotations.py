@@ -14,7 +14,7 @@ from silo_async import world as w
 
 from ..domain.purchasing import is_valid
 from ..state import Record, State, lines_net
-from .common import REASON, actor, changed, in_status, named, target
+from .common import Reason, actor, changed, in_status, named, target
 from .vendors import require_active_vendor
 
 __all__ = [
@@ -54,12 +54,16 @@ list_quotations = QUOTATIONS.list_tool(
 get_quotation = QUOTATIONS.get_tool("One quotation.")
 
 
-@w.define_tool({"rfqId": w.schema.string("The RFQ.")}, ["rfqId"])
-def compare_quotations(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Rfq(w.Input):
+    rfqId = w.fields.string("The RFQ.")
+
+
+@w.define_tool(_Rfq)
+def compare_quotations(state: State, args: _Rfq) -> dict[str, Any]:
     """An RFQ's quotations side by side, cheapest total first, each with validity, lead time and its
     vendor's status.
     """
-    rfq = named(state, "rfqs", input, "rfqId")
+    rfq = named(state, "rfqs", args.rfqId)
     rows = [
         quotation_view(state, q) for q in state["quotations"].values() if q["rfqId"] == rfq["id"]
     ]
@@ -72,13 +76,23 @@ _QUOTATION = target("quotations", "quotationId", "The quotation.", "quotation")
 _RFQ = target("rfqs", "rfqId", "The RFQ.", "rfq")
 
 
-def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
+class _QuotedLine(w.Input):
+    lineNo = w.fields.integer("The RFQ line.", minimum=1)
+    unitPrice = w.fields.money("Unit price.")
+
+
+class _Quotation(w.Input):
+    vendorId = w.fields.string("An invited vendor.")
+    lines = w.fields.objects("A unit price per RFQ line.", _QuotedLine)
+    leadTimeDays = w.fields.integer("Promised lead time.", minimum=0, maximum=365)
+    validUntil = w.fields.date("Last day the prices hold")
+    notes = w.fields.string("Vendor remarks.", default=None)
+
+
+def _quoted_lines(rfq: Record, args: _Quotation) -> list[dict[str, Any]]:
     prices = {}
-    for index, item in enumerate(w.fields.read_objects(input, "lines")):
-        path = f"lines[{index}]"
-        prices[w.fields.read_int(item, "lineNo", minimum=1, path=path)] = w.fields.read_money(
-            item, "unitPrice", path=path
-        )
+    for item in args.lines:
+        prices[item.lineNo] = item.unitPrice  # (the price is read before the line number)
     wanted = {ln["lineNo"] for ln in rfq["lines"]}
     if set(prices) != wanted:
         raise silo.tool_error(
@@ -88,30 +102,11 @@ def _quoted_lines(rfq: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
     return [{**ln, "unitPrice": prices[ln["lineNo"]]} for ln in rfq["lines"]]
 
 
-@_BUYER.write_tool(
-    {
-        "vendorId": w.schema.string("An invited vendor."),
-        "lines": w.schema.array(
-            "A unit price per RFQ line.",
-            w.schema.closed_object(
-                {
-                    "lineNo": w.schema.integer("The RFQ line.", minimum=1),
-                    "unitPrice": w.schema.money("Unit price."),
-                },
-                ["lineNo", "unitPrice"],
-            ),
-        ),
-        "leadTimeDays": w.schema.integer("Promised lead time.", minimum=0, maximum=365),
-        "validUntil": w.schema.date("Last day the prices hold"),
-        "notes": w.schema.string("Vendor remarks."),
-    },
-    ["vendorId", "lines", "leadTimeDays", "validUntil"],
-    target=in_status(_RFQ, ("sent",), "record quotations", "RFQ"),
-)
-def record_quotation(call: w.Write) -> dict[str, Any]:
+@_BUYER.write_tool(_Quotation, target=in_status(_RFQ, ("sent",), "record quotations", "RFQ"))
+def record_quotation(call: w.Write[_Quotation]) -> dict[str, Any]:
     """Record an invited vendor's quotation for a sent RFQ: a unit price for every RFQ line."""
-    state, input, rfq = call.state, call.input, call.record
-    vendor_id = w.fields.read_string(input, "vendorId")
+    state, args, rfq = call.state, call.args, call.record
+    vendor_id = args.vendorId
     if vendor_id not in rfq["invitedVendorIds"]:
         raise silo.tool_error("not_allowed", f"{vendor_id} was not invited to {rfq['id']}.")
     if any(
@@ -123,11 +118,11 @@ def record_quotation(call: w.Write) -> dict[str, Any]:
         "rfqId": rfq["id"],
         "vendorId": vendor_id,
         "status": "received",
-        "lines": _quoted_lines(rfq, input),
-        "leadTimeDays": w.fields.read_int(input, "leadTimeDays", minimum=0, maximum=365),
-        "validUntil": w.fields.read_date(input, "validUntil"),
+        "lines": _quoted_lines(rfq, args),
+        "leadTimeDays": args.leadTimeDays,
+        "validUntil": args.validUntil,
         "receivedAt": w.clock.now(state),
-        "notes": w.fields.read_string(input, "notes", None),
+        "notes": args.notes,
     }
     audit_id = call.add(_QUOTATION, quotation, f"Quotation from {vendor_id} for {rfq['id']}.")
     return {"created": quotation_view(state, quotation), "auditId": audit_id}
@@ -165,16 +160,10 @@ def accept_quotation(call: w.Write) -> dict[str, Any]:
     return {"accepted": quotation_view(state, quotation), "rfq": rfq, "auditId": audit_id}
 
 
-@_BUYER.write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_QUOTATION, ("received",), "be rejected"),
-)
-def reject_quotation(call: w.Write) -> dict[str, Any]:
+@_BUYER.write_tool(Reason, target=in_status(_QUOTATION, ("received",), "be rejected"))
+def reject_quotation(call: w.Write[Reason]) -> dict[str, Any]:
     """Reject a received quotation with a reason.
 
     Received -> rejected.
     """
-    return changed(
-        call, quotation_view, w.fields.read_string(call.input, "reason"), status="rejected"
-    )
+    return changed(call, quotation_view, call.args.reason, status="rejected")

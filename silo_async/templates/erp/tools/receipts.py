@@ -13,35 +13,29 @@ from .common import actor, named, target
 
 __all__ = ["allocate_receipt", "list_unallocated_receipts", "record_customer_receipt"]
 
-_ALLOCATIONS = w.schema.array(
-    "Invoices this money pays.",
-    w.schema.closed_object(
-        {
-            "invoiceId": w.schema.string("An issued invoice of the customer."),
-            "amount": w.schema.money(
-                "Amount (default: the invoice's outstanding, up to what is unapplied)."
-            ),
-        },
-        ["invoiceId"],
-    ),
-)
+
+class _Allocation(w.Input):
+    invoiceId = w.fields.string("An issued invoice of the customer.")
+    amount = w.fields.money(
+        "Amount (default: the invoice's outstanding, up to what is unapplied).", default=None
+    )
 
 
-def _apply(state: State, receipt: Record, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+_ALLOCATIONS = "Invoices this money pays."
+
+
+def _apply(state: State, receipt: Record, items: list[_Allocation]) -> list[dict[str, Any]]:
     free = unallocated(receipt)
     applied: list[dict[str, Any]] = []
-    for index, item in enumerate(items):
-        path = f"allocations[{index}]"
-        invoice = w.records.require_record(
-            state, "customerInvoices", w.fields.read_string(item, "invoiceId", path=path)
-        )
+    for item in items:
+        invoice = w.records.require_record(state, "customerInvoices", item.invoiceId)
         if invoice["customerId"] != receipt["customerId"]:
             raise silo.tool_error("invalid_input", f"{invoice['id']} is {invoice['customerId']}'s.")
         owed = customer_outstanding(state, invoice)
         owed -= w.amounts.sum_money(a["amount"] for a in applied if a["invoiceId"] == invoice["id"])
         if owed <= 0:
             raise silo.tool_error("invalid_state", f"{invoice['id']} has nothing outstanding.")
-        amount = w.fields.read_money(item, "amount", min(owed, free), maximum=owed, path=path)
+        amount = w.fields.read(item, "amount", default=min(owed, free), maximum=owed)
         if amount > free:
             raise silo.tool_error(
                 "limit_exceeded",
@@ -66,41 +60,42 @@ def _open_receipt(state: State, receipt: Record) -> None:
 _RECEIPT = target("payments", "paymentId", "The receipt.", "payment", _open_receipt)
 
 
-@_RECEIVABLES.write_tool(
-    {
-        "customerId": w.schema.string("The customer."),
-        "amount": w.schema.money("Amount received."),
-        "receivedOn": w.schema.date("Value date"),
-        "reference": w.schema.string("The bank reference / remittance text."),
-        "allocations": _ALLOCATIONS,
-    },
-    ["customerId", "amount", "receivedOn", "reference"],
-)
-def record_customer_receipt(call: w.Write) -> dict[str, Any]:
+class _Receipt(w.Input):
+    customerId = w.fields.string("The customer.")
+    amount = w.fields.money("Amount received.")
+    receivedOn = w.fields.date("Value date")
+    reference = w.fields.string("The bank reference / remittance text.")
+    allocations: w.fields.Field[list[_Allocation]] = w.fields.objects(
+        _ALLOCATIONS, _Allocation, default=[]
+    )
+
+
+@_RECEIVABLES.write_tool(_Receipt)
+def record_customer_receipt(call: w.Write[_Receipt]) -> dict[str, Any]:
     """Record money received from a customer (receivables roles), optionally applying it to invoices
     at once; anything not applied stays unallocated.
     """
-    state, input = call.state, call.input
-    customer = named(state, "customers", input, "customerId")
+    state, args = call.state, call.args
+    customer = named(state, "customers", args.customerId)
     receipt = {
         "id": "",
         "direction": "inbound",
         "vendorId": None,
         "customerId": customer["id"],
-        "amount": w.fields.read_money(input, "amount"),
+        "amount": args.amount,
         "allocations": [],
         "method": "bank_transfer",
         "bankAccount": None,
-        "reference": w.fields.read_string(input, "reference"),
+        "reference": args.reference,
         "status": "completed",
-        "paymentDate": w.fields.read_date(input, "receivedOn"),
+        "paymentDate": args.receivedOn,
         "createdBy": call.actor["id"],
         "approvedBy": None,
         "completedAt": w.clock.now(state),
         "failureReason": None,
         "retryOf": None,
     }
-    receipt["allocations"] = _apply(state, receipt, w.fields.read_objects(input, "allocations", []))
+    receipt["allocations"] = _apply(state, receipt, args.allocations)
     receipt["id"] = w.records.next_id(state, "PAY", width=4)
     audit_id = call.add(
         _RECEIPT, receipt, f"{money_text(receipt['amount'])} from {customer['id']}."
@@ -108,25 +103,33 @@ def record_customer_receipt(call: w.Write) -> dict[str, Any]:
     return {"created": {**receipt, "unallocated": unallocated(receipt)}, "auditId": audit_id}
 
 
-@_RECEIVABLES.write_tool({"allocations": _ALLOCATIONS}, ["allocations"], target=_RECEIPT)
-def allocate_receipt(call: w.Write) -> dict[str, Any]:
+class _Allocations(w.Input):
+    allocations = w.fields.objects(_ALLOCATIONS, _Allocation)
+
+
+@_RECEIVABLES.write_tool(_Allocations, target=_RECEIPT)
+def allocate_receipt(call: w.Write[_Allocations]) -> dict[str, Any]:
     """Apply the unallocated part of a customer receipt to that customer's issued invoices."""
     receipt = call.record
-    added = _apply(call.state, receipt, w.fields.read_objects(call.input, "allocations"))
+    added = _apply(call.state, receipt, call.args.allocations)
     receipt["allocations"] = [*receipt["allocations"], *added]
     audit_id = call.audit(", ".join(f"{a['invoiceId']} {a['amount']}" for a in added))
     return {"updated": {**receipt, "unallocated": unallocated(receipt)}, "auditId": audit_id}
 
 
-@w.define_tool({"customerId": w.schema.string("Only this customer's receipts.")})
-def list_unallocated_receipts(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _ByCustomer(w.Input):
+    customerId = w.fields.string("Only this customer's receipts.", default=None, raw=True)
+
+
+@w.define_tool(_ByCustomer)
+def list_unallocated_receipts(state: State, args: _ByCustomer) -> dict[str, Any]:
     """Customer receipts with money not yet applied to invoices, with their reference text."""
-    w.records.check_references(state, input, {"customerId": "customers"})
+    w.records.check_references(state, args, {"customerId": "customers"})
     rows = [
         {**p, "unallocated": unallocated(p)}
         for p in w.tools.sorted_by_id(state["payments"])
         if p["direction"] == "inbound"
         and unallocated(p) > 0
-        and input.get("customerId") in (None, p["customerId"])
+        and args.customerId in (None, p["customerId"])
     ]
     return {"results": rows, "count": len(rows)}

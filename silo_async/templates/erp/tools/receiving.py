@@ -13,7 +13,7 @@ from silo_async import world as w
 
 from ..domain import purchasing as pur
 from ..state import Record, State, find_line
-from .common import REASON, actor, changed, in_status, target
+from .common import Reason, actor, changed, in_status, target
 from .stock_ops import move_stock, stock_line
 
 __all__ = [
@@ -69,8 +69,26 @@ def list_pending_deliveries(state: State, input: dict[str, Any]) -> dict[str, An
     return {"results": rows, "count": len(rows)}
 
 
-def _receipt_lines(state: State, po: Record, input: dict[str, Any]) -> list[dict[str, Any]]:
-    given = w.fields.read_objects(input, "lines", None)
+#: The most units one receipt line may hold (read, not stated in the schema).
+_MAX_UNITS = 10_000_000
+
+
+class _ReceivedLine(w.Input):
+    lineNo = w.fields.integer("The order line.", minimum=1)
+    accepted = w.fields.integer("Units accepted into stock.", minimum=0, bounds=(0, _MAX_UNITS))
+    rejected = w.fields.integer(
+        "Units refused (damaged, wrong).", minimum=0, bounds=(0, _MAX_UNITS), default=0
+    )
+    note = w.fields.string("What was wrong.", default=None)
+
+
+class _Receipt(w.Input):
+    deliveryNote = w.fields.string("The vendor's delivery note number.")
+    lines = w.fields.objects("What arrived, per order line.", _ReceivedLine, default=None)
+
+
+def _receipt_lines(state: State, po: Record, args: _Receipt) -> list[dict[str, Any]]:
+    given = args.lines
     if given is None:
         return [
             {
@@ -85,15 +103,15 @@ def _receipt_lines(state: State, po: Record, input: dict[str, Any]) -> list[dict
     out = []
     for index, item in enumerate(given):
         path = f"lines[{index}]"
-        line = find_line(po, w.fields.read_int(item, "lineNo", minimum=1, path=path))
+        line = find_line(po, item.lineNo)
         if line is None:
+            number = w.fields.input_of(item)["lineNo"]  # as the agent wrote it
             raise silo.tool_error(
                 "not_found",
-                f"{po['id']} has no line {item['lineNo']} (lines: "
+                f"{po['id']} has no line {number} (lines: "
                 f"{', '.join(str(ln['lineNo']) for ln in po['lines'])}).",
             )
-        accepted = w.fields.read_int(item, "accepted", minimum=0, maximum=10_000_000, path=path)
-        rejected = w.fields.read_int(item, "rejected", 0, minimum=0, maximum=10_000_000, path=path)
+        accepted, rejected = item.accepted, item.rejected
         due = pur.line_remaining(state, po, line)
         if accepted > due:
             raise w.fields.invalid(
@@ -108,7 +126,7 @@ def _receipt_lines(state: State, po: Record, input: dict[str, Any]) -> list[dict
                 "lineNo": line["lineNo"],
                 "accepted": accepted,
                 "rejected": rejected,
-                "note": w.fields.read_string(item, "note", None, path=path),
+                "note": item.note,
             }
         )
     return out
@@ -119,32 +137,14 @@ _RECEIPT = target("goodsReceipts", "goodsReceiptId", "The receipt.", "goodsRecei
 _ORDER = target("purchaseOrders", "purchaseOrderId", "The order.", "purchaseOrder")
 
 
-@_WAREHOUSE.write_tool(
-    {
-        "deliveryNote": w.schema.string("The vendor's delivery note number."),
-        "lines": w.schema.array(
-            "What arrived, per order line.",
-            w.schema.closed_object(
-                {
-                    "lineNo": w.schema.integer("The order line.", minimum=1),
-                    "accepted": w.schema.integer("Units accepted into stock.", minimum=0),
-                    "rejected": w.schema.integer("Units refused (damaged, wrong).", minimum=0),
-                    "note": w.schema.string("What was wrong."),
-                },
-                ["lineNo", "accepted"],
-            ),
-        ),
-    },
-    ["deliveryNote"],
-    target=in_status(_ORDER, ("sent",), "receive goods"),
-)
-def receive_goods(call: w.Write) -> dict[str, Any]:
+@_WAREHOUSE.write_tool(_Receipt, target=in_status(_ORDER, ("sent",), "receive goods"))
+def receive_goods(call: w.Write[_Receipt]) -> dict[str, Any]:
     """Post a goods receipt for a sent purchase order (warehouse roles): accepted units enter stock,
     rejected units are recorded and stay owed. Without lines, everything still due is received in
     full.
     """
-    state, input, actor, po = call.state, call.input, call.actor, call.record
-    lines = _receipt_lines(state, po, input)
+    state, args, actor, po = call.state, call.args, call.actor, call.record
+    lines = _receipt_lines(state, po, args)
     if not lines:
         raise silo.tool_error("invalid_state", f"Nothing is still due on {po['id']}.")
     grn_id = w.records.next_id(state, "GRN", width=4)
@@ -165,7 +165,7 @@ def receive_goods(call: w.Write) -> dict[str, Any]:
         "warehouseId": po["warehouseId"],
         "receivedAt": w.clock.now(state),
         "receivedBy": actor["id"],
-        "deliveryNote": w.fields.read_string(input, "deliveryNote"),
+        "deliveryNote": args.deliveryNote,
         "status": "posted",
         "lines": lines,
     }
@@ -177,14 +177,14 @@ def receive_goods(call: w.Write) -> dict[str, Any]:
     }
 
 
-@_WAREHOUSE.write_tool(REASON, ["reason"], target=in_status(_RECEIPT, ("posted",), "be reversed"))
-def reverse_goods_receipt(call: w.Write) -> dict[str, Any]:
+@_WAREHOUSE.write_tool(Reason, target=in_status(_RECEIPT, ("posted",), "be reversed"))
+def reverse_goods_receipt(call: w.Write[Reason]) -> dict[str, Any]:
     """Reverse a posted goods receipt booked in error: its accepted units leave stock again. Refused
     when the units are no longer there or are already invoiced.
 
     Posted -> reversed.
     """
-    state, input, actor, grn = call.state, call.input, call.actor, call.record
+    state, actor, grn = call.state, call.actor, call.record
     po = state["purchaseOrders"][grn["purchaseOrderId"]]
     for line in grn["lines"]:
         after = pur.received_quantity(state, po["id"], line["lineNo"]) - line["accepted"]
@@ -204,6 +204,6 @@ def reverse_goods_receipt(call: w.Write) -> dict[str, Any]:
                 "return",
                 ("goods_receipt", grn["id"]),
                 actor["id"],
-                w.fields.read_string(input, "reason"),
+                call.args.reason,
             )
-    return changed(call, None, w.fields.read_string(input, "reason"), status="reversed")
+    return changed(call, None, call.args.reason, status="reversed")

@@ -29,14 +29,14 @@ _AP_BUCKETS: tuple[Bucket, ...] = (
     ("60+", 61, 10**6),
 )
 
-_PERIOD = {
-    "fromDate": w.schema.date("First day (inclusive)"),
-    "toDate": w.schema.date("Last day (inclusive)"),
-}
+
+class _Period(w.Input):
+    fromDate = w.fields.date("First day (inclusive)")
+    toDate = w.fields.date("Last day (inclusive)")
 
 
-def _period(input: dict[str, Any]) -> tuple[str, str]:
-    start, end = w.fields.read_date(input, "fromDate"), w.fields.read_date(input, "toDate")
+def _period(args: _Period) -> tuple[str, str]:
+    start, end = args.fromDate, args.toDate
     if end < start:
         raise w.fields.invalid("toDate", f"must not be before fromDate ({start})", end)
     return start, end
@@ -54,21 +54,23 @@ def get_ap_aging(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"asOf": w.clock.today(state), "vendors": ageing(owed, _AP_BUCKETS, "vendorId")}
 
 
-@w.define_tool(
-    {
-        "groupBy": w.schema.enum("How to group (default warehouse).", ("warehouse", "category")),
-        "warehouseId": w.schema.string("Only this warehouse."),
-    }
-)
-def get_inventory_valuation(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Valuation(w.Input):
+    groupBy = w.fields.enum(
+        "How to group (default warehouse).", ("warehouse", "category"), default="warehouse"
+    )
+    warehouseId = w.fields.string("Only this warehouse.", default=None, raw=True)
+
+
+@w.define_tool(_Valuation)
+def get_inventory_valuation(state: State, args: _Valuation) -> dict[str, Any]:
     """Stock on hand valued at standard cost, per warehouse or per product category; optionally for
     one warehouse only.
     """
-    w.records.check_references(state, input, {"warehouseId": "warehouses"})
-    group = w.fields.read_enum(input, "groupBy", ("warehouse", "category"), "warehouse")
+    w.records.check_references(state, args, {"warehouseId": "warehouses"})
+    group = args.groupBy
     totals: dict[str, list[float]] = defaultdict(list)
     for record in w.tools.sorted_by_id(state["stock"]):
-        if input.get("warehouseId") not in (None, record["warehouseId"]):
+        if args.warehouseId not in (None, record["warehouseId"]):
             continue
         product = state["products"][record["productId"]]
         key = record["warehouseId"] if group == "warehouse" else product["category"]
@@ -78,12 +80,12 @@ def get_inventory_valuation(state: State, input: dict[str, Any]) -> dict[str, An
     return {"groupBy": group, "rows": rows, "total": w.amounts.sum_money(values.values())}
 
 
-@w.define_tool(_PERIOD, ["fromDate", "toDate"])
-def get_procurement_spend(state: State, input: dict[str, Any]) -> dict[str, Any]:
+@w.define_tool(_Period)
+def get_procurement_spend(state: State, args: _Period) -> dict[str, Any]:
     """Net amount invoiced by each vendor record (live invoices, less credit notes) with invoice
     dates in a period, largest first.
     """
-    start, end = _period(input)
+    start, end = _period(args)
     per: dict[str, list[float]] = defaultdict(list)
     for invoice in w.tools.sorted_by_id(state["vendorInvoices"]):
         if invoice["status"] in LIVE_INVOICE and start <= invoice["invoiceDate"] <= end:
@@ -116,10 +118,10 @@ def _shipped_lines(state: State, start: str, end: str) -> list[tuple[Any, Any, A
     return out
 
 
-@w.define_tool(_PERIOD, ["fromDate", "toDate"])
-def get_sales_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
+@w.define_tool(_Period)
+def get_sales_summary(state: State, args: _Period) -> dict[str, Any]:
     """Goods shipped in a period at order prices (net), per customer."""
-    start, end = _period(input)
+    start, end = _period(args)
     per: dict[str, list[float]] = defaultdict(list)
     for order, line, ordered in _shipped_lines(state, start, end):
         per[order["customerId"]].append(
@@ -135,12 +137,12 @@ def get_sales_summary(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(_PERIOD, ["fromDate", "toDate"])
-def get_gross_margin(state: State, input: dict[str, Any]) -> dict[str, Any]:
+@w.define_tool(_Period)
+def get_gross_margin(state: State, args: _Period) -> dict[str, Any]:
     """Revenue (order prices), cost (standard cost) and gross margin of goods shipped in a
     period.
     """
-    start, end = _period(input)
+    start, end = _period(args)
     lines = _shipped_lines(state, start, end)
     revenue = w.amounts.sum_money(
         w.amounts.multiply_money(ln["quantity"], o["unitPrice"]) for _, ln, o in lines
@@ -160,16 +162,16 @@ def get_gross_margin(state: State, input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@w.define_tool(
-    {"days": w.schema.integer("How many days ahead (default 30).", minimum=1, maximum=365)}
-)
-def get_cash_forecast(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Horizon(w.Input):
+    days = w.fields.integer("How many days ahead (default 30).", minimum=1, maximum=365, default=30)
+
+
+@w.define_tool(_Horizon)
+def get_cash_forecast(state: State, args: _Horizon) -> dict[str, Any]:
     """Cash expected in (outstanding customer invoices) and out (open vendor invoices) by due date
     over the next days, overdue amounts included.
     """
-    horizon = w.clock.add_days(
-        w.clock.today(state), w.fields.read_int(input, "days", 30, minimum=1, maximum=365)
-    )
+    horizon = w.clock.add_days(w.clock.today(state), args.days)
     incoming = w.amounts.sum_money(
         sal.customer_outstanding(state, i)
         for i in state["customerInvoices"].values()

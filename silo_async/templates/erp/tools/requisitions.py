@@ -18,8 +18,8 @@ from ..domain.budgets import budget_figures, remaining
 from ..domain.purchasing import approval_fields, pending_approval, requisition_net
 from ..state import Record, State, has_permission, money_text
 from .approvals import decide, request_approval
-from .common import REASON, actor, change, changed, in_status, named, target, who
-from .lines import LINE_ITEM, line_tools, read_lines
+from .common import Note, Reason, actor, change, changed, in_status, named, target, who
+from .lines import LineItem, line_tools, read_lines
 
 __all__ = [
     "add_requisition_line",
@@ -94,40 +94,34 @@ _ANYONE = actor()
 _REQUISITION = target("requisitions", "requisitionId", "The requisition.", "requisition")
 
 
-@_ANYONE.write_tool(
-    {
-        "requesterId": w.schema.string("Who needs the goods."),
-        "departmentId": w.schema.string("The requesting department."),
-        "budgetId": w.schema.string("A budget of that department."),
-        "justification": w.schema.string("Why it is needed."),
-        "neededBy": w.schema.date("When it is needed"),
-        "lines": w.schema.array(
-            "What to buy.",
-            {
-                **LINE_ITEM,
-                "properties": {
-                    **LINE_ITEM["properties"],
-                    "unitPrice": w.schema.money("Estimated unit cost (default: standard cost)."),
-                },
-            },
-        ),
-    },
-    ["requesterId", "departmentId", "budgetId", "justification", "lines"],
-)
-def create_requisition(call: w.Write) -> dict[str, Any]:
+class _RequestedLine(LineItem):
+    unitPrice = w.fields.money("Estimated unit cost (default: standard cost).", default=None)
+
+
+class _NewRequisition(w.Input):
+    requesterId = w.fields.string("Who needs the goods.")
+    departmentId = w.fields.string("The requesting department.")
+    budgetId = w.fields.string("A budget of that department.")
+    justification = w.fields.string("Why it is needed.")
+    neededBy = w.fields.date("When it is needed", default=None)
+    lines = w.fields.objects("What to buy.", _RequestedLine)
+
+
+@_ANYONE.write_tool(_NewRequisition)
+def create_requisition(call: w.Write[_NewRequisition]) -> dict[str, Any]:
     """Raise a draft requisition for a department, charged to one of its budgets. The estimated unit
     cost defaults to the product's standard cost. Anyone may request for themselves; purchasing
     roles may request for others.
     """
-    state, input, actor = call.state, call.input, call.actor
-    requester = _ANYONE.resolve(state, w.fields.read_string(input, "requesterId"))
+    state, args, actor = call.state, call.args, call.actor
+    requester = _ANYONE.resolve(state, args.requesterId)
     if requester["id"] != actor["id"] and not has_permission(state, actor, "purchasing"):
         raise silo.tool_error(
             "not_allowed", f"{who(state, actor)} may only raise requisitions for themselves."
         )
-    department = named(state, "departments", input, "departmentId")
-    budget = _budget_for(state, w.fields.read_string(input, "budgetId"), department["id"])
-    lines = read_lines(state, input, "estimatedUnitCost", _standard_cost)
+    department = named(state, "departments", args.departmentId)
+    budget = _budget_for(state, args.budgetId, department["id"])
+    lines = read_lines(state, args.lines, "estimatedUnitCost", _standard_cost, call.input)
     requisition: Record = {
         "id": w.records.next_id(state, "REQ", width=4),
         "requesterId": requester["id"],
@@ -135,11 +129,9 @@ def create_requisition(call: w.Write) -> dict[str, Any]:
         "budgetId": budget["id"],
         "status": "draft",
         "lines": lines,
-        "justification": w.fields.read_string(input, "justification"),
+        "justification": args.justification,
         "createdAt": w.clock.now(state),
-        "neededBy": w.fields.read_date(
-            input, "neededBy", w.clock.add_days(w.clock.today(state), 30)
-        ),
+        "neededBy": _or_in_30_days(state, args.neededBy),
         "purchaseOrderId": None,
         "rfqId": None,
         "rejectionReason": None,
@@ -148,24 +140,28 @@ def create_requisition(call: w.Write) -> dict[str, Any]:
     return {"created": requisition_view(state, requisition), "auditId": audit_id}
 
 
-@_ANYONE.write_tool(
-    {
-        "justification": w.schema.string("New justification."),
-        "neededBy": w.schema.date("New needed-by date"),
-        "budgetId": w.schema.string("New budget of the same department."),
-    },
-    target=in_status(_REQUISITION, ("draft",), "be edited"),
-)
-def update_requisition(call: w.Write) -> dict[str, Any]:
+def _or_in_30_days(state: State, needed_by: str | None) -> str:
+    """The needed-by date given, else 30 days from today."""
+    return w.clock.add_days(w.clock.today(state), 30) if needed_by is None else needed_by
+
+
+class _RequisitionChanges(w.Input):
+    justification = w.fields.string("New justification.", default=None)
+    neededBy = w.fields.date("New needed-by date", default=None)
+    budgetId = w.fields.string("New budget of the same department.", default=None)
+
+
+@_ANYONE.write_tool(_RequisitionChanges, target=in_status(_REQUISITION, ("draft",), "be edited"))
+def update_requisition(call: w.Write[_RequisitionChanges]) -> dict[str, Any]:
     """Change a draft requisition's justification, needed-by date or budget."""
-    state, input, requisition = call.state, call.input, call.record
-    w.fields.require_some(input, ["justification", "neededBy", "budgetId"])
-    budget_id = w.fields.read_string(input, "budgetId", None)
+    state, args, requisition = call.state, call.args, call.record
+    w.fields.require_some(args, list(w.fields.fields_of(_RequisitionChanges)))
+    budget_id = args.budgetId
     if budget_id is not None:
         _budget_for(state, budget_id, requisition["departmentId"])
     for field, value in {
-        "justification": w.fields.read_string(input, "justification", None),
-        "neededBy": w.fields.read_date(input, "neededBy", None),
+        "justification": args.justification,
+        "neededBy": args.neededBy,
         "budgetId": budget_id,
     }.items():
         if value is not None:
@@ -179,21 +175,21 @@ add_requisition_line, update_requisition_line, remove_requisition_line = line_to
 )
 
 
-@_ANYONE.write_tool(
-    {"approverId": w.schema.string("The approver.")},
-    ["approverId"],
-    target=in_status(_REQUISITION, ("draft",), "be submitted"),
-)
-def submit_requisition(call: w.Write) -> dict[str, Any]:
+class _Approver(w.Input):
+    approverId = w.fields.string("The approver.")
+
+
+@_ANYONE.write_tool(_Approver, target=in_status(_REQUISITION, ("draft",), "be submitted"))
+def submit_requisition(call: w.Write[_Approver]) -> dict[str, Any]:
     """Submit a draft requisition to an approver authorised for its estimated net (not the
     requester); it becomes pending_approval.
 
     Draft -> pending_approval.
     """
-    state, input, actor, requisition = call.state, call.input, call.actor, call.record
+    state, actor, requisition = call.state, call.actor, call.record
     if not requisition["lines"]:
         raise silo.tool_error("invalid_state", f"{requisition['id']} has no lines to approve.")
-    approver_id = w.fields.read_string(input, "approverId")
+    approver_id = call.args.approverId
     if approver_id == requisition["requesterId"]:
         raise silo.tool_error(
             "not_allowed", f"The requester {approver_id} cannot approve their own requisition."
@@ -224,17 +220,14 @@ def _check_budget(state: State, requisition: Record) -> None:
         )
 
 
-@_ANYONE.write_tool(
-    {"comment": w.schema.string("Optional note.")},
-    target=in_status(_REQUISITION, ("pending_approval",), "be approved"),
-)
-def approve_requisition(call: w.Write) -> dict[str, Any]:
+@_ANYONE.write_tool(Note, target=in_status(_REQUISITION, ("pending_approval",), "be approved"))
+def approve_requisition(call: w.Write[Note]) -> dict[str, Any]:
     """Approve a pending requisition as its assigned approver, within the approver's requisition
     limit and the budget's remaining amount (approval commits the estimate to the budget).
 
     pending_approval -> approved.
     """
-    state, input, actor, requisition = call.state, call.input, call.actor, call.record
+    state, actor, requisition = call.state, call.actor, call.record
     approval = decide(
         state,
         requisition,
@@ -242,24 +235,20 @@ def approve_requisition(call: w.Write) -> dict[str, Any]:
         requisition_net(requisition),
         actor,
         "approved",
-        w.fields.read_string(input, "comment", None),
+        call.args.comment,
         lambda: _check_budget(state, requisition),
     )
     return changed(call, requisition_view, f"Approved ({approval['id']}).", status="approved")
 
 
-@_ANYONE.write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_REQUISITION, ("pending_approval",), "be rejected"),
-)
-def reject_requisition(call: w.Write) -> dict[str, Any]:
+@_ANYONE.write_tool(Reason, target=in_status(_REQUISITION, ("pending_approval",), "be rejected"))
+def reject_requisition(call: w.Write[Reason]) -> dict[str, Any]:
     """Reject a pending requisition as its assigned approver, with a reason.
 
     pending_approval -> rejected.
     """
-    state, input, actor, requisition = call.state, call.input, call.actor, call.record
-    reason = w.fields.read_string(input, "reason")
+    state, actor, requisition = call.state, call.actor, call.record
+    reason = call.args.reason
     decide(
         state, requisition, "requisition", requisition_net(requisition), actor, "rejected", reason
     )
@@ -267,11 +256,10 @@ def reject_requisition(call: w.Write) -> dict[str, Any]:
 
 
 @_ANYONE.write_tool(
-    REASON,
-    ["reason"],
+    Reason,
     target=in_status(_REQUISITION, ("draft", "pending_approval", "approved"), "be cancelled"),
 )
-def cancel_requisition(call: w.Write) -> dict[str, Any]:
+def cancel_requisition(call: w.Write[Reason]) -> dict[str, Any]:
     """Cancel a requisition that is not yet ordered (the requester or purchasing roles); a pending
     approval is cancelled and an approved one releases its budget commitment.
 
@@ -285,17 +273,19 @@ def cancel_requisition(call: w.Write) -> dict[str, Any]:
     pending = pending_approval(state, requisition["id"])
     if pending is not None:
         pending["status"] = "cancelled"
-    return changed(
-        call, requisition_view, w.fields.read_string(call.input, "reason"), status="cancelled"
-    )
+    return changed(call, requisition_view, call.args.reason, status="cancelled")
 
 
-@w.define_tool({"requisitionId": w.schema.string("The requisition.")}, ["requisitionId"])
-def check_requisition_budget(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Requisition(w.Input):
+    requisitionId = w.fields.string("The requisition.")
+
+
+@w.define_tool(_Requisition)
+def check_requisition_budget(state: State, args: _Requisition) -> dict[str, Any]:
     """Whether a requisition's budget can absorb its estimated net: the budget's figures, and the
     shortfall if any.
     """
-    requisition = named(state, "requisitions", input, "requisitionId")
+    requisition = named(state, "requisitions", args.requisitionId)
     budget = state["budgets"][requisition["budgetId"]]
     figures = budget_figures(state, budget)
     need = requisition_net(requisition)

@@ -10,7 +10,7 @@ from silo_async import world as w
 from ..domain.sales import unshipped_quantity
 from ..domain.stock import held, line_held
 from ..state import Record, State, find_line
-from .common import REASON, actor, change, in_status, target
+from .common import Reason, actor, change, in_status, target
 from .stock_ops import require_available, require_stock
 
 __all__ = [
@@ -116,51 +116,56 @@ def reserve_line(
 _STOCK_ROLES = actor("sales", "warehouse")
 
 
+class _Reservation(w.Input):
+    lineNo = w.fields.integer("The order line.", minimum=1)
+    quantity = w.fields.integer(
+        "Units to reserve (default: all still needed).",
+        minimum=1,
+        bounds=(1, 10_000_000),
+        default=None,
+    )
+
+
 @_STOCK_ROLES.write_tool(
-    {
-        "lineNo": w.schema.integer("The order line.", minimum=1),
-        "quantity": w.schema.integer("Units to reserve (default: all still needed).", minimum=1),
-    },
-    ["lineNo"],
+    _Reservation,
     target=in_status(
         target("salesOrders", "salesOrderId", "The order.", "salesOrder"),
         ("confirmed",),
         "reserve stock",
     ),
 )
-def reserve_stock(call: w.Write) -> dict[str, Any]:
+def reserve_stock(call: w.Write[_Reservation]) -> dict[str, Any]:
     """Reserve stock in the order's warehouse for one line of a confirmed sales order (default:
     everything the line still needs). Sales or warehouse roles; refused for a customer on hold.
     """
-    state, input, order = call.state, call.input, call.record
+    state, args, order = call.state, call.args, call.record
     check_customer_can_receive(state, order, "reserving stock for")
-    line = find_line(order, w.fields.read_int(input, "lineNo", minimum=1))
+    line = find_line(order, args.lineNo)
     if line is None:
         raise silo.tool_error(
             "not_found",
-            f"{order['id']} has no line {input['lineNo']} (lines: "
+            f"{order['id']} has no line {call.input['lineNo']} (lines: "
             f"{', '.join(str(ln['lineNo']) for ln in order['lines'])}).",
         )
-    quantity = w.fields.read_int(input, "quantity", None, minimum=1, maximum=10_000_000)
+    quantity = args.quantity
     return {"created": _view(state, reserve_line(state, order, line, quantity, call.actor["id"]))}
 
 
 @_STOCK_ROLES.write_tool(
-    REASON,
-    ["reason"],
+    Reason,
     target=in_status(
         target("reservations", "reservationId", "The reservation.", "reservation"),
         ("active",),
         "be released",
     ),
 )
-def release_reservation(call: w.Write) -> dict[str, Any]:
+def release_reservation(call: w.Write[Reason]) -> dict[str, Any]:
     """Release what an active reservation still holds, making it available again.
 
     Active -> released.
     """
     reservation = call.record
     freed = held(reservation)
-    detail = f"Released {freed}: {w.fields.read_string(call.input, 'reason')}"
+    detail = f"Released {freed}: {call.args.reason}"
     audit_id = change(call, detail, status="released")
     return {"updated": _view(call.state, reservation), "released": freed, "auditId": audit_id}

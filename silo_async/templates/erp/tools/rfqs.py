@@ -59,33 +59,30 @@ def _invitable(state: State, vendor_id: str) -> Record:
     return vendor
 
 
-@_BUYER.write_tool(
-    {
-        "title": w.schema.string("What is being bought."),
-        "requisitionId": w.schema.string("An approved requisition without an RFQ yet."),
-        "lines": w.schema.array(
-            "Products and quantities (when there is no requisition).",
-            w.schema.closed_object(
-                {
-                    "productId": w.schema.string("The product."),
-                    "quantity": w.schema.integer("Units.", minimum=1),
-                },
-                ["productId", "quantity"],
-            ),
-        ),
-        "vendorIds": w.schema.array(
-            "Vendors to invite.", w.schema.string("A vendor id."), unique=True
-        ),
-        "responseDueDate": w.schema.date("When quotations are due"),
-    },
-    ["title", "responseDueDate"],
-)
-def create_rfq(call: w.Write) -> dict[str, Any]:
+class _RfqLine(w.Input):
+    productId = w.fields.string("The product.")
+    quantity = w.fields.integer("Units.", minimum=1)
+
+
+class _NewRfq(w.Input):
+    title = w.fields.string("What is being bought.")
+    requisitionId = w.fields.string("An approved requisition without an RFQ yet.", default=None)
+    lines = w.fields.objects(
+        "Products and quantities (when there is no requisition).", _RfqLine, default=None
+    )
+    vendorIds: w.fields.Field[list[str]] = w.fields.strings(
+        "Vendors to invite.", "A vendor id.", unique=True, default=[]
+    )
+    responseDueDate = w.fields.date("When quotations are due")
+
+
+@_BUYER.write_tool(_NewRfq)
+def create_rfq(call: w.Write[_NewRfq]) -> dict[str, Any]:
     """Create a draft RFQ, from an approved requisition (its lines are copied) or from lines given
     here, optionally inviting vendors (not blocked).
     """
-    state, input = call.state, call.input
-    requisition_id = w.fields.read_string(input, "requisitionId", None)
+    state, args = call.state, call.args
+    requisition_id = args.requisitionId
     if requisition_id is not None:
         requisition = w.records.require_record(state, "requisitions", requisition_id)
         w.records.require_status(requisition, "requisitions", ("approved",), "request quotations")
@@ -98,21 +95,19 @@ def create_rfq(call: w.Write) -> dict[str, Any]:
             for ln in requisition["lines"]
         ]
     else:
-        items = w.fields.read_objects(input, "lines")
+        items: list[_RfqLine] = w.fields.read(args, "lines", default=w.fields.REQUIRED)
         lines = [
             {
                 "lineNo": i + 1,
-                "productId": w.records.require_record(
-                    state, "products", w.fields.read_string(it, "productId", path=f"lines[{i}]")
-                )["id"],
-                "quantity": w.fields.read_int(it, "quantity", minimum=1, path=f"lines[{i}]"),
+                "productId": w.records.require_record(state, "products", it.productId)["id"],
+                "quantity": it.quantity,
             }
             for i, it in enumerate(items)
         ]
-    vendors = [_invitable(state, v)["id"] for v in w.fields.read_strings(input, "vendorIds", [])]
+    vendors = [_invitable(state, v)["id"] for v in args.vendorIds]
     rfq: Record = {
         "id": w.records.next_id(state, "RFQ"),
-        "title": w.fields.read_string(input, "title"),
+        "title": args.title,
         "requisitionId": requisition_id,
         "status": "draft",
         "lines": lines,
@@ -120,7 +115,7 @@ def create_rfq(call: w.Write) -> dict[str, Any]:
         "createdBy": call.actor["id"],
         "createdAt": w.clock.now(state),
         "sentAt": None,
-        "responseDueDate": w.fields.read_date(input, "responseDueDate"),
+        "responseDueDate": args.responseDueDate,
         "awardedQuotationId": None,
     }
     if requisition_id is not None:
@@ -129,15 +124,15 @@ def create_rfq(call: w.Write) -> dict[str, Any]:
     return {"created": _rfq_view(state, rfq), "auditId": audit_id}
 
 
-@_BUYER.write_tool(
-    {"vendorId": w.schema.string("The vendor.")},
-    ["vendorId"],
-    target=in_status(_RFQ, ("draft", "sent"), "invite vendors", "RFQ"),
-)
-def invite_vendor_to_rfq(call: w.Write) -> dict[str, Any]:
+class _Invitee(w.Input):
+    vendorId = w.fields.string("The vendor.")
+
+
+@_BUYER.write_tool(_Invitee, target=in_status(_RFQ, ("draft", "sent"), "invite vendors", "RFQ"))
+def invite_vendor_to_rfq(call: w.Write[_Invitee]) -> dict[str, Any]:
     """Invite one more vendor (not blocked) to a draft or sent RFQ."""
-    state, input, rfq = call.state, call.input, call.record
-    vendor = _invitable(state, w.fields.read_string(input, "vendorId"))
+    state, rfq = call.state, call.record
+    vendor = _invitable(state, call.args.vendorId)
     if vendor["id"] in rfq["invitedVendorIds"]:
         raise silo.tool_error("conflict", f"{vendor['id']} is already invited to {rfq['id']}.")
     rfq["invitedVendorIds"].append(vendor["id"])
@@ -145,13 +140,12 @@ def invite_vendor_to_rfq(call: w.Write) -> dict[str, Any]:
     return {"updated": _rfq_view(state, rfq), "auditId": audit_id}
 
 
-def _move(call: w.Write, to: str) -> dict[str, Any]:
+def _move(call: w.Write, to: str, reason: str | None = None) -> dict[str, Any]:
     state, rfq = call.state, call.record
     if to == "sent" and (not rfq["invitedVendorIds"] or not rfq["lines"]):
         raise silo.tool_error(
             "invalid_state", f"{rfq['id']} needs at least one line and one invited vendor."
         )
-    reason: str | None = w.fields.read_string(call.input, "reason", None)
     call.set("status", to)
     if to == "sent":
         call.set("sentAt", w.clock.now(state))
@@ -179,16 +173,19 @@ def close_rfq(call: w.Write) -> dict[str, Any]:
     return _move(call, "closed")
 
 
-# cancel_rfq has always listed the actor between the RFQ and the reason: naming the actor's
-# property among the tool's own keeps it there (write_tool does not move a key already given).
+class _Cancellation(w.Input):
+    # cancel_rfq has always listed the actor between the RFQ and the reason: naming the actor's
+    # property among the tool's own keeps it there (write_tool does not move a key given).
+    actorId = w.fields.field(_BUYER.schema)
+    reason = w.fields.string("Why.")
+
+
 @_BUYER.write_tool(
-    {_BUYER.key: _BUYER.schema, "reason": w.schema.string("Why.")},
-    ["reason"],
-    target=in_status(_RFQ, ("draft", "sent", "closed"), "become cancelled", "RFQ"),
+    _Cancellation, target=in_status(_RFQ, ("draft", "sent", "closed"), "become cancelled", "RFQ")
 )
-def cancel_rfq(call: w.Write) -> dict[str, Any]:
+def cancel_rfq(call: w.Write[_Cancellation]) -> dict[str, Any]:
     """Cancel an RFQ that is not awarded; its requisition can get a new RFQ.
 
     Draft / sent / closed -> cancelled.
     """
-    return _move(call, "cancelled")
+    return _move(call, "cancelled", call.args.reason)

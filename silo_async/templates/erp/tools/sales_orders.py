@@ -16,8 +16,8 @@ from silo_async import world as w
 from ..domain import sales as sal
 from ..domain.stock import available, find_stock, line_held
 from ..state import Record, State, gross, money_text, vat_of
-from .common import REASON, actor, change, changed, in_status, named, target
-from .lines import LINE_ITEM, line_tools, read_lines
+from .common import Reason, actor, change, changed, in_status, named, target
+from .lines import LineItem, line_tools, read_lines
 from .reservations import check_customer_can_receive, reserve_line
 
 __all__ = [
@@ -90,25 +90,24 @@ _SALES = actor("sales")
 _ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
 
 
-@_SALES.write_tool(
-    {
-        "customerId": w.schema.string("The customer."),
-        "warehouseId": w.schema.string("Shipping warehouse."),
-        "customerReference": w.schema.string("The customer's order number."),
-        "lines": w.schema.array("What is ordered.", LINE_ITEM),
-    },
-    ["customerId", "warehouseId", "lines"],
-)
-def create_sales_order(call: w.Write) -> dict[str, Any]:
+class _NewOrder(w.Input):
+    customerId = w.fields.string("The customer.")
+    warehouseId = w.fields.string("Shipping warehouse.")
+    customerReference = w.fields.string("The customer's order number.", default=None)
+    lines = w.fields.objects("What is ordered.", LineItem)
+
+
+@_SALES.write_tool(_NewOrder)
+def create_sales_order(call: w.Write[_NewOrder]) -> dict[str, Any]:
     """Create a draft sales order shipping from one warehouse (sales roles). Unit prices default to
     list price less the customer's discount. Blocked customers cannot order.
     """
-    state, input = call.state, call.input
-    customer = named(state, "customers", input, "customerId")
+    state, args = call.state, call.args
+    customer = named(state, "customers", args.customerId)
     if customer["status"] == "blocked":
         raise silo.tool_error("not_allowed", f"Customer {customer['id']} is blocked.")
-    warehouse = named(state, "warehouses", input, "warehouseId")
-    lines = read_lines(state, input, "unitPrice", _discounted, {"customerId": customer["id"]})
+    warehouse = named(state, "warehouses", args.warehouseId)
+    lines = read_lines(state, args.lines, "unitPrice", _discounted, {"customerId": customer["id"]})
     order: Record = {
         "id": w.records.next_id(state, "SO", width=4),
         "customerId": customer["id"],
@@ -117,7 +116,7 @@ def create_sales_order(call: w.Write) -> dict[str, Any]:
         "lines": lines,
         "orderDate": w.clock.today(state),
         "requestedDate": None,
-        "customerReference": w.fields.read_string(input, "customerReference", None),
+        "customerReference": args.customerReference,
         "createdBy": call.actor["id"],
         "confirmedAt": None,
         "cancelReason": None,
@@ -169,23 +168,19 @@ def confirm_sales_order(call: w.Write) -> dict[str, Any]:
     return {"updated": order_view(state, order), "auditId": audit_id}
 
 
-@_SALES.write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_ORDER, ("draft", "confirmed"), "be cancelled"),
-)
-def cancel_sales_order(call: w.Write) -> dict[str, Any]:
+@_SALES.write_tool(Reason, target=in_status(_ORDER, ("draft", "confirmed"), "be cancelled"))
+def cancel_sales_order(call: w.Write[Reason]) -> dict[str, Any]:
     """Cancel an order nothing has shipped on; its reservations are released.
 
     Draft / confirmed -> cancelled.
     """
-    state, input, order = call.state, call.input, call.record
+    state, order = call.state, call.record
     if any(sal.shipped_quantity(state, order["id"], ln["lineNo"]) for ln in order["lines"]):
         raise silo.tool_error("invalid_state", f"Goods have shipped on {order['id']}.")
     for reservation in state["reservations"].values():
         if reservation["salesOrderId"] == order["id"] and reservation["status"] == "active":
             reservation["status"] = "released"
-    reason = w.fields.read_string(input, "reason")
+    reason = call.args.reason
     return changed(call, order_view, reason, status="cancelled", cancelReason=reason)
 
 
@@ -217,12 +212,16 @@ def _stock_lines(state: State, order: Record) -> list[dict[str, Any]]:
     return rows
 
 
-@w.define_tool({"salesOrderId": w.schema.string("The order.")}, ["salesOrderId"])
-def check_order_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Order(w.Input):
+    salesOrderId = w.fields.string("The order.")
+
+
+@w.define_tool(_Order)
+def check_order_stock(state: State, args: _Order) -> dict[str, Any]:
     """For each line of an order: what is still to ship, already reserved, still to reserve,
     available in the order's warehouse, the shortfall there, and availability elsewhere.
     """
-    order = named(state, "salesOrders", input, "salesOrderId")
+    order = named(state, "salesOrders", args.salesOrderId)
     return {
         "salesOrderId": order["id"],
         "warehouseId": order["warehouseId"],

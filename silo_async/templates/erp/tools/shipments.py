@@ -64,19 +64,30 @@ def list_uninvoiced_shipments(state: State, input: dict[str, Any]) -> dict[str, 
     return {"results": rows, "count": len(rows)}
 
 
-def _plan(state: State, order: Record, input: dict[str, Any]) -> list[tuple[Record, int]]:
-    given = w.fields.read_objects(input, "lines", None)
+class _ShippedLine(w.Input):
+    lineNo = w.fields.integer("The order line.", minimum=1)
+    quantity = w.fields.integer("Units.", minimum=1)
+
+
+class _Shipping(w.Input):
+    lines = w.fields.objects("What to ship.", _ShippedLine, default=None)
+    carrier = w.fields.string("Carrier.", default=None)
+
+
+def _plan(state: State, order: Record, args: _Shipping) -> list[tuple[Record, int]]:
+    given = args.lines
     if given is None:
         plan = [(ln, sal.unshipped_quantity(state, order, ln)) for ln in order["lines"]]
         return [(ln, q) for ln, q in plan if q > 0]
     plan = []
     for index, item in enumerate(given):
         path = f"lines[{index}]"
-        line = find_line(order, w.fields.read_int(item, "lineNo", minimum=1, path=path))
+        line = find_line(order, item.lineNo)
         if line is None:
-            raise silo.tool_error("not_found", f"{order['id']} has no line {item['lineNo']}.")
+            number = w.fields.input_of(item)["lineNo"]  # as the agent wrote it
+            raise silo.tool_error("not_found", f"{order['id']} has no line {number}.")
         left = sal.unshipped_quantity(state, order, line)
-        quantity = w.fields.read_int(item, "quantity", minimum=1, path=path)
+        quantity = item.quantity
         if quantity > left:
             raise w.fields.invalid(
                 f"{path}.quantity", f"must be at most {left} (still to ship)", quantity
@@ -117,30 +128,15 @@ _SHIPMENT = target("shipments", "shipmentId", "The shipment.", "shipment")
 _ORDER = target("salesOrders", "salesOrderId", "The order.", "salesOrder")
 
 
-@actor("warehouse").write_tool(
-    {
-        "lines": w.schema.array(
-            "What to ship.",
-            w.schema.closed_object(
-                {
-                    "lineNo": w.schema.integer("The order line.", minimum=1),
-                    "quantity": w.schema.integer("Units.", minimum=1),
-                },
-                ["lineNo", "quantity"],
-            ),
-        ),
-        "carrier": w.schema.string("Carrier."),
-    },
-    target=in_status(_ORDER, ("confirmed",), "be shipped"),
-)
-def ship_sales_order(call: w.Write) -> dict[str, Any]:
+@actor("warehouse").write_tool(_Shipping, target=in_status(_ORDER, ("confirmed",), "be shipped"))
+def ship_sales_order(call: w.Write[_Shipping]) -> dict[str, Any]:
     """Ship a confirmed order from its warehouse (warehouse roles): without lines, everything still
     to ship. Uses the line's reservations first, then free stock; refused for a customer on hold
     or when stock is short.
     """
-    state, input, actor, order = call.state, call.input, call.actor, call.record
+    state, args, actor, order = call.state, call.args, call.actor, call.record
     check_customer_can_receive(state, order, "shipping")
-    plan = _plan(state, order, input)
+    plan = _plan(state, order, args)
     if not plan:
         raise silo.tool_error("invalid_state", f"Everything on {order['id']} has shipped.")
     _check_stock(state, order, plan)
@@ -155,7 +151,7 @@ def ship_sales_order(call: w.Write) -> dict[str, Any]:
         "warehouseId": order["warehouseId"],
         "shippedAt": w.clock.now(state),
         "shippedBy": actor["id"],
-        "carrier": w.fields.read_string(input, "carrier", None),
+        "carrier": args.carrier,
         "lines": [
             {"lineNo": ln["lineNo"], "productId": ln["productId"], "quantity": q} for ln, q in plan
         ],

@@ -27,10 +27,19 @@ __all__ = [
 ]
 
 MOVEMENT_TYPES = ("receipt", "shipment", "transfer_out", "transfer_in", "adjustment", "return")
-_WHERE = {
-    "productId": w.schema.string("The product, e.g. PRD-011."),
-    "warehouseId": w.schema.string("The warehouse, e.g. WH-001."),
-}
+#: The most units a count or a reorder level may say (read, not stated in the schema).
+_MAX_UNITS = 10_000_000
+
+
+class _StockLine(w.Input):
+    """A stock line, named by its product and warehouse."""
+
+    productId = w.fields.string("The product, e.g. PRD-011.")
+    warehouseId = w.fields.string("The warehouse, e.g. WH-001.")
+
+
+#: The same two as list filters (compared as given).
+_WHERE = {key: field.schema for key, field in w.fields.fields_of(_StockLine).items()}
 
 WAREHOUSES = w.Collection("warehouses", "warehouseId", "WH-001")
 list_warehouses = WAREHOUSES.list_tool("List warehouses. Paged.")
@@ -63,25 +72,27 @@ list_stock = STOCK.list_tool(
 )
 
 
-@w.define_tool(_WHERE, ["productId", "warehouseId"])
-def get_stock_level(state: State, input: dict[str, Any]) -> dict[str, Any]:
+@w.define_tool(_StockLine)
+def get_stock_level(state: State, args: _StockLine) -> dict[str, Any]:
     """One product's stock line in one warehouse, with derived quantities."""
-    record = require_stock(
-        state, w.fields.read_string(input, "productId"), w.fields.read_string(input, "warehouseId")
-    )
+    record = require_stock(state, args.productId, args.warehouseId)
     return stock_view(state, record)
 
 
-@w.define_tool({"warehouseId": w.schema.string("Only this warehouse.")})
-def list_low_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _LowStock(w.Input):
+    warehouseId = w.fields.string("Only this warehouse.", default=None, raw=True)
+
+
+@w.define_tool(_LowStock)
+def list_low_stock(state: State, args: _LowStock) -> dict[str, Any]:
     """Stock lines of active products whose projected quantity (available + inbound) is below the
     reorder point, with the shortfall, the reorder quantity and the preferred vendor; optionally
     for one warehouse. Discontinued products are never listed.
 
     Lines below their reorder point, sorted by id.
     """
-    w.records.check_references(state, input, {"warehouseId": "warehouses"})
-    wanted = input.get("warehouseId")
+    w.records.check_references(state, args, {"warehouseId": "warehouses"})
+    wanted = args.warehouseId
     rows = [
         {
             **stock_view(state, r),
@@ -94,19 +105,18 @@ def list_low_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
     return {"results": rows, "count": len(rows)}
 
 
-@w.define_tool(
-    {
-        "productId": w.schema.string("The product."),
-        "quantity": w.schema.integer("Units needed.", minimum=1),
-    },
-    ["productId", "quantity"],
-)
-def find_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Need(w.Input):
+    productId = w.fields.string("The product.")
+    quantity = w.fields.integer("Units needed.", minimum=1)
+
+
+@w.define_tool(_Need)
+def find_stock(state: State, args: _Need) -> dict[str, Any]:
     """Where a quantity of a product is available: every warehouse's available stock, the ones that
     could supply the quantity alone, and whether it must be split.
     """
-    product = named(state, "products", input, "productId")
-    need = w.fields.read_int(input, "quantity", minimum=1)
+    product = named(state, "products", args.productId)
+    need = args.quantity
     rows = [
         {"warehouseId": r["warehouseId"], "onHand": r["onHand"], "available": available(state, r)}
         for r in w.tools.sorted_by_id(state["stock"])
@@ -127,35 +137,30 @@ def find_stock(state: State, input: dict[str, Any]) -> dict[str, Any]:
 _WAREHOUSE = actor("warehouse")
 
 
-def _stock_line(call: w.Write) -> Record:
+def _stock_line(call: w.Write[_Adjustment] | w.Write[_Count] | w.Write[_Levels]) -> Record:
     """The stock line the call's ``productId`` and ``warehouseId`` name."""
-    input = call.input
-    return require_stock(
-        call.state,
-        w.fields.read_string(input, "productId"),
-        w.fields.read_string(input, "warehouseId"),
-    )
+    return require_stock(call.state, call.args.productId, call.args.warehouseId)
 
 
 def _audit(call: w.Write, record: Record, detail: str, changes: list[w.records.Change]) -> str:
     return call.audit(detail, changes, entity="stock", entity_id=record["id"])
 
 
-@_WAREHOUSE.write_tool(
-    {
-        **_WHERE,
-        "quantityChange": w.schema.integer("Units to add (positive) or remove (negative), not 0."),
-        "reason": w.schema.string("Why the stock changes."),
-    },
-    ["productId", "warehouseId", "quantityChange", "reason"],
-)
-def adjust_stock(call: w.Write) -> dict[str, Any]:
+class _Adjustment(_StockLine):
+    quantityChange = w.fields.integer(
+        "Units to add (positive) or remove (negative), not 0.", bounds=(-1_000_000, 1_000_000)
+    )
+    reason = w.fields.string("Why the stock changes.")
+
+
+@_WAREHOUSE.write_tool(_Adjustment)
+def adjust_stock(call: w.Write[_Adjustment]) -> dict[str, Any]:
     """Correct on-hand stock by a signed quantity with a reason (damage, loss, found stock);
     warehouse roles. On hand may not fall below zero or below what is reserved.
     """
-    state, input, actor = call.state, call.input, call.actor
+    state, args, actor = call.state, call.args, call.actor
     record = _stock_line(call)
-    delta = w.fields.read_int(input, "quantityChange", minimum=-1_000_000, maximum=1_000_000)
+    delta = args.quantityChange
     if delta == 0:
         raise w.fields.invalid("quantityChange", "must not be 0", delta)
     before = record["onHand"]
@@ -166,25 +171,26 @@ def adjust_stock(call: w.Write) -> dict[str, Any]:
         "adjustment",
         ("adjustment", None),
         actor["id"],
-        w.fields.read_string(input, "reason"),
+        args.reason,
     )
     change = {"field": "onHand", "from": before, "to": record["onHand"]}
     audit_id = _audit(call, record, f"Adjusted by {delta}: {movement['reason']}", [change])
     return {"stock": stock_view(state, record), "movement": movement, "auditId": audit_id}
 
 
-@_WAREHOUSE.write_tool(
-    {**_WHERE, "countedQuantity": w.schema.integer("Units counted.", minimum=0)},
-    ["productId", "warehouseId", "countedQuantity"],
-)
-def count_stock(call: w.Write) -> dict[str, Any]:
+class _Count(_StockLine):
+    countedQuantity = w.fields.integer("Units counted.", minimum=0, bounds=(0, _MAX_UNITS))
+
+
+@_WAREHOUSE.write_tool(_Count)
+def count_stock(call: w.Write[_Count]) -> dict[str, Any]:
     """Record a physical count: the difference from on hand is posted as an adjustment (reason cycle
     count) and the line's last count date is set. A count below what is reserved is refused:
     release reservations first.
     """
-    state, input, actor = call.state, call.input, call.actor
+    state, actor = call.state, call.actor
     record = _stock_line(call)
-    counted = w.fields.read_int(input, "countedQuantity", minimum=0, maximum=10_000_000)
+    counted = call.args.countedQuantity
     before = record["onHand"]
     movement = None
     if counted != before:
@@ -208,21 +214,23 @@ def count_stock(call: w.Write) -> dict[str, Any]:
     }
 
 
-@_WAREHOUSE.write_tool(
-    {
-        **_WHERE,
-        "reorderPoint": w.schema.integer("New reorder point.", minimum=0),
-        "reorderQuantity": w.schema.integer("New reorder quantity.", minimum=0),
-    },
-    ["productId", "warehouseId"],
-)
-def set_reorder_levels(call: w.Write) -> dict[str, Any]:
+class _Levels(_StockLine):
+    reorderPoint = w.fields.integer(
+        "New reorder point.", minimum=0, bounds=(0, _MAX_UNITS), default=None
+    )
+    reorderQuantity = w.fields.integer(
+        "New reorder quantity.", minimum=0, bounds=(0, _MAX_UNITS), default=None
+    )
+
+
+@_WAREHOUSE.write_tool(_Levels)
+def set_reorder_levels(call: w.Write[_Levels]) -> dict[str, Any]:
     """Change a stock line's reorder point and/or reorder quantity (warehouse roles)."""
-    state, input = call.state, call.input
+    state, args = call.state, call.args
     record = _stock_line(call)
-    w.fields.require_some(input, ["reorderPoint", "reorderQuantity"])
+    w.fields.require_some(args, ["reorderPoint", "reorderQuantity"])
     for key in ("reorderPoint", "reorderQuantity"):
-        value = w.fields.read_int(input, key, None, minimum=0, maximum=10_000_000)
+        value = getattr(args, key)  # each read (and judged) in turn, after the one before is set
         if value is not None:
             call.set(key, value, record)
     if not call.changes:

@@ -9,7 +9,7 @@ from silo_async import world as w
 
 from ..domain.stock import stock_view
 from ..state import Record
-from .common import REASON, actor, change, changed, in_status, named, target
+from .common import Reason, actor, change, changed, in_status, named, target
 from .stock_ops import move_stock, require_available, require_stock, stock_line
 
 __all__ = [
@@ -43,29 +43,28 @@ get_transfer = TRANSFERS.get_tool("One transfer.")
 _TRANSFER = target("transfers", "transferId", "The transfer.", "transfer")
 
 
-@actor("warehouse").write_tool(
-    {
-        "productId": w.schema.string("The product."),
-        "fromWarehouseId": w.schema.string("Source warehouse."),
-        "toWarehouseId": w.schema.string("Destination warehouse."),
-        "quantity": w.schema.integer("Units to move.", minimum=1),
-        "reason": w.schema.string("Why."),
-    },
-    ["productId", "fromWarehouseId", "toWarehouseId", "quantity", "reason"],
-)
-def create_transfer(call: w.Write) -> dict[str, Any]:
+class _Transfer(w.Input):
+    productId = w.fields.string("The product.")
+    fromWarehouseId = w.fields.string("Source warehouse.")
+    toWarehouseId = w.fields.string("Destination warehouse.")
+    quantity = w.fields.integer("Units to move.", minimum=1, bounds=(1, 10_000_000))
+    reason = w.fields.string("Why.")
+
+
+@actor("warehouse").write_tool(_Transfer)
+def create_transfer(call: w.Write[_Transfer]) -> dict[str, Any]:
     """Move available (unreserved) stock to another warehouse: it leaves the source now and is in
     transit (counted as inbound at the destination) until receive_transfer. Warehouse roles.
     """
-    state, input, actor = call.state, call.input, call.actor
-    product_id = w.fields.read_string(input, "productId")
-    source = require_stock(state, product_id, w.fields.read_string(input, "fromWarehouseId"))
-    destination = named(state, "warehouses", input, "toWarehouseId")
+    state, args, actor = call.state, call.args, call.actor
+    product_id = args.productId
+    source = require_stock(state, product_id, args.fromWarehouseId)
+    destination = named(state, "warehouses", args.toWarehouseId)
     if destination["id"] == source["warehouseId"]:
         raise silo.tool_error("invalid_input", "Source and destination are the same warehouse.")
     if state["products"][product_id]["status"] != "active":
         raise silo.tool_error("not_allowed", f"Product {product_id} is discontinued.")
-    quantity = w.fields.read_int(input, "quantity", minimum=1, maximum=10_000_000)
+    quantity = args.quantity
     require_available(state, source, quantity, f"cannot move {quantity}")
     transfer_id = w.records.next_id(state, "TRF")
     move_stock(state, source, -quantity, "transfer_out", ("transfer", transfer_id), actor["id"])
@@ -76,7 +75,7 @@ def create_transfer(call: w.Write) -> dict[str, Any]:
         "toWarehouseId": destination["id"],
         "quantity": quantity,
         "status": "in_transit",
-        "reason": w.fields.read_string(input, "reason"),
+        "reason": args.reason,
         "createdBy": actor["id"],
         "shippedAt": w.clock.now(state),
         "receivedAt": None,
@@ -121,16 +120,12 @@ def receive_transfer(call: w.Write) -> dict[str, Any]:
     return {"updated": transfer, "stock": stock_view(state, line), "auditId": audit_id}
 
 
-@actor("warehouse").write_tool(
-    REASON,
-    ["reason"],
-    target=in_status(_TRANSFER, ("in_transit",), "be cancelled"),
-)
-def cancel_transfer(call: w.Write) -> dict[str, Any]:
+@actor("warehouse").write_tool(Reason, target=in_status(_TRANSFER, ("in_transit",), "be cancelled"))
+def cancel_transfer(call: w.Write[Reason]) -> dict[str, Any]:
     """Cancel an in-transit transfer: the stock goes back to the source warehouse.
 
     in_transit -> cancelled; stock returns.
     """
-    transfer, reason = call.record, w.fields.read_string(call.input, "reason")
+    transfer, reason = call.record, call.args.reason
     _book_in(call, transfer["fromWarehouseId"], "return", reason)
     return changed(call, None, reason, status="cancelled")

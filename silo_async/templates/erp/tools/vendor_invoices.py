@@ -112,11 +112,30 @@ def _default_lines(state: State, po: Record) -> list[dict[str, Any]]:
     return lines
 
 
-def _given_lines(state: State, po: Record | None, input: dict[str, Any]) -> list[dict[str, Any]]:
+class _BilledLine(w.Input):
+    lineNo = w.fields.integer(
+        "The order line billed (for order invoices).", minimum=1, default=None
+    )
+    description = w.fields.string("What is billed (for service invoices).", default=None)
+    quantity = w.fields.number("Units billed.", minimum=0.001, bounds=(0.001, 1e7))
+    unitPrice = w.fields.money("Price per unit billed.")
+
+
+class _Invoice(w.Input):
+    vendorReference = w.fields.string("The vendor's invoice number.")
+    purchaseOrderId = w.fields.string("The order billed (none for services).", default=None)
+    budgetId = w.fields.string("Budget charged, for invoices without an order.", default=None)
+    invoiceDate = w.fields.date("Date on the invoice")
+    dueDate = w.fields.date("Due date (default: invoice date + the vendor's terms)", default=None)
+    lines = w.fields.objects("What is billed.", _BilledLine, default=None)
+
+
+def _given_lines(state: State, po: Record | None, args: _Invoice) -> list[dict[str, Any]]:
     lines = []
-    for index, item in enumerate(w.fields.read_objects(input, "lines")):
-        path = f"lines[{index}]"
-        number = w.fields.read_int(item, "lineNo", index + 1, minimum=1, path=path)
+    items: list[_BilledLine] = w.fields.read(args, "lines", default=w.fields.REQUIRED)
+    for index, item in enumerate(items):
+        given = item.lineNo
+        number = index + 1 if given is None else given
         ordered = find_line(po, number) if po else None
         if po is not None and ordered is None:
             raise silo.tool_error("not_found", f"{po['id']} has no line {number}.")
@@ -124,25 +143,12 @@ def _given_lines(state: State, po: Record | None, input: dict[str, Any]) -> list
             {
                 "lineNo": number,
                 "productId": ordered["productId"] if ordered else None,
-                "description": w.fields.read_string(item, "description", None, path=path),
-                "quantity": w.fields.read_number(
-                    item, "quantity", minimum=0.001, maximum=1e7, path=path
-                ),
-                "unitPrice": w.fields.read_money(item, "unitPrice", path=path),
+                "description": item.description,
+                "quantity": item.quantity,
+                "unitPrice": item.unitPrice,
             }
         )
     return lines
-
-
-_INVOICE_LINE = w.schema.closed_object(
-    {
-        "lineNo": w.schema.integer("The order line billed (for order invoices).", minimum=1),
-        "description": w.schema.string("What is billed (for service invoices)."),
-        "quantity": w.schema.number("Units billed.", minimum=0.001),
-        "unitPrice": w.schema.money("Price per unit billed."),
-    },
-    ["quantity", "unitPrice"],
-)
 
 
 def _check_unique(state: State, vendor_id: str, reference: str) -> None:
@@ -157,24 +163,26 @@ def _check_unique(state: State, vendor_id: str, reference: str) -> None:
             )
 
 
-def _new_invoice(state: State, vendor: Record, input: dict[str, Any]) -> dict[str, Any]:
-    """The invoice record ``input`` describes (not stored yet)."""
-    po_id = w.fields.read_string(input, "purchaseOrderId", None)
+def _new_invoice(state: State, vendor: Record, args: _Invoice) -> dict[str, Any]:
+    """The invoice record ``args`` describes (not stored yet)."""
+    po_id = args.purchaseOrderId
     po = _po_for(state, vendor, po_id) if po_id else None
-    budget = None if po else named(state, "budgets", input, "budgetId")
-    if po is not None and not input.get("lines"):
+    budget_id = None if po else w.fields.read(args, "budgetId", default=w.fields.REQUIRED)
+    budget = None if budget_id is None else named(state, "budgets", budget_id)
+    if po is not None and "lines" not in w.fields.given(args):
         lines = _default_lines(state, po)
     else:
-        lines = _given_lines(state, po, input)
-    invoice_date = w.fields.read_date(input, "invoiceDate")
+        lines = _given_lines(state, po, args)
+    invoice_date = args.invoiceDate
     terms = terms_days(state, vendor["paymentTerms"])
+    due = args.dueDate
     return {
         "vendorId": vendor["id"],
-        "vendorReference": w.fields.read_string(input, "vendorReference"),
+        "vendorReference": args.vendorReference,
         "purchaseOrderId": po_id,
         "budgetId": budget["id"] if budget else None,
         "invoiceDate": invoice_date,
-        "dueDate": w.fields.read_date(input, "dueDate", w.clock.add_days(invoice_date, terms)),
+        "dueDate": w.clock.add_days(invoice_date, terms) if due is None else due,
         "receivedAt": w.clock.now(state),
         "status": "received",
         "lines": lines,
@@ -191,37 +199,32 @@ _INVOICE = target("vendorInvoices", "vendorInvoiceId", "The invoice.", "vendorIn
 
 
 @actor("payables").write_tool(
-    {
-        "vendorReference": w.schema.string("The vendor's invoice number."),
-        "purchaseOrderId": w.schema.string("The order billed (none for services)."),
-        "budgetId": w.schema.string("Budget charged, for invoices without an order."),
-        "invoiceDate": w.schema.date("Date on the invoice"),
-        "dueDate": w.schema.date("Due date (default: invoice date + the vendor's terms)"),
-        "lines": w.schema.array("What is billed.", _INVOICE_LINE),
-    },
-    ["vendorReference", "invoiceDate"],
-    target=target("vendors", "vendorId", "The vendor.", "vendor"),
+    _Invoice, target=target("vendors", "vendorId", "The vendor.", "vendor")
 )
-def record_vendor_invoice(call: w.Write) -> dict[str, Any]:
+def record_vendor_invoice(call: w.Write[_Invoice]) -> dict[str, Any]:
     """Record a vendor's invoice as received (payables roles). For an order invoice, lines default
     to everything received but not yet billed at order prices; a service invoice needs a budget
     and lines. The due date defaults to the invoice date plus the vendor's terms. The same vendor
     reference twice is refused.
     """
-    state, input, vendor = call.state, call.input, call.record
-    _check_unique(state, vendor["id"], w.fields.read_string(input, "vendorReference"))
-    fields = _new_invoice(state, vendor, input)
+    state, args, vendor = call.state, call.args, call.record
+    _check_unique(state, vendor["id"], args.vendorReference)
+    fields = _new_invoice(state, vendor, args)
     invoice = {"id": w.records.next_id(state, "VI", width=4), **fields}
     audit_id = call.add(_INVOICE, invoice, f"{vendor['id']} invoice {invoice['vendorReference']}.")
     return {"created": invoice_view(state, invoice), "auditId": audit_id}
 
 
-@w.define_tool({"onOrBefore": w.schema.date("Last due date to include")}, ["onOrBefore"])
-def list_vendor_invoices_due(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _DueBy(w.Input):
+    onOrBefore = w.fields.date("Last due date to include")
+
+
+@w.define_tool(_DueBy)
+def list_vendor_invoices_due(state: State, args: _DueBy) -> dict[str, Any]:
     """Live vendor invoices due on or before a date with money still to pay (outstanding less
     payments in progress), with their status; overdue ones included.
     """
-    limit = w.fields.read_date(input, "onOrBefore")
+    limit = args.onOrBefore
     rows = [
         {**invoice_view(state, i), "openToPay": pay.open_to_pay(state, i)}
         for i in w.tools.sorted_by_id(state["vendorInvoices"])
@@ -282,9 +285,13 @@ def _blockers(state: State, invoice: Record) -> list[dict[str, str]]:
     return found
 
 
-@w.define_tool({"vendorInvoiceId": w.schema.string("The invoice.")}, ["vendorInvoiceId"])
-def explain_invoice_block(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _InvoiceId(w.Input):
+    vendorInvoiceId = w.fields.string("The invoice.")
+
+
+@w.define_tool(_InvoiceId)
+def explain_invoice_block(state: State, args: _InvoiceId) -> dict[str, Any]:
     """Why a vendor invoice cannot be paid yet: each blocker with the tool that clears it."""
-    invoice = named(state, "vendorInvoices", input, "vendorInvoiceId")
+    invoice = named(state, "vendorInvoices", args.vendorInvoiceId)
     blockers = _blockers(state, invoice)
     return {"vendorInvoiceId": invoice["id"], "payable": not blockers, "blockers": blockers}

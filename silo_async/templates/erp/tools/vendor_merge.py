@@ -65,18 +65,20 @@ def _repoint(call: w.Write, old: str, new: str) -> list[str]:
     return moved
 
 
+class _Survivor(w.Input):
+    survivorVendorId = w.fields.string("The record that stays (must be active).")
+
+
 @actor("vendorMaster").write_tool(
-    {"survivorVendorId": w.schema.string("The record that stays (must be active).")},
-    ["survivorVendorId"],
-    target=target("vendors", "duplicateVendorId", "The record to retire.", "vendor"),
+    _Survivor, target=target("vendors", "duplicateVendorId", "The record to retire.", "vendor")
 )
-def merge_vendors(call: w.Write) -> dict[str, Any]:
+def merge_vendors(call: w.Write[_Survivor]) -> dict[str, Any]:
     """Merge a duplicate vendor record into the record that survives (same VAT number required;
     vendor master roles). Every order, invoice, payment, quotation, RFQ invitation and
     preferred-vendor link moves to the survivor; the duplicate is kept as status merged.
     """
     state, duplicate = call.state, call.record
-    survivor = named(state, "vendors", call.input, "survivorVendorId")
+    survivor = named(state, "vendors", call.args.survivorVendorId)
     _check_pair(duplicate, survivor)
     moved = _repoint(call, duplicate["id"], survivor["id"])
     audit_id = change(

@@ -17,7 +17,7 @@ from ..domain.dues import owed_totals
 from ..domain.payables import invoice_figures
 from ..domain.purchasing import LIVE_INVOICE
 from ..state import Record, State
-from .common import REASON, actor, change, in_status, named, target, update_fields
+from .common import Reason, actor, change, in_status, named, target, update_fields
 
 __all__ = [
     "approve_vendor",
@@ -85,12 +85,16 @@ search_vendors = VENDORS.search_tool(
 get_vendor = VENDORS.get_tool("One vendor.")
 
 
-@w.define_tool({"vendorId": w.schema.string("The vendor.")}, ["vendorId"])
-def get_vendor_balance(state: State, input: dict[str, Any]) -> dict[str, Any]:
+class _Vendor(w.Input):
+    vendorId = w.fields.string("The vendor.")
+
+
+@w.define_tool(_Vendor)
+def get_vendor_balance(state: State, args: _Vendor) -> dict[str, Any]:
     """What we owe a vendor: its live invoices with total, paid, scheduled and outstanding amounts,
     and the overdue part.
     """
-    vendor = named(state, "vendors", input, "vendorId")
+    vendor = named(state, "vendors", args.vendorId)
     rows = [
         {
             "invoiceId": i["id"],
@@ -117,29 +121,28 @@ def _same_vat(state: State, vat: str, skip: str | None = None) -> Record | None:
     return None
 
 
-@actor("purchasing").write_tool(
-    {
-        "name": w.schema.string("Legal name."),
-        "vatNumber": w.schema.string("VAT number."),
-        "country": w.schema.string("ISO country code, e.g. NL.", pattern="^[A-Z]{2}$"),
-        "email": w.schema.string("Accounts email."),
-        "paymentTerms": w.schema.enum("Payment terms.", TERMS),
-        "iban": w.schema.string("Bank account (IBAN, no spaces).", pattern=_IBAN),
-        "categories": w.schema.array(
-            "Product categories supplied.", w.schema.string("A category.")
-        ),
-        "leadTimeDays": w.schema.integer(
-            "Usual lead time in days (default 14).", minimum=0, maximum=365
-        ),
-    },
-    ["name", "vatNumber", "country", "email", "paymentTerms", "iban"],
-)
-def create_vendor(call: w.Write) -> dict[str, Any]:
+class _NewVendor(w.Input):
+    name = w.fields.string("Legal name.")
+    vatNumber = w.fields.string("VAT number.")
+    country = w.fields.string("ISO country code, e.g. NL.", pattern="^[A-Z]{2}$")
+    email = w.fields.string("Accounts email.")
+    paymentTerms = w.fields.enum("Payment terms.", TERMS)
+    iban = w.fields.string("Bank account (IBAN, no spaces).", pattern=_IBAN)
+    categories: w.fields.Field[list[str]] = w.fields.strings(
+        "Product categories supplied.", "A category.", default=[]
+    )
+    leadTimeDays = w.fields.integer(
+        "Usual lead time in days (default 14).", minimum=0, maximum=365, default=14
+    )
+
+
+@actor("purchasing").write_tool(_NewVendor)
+def create_vendor(call: w.Write[_NewVendor]) -> dict[str, Any]:
     """Register a vendor; it starts pending_approval with unverified bank details. Refused when an
     existing vendor has the same VAT number.
     """
-    state, input = call.state, call.input
-    vat = w.fields.read_string(input, "vatNumber").replace(" ", "").upper()
+    state, args = call.state, call.args
+    vat = args.vatNumber.replace(" ", "").upper()
     existing = _same_vat(state, vat)
     if existing is not None:
         raise silo.tool_error(
@@ -149,15 +152,15 @@ def create_vendor(call: w.Write) -> dict[str, Any]:
         )
     vendor: Record = {
         "id": w.records.next_id(state, "VEN"),
-        "name": w.fields.read_string(input, "name"),
+        "name": args.name,
         "vatNumber": vat,
-        "country": w.fields.read_string(input, "country"),
-        "email": w.fields.read_string(input, "email"),
-        "paymentTerms": w.fields.read_enum(input, "paymentTerms", TERMS),
-        "iban": w.fields.read_string(input, "iban"),
+        "country": args.country,
+        "email": args.email,
+        "paymentTerms": args.paymentTerms,
+        "iban": args.iban,
         "bankStatus": "unverified",
-        "categories": w.fields.read_strings(input, "categories", []),
-        "leadTimeDays": w.fields.read_int(input, "leadTimeDays", 14, minimum=0, maximum=365),
+        "categories": args.categories,
+        "leadTimeDays": args.leadTimeDays,
         "status": "pending_approval",
         "statusReason": "New vendor",
         "mergedIntoId": None,
@@ -168,62 +171,60 @@ def create_vendor(call: w.Write) -> dict[str, Any]:
     return {"created": vendor, "auditId": audit_id}
 
 
-_EDITABLE = ("name", "email", "paymentTerms", "leadTimeDays", "categories")
+class _VendorChanges(w.Input):
+    name = w.fields.string("New legal name.", default=None)
+    email = w.fields.string("New accounts email.", default=None)
+    paymentTerms = w.fields.enum("New payment terms.", TERMS, default=None)
+    leadTimeDays = w.fields.integer("New lead time in days.", minimum=0, maximum=365, default=None)
+    categories = w.fields.strings("New categories.", "A category.", default=None)
 
 
-@actor("vendorMaster").write_tool(
-    {
-        "name": w.schema.string("New legal name."),
-        "email": w.schema.string("New accounts email."),
-        "paymentTerms": w.schema.enum("New payment terms.", TERMS),
-        "leadTimeDays": w.schema.integer("New lead time in days.", minimum=0, maximum=365),
-        "categories": w.schema.array("New categories.", w.schema.string("A category.")),
-    },
-    target=_LIVE_VENDOR,
-)
-def update_vendor(call: w.Write) -> dict[str, Any]:
+@actor("vendorMaster").write_tool(_VendorChanges, target=_LIVE_VENDOR)
+def update_vendor(call: w.Write[_VendorChanges]) -> dict[str, Any]:
     """Change a vendor's name, email, payment terms, lead time or categories (vendor master roles).
     Bank details have their own tool.
     """
-    input, vendor = call.input, call.record
-    w.fields.require_some(input, _EDITABLE)
+    args, vendor = call.args, call.record
+    w.fields.require_some(args, tuple(w.fields.fields_of(_VendorChanges)))
     values = {
-        "name": w.fields.read_string(input, "name", None),
-        "email": w.fields.read_string(input, "email", None),
-        "paymentTerms": w.fields.read_enum(input, "paymentTerms", TERMS, None),
-        "leadTimeDays": w.fields.read_int(input, "leadTimeDays", None, minimum=0, maximum=365),
-        "categories": w.fields.read_strings(input, "categories", None),
+        "name": args.name,
+        "email": args.email,
+        "paymentTerms": args.paymentTerms,
+        "leadTimeDays": args.leadTimeDays,
+        "categories": args.categories,
     }
     audit_id = update_fields(call, values, "Vendor")
     return {"updated": vendor, "changes": call.changes, "auditId": audit_id}
 
 
-@actor("treasury").write_tool(
-    {
-        "iban": w.schema.string("The new IBAN, no spaces.", pattern=_IBAN),
-        "reason": w.schema.string("How the change was confirmed."),
-    },
-    ["iban", "reason"],
-    target=_LIVE_VENDOR,
-)
-def update_vendor_bank_details(call: w.Write) -> dict[str, Any]:
+class _BankDetails(w.Input):
+    iban = w.fields.string("The new IBAN, no spaces.", pattern=_IBAN)
+    reason = w.fields.string("How the change was confirmed.")
+
+
+@actor("treasury").write_tool(_BankDetails, target=_LIVE_VENDOR)
+def update_vendor_bank_details(call: w.Write[_BankDetails]) -> dict[str, Any]:
     """Replace a vendor's bank account after a call-back check (treasury roles only); the new
     account counts as verified.
     """
-    input, vendor = call.input, call.record
-    iban = w.fields.read_string(input, "iban")
+    args, vendor = call.args, call.record
+    iban = args.iban
     if iban == vendor["iban"] and vendor["bankStatus"] == "verified":
         raise silo.tool_error("conflict", f"Vendor {vendor['id']} already has IBAN {iban}.")
     audit_id = change(
         call,
-        f"Bank details changed: {w.fields.read_string(input, 'reason')}",
+        f"Bank details changed: {args.reason}",
         iban=iban,
         bankStatus="verified",
     )
     return {"updated": vendor, "auditId": audit_id}
 
 
-def _set_status(call: w.Write, to: str) -> dict[str, Any]:
+class _MaybeReason(w.Input):
+    reason = w.fields.string("Why.", default=None)
+
+
+def _set_status(call: w.Write[Reason] | w.Write[_MaybeReason], to: str) -> dict[str, Any]:
     vendor = call.record
     if to == "active" and vendor["bankStatus"] != "verified":
         raise silo.tool_error(
@@ -236,7 +237,7 @@ def _set_status(call: w.Write, to: str) -> dict[str, Any]:
         call,
         f"Vendor {vendor['id']} is now {to}.",
         status=to,
-        statusReason=w.fields.read_string(call.input, "reason", None),
+        statusReason=call.args.reason,
     )
     return {"updated": vendor, "auditId": audit_id}
 
@@ -244,8 +245,8 @@ def _set_status(call: w.Write, to: str) -> dict[str, Any]:
 _MASTER = actor("vendorMaster")
 
 
-@_MASTER.write_tool(REASON, target=in_status(_VENDOR, ("pending_approval",), "be approved"))
-def approve_vendor(call: w.Write) -> dict[str, Any]:
+@_MASTER.write_tool(_MaybeReason, target=in_status(_VENDOR, ("pending_approval",), "be approved"))
+def approve_vendor(call: w.Write[_MaybeReason]) -> dict[str, Any]:
     """Approve a pending vendor so orders and payments may use it (vendor master roles; bank details
     must be verified).
 
@@ -254,10 +255,8 @@ def approve_vendor(call: w.Write) -> dict[str, Any]:
     return _set_status(call, "active")
 
 
-@_MASTER.write_tool(
-    REASON, ["reason"], target=in_status(_VENDOR, ("active", "pending_approval"), "be blocked")
-)
-def block_vendor(call: w.Write) -> dict[str, Any]:
+@_MASTER.write_tool(Reason, target=in_status(_VENDOR, ("active", "pending_approval"), "be blocked"))
+def block_vendor(call: w.Write[Reason]) -> dict[str, Any]:
     """Block a vendor: no new orders, RFQ invitations or payments until unblocked.
 
     Active or pending_approval -> blocked.
@@ -265,8 +264,8 @@ def block_vendor(call: w.Write) -> dict[str, Any]:
     return _set_status(call, "blocked")
 
 
-@_MASTER.write_tool(REASON, ["reason"], target=in_status(_VENDOR, ("blocked",), "be unblocked"))
-def unblock_vendor(call: w.Write) -> dict[str, Any]:
+@_MASTER.write_tool(Reason, target=in_status(_VENDOR, ("blocked",), "be unblocked"))
+def unblock_vendor(call: w.Write[Reason]) -> dict[str, Any]:
     """Lift a vendor's block.
 
     Blocked -> active.
