@@ -231,14 +231,17 @@ _FLAT = [
 ]
 
 #: Each name that sat here before the namespaces, and the namespace it moved to.
-MOVED: dict[str, str] = {
+_MOVED: dict[str, str] = {
     name: home for home, module in _NAMESPACES.items() for name in module.__all__ if name in _FLAT
 }
+#: The deprecated names (in ``__all__`` for this release) and where each lives now: what a tool
+#: walking the surface reads to tell them apart.
+__deprecated__ = {name: f"silo_async.world.{home}.{name}" for name, home in _MOVED.items()}
 
 
 def _moved(name: str) -> Any:
     """A name from before the namespaces: found in its new home, with a deprecation warning."""
-    home = MOVED.get(name)
+    home = _MOVED.get(name)
     if home is None:
         raise AttributeError(f"module 'silo_async.world' has no attribute {name!r}")
     warnings.warn(
@@ -256,11 +259,11 @@ if not TYPE_CHECKING:  # mypy sees the moved names above; a typo stays an error 
 
 def __dir__() -> list[str]:
     """What a newcomer scans: the namespaces and the names used in every world."""
-    return sorted(CURRENT)
+    return sorted(_CURRENT)
 
 
 #: The names of this release (``__all__`` also lists the moved ones while they still work).
-CURRENT = [
+_CURRENT = [
     "Actor",
     "Collection",
     "Input",
@@ -280,4 +283,4 @@ CURRENT = [
     "tools",
 ]
 
-__all__ = [*CURRENT, *MOVED]
+__all__ = [*_CURRENT, *_MOVED]
