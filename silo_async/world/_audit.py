@@ -16,16 +16,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._errors import ToolError
-from ._builders import PAGING, string
 from ._dates import now
 from ._define import define_tool
+from ._fields import Input
+from ._kinds import LIMIT, OFFSET, string
 from ._lists import paginate
-from ._readers import read_string
 from ._records import Change, next_id
 
 __all__ = ["audit", "get_audit_entry", "list_audit_entries", "new_audit_entries"]
-
-_FILTERS = ("entityType", "entityId", "actorId", "action")
 
 
 def audit(
@@ -54,39 +52,42 @@ def audit(
     return entry_id
 
 
+class _AuditFilters(Input):
+    entityType = string("Only entries about this kind of record, e.g. vendor.", default=None)
+    entityId = string("Only entries about this record id.", default=None)
+    actorId = string("Only entries written by this actor id.", default=None)
+    action = string("Only entries of this action (a tool name), e.g. block_vendor.", default=None)
+    limit = LIMIT
+    offset = OFFSET
+
+
 @define_tool(
     "list_audit_entries",
     "List audit entries oldest first (ascending id), optionally only those about one record or "
     "kind of record, by one actor, or of one action (the name of the tool that wrote). Paged: "
     "for the latest entries use offset = total - limit.",
-    {
-        "entityType": string("Only entries about this kind of record, e.g. vendor."),
-        "entityId": string("Only entries about this record id."),
-        "actorId": string("Only entries written by this actor id."),
-        "action": string("Only entries of this action (a tool name), e.g. block_vendor."),
-        **PAGING,
-    },
+    _AuditFilters,
 )
-def list_audit_entries(state: Any, input: dict[str, Any]) -> dict[str, Any]:
+def list_audit_entries(state: Any, args: _AuditFilters) -> dict[str, Any]:
     """Audit entries matching the filters, oldest first."""
-    wanted = {key: read_string(input, key, None) for key in _FILTERS}
+    filters = ("entityType", "entityId", "actorId", "action")
+    wanted = {key: getattr(args, key) for key in filters}
     rows = [
         entry
         for entry in state["auditLog"]
         if all(value is None or entry.get(key) == value for key, value in wanted.items())
     ]
-    return paginate(rows, input)
+    return paginate(rows, args)
 
 
-@define_tool(
-    "get_audit_entry",
-    "Read one audit entry by id.",
-    {"auditId": string("Audit entry id, e.g. AUD-0003.")},
-    ["auditId"],
-)
-def get_audit_entry(state: Any, input: dict[str, Any]) -> dict[str, Any]:
+class _Entry(Input):
+    auditId = string("Audit entry id, e.g. AUD-0003.")
+
+
+@define_tool("get_audit_entry", "Read one audit entry by id.", _Entry)
+def get_audit_entry(state: Any, args: _Entry) -> dict[str, Any]:
     """One audit entry."""
-    audit_id = read_string(input, "auditId")
+    audit_id = args.auditId
     for entry in state["auditLog"]:
         if entry["id"] == audit_id:
             return dict(entry)

@@ -12,11 +12,10 @@ from typing import Any
 
 from .._errors import ToolError
 from ._audit import audit
-from ._builders import integer, string
 from ._dates import STAMP, now, parse_date, today
 from ._define import define_tool
-from ._numbers import read_int
-from ._readers import read_string
+from ._fields import Input
+from ._kinds import integer, string
 
 __all__ = ["MAX_ADVANCE_DAYS", "advance_clock", "get_current_time"]
 
@@ -44,20 +43,23 @@ def get_current_time(state: Any, input: dict[str, Any]) -> dict[str, Any]:
     return _view(state)
 
 
+class _Advance(Input):
+    days = integer(
+        "Days to move forward (default 0).", minimum=0, maximum=MAX_ADVANCE_DAYS, default=0
+    )
+    hours = integer("Hours to move forward (default 0).", minimum=0, maximum=23, default=0)
+    reason = string("Why time is moving, for the audit log.", default=None)
+
+
 @define_tool(
     "advance_clock",
     f"Move the simulated clock forward by whole days (at most {MAX_ADVANCE_DAYS}) and hours. "
     "Ages, due dates and overdue flags follow; nothing else changes by itself.",
-    {
-        "days": integer("Days to move forward (default 0).", minimum=0, maximum=MAX_ADVANCE_DAYS),
-        "hours": integer("Hours to move forward (default 0).", minimum=0, maximum=23),
-        "reason": string("Why time is moving, for the audit log."),
-    },
+    _Advance,
 )
-def advance_clock(state: Any, input: dict[str, Any]) -> dict[str, Any]:
+def advance_clock(state: Any, args: _Advance) -> dict[str, Any]:
     """Advance ``state["clock"]["now"]``, audited as the ``system`` actor."""
-    days = read_int(input, "days", 0, minimum=0, maximum=MAX_ADVANCE_DAYS)
-    hours = read_int(input, "hours", 0, minimum=0, maximum=23)
+    days, hours = args.days, args.hours
     if days == 0 and hours == 0:
         raise ToolError(
             "invalid_input",
@@ -67,7 +69,7 @@ def advance_clock(state: Any, input: dict[str, Any]) -> dict[str, Any]:
     before = now(state)
     moved = dt.datetime.strptime(before, STAMP) + dt.timedelta(days=days, hours=hours)
     state["clock"]["now"] = moved.strftime(STAMP)
-    reason = read_string(input, "reason", None)
+    reason = args.reason  # read after the clock moved, as it always has been
     detail = f"Clock moved {days} day(s) and {hours} hour(s)" + (f": {reason}." if reason else ".")
     change = {"field": "now", "from": before, "to": now(state)}
     audit_id = audit(state, "system", "advance_clock", "clock", "clock", detail, [change])
