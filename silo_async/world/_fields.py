@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Generic, TypeVar, overload
 
 from .._errors import DefinitionError, ToolError
 from ._builders import Schema, closed_object
-from ._readers import REQUIRED, absent, field_name
+from ._readers import REQUIRED, absent
 
 __all__ = [
     "Field",
@@ -59,10 +59,12 @@ class Field(Generic[T]):
         reader: ``reader(input, key, default, path=..., **options)``; ``None`` takes the value
             as the schema admitted it.
         options: the reader's rules (bounds, allowed values...).
-        key: the input key, once the field belongs to an :class:`Input` class.
+        rule: ``rule(name, value, **options)``, the reader's rule for a value that is there
+            (a kind's fast path; ``None``: call ``reader``).
+        key: the input key, once the field belongs to an :class:`Input` class ("" before).
     """
 
-    __slots__ = ("attr", "default", "key", "options", "reader", "schema")
+    __slots__ = ("attr", "default", "fresh", "key", "options", "reader", "rule", "schema")
 
     def __init__(
         self,
@@ -70,13 +72,17 @@ class Field(Generic[T]):
         reader: Reader | None = None,
         default: Any = REQUIRED,
         options: Mapping[str, Any] | None = None,
+        rule: Callable[..., Any] | None = None,
     ) -> None:
         self.schema = schema
         self.reader = reader
         self.default = default
         self.options: Mapping[str, Any] = options or {}
-        self.attr: str | None = None
-        self.key: str | None = None
+        self.rule = rule
+        # A list or dict default is copied for each call: it is often stored in the world.
+        self.fresh = isinstance(default, list | dict)
+        self.attr = ""
+        self.key = ""
 
     @property
     def required(self) -> bool:
@@ -89,31 +95,36 @@ class Field(Generic[T]):
         Raises:
             ToolError: ``invalid_input`` in the house style.
         """
+        value = input.get(key)
+        rule = self.rule
+        if rule is None and self.reader is not None:
+            read: T = self.reader(input, key, self._default(), path=path, **self.options)
+            return read
+        if value is None:
+            return absent(f"{path}.{key}" if path else key, self._default())  # type: ignore[no-any-return]
+        if rule is None:
+            return value  # type: ignore[no-any-return]  # as the schema admitted it
+        name = f"{path}.{key}" if path else key
+        options = self.options
+        return rule(name, value, **options) if options else rule(name, value)  # type: ignore[no-any-return]
+
+    def _default(self) -> Any:
         default = self.default
-        if isinstance(default, list | dict):
-            default = default.copy()  # each call gets its own (a default list is often stored)
-        if self.reader is not None:
-            value: T = self.reader(input, key, default, path=path, **self.options)
-            return value
-        given = input.get(key)
-        value = absent(field_name(key, path), default) if given is None else given
-        return value  # the value as the schema admitted it
+        return default.copy() if self.fresh else default
 
     def bound(self, attr: str, key: str) -> Field[T]:
         """This field as the attribute ``attr`` of an :class:`Input` class, reading ``key``."""
-        copy: Field[T] = Field(self.schema, self.reader, self.default, self.options)
+        copy: Field[T] = Field(self.schema, self.reader, self.default, self.options, self.rule)
         copy.attr, copy.key = attr, key
         return copy
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> Field[T]: ...
     @overload
-    def __get__(self, obj: object, owner: type[Any]) -> T: ...
-    def __get__(self, obj: object | None, owner: type[Any]) -> Field[T] | T:
+    def __get__(self, obj: Input, owner: type[Any]) -> T: ...
+    def __get__(self, obj: Input | None, owner: type[Any]) -> Field[T] | T:
         if obj is None:
             return self
-        if not isinstance(obj, Input) or self.key is None or self.attr is None:
-            raise TypeError("a Field is read as the attribute of an Input")
         value = self.read(obj._input, self.key, obj._path)
         # Kept in the instance: later reads of the attribute do not reach this descriptor.
         obj.__dict__[self.attr] = value
@@ -151,7 +162,7 @@ class Input:
             if isinstance(value, Field):
                 bound = value.bound(attr, _key(cls, attr))
                 setattr(cls, attr, bound)
-                found[bound.key or attr] = bound
+                found[bound.key] = bound
         cls._fields = found
 
     def __init__(self, input: Mapping[str, Any], path: str | None = None) -> None:
@@ -203,9 +214,7 @@ def read(args: Input, key: str, **changes: Any) -> Any:
         KeyError: ``args`` declares no field ``key``.
     """
     field = type(args)._fields[key]
-    default = changes.pop("default", field.default)
-    if isinstance(default, list | dict):
-        default = default.copy()
+    default = changes.pop("default", field._default())
     if field.reader is None:
         raise TypeError(f'field "{key}" is read as given: it has no rules to change')
     options = {**field.options, **changes}
@@ -227,7 +236,7 @@ def value_of(args: Input | Mapping[str, Any], key: str) -> Any:
     if isinstance(args, Input):
         field = args._fields.get(key)
         if field is not None:
-            return getattr(args, field.attr or key)
+            return getattr(args, field.attr)
         return args._input.get(key)
     return args.get(key)
 

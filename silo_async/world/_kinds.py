@@ -15,16 +15,29 @@ from typing import Any, TypeVar, overload
 
 from . import _builders as schema
 from ._fields import Field, Input, Reader, schema_of
-from ._numbers import MAX_AMOUNT, read_int, read_money, read_number
+from ._numbers import (
+    MAX_AMOUNT,
+    int_rule,
+    money_rule,
+    number_rule,
+    read_int,
+    read_money,
+    read_number,
+)
 from ._readers import (
     REQUIRED,
-    field_name,
+    bool_rule,
+    date_rule,
+    enum_rule,
+    objects_rule,
     read_bool,
     read_date,
     read_enum,
-    read_objects,
     read_string,
     read_strings,
+    string_rule,
+    strings_rule,
+    take,
 )
 
 __all__ = [
@@ -66,7 +79,10 @@ def string(
     description: str, *, default: Any = REQUIRED, pattern: str | None = None, raw: bool = False
 ) -> Any:
     """A non-empty string, read stripped of surrounding white space (a blank one refused)."""
-    return Field(schema.string(description, pattern=pattern), None if raw else read_string, default)
+    prop = schema.string(description, pattern=pattern)
+    if raw:
+        return Field(prop, None, default)
+    return Field(prop, read_string, default, rule=string_rule)
 
 
 def _read_enum(
@@ -84,7 +100,8 @@ def enum(description: str, values: Sequence[E], *, default: Any = REQUIRED) -> A
 
     The field is typed as the values are: ``Literal`` values give a ``Literal`` field.
     """
-    return Field(schema.enum(description, values), _read_enum, default, {"allowed": values})
+    options = {"allowed": values}
+    return Field(schema.enum(description, values), _read_enum, default, options, enum_rule)
 
 
 def _bounds(
@@ -131,7 +148,7 @@ def integer(
     prop = schema.integer(description, minimum=minimum, maximum=maximum)
     if raw:
         return Field(prop, None, default)
-    return Field(prop, read_int, default, _bounds(minimum, maximum, bounds))
+    return Field(prop, read_int, default, _bounds(minimum, maximum, bounds), int_rule)
 
 
 @overload
@@ -166,7 +183,7 @@ def number(
     prop = schema.number(description, minimum=minimum, maximum=maximum)
     if raw:
         return Field(prop, None, default)
-    return Field(prop, read_number, default, _bounds(minimum, maximum, bounds))
+    return Field(prop, read_number, default, _bounds(minimum, maximum, bounds), number_rule)
 
 
 @overload
@@ -189,7 +206,7 @@ def money(
     Positive unless ``allow_zero``; at most ``maximum`` (read, not stated in the schema).
     """
     options = {"allow_zero": allow_zero, "maximum": maximum}
-    return Field(schema.money(description), read_money, default, options)
+    return Field(schema.money(description), read_money, default, options, money_rule)
 
 
 @overload
@@ -198,7 +215,7 @@ def boolean(description: str) -> Field[bool]: ...
 def boolean(description: str, *, default: T) -> Field[bool | T]: ...
 def boolean(description: str, *, default: Any = REQUIRED) -> Any:
     """``true`` or ``false``."""
-    return Field(schema.boolean(description), read_bool, default)
+    return Field(schema.boolean(description), read_bool, default, rule=bool_rule)
 
 
 @overload
@@ -207,7 +224,9 @@ def date(description: str, *, raw: bool = False) -> Field[str]: ...
 def date(description: str, *, default: T, raw: bool = False) -> Field[str | T]: ...
 def date(description: str, *, default: Any = REQUIRED, raw: bool = False) -> Any:
     """A ``YYYY-MM-DD`` date, read as a real calendar date (``2026-02-30`` refused)."""
-    return Field(schema.date(description), None if raw else read_date, default)
+    if raw:
+        return Field(schema.date(description), None, default)
+    return Field(schema.date(description), read_date, default, rule=date_rule)
 
 
 @overload
@@ -231,15 +250,19 @@ def strings(
     The reader refuses repeats; ``unique`` also states it in the schema.
     """
     prop = schema.array(description, schema.string(item), unique=unique)
-    return Field(prop, None if raw else read_strings, default)
+    if raw:
+        return Field(prop, None, default)
+    return Field(prop, read_strings, default, rule=strings_rule)
+
+
+def _items(name: str, value: Any, item: type[Input]) -> list[Input]:
+    """A non-empty list of objects (``objects_rule``), each seen through ``item``."""
+    given = objects_rule(name, value)
+    return [item(each, f"{name}[{index}]") for index, each in enumerate(given)]
 
 
 def _read_items(input: Any, key: str, default: Any, *, path: str | None, item: type[Input]) -> Any:
-    given = read_objects(input, key, default, path=path)
-    if given is default:
-        return default
-    where = field_name(key, path)
-    return [item(value, f"{where}[{index}]") for index, value in enumerate(given)]
+    return take(input, key, default, path, _items, item=item)
 
 
 @overload
@@ -252,7 +275,7 @@ def objects(description: str, item: type[I], *, default: Any = REQUIRED) -> Any:
     Read as a list of ``item`` views whose messages name their place (``lines[2].quantity``).
     """
     prop = schema.array(description, schema_of(item))
-    return Field(prop, _read_items, default, {"item": item})
+    return Field(prop, _read_items, default, {"item": item}, _items)
 
 
 #: ``limit``: the page size of a list (1..MAX_LIMIT, default DEFAULT_LIMIT), as ``PAGING`` has it.
@@ -261,6 +284,9 @@ LIMIT: Field[int] = Field(
     read_int,
     schema.DEFAULT_LIMIT,
     {"minimum": 1, "maximum": schema.MAX_LIMIT},
+    int_rule,
 )
 #: ``offset``: how many results a list skips (default 0), as ``PAGING`` has it.
-OFFSET: Field[int] = Field(schema.PAGING["offset"], read_int, 0, {"minimum": 0, "maximum": None})
+OFFSET: Field[int] = Field(
+    schema.PAGING["offset"], read_int, 0, {"minimum": 0, "maximum": None}, int_rule
+)

@@ -166,7 +166,7 @@ class Write(Generic[A]):
         declared = self.args._fields if isinstance(self.args, Input) else {}
         for field in fields:
             if field in declared:
-                value = getattr(self.args, declared[field].attr or field)
+                value = getattr(self.args, declared[field].attr)
             else:
                 value = self.input.get(field)
             if value is not None:
