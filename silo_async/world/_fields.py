@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, TypeVar, overload
+from typing import Any, ClassVar, Generic, TypeVar, cast, overload
 
 from .._errors import DefinitionError, ToolError
 from ._builders import Schema, closed_object
@@ -95,18 +95,17 @@ class Field(Generic[T]):
         Raises:
             ToolError: ``invalid_input`` in the house style.
         """
-        value = input.get(key)
         rule = self.rule
         if rule is None and self.reader is not None:
-            read: T = self.reader(input, key, self._default(), path=path, **self.options)
-            return read
+            return cast(T, self.reader(input, key, self._default(), path=path, **self.options))
+        value = input.get(key)
         if value is None:
-            return absent(f"{path}.{key}" if path else key, self._default())  # type: ignore[no-any-return]
-        if rule is None:
-            return value  # type: ignore[no-any-return]  # as the schema admitted it
-        name = f"{path}.{key}" if path else key
-        options = self.options
-        return rule(name, value, **options) if options else rule(name, value)  # type: ignore[no-any-return]
+            value = absent(f"{path}.{key}" if path else key, self._default())
+        elif rule is not None:  # (without a rule: the value as the schema admitted it)
+            name = f"{path}.{key}" if path else key
+            options = self.options
+            value = rule(name, value, **options) if options else rule(name, value)
+        return cast(T, value)
 
     def _default(self) -> Any:
         default = self.default
@@ -249,8 +248,8 @@ def require_some(input: Input | Mapping[str, Any], keys: Sequence[str]) -> None:
     Raises:
         ToolError: ``invalid_input`` listing the keys that could be given.
     """
-    given = input_of(input)
-    if not any(given.get(key) is not None for key in keys):
+    present = input_of(input)
+    if not any(present.get(key) is not None for key in keys):
         raise ToolError(
             "invalid_input",
             f"Nothing to change: give at least one of {', '.join(keys)}.",

@@ -24,11 +24,11 @@ tool::
 from __future__ import annotations
 
 import functools
+import typing
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, overload
+from typing import TYPE_CHECKING, Any, Generic, overload
 
 import attrs
-from typing_extensions import TypeVar
 
 from .._tools import Tool
 from ._audit import audit
@@ -44,9 +44,14 @@ Guard = Callable[[Any, Any], None]
 #: ``read(input, key)``: the value of ``input[key]`` (e.g. a field's ``read``).
 IdReader = Callable[[Mapping[str, Any], str], Any]
 
-#: The :class:`Input` a write tool declared (``Write`` alone: any, or none).
-A = TypeVar("A", default=Any)
-I = TypeVar("I", bound=Input)  # noqa: E741 (an Input type)
+if TYPE_CHECKING:  # a default, so plain ``Write`` stays valid for type checkers (PEP 696)
+    from typing_extensions import TypeVar
+
+    #: The :class:`Input` a write tool declared (``Write`` alone: any, or none).
+    A = TypeVar("A", default=Any)
+else:  # at run time a plain type variable: the core needs nothing beyond its four packages
+    A = typing.TypeVar("A")
+I = typing.TypeVar("I", bound=Input)  # noqa: E741 (an Input type)
 
 
 def _property(schema: Schema | Field[Any], read: IdReader | None) -> tuple[Schema, IdReader | None]:
