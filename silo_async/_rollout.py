@@ -155,7 +155,9 @@ class Rollout:
         refusal = self.refusal()
         if refusal is not None:
             return refusal
-        # Issue 25 answers the reserved message_user tool here: a turn, not a world call.
+        # Issue 25 answers the reserved message_user tool here: a turn, not a world call (the
+        # user's own tool calls take a sibling path, traced with "actor": "user", counted in
+        # the ledger's user counters and never against the agent's limits).
         tool = self.by_name.get(name)
         ledger = self.ledger
         ledger.calls = call_id = ledger.calls + 1
