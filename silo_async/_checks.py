@@ -19,6 +19,7 @@ import attrs
 
 from ._environment import Environment
 from ._errors import DefinitionError
+from ._limits import Limits
 from ._many import run_many
 from ._task import Task
 from ._tools import BoundTool, bind_tools
@@ -251,9 +252,8 @@ async def _noop_agent(ctx: Any) -> str:
 
 async def check_credibility(c: Checker, env: Environment, task_ids: list[str]) -> None:
     """A do-nothing agent must pass no task, and every verifier must run on an untouched world."""
-    results = await run_many(
-        env, task_ids, _noop_agent, max_tool_calls=0, timeout=NOOP_TIMEOUT, agent_name="noop"
-    )
+    noop_limits = Limits(max_tool_calls=0, timeout=NOOP_TIMEOUT)
+    results = await run_many(env, task_ids, _noop_agent, limits=noop_limits, agent_name="noop")
     for result in results:
         task = result.task
         if result.error is not None:
@@ -271,10 +271,10 @@ async def check_credibility(c: Checker, env: Environment, task_ids: list[str]) -
 
 
 async def check_solver(
-    c: Checker, env: Environment, task_ids: list[str], solver: Any, timeout: float
+    c: Checker, env: Environment, task_ids: list[str], solver: Any, limits: Limits
 ) -> None:
     """The solver must pass every task with reward 1.0 (so every task is solvable)."""
-    results = await run_many(env, task_ids, solver, timeout=timeout, agent_name="solver")
+    results = await run_many(env, task_ids, solver, limits=limits, agent_name="solver")
     for result in results:
         if result.passed and result.reward == 1.0:
             continue

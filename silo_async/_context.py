@@ -7,23 +7,23 @@ is enforced the anyio way, by cancelling the agent's scope.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import anyio
 from anyio.lowlevel import checkpoint
 
 from ._modelstep import model_step_event
-from ._rollout import Rollout
+from ._rollout import Refusal, Rollout
 from ._tools import ToolResult, ToolSpec
 
 __all__ = ["AgentContext", "ToolCallLimitExceeded"]
 
 
 class ToolCallLimitExceeded(Exception):
-    """Raised by ``call_tool`` beyond the limit if the agent shielded itself from cancellation.
+    """Raised by ``call_tool`` refused by a limit if the agent shielded itself from cancellation.
 
-    Normally the refused call cancels the agent's scope and never returns.
+    Normally the refused call (beyond ``max_tool_calls``, after the token limit, or past the
+    deadline) cancels the agent's scope and never returns.
     """
 
 
@@ -38,7 +38,7 @@ class AgentContext:
     __slots__ = ("_rollout", "_tools", "cancel_scope", "task")
 
     def __init__(self, rollout: Rollout, cancel_scope: anyio.CancelScope) -> None:
-        self.task = rollout.task.instruction
+        self.task = rollout.setup.task.instruction
         self.cancel_scope = cancel_scope
         self._rollout = rollout
         self._tools: list[ToolSpec] | None = None
@@ -60,12 +60,13 @@ class AgentContext:
     @property
     def tool_calls(self) -> int:
         """Tool calls executed so far."""
-        return self._rollout.calls
+        return self._rollout.ledger.calls
 
     @property
     def remaining_tool_calls(self) -> int:
         """How many more tool calls will be executed before the limit stops the agent."""
-        return max(0, self._rollout.limits.max_tool_calls - self._rollout.calls)
+        rollout = self._rollout
+        return max(0, rollout.setup.limits.max_tool_calls - rollout.ledger.calls)
 
     @property
     def remaining_time(self) -> float:
@@ -78,7 +79,7 @@ class AgentContext:
     @property
     def tokens_used(self) -> int:
         """Input + output tokens recorded so far with :meth:`record_model_step`."""
-        return self._rollout.input_tokens + self._rollout.output_tokens
+        return self._rollout.ledger.tokens
 
     @property
     def output(self) -> Any:
@@ -150,21 +151,23 @@ class AgentContext:
         agent's scope, so this never returns. Past the deadline (an agent that held the event
         loop) the call is not executed either, on every backend.
         """
-        rollout = self._rollout
-        await rollout.backend.checkpoint()
-        if rollout.calls >= rollout.max_calls or rollout.stopped is not None:
-            rollout.refuse_call()
-            await self._refuse()
-        if time.monotonic() >= rollout.screen_deadline and rollout.past_deadline():
-            self.cancel_scope.cancel()
-            await checkpoint()
-        tool = rollout.by_name.get(name)
-        if tool is None or not tool.is_async:
-            return rollout.call_sync(tool, name, input)
-        return await rollout.call_async(tool, input)
+        result = await self._rollout.call(name, input)
+        if isinstance(result, ToolResult):
+            return result
+        return await self._refused(result)
 
-    async def _refuse(self) -> None:
+    async def _refused(self, refusal: Refusal) -> ToolResult:
+        """A refused call stops the agent: its scope is cancelled, so this does not return."""
+        rollout = self._rollout
+        if refusal is Refusal.ENDED:  # a call from a task that outlived the run
+            reason = rollout.end.reason if rollout.end is not None else "completed"
+            message = f"The run has ended ({reason})."
+            return ToolResult({"code": "invalid_state", "message": message}, is_error=True)
         self.cancel_scope.cancel()
         await checkpoint()
-        _, message = self._rollout.stopped or ("", "")
-        raise ToolCallLimitExceeded(f"{message} The agent's scope is cancelled.")
+        # Still here: the agent shielded itself from its own cancellation.
+        stop = rollout.stopped
+        if stop is not None:
+            raise ToolCallLimitExceeded(f"{stop.message} The agent's scope is cancelled.")
+        limit = f"Time limit exceeded ({rollout.setup.limits.seconds:g} s)."
+        raise ToolCallLimitExceeded(f"{limit} The agent's scope is cancelled.")

@@ -20,13 +20,14 @@ from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
-from anyio.lowlevel import checkpoint
 
+from ._end import settle
 from ._environment import Environment
-from ._limits import Limits
+from ._limits import Limits, resolve_limits
 from ._modelstep import model_step_event
 from ._result import RunResult
-from ._rollout import Rollout
+from ._rollout import Refusal, Rollout
+from ._setup import RolloutSetup
 from ._tools import ToolResult, ToolSpec
 
 __all__ = ["Episode", "episode"]
@@ -71,7 +72,6 @@ class Episode:
         self._ending = False
         self._done: anyio.Event | None = None
         self._wake: anyio.Event | None = None
-        self._in_flight: set[anyio.CancelScope] = set()
         self._result: RunResult | None = None
         self.task = self._task.instruction
         self.task_id = self._task.id
@@ -82,14 +82,16 @@ class Episode:
     async def __aenter__(self) -> Episode:
         if self._rollout is not None:
             raise RuntimeError("An episode can be entered only once; open a new one.")
-        rollout = Rollout(
+        setup = RolloutSetup.new(
             self._env,
             self._task,
             self._verifier,
             self._limits,
-            runs_dir=self._runs_dir,
             agent_name=self._agent_name,
+            runs_dir=self._runs_dir,
         )
+        # A call in flight when the episode ends is cut short: nobody else would stop it.
+        rollout = Rollout(setup, cut_on_end=True)
         self._rollout = rollout
         self._done, self._wake = anyio.Event(), anyio.Event()
         self.tools = [t.spec for t in rollout.tools]
@@ -110,12 +112,11 @@ class Episode:
         cancelled = isinstance(exc, anyio.get_cancelled_exc_class())
         try:
             if exc is None:
-                await self._end("completed")
+                await self._end()
             elif cancelled:
-                await self._end("cancelled", "Episode cancelled by the caller.")
-            else:
-                self._core.crash(exc)
-                await self._end("agent_error", self._core.error)
+                await self._end(cancelled="Episode cancelled by the caller.")
+            elif not self._ending:
+                await self._end(crash=self._core.crash(exc))
         finally:
             group.cancel_scope.cancel()
             # Only a cancellation is handed to the task group, so that it propagates: any other
@@ -131,13 +132,8 @@ class Episode:
         assert self._wake is not None
         with anyio.move_on_at(self._core.deadline):
             await self._wake.wait()
-        core = self._core
-        if self._ending:
-            return
-        if core.stopped is not None:
-            await self._end(*core.stopped)
-        else:
-            await self._end("timeout")
+        if not self._ending:
+            await self._end()
 
     # -- what a client does ------------------------------------------------------------------
 
@@ -163,17 +159,17 @@ class Episode:
     @property
     def run_id(self) -> str:
         """The rollout's run id (also its run directory's name)."""
-        return self._core.run_id
+        return self._core.setup.run_id
 
     @property
     def run_dir(self) -> Path | None:
         """Where the artifacts go, or ``None``."""
-        return self._core.run_dir
+        return self._core.setup.run_dir
 
     @property
     def tool_calls(self) -> int:
         """Tool calls executed so far."""
-        return self._core.calls
+        return self._core.ledger.calls
 
     @property
     def remaining_time(self) -> float:
@@ -228,32 +224,23 @@ class Episode:
         the deadline is cancelled and returns ``limit_exceeded``. After the end, every call
         returns ``invalid_state``.
         """
-        await checkpoint()
-        core = self._core
-        if not self._ending:
-            if core.stopped is not None:
-                await self._end(*core.stopped)
-            elif core.past_deadline():
-                await self._end("timeout")
-        if self._ending:
-            return self._after_end()
-        if core.refuse_call():
-            _, message = core.stopped or ("", "")
-            await self._end("max_tool_calls", message)
-            return _refusal("limit_exceeded", f"{message[:-1]}: the episode has ended.")
-        tool = core.by_name.get(name)
-        if tool is None or not tool.is_async:
-            return core.call_sync(tool, name, input)
-        with anyio.CancelScope() as scope:
-            self._in_flight.add(scope)
-            try:
-                return await core.call_async(tool, input)
-            finally:
-                self._in_flight.discard(scope)
-        # Only the episode's end cancels this scope: wait until it is graded and written.
-        await self.wait_finished()
-        message = f"The call was cancelled: the episode ended ({self._end_reason()})."
-        return _refusal("limit_exceeded", message)
+        result = await self._core.call(name, input)
+        if isinstance(result, ToolResult):
+            return result
+        return await self._refused(result)
+
+    async def _refused(self, refusal: Refusal) -> ToolResult:
+        """What a refused call means to an episode: a limit or the deadline finishes it."""
+        if refusal is Refusal.CUT:  # only the episode's end cuts a call: wait until it is written
+            await self.wait_finished()
+            message = f"The call was cancelled: the episode ended ({self._end_reason()})."
+            return _refusal("limit_exceeded", message)
+        if refusal is not Refusal.ENDED:
+            await self._end()
+        stop = self._core.stopped
+        if refusal is Refusal.OVER_LIMIT and stop is not None:
+            return _refusal("limit_exceeded", f"{stop.message[:-1]}: the episode has ended.")
+        return self._after_end()
 
     async def finish(self, answer: Any = None) -> RunResult:
         """End the episode with ``answer`` as the output; grade and write it once.
@@ -261,9 +248,7 @@ class Episode:
         Idempotent: later calls (and calls after a limit ended it) return the same result.
         ``None`` keeps the output left with :meth:`set_output`.
         """
-        if not self._ending and answer is not None:
-            self._core.output = answer
-        return await self._end("completed")
+        return await self._end(answer)
 
     async def wait_finished(self) -> RunResult:
         """Wait until the episode has ended, by any cause, and return its result."""
@@ -284,28 +269,32 @@ class Episode:
         return self._rollout
 
     def _end_reason(self) -> str:
-        return self._core.reason
+        end = self._core.end
+        return end.reason if end is not None else "completed"
 
     def _after_end(self) -> ToolResult:
         return _refusal("invalid_state", f"The episode has ended ({self._end_reason()}).")
 
-    async def _end(self, reason: str, error: str | None = None) -> RunResult:
-        """Finish once: settle why, cancel calls in flight, grade and write; others wait."""
+    async def _end(
+        self, answer: Any = None, *, crash: str | None = None, cancelled: str | None = None
+    ) -> RunResult:
+        """Finish once: settle how it ended, grade and write; later callers wait for that."""
         if self._ending:
             return await self.wait_finished()
         self._ending = True
         core = self._core
-        core.reason = reason
-        if reason == "timeout":
-            core.timed_out(anyio.current_time())
-        elif reason != "completed":
-            core.error = core.error or error
-        for scope in self._in_flight:
-            scope.cancel()
+        end = settle(
+            ended_at=anyio.current_time(),
+            deadline=core.deadline,
+            timeout_s=core.setup.limits.seconds,
+            stop=core.stopped,
+            crash=crash,
+            cancelled=cancelled,
+        )
         assert self._wake is not None and self._done is not None
         self._wake.set()
         try:
-            self._result = await core.finish()
+            self._result = await core.finish(end, answer)
         finally:
             self._done.set()  # waiters must never hang, even if grading broke
         return self._result
@@ -320,6 +309,7 @@ def episode(
     token_limit: int | None = None,
     runs_dir: str | Path | None = None,
     agent_name: str = "mcp",
+    limits: Limits | None = None,
 ) -> Episode:
     """Open one rollout of ``task_id`` to be driven from outside (use it with ``async with``).
 
@@ -337,6 +327,7 @@ def episode(
         token_limit: recorded input + output tokens that end the episode (``None``: no limit).
         runs_dir: when given, artifacts go to ``runs_dir/<run_id>/``.
         agent_name: label recorded in the trace and ``run.json``.
+        limits: the three limits as one :class:`~silo_async.Limits` (instead of the keywords).
 
     Returns:
         The :class:`Episode`; the world is built when the block is entered.
@@ -344,11 +335,12 @@ def episode(
     Raises:
         SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier).
         ValueError: invalid limits.
+        TypeError: ``limits=`` given together with a limit keyword.
     """
     return Episode(
         env,
         task_id,
-        Limits(max_tool_calls, timeout, token_limit),
+        resolve_limits(limits, max_tool_calls, timeout, token_limit),
         runs_dir=Path(runs_dir) if runs_dir is not None else None,
         agent_name=agent_name,
     )

@@ -77,11 +77,14 @@ def resolve_limits(
     max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
     timeout: float | None = DEFAULT_LIMITS.timeout,
     token_limit: int | None = DEFAULT_LIMITS.token_limit,
+    *,
+    defaults: Limits = DEFAULT_LIMITS,
 ) -> Limits:
     """The one :class:`Limits` of a call that accepts ``limits=`` or the keyword form.
 
     Keywords left at their defaults beside ``limits=`` are fine; a keyword set to something
-    else beside ``limits=`` is ambiguous and refused.
+    else beside ``limits=`` is ambiguous and refused. ``defaults`` are the keywords' defaults
+    in the caller's signature, when they are not :data:`DEFAULT_LIMITS`'.
 
     Raises:
         TypeError: ``limits`` is not a :class:`Limits`, or is given together with a keyword.
@@ -92,9 +95,9 @@ def resolve_limits(
     if not isinstance(limits, Limits):
         raise TypeError(f"limits must be a silo.Limits, got {type(limits).__name__}.")
     given = {
-        "max_tool_calls": max_tool_calls != DEFAULT_LIMITS.max_tool_calls,
-        "timeout": timeout != DEFAULT_LIMITS.timeout,
-        "token_limit": token_limit != DEFAULT_LIMITS.token_limit,
+        "max_tool_calls": max_tool_calls != defaults.max_tool_calls,
+        "timeout": timeout != defaults.timeout,
+        "token_limit": token_limit != defaults.token_limit,
     }
     both = [name for name, differs in given.items() if differs]
     if both:

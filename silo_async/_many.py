@@ -8,9 +8,10 @@ from pathlib import Path
 import anyio
 
 from ._environment import Environment
-from ._limits import Limits
+from ._limits import Limits, resolve_limits
 from ._result import RunResult
-from ._runner import Agent, agent_label, run_rollout
+from ._runner import Agent, agent_label, run_agent
+from ._setup import RolloutSetup
 
 __all__ = ["check_counts", "check_tasks", "run_many", "run_pool"]
 
@@ -28,6 +29,7 @@ async def run_many(
     runs_dir: str | Path | None = None,
     agent_name: str | None = None,
     on_result: Callable[[int, RunResult], None] | None = None,
+    limits: Limits | None = None,
 ) -> list[RunResult]:
     """Run every task ``runs`` times, at most ``concurrency`` rollouts at once, in one loop.
 
@@ -47,14 +49,18 @@ async def run_many(
         runs_dir: when given, each rollout writes ``runs_dir/<run_id>/``.
         agent_name: label recorded in traces and ``run.json``.
         on_result: called as ``on_result(index, result)`` as each rollout finishes (progress).
+        limits: per rollout, the three limits as one :class:`~silo_async.Limits` (instead of
+            the keywords).
 
     Raises:
         SiloError: an unknown task id or verifier, before any rollout starts.
         ValueError: ``runs`` or ``concurrency`` below 1, or invalid limits.
+        TypeError: ``limits=`` given together with a limit keyword.
     """
     task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
     check_counts(runs, concurrency)
-    limits = Limits(max_tool_calls, timeout, token_limit)  # invalid limits fail before any rollout
+    # Invalid limits fail before any rollout.
+    resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     check_tasks(env, task_ids)
     plan = [env.task(task_id) for task_id in task_ids for _ in range(runs)]
     verifiers = {task.id: env.verifier_for(task) for task in plan}
@@ -68,16 +74,16 @@ async def run_many(
         # concurrent rollouts each frame is one more live object for the garbage collector.
         for index in pending:
             task = plan[index]
-            result = await run_rollout(
+            setup = RolloutSetup.new(
                 env,
                 task,
                 verifiers[task.id],
-                limits,
-                agent,
-                runs_dir=base,
+                resolved,
                 agent_name=label,
+                runs_dir=base,
                 run_index=index % runs + 1,
             )
+            result = await run_agent(setup, agent)
             results[index] = result
             if on_result is not None:
                 on_result(index, result)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import attrs
 
@@ -14,18 +14,21 @@ from ._task import Task
 from ._trace import unpack_lines
 from ._verify import Check
 
-__all__ = ["TERMINATION_REASONS", "RunResult"]
+__all__ = ["TERMINATION_REASONS", "RunResult", "TerminationReason"]
 
 #: Why a rollout's agent phase ended. ``cancelled`` is recorded in artifacts only: the
 #: cancellation itself is re-raised to the caller, never returned.
-TERMINATION_REASONS = (
+TerminationReason = Literal[
     "completed",
     "max_tool_calls",
     "max_tokens",
     "timeout",
     "agent_error",
     "cancelled",
-)
+]
+
+#: The termination reasons, in the order reports list them.
+TERMINATION_REASONS: tuple[str, ...] = get_args(TerminationReason)
 
 
 @attrs.frozen

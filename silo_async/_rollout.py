@@ -1,293 +1,214 @@
-"""The rollout core: one rollout's world, tool calls, counters, trace, grading and artifacts.
+"""The rollout core: one rollout's world, calls, ledger, trace, grading and artifacts.
 
 Two drivers sit on this one core. :func:`silo_async.run` calls the agent, which drives the
-rollout from inside through an :class:`~silo_async.AgentContext`; an :class:`~silo_async.Episode`
-is driven from outside, one call at a time (an MCP client, a trainer). Both execute calls,
-count them, record model steps and tokens, grade and write artifacts here, so the same calls and
-the same output give the same ``result.json`` and ``state-diff.json`` whichever drove them.
-What differs is only how a limit is enforced: a run cancels its agent's scope, an episode
+rollout from inside through an :class:`~silo_async.AgentContext` (``_runner.py``,
+``_context.py``); an :class:`~silo_async.Episode` is driven from outside, one call at a time
+(``_episode.py``). Both send every call through :meth:`Rollout.call`, record model steps here,
+and hand the rollout's :class:`~silo_async._end.End` to :meth:`Rollout.finish`, so the same calls
+and the same output give the same ``result.json`` and ``state-diff.json`` whichever drove them.
+What differs is only what a refused call means: a run cancels its agent's scope, an episode
 finishes itself.
 
-Phases: :meth:`Rollout.open` (run directory, ``run_start``) -> calls -> the driver settles why
-the rollout ended (:attr:`Rollout.reason`, :attr:`Rollout.error`, :attr:`Rollout.output`) ->
-:meth:`Rollout.finish` (verifier and artifacts, shielded and bounded).
+The parts: the setup (``_setup.py``: what the rollout is, frozen before it starts), the ledger
+(``_ledger.py``: its counters), the trace (``_trace.py``), the end (``_end.py``: decided once,
+by one pure function), grading (``_grading.py``) and the loop's checkpoint and clock
+(``_fastpath.py``).
+
+Phases: :meth:`Rollout.open` (run directory, ``run_start``, the clock starts) -> calls ->
+the driver settles the :class:`~silo_async._end.End` -> :meth:`Rollout.finish` (output,
+verifier, artifacts; shielded and bounded).
 """
 
 from __future__ import annotations
 
 import difflib
-import inspect
+import enum
+import math
 import time
 import traceback
-from collections.abc import Awaitable
-from pathlib import Path
 from typing import Any
 
 import anyio
-import anyio.lowlevel
 
-from ._diff import pack_diff, state_diff, unpack_diff
-from ._environment import Environment
-from ._jsonutil import Packed, changes, compact_json, output_text, pack, text_form, thaw
-from ._limits import Limits
+from ._end import End, Stop, error_text, leaf_exception
+from ._fastpath import loop_hooks
+from ._grading import (
+    Graded,
+    finish_grading,
+    outcome_of,
+    rendered_output,
+    start_grading,
+    verifier_event,
+    world_diff,
+)
+from ._jsonutil import Packed, compact_json, pack, thaw
+from ._ledger import Ledger
 from ._modelstep import ModelStep
 from ._result import RunResult
-from ._runid import new_run_id
-from ._task import Task
+from ._setup import RolloutSetup
 from ._tools import BoundTool, Tool, ToolFault, ToolResult
 from ._trace import TraceRecorder, utc_now_iso
-from ._verify import Verifier, VerifierContext, VerifierOutcome
+from ._verify import VerifierContext
 from .runs import RunDir
 
-__all__ = ["FINISH_GRACE_S", "LOOP_BLOCKED_S", "Rollout", "error_text"]
-
-#: A verifier's outcome, or the error that replaced it.
-Graded = tuple[VerifierOutcome | None, str | None]
-
-#: A packed diff larger than this is computed at once rather than kept (memory per result).
-PACKED_DIFF_MAX_BYTES = 16_384
-
-#: How long grading and artifact writing may take once the rollout is over.
-FINISH_GRACE_S = 30.0
-
-#: An agent phase that ends this long after its deadline means the event loop was held (a
-#: blocking call in the agent): the trace records a ``loop_blocked`` event with the overrun.
-LOOP_BLOCKED_S = 0.1
+__all__ = ["Refusal", "Rollout"]
 
 _UNSET: Any = object()
 
-#: ``time.monotonic()`` and the loop's clock are read a moment apart when a rollout starts.
-_SCREEN_SLACK_S = 0.001
 
+class Refusal(enum.Enum):
+    """Why :meth:`Rollout.call` executed nothing; what it means is the driver's to decide."""
 
-def error_text(exc: BaseException) -> str:
-    """``"<Type>: <message>"`` of the exception that matters (the first leaf of a group)."""
-    exc = leaf_exception(exc)
-    message = str(exc)
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-
-
-def leaf_exception(exc: BaseException) -> BaseException:
-    """The first non-group exception inside ``exc`` (``exc`` itself when it is not a group)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
+    #: This call is the one beyond ``max_tool_calls``: it stopped the rollout.
+    OVER_LIMIT = "over_limit"
+    #: A limit had already stopped the rollout.
+    STOPPED = "stopped"
+    #: The deadline has passed (the event loop was held past it).
+    LATE = "late"
+    #: The rollout has ended.
+    ENDED = "ended"
+    #: The call was in flight when the rollout ended (``cut_on_end`` rollouts only).
+    CUT = "cut"
 
 
 class Rollout:
-    """The state of one rollout, shared by the driver that runs it and its grading."""
+    """One rollout as it happens: its world, ledger and trace, and how it ended.
+
+    Attributes:
+        setup: what the rollout is (frozen).
+        ledger: its counters.
+        trace: its events.
+        deadline: the time limit's deadline on the event loop's clock (set by :meth:`open`).
+        stopped: the first limit that tripped, if any.
+        end: how it ended, once :meth:`finish` has begun.
+    """
 
     __slots__ = (
-        "agent_name",
-        "backend",
         "by_name",
-        "calls",
-        "clock0",
         "deadline",
-        "env",
-        "error",
-        "errors",
-        "faults",
-        "input_tokens",
-        "limits",
-        "max_calls",
-        "output",
-        "output_tokens",
+        "end",
+        "hooks",
+        "in_flight",
+        "ledger",
         "partial",
-        "reason",
-        "run_dir",
-        "run_id",
-        "run_index",
-        "screen_deadline",
+        "setup",
         "snapshot",
-        "started",
         "state",
-        "steps",
         "stopped",
-        "task",
         "tools",
         "trace",
-        "verifier",
     )
 
-    def __init__(
-        self,
-        env: Environment,
-        task: Task,
-        verifier: Verifier,
-        limits: Limits,
-        *,
-        runs_dir: Path | None,
-        agent_name: str,
-        run_index: int = 1,
-    ) -> None:
-        self.env, self.task, self.verifier, self.limits = env, task, verifier, limits
-        self.agent_name = agent_name
-        self.run_index = run_index
-        self.started = time.time()
-        self.clock0 = time.perf_counter()
-        self.start_clock()
-        self.max_calls = limits.max_tool_calls
-        self.backend = async_backend()
-        self.run_id = new_run_id(self.started)
-        self.state = env.create_state()
-        self.snapshot: Packed | None = pack(self.state)
-        self.tools, self.by_name = env.runtime_tools(self.state)
-        self.run_dir = runs_dir / self.run_id if runs_dir is not None else None
-        self.trace = TraceRecorder()
-        self.calls = self.errors = self.faults = 0
-        self.steps = self.input_tokens = self.output_tokens = 0
-        self.partial: Any = _UNSET
-        self.output: Any = None
-        self.reason = "completed"
-        self.error: str | None = None
-        # The first limit that tripped (max_tool_calls, max_tokens), with its message.
-        self.stopped: tuple[str, str] | None = None
+    def __init__(self, setup: RolloutSetup, *, cut_on_end: bool = False) -> None:
+        """Build the rollout's fresh world.
 
-    def start_clock(self) -> None:
-        """Start the time limit now."""
-        self.deadline = anyio.current_time() + self.limits.seconds
-        # time.monotonic() screens the deadline cheaply (see past_deadline).
-        self.screen_deadline = time.monotonic() + self.limits.seconds - _SCREEN_SLACK_S
+        Args:
+            setup: what the rollout is.
+            cut_on_end: cancel ``async`` tool calls still in flight when the rollout ends
+                (an episode's; a run's agent scope does that itself).
+        """
+        self.setup = setup
+        self.hooks = loop_hooks()
+        self.state = setup.env.create_state()
+        self.snapshot: Packed | None = pack(self.state)
+        self.tools, self.by_name = setup.env.runtime_tools(self.state)
+        self.trace = TraceRecorder()
+        self.ledger = Ledger()
+        self.deadline = math.inf
+        self.stopped: Stop | None = None
+        self.partial: Any = _UNSET
+        self.end: End | None = None
+        self.in_flight: set[anyio.CancelScope] | None = set() if cut_on_end else None
 
     async def open(self) -> None:
-        """Create the run directory (off the event loop) and record ``run_start``.
+        """Create the run directory (off the event loop), start the clock, record ``run_start``.
 
         The time limit starts once the rollout is ready for its first call: a slow disk (or a
         busy machine) creating the run directory does not eat into the agent's time.
         """
-        if self.run_dir is not None:
-            self.trace.attach(await RunDir(self.run_dir).create())
-            self.start_clock()
+        setup = self.setup
+        if setup.run_dir is not None:
+            self.trace.attach(await RunDir(setup.run_dir).create())
+        self.deadline = self.hooks.time() + setup.limits.seconds
         self.trace.emit(
             "run_start",
             {
-                "runId": self.run_id,
-                "environment": self.env.name,
-                "task": self.task.to_dict(),
-                "agent": self.agent_name,
-                "config": self.limits.config(),
+                "runId": setup.run_id,
+                "environment": setup.env.name,
+                "task": setup.task.to_dict(),
+                "agent": setup.agent_name,
+                "config": setup.limits.config(),
                 "tools": [t.name for t in self.tools],
             },
         )
 
-    # -- limits ------------------------------------------------------------------------------
+    # -- calls -------------------------------------------------------------------------------
 
-    def past_deadline(self) -> bool:
-        """True once the time limit has passed (as the event loop's clock reads it).
+    async def call(self, name: str, input: Any) -> ToolResult | Refusal:
+        """Execute one call, or refuse it: the one call path of both drivers.
 
-        The loop's clock costs half a microsecond to read; ``time.monotonic()`` (the same clock
-        on asyncio, the same rate on trio) costs a tenth of that, so it screens the common case
-        first. In virtual time (trio's MockClock) the deadline's own cancellation applies.
+        Always a checkpoint first. A refused call is neither executed nor recorded. An executed
+        one is counted and traced as ``tool_call`` then ``tool_result``; rejected and failing
+        calls come back as error values.
         """
-        return time.monotonic() >= self.screen_deadline and anyio.current_time() >= self.deadline
-
-    def stop(self, reason: str, message: str) -> bool:
-        """Record the limit that ends the rollout; False when an earlier one already did."""
-        if self.stopped is not None:
-            return False
-        self.stopped = (reason, message)
-        return True
-
-    def refuse_call(self) -> bool:
-        """True when the next call would exceed ``max_tool_calls`` (and records that limit)."""
-        limit = self.max_calls
-        if self.calls < limit:
-            return False
-        self.stop("max_tool_calls", f"Tool call limit exceeded ({limit}).")
-        return True
-
-    def timed_out(self, ended_at: float) -> None:
-        """Settle a rollout whose agent phase ended at ``ended_at``, past its deadline."""
-        self.reason = "timeout"
-        limit = f"Time limit exceeded ({self.limits.seconds:g} s)."
-        overrun = ended_at - self.deadline
-        if overrun > LOOP_BLOCKED_S:
-            overrun_ms = round(overrun * 1000, 3)
-            self.trace.emit("loop_blocked", {"overrunMs": overrun_ms})
-            limit += f" The event loop was held {overrun_ms / 1000:.3g} s past the deadline."
-        self.error = self.error or limit
-
-    # -- what the driver feeds in ------------------------------------------------------------
-
-    @property
-    def has_partial(self) -> bool:
-        """True once a partial answer was left (before the deadline)."""
-        return self.partial is not _UNSET
-
-    def partial_output(self) -> Any:
-        """The partial answer left so far (``None`` if none)."""
-        return None if self.partial is _UNSET else self.partial
-
-    def set_partial(self, value: Any) -> None:
-        """Keep a partial answer; one left after the deadline is not graded."""
-        if not self.past_deadline():
-            self.partial = value
-
-    def crash(self, exc: BaseException) -> None:
-        """Record an exception of the agent (or its driver): the error and an ``agent_error``."""
-        leaf = leaf_exception(exc)
-        self.error = error_text(exc)
-        fault = ToolFault(
-            type=type(leaf).__name__,
-            message=str(leaf),
-            traceback="".join(traceback.format_exception(exc)),
-        )
-        self.trace.emit("agent_error", {"error": fault.to_dict()})
-
-    def record_step(self, step: ModelStep) -> bool:
-        """Record a ``model_step`` event; True once the token limit is reached."""
-        self.trace.emit("model_step", step.event)
-        self.steps += 1
-        self.input_tokens += step.input_tokens
-        self.output_tokens += step.output_tokens
-        limit = self.limits.token_limit
-        if limit is None or self.input_tokens + self.output_tokens < limit:
-            return False
-        used = self.input_tokens + self.output_tokens
-        self.stop("max_tokens", f"Token limit reached ({used} of {limit} tokens).")
-        return True
-
-    # -- tool calls --------------------------------------------------------------------------
-
-    def call_sync(self, tool: Tool | BoundTool | None, name: str, input: Any) -> ToolResult:
-        """Execute one call of a ``def`` tool (or of an unknown name): no coroutine at all."""
-        # The hot path of every scripted rollout: written out rather than split into helpers,
-        # each of which would cost a call (call_tool's budget is 2.5 checkpoints).
-        self.calls = call_id = self.calls + 1
-        trace = self.trace
+        await self.hooks.checkpoint()
+        refusal = self.refusal()
+        if refusal is not None:
+            return refusal
+        # Issue 25 answers the reserved message_user tool here: a turn, not a world call (the
+        # user's own tool calls take a sibling path, traced with "actor": "user", counted in
+        # the ledger's user counters and never against the agent's limits).
+        tool = self.by_name.get(name)
+        ledger = self.ledger
+        ledger.calls = call_id = ledger.calls + 1
         tool_json = tool.name_json if tool is not None else compact_json(name)
-        at = trace.tool_call(call_id, tool_json, input)
+        at = self.trace.tool_call(call_id, tool_json, input)
+        # Issue 23 draws the call's injected faults here: a latency is awaited (it counts
+        # against the deadline), an error fault answers instead of the tool.
         started = time.perf_counter()
         if tool is None:
             result, fault = self.unknown_tool(name), None
+        elif tool.is_async:
+            executed = await self.execute_async(tool, input)
+            if executed is None:
+                return Refusal.CUT
+            result, fault = executed
         else:
             result, fault = tool.execute_sync(self.state, input)
         elapsed = time.perf_counter() - started
         if result.is_error:
-            if fault is None:
-                self.errors += 1
-            else:
-                self.faults += 1
-        trace.tool_result(call_id, tool_json, result, elapsed, fault, at)
+            ledger.count_failure(fault)
+        self.trace.tool_result(call_id, tool_json, result, elapsed, fault, at)
         return result
 
-    async def call_async(self, tool: Tool | BoundTool, input: Any) -> ToolResult:
-        """Execute one call of an ``async def`` tool (cancellable while it awaits)."""
-        self.calls = call_id = self.calls + 1
-        trace = self.trace
-        tool_json = tool.name_json
-        at = trace.tool_call(call_id, tool_json, input)
-        started = time.perf_counter()
-        result, fault = await tool.execute(self.state, input)
-        elapsed = time.perf_counter() - started
-        if result.is_error:
-            if fault is None:
-                self.errors += 1
-            else:
-                self.faults += 1
-        trace.tool_result(call_id, tool_json, result, elapsed, fault, at)
-        return result
+    def refusal(self) -> Refusal | None:
+        """Why the next call may not run (``None``: it may); the call beyond the limit stops all."""
+        if self.end is not None:
+            return Refusal.ENDED
+        if self.stopped is not None:
+            return Refusal.STOPPED
+        if self.hooks.time() >= self.deadline:
+            return Refusal.LATE
+        limit = self.setup.limits.max_tool_calls
+        if self.ledger.calls < limit:
+            return None
+        self.stopped = Stop("max_tool_calls", f"Tool call limit exceeded ({limit}).")
+        return Refusal.OVER_LIMIT
+
+    async def execute_async(
+        self, tool: Tool | BoundTool, input: Any
+    ) -> tuple[ToolResult, ToolFault | None] | None:
+        """Await an ``async def`` tool; ``None`` when the rollout's end cut it short."""
+        in_flight = self.in_flight
+        if in_flight is None:
+            return await tool.execute(self.state, input)
+        with anyio.CancelScope() as scope:
+            in_flight.add(scope)
+            try:
+                return await tool.execute(self.state, input)
+            finally:
+                in_flight.discard(scope)
+        return None
 
     def unknown_tool(self, name: str) -> ToolResult:
         """``tool_not_found``, naming the closest real tools."""
@@ -302,186 +223,140 @@ class Rollout:
         }
         return ToolResult(output, is_error=True)
 
+    # -- what else the driver feeds in -------------------------------------------------------
+
+    def record_step(self, step: ModelStep) -> bool:
+        """Record a ``model_step`` event; True once a limit has stopped the rollout."""
+        if self.end is not None:
+            return False
+        self.trace.emit("model_step", step.event)
+        ledger = self.ledger
+        ledger.count_step(step)
+        limit = self.setup.limits.token_limit
+        if self.stopped is None and limit is not None and ledger.tokens >= limit:
+            message = f"Token limit reached ({ledger.tokens} of {limit} tokens)."
+            self.stopped = Stop("max_tokens", message)
+        return self.stopped is not None
+
+    @property
+    def has_partial(self) -> bool:
+        """True once a partial answer was left (before the deadline)."""
+        return self.partial is not _UNSET
+
+    def partial_output(self) -> Any:
+        """The partial answer left so far (``None`` if none)."""
+        return None if self.partial is _UNSET else self.partial
+
+    def set_partial(self, value: Any) -> None:
+        """Keep a partial answer; one left after the deadline (or the end) is not graded."""
+        if self.end is None and self.hooks.time() < self.deadline:
+            self.partial = value
+
+    def crash(self, exc: BaseException) -> str:
+        """Record the agent's exception as an ``agent_error`` event; its error text."""
+        leaf = leaf_exception(exc)
+        fault = ToolFault(
+            type=type(leaf).__name__,
+            message=str(leaf),
+            traceback="".join(traceback.format_exception(exc)),
+        )
+        self.trace.emit("agent_error", {"error": fault.to_dict()})
+        return error_text(exc)
+
     # -- the end -----------------------------------------------------------------------------
 
-    async def finish(self) -> RunResult:
-        """Grade, record the last events, write the artifacts; shielded from outer cancellation.
+    async def finish(self, end: End, answer: Any = None) -> RunResult:
+        """End the rollout as ``end`` says: grade ``answer``, record the last events, write files.
 
-        A sync verifier and no run directory mean nothing left to await: no checkpoint, so no
-        cancellation can arrive and the shield (a cancel scope per rollout) is skipped.
+        ``answer`` (the agent's return value, or ``finish()``'s) is graded unless it is
+        ``None`` or came too late; the partial answer is graded otherwise. Shielded from outer
+        cancellation and bounded. A sync verifier and no run directory mean nothing left to
+        await: no checkpoint, so no cancellation can arrive and the shield (a cancel scope per
+        rollout) is skipped.
         """
-        if self.output is None and self.partial is not _UNSET:
-            self.output = self.partial
-        text = self.output_text()
+        if end.held_ms is not None:
+            self.trace.emit("loop_blocked", {"overrunMs": end.held_ms})
+        kept = answer if answer is not None and end.keeps_answer else self.partial_output()
+        text, output, problem = rendered_output(kept)
+        if problem is not None:
+            end = end.with_output_problem(problem)
+        self.end = end
+        for scope in self.in_flight or ():
+            scope.cancel()
+        setup = self.setup
         initial = thaw(self.snapshot) if self.snapshot is not None else None
-        self.end_events(text)
-        graded = self.start_grading(text, initial)
-        if isinstance(graded, tuple) and self.run_dir is None:
-            return self.conclude(text, graded, initial)
-        with anyio.CancelScope(shield=True):
-            if not isinstance(graded, tuple):
-                graded = await self.finish_grading(graded)
-            result = self.conclude(text, graded, initial)
-            if self.run_dir is not None:
-                await RunDir(self.run_dir).write(result)
-        return result
-
-    def end_events(self, text: str) -> None:
         self.trace.emit("agent_output", {"output": text})
         self.trace.emit(
             "run_end",
             {
-                "terminationReason": self.reason,
-                "error": self.error,
-                "toolCalls": self.calls,
-                "toolErrors": self.errors,
-                "toolFaults": self.faults,
-                "modelSteps": self.steps,
-                "inputTokens": self.input_tokens,
-                "outputTokens": self.output_tokens,
-                "durationMs": round((time.perf_counter() - self.clock0) * 1000, 3),
+                "terminationReason": end.reason,
+                "error": end.error,
+                **self.ledger.totals(),
+                "durationMs": self.elapsed_ms(),
             },
         )
+        ctx = VerifierContext(agent_output=text, task=setup.task, output=output)
+        graded = start_grading(setup.verifier, self.state, initial, ctx)
+        if isinstance(graded, tuple) and setup.run_dir is None:
+            return self.conclude(end, output, text, graded, initial)
+        with anyio.CancelScope(shield=True):
+            if not isinstance(graded, tuple):
+                graded = await finish_grading(setup.verifier, graded)
+            result = self.conclude(end, output, text, graded, initial)
+            if setup.run_dir is not None:
+                await RunDir(setup.run_dir).write(result)
+        return result
 
-    def start_grading(self, text: str, initial: Any) -> Graded | Awaitable[Any]:
-        """Call the verifier: a sync body is graded at once, an async one is returned to await."""
-        ctx = VerifierContext(agent_output=text, task=self.task, output=self.output)
-        try:
-            checks = self.verifier.start(self.state, initial, ctx)
-            if inspect.isawaitable(checks):
-                return checks
-            return self.verifier.outcome(checks), None
-        except Exception as exc:
-            return None, self.verifier_failure(exc)
-
-    async def finish_grading(self, pending: Awaitable[Any]) -> Graded:
-        """Await an async verifier body under its own time bound."""
-        try:
-            with anyio.fail_after(FINISH_GRACE_S):
-                checks = await pending
-            return self.verifier.outcome(checks), None
-        except TimeoutError:
-            return None, f"Verifier {self.verifier.id} did not finish within {FINISH_GRACE_S:g} s."
-        except Exception as exc:
-            return None, self.verifier_failure(exc)
-
-    def verifier_failure(self, exc: Exception) -> str:
-        return f"Verifier {self.verifier.id} failed: {type(exc).__name__}: {exc}"
-
-    def conclude(self, text: str, graded: Graded, initial: Any) -> RunResult:
+    def conclude(self, end: End, output: Any, text: str, graded: Graded, initial: Any) -> RunResult:
         """Record the verifier's event, close the trace, build the result, let go of the world."""
-        outcome, verifier_error = graded
-        if outcome is None:  # the verifier failed: graded as nothing passed
-            outcome = VerifierOutcome(self.verifier.id, self.task.id, False, 0.0, 0, 0, [], [])
-        self.verifier_event(outcome, verifier_error)
+        setup = self.setup
+        outcome = outcome_of(setup.verifier, setup.task.id, graded)
+        verifier_error = graded[1]
+        self.trace.emit("verifier_result", verifier_event(setup.verifier, outcome, verifier_error))
         self.trace.close()
-        result = self.result(text, outcome, verifier_error, self.diff(initial))
+        diff = world_diff(self.snapshot, self.state, initial)
         # A finished rollout may still queue to write its files: it must not hold its world,
         # the world's copy and the tools bound to it meanwhile (1,000 crm worlds are 300 MB).
         self.state = self.snapshot = None
         self.tools = ()
         self.by_name = {}
-        return result
-
-    def output_text(self) -> str:
-        """The output's text form; an output JSON cannot hold is kept as its ``str()``."""
-        try:
-            return output_text(self.output)
-        except ValueError as exc:  # a circular structure, or one nested too deeply
-            text = text_form(self.output)
-            self.output = text
-            problem = f"The agent's output cannot be written as JSON ({exc}); kept as its str()."
-            self.error = f"{self.error}; {problem}" if self.error else problem
-            if self.reason == "completed":
-                self.reason = "agent_error"
-            return text
-
-    def diff(self, initial: Any) -> str | bytes:
-        """The state diff, or the packed collections it is computed from when first read.
-
-        Top-level collections whose bytes are unchanged are left out either way. Packed, a
-        diff costs nothing until someone reads it (an RL loop reading only rewards never does)
-        and is computed from the snapshot taken before the agent acted.
-        """
-        found = changes(self.snapshot, self.state) if self.snapshot is not None else None
-        if found is None:  # not a dict world of plain data: compared the slow way, now
-            return compact_json(state_diff(initial, self.state))
-        packed = pack_diff(*found)
-        return packed if len(packed) <= PACKED_DIFF_MAX_BYTES else unpack_diff(packed)
-
-    def verifier_event(self, outcome: VerifierOutcome, error: str | None) -> None:
-        fields: dict[str, Any] = {
-            "verifierId": self.verifier.id,
-            "passed": outcome.passed,
-            "reward": outcome.reward,
-            "requiredPassed": outcome.required_passed,
-            "requiredTotal": outcome.required_total,
-            "failedRequired": list(outcome.failed_required),
-        }
-        if error is not None:
-            fields["error"] = error
-        self.trace.emit("verifier_result", fields)
-
-    def result(
-        self,
-        text: str,
-        outcome: VerifierOutcome,
-        verifier_error: str | None,
-        diff: str | bytes,
-    ) -> RunResult:
-        errors = [e for e in (self.error, verifier_error) if e]
+        errors = [e for e in (end.error, verifier_error) if e]
+        ledger = self.ledger
         return RunResult(
-            run_id=self.run_id,
-            environment=self.env.name,
-            task=self.task,
-            agent_name=self.agent_name,
-            agent_output=self.output,
+            run_id=setup.run_id,
+            environment=setup.env.name,
+            task=setup.task,
+            agent_name=setup.agent_name,
+            agent_output=output,
             output_text=text,
             passed=outcome.passed,
             reward=outcome.reward,
-            termination_reason=self.reason,
-            tool_calls=self.calls,
-            tool_errors=self.errors,
-            tool_faults=self.faults,
-            model_steps=self.steps,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
+            termination_reason=end.reason,
+            tool_calls=ledger.calls,
+            tool_errors=ledger.errors,
+            tool_faults=ledger.faults,
+            model_steps=ledger.steps,
+            input_tokens=ledger.input_tokens,
+            output_tokens=ledger.output_tokens,
             error="; ".join(errors) if errors else None,
-            verifier_id=self.verifier.id,
+            verifier_id=setup.verifier.id,
             checks=list(outcome.checks),
             required_passed=outcome.required_passed,
             required_total=outcome.required_total,
             failed_required=list(outcome.failed_required),
             trace_lines=self.trace.frozen(),
             state_diff_json=diff,
-            run_dir=self.run_dir,
-            started_at=utc_now_iso(self.started),
+            run_dir=setup.run_dir,
+            started_at=utc_now_iso(setup.started),
             finished_at=utc_now_iso(),
-            duration_ms=round((time.perf_counter() - self.clock0) * 1000, 3),
-            config=self.limits.config(),
-            run_index=self.run_index,
+            duration_ms=self.elapsed_ms(),
+            config=setup.limits.config(),
+            run_index=setup.run_index,
         )
 
-
-class _Anyio:
-    """Stands in for anyio's backend class should anyio's internals move."""
-
-    checkpoint = staticmethod(anyio.lowlevel.checkpoint)
-
-
-def async_backend() -> Any:
-    """The running backend's class, whose ``checkpoint()`` ``anyio.lowlevel.checkpoint`` awaits.
-
-    Kept per rollout (a class, shared: nothing for the garbage collector), it spares
-    ``call_tool`` anyio's per-call backend lookup (a quarter of a microsecond) and one coroutine
-    frame.
-    """
-    try:
-        from anyio._core._eventloop import get_async_backend
-
-        return get_async_backend()
-    except (ImportError, AttributeError):  # pragma: no cover - another anyio layout
-        return _Anyio
+    def elapsed_ms(self) -> float:
+        """Milliseconds since the rollout was set up."""
+        return round((time.perf_counter() - self.setup.started_perf) * 1000, 3)
 
 
 def closest_names(name: str, names: list[str], count: int = 3) -> list[str]:

@@ -17,20 +17,16 @@ from typing import Any
 import anyio
 
 from ._context import AgentContext
+from ._end import error_text, settle
 from ._environment import Environment
-from ._limits import Limits
+from ._limits import Limits, resolve_limits
 from ._result import RunResult
-from ._rollout import Rollout, error_text
-from ._task import Task
-from ._verify import Verifier
+from ._rollout import Rollout
+from ._setup import RolloutSetup
 
-__all__ = ["Agent", "agent_label", "run", "run_rollout"]
+__all__ = ["Agent", "agent_label", "run", "run_agent"]
 
 Agent = Callable[[AgentContext], Awaitable[Any]]
-
-#: An event loop may fire a timer a hair before its deadline as the clock reads it: a scope
-#: cancelled this close to its deadline was cancelled by the deadline.
-_CLOCK_SLACK_S = 0.001
 
 
 def agent_label(agent: Agent) -> str:
@@ -45,26 +41,6 @@ def _not_awaitable(returned: object) -> TypeError:
     )
 
 
-def _settle(rollout: Rollout, scope: anyio.CancelScope, crashed: bool) -> None:
-    """Decide why the agent phase ended: a limit, the deadline, a crash, or completion.
-
-    Whatever the agent did, a phase that ends past the deadline is a ``timeout`` (an agent that
-    blocks the event loop cannot be interrupted, but is not graded as on time), and what it
-    returned late is not its answer.
-    """
-    ended_at = anyio.current_time()
-    if rollout.stopped is not None:
-        rollout.reason, message = rollout.stopped
-        rollout.error = rollout.error or message
-    elif ended_at > rollout.deadline or (
-        scope.cancel_called and ended_at >= rollout.deadline - _CLOCK_SLACK_S
-    ):
-        rollout.output = None  # only a partial answer left before the deadline counts
-        rollout.timed_out(ended_at)
-    elif crashed:
-        rollout.reason = "agent_error"
-
-
 async def run(
     env: Environment,
     task_id: str,
@@ -75,6 +51,7 @@ async def run(
     token_limit: int | None = None,
     runs_dir: str | Path | None = None,
     agent_name: str | None = None,
+    limits: Limits | None = None,
 ) -> RunResult:
     """Run one rollout of ``task_id`` with ``agent`` on a fresh world and grade it.
 
@@ -87,6 +64,7 @@ async def run(
         token_limit: recorded input + output tokens that stop the agent (``None``: no limit).
         runs_dir: when given, artifacts go to ``runs_dir/<run_id>/``.
         agent_name: label recorded in the trace and ``run.json`` (default: the function name).
+        limits: the three limits as one :class:`~silo_async.Limits` (instead of the keywords).
 
     Returns:
         The graded :class:`RunResult`. Agent crashes, limits and verifier failures are
@@ -95,58 +73,62 @@ async def run(
     Raises:
         SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier), before anything runs.
         ValueError: invalid limits.
+        TypeError: ``limits=`` given together with a limit keyword.
     """
-    limits = Limits(max_tool_calls, timeout, token_limit)
+    resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     task = env.task(task_id)
-    return await run_rollout(
+    setup = RolloutSetup.new(
         env,
         task,
         env.verifier_for(task),
-        limits,
-        agent,
-        runs_dir=Path(runs_dir) if runs_dir is not None else None,
+        resolved,
         agent_name=agent_name or agent_label(agent),
+        runs_dir=Path(runs_dir) if runs_dir is not None else None,
     )
+    return await run_agent(setup, agent)
 
 
-async def run_rollout(
-    env: Environment,
-    task: Task,
-    verifier: Verifier,
-    limits: Limits,
-    agent: Agent,
-    *,
-    runs_dir: Path | None,
-    agent_name: str,
-    run_index: int = 1,
-) -> RunResult:
-    """:func:`run` once its arguments are checked (``run_many`` and ``evaluate`` share them).
+async def run_agent(setup: RolloutSetup, agent: Agent) -> RunResult:
+    """Drive one rollout with ``agent``: what :func:`run`, ``run_many`` and ``evaluate`` share.
+
+    The agent runs in its own cancel scope, cancelled by the deadline, by the call beyond the
+    tool-call limit or by the token limit; then the end is settled (:func:`~silo_async._end.settle`)
+    and the rollout graded and written, also after a crash or an outer cancellation (which is
+    re-raised once the artifacts are written).
 
     The agent is awaited right here, not in a helper coroutine: with 10,000 rollouts waiting on a
     model, every frame per rollout is one more object for the garbage collector to walk.
     """
-    rollout = Rollout(
-        env, task, verifier, limits, runs_dir=runs_dir, agent_name=agent_name, run_index=run_index
-    )
+    rollout = Rollout(setup)
     await rollout.open()
-    crashed = False
+    returned: Any = None
+    crash: str | None = None
+    # Raised while its scope was cancelled: the cancellation's doing (the agent's own cancel).
+    crash_in_cancel = False
     try:
         with anyio.move_on_at(rollout.deadline) as scope:
             try:
-                returned = agent(AgentContext(rollout, scope))
-                if not inspect.isawaitable(returned):
-                    raise _not_awaitable(returned)
-                rollout.output = await returned
+                awaitable = agent(AgentContext(rollout, scope))
+                if not inspect.isawaitable(awaitable):
+                    raise _not_awaitable(awaitable)
+                returned = await awaitable
             except Exception as exc:
-                rollout.crash(exc)
-                crashed = not scope.cancel_called
-        _settle(rollout, scope, crashed)
+                crash = rollout.crash(exc)
+                crash_in_cancel = scope.cancel_called
+        end = settle(
+            ended_at=anyio.current_time(),
+            deadline=rollout.deadline,
+            timeout_s=setup.limits.seconds,
+            stop=rollout.stopped,
+            crash=crash,
+            scope_cancelled=crash_in_cancel,
+        )
     except BaseException as exc:
         # Only outer cancellation (or a bug of ours) gets here: grade and write, then re-raise.
         if isinstance(exc, anyio.get_cancelled_exc_class()):
-            rollout.reason, rollout.error = "cancelled", "Run cancelled by the caller."
+            end = settle(ended_at=anyio.current_time(), cancelled="Run cancelled by the caller.")
         else:
-            rollout.reason, rollout.error = "agent_error", error_text(exc)
-        await rollout.finish()
+            end = settle(ended_at=anyio.current_time(), failure=error_text(exc))
+        await rollout.finish(end)
         raise
-    return await rollout.finish()
+    return await rollout.finish(end, returned)

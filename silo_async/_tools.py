@@ -175,32 +175,28 @@ class Tool:
         if not self.is_async:
             return self.execute_sync(state, input)
         # The body gets the copy that was validated: never the agent's own objects.
-        args = self._checked({} if input is None else input)
+        args = self._checked(input)
         if args is _REFUSED:
             return self._invalid(input), None
         try:
-            value = await self.fn(state, args)
-            return ToolResult(clone_json(value)), None
+            return ToolResult(clone_json(await self.fn(state, args))), None
         except Exception as exc:
             return self._failure(exc)
 
     def execute_sync(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
-        """:meth:`execute` for a ``def`` body, without a coroutine (the runtime's fast path)."""
-        value = {} if input is None else input
-        # A flat input of a flat closed schema is checked and copied in one compiled pass.
-        copy = self.copier
-        args: Any = copy(value) if copy is not None else NOT_FLAT
-        if args is NOT_FLAT:
-            args = self._checked_slowly(value)
-            if args is _REFUSED:
-                return self._invalid(input), None
+        """:meth:`execute` for a ``def`` body, without a coroutine."""
+        args = self._checked(input)
+        if args is _REFUSED:
+            return self._invalid(input), None
         try:
             return ToolResult(clone_json(self.fn(state, args))), None
         except Exception as exc:
             return self._failure(exc)
 
-    def _checked(self, value: Any) -> Any:
-        """The validated copy of ``value`` the body receives, or ``_REFUSED``."""
+    def _checked(self, input: Any) -> Any:
+        """The validated copy of ``input`` the body receives, or ``_REFUSED``."""
+        value = {} if input is None else input
+        # A flat input of a flat closed schema is checked and copied in one compiled pass.
         copy = self.copier
         if copy is not None:
             args = copy(value)

@@ -66,6 +66,7 @@ def test_section7_episode_signature_and_type() -> None:
         "token_limit": None,
         "runs_dir": None,
         "agent_name": "mcp",
+        "limits": None,  # silo.Limits, instead of the three keywords
     }
     assert isinstance(silo.episode(ENV, "TASK-COUNT"), silo.Episode)
     assert "Episode" in silo.__all__ and "episode" in silo.__all__

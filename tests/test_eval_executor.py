@@ -19,7 +19,7 @@ from silo_async.eval._executor import (
     LocalExecutor,
     PreparedRun,
     RolloutJob,
-    run_rollout,
+    run_plan_entry,
 )
 from silo_async.project import Project
 
@@ -57,7 +57,7 @@ class _BackwardsRun:
         report.start_ms = 1.5
         for slot in reversed(range(len(self.job.plan))):
             books.begin(slot)
-            record, details = await run_rollout(self.job, self.job.plan[slot])
+            record, details = await run_plan_entry(self.job, self.job.plan[slot])
             books.deliver(slot, record, details)
 
 

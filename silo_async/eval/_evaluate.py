@@ -25,7 +25,7 @@ import anyio.to_thread
 import attrs
 
 from .._environment import Environment
-from .._limits import Limits
+from .._limits import Limits, resolve_limits
 from .._many import check_counts, check_tasks
 from .._runner import Agent
 from .._trace import utc_now_iso
@@ -159,6 +159,7 @@ async def evaluate(
     report: bool = True,
     executor: Executor | None = None,
     prices: Prices | Mapping[str, Mapping[str, float]] | None = None,
+    limits: Limits | None = None,
 ) -> EvalSummary:
     """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each.
 
@@ -193,6 +194,8 @@ async def evaluate(
         prices: per-million-token prices by model (``{"MODEL": {"input": 0.4, "output":
             1.6}}``, ``"*"`` for any other model): the summary then carries the cost of every
             rollout's model steps.
+        limits: per rollout, the three limits as one :class:`~silo_async.Limits` (instead of
+            the keywords).
 
     Returns:
         The :class:`EvalSummary` of every rollout.
@@ -201,6 +204,7 @@ async def evaluate(
         SiloError: an unknown task or verifier, before any rollout starts; ``executor_invalid``
             or ``executor_unavailable`` when the executor cannot run this eval.
         ValueError: invalid arguments.
+        TypeError: ``limits=`` given together with a limit keyword.
         FileExistsError: ``out_dir`` exists and is not empty.
     """
     if tasks is None:
@@ -208,7 +212,7 @@ async def evaluate(
     else:
         task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
     _check_args(env, task_ids, agents, runs, concurrency)
-    limits = Limits(max_tool_calls, timeout, token_limit)
+    resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     if prices is not None and not isinstance(prices, Prices):
         prices = Prices.from_dict(prices)
     eval_dir = Path(out_dir) if out_dir is not None else None
@@ -220,7 +224,7 @@ async def evaluate(
         agents=dict(agents),
         plan=plan,
         concurrency=concurrency,
-        limits=limits,
+        limits=resolved,
         runs_dir=eval_dir / "runs" if eval_dir is not None else None,
         base=eval_dir,
         details=collector.keep_details,
@@ -250,7 +254,7 @@ async def evaluate(
                 "agents": labels,
                 "runs": runs,
                 "concurrency": concurrency,
-                **limits.config(),
+                **resolved.config(),
                 **({} if prices is None else {"prices": prices.to_dict()}),
                 **executor_report.config,
             },

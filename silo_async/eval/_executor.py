@@ -3,8 +3,8 @@
 :func:`~silo_async.evaluate` builds the plan and keeps the books (records, progress, files); an
 executor only runs plan entries and hands back each finished rollout's record (and, for the
 report, its compact details). The local executor runs them in this event loop; the Ray executor
-(``_ray.py``) on a pool of Ray actors. Both run a rollout through :func:`run_rollout`, so a
-rollout's files are the same wherever it ran.
+(``_ray.py``) on a pool of Ray actors. Both run a rollout through :func:`run_plan_entry`, so
+a rollout's files are the same wherever it ran.
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ import attrs
 from .._environment import Environment
 from .._limits import Limits
 from .._many import run_pool
-from .._runner import Agent
-from .._runner import run_rollout as rollout_core
+from .._runner import Agent, run_agent
+from .._setup import RolloutSetup
+from .._task import Task
+from .._verify import Verifier
 from ._details import compact_details
 from ._prices import Prices
 from ._records import RolloutRecord
@@ -33,7 +35,7 @@ __all__ = [
     "PlanEntry",
     "PreparedRun",
     "RolloutJob",
-    "run_rollout",
+    "run_plan_entry",
 ]
 
 #: One rollout of the plan: ``(task_id, agent label, run number)``.
@@ -80,6 +82,28 @@ class RolloutJob:
     base: Path | None
     details: bool
     prices: Prices | None = None
+    # Each task and its verifier, looked up once (on its first rollout), not once per rollout.
+    _tasks: dict[str, tuple[Task, Verifier]] = attrs.field(
+        init=False, factory=dict, repr=False, eq=False
+    )
+
+    def setup(self, entry: PlanEntry) -> RolloutSetup:
+        """The setup of the rollout ``entry`` names, starting now."""
+        task_id, label, run_no = entry
+        found = self._tasks.get(task_id)
+        if found is None:
+            task = self.env.task(task_id)
+            found = self._tasks[task_id] = (task, self.env.verifier_for(task))
+        task, verifier = found
+        return RolloutSetup.new(
+            self.env,
+            task,
+            verifier,
+            self.limits,
+            agent_name=label,
+            runs_dir=self.runs_dir,
+            run_index=run_no,
+        )
 
 
 @attrs.define
@@ -122,21 +146,10 @@ class Executor(Protocol):
         ...
 
 
-async def run_rollout(job: RolloutJob, entry: PlanEntry) -> tuple[RolloutRecord, Details]:
+async def run_plan_entry(job: RolloutJob, entry: PlanEntry) -> tuple[RolloutRecord, Details]:
     """Run one plan entry on the rollout core; its record and (if kept) details."""
-    task_id, label, run_no = entry
-    env = job.env
-    task = env.task(task_id)
-    result = await rollout_core(
-        env,
-        task,
-        env.verifier_for(task),
-        job.limits,
-        job.agents[label],
-        runs_dir=job.runs_dir,
-        agent_name=label,
-        run_index=run_no,
-    )
+    _, label, run_no = entry
+    result = await run_agent(job.setup(entry), job.agents[label])
     record = RolloutRecord.from_result(result, label, run_no, job.base, job.prices)
     return record, compact_details(result) if job.details else None
 
@@ -150,7 +163,7 @@ class _LocalRun:
 
         async def one(slot: int) -> None:
             books.begin(slot)
-            record, details = await run_rollout(job, job.plan[slot])
+            record, details = await run_plan_entry(job, job.plan[slot])
             books.deliver(slot, record, details)
 
         await run_pool(len(job.plan), job.concurrency, one)

@@ -6,7 +6,7 @@ sent) happens there. The driver talks to it with four calls:
 
 * ``ping()``: ready? (and what could not be loaded, so the driver can refuse the eval up front);
 * ``serve()``: runs for the whole eval — ``concurrency`` tasks taking plan entries from the
-  worker's queue, each a :func:`~silo_async.eval._executor.run_rollout`;
+  worker's queue, each a :func:`~silo_async.eval._executor.run_plan_entry`;
 * ``pull(work)``: queue more entries, then return the rollouts finished since the last pull —
   as soon as one is there, gathering a few more for a moment so that fast rollouts come back in
   batches (one round trip per batch, not per rollout);
@@ -29,7 +29,7 @@ import anyio
 import attrs
 
 from .._limits import Limits
-from ._executor import Details, PlanEntry, RolloutJob, run_rollout
+from ._executor import Details, PlanEntry, RolloutJob, run_plan_entry
 from ._ray_shipping import unship
 from ._records import RolloutRecord
 
@@ -117,7 +117,7 @@ class RolloutWorker:
                 self._work = self._work or anyio.Event()
                 await self._work.wait()
             slot, entry = self.queue.popleft()
-            record, details = await run_rollout(job, entry)
+            record, details = await run_plan_entry(job, entry)
             self.outbox.append((slot, record, details))
             self.unfinished -= 1
             self._notify_result()

@@ -39,7 +39,7 @@ from .._environment import Environment
 from .._episode import episode
 from .._errors import SiloError
 from .._jsonutil import compact_json
-from .._limits import Limits
+from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from .._tools import ToolResult
 from ._methods import method_specs
@@ -49,6 +49,9 @@ __all__ = ["environment_factory", "reward"]
 
 #: Names TRL gives a meaning of its own: a tool called so gets another method name.
 _RESERVED = ("reset", "get_reward")
+
+#: The limits an episode gets by default here: no time limit (a trainer's generation is slow).
+_DEFAULT_LIMITS = Limits(timeout=None)
 
 
 class _Observation(dict[str, Any]):
@@ -185,6 +188,7 @@ def environment_factory(
     runs_dir: str | os.PathLike[str] | None = None,
     agent_name: str = "trl",
     cwd: str | os.PathLike[str] | None = None,
+    limits: Limits | None = None,
 ) -> type[Any]:
     """A class for TRL's GRPO ``environment_factory``: ``reset`` plus one method per tool.
 
@@ -206,6 +210,8 @@ def environment_factory(
             ``silo-async runs export``); default: none.
         agent_name: the agent label recorded in traces.
         cwd: the project directory when ``env`` is a name (default: the current directory).
+        limits: an episode's limits as one :class:`~silo_async.Limits` (instead of
+            ``timeout`` and ``max_tool_calls``; its ``token_limit`` applies too).
 
     Returns:
         The class (call it with no arguments for an instance).
@@ -213,12 +219,14 @@ def environment_factory(
     Raises:
         SiloError: an unknown environment or task id.
         ValueError: invalid limits, or no task to serve.
+        TypeError: ``limits=`` given together with a limit keyword.
     """
     if isinstance(env, str):
         from ..project import load_environment  # the project layer, only when needed
 
         env = load_environment(env, cwd)
-    Limits(max_tool_calls, timeout, None)  # invalid limits fail here, not at the first reset
+    # Invalid limits fail here, not at the first reset.
+    resolved = resolve_limits(limits, max_tool_calls, timeout, defaults=_DEFAULT_LIMITS)
     served = _served(env, tasks)
     specs = [t.spec for t in env.bind_tools(env.create_state())]
     name = _class_name(env.name)
@@ -228,8 +236,7 @@ def environment_factory(
         "_silo_env": env,
         "_silo_tasks": served,
         "_silo_options": {
-            "max_tool_calls": max_tool_calls,
-            "timeout": timeout,
+            "limits": resolved,
             "runs_dir": None if runs_dir is None else Path(runs_dir),
             "agent_name": agent_name,
         },

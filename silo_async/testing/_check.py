@@ -15,12 +15,17 @@ from .._checks import (
     check_worlds,
 )
 from .._environment import Environment
+from .._limits import Limits, resolve_limits
 
 __all__ = ["check_environment"]
 
 
 async def check_environment(
-    env: Environment, *, solver: Any = None, timeout: float = 120.0
+    env: Environment,
+    *,
+    solver: Any = None,
+    timeout: float = 120.0,
+    limits: Limits | None = None,
 ) -> ValidationReport:
     """Check a code-first (or loaded) environment the way ``silo-async env validate`` does.
 
@@ -34,10 +39,16 @@ async def check_environment(
         env: the environment.
         solver: an agent expected to solve every task (optional).
         timeout: the solver's time limit per task, in seconds.
+        limits: the solver's limits per task, as one :class:`~silo_async.Limits` (instead of
+            ``timeout``).
 
     Returns:
         The report; ``report.ok`` is True when no finding is an error.
+
+    Raises:
+        TypeError: ``limits=`` given together with ``timeout=``.
     """
+    solver_limits = resolve_limits(limits, timeout=timeout)
     c = Checker(env.name)
     c.counts["tasks"] = len(env.tasks)
     c.counts["verifiers"] = len(env.verifiers)
@@ -54,5 +65,5 @@ async def check_environment(
     if tools_ok and runnable:
         await check_credibility(c, env, runnable)
         if solver is not None:
-            await check_solver(c, env, runnable, solver, timeout)
+            await check_solver(c, env, runnable, solver, solver_limits)
     return c.report()
