@@ -45,7 +45,9 @@ def test_the_core_imports_no_integration() -> None:
 
     code = (
         "import sys, silo_async\n"
-        "heavy = {'mcp', 'openai', 'anthropic', 'ray', 'rich', 'httpx2', 'uvicorn', 'starlette'}\n"
+        "heavy = {'mcp', 'openai', 'anthropic', 'ray', 'rich', 'httpx2', 'uvicorn', 'starlette',\n"
+        "         'inspect_ai', 'verifiers', 'openenv', 'nemo_gym', 'websockets', 'pydantic'}\n"
+        "heavy |= {m for m in sys.modules if m.startswith('silo_async.integrations.')}\n"
         "print(sorted(heavy & set(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,0 +1,1 @@
+"""Scripts the harness tests run in a peer's own interpreter (or from a project directory)."""
