@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 DEMO_NEEDS := $(if $(wildcard $(STAMP)),$(STAMP),$(DEMO_STAMP))
 
-.PHONY: test demo lint typecheck bench clean venv browser
+.PHONY: test demo lint typecheck bench clean venv browser peers
 
 venv: $(STAMP)
 
@@ -40,8 +40,51 @@ browser:
 	  >/dev/null 2>&1; } || echo "note: no Chromium at /usr/bin/chromium; the report's browser \
 	tests will be skipped (apt-get install chromium)"
 
-test: $(STAMP) browser lint typecheck
-	$(PY) -m pytest -q
+test: $(STAMP) peers browser lint typecheck
+	SILO_REQUIRE_PEERS=1 $(PY) -m pytest -q
+
+# Peer harnesses (issue 26), each driven by its own released package. Inspect installs into
+# .venv; the others clash with our dependencies and get their own virtualenvs under .peers/,
+# built once and reused (delete .peers/ to rebuild). OpenEnv: fastmcp needs mcp<2 (its gradio
+# web UI is optional in openenv and left out). verifiers: mcp==2.0.0 and openai<3. NeMo Gym
+# 0.7 asks for Python >= 3.13.14; the newest Python here is pyenv's 3.13.0 and nothing
+# newer can be fetched, so it is installed with --ignore-requires-python, without its
+# training-only dependencies.
+PEERS := .peers
+PEER_PIP := --quiet --disable-pip-version-check
+PY313 := $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13) $(shell command -v python3.13 2>/dev/null))
+OPENENV_DEPS := 'fastapi>=0.116' 'pydantic>=2' 'uvicorn>=0.24' 'requests>=2.25' 'typer>=0.9' \
+  'rich>=13' 'pyyaml>=6' 'huggingface_hub>=1.29' 'openai>=2.7.2' 'tomli>=2.3' 'tomli-w>=1.2' \
+  'websockets>=15.0.1' 'fastmcp>=3,<4' 'httpx>=0.28.1' 'jsonschema>=4.20' 'packaging>=24.2'
+NEMO_GYM_DEPS := fastapi pydantic uvicorn orjson requests aiohttp omegaconf hydra-core \
+  'mcp>=1.28.1,<2' itsdangerous httpx 'openai==2.44.0' tqdm devtools packaging psutil rich \
+  httptools uvloop ray yappi pydot pandas scipy wandb
+
+peers: $(VENV)/.peer-inspect $(PEERS)/openenv/.installed $(PEERS)/verifiers/.installed \
+  $(PEERS)/nemo-gym/.installed
+
+$(VENV)/.peer-inspect: $(STAMP)
+	$(PY) -m pip install $(PEER_PIP) -e '.[inspect,harness-servers]'
+	@touch $@
+
+$(PEERS)/openenv/.installed:
+	@test -x $(PEERS)/openenv/bin/python || $(PYTHON) -m venv $(PEERS)/openenv
+	$(PEERS)/openenv/bin/python -m pip install $(PEER_PIP) --no-deps 'openenv==0.10.0'
+	$(PEERS)/openenv/bin/python -m pip install $(PEER_PIP) $(OPENENV_DEPS)
+	@touch $@
+
+$(PEERS)/verifiers/.installed: pyproject.toml
+	@test -x $(PEERS)/verifiers/bin/python || $(PYTHON) -m venv $(PEERS)/verifiers
+	$(PEERS)/verifiers/bin/python -m pip install $(PEER_PIP) 'verifiers==0.4.0' -e .
+	@touch $@
+
+$(PEERS)/nemo-gym/.installed: pyproject.toml
+	@test -n "$(PY313)" || { echo "NeMo Gym needs Python 3.13 (pyenv install 3.13)"; exit 1; }
+	@test -x $(PEERS)/nemo-gym/bin/python || $(PY313) -m venv $(PEERS)/nemo-gym
+	$(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) --no-deps --ignore-requires-python \
+	  'nemo-gym==0.7.0'
+	$(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) $(NEMO_GYM_DEPS) -e '.[harness-servers]'
+	@touch $@
 
 demo: $(DEMO_NEEDS)
 	$(PY) examples/demo.py
@@ -58,4 +101,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_world.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(PEERS) build *.egg-info

@@ -282,3 +282,54 @@ def test_the_adapter_imports_neither_trl_nor_transformers() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- pickling (TRL's async trainer pickles its environment_factory) ---------------------------
+
+_UNPICKLE_AND_PLAY = """
+import json, pickle, sys
+cls = pickle.loads(sys.stdin.buffer.read())
+env = cls()
+env.reset(task="TASK-001")
+for name, args in json.loads(sys.argv[1]):
+    getattr(env, name)(**args)
+from silo_async.integrations.trl import reward
+print(json.dumps({"reward": reward([sys.argv[2]], [env])[0], "name": cls.__name__}))
+"""
+
+
+def test_the_class_pickles_by_value_and_plays_where_it_was_never_built(tmp_path: Path) -> None:
+    import pickle
+
+    from .harness_support import ANSWER, CALLS, make_crm_project, new_run, run_ids
+
+    project = make_crm_project(tmp_path / "project")
+    cls = environment_factory("crm", cwd=project, runs_dir=project / ".silo" / "runs")
+    blob = pickle.dumps(cls)
+    assert pickle.loads(blob) is cls  # in this process, the very class
+    calls = [(name, args) for name, args in CALLS if name != "search_leads" or "query" in args]
+    before = run_ids(project)
+    elsewhere = tmp_path / "elsewhere"  # another working directory: the project path travels
+    elsewhere.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", _UNPICKLE_AND_PLAY, json.dumps(calls), ANSWER],
+        input=blob,
+        cwd=elsewhere,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    played = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    assert played == {"reward": 1.0, "name": cls.__name__}
+    run = new_run(project, before)  # the runs_dir it was built with, not the child's cwd
+    assert run["result"]["reward"] == 1.0
+    assert not (elsewhere / ".silo").exists()
+
+
+def test_a_code_first_class_that_cannot_travel_says_how_to_make_one_that_can() -> None:
+    import pickle
+
+    cls = environment_factory(CRM, tasks=["TASK-001"])
+    with pytest.raises(pickle.PicklingError, match=r"environment_factory\(NAME, cwd=PROJECT\)"):
+        pickle.dumps(cls)

@@ -24,8 +24,10 @@ transformers.
 
 from __future__ import annotations
 
+import copyreg
 import itertools
 import os
+import pickle
 import re
 import threading
 from collections.abc import Sequence
@@ -34,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import attrs
 
 from .._environment import Environment
 from .._episode import episode
@@ -162,6 +165,78 @@ class _SiloEnvironment:
             return session.close(answer)
 
 
+@attrs.frozen
+class _Recipe:
+    """How to build a class again: what :func:`environment_factory` was given, made absolute.
+
+    An environment named in a project travels as the project's path and the name, and is
+    loaded again where the class is unpickled; a code-first environment travels as itself
+    (by Python's pickling: its tools and verifiers must be importable there).
+    """
+
+    env: Environment | str
+    project: str | None
+    tasks: tuple[str, ...] | None
+    limits: Limits
+    runs_dir: str | None
+    agent_name: str
+
+
+class _SiloFactoryClass(type):
+    """The type of every generated class: pickled by value (its recipe), never by reference.
+
+    TRL's async trainer pickles the ``environment_factory`` it is given into other processes;
+    a class made at run time cannot be found there by name, so it travels as the arguments
+    that made it (see :func:`_rebuild`).
+    """
+
+    _silo_recipe: _Recipe
+
+
+#: Classes rebuilt in this process, by recipe: unpickling one class twice gives the same class.
+_rebuilt: dict[_Recipe, type[Any]] = {}
+_rebuilt_lock = threading.Lock()
+
+
+def _rebuild(recipe: _Recipe) -> type[Any]:
+    """The class a recipe describes, built once per process (what unpickling calls)."""
+    key_ok = isinstance(recipe.env, str)
+    with _rebuilt_lock:
+        if key_ok and recipe in _rebuilt:
+            return _rebuilt[recipe]
+    cls = environment_factory(
+        recipe.env,
+        recipe.tasks,
+        runs_dir=recipe.runs_dir,
+        agent_name=recipe.agent_name,
+        cwd=recipe.project,
+        limits=recipe.limits,
+    )
+    if key_ok:
+        with _rebuilt_lock:
+            cls = _rebuilt.setdefault(recipe, cls)
+    return cls
+
+
+def _reduce_class(cls: _SiloFactoryClass) -> tuple[Any, tuple[_Recipe]]:
+    recipe = cls._silo_recipe
+    if not isinstance(recipe.env, str):
+        try:
+            pickle.dumps(recipe.env)
+        except Exception as exc:
+            raise pickle.PicklingError(
+                f"{cls.__name__} was made from a code-first Environment that cannot be pickled "
+                f"({exc}). Give environment_factory the environment's name in a project "
+                "(environment_factory(NAME, cwd=PROJECT)) so the class travels as that name."
+            ) from exc
+    return _rebuild, (recipe,)
+
+
+# Registered for the metaclass: pickle (and multiprocessing's ForkingPickler) consult
+# copyreg's table for a class's type before falling back to saving the class by name.
+copyreg.pickle(_SiloFactoryClass, _reduce_class)
+
+
 def _class_name(env_name: str) -> str:
     words = re.findall(r"[A-Za-z0-9]+", env_name)
     name = "".join(w[:1].upper() + w[1:] for w in words) + "Environment"
@@ -207,26 +282,40 @@ def environment_factory(
         timeout: seconds an episode may last (default ``None``: no time limit).
         max_tool_calls: calls executed before the next one ends the episode.
         runs_dir: write each episode's artifacts to ``runs_dir/<run_id>/`` (exportable with
-            ``silo-async runs export``); default: none.
+            ``silo-async runs export``); a relative path is taken from the current directory
+            now, so the class writes to the same place wherever it is unpickled. Default: none.
         agent_name: the agent label recorded in traces.
         cwd: the project directory when ``env`` is a name (default: the current directory).
         limits: an episode's limits as one :class:`~silo_async.Limits` (instead of
             ``timeout`` and ``max_tool_calls``; its ``token_limit`` applies too).
 
     Returns:
-        The class (call it with no arguments for an instance).
+        The class (call it with no arguments for an instance). It pickles by value: it
+        travels as these arguments (an environment named here as the project's absolute path
+        and the name) and is rebuilt where it is unpickled, once per process, with the same
+        ``runs_dir`` — what TRL's async trainer does with its ``environment_factory``.
 
     Raises:
         SiloError: an unknown environment or task id.
         ValueError: invalid limits, or no task to serve.
         TypeError: ``limits=`` given together with a limit keyword.
     """
+    # Invalid limits fail here, not at the first reset.
+    resolved = resolve_limits(limits, max_tool_calls, timeout, defaults=_DEFAULT_LIMITS)
+    project = str(Path(os.getcwd() if cwd is None else cwd).absolute())
+    runs = None if runs_dir is None else Path(runs_dir).absolute()
+    recipe = _Recipe(
+        env=env,
+        project=project if isinstance(env, str) else None,
+        tasks=None if tasks is None or isinstance(tasks, str) else tuple(tasks),
+        limits=resolved,
+        runs_dir=None if runs is None else str(runs),
+        agent_name=agent_name,
+    )
     if isinstance(env, str):
         from ..project import load_environment  # the project layer, only when needed
 
-        env = load_environment(env, cwd)
-    # Invalid limits fail here, not at the first reset.
-    resolved = resolve_limits(limits, max_tool_calls, timeout, defaults=_DEFAULT_LIMITS)
+        env = load_environment(env, project)
     served = _served(env, tasks)
     specs = [t.spec for t in env.bind_tools(env.create_state())]
     name = _class_name(env.name)
@@ -237,15 +326,20 @@ def environment_factory(
         "_silo_tasks": served,
         "_silo_options": {
             "limits": resolved,
-            "runs_dir": None if runs_dir is None else Path(runs_dir),
+            "runs_dir": runs,
             "agent_name": agent_name,
         },
         "_silo_order": itertools.count(),
         "_silo_order_lock": threading.Lock(),
+        "_silo_recipe": recipe,
     }
     for spec in method_specs(specs, _RESERVED):
         namespace[spec.name] = spec.bind(_SiloEnvironment._silo_call, name)
-    return type(name, (_SiloEnvironment,), namespace)
+    cls = _SiloFactoryClass(name, (_SiloEnvironment,), namespace)
+    if isinstance(recipe.env, str):
+        with _rebuilt_lock:  # unpickled in this process, it is this very class
+            _rebuilt.setdefault(recipe, cls)
+    return cls
 
 
 def _final_text(completion: Any) -> str | None:
