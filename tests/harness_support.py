@@ -7,9 +7,12 @@ one run directory under the project's ``.silo/runs/``.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +71,43 @@ def new_run(project: Path, before: set[str]) -> dict[str, Any]:
             if e["type"] == "tool_call"
         ],
     }
+
+
+@contextlib.contextmanager
+def serving(project: Path, protocol: str, *args: str) -> Iterator[dict[str, Any]]:
+    """``silo-async serve --env crm --protocol P --port 0 --json`` in the project; its startup info.
+
+    Stopped with SIGINT on the way out (open episodes end ``cancelled``, written).
+    """
+    command = [sys.executable, "-m", "silo_async", "serve", "--env", ENV_NAME]
+    command += ["--protocol", protocol, "--port", "0", "--json", *args]
+    with subprocess.Popen(
+        command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as child:
+        try:
+            assert child.stdout is not None and child.stderr is not None
+            line = child.stdout.readline()
+            assert line, child.stderr.read()
+            yield json.loads(line)
+        finally:
+            child.send_signal(signal.SIGINT)
+            try:
+                child.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.communicate()
+
+
+def run_peer(python: Path, script: str, *args: str, timeout: float = 180) -> dict[str, Any]:
+    """Run ``tests/peer_scripts/<script>`` in a peer's interpreter; its last JSON line."""
+    path = Path(__file__).parent / "peer_scripts" / script
+    done = subprocess.run(
+        [str(python), str(path), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-4000:])
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result

@@ -87,9 +87,67 @@ def _reporter(as_json: bool, cwd: Path) -> Callable[[RunResult], None]:
     return report
 
 
+_HARNESS_NAMES = {"openenv": "OpenEnv", "nemo-gym": "NeMo Gym"}
+
+
+def _serve_harness(
+    protocol: str,
+    environment: Environment,
+    task_id: str | None,
+    host: str,
+    port: int,
+    token: str | None,
+    options: dict[str, Any],
+    as_json: bool,
+) -> None:
+    """``--protocol openenv|nemo-gym``: the harness's own server, over HTTP (DESIGN §16)."""
+    from ..serve._nemo_gym import serve_nemo_gym
+    from ..serve._openenv import serve_openenv
+
+    serve_protocol = serve_openenv if protocol == "openenv" else serve_nemo_gym
+    stdout = sys.stdout
+    options = {k: v for k, v in options.items() if k != "reveal"}
+
+    def announce(info: dict[str, Any]) -> None:
+        endpoint = info.get("ws", info["url"])
+        line = (
+            json.dumps(info, ensure_ascii=False)
+            if as_json
+            else f'Serving "{environment.name}" at {info["url"]} — '
+            f"{_HARNESS_NAMES[protocol]}: {endpoint}"
+        )
+        click.echo(line, file=stdout)
+
+    with contextlib.redirect_stdout(sys.stderr):
+        run_async(
+            lambda: serve_protocol(
+                environment,
+                task_id,
+                host=host,
+                port=port,
+                token=token,
+                on_ready=announce,
+                **options,
+            )
+        )
+
+
 @click.command("serve", short_help="Serve episodes of a task to any MCP client.")
 @env_option
-@click.option("--task", "task_id", required=True, metavar="ID", help="The task to play.")
+@click.option(
+    "--task",
+    "task_id",
+    default=None,
+    metavar="ID",
+    help="The task to play (required for MCP; with openenv/nemo-gym, each session names its own).",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice(["mcp", "openenv", "nemo-gym"]),
+    default="mcp",
+    show_default=True,
+    help="mcp; openenv: OpenEnv's /ws sessions; nemo-gym: a NeMo Gym resources server (HTTP).",
+)
 @click.option(
     "--transport",
     type=click.Choice(["stdio", "http"]),
@@ -154,7 +212,8 @@ def _reporter(as_json: bool, cwd: Path) -> Callable[[RunResult], None]:
 def serve(
     ctx: click.Context,
     env_name: str,
-    task_id: str,
+    task_id: str | None,
+    protocol: str,
     transport: str,
     host: str,
     port: int,
@@ -174,6 +233,14 @@ def serve(
     `silo-async serve --env E --task T`. The episode ends at `submit`, at a limit or when the
     client disconnects, and its report goes to stderr.
     """
+    if protocol != "mcp":
+        if ctx.get_parameter_source("transport") is click.core.ParameterSource.COMMANDLINE and (
+            transport != "http"
+        ):
+            raise click.UsageError(f"--protocol {protocol} serves over HTTP only.", ctx)
+        transport = "http"
+    elif task_id is None:
+        raise click.UsageError("Missing option '--task' (required with --protocol mcp).", ctx)
     _only_for_http(ctx, transport)
     module = _import_serve()
     _check_allowed(allow_hosts, allow_origins)
@@ -196,6 +263,9 @@ def serve(
     if ctx.meta.get(BACKEND_KEY) == "trio":
         raise click.UsageError("--transport http runs on asyncio (uvicorn); drop --backend trio.")
     stdout = sys.stdout
+    if protocol != "mcp":
+        _serve_harness(protocol, environment, task_id, host, port, token, options, as_json)
+        return
 
     def announce(info: dict[str, Any]) -> None:
         if as_json:

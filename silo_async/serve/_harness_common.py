@@ -1,0 +1,291 @@
+"""What the OpenEnv and NeMo Gym servers share: held episodes, access checks, the uvicorn run.
+
+* :class:`HeldEpisodes` opens episodes that outlive one request: each is entered and left by
+  its own holder task (an episode's block belongs to one task), finishes itself at its limits,
+  and is reported once when it ends. ``max_open`` bounds the episodes open at once.
+* :class:`Guard` is the ASGI wrapper of every route, WebSockets included: the bearer token,
+  and on loopback the ``Host`` and ``Origin`` checks that stop DNS rebinding (a web page must
+  not drive a world through the browser).
+* :func:`serve_app` binds, announces and runs uvicorn until SIGINT/SIGTERM; open episodes are
+  then finished (``cancelled``) and written before it returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import uvicorn
+from anyio.abc import TaskGroup, TaskStatus
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .._environment import Environment
+from .._episode import Episode, episode
+from .._errors import SiloError
+from .._jsonutil import compact_json
+from .._result import RunResult
+from .._tools import BoundTool, ToolResult, ToolSpec, tool
+from ._asgi import json_bytes, send_json
+from ._http import _base_url, _bind, _check_protected, _Server, _stop_on_signals, is_loopback
+from ._lifecycle import EndReport
+
+__all__ = [
+    "SUBMIT",
+    "CapacityReached",
+    "Guard",
+    "HeldEpisodes",
+    "output_text",
+    "serve_app",
+    "submit",
+    "tool_specs",
+]
+
+#: Host names a loopback server answers to (anything else is a DNS-rebinding attempt).
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+
+class CapacityReached(Exception):
+    """Every slot is taken: no episode is opened until one ends."""
+
+    def __init__(self, open_now: int, limit: int) -> None:
+        super().__init__(
+            f"The server holds {open_now} open episodes, its limit: finish one and try again."
+        )
+        self.open_now, self.limit = open_now, limit
+
+
+class HeldEpisodes:
+    """Episodes opened one request, played over many, each held by its own task.
+
+    Args:
+        env: the environment.
+        limits: ``max_tool_calls`` and ``timeout`` for every episode.
+        runs_dir: where run directories go (``None``: nothing written).
+        agent_name: the label recorded in each trace (the protocol's name).
+        on_end: called once with each episode's result when it ends.
+        max_open: episodes open at once; beyond it :meth:`open` raises :class:`CapacityReached`.
+    """
+
+    def __init__(
+        self,
+        env: Environment,
+        limits: dict[str, Any],
+        runs_dir: Path | None,
+        agent_name: str,
+        on_end: Callable[[RunResult], None] | None,
+        max_open: int,
+    ) -> None:
+        self.env = env
+        self._limits = limits
+        self._runs_dir = runs_dir
+        self._agent_name = agent_name
+        self._report = EndReport(on_end)
+        self.max_open = max_open
+        self.open_now = 0
+        self._group: TaskGroup | None = None
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Hold episodes while inside; on the way out, every open one ends ``cancelled``."""
+        async with anyio.create_task_group() as group:
+            self._group = group
+            try:
+                yield
+            finally:
+                self._group = None
+                group.cancel_scope.cancel()
+
+    async def open(self, task_id: str) -> Episode:
+        """Open an episode of ``task_id`` on a fresh world; it is entered when this returns.
+
+        Raises:
+            SiloError: ``task_not_found`` (or ``task_invalid``).
+            CapacityReached: ``max_open`` episodes are open.
+        """
+        self.env.verifier_for(self.env.task(task_id))  # unknown ids fail before a slot is used
+        if self.open_now >= self.max_open:
+            raise CapacityReached(self.open_now, self.max_open)
+        if self._group is None:
+            raise RuntimeError("HeldEpisodes.open() outside running().")
+        self.open_now += 1
+        try:
+            held: Episode = await self._group.start(self._hold, task_id)
+        except BaseException:
+            self.open_now -= 1
+            raise
+        return held
+
+    async def _hold(self, task_id: str, *, task_status: TaskStatus[Episode]) -> None:
+        ep = episode(
+            self.env,
+            task_id,
+            runs_dir=self._runs_dir,
+            agent_name=self._agent_name,
+            **self._limits,
+        )
+        try:
+            async with ep:
+                task_status.started(ep)
+                await ep.wait_finished()
+        finally:
+            self.open_now -= 1
+            self._report(ep.result)
+
+
+def _host_name(value: str) -> str:
+    """The host of a ``Host`` header value (port dropped; IPv6 keeps its brackets)."""
+    if value.startswith("["):
+        return value.split("]", 1)[0] + "]"
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+class Guard:
+    """Checks every request and WebSocket before the app sees it (an ASGI wrapper).
+
+    Args:
+        app: the protocol's app.
+        token: the bearer token every request must carry (``None``: none).
+        loopback: the server is bound to loopback: ``Host`` must be a loopback name and an
+            ``Origin``, when sent, a loopback origin.
+    """
+
+    def __init__(self, app: ASGIApp, *, token: str | None, loopback: bool) -> None:
+        self._app = app
+        self._token = None if token is None else f"Bearer {token}".encode()
+        self._loopback = loopback
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self._app(scope, receive, send)
+            return
+        problem = self._problem(dict(scope["headers"]))
+        if problem is None:
+            await self._app(scope, receive, send)
+            return
+        status, code, message = problem
+        if scope["type"] == "websocket":
+            # Refused before the handshake completes: the client sees the HTTP status.
+            await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
+            return
+        await send_json(send, json_bytes({"error": {"code": code, "message": message}}), status)
+
+    def _problem(self, headers: dict[bytes, bytes]) -> tuple[int, str, str] | None:
+        if self._loopback:
+            host = _host_name(headers.get(b"host", b"").decode("latin-1"))
+            if host not in _LOOPBACK_NAMES:
+                return 421, "misdirected_request", f'Host "{host}" is not served here.'
+            origin = headers.get(b"origin")
+            if origin is not None:
+                origin_host = urlsplit(origin.decode("latin-1")).hostname or ""
+                if origin_host not in _LOOPBACK_NAMES:
+                    return 403, "forbidden_origin", "Requests from web pages are refused."
+        if self._token is not None:
+            given = headers.get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._token):
+                return 401, "unauthorized", "Missing or wrong bearer token."
+        return None
+
+
+async def serve_app(
+    app: ASGIApp,
+    episodes: HeldEpisodes,
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    announce: Callable[[str], dict[str, Any]],
+    on_ready: Callable[[dict[str, Any]], None] | None,
+) -> None:
+    """Serve ``app`` (behind :class:`Guard`) on uvicorn until SIGINT/SIGTERM (asyncio only).
+
+    ``announce(base_url)`` builds the startup information passed to ``on_ready``.
+
+    Raises:
+        SiloError: ``serve_unprotected`` or ``address_unavailable``, before serving.
+    """
+    _check_protected(host, token)
+    sock = _bind(host, port)
+    guarded = Guard(app, token=token, loopback=is_loopback(host))
+    config = uvicorn.Config(
+        guarded,
+        lifespan="off",
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=1,
+        ws_ping_interval=None,  # clients ping; an RL step may think for minutes
+        proxy_headers=False,
+    )
+    server = _Server(config)
+    with sock:
+        async with episodes.running(), anyio.create_task_group() as group:
+            await group.start(_stop_on_signals, server)
+            if on_ready is not None:
+                on_ready(announce(_base_url(sock)))
+            await server.serve(sockets=[sock])
+            group.cancel_scope.cancel()
+
+
+#: The tool that ends an episode with an answer, as over MCP (DESIGN §8): listed last.
+SUBMIT = "submit"
+SUBMIT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "description": "Your final answer to the task."}},
+    "required": ["answer"],
+    "additionalProperties": False,
+}
+SUBMIT_DESCRIPTION = (
+    "Submit your final answer and end the episode. Call it once, when the task is done: "
+    "every call after it is refused."
+)
+
+
+@tool(name=SUBMIT, description=SUBMIT_DESCRIPTION, input_schema=SUBMIT_SCHEMA)
+def _submit(state: Any, input: dict[str, Any]) -> Any:
+    return input["answer"]
+
+
+# Bound to no world: it only checks the arguments, with the same messages as a real tool.
+_SUBMIT_CHECK = BoundTool(_submit, None)
+
+
+async def submit(ep: Episode, arguments: Any) -> tuple[ToolResult, RunResult | None]:
+    """``submit``: finish ``ep`` with the answer; a malformed call is refused and changes nothing.
+
+    Returns:
+        The call's result (``Submitted.``, or the refusal) and the episode's result once ended.
+    """
+    if ep.ended:  # refused by the episode itself ("The episode has ended (...)")
+        return await ep.call_tool(SUBMIT, arguments), ep.result
+    checked, _ = _SUBMIT_CHECK.invoke_sync(arguments if isinstance(arguments, dict) else {})
+    if checked.is_error:
+        return checked, None
+    result = await ep.finish(checked.output)
+    return ToolResult("Submitted."), result
+
+
+def tool_specs(env: Environment) -> list[ToolSpec]:
+    """The tools every episode of ``env`` offers (bound to a throwaway world), ``submit`` last.
+
+    Raises:
+        SiloError: ``tool_name_reserved`` when the environment has its own ``submit``.
+    """
+    specs = [t.spec for t in env.bind_tools(env.create_state())]
+    if any(s.name == SUBMIT for s in specs):
+        raise SiloError(
+            "tool_name_reserved",
+            f'Environment "{env.name}" has a tool named "{SUBMIT}", a name silo-async serve '
+            f'reserves for the tool that ends an episode. Rename the tool (e.g. "{SUBMIT}_form") '
+            "in the environment's tools registry.",
+            {"environment": env.name, "tool": SUBMIT},
+        )
+    return [*specs, _submit.spec]
+
+
+def output_text(output: Any) -> str:
+    """A tool output as text: a str as-is, anything else compact JSON."""
+    return output if isinstance(output, str) else compact_json(output)

@@ -1,0 +1,57 @@
+"""``serve --protocol openenv``: OpenEnv's own client plays a silo world over ``/ws``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx2
+
+from .harness_support import (
+    ANSWER,
+    CALLS,
+    TASK_ID,
+    make_crm_project,
+    new_run,
+    run_ids,
+    run_peer,
+    serving,
+)
+from .peers import peer_python
+
+
+def test_openenv_client_resets_calls_and_submits_for_the_worlds_reward(tmp_path: Path) -> None:
+    python = peer_python("openenv")
+    project = make_crm_project(tmp_path / "project")
+    before = run_ids(project)
+    spec = {"task": TASK_ID, "calls": CALLS, "answer": ANSWER}
+    with serving(project, "openenv") as info:
+        assert info["protocol"] == "openenv" and info["ws"].endswith("/ws")
+        played = run_peer(python, "openenv_play.py", info["url"], json.dumps(spec))
+        health = httpx2.get(info["url"] + "/health").json()
+        schema = httpx2.get(info["url"] + "/schema").json()
+        metadata = httpx2.get(info["url"] + "/metadata").json()
+    assert health == {"status": "healthy"}
+    assert set(schema) == {"action", "observation", "state"}
+    assert metadata["name"] == "crm"
+    assert (
+        "VALIDATION_ERROR" in played["unknown_task"] and "task_not_found" in played["unknown_task"]
+    )
+    assert "EXECUTION_ERROR" in played["before_reset"]
+    assert played["reset"]["observation"]["task_id"] == TASK_ID
+    assert played["reset"]["done"] is False
+    tools = played["tools"]
+    assert tools[-1]["name"] == "submit"
+    assert all(set(t) == {"name", "description", "input_schema"} for t in tools)
+    first, refused, converted = played["calls"]
+    assert first["observation"]["result"]["is_error"] is False and first["done"] is False
+    assert refused["observation"]["result"]["is_error"] is True
+    assert refused["observation"]["error"]["error_type"] == "invalid_args"
+    assert converted["reward"] is None
+    run = new_run(project, before)
+    submit = played["submit"]
+    assert submit["done"] is True and submit["reward"] == run["result"]["reward"] == 1.0
+    assert submit["observation"]["metadata"]["runId"] == run["runId"]
+    assert played["state"]["done"] is True and played["state"]["step_count"] == len(CALLS) + 1
+    assert run["calls"] == [(n, a) for n, a in CALLS]
+    assert run["result"]["agentOutput"] == ANSWER
