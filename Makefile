@@ -83,7 +83,7 @@ $(PEERS)/nemo-gym/.installed: pyproject.toml
 	@test -x $(PEERS)/nemo-gym/bin/python || $(PY313) -m venv $(PEERS)/nemo-gym
 	$(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) --no-deps --ignore-requires-python \
 	  'nemo-gym==0.7.0'
-	$(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) $(NEMO_GYM_DEPS) -e '.[harness-servers]'
+	$(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) $(NEMO_GYM_DEPS)
 	@touch $@
 
 demo: $(DEMO_NEEDS)

@@ -60,6 +60,11 @@ def run_ids(project: Path) -> set[str]:
 def new_run(project: Path, before: set[str]) -> dict[str, Any]:
     """The one run written since ``before``: its result, state diff bytes and trace."""
     (run_id,) = run_ids(project) - before
+    return read_run(project, run_id)
+
+
+def read_run(project: Path, run_id: str) -> dict[str, Any]:
+    """Run ``run_id`` of the project: its result, state diff bytes and calls."""
     run_dir = project / ".silo" / "runs" / run_id
     return {
         "runId": run_id,
