@@ -103,11 +103,15 @@ def serving(project: Path, protocol: str, *args: str) -> Iterator[dict[str, Any]
                 child.communicate()
 
 
-def run_peer(python: Path, script: str, *args: str, timeout: float = 180) -> dict[str, Any]:
-    """Run ``tests/peer_scripts/<script>`` in a peer's interpreter; its last JSON line."""
+def run_peer(
+    python: Path, script: str, *args: str, cwd: Path, timeout: float = 180
+) -> dict[str, Any]:
+    """Run ``tests/peer_scripts/<script>`` in a peer's interpreter, in ``cwd`` (peers write
+    logs where they run: never the checkout); its last JSON line."""
     path = Path(__file__).parent / "peer_scripts" / script
     done = subprocess.run(
         [str(python), str(path), *args],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=timeout,

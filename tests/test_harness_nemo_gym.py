@@ -32,7 +32,7 @@ def test_seed_call_verify_through_the_session_cookie_gives_the_worlds_reward(
     spec = {"task": TASK_ID, "calls": CALLS, "answer": ANSWER}
     with serving(project, "nemo-gym") as info:
         assert info["protocol"] == "nemo-gym"
-        played = run_peer(python, "nemo_gym_play.py", info["url"], json.dumps(spec))
+        played = run_peer(python, "nemo_gym_play.py", info["url"], json.dumps(spec), cwd=tmp_path)
     assert played["seed"] == {"status": 200, "body": {}, "cookie": ["silo_session"]}
     assert played["no_cookie"][0] == 400
     assert played["no_cookie"][1]["error"]["code"] == "session_not_found"

@@ -27,7 +27,7 @@ def test_openenv_client_resets_calls_and_submits_for_the_worlds_reward(tmp_path:
     spec = {"task": TASK_ID, "calls": CALLS, "answer": ANSWER}
     with serving(project, "openenv") as info:
         assert info["protocol"] == "openenv" and info["ws"].endswith("/ws")
-        played = run_peer(python, "openenv_play.py", info["url"], json.dumps(spec))
+        played = run_peer(python, "openenv_play.py", info["url"], json.dumps(spec), cwd=tmp_path)
         health = httpx2.get(info["url"] + "/health").json()
         schema = httpx2.get(info["url"] + "/schema").json()
         metadata = httpx2.get(info["url"] + "/metadata").json()
