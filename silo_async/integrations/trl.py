@@ -31,22 +31,20 @@ import pickle
 import re
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-import anyio
 import attrs
 
 from .._environment import Environment
-from .._episode import episode
 from .._errors import SiloError
 from .._jsonutil import compact_json
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from .._tools import ToolResult
+from ._held import HeldEpisode
 from ._methods import method_specs
-from ._portal import call, portal
+from ._portal import call
 
 __all__ = ["environment_factory", "reward"]
 
@@ -81,27 +79,6 @@ def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else compact_json(value)
 
 
-class _Session:
-    """One open episode and the owner task that holds its ``async with`` block."""
-
-    __slots__ = ("episode", "owner")
-
-    def __init__(self, env: Environment, task_id: str, options: dict[str, Any]) -> None:
-        async def hold(*, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
-            async with episode(env, task_id, **options) as ep:
-                task_status.started(ep)
-                await ep.wait_finished()
-
-        self.owner: Future[None]
-        self.owner, self.episode = portal().start_task(hold)
-
-    def close(self, answer: Any) -> RunResult:
-        """Finish the episode with ``answer`` (idempotent) and wait until its block has left."""
-        result: RunResult = call(self.episode.finish, answer)
-        self.owner.result()
-        return result
-
-
 class _SiloEnvironment:
     """What every generated class shares (all private but ``reset``)."""
 
@@ -112,7 +89,7 @@ class _SiloEnvironment:
     _silo_order_lock: threading.Lock
 
     def __init__(self) -> None:
-        self._silo_session: _Session | None = None
+        self._silo_session: HeldEpisode | None = None
         self._silo_lock = threading.Lock()
 
     def reset(self, **row: Any) -> str:
@@ -128,7 +105,7 @@ class _SiloEnvironment:
             previous, self._silo_session = self._silo_session, None
             if previous is not None:
                 previous.close(None)
-            session = _Session(self._silo_env, task_id, self._silo_options)
+            session = HeldEpisode(self._silo_env, task_id, self._silo_options)
             self._silo_session = session
             return str(session.episode.task)
 
