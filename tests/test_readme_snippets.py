@@ -30,6 +30,8 @@ FRAGMENTS = {
     "walkthrough-from-an-empty-directory-to-a-passing-run-1",  # tools/block_customer.py's body
     "walkthrough-from-an-empty-directory-to-a-passing-run-2",  # verifiers/ver_001.py's body
     "hand-the-world-to-trl",  # needs a GPU-sized model; the adapter is tests/test_trl.py's
+    "use-a-world-from-your-harness-2",  # OpenEnv's client: in OpenEnv's own virtualenv
+    "use-a-world-from-your-harness-3",  # verifiers: in its own virtualenv (mcp==2.0.0, openai<3)
 }
 # Generous: a block is a few imports and a few rollouts; this only stops a hung one.
 TIMEOUT_S = 120

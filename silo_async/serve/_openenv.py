@@ -180,7 +180,10 @@ class _Session:
             raise _ProtocolError(VALIDATION_ERROR, "step takes an action object.")
         kind = action.get("type")
         if kind == "list_tools":
-            tools = [_tool_entry(s) for s in self._app.specs]
+            # The open episode's own tools when there is one (a task may change them), else
+            # the environment's: discovery needs no reset in OpenEnv.
+            specs = self._app.specs if self.episode is None else self._episode_specs()
+            tools = [_tool_entry(s) for s in specs]
             return _observation({"tools": tools, "metadata": {}}, self._ended())
         if kind != "call_tool":
             raise _ProtocolError(
@@ -207,6 +210,10 @@ class _Session:
             "metadata": {},
         }
         return _observation(observation, self._ended())
+
+    def _episode_specs(self) -> list[ToolSpec]:
+        assert self.episode is not None
+        return [*self.episode.tools, self._app.specs[-1]]  # submit stays last
 
     def _ended(self) -> RunResult | None:
         ep = self.episode
