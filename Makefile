@@ -78,7 +78,7 @@ $(PEERS)/verifiers/.installed: pyproject.toml
 	$(PEERS)/verifiers/bin/python -m pip install $(PEER_PIP) 'verifiers==0.4.0' -e .
 	@touch $@
 
-$(PEERS)/nemo-gym/.installed: pyproject.toml
+$(PEERS)/nemo-gym/.installed:
 	@test -n "$(PY313)" || { echo "NeMo Gym needs Python 3.13 (pyenv install 3.13)"; exit 1; }
 	@test -x $(PEERS)/nemo-gym/bin/python || $(PY313) -m venv $(PEERS)/nemo-gym
 	$(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) --no-deps --ignore-requires-python \

@@ -55,3 +55,24 @@ def test_openenv_client_resets_calls_and_submits_for_the_worlds_reward(tmp_path:
     assert played["state"]["done"] is True and played["state"]["step_count"] == len(CALLS) + 1
     assert run["calls"] == [(n, a) for n, a in CALLS]
     assert run["result"]["agentOutput"] == ANSWER
+
+
+def test_protocol_choices_are_http_and_mcp_still_needs_a_task(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    project = make_crm_project(tmp_path / "project")
+
+    def serve(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "silo_async", "serve", "--env", "crm", *args]
+        return subprocess.run(
+            command, cwd=project, capture_output=True, text=True, timeout=60, check=False
+        )
+
+    stdio = serve("--protocol", "openenv", "--transport", "stdio")
+    assert stdio.returncode == 2 and "serves over HTTP only" in stdio.stderr
+    no_task = serve()
+    assert no_task.returncode == 2 and "Missing option '--task'" in no_task.stderr
+    unknown = serve("--protocol", "nemo-gym", "--task", "TASK-999", "--port", "0")
+    assert unknown.returncode == 1
+    assert unknown.stderr.startswith("error: task_not_found: ")

@@ -86,8 +86,14 @@ class HeldEpisodes:
         self._agent_name = agent_name
         self._report = EndReport(on_end)
         self.max_open = max_open
-        self.open_now = 0
+        self._held: set[Episode] = set()
+        self._opening = 0
         self._group: TaskGroup | None = None
+
+    @property
+    def open_now(self) -> int:
+        """Episodes open (not yet ended) or being opened: an ended one frees its slot at once."""
+        return self._opening + sum(1 for ep in self._held if not ep.ended)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -112,12 +118,11 @@ class HeldEpisodes:
             raise CapacityReached(self.open_now, self.max_open)
         if self._group is None:
             raise RuntimeError("HeldEpisodes.open() outside running().")
-        self.open_now += 1
+        self._opening += 1
         try:
             held: Episode = await self._group.start(self._hold, task_id)
-        except BaseException:
-            self.open_now -= 1
-            raise
+        finally:
+            self._opening -= 1
         return held
 
     async def _hold(self, task_id: str, *, task_status: TaskStatus[Episode]) -> None:
@@ -130,10 +135,11 @@ class HeldEpisodes:
         )
         try:
             async with ep:
+                self._held.add(ep)
                 task_status.started(ep)
                 await ep.wait_finished()
         finally:
-            self.open_now -= 1
+            self._held.discard(ep)
             self._report(ep.result)
 
 

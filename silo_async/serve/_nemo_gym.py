@@ -22,6 +22,7 @@ Errors outside a tool call are ``{"error": {"code", "message"}}``.
 
 from __future__ import annotations
 
+import collections
 import json
 import secrets
 from collections.abc import Callable
@@ -46,6 +47,9 @@ COOKIE = "silo_session"
 RESERVED = frozenset({"seed_session", "verify", "close_session", "aggregate_metrics", "mcp"})
 #: Largest body read (a dataset row with its response, or a tool's arguments).
 MAX_BODY = 8 * 1024 * 1024
+#: Ended sessions still answered (``invalid_state``, or ``/verify``'s same reward) before the
+#: oldest are forgotten: a training run seeds millions, and each holds its episode's result.
+KEEP_ENDED = 1000
 
 
 class _HttpError(Exception):
@@ -99,6 +103,7 @@ class NemoGymApp:
         self._sessions: dict[str, Episode] = {}
         self._typed: dict[str, str] = {}  # resources_session_id -> cookie token
         self._closed: set[str] = set()  # resources_session_ids closed (never seeded again)
+        self._ended: collections.deque[str] = collections.deque()  # tokens, oldest first
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -131,7 +136,9 @@ class NemoGymApp:
         if name == "seed_session":
             return 200, await self._seed(body, headers)
         if name == "verify":
-            return 200, await self._verify(self._episode(scope), body)
+            answer = await self._verify(self._episode(scope), body)
+            self._forget_ended(_cookie_of(scope))
+            return 200, answer
         if name == "close_session":
             return 200, await self._close(scope, body)
         if name in RESERVED or "/" in name or not name:
@@ -218,7 +225,16 @@ class NemoGymApp:
         ep = None if token is None else self._sessions.get(token)
         if ep is not None:
             await ep.finish()
+            self._forget_ended(token)
         return {"resources_session_id": session_id} if typed is not None else {}
+
+    def _forget_ended(self, token: str | None) -> None:
+        """Count ``token`` among the ended sessions; forget the oldest beyond ``KEEP_ENDED``."""
+        if token is None or token in self._ended:
+            return
+        self._ended.append(token)
+        while len(self._ended) > KEEP_ENDED:
+            self._sessions.pop(self._ended.popleft(), None)
 
 
 async def serve_nemo_gym(

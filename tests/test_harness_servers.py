@@ -1,0 +1,80 @@
+"""The OpenEnv and NeMo Gym servers' shared parts in process: held episodes, the access guard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from silo_async.serve._harness_common import CapacityReached, Guard, HeldEpisodes
+from silo_async.serve._nemo_gym import final_text
+
+from .worlds import ENV
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_held_episodes_are_bounded_and_each_ends_written_once() -> None:
+    ended: list[Any] = []
+    held = HeldEpisodes(ENV, {"max_tool_calls": 5, "timeout": None}, None, "test", ended.append, 1)
+    async with held.running():
+        first = await held.open("TASK-ANSWER")
+        with pytest.raises(CapacityReached):
+            await held.open("TASK-ANSWER")
+        await first.finish("done")
+        second = await held.open("TASK-ANSWER")  # the slot was freed when the first ended
+    assert second.finished and second.result is not None
+    assert second.result.termination_reason == "cancelled"  # open when the server stopped
+    assert first.result is not None
+    assert [r.run_id for r in ended] == [first.result.run_id, second.result.run_id]
+
+
+async def _call(guard: Guard, kind: str, headers: dict[str, str]) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        sent.append({"type": "reached"})
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b""}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    guard._app = app
+    raw = [(k.encode(), v.encode()) for k, v in headers.items()]
+    await guard({"type": kind, "headers": raw, "path": "/ws"}, receive, send)
+    return sent
+
+
+@pytest.mark.parametrize("kind", ["http", "websocket"])
+async def test_the_guard_refuses_foreign_hosts_web_pages_and_missing_tokens(kind: str) -> None:
+    guard = Guard(lambda *a: None, token="s3cret", loopback=True)  # type: ignore[arg-type]
+    auth = {"authorization": "Bearer s3cret"}
+    ok = await _call(guard, kind, {"host": "127.0.0.1:8000", **auth})
+    assert ok == [{"type": "reached"}]
+    for headers in (
+        {"host": "evil.example:8000", **auth},
+        {"host": "127.0.0.1:8000", "origin": "http://evil.example", **auth},
+        {"host": "localhost:8000"},
+    ):
+        refused = await _call(guard, kind, headers)
+        assert {"type": "reached"} not in refused
+        if kind == "websocket":
+            assert refused[0]["type"] == "websocket.close"
+        else:
+            assert refused[0]["status"] in (401, 403, 421)
+
+
+def test_the_answer_is_the_last_output_text_of_the_response() -> None:
+    response = {
+        "output": [
+            {"type": "message", "content": [{"type": "output_text", "text": "first"}]},
+            {"type": "function_call", "name": "x", "arguments": "{}"},
+            {"type": "message", "content": [{"type": "output_text", "text": "final"}]},
+            {"type": "reasoning", "summary": []},
+        ]
+    }
+    assert final_text(response) == "final"
+    assert final_text({"output": []}) is None
+    assert final_text(None) is None
