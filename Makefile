@@ -79,12 +79,15 @@ $(PEERS)/verifiers/.installed: pyproject.toml
 	@touch $@
 
 $(PEERS)/nemo-gym/.installed:
-	@test -n "$(PY313)" || { echo "NeMo Gym needs Python 3.13 (pyenv install 3.13)"; exit 1; }
-	@test -x $(PEERS)/nemo-gym/bin/python || $(PY313) -m venv $(PEERS)/nemo-gym
-	$(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) --no-deps --ignore-requires-python \
-	  'nemo-gym==0.7.0'
-	$(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) $(NEMO_GYM_DEPS)
-	@touch $@
+	@if [ -z "$(PY313)" ]; then mkdir -p $(PEERS)/nemo-gym; \
+	  echo "NeMo Gym needs Python 3.13, and none was found (pyenv install 3.13)" \
+	    > $(PEERS)/nemo-gym/.unavailable; cat $(PEERS)/nemo-gym/.unavailable; exit 0; fi; \
+	test -x $(PEERS)/nemo-gym/bin/python || $(PY313) -m venv $(PEERS)/nemo-gym
+	@[ -z "$(PY313)" ] || { \
+	  $(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) --no-deps --ignore-requires-python \
+	    'nemo-gym==0.7.0' && \
+	  $(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) $(NEMO_GYM_DEPS) && \
+	  rm -f $(PEERS)/nemo-gym/.unavailable && touch $@; }
 
 demo: $(DEMO_NEEDS)
 	$(PY) examples/demo.py

@@ -35,6 +35,9 @@ def require_module(name: str) -> None:
 def peer_python(name: str) -> Path:
     """The interpreter of peer virtualenv ``.peers/<name>``; skip (or fail) when absent."""
     python = PEERS / name / "bin" / "python"
+    unavailable = PEERS / name / ".unavailable"
+    if unavailable.exists():  # the machine lacks what the peer needs (see the Makefile)
+        pytest.skip(unavailable.read_text(encoding="utf-8").strip())
     if not (PEERS / name / ".installed").exists() or not python.exists():
         _missing(f"The {name} peer virtualenv ({PEERS / name})")
     return python
