@@ -26,3 +26,7 @@ def fake_clock_backend(request: pytest.FixtureRequest) -> Any:
 
         return ("trio", {"clock": trio.testing.MockClock(autojump_threshold=0)})
     return "asyncio"
+
+
+# The harness tests' shared plays (one per harness per session; tests/harness_players.py).
+from .harness_players import plays as plays  # noqa: E402

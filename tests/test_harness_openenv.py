@@ -2,41 +2,24 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import subprocess
+import sys
 
-import httpx2
-
-from .harness_support import (
-    ANSWER,
-    CALLS,
-    TASK_ID,
-    make_crm_project,
-    new_run,
-    run_ids,
-    run_peer,
-    serving,
-)
-from .peers import peer_python
+from .harness_players import Plays
+from .harness_support import ANSWER, CALLS, TASK_ID
 
 
-def test_openenv_client_resets_calls_and_submits_for_the_worlds_reward(tmp_path: Path) -> None:
-    python = peer_python("openenv")
-    project = make_crm_project(tmp_path / "project")
-    before = run_ids(project)
-    spec = {"task": TASK_ID, "calls": CALLS, "answer": ANSWER}
-    with serving(project, "openenv") as info:
-        assert info["protocol"] == "openenv" and info["ws"].endswith("/ws")
-        played = run_peer(python, "openenv_play.py", info["url"], json.dumps(spec), cwd=tmp_path)
-        health = httpx2.get(info["url"] + "/health").json()
-        schema = httpx2.get(info["url"] + "/schema").json()
-        metadata = httpx2.get(info["url"] + "/metadata").json()
-    assert health == {"status": "healthy"}
-    assert set(schema) == {"action", "observation", "state"}
-    assert metadata["name"] == "crm"
-    assert (
-        "VALIDATION_ERROR" in played["unknown_task"] and "task_not_found" in played["unknown_task"]
-    )
+def test_openenv_client_resets_calls_and_submits_for_the_worlds_reward(
+    plays: Plays,
+) -> None:
+    play = plays.get("openenv")
+    played, run = play.output, play.run
+    assert played["info"]["protocol"] == "openenv" and played["info"]["ws"].endswith("/ws")
+    assert played["health"] == {"status": "healthy"}
+    assert set(played["schema"]) == {"action", "observation", "state"}
+    assert played["metadata"]["name"] == "crm"
+    assert "VALIDATION_ERROR" in played["unknown_task"]
+    assert "task_not_found" in played["unknown_task"]
     assert "EXECUTION_ERROR" in played["before_reset"]
     assert played["reset"]["observation"]["task_id"] == TASK_ID
     assert played["reset"]["done"] is False
@@ -48,7 +31,6 @@ def test_openenv_client_resets_calls_and_submits_for_the_worlds_reward(tmp_path:
     assert refused["observation"]["result"]["is_error"] is True
     assert refused["observation"]["error"]["error_type"] == "invalid_args"
     assert converted["reward"] is None
-    run = new_run(project, before)
     submit = played["submit"]
     assert submit["done"] is True and submit["reward"] == run["result"]["reward"] == 1.0
     assert submit["observation"]["metadata"]["runId"] == run["runId"]
@@ -57,16 +39,11 @@ def test_openenv_client_resets_calls_and_submits_for_the_worlds_reward(tmp_path:
     assert run["result"]["agentOutput"] == ANSWER
 
 
-def test_protocol_choices_are_http_and_mcp_still_needs_a_task(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    project = make_crm_project(tmp_path / "project")
-
+def test_protocol_choices_are_http_and_mcp_still_needs_a_task(plays: Plays) -> None:
     def serve(*args: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "silo_async", "serve", "--env", "crm", *args]
         return subprocess.run(
-            command, cwd=project, capture_output=True, text=True, timeout=60, check=False
+            command, cwd=plays.project, capture_output=True, text=True, timeout=60, check=False
         )
 
     stdio = serve("--protocol", "openenv", "--transport", "stdio")

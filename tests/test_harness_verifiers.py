@@ -7,44 +7,21 @@ tool call through the rollout's episode.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from .harness_support import (
-    ANSWER,
-    CALLS,
-    TASK_ID,
-    make_crm_project,
-    read_run,
-    run_ids,
-    run_peer,
-)
-from .peers import peer_python
+from .harness_players import Plays
+from .harness_support import ANSWER, CALLS
 
 
 def test_verifiers_runner_plays_an_episode_per_rollout_rewarded_by_the_world(
-    tmp_path: Path,
+    plays: Plays,
 ) -> None:
-    python = peer_python("verifiers")
-    project = make_crm_project(tmp_path / "project")
-    before = run_ids(project)
-    spec = {"task": TASK_ID, "calls": CALLS, "answer": ANSWER}
-    played = run_peer(
-        python,
-        "verifiers_play.py",
-        str(project),
-        str(tmp_path / "out"),
-        json.dumps(spec),
-        cwd=tmp_path,
-    )
+    play = plays.get("verifiers")
+    played, run = play.output, play.run
     assert played["ok"] is True, played["errors"]
     assert played["rewards"] == {"silo": 1.0} and played["reward"] == 1.0
     assert played["metrics"] == {"passed": 1.0, "tool_calls": float(len(CALLS))}
     assert played["tools"][-1] == "submit" and "convert_lead" in played["tools"]
     assert played["model_requests"] == len(CALLS) + 1
-    (run_id,) = run_ids(project) - before
-    assert played["silo"]["runId"] == run_id
-    run = read_run(project, run_id)
+    assert played["silo"]["runId"] == run["runId"]
     assert run["calls"] == [(n, a) for n, a in CALLS]
     assert run["result"]["agentOutput"] == ANSWER
     assert run["result"]["toolErrors"] == 1

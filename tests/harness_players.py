@@ -1,0 +1,174 @@
+"""Each harness plays the shared script once per session; tests read the play and its run.
+
+:func:`plays` is a session fixture: a crm project, and for each harness (``run``, ``mcp``,
+``openenv``, ``nemo-gym``, ``inspect``, ``verifiers``, ``trl``) the output of its play of
+:data:`~tests.harness_support.CALLS` and the run it left, played on first use. The one-grade
+test compares the runs; each harness's own test checks its protocol on the same play.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import attrs
+import httpx2
+import pytest
+
+import silo_async as silo
+from silo_async.project import load_environment
+from silo_async.testing import ScriptedAgent
+
+from .harness_support import (
+    ANSWER,
+    CALLS,
+    ENV_NAME,
+    TASK_ID,
+    make_crm_project,
+    read_run,
+    run_ids,
+    run_peer,
+    serving,
+)
+from .peers import peer_python, require_module
+
+__all__ = ["Play", "Plays", "plays"]
+
+#: A player: (project, scratch directory) -> (what the harness answered, its run id or None
+#: when it is the one new run of the project).
+Player = Callable[[Path, Path], tuple[dict[str, Any], str | None]]
+
+
+def _spec(**more: Any) -> str:
+    return json.dumps({"task": TASK_ID, "calls": CALLS, "answer": ANSWER, **more})
+
+
+def play_run(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+    env = load_environment(ENV_NAME, project)
+    agent = ScriptedAgent(CALLS, answer=ANSWER)
+    runs = project / ".silo" / "runs"
+    result = anyio.run(lambda: silo.run(env, TASK_ID, agent, runs_dir=runs))
+    return {}, result.run_id
+
+
+def play_mcp(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "silo_async", "serve", "--env", ENV_NAME, "--task", TASK_ID],
+        cwd=str(project),
+        env=dict(os.environ),
+    )
+
+    async def play() -> None:
+        with (scratch / "mcp-stderr.txt").open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                for name, arguments in CALLS:
+                    await client.call_tool(name, arguments)
+                await client.call_tool("submit", {"answer": ANSWER})
+
+    anyio.run(play)
+    return {}, None
+
+
+def play_openenv(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+    python = peer_python("openenv")
+    with serving(project, "openenv") as info:
+        played = run_peer(python, "openenv_play.py", info["url"], _spec(), cwd=scratch)
+        played["info"] = info
+        for route in ("health", "schema", "metadata"):
+            played[route] = httpx2.get(f"{info['url']}/{route}").json()
+    return played, played["submit"]["observation"]["metadata"]["runId"]
+
+
+def play_nemo_gym(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+    python = peer_python("nemo-gym")
+    with serving(project, "nemo-gym") as info:
+        played = run_peer(python, "nemo_gym_play.py", info["url"], _spec(), cwd=scratch)
+        played["info"] = info
+    return played, played["verify"]["body"]["silo_run_id"]
+
+
+def play_inspect(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+    require_module("inspect_ai")
+    task_args = {"env": ENV_NAME, "tasks": TASK_ID}
+    spec = {"task_args": task_args, "log_dir": str(scratch / "logs"), "calls": CALLS}
+    spec["answer"] = ANSWER
+    # From the project directory, as `inspect eval` runs: Inspect names a task by its
+    # installed package, and in this checkout a build's silo_async.egg-info would hide it.
+    played = run_peer(Path(sys.executable), "inspect_play.py", json.dumps(spec), cwd=project)
+    assert played["status"] == "success", played["error"]
+    return played, played["metadata"]["runId"]
+
+
+def play_verifiers(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+    python = peer_python("verifiers")
+    out = str(scratch / "out")
+    played = run_peer(python, "verifiers_play.py", str(project), out, _spec(), cwd=scratch)
+    assert played["ok"], played["errors"]
+    return played, played["silo"]["runId"]
+
+
+def play_trl(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+    from silo_async.integrations.trl import environment_factory, reward
+
+    cls = environment_factory(ENV_NAME, cwd=project, runs_dir=project / ".silo" / "runs")
+    instance = cls()
+    instance.reset(task=TASK_ID)
+    for name, arguments in CALLS:
+        getattr(instance, name)(**arguments)
+    rewards = reward([[{"role": "assistant", "content": ANSWER}]], [instance])
+    return {"rewards": rewards}, None
+
+
+PLAYERS: dict[str, Player] = {
+    "run": play_run,
+    "mcp": play_mcp,
+    "openenv": play_openenv,
+    "nemo-gym": play_nemo_gym,
+    "inspect": play_inspect,
+    "verifiers": play_verifiers,
+    "trl": play_trl,
+}
+
+
+@attrs.frozen
+class Play:
+    """A harness's play of the script: what it answered, and the run it left."""
+
+    output: dict[str, Any]
+    run: dict[str, Any]
+
+
+class Plays:
+    """The session's plays, one per harness, on one crm project (played on first use)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.project = make_crm_project(root / "project")
+        self._done: dict[str, Play] = {}
+
+    def get(self, harness: str) -> Play:
+        """``harness``'s play (a skip, or a failure under ``make test``, without its peer)."""
+        if harness not in self._done:
+            scratch = self.root / harness
+            scratch.mkdir()
+            before = run_ids(self.project)
+            output, run_id = PLAYERS[harness](self.project, scratch)
+            if run_id is None:
+                (run_id,) = run_ids(self.project) - before
+            self._done[harness] = Play(output, read_run(self.project, run_id))
+        return self._done[harness]
+
+
+@pytest.fixture(scope="session")
+def plays(tmp_path_factory: pytest.TempPathFactory) -> Plays:
+    """Every harness's play of the shared script (see the module)."""
+    return Plays(tmp_path_factory.mktemp("plays"))
