@@ -81,9 +81,17 @@ def _public_modules() -> list[str]:
 PUBLIC_MODULES = _public_modules()
 
 
+#: Public modules that need a package of their own (an extra, or a peer's virtualenv).
+_NEEDS = {
+    "silo_async.serve": "mcp",  # the mcp extra
+    "silo_async.integrations.inspect": "inspect_ai",  # the inspect extra
+    "silo_async.integrations.verifiers": "verifiers",  # its own virtualenv (Makefile: peers)
+}
+
+
 def _import(name: str) -> ModuleType:
-    if name == "silo_async.serve":
-        pytest.importorskip("mcp")  # the serve extra
+    if name in _NEEDS:
+        pytest.importorskip(_NEEDS[name])
     return importlib.import_module(name)
 
 

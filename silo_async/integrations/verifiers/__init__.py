@@ -26,7 +26,14 @@ from ._episodes import served
 from ._harness import SiloHarness, SiloHarnessConfig
 from ._taskset import SiloTaskset, SiloTasksetConfig
 
-__all__ = ["SiloHarness", "SiloTaskset", "load_environment"]
+__all__ = [
+    "TASKSET_ID",
+    "SiloHarness",
+    "SiloHarnessConfig",
+    "SiloTaskset",
+    "SiloTasksetConfig",
+    "load_environment",
+]
 
 #: The id verifiers imports the taskset (and its harness) by: a top-level module re-exporting
 #: this one (verifiers resolves ids as top-level module names).
