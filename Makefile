@@ -48,8 +48,8 @@ test: $(STAMP) peers browser lint typecheck
 # built once and reused (delete .peers/ to rebuild). OpenEnv: fastmcp needs mcp<2 (its gradio
 # web UI is optional in openenv and left out). verifiers: mcp==2.0.0 and openai<3. NeMo Gym
 # 0.7 asks for Python >= 3.13.14; the newest Python here is pyenv's 3.13.0 and nothing
-# newer can be fetched, so it is installed with --ignore-requires-python, without its
-# training-only dependencies.
+# newer can be fetched, so it is installed with --ignore-requires-python and only what its
+# server, client and models import (not mlflow, datasets, pyarrow, GitPython...).
 PEERS := .peers
 PEER_PIP := --quiet --disable-pip-version-check
 PY313 := $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13) $(shell command -v python3.13 2>/dev/null))
