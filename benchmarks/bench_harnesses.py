@@ -223,7 +223,7 @@ def sessions_command(sessions: int) -> list[str]:
         "from silo_async.serve._openenv import serve_openenv\n"
         "env = load_environment('crm')\n"
         "ready = lambda info: print(json.dumps(info), flush=True)\n"
-        f"anyio.run(lambda: serve_openenv(env, port=0, max_sessions={sessions}, "
+        f"anyio.run(lambda: serve_openenv(env, port=0, max_episodes={sessions}, "
         "timeout=None, max_tool_calls=10**9, on_ready=ready))\n"
     )
     return [sys.executable, "-c", code]

@@ -93,7 +93,7 @@ def serving(project: Path, protocol: str, *args: str) -> Iterator[dict[str, Any]
             assert child.stdout is not None and child.stderr is not None
             line = child.stdout.readline()
             assert line, child.stderr.read()
-            yield json.loads(line)
+            yield {**json.loads(line), "pid": child.pid}
         finally:
             child.send_signal(signal.SIGINT)
             try:

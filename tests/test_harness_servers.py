@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import signal
 from typing import Any
 
+import anyio
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
+from silo_async._limits import Limits
+from silo_async.serve._access import Access
 from silo_async.serve._harness_common import CapacityReached, Guard, HeldEpisodes
 from silo_async.serve._nemo_gym import final_text
 
+from .harness_players import Plays
+from .harness_support import read_run, run_ids, serving
 from .worlds import ENV
 
 pytestmark = pytest.mark.anyio
@@ -16,7 +27,7 @@ pytestmark = pytest.mark.anyio
 
 async def test_held_episodes_are_bounded_and_each_ends_written_once() -> None:
     ended: list[Any] = []
-    held = HeldEpisodes(ENV, {"max_tool_calls": 5, "timeout": None}, None, "test", ended.append, 1)
+    held = HeldEpisodes(ENV, Limits(5, None, None), None, "test", ended.append, 1)
     async with held.running():
         first = await held.open("TASK-ANSWER")
         with pytest.raises(CapacityReached):
@@ -49,7 +60,8 @@ async def _call(guard: Guard, kind: str, headers: dict[str, str]) -> list[dict[s
 
 @pytest.mark.parametrize("kind", ["http", "websocket"])
 async def test_the_guard_refuses_foreign_hosts_web_pages_and_missing_tokens(kind: str) -> None:
-    guard = Guard(lambda *a: None, token="s3cret", loopback=True)  # type: ignore[arg-type]
+    access = Access.build(port=8000, bound="127.0.0.1", token="s3cret")
+    guard = Guard(lambda *a: None, access)  # type: ignore[arg-type]
     auth = {"authorization": "Bearer s3cret"}
     ok = await _call(guard, kind, {"host": "127.0.0.1:8000", **auth})
     assert ok == [{"type": "reached"}]
@@ -78,3 +90,21 @@ def test_the_answer_is_the_last_output_text_of_the_response() -> None:
     assert final_text(response) == "final"
     assert final_text({"output": []}) is None
     assert final_text(None) is None
+
+
+def test_sigint_ends_an_open_session_cancelled_and_written(plays: Plays) -> None:
+    project = plays.project
+    before = run_ids(project)
+
+    async def hold_then_interrupt(url: str, pid: int) -> None:
+        async with connect(url.replace("http", "ws", 1) + "/ws") as ws:
+            await ws.send(json.dumps({"type": "reset", "data": {"task": "TASK-001"}}))
+            assert json.loads(await ws.recv())["type"] == "observation"
+            os.kill(pid, signal.SIGINT)  # the session is open: it must end, written
+            with anyio.fail_after(30), contextlib.suppress(ConnectionClosed):
+                await ws.recv()  # the server closes the socket once the episode is written
+
+    with serving(project, "openenv") as info:
+        anyio.run(hold_then_interrupt, info["url"], info["pid"])
+    (run_id,) = run_ids(project) - before
+    assert read_run(project, run_id)["result"]["terminationReason"] == "cancelled"

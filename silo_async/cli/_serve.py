@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from .._environment import Environment
 from .._limits import Limits
 from .._result import RunResult
 from ._common import BACKEND_KEY, call_and_time_options, env_option, environment_store, run_async
@@ -264,6 +265,8 @@ def serve(
         raise click.UsageError("--transport http runs on asyncio (uvicorn); drop --backend trio.")
     stdout = sys.stdout
     if protocol != "mcp":
+        http = {"allow_hosts": allow_hosts, "allow_origins": allow_origins}
+        options.update(http, max_episodes=max_episodes)
         _serve_harness(protocol, environment, task_id, host, port, token, options, as_json)
         return
 

@@ -3,9 +3,8 @@
 * :class:`HeldEpisodes` opens episodes that outlive one request: each is entered and left by
   its own holder task (an episode's block belongs to one task), finishes itself at its limits,
   and is reported once when it ends. ``max_open`` bounds the episodes open at once.
-* :class:`Guard` is the ASGI wrapper of every route, WebSockets included: the bearer token,
-  and on loopback the ``Host`` and ``Origin`` checks that stop DNS rebinding (a web page must
-  not drive a world through the browser).
+* :class:`Guard` is the ASGI wrapper of every route, WebSockets included: ``serve``'s access
+  checks (``Host`` and ``Origin`` on every bind against DNS rebinding, then the token).
 * :func:`serve_app` binds, announces and runs uvicorn until SIGINT/SIGTERM; open episodes are
   then finished (``cancelled``) and written before it returns.
 """
@@ -13,11 +12,10 @@
 from __future__ import annotations
 
 import contextlib
-import hmac
-from collections.abc import AsyncIterator, Callable
+import signal
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
 import uvicorn
@@ -28,11 +26,13 @@ from .._environment import Environment
 from .._episode import Episode, episode
 from .._errors import SiloError
 from .._jsonutil import compact_json
+from .._limits import Limits
 from .._result import RunResult
 from .._tools import BoundTool, ToolResult, ToolSpec, tool
+from ._access import Access
 from ._asgi import json_bytes, send_json
-from ._http import _base_url, _bind, _check_protected, _Server, _stop_on_signals, is_loopback
-from ._lifecycle import EndReport
+from ._http import _base_url, _bind, _check_protected, _Server
+from ._lifecycle import STOP_SIGNALS, EndReport
 
 __all__ = [
     "SUBMIT",
@@ -44,9 +44,6 @@ __all__ = [
     "submit",
     "tool_specs",
 ]
-
-#: Host names a loopback server answers to (anything else is a DNS-rebinding attempt).
-_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
 class CapacityReached(Exception):
@@ -64,7 +61,7 @@ class HeldEpisodes:
 
     Args:
         env: the environment.
-        limits: ``max_tool_calls`` and ``timeout`` for every episode.
+        limits: the limits of every episode.
         runs_dir: where run directories go (``None``: nothing written).
         agent_name: the label recorded in each trace (the protocol's name).
         on_end: called once with each episode's result when it ends.
@@ -74,7 +71,7 @@ class HeldEpisodes:
     def __init__(
         self,
         env: Environment,
-        limits: dict[str, Any],
+        limits: Limits,
         runs_dir: Path | None,
         agent_name: str,
         on_end: Callable[[RunResult], None] | None,
@@ -89,6 +86,7 @@ class HeldEpisodes:
         self._held: set[Episode] = set()
         self._opening = 0
         self._group: TaskGroup | None = None
+        self._idle: anyio.Event | None = None
 
     @property
     def open_now(self) -> int:
@@ -105,6 +103,15 @@ class HeldEpisodes:
             finally:
                 self._group = None
                 group.cancel_scope.cancel()
+
+    async def close(self) -> None:
+        """End every open episode now (``cancelled``, written); no episode opens after it."""
+        group, self._group = self._group, None
+        if group is not None:
+            group.cancel_scope.cancel()
+        if self._held:  # each holder writes its run (under a shield) before it leaves
+            self._idle = anyio.Event()
+            await self._idle.wait()
 
     async def open(self, task_id: str) -> Episode:
         """Open an episode of ``task_id`` on a fresh world; it is entered when this returns.
@@ -131,7 +138,9 @@ class HeldEpisodes:
             task_id,
             runs_dir=self._runs_dir,
             agent_name=self._agent_name,
-            **self._limits,
+            max_tool_calls=self._limits.max_tool_calls,
+            timeout=self._limits.timeout,
+            token_limit=self._limits.token_limit,
         )
         try:
             async with ep:
@@ -141,60 +150,38 @@ class HeldEpisodes:
         finally:
             self._held.discard(ep)
             self._report(ep.result)
-
-
-def _host_name(value: str) -> str:
-    """The host of a ``Host`` header value (port dropped; IPv6 keeps its brackets)."""
-    if value.startswith("["):
-        return value.split("]", 1)[0] + "]"
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+            if not self._held and self._idle is not None:
+                self._idle.set()
 
 
 class Guard:
     """Checks every request and WebSocket before the app sees it (an ASGI wrapper).
 
+    The checks are ``serve``'s own (:class:`~._access.Access`, DESIGN §17): ``Host`` and
+    ``Origin`` on every bind, then the bearer token. A refused WebSocket is closed before its
+    handshake completes (the client sees an HTTP 403).
+
     Args:
         app: the protocol's app.
-        token: the bearer token every request must carry (``None``: none).
-        loopback: the server is bound to loopback: ``Host`` must be a loopback name and an
-            ``Origin``, when sent, a loopback origin.
+        access: the checks.
     """
 
-    def __init__(self, app: ASGIApp, *, token: str | None, loopback: bool) -> None:
+    def __init__(self, app: ASGIApp, access: Access) -> None:
         self._app = app
-        self._token = None if token is None else f"Bearer {token}".encode()
-        self._loopback = loopback
+        self._access = access
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self._app(scope, receive, send)
             return
-        problem = self._problem(dict(scope["headers"]))
-        if problem is None:
+        refused = self._access.refusal(scope)
+        if refused is None:
             await self._app(scope, receive, send)
-            return
-        status, code, message = problem
-        if scope["type"] == "websocket":
-            # Refused before the handshake completes: the client sees the HTTP status.
-            await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
-            return
-        await send_json(send, json_bytes({"error": {"code": code, "message": message}}), status)
-
-    def _problem(self, headers: dict[bytes, bytes]) -> tuple[int, str, str] | None:
-        if self._loopback:
-            host = _host_name(headers.get(b"host", b"").decode("latin-1"))
-            if host not in _LOOPBACK_NAMES:
-                return 421, "misdirected_request", f'Host "{host}" is not served here.'
-            origin = headers.get(b"origin")
-            if origin is not None:
-                origin_host = urlsplit(origin.decode("latin-1")).hostname or ""
-                if origin_host not in _LOOPBACK_NAMES:
-                    return 403, "forbidden_origin", "Requests from web pages are refused."
-        if self._token is not None:
-            given = headers.get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._token):
-                return 401, "unauthorized", "Missing or wrong bearer token."
-        return None
+        elif scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008, "reason": refused.code})
+        else:
+            body = {"error": {"code": refused.code, "message": refused.message}}
+            await send_json(send, json_bytes(body), refused.status)
 
 
 async def serve_app(
@@ -204,6 +191,8 @@ async def serve_app(
     host: str,
     port: int,
     token: str | None,
+    allow_hosts: Iterable[str],
+    allow_origins: Iterable[str],
     announce: Callable[[str], dict[str, Any]],
     on_ready: Callable[[dict[str, Any]], None] | None,
 ) -> None:
@@ -213,10 +202,20 @@ async def serve_app(
 
     Raises:
         SiloError: ``serve_unprotected`` or ``address_unavailable``, before serving.
+        ValueError: an ``allow_hosts`` / ``allow_origins`` entry is no host or origin.
     """
+    Access.build(port=port, bound=host, allow_hosts=allow_hosts, allow_origins=allow_origins)
     _check_protected(host, token)
     sock = _bind(host, port)
-    guarded = Guard(app, token=token, loopback=is_loopback(host))
+    bound, bound_port = sock.getsockname()[:2]
+    access = Access.build(
+        port=bound_port,
+        bound=bound,
+        token=token,
+        allow_hosts=allow_hosts,
+        allow_origins=allow_origins,
+    )
+    guarded = Guard(app, access)
     config = uvicorn.Config(
         guarded,
         lifespan="off",
@@ -229,11 +228,42 @@ async def serve_app(
     server = _Server(config)
     with sock:
         async with episodes.running(), anyio.create_task_group() as group:
-            await group.start(_stop_on_signals, server)
+            await group.start(_stop_on_signals, server, episodes)
             if on_ready is not None:
                 on_ready(announce(_base_url(sock)))
             await server.serve(sockets=[sock])
+            await episodes.close()  # uvicorn stopped by itself: end what is open
             group.cancel_scope.cancel()
+
+
+async def _stop_on_signals(
+    server: _Server,
+    episodes: HeldEpisodes,
+    *,
+    task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """First SIGINT/SIGTERM: end the open episodes (written), then stop; a second: stop now."""
+    try:
+        with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+            task_status.started()
+            async with anyio.create_task_group() as group:
+                stopping = False
+                async for signum in signals:
+                    if not stopping:
+                        stopping = True
+                        group.start_soon(_shut_down, server, episodes)
+                        continue
+                    if signum == signal.SIGINT:
+                        server.force_exit = True
+                    server.should_exit = True
+    except (NotImplementedError, ValueError):  # no signals here (a non-main thread)
+        task_status.started()
+        await anyio.sleep_forever()
+
+
+async def _shut_down(server: _Server, episodes: HeldEpisodes) -> None:
+    await episodes.close()
+    server.should_exit = True
 
 
 #: The tool that ends an episode with an answer, as over MCP (DESIGN §8): listed last.

@@ -25,7 +25,7 @@ from __future__ import annotations
 import collections
 import json
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from starlette.types import Receive, Scope, Send
 from .._environment import Environment
 from .._episode import Episode
 from .._errors import SiloError
+from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from ._asgi import BodyTooLarge, json_bytes, read_body, send_json
 from ._harness_common import SUBMIT, CapacityReached, HeldEpisodes, serve_app, tool_specs
@@ -244,10 +245,14 @@ async def serve_nemo_gym(
     host: str = "127.0.0.1",
     port: int = 8765,
     token: str | None = None,
+    allow_hosts: Iterable[str] = (),
+    allow_origins: Iterable[str] = (),
+    limits: Limits | None = None,
     max_tool_calls: int = 100,
     timeout: float | None = 120.0,
+    token_limit: int | None = None,
     runs_dir: Path | None = None,
-    max_sessions: int = 1000,
+    max_episodes: int = 1000,
     on_end: Callable[[RunResult], None] | None = None,
     on_ready: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:
@@ -259,16 +264,22 @@ async def serve_nemo_gym(
         host: address to bind (loopback by default).
         port: port to bind (0: any free port).
         token: bearer token every request must carry (required off loopback).
+        allow_hosts: further ``Host`` values to accept (``--allow-host``).
+        allow_origins: further ``Origin`` values to accept (``--allow-origin``).
+        limits: the limits of each episode (or the keyword form below, as for ``run``).
         max_tool_calls: per episode, as for ``run``.
         timeout: seconds per episode from its seed (``None``: no limit).
+        token_limit: recorded tokens that end an episode (``None``: no limit).
         runs_dir: where run directories go (``None``: nothing written).
-        max_sessions: episodes open at once; a seed beyond it is ``503 capacity_reached``.
+        max_episodes: episodes open at once; a seed beyond it is ``503 capacity_reached``.
         on_end: called with each episode's result when it ends.
         on_ready: called once listening, with ``{"url", "protocol", "episodes": []}``.
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found`` or
             ``tool_name_reserved``, before serving.
+        ValueError: an ``allow_hosts`` / ``allow_origins`` entry is no host or origin.
+        TypeError: ``limits`` beside a keyword of the keyword form.
     """
     if task_id is not None:
         env.verifier_for(env.task(task_id))
@@ -281,14 +292,16 @@ async def serve_nemo_gym(
             "reserves for itself. Rename the tool in the environment's tools registry.",
             {"environment": env.name, "tool": clash[0]},
         )
-    limits = {"max_tool_calls": max_tool_calls, "timeout": timeout}
-    episodes = HeldEpisodes(env, limits, runs_dir, "nemo-gym", on_end, max_sessions)
+    resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+    episodes = HeldEpisodes(env, resolved, runs_dir, "nemo-gym", on_end, max_episodes)
     await serve_app(
         NemoGymApp(episodes, names),
         episodes,
         host=host,
         port=port,
         token=token,
+        allow_hosts=allow_hosts,
+        allow_origins=allow_origins,
         announce=lambda url: {"url": url, "protocol": "nemo-gym", "episodes": []},
         on_ready=on_ready,
     )

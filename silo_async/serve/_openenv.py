@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .._environment import Environment
 from .._episode import Episode
 from .._errors import SiloError
+from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from .._tools import ToolResult, ToolSpec
 from ._asgi import json_bytes, send_json
@@ -352,10 +353,14 @@ async def serve_openenv(
     host: str = "127.0.0.1",
     port: int = 8765,
     token: str | None = None,
+    allow_hosts: Iterable[str] = (),
+    allow_origins: Iterable[str] = (),
+    limits: Limits | None = None,
     max_tool_calls: int = 100,
     timeout: float | None = 120.0,
+    token_limit: int | None = None,
     runs_dir: Path | None = None,
-    max_sessions: int = 1000,
+    max_episodes: int = 1000,
     on_end: Callable[[RunResult], None] | None = None,
     on_ready: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:
@@ -367,22 +372,28 @@ async def serve_openenv(
         host: address to bind (loopback by default).
         port: port to bind (0: any free port).
         token: bearer token every request must carry (required off loopback).
+        allow_hosts: further ``Host`` values to accept (``--allow-host``).
+        allow_origins: further ``Origin`` values to accept (``--allow-origin``).
+        limits: the limits of each episode (or the keyword form below, as for ``run``).
         max_tool_calls: per episode, as for ``run``.
         timeout: seconds per episode from its reset (``None``: no limit).
+        token_limit: recorded tokens that end an episode (``None``: no limit).
         runs_dir: where run directories go (``None``: nothing written).
-        max_sessions: episodes open at once; a reset beyond it is ``CAPACITY_REACHED``.
+        max_episodes: episodes open at once; a reset beyond it is ``CAPACITY_REACHED``.
         on_end: called with each episode's result when it ends.
         on_ready: called once listening, with ``{"url", "protocol", "ws", "episodes": []}``.
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found`` or
             ``tool_name_reserved``, before serving.
+        ValueError: an ``allow_hosts`` / ``allow_origins`` entry is no host or origin.
+        TypeError: ``limits`` beside a keyword of the keyword form.
     """
     if task_id is not None:
         env.verifier_for(env.task(task_id))
     specs = tool_specs(env)
-    limits = {"max_tool_calls": max_tool_calls, "timeout": timeout}
-    episodes = HeldEpisodes(env, limits, runs_dir, "openenv", on_end, max_sessions)
+    resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+    episodes = HeldEpisodes(env, resolved, runs_dir, "openenv", on_end, max_episodes)
 
     def announce(url: str) -> dict[str, Any]:
         ws = "ws" + url.removeprefix("http") + "/ws"
@@ -394,6 +405,8 @@ async def serve_openenv(
         host=host,
         port=port,
         token=token,
+        allow_hosts=allow_hosts,
+        allow_origins=allow_origins,
         announce=announce,
         on_ready=on_ready,
     )
