@@ -138,9 +138,7 @@ class HeldEpisodes:
             task_id,
             runs_dir=self._runs_dir,
             agent_name=self._agent_name,
-            max_tool_calls=self._limits.max_tool_calls,
-            timeout=self._limits.timeout,
-            token_limit=self._limits.token_limit,
+            limits=self._limits,
         )
         try:
             async with ep:
