@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .. import __version__
+from .._version import __version__
 from ._common import BACKEND_KEY, OrderedGroup, any_text_streams
 from ._data import data
 from ._env import env

@@ -21,8 +21,8 @@ from typing import Any
 import anyio
 import click
 
-from .. import Environment
 from .._agentload import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
+from .._environment import Environment
 from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
 from ..eval._prices import Prices, PricesError, read_prices

@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 
 from ..eval import EvalSummary
+from ..eval._cells import REASON_LETTERS, cost_text, early_text, tokens_text
 from ..eval._stats import GroupStats
-from ..eval._summary import REASON_LETTERS, cost_text, early_text, tokens_text
 from ._report import aligned
 
 __all__ = ["rel", "summary_text"]

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import click
 
-from .. import RunResult, run_many
-from .. import run as run_one
 from .._agentload import DEFAULT_AGENT_FILE, load_agent
+from .._many import run_many
+from .._result import RunResult
+from .._runner import run as run_one
 from ._common import (
     check_agent_specs,
     echo_json,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._cells import cost_text, early_text, tokens_text
 from ._stats import GroupStats
-from ._summary import cost_text, early_text, tokens_text
 
 if TYPE_CHECKING:
     from ._summary import EvalSummary

@@ -24,6 +24,7 @@ from .._jsonutil import compact_json, json_equal, pretty_json
 from .._result import RunResult
 from .._runner import run
 from .._tools import ToolResult
+from ..project import load_environment
 from ..runs import RunDir
 from ..testing import ScriptedAgent, ScriptedCall
 from ._runs import CallRecord, RecordedRun, find_run, load_run
@@ -187,8 +188,6 @@ def _result_differences(recorded: dict[str, Any], replayed: dict[str, Any]) -> l
 
 
 def _load_env(recorded: RecordedRun, cwd: Path | None) -> Environment:
-    from ..project import load_environment  # the project layer, imported only when needed
-
     return load_environment(str(recorded.run["environment"]), cwd)
 
 

@@ -10,63 +10,19 @@ import attrs
 from .._task import Task
 from ..runs import EvalDir
 from ._compare import Comparison
+from ._markdown import render_markdown
 from ._records import RolloutRecord
 from ._stats import GroupStats
 
 __all__ = [
     "FORMAT",
-    "REASON_LETTERS",
     "VERSION",
     "EvalSummary",
-    "cost_text",
-    "early_text",
-    "tokens_text",
 ]
 
 #: ``summary.json``'s ``format`` marker and schema version (docs/eval-summary.md).
 FORMAT = "silo_async.eval"
 VERSION = 1
-
-
-#: One-letter marks for the reasons a rollout ended early, for narrow side-by-side cells.
-REASON_LETTERS = {
-    "agent_error": "E",
-    "timeout": "T",
-    "max_tool_calls": "L",
-    "max_tokens": "K",
-    "cancelled": "C",
-}
-
-
-def early_text(stats: GroupStats, *, short: bool = False, sep: str = ", ") -> str:
-    """The rollouts that ended early, e.g. ``20 agent_error, 3 timeout`` (``20E 3T`` if short).
-
-    Empty when every rollout completed. A reason without a letter is spelled out even when
-    ``short``.
-    """
-    parts = []
-    for reason, n in stats.ended_early.items():
-        letter = REASON_LETTERS.get(reason) if short else None
-        parts.append(f"{n}{letter}" if letter else f"{n} {reason}")
-    return (" " if short else sep).join(parts)
-
-
-def tokens_text(stats: GroupStats) -> str:
-    """Mean tokens per rollout and the total, e.g. ``812 in / 40 out, 17,040 total``."""
-    total = stats.total_input_tokens + stats.total_output_tokens
-    return (
-        f"{stats.mean_input_tokens:,.0f} in / {stats.mean_output_tokens:,.0f} out, {total:,} total"
-    )
-
-
-def cost_text(stats: GroupStats) -> str:
-    """The cost of a group and per rollout (``—`` without a price table)."""
-    if stats.total_cost is None:
-        return "—"
-    text = f"{stats.total_cost:.4f} ({stats.mean_cost or 0.0:.4f}/run)"
-    if stats.unpriced_tokens:
-        text += f", {stats.unpriced_tokens:,} tokens unpriced"
-    return text
 
 
 @attrs.frozen
@@ -219,8 +175,6 @@ class EvalSummary:
 
     def markdown(self) -> str:
         """``summary.md``: the ranking and the side-by-side table (best cell in bold)."""
-        from ._markdown import render_markdown  # the Markdown layout lives on its own
-
         return render_markdown(self)
 
     def indexed(self) -> list[RolloutRecord]:

@@ -19,6 +19,7 @@ import attrs
 
 from .._environment import Environment
 from .._jsonutil import compact_json
+from ..project import load_environment
 from ..runs import RunDir
 from ._chat import chat_messages, openai_tool
 from ._source import (
@@ -72,8 +73,6 @@ class _Catalog:
     def _load(self, name: str) -> dict[str, dict[str, Any]]:
         env = self._given
         if env is None or env.name.lower() != name.lower():
-            from ..project import load_environment  # the project layer, only when needed
-
             env = load_environment(name, self._root)
         specs = [t.spec for t in env.bind_tools(env.create_state())]
         return {s.name: openai_tool(s.name, s.description, s.input_schema) for s in specs}

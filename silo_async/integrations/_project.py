@@ -14,6 +14,7 @@ from pathlib import Path
 import attrs
 
 from .._environment import Environment
+from ..project import load_environment
 
 __all__ = ["Served", "load_served", "served_tasks"]
 
@@ -62,7 +63,5 @@ def load_served(
     if isinstance(env, Environment):
         environment = env
     else:
-        from ..project import load_environment  # the project layer, only when a name is given
-
         environment = load_environment(env, root)
     return Served(environment, root, root / ".silo" / "runs", served_tasks(environment, tasks))

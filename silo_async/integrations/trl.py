@@ -42,6 +42,7 @@ from .._jsonutil import compact_json
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from .._tools import ToolResult
+from ..project import load_environment
 from ._held import HeldEpisode
 from ._methods import method_specs
 from ._portal import call
@@ -290,8 +291,6 @@ def environment_factory(
         agent_name=agent_name,
     )
     if isinstance(env, str):
-        from ..project import load_environment  # the project layer, only when needed
-
         env = load_environment(env, project)
     served = _served(env, tasks)
     specs = [t.spec for t in env.bind_tools(env.create_state())]

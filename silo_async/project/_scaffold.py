@@ -15,8 +15,9 @@ from pathlib import Path
 
 import attrs
 
-from .. import templates as _templates
 from .._errors import SiloError
+from .._version import __version__
+from ..templates import template_dir
 from ._files import (
     environments_dir,
     list_environment_names,
@@ -130,10 +131,8 @@ def create_environment(
         SiloError: ``unsafe_name``, ``template_not_found``, ``environment_already_exists``
             (suggesting the next free name).
     """
-    from .. import __version__
-
     check_environment_name(name)
-    source = _templates.template_dir(template)
+    source = template_dir(template)
     existing = list_environment_names(cwd)
     root = environments_dir(cwd)
     if name.lower() in existing:
