@@ -7,8 +7,11 @@ the transcript.
 
 from __future__ import annotations
 
+import warnings
+from typing import TYPE_CHECKING, Any
+
 from ._context import AgentContext as AgentContext
-from ._context import ToolCallLimitExceeded as ToolCallLimitExceeded
+from ._context import ToolCallLimitExceededError as ToolCallLimitExceededError
 from ._diff import state_diff as state_diff
 from ._environment import Environment as Environment
 from ._episode import Episode as Episode
@@ -79,7 +82,7 @@ __all__ = [
     "SiloError",
     "Task",
     "Tool",
-    "ToolCallLimitExceeded",
+    "ToolCallLimitExceededError",
     "ToolError",
     "ToolFault",
     "ToolResult",
@@ -110,3 +113,29 @@ __all__ = [
     "tool_error",
     "verifier",
 ]
+
+#: Names renamed in this release, old -> new. The old name still works, with a
+#: ``DeprecationWarning``, and goes in the next release; it is left out of ``__all__`` so that
+#: ``from silo_async import *`` stays quiet.
+_RENAMED = {"ToolCallLimitExceeded": "ToolCallLimitExceededError"}
+#: Each deprecated name and where it lives now: what a tool walking the surface reads.
+__deprecated__ = {old: f"silo_async.{new}" for old, new in _RENAMED.items()}
+
+
+def _renamed(name: str) -> Any:
+    """A name from before the rename: its new value, with a deprecation warning."""
+    new = _RENAMED.get(name)
+    if new is None:
+        raise AttributeError(f"module 'silo_async' has no attribute {name!r}")
+    warnings.warn(
+        f"silo_async.{name} was renamed silo_async.{new}; the old name goes in the next release.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return globals()[new]
+
+
+if TYPE_CHECKING:  # type checkers know the old names; at run time __getattr__ serves them
+    ToolCallLimitExceeded = ToolCallLimitExceededError
+else:
+    __getattr__ = _renamed

@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from ._errors import SiloError
 from ._origin import remember
 
 __all__ = [
@@ -43,17 +44,17 @@ DEFAULT_AGENT_FILE = "silo_agent.py"
 _DEFAULT_ATTRIBUTE = "agent"
 
 
-class AgentLoadError(Exception):
+class AgentLoadError(SiloError):
     """The agent spec could not be turned into an async callable; ``str()`` says why.
 
-    Attributes:
+    Args:
+        message: what is wrong with the spec, and the fix.
         code: ``agent_not_found`` (no such file, module or attribute) or ``agent_invalid``
             (found, but not a usable ``async def agent(ctx)``), as the CLI prints it.
     """
 
     def __init__(self, message: str, code: str = "agent_invalid") -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(code, message)
 
 
 @attrs.frozen

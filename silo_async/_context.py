@@ -12,18 +12,22 @@ from typing import Any
 import anyio
 from anyio.lowlevel import checkpoint
 
+from ._errors import SiloError
 from ._modelstep import model_step_event
 from ._rollout import Refusal, Rollout
 from ._tools import ToolResult, ToolSpec
 
-__all__ = ["AgentContext", "ToolCallLimitExceeded"]
+__all__ = ["AgentContext", "ToolCallLimitExceededError"]
 
 
-class ToolCallLimitExceeded(Exception):
+class ToolCallLimitExceededError(SiloError):
     """Raised by ``call_tool`` refused by a limit if the agent shielded itself from cancellation.
 
     Normally the refused call (beyond ``max_tool_calls``, after the token limit, or past the
-    deadline) cancels the agent's scope and never returns.
+    deadline) cancels the agent's scope and never returns. Its ``code`` is the limit, as the
+    result's termination reason names it: ``max_tool_calls``, ``max_tokens`` or ``timeout``.
+    Called ``ToolCallLimitExceeded`` before (that name works, with a warning, until the next
+    release).
     """
 
 
@@ -168,6 +172,7 @@ class AgentContext:
         # Still here: the agent shielded itself from its own cancellation.
         stop = rollout.stopped
         if stop is not None:
-            raise ToolCallLimitExceeded(f"{stop.message} The agent's scope is cancelled.")
+            message = f"{stop.message} The agent's scope is cancelled."
+            raise ToolCallLimitExceededError(stop.reason, message)
         limit = f"Time limit exceeded ({rollout.setup.limits.seconds:g} s)."
-        raise ToolCallLimitExceeded(f"{limit} The agent's scope is cancelled.")
+        raise ToolCallLimitExceededError("timeout", f"{limit} The agent's scope is cancelled.")

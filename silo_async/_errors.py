@@ -1,13 +1,44 @@
-"""Errors raised by silo_async.
+"""Errors raised by silo_async: every exception class it defines, in one tree.
 
-Tree::
+Tree (a class hangs from its first base, ``+X`` names a second one; then its module)::
 
-    SiloError                 expected, actionable failures with a stable ``code``
-    ├── DefinitionError       a tool, verifier or environment is defined wrongly (also ValueError)
-    ToolError                 raised by a tool body for an in-world rejection; becomes a ToolResult
+    Exception
+    ├── SiloError                        _errors         expected and actionable: has a ``code``
+    │   ├── DefinitionError +ValueError  _errors         ``definition_invalid``
+    │   ├── ToolCallLimitExceededError   _context        the limit: ``max_tool_calls``, ...
+    │   ├── AgentLoadError               _agentload      ``agent_not_found``, ``agent_invalid``
+    │   └── CliError                     cli._errors     the CLI's own codes
+    ├── ToolError                        _errors         a tool's in-world rejection
+    ├── ValueError
+    │   ├── JSONDepthError               _jsonutil       data nested deeper than ``MAX_DEPTH``
+    │   ├── FastPathError                _jsonfast       data a fast path leaves to the reference
+    │   ├── InputRejectedError           _input          a tool input that is not plain JSON
+    │   ├── NoRequiredChecksError        _verify         a verifier gave no required check
+    │   ├── SeedError                    world._seed     a world's seed data is inconsistent
+    │   ├── PricesError                  eval._prices    a price table that cannot be used
+    │   └── BodyTooLargeError            serve._asgi     an HTTP request body over its limit
+    ├── LookupError
+    │   ├── RunNotFoundError             eval._runs      no such run, or a file of it is missing
+    │   └── EvalNotFoundError            export._source  no such eval
+    └── RuntimeError
+        ├── ReplayedAgentError           eval._replay    a recorded agent crash, raised again
+        ├── UnrebuildableError           export._source  a run directory an export skips
+        └── CapacityReachedError         serve._host     every episode slot is taken
+    click.UsageError
+    └── OneLineUsageError                cli._usage      a usage error on one line (exit 2)
 
-``SiloError`` codes are the 17 of DESIGN.md section 5 for authoring, plus ``definition_invalid``
-for code-first definitions that can never work (a bad JSON Schema, a duplicate tool name).
+A :class:`SiloError` is a failure its caller can act on; its ``code`` is one of the 17
+authoring codes of DESIGN.md section 5 (:data:`ERROR_CODES`), ``definition_invalid`` (a
+code-first definition that can never work: a bad JSON Schema, a duplicate tool name), a code
+of the CLI's list (``silo_async.cli._errors.CLI_ERROR_CODES``; the library raises some of them
+too, e.g. ``run_invalid`` or ``executor_invalid``), ``run_format_unsupported`` (DESIGN.md
+section 15) or, for :class:`~silo_async.ToolCallLimitExceededError`, the limit that stopped
+the rollout (``max_tool_calls``, ``max_tokens`` or ``timeout``). The CLI prints every one as
+``error: <code>: <message>``. :class:`ToolError` is no failure of silo_async but a tool's
+answer, which the agent receives as a value. Every other class subclasses the builtin it
+resembles, so ``except ValueError`` or ``except LookupError`` catches it where a user would
+look for it. Classes named with a leading ``_`` never leave their module and are not drawn.
+``tests/test_error_tree.py`` checks this drawing against the code.
 """
 
 from __future__ import annotations
@@ -57,7 +88,11 @@ class SiloError(Exception):
         return self.message
 
     def __repr__(self) -> str:
-        return f"SiloError({self.code!r}, {self.message!r})"
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Whole across processes (Ray workers), whatever a subclass's constructor takes.
+        return _restore, (type(self), self.args, self.__dict__)
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"code", "message", "details"}`` for JSON output."""
@@ -92,12 +127,23 @@ class ToolError(Exception):
     def __repr__(self) -> str:
         return f"ToolError({self.code!r}, {self.message!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _restore, (type(self), self.args, self.__dict__)
+
     def to_output(self) -> dict[str, Any]:
         """The error payload the agent sees: ``{code, message, details?}``."""
         out: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.details is not None:
             out["details"] = self.details
         return out
+
+
+def _restore(cls: type[Exception], args: tuple[Any, ...], state: dict[str, Any]) -> Exception:
+    """An unpickled error: its arguments and attributes back, its constructor not called."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 def tool_error(code: str, message: str, details: Any = None) -> ToolError:

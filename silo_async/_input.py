@@ -22,13 +22,13 @@ from typing import Any
 
 from ._jsonutil import MAX_DEPTH
 
-__all__ = ["LARGEST_NUMBER", "InputRejected", "copy_input", "input_problems"]
+__all__ = ["LARGEST_NUMBER", "InputRejectedError", "copy_input", "input_problems"]
 
 #: The largest magnitude a number in a tool input may have: the largest finite double.
 LARGEST_NUMBER = int(sys.float_info.max)
 
 
-class InputRejected(Exception):
+class InputRejectedError(ValueError):
     """The input is not a JSON value a tool may receive (see :func:`input_problems` for why)."""
 
 
@@ -36,7 +36,7 @@ def copy_input(value: Any, _depth: int = MAX_DEPTH) -> Any:
     """A plain copy of ``value`` that every rule above holds for.
 
     Raises:
-        InputRejected: the input breaks one of the rules (without a message: this is the hot
+        InputRejectedError: the input breaks one of the rules (without a message: this is the hot
             path, and only a rejected call pays for :func:`input_problems`).
     """
     t = type(value)
@@ -44,7 +44,7 @@ def copy_input(value: Any, _depth: int = MAX_DEPTH) -> Any:
         return value
     if t is dict:
         if not _depth:
-            raise InputRejected
+            raise InputRejectedError
         out = {}
         for k, v in value.items():
             if type(k) is not str:
@@ -64,23 +64,23 @@ def copy_input(value: Any, _depth: int = MAX_DEPTH) -> Any:
         return out
     if t is list or t is tuple:
         if not _depth:
-            raise InputRejected
+            raise InputRejectedError
         return [v if type(v) is str else copy_input(v, _depth - 1) for v in value]
     if t is int:
         if -LARGEST_NUMBER <= value <= LARGEST_NUMBER:
             return value
-        raise InputRejected
+        raise InputRejectedError
     if t is float:
         if value - value == 0.0:  # False for NaN and ±Infinity
             return value
-        raise InputRejected
+        raise InputRejectedError
     return _subclass(value, _depth)
 
 
 def _key(key: Any) -> str:
     if isinstance(key, str):
         return str.__str__(key)
-    raise InputRejected
+    raise InputRejectedError
 
 
 def _subclass(value: Any, depth: int) -> Any:
@@ -95,7 +95,7 @@ def _subclass(value: Any, depth: int) -> Any:
         return copy_input(dict(value), depth)
     if isinstance(value, list | tuple):
         return copy_input(list(value), depth)
-    raise InputRejected
+    raise InputRejectedError
 
 
 def input_problems(value: Any) -> list[str]:

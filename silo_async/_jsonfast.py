@@ -9,7 +9,7 @@ one-pass writer of the exact JSON types is about 4 × faster on a rollout's thre
 here), which ``benchmarks/bench_rollouts.py`` sees as rollouts per second written to tmpfs.
 Anything it does not handle the way the reference does (tuples, subclasses, keys that are not
 ``str``, non-finite floats, integers too long to print, unknown objects, nesting too deep for
-recursion) raises :class:`NotFast`, and the caller uses the reference. A hypothesis test
+recursion) raises :class:`FastPathError`, and the caller uses the reference. A hypothesis test
 (``tests/test_jsonfast.py``) checks that both give the same text for any JSON-like data.
 
 Only public APIs: strings are escaped by a prebuilt ``json.JSONEncoder(ensure_ascii=False)``
@@ -26,7 +26,7 @@ threads). That takes the constructor and escaper the standard library itself use
 ``json.encoder.c_make_encoder`` and ``json.encoder.encode_basestring``: the two names here that
 the ``json`` documentation does not list, kept because ``benchmarks/bench_rollouts.py`` shows
 what they save. Where it is missing (another interpreter), :func:`compact` always raises
-:class:`NotFast` and the reference writes everything.
+:class:`FastPathError` and the reference writes everything.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["NotFast", "compact", "pretty"]
+__all__ = ["FastPathError", "compact", "pretty"]
 
 
-class NotFast(Exception):
+class FastPathError(ValueError):
     """Data a fast path leaves to its reference (see the module docstring)."""
 
 
@@ -70,15 +70,15 @@ def compact(value: Any) -> str:
     Byte for byte ``json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)``.
 
     Raises:
-        NotFast: a non-finite float, an integer too long to print, a key JSON cannot hold,
+        FastPathError: a non-finite float, an integer too long to print, a key JSON cannot hold,
             circular or too deep data, or no C encoder: for the reference to write.
     """
     if _c_encoder is None:  # pragma: no cover
-        raise NotFast
+        raise FastPathError
     try:
         return "".join(_c_encoder(value, 0))
     except (ValueError, TypeError, RecursionError):
-        raise NotFast from None
+        raise FastPathError from None
 
 
 def pretty(value: Any) -> str:
@@ -87,13 +87,13 @@ def pretty(value: Any) -> str:
     Byte for byte ``json.dumps(value, indent=2, ensure_ascii=False)`` and a newline.
 
     Raises:
-        NotFast: ``value`` holds something this writer leaves to the reference.
+        FastPathError: ``value`` holds something this writer leaves to the reference.
     """
     parts: list[str] = []
     try:
         _into(value, "", parts.append)
     except (ValueError, RecursionError):  # an int too long to print; circular or too deep
-        raise NotFast from None
+        raise FastPathError from None
     parts.append("\n")
     return "".join(parts)
 
@@ -105,7 +105,7 @@ def _atom(value: Any, kind: type) -> str:
         return int.__repr__(value)  # ValueError beyond the digits Python prints
     if kind is float:
         if value != value or value == _INF or value == -_INF:
-            raise NotFast
+            raise FastPathError
         return float.__repr__(value)
     if value is None:
         return "null"
@@ -113,7 +113,7 @@ def _atom(value: Any, kind: type) -> str:
         return "true"
     if value is False:
         return "false"
-    raise NotFast
+    raise FastPathError
 
 
 def _into(value: Any, pad: str, out: Callable[[str], None]) -> None:
@@ -127,7 +127,7 @@ def _into(value: Any, pad: str, out: Callable[[str], None]) -> None:
         sep, next_sep = "{\n" + inner, ",\n" + inner
         for key, item in value.items():
             if type(key) is not str:
-                raise NotFast
+                raise FastPathError
             kind = type(item)
             if kind is dict or kind is list:
                 out(f"{sep}{_string(key)}: ")

@@ -21,7 +21,7 @@ import marshal
 import math
 from typing import Any
 
-from ._jsonfast import NotFast, compact, pretty
+from ._jsonfast import FastPathError, compact, pretty
 
 __all__ = [
     "MAX_DEPTH",
@@ -224,7 +224,7 @@ def compact_json(value: Any) -> str:
     """
     try:
         return compact(value)
-    except NotFast:  # odd data (or no C encoder): the reference decides
+    except FastPathError:  # odd data (or no C encoder): the reference decides
         return compact_reference(value)
 
 
@@ -262,7 +262,7 @@ def pretty_json(value: Any) -> str:
     """
     try:
         return pretty(value)
-    except NotFast:  # odd data: the reference decides
+    except FastPathError:  # odd data: the reference decides
         return pretty_reference(value)
 
 

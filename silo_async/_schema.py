@@ -30,7 +30,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from ._errors import DefinitionError
-from ._input import LARGEST_NUMBER, InputRejected, copy_input, input_problems
+from ._input import LARGEST_NUMBER, InputRejectedError, copy_input, input_problems
 from ._jsonutil import compact_json, json_equal
 from ._strict import NullPlan, null_plan
 
@@ -365,7 +365,7 @@ class SchemaValidator:
         """
         try:
             copy = copy_input(value)
-        except InputRejected:
+        except InputRejectedError:
             return False
         return self._fast(copy) or (self.drop_nulls(copy) and self._fast(copy))
 
@@ -395,7 +395,7 @@ class SchemaValidator:
         """Every violation in ``value``, phrased for an agent; empty when valid."""
         try:
             value = copy_input(value)
-        except InputRejected:
+        except InputRejectedError:
             return input_problems(value) or ["the arguments are not JSON"]
         if self._fast(value) or (self.drop_nulls(value) and self._fast(value)):
             return []

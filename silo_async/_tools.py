@@ -20,7 +20,7 @@ from typing import Any, overload
 import attrs
 
 from ._errors import DefinitionError, ToolError
-from ._input import InputRejected, copy_input
+from ._input import InputRejectedError, copy_input
 from ._jsonutil import clone_json, compact_json
 from ._schema import NOT_FLAT, SchemaValidator
 from ._strict import strict_schema
@@ -213,7 +213,7 @@ class Tool:
         """
         try:
             args = copy_input(value)
-        except InputRejected:
+        except InputRejectedError:
             return _REFUSED
         if self.predicate(args) or (self.validator.drop_nulls(args) and self.predicate(args)):
             return args

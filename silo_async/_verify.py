@@ -93,7 +93,7 @@ class VerifierOutcome:
         return sum(1 for c in self.checks if c.passed)
 
 
-class NoRequiredChecksError(Exception):
+class NoRequiredChecksError(ValueError):
     """A verifier returned no required check: a task cannot be graded on optional evidence."""
 
 

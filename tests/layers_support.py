@@ -23,7 +23,7 @@ from typing import Literal
 
 import attrs
 
-__all__ = ["Import", "cycles", "find_modules", "read_imports"]
+__all__ = ["Import", "cycles", "find_modules", "read_imports", "template_worlds"]
 
 Kind = Literal["top", "lazy", "typing"]
 
@@ -66,6 +66,15 @@ def find_modules(root: Path, package: str, skip: Sequence[str] = ()) -> dict[str
         if not any(name == s or name.startswith(s + ".") for s in skip):
             found[name] = path
     return found
+
+
+def template_worlds(root: Path, package: str) -> list[str]:
+    """``<package>.templates.<id>`` for every template directory: user code shipped as data."""
+    return [
+        f"{package}.templates.{p.name}"
+        for p in sorted((root / "templates").iterdir())
+        if (p / "__init__.py").is_file()
+    ]
 
 
 def _is_type_checking(test: ast.expr) -> bool:

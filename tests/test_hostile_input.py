@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import silo_async as silo
-from silo_async._input import InputRejected, copy_input, input_problems
+from silo_async._input import InputRejectedError, copy_input, input_problems
 from silo_async._jsonutil import MAX_DEPTH, clone_json, compact_json, pretty_json, utf8
 
 pytestmark = pytest.mark.anyio
@@ -273,11 +273,11 @@ async def test_non_finite_answers_and_trace_fields_are_written_as_null(tmp_path:
 def test_a_refused_input_does_not_grow_a_shared_traceback() -> None:
     # A shared exception instance raised again and again keeps every traceback it was raised
     # through: thousands of refused calls would grow it without bound.
-    seen: list[InputRejected] = []
+    seen: list[InputRejectedError] = []
     for _ in range(3):
         try:
             copy_input({"n": math.nan})
-        except InputRejected as exc:
+        except InputRejectedError as exc:
             seen.append(exc)
             depth, tb = 0, exc.__traceback__
             while tb is not None:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from silo_async._jsonfast import NotFast, compact, pretty
+from silo_async._jsonfast import FastPathError, compact, pretty
 from silo_async._jsonutil import compact_json, compact_reference, pretty_json, pretty_reference
 
 #: Exactly what JSON holds: the data every run directory's documents are made of.
@@ -65,7 +65,7 @@ def test_the_fast_pretty_path_writes_the_references_bytes_for_any_json(value: An
 def test_what_the_fast_path_declines_the_reference_writes(value: Any) -> None:
     try:
         fast = pretty(value)
-    except NotFast:
+    except FastPathError:
         fast = None
     if fast is not None:
         assert fast == pretty_reference(value)
@@ -76,7 +76,7 @@ def test_deep_or_circular_data_goes_to_the_reference() -> None:
     deep: list[Any] = []
     for _ in range(5000):
         deep = [deep]
-    with pytest.raises(NotFast):
+    with pytest.raises(FastPathError):
         pretty(deep)
     with pytest.raises(ValueError, match="nested too deeply"):
         pretty_json(deep)
@@ -95,7 +95,7 @@ def test_the_fast_compact_path_writes_the_references_bytes_for_any_json(value: A
 def test_what_the_fast_compact_path_declines_the_reference_writes(value: Any) -> None:
     try:
         fast = compact(value)
-    except NotFast:
+    except FastPathError:
         fast = None
     if fast is not None:
         assert fast == compact_reference(value)

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import silo_async
-from tests.layers_support import Import, cycles, find_modules, read_imports
+from tests.layers_support import Import, cycles, find_modules, read_imports, template_worlds
 
 PACKAGE = "silo_async"
 ROOT = Path(silo_async.__file__).resolve().parent
@@ -105,24 +105,15 @@ def layer_of(module: str) -> str:
     return _NAME[unit_of(module)]
 
 
-def template_worlds(root: Path) -> list[str]:
-    """``silo_async.templates.<id>`` for every template directory (user code, not layered)."""
-    return [
-        f"{PACKAGE}.templates.{p.name}"
-        for p in sorted((root / "templates").iterdir())
-        if (p / "__init__.py").is_file()
-    ]
-
-
 def package_imports(root: Path) -> list[Import]:
     """Every import between modules of the package in ``root`` (template worlds left out)."""
-    modules = find_modules(root, PACKAGE, skip=template_worlds(root))
+    modules = find_modules(root, PACKAGE, skip=template_worlds(root, PACKAGE))
     return [imp for name, path in modules.items() for imp in read_imports(name, path, modules)]
 
 
 def unplaced(root: Path) -> list[str]:
     """Units of the package that no layer names (a new module must be placed on purpose)."""
-    modules = find_modules(root, PACKAGE, skip=template_worlds(root))
+    modules = find_modules(root, PACKAGE, skip=template_worlds(root, PACKAGE))
     return sorted({unit_of(m) for m in modules} - set(_RANK))
 
 
@@ -172,7 +163,7 @@ def private_imports_of_templates(root: Path) -> list[str]:
     """Imports of a private module of silo_async by a template world."""
     modules = find_modules(root, PACKAGE)
     found = []
-    for world in template_worlds(root):
+    for world in template_worlds(root, PACKAGE):
         for name, path in modules.items():
             if name != world and not name.startswith(world + "."):
                 continue
@@ -202,7 +193,7 @@ def test_the_walk_sees_the_package() -> None:
 
 def test_every_unit_has_a_layer() -> None:
     assert unplaced(ROOT) == []
-    units = {unit_of(m) for m in find_modules(ROOT, PACKAGE, skip=template_worlds(ROOT))}
+    units = {unit_of(m) for m in find_modules(ROOT, PACKAGE, skip=template_worlds(ROOT, PACKAGE))}
     assert set(_RANK) <= units, f"LAYERS names units that do not exist: {set(_RANK) - units}"
 
 

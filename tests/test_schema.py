@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 import silo_async as silo
-from silo_async._input import InputRejected, copy_input
+from silo_async._input import InputRejectedError, copy_input
 from silo_async._schema import NOT_FLAT, SchemaValidator
 
 OPP = {
@@ -225,7 +225,7 @@ _inputs = st.one_of(
 def _slow(validator: SchemaValidator, value: object) -> object:
     try:
         copied = copy_input(value)
-    except InputRejected:
+    except InputRejectedError:
         return NOT_FLAT
     return copied if validator.predicate(copied) else NOT_FLAT
 

@@ -1,9 +1,9 @@
 """How the CLI reports failures: one line on stderr, then the exit code.
 
-* ``SiloError``, :class:`CliError` and agent-loading errors -> ``error: <code>: <message>``,
-  exit 1. Besides the 17 authoring codes, the CLI's own failures use the codes of
-  :data:`CLI_ERROR_CODES` (Silo printed these without a code; DESIGN.md asks for one on every
-  error line).
+* ``SiloError`` (:class:`CliError` and agent-loading errors among them) ->
+  ``error: <code>: <message>``, exit 1. Besides the 17 authoring codes, the CLI's own failures
+  use the codes of :data:`CLI_ERROR_CODES` (Silo printed these without a code; DESIGN.md asks
+  for one on every error line).
 * Usage errors (bad flags, missing arguments) are click's ``UsageError``: exit 2, printed as
   ``error: usage_error: <message> See '<command> --help'.`` (``_usage.OneLineUsageError``).
 * Anything else (a bug, or an exception escaping environment code such as ``create_state``) ->
@@ -29,7 +29,6 @@ from typing import NoReturn
 
 import click
 
-from .._agentload import AgentLoadError
 from .._errors import SiloError
 
 __all__ = [
@@ -76,7 +75,7 @@ CLI_ERROR_CODES = (
 )
 
 
-class CliError(Exception):
+class CliError(SiloError):
     """A user-facing failure of the CLI itself, printed as ``error: <code>: <message>``.
 
     Args:
@@ -86,8 +85,7 @@ class CliError(Exception):
     """
 
     def __init__(self, code: str, message: str, status: int = 1) -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(code, message)
         self.status = status
 
 
@@ -110,7 +108,7 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 
 def _expected(exc: BaseException) -> bool:
-    return isinstance(exc, SiloError | CliError | AgentLoadError) or (
+    return isinstance(exc, SiloError) or (
         isinstance(exc, OSError) and exc.errno in (*_DISK_FULL, *_NOT_WRITABLE)
     )
 
@@ -129,10 +127,8 @@ def _leaf(exc: BaseException) -> tuple[BaseException, int]:
 def error_line(exc: BaseException) -> str | None:
     """The ``error: ...`` line for an expected failure, or None for anything else (a bug)."""
     exc, _ = _leaf(exc)
-    if isinstance(exc, SiloError):
+    if isinstance(exc, SiloError):  # CliError and AgentLoadError among them
         return f"error: {exc.code}: {exc.message}"
-    if isinstance(exc, CliError | AgentLoadError):
-        return f"error: {exc.code}: {exc}"
     if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
         return f"error: disk_full: {_disk_full(exc)}"
     if isinstance(exc, OSError) and exc.errno in _NOT_WRITABLE and exc.filename is not None:

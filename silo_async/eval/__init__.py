@@ -14,7 +14,7 @@ from ._prices import Prices, PricesError, read_prices
 from ._ray import RayExecutor
 from ._records import RolloutRecord
 from ._replay import CallComparison, ReplayReport, replay
-from ._runs import RecordedRun, RunInfo, find_run, list_runs, load_run
+from ._runs import RecordedRun, RunInfo, RunNotFoundError, find_run, list_runs, load_run
 from ._stats import (
     GroupStats,
     Interval,
@@ -41,6 +41,7 @@ __all__ = [
     "ReplayReport",
     "RolloutRecord",
     "RunInfo",
+    "RunNotFoundError",
     "evaluate",
     "find_run",
     "list_runs",

@@ -32,7 +32,7 @@ from ._runs import CallRecord, RecordedRun, find_run, load_run
 __all__ = ["CallComparison", "ReplayReport", "replay"]
 
 
-class ReplayedAgentError(Exception):
+class ReplayedAgentError(RuntimeError):
     """Raised by the replaying agent to reproduce a recorded agent crash (same message)."""
 
 

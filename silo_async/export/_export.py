@@ -25,7 +25,7 @@ from ._chat import chat_messages, openai_tool
 from ._source import (
     SKIP_DAMAGED,
     SKIP_INCOMPLETE,
-    Unrebuildable,
+    UnrebuildableError,
     eval_run_dirs,
     project_run_dirs,
     read_document,
@@ -130,7 +130,7 @@ def _line(
 def _tool_names(events: list[dict[str, Any]]) -> tuple[str, ...]:
     start = events[0] if events else {}
     if start.get("type") != "run_start" or not isinstance(start.get("tools"), list):
-        raise Unrebuildable(SKIP_DAMAGED, "the trace does not start with run_start")
+        raise UnrebuildableError(SKIP_DAMAGED, "the trace does not start with run_start")
     return tuple(str(name) for name in start["tools"])
 
 
@@ -163,7 +163,7 @@ class Trajectories:
         for run_dir in self._dirs:
             try:
                 line = self._rebuild(run_dir)
-            except Unrebuildable as exc:
+            except UnrebuildableError as exc:
                 self._skipped[exc.reason] = self._skipped.get(exc.reason, 0) + 1
                 continue
             if line is None:
@@ -174,7 +174,7 @@ class Trajectories:
 
     def _rebuild(self, run_dir: RunDir | None) -> str | None:
         if run_dir is None:
-            raise Unrebuildable(SKIP_INCOMPLETE, "the rollout kept no run directory")
+            raise UnrebuildableError(SKIP_INCOMPLETE, "the rollout kept no run directory")
         run = read_document(run_dir.read_run)  # first: its version says how to read the rest
         result = read_document(run_dir.read_result)
         try:
@@ -184,7 +184,7 @@ class Trajectories:
             tools = self._catalog.encoded(str(run["environment"]), _tool_names(events))
             return _line(run, result, events, tools)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise Unrebuildable(SKIP_DAMAGED, f"{run_dir}: {exc}") from None
+            raise UnrebuildableError(SKIP_DAMAGED, f"{run_dir}: {exc}") from None
 
 
 def trajectories(

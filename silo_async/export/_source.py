@@ -5,7 +5,7 @@ read a line at a time), or from ``.silo/runs/`` (start order). Every file is rea
 :class:`~silo_async.runs.RunDir`. A run directory that cannot give a whole rollout — killed
 before ``result.json``/``run.json`` were written, a trace cut short or without its end (read
 strictly: a torn line is never skipped into a training line), a file that does not parse —
-raises :class:`Unrebuildable` with the reason, for the export to count and skip. A run written
+raises :class:`UnrebuildableError` with the reason, for the export to count and skip. A run written
 by a newer silo_async is not skipped: ``run_format_unsupported`` stops the export.
 """
 
@@ -26,7 +26,7 @@ __all__ = [
     "SKIP_INCOMPLETE",
     "SKIP_TRACE_CUT",
     "EvalNotFoundError",
-    "Unrebuildable",
+    "UnrebuildableError",
     "eval_dir",
     "eval_run_dirs",
     "project_run_dirs",
@@ -47,7 +47,7 @@ class EvalNotFoundError(LookupError):
     """No eval with that id (``str()`` says where we looked)."""
 
 
-class Unrebuildable(Exception):
+class UnrebuildableError(RuntimeError):
     """A run directory that does not hold a whole rollout.
 
     Attributes:
@@ -155,34 +155,34 @@ def read_document(read: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """A run's JSON document, read by ``read`` (``RunDir.read_run``, ``RunDir.read_result``).
 
     Raises:
-        Unrebuildable: missing (``incomplete``) or damaged (``damaged``).
+        UnrebuildableError: missing (``incomplete``) or damaged (``damaged``).
         SiloError: ``run_format_unsupported``: the run was written by a newer silo_async.
     """
     try:
         return read()
     except FileNotFoundError as exc:
-        raise Unrebuildable(SKIP_INCOMPLETE, f"{exc.filename} is missing") from None
+        raise UnrebuildableError(SKIP_INCOMPLETE, f"{exc.filename} is missing") from None
     except SiloError as exc:
         if exc.code == "run_format_unsupported":
             raise
-        raise Unrebuildable(SKIP_DAMAGED, exc.message) from None
+        raise UnrebuildableError(SKIP_DAMAGED, exc.message) from None
     except OSError as exc:
-        raise Unrebuildable(SKIP_DAMAGED, f"{exc.filename} cannot be read: {exc}") from None
+        raise UnrebuildableError(SKIP_DAMAGED, f"{exc.filename} cannot be read: {exc}") from None
 
 
 def read_events(run_dir: RunDir) -> list[dict[str, Any]]:
     """The events of the run's trace, which must be whole (read strictly) and end the run.
 
     Raises:
-        Unrebuildable: ``trace_cut`` when the trace is missing, a line is torn or there is no
+        UnrebuildableError: ``trace_cut`` when the trace is missing, a line is torn or there is no
             ``run_end`` event.
     """
     try:
         trace = run_dir.events(strict=True)
     except FileNotFoundError as exc:
-        raise Unrebuildable(SKIP_TRACE_CUT, f"{exc.filename} is missing") from None
+        raise UnrebuildableError(SKIP_TRACE_CUT, f"{exc.filename} is missing") from None
     except (OSError, SiloError) as exc:
-        raise Unrebuildable(SKIP_TRACE_CUT, str(exc)) from None
+        raise UnrebuildableError(SKIP_TRACE_CUT, str(exc)) from None
     if not trace.ended:
-        raise Unrebuildable(SKIP_TRACE_CUT, f"{trace.path} has no run_end event")
+        raise UnrebuildableError(SKIP_TRACE_CUT, f"{trace.path} has no run_end event")
     return trace.events

@@ -27,8 +27,8 @@ from starlette.types import Receive, Scope, Send
 from .._errors import SiloError
 from .._schema import json_kind
 from ._access import Access
-from ._asgi import BodyTooLarge, json_bytes, read_body, send_json
-from ._host import CapacityReached, EpisodeHost, Finished, Hosted
+from ._asgi import BodyTooLargeError, json_bytes, read_body, send_json
+from ._host import CapacityReachedError, EpisodeHost, Finished, Hosted
 
 __all__ = ["DEFAULT_PAGE", "ServeApp"]
 
@@ -181,7 +181,7 @@ class ServeApp:
         except SiloError as exc:
             status = 404 if exc.code == "task_not_found" else 400
             raise _HttpError(status, exc.code, exc.message) from None
-        except CapacityReached as exc:
+        except CapacityReachedError as exc:
             raise _HttpError(503, "capacity_reached", str(exc)) from None
         except RuntimeError as exc:
             raise _HttpError(503, "shutting_down", str(exc)) from None
@@ -209,7 +209,7 @@ async def _json_body(receive: Receive) -> dict[str, Any]:
     """The request's JSON object body; an empty body is ``{}``."""
     try:
         raw = await read_body(receive, MAX_BODY)
-    except BodyTooLarge:
+    except BodyTooLargeError:
         raise _HttpError(413, "invalid_input", f"The body is over {MAX_BODY} bytes.") from None
     if raw is None or not raw.strip():
         return {}

@@ -30,7 +30,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
-    "BodyTooLarge",
+    "BodyTooLargeError",
     "call_cancelled_on_disconnect",
     "call_streamed",
     "json_bytes",
@@ -57,7 +57,7 @@ async def send_json(
     await send({"type": "http.response.body", "body": body})
 
 
-class BodyTooLarge(Exception):
+class BodyTooLargeError(ValueError):
     """The request body is over the limit."""
 
 
@@ -65,7 +65,7 @@ async def read_body(receive: Receive, limit: int) -> bytes | None:
     """The whole request body, or ``None`` when the client left before sending it.
 
     Raises:
-        BodyTooLarge: it is over ``limit`` bytes.
+        BodyTooLargeError: it is over ``limit`` bytes.
     """
     chunks: list[bytes] = []
     size = 0
@@ -76,7 +76,7 @@ async def read_body(receive: Receive, limit: int) -> bytes | None:
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            raise BodyTooLarge
+            raise BodyTooLargeError
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
@@ -141,7 +141,7 @@ async def _checked_body(
         return None
     try:
         body = await read_body(receive, max_body)
-    except BodyTooLarge:
+    except BodyTooLargeError:
         await Response("Request body too large", status_code=413)(scope, receive, send)
         return None
     if body is None:  # the client is gone already

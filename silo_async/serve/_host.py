@@ -41,7 +41,7 @@ from ._asgi import call_cancelled_on_disconnect, call_streamed, json_bytes, send
 from ._lifecycle import EndReport
 from ._server import SUBMIT, Ended, EpisodeServer, list_tools_result
 
-__all__ = ["DEFAULT_MAX_EPISODES", "CapacityReached", "EpisodeHost", "Finished", "Hosted"]
+__all__ = ["DEFAULT_MAX_EPISODES", "CapacityReachedError", "EpisodeHost", "Finished", "Hosted"]
 
 #: Seconds an ended episode's owner waits for the requests still in flight on its endpoint
 #: (the call that ended it, answering) before it stops that endpoint.
@@ -58,7 +58,7 @@ _STOPPED = json_bytes(
 )
 
 
-class CapacityReached(Exception):
+class CapacityReachedError(RuntimeError):
     """As many episodes are open as the server allows (HTTP 503 ``capacity_reached``)."""
 
 
@@ -280,7 +280,7 @@ class EpisodeHost:
 
         Raises:
             SiloError: ``task_not_found`` or ``task_invalid``.
-            CapacityReached: ``max_episodes`` are open.
+            CapacityReachedError: ``max_episodes`` are open.
             RuntimeError: the host is shutting down.
         """
         self.env.verifier_for(self.env.task(task_id))  # fail here, not in the owner task
@@ -291,7 +291,7 @@ class EpisodeHost:
             for taken in [t for t in self._slots if t.episode is not None and t.episode.ended]:
                 taken.release()
         if len(self._slots) >= self.max_episodes:
-            raise CapacityReached(
+            raise CapacityReachedError(
                 f"{len(self._slots)} episodes are open, as many as this server holds "
                 f"(--max-episodes {self.max_episodes}). Finish one (submit, or POST "
                 "/episodes/<id>/finish) or wait for one to time out, then try again."
