@@ -13,7 +13,7 @@ import anyio
 from anyio.lowlevel import checkpoint
 
 from ._errors import SiloError
-from ._modelstep import model_step_event
+from ._modelstep import ModelStep, ModelStepRecorder
 from ._rollout import Refusal, Rollout
 from ._tools import ToolResult, ToolSpec
 
@@ -31,7 +31,7 @@ class ToolCallLimitExceededError(SiloError):
     """
 
 
-class AgentContext:
+class AgentContext(ModelStepRecorder):
     """What ``async def agent(ctx)`` receives.
 
     Attributes:
@@ -103,49 +103,8 @@ class AgentContext:
         """
         self._rollout.set_partial(value)
 
-    def record_model_step(
-        self,
-        *,
-        model: str | None = None,
-        input_tokens: int | None = None,
-        output_tokens: int | None = None,
-        stop_reason: str | None = None,
-        duration_ms: float | None = None,
-        attempts: int | None = None,
-        message: dict[str, Any] | None = None,
-        **fields: Any,
-    ) -> None:
-        """Record one model response as a ``model_step`` trace event and count its tokens.
-
-        Once recorded input + output tokens reach the run's ``token_limit``, the agent's scope
-        is cancelled (termination reason ``max_tokens``).
-
-        Args:
-            model: the model that answered.
-            input_tokens: prompt tokens billed for the response.
-            output_tokens: completion tokens billed for the response.
-            stop_reason: the provider's stop reason (``tool_calls``, ``end_turn``...).
-            duration_ms: wall time of the request, retries included.
-            attempts: requests it took (1 + the SDK's retries).
-            message: the assistant turn, ``{"role": "assistant", "content": text | None,
-                "toolCalls": [{"id", "name", "input"}]}``.
-            **fields: extra JSON fields, stored as given.
-
-        Raises:
-            TypeError: a field is not JSON, or a token count is not an integer.
-            ValueError: a negative token count.
-        """
-        step = model_step_event(
-            model=model,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            stop_reason=stop_reason,
-            duration_ms=duration_ms,
-            attempts=attempts,
-            message=message,
-            extra=fields,
-        )
-        if self._rollout.record_step(step):
+    def _record_step(self, step: ModelStep) -> None:
+        if self._rollout.record_step(step):  # the token limit: stop the agent
             self.cancel_scope.cancel()
 
     async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:

@@ -24,7 +24,7 @@ from anyio.abc import TaskGroup
 from ._end import settle
 from ._environment import Environment
 from ._limits import Limits, resolve_limits
-from ._modelstep import model_step_event
+from ._modelstep import ModelStep, ModelStepRecorder
 from ._result import RunResult
 from ._rollout import Refusal, Rollout
 from ._setup import RolloutSetup
@@ -37,7 +37,7 @@ def _refusal(code: str, message: str) -> ToolResult:
     return ToolResult({"code": code, "message": message}, is_error=True)
 
 
-class Episode:
+class Episode(ModelStepRecorder):
     """One rollout driven from outside (DESIGN §7). Make one with :func:`episode`.
 
     Use it as an async context manager, entered and exited in one task; inside, ``call_tool``,
@@ -181,40 +181,11 @@ class Episode:
         """Leave the answer graded if the episode ends without :meth:`finish` giving one."""
         self._core.set_partial(value)
 
-    def record_model_step(
-        self,
-        *,
-        model: str | None = None,
-        input_tokens: int | None = None,
-        output_tokens: int | None = None,
-        stop_reason: str | None = None,
-        duration_ms: float | None = None,
-        attempts: int | None = None,
-        message: dict[str, Any] | None = None,
-        **fields: Any,
-    ) -> None:
-        """Record a model response, as :meth:`AgentContext.record_model_step` does.
-
-        Once the token limit is reached the episode finishes itself (``max_tokens``).
-
-        Raises:
-            TypeError: a field is not JSON, or a token count is not an integer.
-            ValueError: a negative token count.
-        """
+    def _record_step(self, step: ModelStep) -> None:
         if self._ending:
             return
-        step = model_step_event(
-            model=model,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            stop_reason=stop_reason,
-            duration_ms=duration_ms,
-            attempts=attempts,
-            message=message,
-            extra=fields,
-        )
-        if self._core.record_step(step) and self._wake is not None:
-            self._wake.set()
+        if self._core.record_step(step) and self._wake is not None:  # the token limit
+            self._wake.set()  # the episode finishes itself
 
     async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:
         """Call a tool by name: the same validation, errors-as-values and trace as ``run()``.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-__all__ = ["ModelStep", "model_step_event"]
+__all__ = ["ModelStep", "ModelStepRecorder", "model_step_event"]
 
 #: Deeper than this, a field is refused rather than walked (a model message is shallow).
 _MAX_DEPTH = 64
@@ -22,6 +22,64 @@ class ModelStep(NamedTuple):
     event: dict[str, Any]
     input_tokens: int
     output_tokens: int
+
+
+class ModelStepRecorder:
+    """``record_model_step``, defined once for both drivers.
+
+    :class:`~silo_async.AgentContext` and :class:`~silo_async.Episode` each say in
+    ``_record_step`` what a step that reaches the token limit does to them.
+    """
+
+    __slots__ = ()
+
+    def record_model_step(
+        self,
+        *,
+        model: str | None = None,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        stop_reason: str | None = None,
+        duration_ms: float | None = None,
+        attempts: int | None = None,
+        message: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> None:
+        """Record one model response as a ``model_step`` trace event and count its tokens.
+
+        Once recorded input + output tokens reach the run's ``token_limit``, the rollout stops
+        (termination reason ``max_tokens``): in ``run()`` the agent's scope is cancelled, an
+        episode finishes itself.
+
+        Args:
+            model: the model that answered.
+            input_tokens: prompt tokens billed for the response.
+            output_tokens: completion tokens billed for the response.
+            stop_reason: the provider's stop reason (``tool_calls``, ``end_turn``...).
+            duration_ms: wall time of the request, retries included.
+            attempts: requests it took (1 + the SDK's retries).
+            message: the assistant turn, ``{"role": "assistant", "content": text | None,
+                "toolCalls": [{"id", "name", "input"}]}``.
+            **fields: extra JSON fields, stored as given.
+
+        Raises:
+            TypeError: a field is not JSON, or a token count is not an integer.
+            ValueError: a negative token count.
+        """
+        step = model_step_event(
+            model=model,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            stop_reason=stop_reason,
+            duration_ms=duration_ms,
+            attempts=attempts,
+            message=message,
+            extra=fields,
+        )
+        self._record_step(step)
+
+    def _record_step(self, step: ModelStep) -> None:
+        raise NotImplementedError
 
 
 def model_step_event(

@@ -34,12 +34,20 @@ ROOT = Path(silo_async.__file__).resolve().parent
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "foundations",
-        ("_errors", "_version", "_jsonfast", "_jsonutil", "_limits", "_runid", "_origin"),
+        (
+            "_errors",
+            "_version",
+            "_jsonfast",
+            "_jsonutil",
+            "_limits",
+            "_runid",
+            "_origin",
+            "_modelstep",
+        ),
     ),
     (
         "definitions",
         (
-            "_modelstep",
             "_input",
             "_strict",
             "_schema",

@@ -185,6 +185,17 @@ def _text_result(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)])
 
 
+#: What the task prompt and the task resource say they are.
+_ABOUT_TASK = "The task to accomplish."
+
+
+def _only(kind: str, asked: str, known: str) -> None:
+    """Refuse a prompt or resource other than the one a server has (the client's mistake)."""
+    if asked != known:
+        message = f'Unknown {kind} "{asked}"; this server has one {kind}: "{known}".'
+        raise MCPError(types.INVALID_PARAMS, message)
+
+
 class EpisodeServer:
     """One episode served over MCP: its tools plus ``submit``, its task as prompt and resource.
 
@@ -261,21 +272,17 @@ class EpisodeServer:
     async def _list_prompts(
         self, ctx: Context, params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        prompt = types.Prompt(name=TASK_PROMPT, description="The task to accomplish.")
+        prompt = types.Prompt(name=TASK_PROMPT, description=_ABOUT_TASK)
         return types.ListPromptsResult(prompts=[prompt])
 
     async def _get_prompt(
         self, ctx: Context, params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        if params.name != TASK_PROMPT:
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f'Unknown prompt "{params.name}"; this server has one prompt: "{TASK_PROMPT}".',
-            )
+        _only("prompt", params.name, TASK_PROMPT)
         message = types.PromptMessage(
             role="user", content=types.TextContent(text=self.episode.task)
         )
-        return types.GetPromptResult(description="The task to accomplish.", messages=[message])
+        return types.GetPromptResult(description=_ABOUT_TASK, messages=[message])
 
     async def _list_resources(
         self, ctx: Context, params: types.PaginatedRequestParams | None
@@ -283,7 +290,7 @@ class EpisodeServer:
         resource = types.Resource(
             uri=TASK_URI,
             name="task",
-            description="The task to accomplish.",
+            description=_ABOUT_TASK,
             mime_type="text/plain",
         )
         return types.ListResourcesResult(resources=[resource])
@@ -291,11 +298,7 @@ class EpisodeServer:
     async def _read_resource(
         self, ctx: Context, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        if params.uri != TASK_URI:
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f'Unknown resource "{params.uri}"; this server has one resource: "{TASK_URI}".',
-            )
+        _only("resource", params.uri, TASK_URI)
         contents = types.TextResourceContents(
             uri=TASK_URI, mime_type="text/plain", text=self.episode.task
         )
