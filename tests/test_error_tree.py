@@ -214,8 +214,14 @@ def test_the_old_name_works_with_a_warning() -> None:
         silo.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
 
 
+@pytest.fixture
+def anyio_backend(fake_clock_backend: Any) -> Any:
+    """asyncio, and trio in virtual time."""
+    return fake_clock_backend
+
+
 @pytest.mark.anyio
-async def test_a_shielded_agent_learns_which_limit_stopped_it(fake_clock_backend: Any) -> None:
+async def test_a_shielded_agent_learns_which_limit_stopped_it() -> None:
     env = ENV
     caught: list[tuple[str, str]] = []
 

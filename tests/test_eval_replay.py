@@ -102,7 +102,9 @@ class TestTimeouts:
             await anyio.sleep_forever()
             return "never"
 
-        run_dir = await record(tmp_path, stuck, timeout=0.05)
+        # A second: the call must land before the deadline, when recorded and when replayed
+        # (real time under asyncio; trio runs in virtual time).
+        run_dir = await record(tmp_path, stuck, timeout=1.0)
         report = await replay(run_dir, make_env())
         assert report.replayed.termination_reason == "timeout"
         assert report.identical, report.differences

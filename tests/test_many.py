@@ -34,24 +34,32 @@ async def mixed(ctx: silo.AgentContext) -> object:
     return await blocker(ctx)
 
 
-async def test_results_in_input_order_and_isolated() -> None:
-    mixed.calls = 0  # type: ignore[attr-defined]
-    done: list[int] = []
-    results = await silo.run_many(
-        ENV, ["TASK-BLOCK", "TASK-ANSWER"], mixed, runs=3, concurrency=4, timeout=0.2,
-        on_result=lambda i, r: done.append(i),
-    )  # fmt: skip
-    assert [r.task.id for r in results] == ["TASK-BLOCK"] * 3 + ["TASK-ANSWER"] * 3
-    assert sorted(done) == list(range(6))
-    reasons = {r.termination_reason for r in results}
-    assert reasons == {"agent_error", "timeout", "completed"}
-    for r in results:
-        if r.termination_reason == "completed" and r.task.id == "TASK-BLOCK":
-            assert r.passed
-        # every rollout had its own world: only its own block is in its diff
-        log = r.state_diff["collections"].get("log", {"added": []})
-        assert log["added"] in ([], ["LOG-1"])
-    assert len({r.run_id for r in results}) == 6
+class TestLimits:
+    @pytest.fixture
+    def anyio_backend(self, fake_clock_backend: Any) -> Any:
+        """asyncio, and trio in virtual time."""
+        return fake_clock_backend
+
+    async def test_results_in_input_order_and_isolated(self) -> None:
+        # The hung rollouts time out; the others must finish first: trio in virtual time, asyncio
+        # with a second to spare on a loaded machine.
+        mixed.calls = 0  # type: ignore[attr-defined]
+        done: list[int] = []
+        results = await silo.run_many(
+            ENV, ["TASK-BLOCK", "TASK-ANSWER"], mixed, runs=3, concurrency=4, timeout=1.0,
+            on_result=lambda i, r: done.append(i),
+        )  # fmt: skip
+        assert [r.task.id for r in results] == ["TASK-BLOCK"] * 3 + ["TASK-ANSWER"] * 3
+        assert sorted(done) == list(range(6))
+        reasons = {r.termination_reason for r in results}
+        assert reasons == {"agent_error", "timeout", "completed"}
+        for r in results:
+            if r.termination_reason == "completed" and r.task.id == "TASK-BLOCK":
+                assert r.passed
+            # every rollout had its own world: only its own block is in its diff
+            log = r.state_diff["collections"].get("log", {"added": []})
+            assert log["added"] in ([], ["LOG-1"])
+        assert len({r.run_id for r in results}) == 6
 
 
 async def test_each_rollout_knows_its_run_number(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -103,9 +104,11 @@ async def test_hung_agent_is_stopped_by_the_timeout() -> None:
         await anyio.sleep_forever()
         return "never"
 
-    result = await silo.run(ENV, "TASK-ANSWER", hung, timeout=0.05)
+    # A second: the partial answer must be left before the deadline (real time under asyncio;
+    # trio runs in virtual time).
+    result = await silo.run(ENV, "TASK-ANSWER", hung, timeout=1.0)
     assert result.termination_reason == "timeout"
-    assert result.error == "Time limit exceeded (0.05 s)."
+    assert result.error == "Time limit exceeded (1 s)."
     assert result.agent_output == "2" and result.passed  # the partial answer is graded
 
 
@@ -114,7 +117,8 @@ async def test_a_sleeping_tool_is_cancelled_by_the_timeout() -> None:
         await ctx.call_tool("slow", {"seconds": 3600})
         return "unreachable"
 
-    result = await silo.run(ENV, "TASK-ANSWER", agent, timeout=0.05)
+    # A second: the call must start before the deadline (real time under asyncio).
+    result = await silo.run(ENV, "TASK-ANSWER", agent, timeout=1.0)
     assert result.termination_reason == "timeout" and result.agent_output is None
     assert result.tool_calls == 1
     assert [e["type"] for e in result.trace].count("tool_result") == 0
@@ -312,7 +316,9 @@ async def test_artifacts_have_silo_keys_and_no_timestamps(tmp_path: Path) -> Non
 async def test_call_tool_is_a_checkpoint(anyio_backend: str) -> None:
     """A busy agent whose tools never await is still stopped: call_tool itself is a checkpoint.
 
-    Real clock (a 50 ms limit): in virtual time a task that never blocks would never let it pass.
+    Real clock: in virtual time a task that never blocks would never let it pass. A second, so
+    that the first call lands before the deadline on a loaded machine; the agent works 2 ms
+    between calls without awaiting (a few hundred calls, not a million trace events).
     """
     calls = 0
 
@@ -321,8 +327,11 @@ async def test_call_tool_is_a_checkpoint(anyio_backend: str) -> None:
         while True:
             await ctx.call_tool("get_customer", {"customerId": "CUS-001"})  # a sync tool
             calls += 1
+            busy_until = time.perf_counter() + 0.002
+            while time.perf_counter() < busy_until:  # CPU work: the event loop is held
+                pass
 
-    result = await silo.run(ENV, "TASK-BLOCK", busy, max_tool_calls=10**9, timeout=0.05)
+    result = await silo.run(ENV, "TASK-BLOCK", busy, max_tool_calls=10**9, timeout=1.0)
     assert result.termination_reason == "timeout"
     # Cancellation lands at the checkpoint that opens call_tool, before the call is counted.
     assert result.tool_calls == calls > 0

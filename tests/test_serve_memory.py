@@ -195,7 +195,9 @@ async def test_the_deadline_ends_the_episode_with_nobody_calling(mode: str) -> N
     assert after.structured_content["message"] == "The episode has ended (timeout)."
 
 
-def _sleeper_env(cancelled: anyio.Event) -> tuple[silo.Environment, dict[str, int]]:
+def _sleeper_env(
+    started: anyio.Event, cancelled: anyio.Event
+) -> tuple[silo.Environment, dict[str, int]]:
     seen = {"started": 0, "cancelled": 0, "finished": 0}
 
     @silo.tool(
@@ -205,6 +207,7 @@ def _sleeper_env(cancelled: anyio.Event) -> tuple[silo.Environment, dict[str, in
     )
     async def nap(state: Any, input: dict[str, Any]) -> str:
         seen["started"] += 1
+        started.set()
         try:
             await anyio.sleep(input["seconds"])
         except anyio.get_cancelled_exc_class():
@@ -221,13 +224,22 @@ def _sleeper_env(cancelled: anyio.Event) -> tuple[silo.Environment, dict[str, in
     return env, seen
 
 
+async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
 async def test_a_cancelled_call_interrupts_the_sleeping_tool(mode: str) -> None:
-    cancelled = anyio.Event()
-    env, seen = _sleeper_env(cancelled)
+    started, cancelled = anyio.Event(), anyio.Event()
+    env, seen = _sleeper_env(started, cancelled)
     async with served(mode, env=env) as (ep, client):
-        with anyio.fail_after(10):  # an hour-long nap that is not interrupted fails here
-            with anyio.move_on_after(0.05):
-                await client.call_tool("nap", {"seconds": 3600})
+        with anyio.fail_after(30):  # an hour-long nap that is not interrupted fails here
+            # The client gives up once the nap has begun (not after a fixed 50 ms, which a
+            # loaded machine could spend before the call reaches the tool).
+            with anyio.CancelScope() as call:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_cancel_when_set, started, call)
+                    await client.call_tool("nap", {"seconds": 3600})
             await cancelled.wait()
         # The episode goes on: the next call is served.
         after = await client.call_tool("nap", {"seconds": 0})

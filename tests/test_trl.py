@@ -215,10 +215,12 @@ def test_reward_takes_the_last_assistant_text_and_checks_its_arguments() -> None
 
 
 def test_reset_finishes_the_previous_episode_and_timeout_applies(tmp_path: Path) -> None:
-    cls = environment_factory(ENV, runs_dir=tmp_path, timeout=0.05)
+    # Whole seconds: TRL's episodes run on their own event loop in real time, and the second
+    # episode must be answered before its deadline on a loaded machine.
+    cls = environment_factory(ENV, runs_dir=tmp_path, timeout=1.0)
     shop = cls()
     shop.reset(task="TASK-BLOCK")
-    time.sleep(0.2)  # past the deadline: the episode ended itself
+    time.sleep(1.1)  # past the deadline (it started before reset returned): the episode ended
     assert shop.get_customer(customerId="CUS-001") == "The episode has ended (timeout)."
     shop.reset(task="TASK-ANSWER")
     assert reward(["2"], [shop]) == [1.0]
