@@ -225,6 +225,27 @@ def test_template_worlds_use_only_the_public_api() -> None:
     assert private_imports_of_templates(ROOT) == []
 
 
+def readme_layers(readme: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The table of README's "Architecture" section: each layer's name and units, in order."""
+    section = readme.split("\n## Architecture\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| ")]
+    layers = []
+    for row in rows[1:]:  # after the header (the rule under it starts "|-")
+        name = row[0].removeprefix("| ").replace("`", "")
+        units = [u.strip(" `") for u in row[1].split(",")]
+        units = [
+            "__init__" if u == "silo_async/__init__.py" else u.removeprefix("silo_async.")
+            for u in units
+        ]
+        layers.append((name, tuple(sorted(units))))
+    return layers
+
+
+def test_the_readme_draws_the_same_layers() -> None:
+    readme = (ROOT.parent / "README.md").read_text(encoding="utf-8")
+    assert readme_layers(readme) == [(name, tuple(sorted(units))) for name, units in LAYERS]
+
+
 # --- the checks catch what they should -------------------------------------------------------
 
 
