@@ -15,7 +15,8 @@ from websockets.exceptions import ConnectionClosed
 
 from silo_async._limits import Limits
 from silo_async.serve._access import Access
-from silo_async.serve._harness_common import CapacityReached, Guard, HeldEpisodes
+from silo_async.serve._harness_common import Guard, HeldEpisodes
+from silo_async.serve._host import CapacityReachedError
 from silo_async.serve._nemo_gym import final_text
 
 from .harness_players import Plays
@@ -30,7 +31,7 @@ async def test_held_episodes_are_bounded_and_each_ends_written_once() -> None:
     held = HeldEpisodes(ENV, Limits(5, None, None), None, "test", ended.append, 1)
     async with held.running():
         first = await held.open("TASK-ANSWER")
-        with pytest.raises(CapacityReached):
+        with pytest.raises(CapacityReachedError):
             await held.open("TASK-ANSWER")
         await first.finish("done")
         second = await held.open("TASK-ANSWER")  # the slot was freed when the first ended

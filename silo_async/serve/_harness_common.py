@@ -31,12 +31,12 @@ from .._result import RunResult
 from .._tools import BoundTool, ToolResult, ToolSpec, tool
 from ._access import Access
 from ._asgi import json_bytes, send_json
+from ._host import CapacityReachedError
 from ._http import _base_url, _bind, _check_protected, _Server
 from ._lifecycle import STOP_SIGNALS, EndReport
 
 __all__ = [
     "SUBMIT",
-    "CapacityReached",
     "Guard",
     "HeldEpisodes",
     "output_text",
@@ -44,16 +44,6 @@ __all__ = [
     "submit",
     "tool_specs",
 ]
-
-
-class CapacityReached(Exception):
-    """Every slot is taken: no episode is opened until one ends."""
-
-    def __init__(self, open_now: int, limit: int) -> None:
-        super().__init__(
-            f"The server holds {open_now} open episodes, its limit: finish one and try again."
-        )
-        self.open_now, self.limit = open_now, limit
 
 
 class HeldEpisodes:
@@ -65,7 +55,8 @@ class HeldEpisodes:
         runs_dir: where run directories go (``None``: nothing written).
         agent_name: the label recorded in each trace (the protocol's name).
         on_end: called once with each episode's result when it ends.
-        max_open: episodes open at once; beyond it :meth:`open` raises :class:`CapacityReached`.
+        max_open: episodes open at once; beyond it :meth:`open` raises
+            :class:`CapacityReachedError`.
     """
 
     def __init__(
@@ -118,11 +109,14 @@ class HeldEpisodes:
 
         Raises:
             SiloError: ``task_not_found`` (or ``task_invalid``).
-            CapacityReached: ``max_open`` episodes are open.
+            CapacityReachedError: ``max_open`` episodes are open.
         """
         self.env.verifier_for(self.env.task(task_id))  # unknown ids fail before a slot is used
         if self.open_now >= self.max_open:
-            raise CapacityReached(self.open_now, self.max_open)
+            raise CapacityReachedError(
+                f"The server holds {self.open_now} open episodes, its limit: finish one and "
+                "try again."
+            )
         if self._group is None:
             raise RuntimeError("HeldEpisodes.open() outside running().")
         self._opening += 1

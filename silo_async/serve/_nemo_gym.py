@@ -37,8 +37,9 @@ from .._episode import Episode
 from .._errors import SiloError
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
-from ._asgi import BodyTooLarge, json_bytes, read_body, send_json
-from ._harness_common import SUBMIT, CapacityReached, HeldEpisodes, serve_app, tool_specs
+from ._asgi import BodyTooLargeError, json_bytes, read_body, send_json
+from ._harness_common import SUBMIT, HeldEpisodes, serve_app, tool_specs
+from ._host import CapacityReachedError
 
 __all__ = ["NemoGymApp", "serve_nemo_gym"]
 
@@ -123,7 +124,7 @@ class NemoGymApp:
     async def _json_body(receive: Receive) -> Any:
         try:
             raw = await read_body(receive, MAX_BODY)
-        except BodyTooLarge:
+        except BodyTooLargeError:
             raise _HttpError(413, "body_too_large", "The body is over 8 MiB.") from None
         if not raw:
             return {}
@@ -155,7 +156,7 @@ class NemoGymApp:
             ep = await self.episodes.open(task)
         except SiloError as exc:
             raise _HttpError(404, exc.code, exc.message) from None
-        except CapacityReached as exc:
+        except CapacityReachedError as exc:
             raise _HttpError(503, "capacity_reached", str(exc)) from None
         token = secrets.token_urlsafe(24)  # 192 bits: a session cannot be guessed
         self._sessions[token] = ep

@@ -41,13 +41,13 @@ from .._tools import ToolResult, ToolSpec
 from ._asgi import json_bytes, send_json
 from ._harness_common import (
     SUBMIT,
-    CapacityReached,
     HeldEpisodes,
     output_text,
     serve_app,
     submit,
     tool_specs,
 )
+from ._host import CapacityReachedError
 
 __all__ = ["OpenEnvApp", "serve_openenv"]
 
@@ -170,7 +170,7 @@ class _Session:
             self.episode = await self._app.episodes.open(task)
         except SiloError as exc:
             raise _ProtocolError(VALIDATION_ERROR, f"{exc.code}: {exc.message}") from None
-        except CapacityReached as exc:
+        except CapacityReachedError as exc:
             raise _ProtocolError(CAPACITY_REACHED, str(exc)) from None
         self.steps = 0
         observation = {"task_id": task, "instruction": self.episode.task, "metadata": {}}
