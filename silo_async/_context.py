@@ -107,6 +107,10 @@ class AgentContext(ModelStepRecorder):
         if self._rollout.record_step(step):  # the token limit: stop the agent
             self.cancel_scope.cancel()
 
+    def _note(self, kind: str, fields: dict[str, Any]) -> None:
+        """Record an event of silo_async's own in the trace (an eval's resume says what it did)."""
+        self._rollout.trace.emit(kind, fields)
+
     async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:
         """Call a tool by name. Always a checkpoint; rejected calls come back as values.
 

@@ -25,13 +25,15 @@ class Ledger:
         steps: model responses recorded.
         input_tokens: input tokens over all model steps.
         output_tokens: output tokens over all model steps.
+        replayed: model steps replayed from an interrupted attempt's recording (an eval that
+            resumed), counted in ``steps`` too: ``run.json``'s ``resumedModelSteps``.
     """
 
-    __slots__ = ("calls", "errors", "faults", "input_tokens", "output_tokens", "steps")
+    __slots__ = ("calls", "errors", "faults", "input_tokens", "output_tokens", "replayed", "steps")
 
     def __init__(self) -> None:
         self.calls = self.errors = self.faults = 0
-        self.steps = self.input_tokens = self.output_tokens = 0
+        self.steps = self.input_tokens = self.output_tokens = self.replayed = 0
 
     @property
     def tokens(self) -> int:
@@ -48,6 +50,7 @@ class Ledger:
     def count_step(self, step: ModelStep) -> None:
         """Count one model response and its tokens."""
         self.steps += 1
+        self.replayed += step.replayed
         self.input_tokens += step.input_tokens
         self.output_tokens += step.output_tokens
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-__all__ = ["ModelStep", "ModelStepRecorder", "model_step_event"]
+__all__ = ["REPLAYED", "ModelStep", "ModelStepRecorder", "model_step_event"]
 
 #: Deeper than this, a field is refused rather than walked (a model message is shallow).
 _MAX_DEPTH = 64
+
+#: The extra field (``true``) of a model step replayed from a recording when an eval resumed:
+#: counted in ``run.json``'s ``resumedModelSteps``, not a request made again.
+REPLAYED = "replayed"
 
 
 class ModelStep(NamedTuple):
@@ -22,6 +26,7 @@ class ModelStep(NamedTuple):
     event: dict[str, Any]
     input_tokens: int
     output_tokens: int
+    replayed: bool = False
 
 
 class ModelStepRecorder:
@@ -116,7 +121,8 @@ def model_step_event(
         event[key] = value
     for key, value in event.items():
         check_json(value, key)
-    return ModelStep(event, input_tokens or 0, output_tokens or 0)
+    replayed = extra.get(REPLAYED) is True
+    return ModelStep(event, input_tokens or 0, output_tokens or 0, replayed)
 
 
 def _tokens(name: str, value: int | None) -> int | None:

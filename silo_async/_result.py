@@ -69,6 +69,8 @@ class RunResult:
         duration_ms: wall time from start to the end of grading.
         config: the limits the run used (``maxToolCalls``, ``timeoutMs``, ``tokenLimit``).
         run_index: the rollout's run number for its task, 1-based (a lone ``run()`` is run 1).
+        resumed_model_steps: model steps replayed from an interrupted attempt's recording when
+            an eval resumed (0 otherwise): responses not asked of the model again.
     """
 
     run_id: str
@@ -101,6 +103,7 @@ class RunResult:
     duration_ms: float
     config: dict[str, Any]
     run_index: int = 1
+    resumed_model_steps: int = 0
 
     @property
     def trace_lines(self) -> tuple[str, ...]:
@@ -186,6 +189,7 @@ class RunResult:
             "modelSteps": self.model_steps,
             "inputTokens": self.input_tokens,
             "outputTokens": self.output_tokens,
+            "resumedModelSteps": self.resumed_model_steps,
             "passed": self.passed,
             "reward": self.reward,
         }

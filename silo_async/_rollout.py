@@ -137,6 +137,8 @@ class Rollout:
                 "environment": setup.env.name,
                 "task": setup.task.to_dict(),
                 "agent": setup.agent_name,
+                # The rollout's place in its eval, so a directory torn by a kill can be placed.
+                "run": setup.run_index,
                 "config": setup.limits.config(),
                 "tools": [t.name for t in self.tools],
             },
@@ -352,6 +354,7 @@ class Rollout:
             duration_ms=self.elapsed_ms(),
             config=setup.limits.config(),
             run_index=setup.run_index,
+            resumed_model_steps=ledger.replayed,
         )
 
     def elapsed_ms(self) -> float:

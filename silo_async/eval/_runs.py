@@ -253,6 +253,8 @@ class RecordedRun:
             finished_at=str(r.get("finishedAt", "")),
             duration_ms=float(r.get("durationMs", 0.0)),
             config=dict(r.get("config", {})),
+            run_index=int(r.get("run", 1)),
+            resumed_model_steps=int(r.get("resumedModelSteps", 0)),
         )
 
 

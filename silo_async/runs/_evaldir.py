@@ -2,11 +2,15 @@
 
 ```
 <eval dir>/
-  summary.json        the versioned summary (docs/eval-summary.md), written at the end
+  eval.json           the plan: everything needed to run the eval again, written first
+  summary.json        the versioned summary (docs/eval-summary.md), written at the end, last
   summary.md          the same, for people
   report.html         one self-contained page
-  runs/index.jsonl    one line per rollout, in plan order, pointing at runs/<run_id>/
+  runs/index.jsonl    one line per finished rollout, appended as each one finishes, rewritten
+                      in plan order with the summary; each points at runs/<run_id>/
   runs/<run_id>/      a run directory (RunDir)
+  .resume/<run_id>/   while an eval resumes: a model agent's interrupted attempt, whose
+                      recorded responses its rerun replays (removed once the rerun finishes)
 ```
 
 The eval writes and reads these files itself (``silo_async.eval``); their names live here,
@@ -33,6 +37,8 @@ class EvalDir:
 
     __slots__ = ("_path",)
 
+    #: The plan, written before the first rollout starts.
+    EVAL = "eval.json"
     #: The summary, for programs.
     SUMMARY = "summary.json"
     #: The summary, for people.
@@ -43,6 +49,8 @@ class EvalDir:
     RUNS = "runs"
     #: The rollout index, relative to the eval directory (as ``summary.json`` names it).
     INDEX = "runs/index.jsonl"
+    #: Interrupted attempts kept for their recorded model responses while the eval resumes.
+    RESUME = ".resume"
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = os.fspath(path)
@@ -73,8 +81,20 @@ class EvalDir:
 
     def run_dirs(self) -> Iterator[RunDir]:
         """Every directory under ``runs/``, in name (start) order, finished or not."""
-        runs = self.runs
-        if not os.path.isdir(runs):
-            return iter(())
-        names = sorted(entry.name for entry in os.scandir(runs) if entry.is_dir())
-        return (RunDir(os.path.join(runs, name)) for name in names)
+        return _dirs(self.runs)
+
+    @property
+    def resume(self) -> str:
+        """The directory of interrupted attempts kept for a resume (``.resume/``)."""
+        return self.file(self.RESUME)
+
+    def resume_dirs(self) -> Iterator[RunDir]:
+        """Every run directory under ``.resume/``, in name order."""
+        return _dirs(self.resume)
+
+
+def _dirs(parent: str) -> Iterator[RunDir]:
+    if not os.path.isdir(parent):
+        return iter(())
+    names = sorted(entry.name for entry in os.scandir(parent) if entry.is_dir())
+    return (RunDir(os.path.join(parent, name)) for name in names)
