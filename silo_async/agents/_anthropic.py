@@ -7,8 +7,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from .._jsonutil import output_text
 from ._loop import Call, Turn, converse
+from ._replay import replays
 from ._sdk import (
     ModelSettings,
     check_client,
@@ -87,7 +90,7 @@ def anthropic(
 
     agent.__name__ = "anthropic"
     agent.__qualname__ = f"anthropic/{model}"  # the run's default label, as --model names it
-    return agent
+    return replays(agent)
 
 
 def _builder(settings: ModelSettings) -> Callable[[], Any]:
@@ -155,7 +158,7 @@ class _MessagesDialogue:
         duration_ms = round((time.perf_counter() - started) * 1000, 3)
         texts, calls, content = _read_blocks(message.content)
         self._assistant = {"role": "assistant", "content": content}
-        return Turn(
+        turn = Turn(
             text="\n".join(texts) or None,
             calls=calls,
             input_tokens=_input_tokens(message.usage),
@@ -164,6 +167,12 @@ class _MessagesDialogue:
             attempts=1 + raw.retries_taken,
             duration_ms=duration_ms,
         )
+        if _rebuilt(turn) != self._assistant:  # thinking blocks, several texts: keep as sent
+            turn = attrs.evolve(turn, provider_message=self._assistant)
+        return turn
+
+    def restore(self, turn: Turn) -> None:
+        self._assistant = turn.provider_message or _rebuilt(turn)
 
     def answered(self, turn: Turn, results: Sequence[ToolResult]) -> None:
         blocks: list[dict[str, Any]] = []
@@ -178,6 +187,18 @@ class _MessagesDialogue:
             blocks.append(block)
         # Every result of one response goes back in one user message, as the API requires.
         self._messages += (self._assistant, {"role": "user", "content": blocks})
+
+
+def _rebuilt(turn: Turn) -> dict[str, Any]:
+    """The assistant message of a turn, rebuilt from the turn alone (its text, then its calls)."""
+    content: list[dict[str, Any]] = []
+    if turn.text is not None:
+        content.append({"type": "text", "text": turn.text})
+    content += [
+        {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
+        for call in turn.calls
+    ]
+    return {"role": "assistant", "content": content}
 
 
 def _read_blocks(blocks: Sequence[Any]) -> tuple[list[str], list[Call], list[dict[str, Any]]]:

@@ -4,6 +4,12 @@ A provider adapter (a :class:`Dialogue`) owns the conversation in its own wire f
 only sees :class:`Turn` values: what the model said, the tool calls it asked for, and the usage
 of that one response. So the loop is written once, and the trace is the same for every
 provider.
+
+A rollout an eval resumes (:mod:`._replay`) takes its first turns from the interrupted
+attempt's recording instead of the model: :func:`recorded_turn` rebuilds each from its
+``model_step`` event, and :meth:`Dialogue.restore` puts it back into the adapter's
+conversation, exactly as the provider sent it (the step carries the provider's own form of
+the turn, ``providerMessage``, whenever ``message`` alone cannot rebuild it).
 """
 
 from __future__ import annotations
@@ -13,11 +19,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
+from .._modelstep import REPLAYED
+from ._replay import PROVIDER_MESSAGE, RecordedStep, current_replay
+
 if TYPE_CHECKING:
     from .._context import AgentContext
     from .._tools import ToolResult
 
-__all__ = ["Call", "Dialogue", "Turn", "converse"]
+__all__ = ["Call", "Dialogue", "Turn", "converse", "recorded_turn"]
 
 
 @attrs.frozen(slots=True)
@@ -48,6 +57,9 @@ class Turn:
         stop_reason: the provider's own reason (``tool_calls``, ``end_turn``, ...).
         attempts: HTTP attempts it took: 1 + the SDK's retries.
         duration_ms: wall time of the request, retries included.
+        provider_message: the turn in the provider's own form, as the conversation sends it
+            back, when :meth:`Dialogue.restore` could not rebuild it from the rest (None
+            otherwise): recorded with the step, so a resumed rollout rebuilds it exactly.
     """
 
     text: str | None
@@ -57,6 +69,7 @@ class Turn:
     stop_reason: str | None
     attempts: int
     duration_ms: float
+    provider_message: dict[str, Any] | None = None
 
     def message(self) -> dict[str, Any]:
         """The assistant turn in the trace's one shape (``model_step.message``)."""
@@ -78,6 +91,29 @@ class Dialogue(Protocol):
         """Append ``turn`` and the results of its calls (same order) to the conversation."""
         ...
 
+    def restore(self, turn: Turn) -> None:
+        """Take ``turn`` (a recorded response) as the model's next one, instead of asking.
+
+        ``answered`` then appends it as if :meth:`ask` had returned it.
+        """
+        ...
+
+
+def recorded_turn(step: RecordedStep) -> Turn:
+    """The :class:`Turn` a recorded ``model_step`` event stands for."""
+    event = step.event
+    message, usage = event["message"], event.get("usage") or {}
+    return Turn(
+        text=message.get("content"),
+        calls=[Call(c["id"], c["name"], c.get("input")) for c in message["toolCalls"]],
+        input_tokens=usage.get("inputTokens"),
+        output_tokens=usage.get("outputTokens"),
+        stop_reason=event.get("stopReason"),
+        attempts=event.get("attempts") or 1,
+        duration_ms=event.get("durationMs") or 0.0,
+        provider_message=event.get(PROVIDER_MESSAGE),
+    )
+
 
 async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns: int) -> Any:
     """Run the loop of DESIGN.md section 9 and return the output.
@@ -87,18 +123,34 @@ async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns:
     without tool calls (its text is the output) or after ``max_turns`` responses, whose tool
     calls still run; then the last text so far is the output, kept current with
     ``set_output`` so a stopped rollout is graded on it too.
+
+    In a rollout that resumes a recording (:func:`~._replay.current_replay`), the recorded
+    responses come first, each going through the same steps (recorded again, marked
+    ``"replayed": true``; its tool calls run into this rollout's world); a replayed call that
+    returns something else than recorded ends the replay, and the model is asked from there.
     """
+    replay = current_replay()
     last_text: str | None = None
     for _ in range(max_turns):
-        turn = await dialogue.ask()
+        recorded = replay.next_step() if replay is not None else None
+        extra: dict[str, Any] = {}
+        if recorded is None:
+            turn = await dialogue.ask()
+        else:
+            turn = recorded_turn(recorded)
+            dialogue.restore(turn)
+            extra[REPLAYED] = True
+        if turn.provider_message is not None:
+            extra[PROVIDER_MESSAGE] = turn.provider_message
         ctx.record_model_step(
-            model=model,
+            model=model if recorded is None else recorded.event.get("model") or model,
             input_tokens=turn.input_tokens,
             output_tokens=turn.output_tokens,
             stop_reason=turn.stop_reason,
             duration_ms=turn.duration_ms,
             attempts=turn.attempts,
             message=turn.message(),
+            **extra,
         )
         if turn.text is not None:
             last_text = turn.text
@@ -106,5 +158,7 @@ async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns:
         if not turn.calls:
             return turn.text
         results = [await ctx.call_tool(call.name, call.input) for call in turn.calls]
+        if recorded is not None and replay is not None and not replay.agrees(recorded, results):
+            ctx._note("resume", {"fromRunId": replay.run_id, "diverged": replay.diverged})
         dialogue.answered(turn, results)
     return last_text

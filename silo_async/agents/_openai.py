@@ -7,8 +7,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from .._jsonutil import output_text
 from ._loop import Call, Turn, converse
+from ._replay import replays
 from ._sdk import (
     ModelSettings,
     check_client,
@@ -91,7 +94,7 @@ def openai_chat(
 
     agent.__name__ = "openai_chat"
     agent.__qualname__ = f"openai/{model}"  # the run's default label, as --model names it
-    return agent
+    return replays(agent)
 
 
 def _builder(settings: ModelSettings) -> Callable[[], Any]:
@@ -182,7 +185,7 @@ class _ChatDialogue:
         ]
         self._assistant = _echo(message.content, tool_calls, calls)
         usage = completion.usage
-        return Turn(
+        turn = Turn(
             text=message.content or None,
             calls=calls,
             input_tokens=None if usage is None else usage.prompt_tokens,
@@ -191,12 +194,37 @@ class _ChatDialogue:
             attempts=1 + raw.retries_taken,
             duration_ms=duration_ms,
         )
+        if _rebuilt(turn) != self._assistant:  # e.g. arguments spaced otherwise: keep as sent
+            turn = attrs.evolve(turn, provider_message=self._assistant)
+        return turn
+
+    def restore(self, turn: Turn) -> None:
+        self._assistant = turn.provider_message or _rebuilt(turn)
 
     def answered(self, turn: Turn, results: Sequence[ToolResult]) -> None:
         append = self._messages.append
         append(self._assistant)
         for call, result in zip(turn.calls, results, strict=True):
             append({"role": "tool", "tool_call_id": call.id, "content": output_text(result.output)})
+
+
+def _rebuilt(turn: Turn) -> dict[str, Any]:
+    """The assistant message of a turn, rebuilt from the turn alone (arguments as json.dumps)."""
+    message: dict[str, Any] = {"role": "assistant", "content": turn.text}
+    if turn.calls:
+        message["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": _arguments_text(call.input)},
+            }
+            for call in turn.calls
+        ]
+    return message
+
+
+def _arguments_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _echo(content: str | None, tool_calls: Sequence[Any], calls: Sequence[Call]) -> dict[str, Any]:
