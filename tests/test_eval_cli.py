@@ -61,7 +61,13 @@ def test_eval_json_ranks_the_solver_first(project: Path) -> None:
     assert data["finished"] == data["planned"] == 8
     out = Path(data["outDir"])
     assert out.parent == project / ".silo" / "evals" and out.name == data["evalId"]
-    assert {p.name for p in out.iterdir()} == {"summary.json", "summary.md", "report.html", "runs"}
+    assert {p.name for p in out.iterdir()} == {
+        "eval.json",
+        "summary.json",
+        "summary.md",
+        "report.html",
+        "runs",
+    }
     lines = (out / "runs" / "index.jsonl").read_text().splitlines()
     assert len(lines) == 8 and json.loads(lines[0])["agent"] == "solver"
 
@@ -200,7 +206,7 @@ def test_ctrl_c_keeps_finished_rollouts(project: Path) -> None:
     runs = project / "ev" / "runs"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if runs.is_dir() and len(os.listdir(runs)) >= 6:
+        if runs.is_dir() and sum(p.is_dir() for p in runs.iterdir()) >= 6:
             break
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)

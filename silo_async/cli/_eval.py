@@ -7,7 +7,8 @@ directory under ``runs/`` (so deleting an eval deletes its runs), ``runs/index.j
 Progress (rich, when installed) is drawn on stderr only when stderr is a terminal and ``--json``
 is not given, at most four times a second, from counters the eval updates per rollout. Ctrl-C
 cancels the eval: rollouts that finished are kept, the summary of what finished is written, and
-the command exits 130.
+the command exits 130. ``--resume EVAL_DIR`` continues a killed or cancelled eval from its
+``eval.json`` (:mod:`._eval_resume`).
 """
 
 from __future__ import annotations
@@ -25,17 +26,18 @@ from .._agentload import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
 from .._environment import Environment
 from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
+from ..eval._evalfile import read_plan
 from ..eval._prices import Prices, PricesError, read_prices
 from ._common import (
     check_agent_specs,
     echo_json,
-    env_option,
     environment_store,
     json_option,
     limit_options,
     run_async,
 )
 from ._errors import fail
+from ._eval_resume import resume_inputs
 from ._eval_text import rel as _rel
 from ._eval_text import summary_text
 from ._executor import build_executor, executor_options
@@ -159,7 +161,8 @@ class _Display:
             return
         self.draws += 1
         if p is not None:
-            info = f"pass {p.passes} · faults {p.faults} · ended early {p.ended_early}"
+            info = f"kept {p.kept} · " if p.kept else ""
+            info += f"pass {p.passes} · faults {p.faults} · ended early {p.ended_early}"
             info += f" · {p.rate:,.0f}/s"
             self.progress.update(self.task, completed=p.done, info=info)
         self.progress.refresh()
@@ -211,7 +214,13 @@ def _stopped_at_once(target: Path, cwd: Path) -> str:
 
 
 @click.command("eval", short_help="Evaluate agents on tasks, many runs each, with a report.")
-@env_option
+@click.option(
+    "--env",
+    "env_name",
+    default=None,
+    metavar="NAME",
+    help="Environment name (required, except with --resume).",
+)
 @click.option("--task", "tasks", multiple=True, metavar="ID", help="A task (repeatable).")
 @click.option(
     "--tasks",
@@ -270,12 +279,22 @@ def _stopped_at_once(target: Path, cwd: Path) -> str:
     help='Token prices per million tokens by model, JSON: {"MODEL": {"input": 0.4, '
     '"output": 1.6}} ("*" for any other model); adds cost to every summary.',
 )
+@click.option(
+    "--resume",
+    "resume_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="EVAL_DIR",
+    help="Continue the eval in EVAL_DIR (killed, or stopped with Ctrl-C) from its eval.json: "
+    "finished rollouts are kept, the others run, the summary is written. Plan flags may only "
+    "repeat the plan's values; --concurrency and the executor flags may change.",
+)
 @executor_options
 @json_option
 @click.pass_context
 def eval_command(
     ctx: click.Context,
-    env_name: str,
+    env_name: str | None,
     tasks: tuple[str, ...],
     task_list: list[str] | None,
     agent_specs: tuple[str, ...],
@@ -294,6 +313,7 @@ def eval_command(
     ray_address: str | None,
     workers: int | None,
     worker_concurrency: int | None,
+    resume_dir: Path | None,
     as_json: bool,
 ) -> None:
     """Evaluate one or more agents on an environment's tasks and write a report.
@@ -305,16 +325,23 @@ def eval_command(
     exits 1 when an agent's pass rate is below RATE (after writing everything).
     With --executor ray the rollouts run on a pool of Ray workers (all cores of this machine,
     or the cluster --ray-address names), with the same results and files.
+    With --resume EVAL_DIR an eval that was killed or stopped continues where it was: its
+    finished rollouts are kept and the rest run, with the same results as if it never stopped.
     """
     if tasks and task_list:
         raise click.UsageError(
             "use --task ID (repeatable) or --tasks all|ID,ID..., not both (they say the same)."
         )
+    cwd = Path.cwd()
+    if resume_dir is not None:
+        _resume(ctx, resume_dir, cwd)
+        return
+    if env_name is None:
+        raise click.UsageError("Missing option '--env' (it may be left out only with --resume).")
     all_tasks = task_list == ["all"]
     tasks = tuple(task_list) if task_list and not all_tasks else tasks
     check_model_flags(model_specs, base_url, max_turns)
     runner = build_executor(executor, ray_address, workers, worker_concurrency)
-    cwd = Path.cwd()
     prices = _prices(prices_file)
     store = environment_store(env_name)
     environment, project_dir = store.load(), store.project.cwd
@@ -325,7 +352,6 @@ def eval_command(
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         fail("out_dir_not_empty", f'Eval directory "{target}" already exists and is not empty.')
     total = len(task_ids) * len(agents) * runs
-    display = _Display(not as_json and sys.stderr.isatty(), total)
 
     def start(on_progress: Callable[[EvalProgress], None]) -> Any:
         return evaluate(
@@ -344,6 +370,66 @@ def eval_command(
             executor=runner,
         )
 
+    _execute(ctx, start, target, cwd, total)
+
+
+def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
+    """``eval --resume EVAL_DIR``: the plan's eval, continued."""
+    values = ctx.params
+    plan = read_plan(eval_dir)
+    inputs = resume_inputs(
+        ctx,
+        plan,
+        eval_dir,
+        values,
+        lambda specs, models, url, turns: _all_agents(specs, models, url, turns, cwd),
+        _select_tasks,
+        _prices,
+    )
+    total = len(plan.tasks) * len(plan.agents) * plan.runs
+    quiet = values["as_json"]
+    told = False
+
+    def start(on_progress: Callable[[EvalProgress], None]) -> Any:
+        def progress(p: EvalProgress) -> None:
+            nonlocal told
+            if not told and not quiet:  # the first snapshot: what the resume kept
+                told = True
+                click.echo(
+                    f"Resuming eval {plan.eval_id} in {_rel(eval_dir, cwd)}: {p.kept} of "
+                    f"{p.total} rollouts kept, {p.left} to run.",
+                    err=True,
+                )
+            on_progress(p)
+
+        return evaluate(
+            inputs.environment,
+            plan.tasks,
+            inputs.agents,
+            runs=plan.runs,
+            concurrency=inputs.concurrency,
+            max_tool_calls=plan.limits.max_tool_calls,
+            timeout=plan.limits.timeout,
+            token_limit=plan.limits.token_limit,
+            prices=plan.prices,
+            resume=eval_dir,
+            on_progress=progress,
+            executor=inputs.executor,
+        )
+
+    _execute(ctx, start, eval_dir, cwd, total)
+
+
+def _execute(
+    ctx: click.Context,
+    start: Callable[[Callable[[EvalProgress], None]], Any],
+    target: Path,
+    cwd: Path,
+    total: int,
+) -> None:
+    """Run the eval ``start`` begins (progress, Ctrl-C), then print and check its summary."""
+    as_json, fail_under = ctx.params["as_json"], ctx.params["fail_under"]
+    display = _Display(not as_json and sys.stderr.isatty(), total)
     interrupts = Interrupts(
         "Stopping: the rollouts in flight are being graded and the summary of what finished "
         "written.",
@@ -354,14 +440,39 @@ def eval_command(
     if summary is None:
         _report_cancelled(target, cwd, as_json)
         ctx.exit(EXIT_INTERRUPTED)
+    resumed = summary.resumed
+    if resumed is not None and resumed.finished:
+        _nothing_to_resume(summary, target, cwd, as_json)
+        return
     below = [] if fail_under is None else summary.below(fail_under)
     if as_json:
         extra = {} if fail_under is None else {"failUnder": {"rate": fail_under, "below": below}}
+        if resumed is not None:
+            extra["resumed"] = resumed.to_dict()
         echo_json({**summary.to_dict(), "outDir": str(target), **extra})
     else:
+        if resumed is not None:
+            click.echo(
+                f"Resumed eval {summary.eval_id}: {resumed.kept} rollouts kept, "
+                f"{resumed.rerun} run now."
+            )
         click.echo(summary_text(summary, cwd))
     if below:
         _fail_under(summary, below, fail_under or 0.0, _rel(target, cwd))
+
+
+def _nothing_to_resume(summary: EvalSummary, target: Path, cwd: Path, as_json: bool) -> None:
+    message = (
+        f"Nothing to resume: eval {summary.eval_id} in {_rel(target, cwd)} finished, "
+        f"{summary.finished} of {summary.planned} rollouts; its summary is "
+        f"{_rel(target, cwd)}/summary.json."
+    )
+    if as_json:
+        resumed = summary.resumed.to_dict() if summary.resumed is not None else {}
+        echo_json({**read_summary(target), "outDir": str(target), "resumed": resumed})
+        click.echo(message, err=True)
+    else:
+        click.echo(message)
 
 
 def _prices(path: Path | None) -> Prices | None:

@@ -9,40 +9,58 @@ here either way.
 Every rollout is a plain :func:`silo_async.run` with ``runs_dir=<eval dir>/runs``, so an eval
 directory is self-contained: its ``runs/`` holds every rollout's artifacts next to the index that
 points at them. Per rollout, the eval keeps a small record and (for the report) compact details;
-the event loop pays nothing else: the progress callback is the caller's to keep cheap, and every
-file of the eval is written once, at the end, off the loop.
+the event loop pays one small append to ``runs/index.jsonl`` per finished rollout and nothing
+else: the progress callback is the caller's to keep cheap, and the summary files are written
+once, at the end, off the loop.
+
+An eval survives being killed (DESIGN §15): ``eval.json`` (:mod:`._evalfile`) holds its plan
+before the first rollout starts, the index grows as rollouts finish, and ``resume=EVAL_DIR``
+continues it (:mod:`._resume`): finished rollouts kept, the others run, the summary written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.to_thread
 import attrs
 
 from .._environment import Environment
-from .._limits import Limits, resolve_limits
+from .._errors import SiloError
+from .._jsonutil import compact_json
+from .._limits import DEFAULT_LIMITS, Limits, resolve_limits
 from .._many import check_counts, check_tasks
 from .._runner import Agent
 from .._trace import utc_now_iso
+from ..agents._replay import can_replay
+from ..runs import EvalDir
+from ..runs._appender import LineAppender
 from ._compare import compare, equal_work
-from ._executor import Details, Executor, ExecutorReport, LocalExecutor, RolloutJob
+from ._evalfile import EvalPlan, agent_ref, check_given, new_plan, read_plan, write_plan
+from ._executor import Details, Executor, ExecutorReport, LocalExecutor, PlanEntry, RolloutJob
 from ._interrupted import recover_interrupted
 from ._prices import Prices
 from ._records import RolloutRecord
 from ._report_data import DetailStore
+from ._resume import ResumeState, remove_parked, survey, tidy
 from ._stats import default_ks
 from ._store import write_eval_dir
-from ._summary import EvalSummary
+from ._summary import EvalSummary, Resumed
 
 __all__ = ["EvalProgress", "evaluate", "new_eval_id"]
 
 #: How long writing the summary may take once the eval is cancelled.
 WRITE_GRACE_S = 60.0
+
+#: ``evaluate``'s defaults: a resume takes the plan's value for an argument left at its default.
+DEFAULT_RUNS = 1
+DEFAULT_CONCURRENCY = 64
 
 
 @attrs.frozen
@@ -54,8 +72,10 @@ class EvalProgress:
         done: rollouts finished.
         passes: finished rollouts that passed.
         faults: finished rollouts with an environment fault.
-        elapsed_s: seconds since the eval started.
+        elapsed_s: seconds since the eval started (or resumed).
         ended_early: finished rollouts that did not complete (agent error, timeout, a limit).
+        kept: rollouts a resumed eval kept from before it was interrupted (counted in
+            ``done``, ``passes``, ``faults`` and ``ended_early`` too); 0 for a new eval.
     """
 
     total: int
@@ -64,11 +84,17 @@ class EvalProgress:
     faults: int
     elapsed_s: float
     ended_early: int = 0
+    kept: int = 0
+
+    @property
+    def left(self) -> int:
+        """Rollouts still to run."""
+        return self.total - self.done
 
     @property
     def rate(self) -> float:
-        """Rollouts finished per second so far."""
-        return self.done / self.elapsed_s if self.elapsed_s > 0 else 0.0
+        """Rollouts finished per second so far (by this run: kept ones aside)."""
+        return (self.done - self.kept) / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
 
 def new_eval_id(now: float | None = None) -> str:
@@ -98,27 +124,38 @@ def _check_args(
 class _Collector:
     """Per-rollout bookkeeping: records and details by plan slot, counters for progress.
 
-    It is the executor's :class:`~silo_async.eval._executor.Books`: told when a slot starts and
-    when it finishes (on the event loop).
+    It is the executor's :class:`~silo_async.eval._executor.Books`: told when a slot of the
+    executor's job starts and when it finishes (on the event loop). The job holds the plan
+    slots left to run (``todo``: all of them, unless the eval resumed), in plan order.
     """
 
-    def __init__(self, total: int, base: Path | None, details: bool) -> None:
+    def __init__(
+        self, total: int, details: bool, todo: list[int], index: LineAppender | None
+    ) -> None:
         self.total = total
-        self.base = base
         self.keep_details = details
+        self.todo = todo  # the job's slot -> the plan's slot
+        self.index = index
         self.records: list[RolloutRecord | None] = [None] * total
         self.details: list[int] = [-1] * total  # ids in ``store``
         self.store = DetailStore()
-        self.done = self.passes = self.faults = self.early = 0
-        self.started = 0  # workers take slots in plan order: every slot below this has started
+        self.done = self.passes = self.faults = self.early = self.kept = 0
+        self.started = 0  # workers take slots in job order: every slot below this has started
         self.clock0 = time.perf_counter()
         self.on_progress: Callable[[EvalProgress], None] | None = None
+
+    def keep(self, slot: int, record: RolloutRecord, details: Details) -> None:
+        """Count in a rollout a resumed eval kept (plan slot ``slot``)."""
+        self.add(slot, record, details)
+        self.kept += 1
 
     def begin(self, slot: int) -> None:
         self.started = max(self.started, slot + 1)
 
     def deliver(self, slot: int, record: RolloutRecord, details: Details) -> None:
-        progress = self.add(slot, record, details)
+        if self.index is not None:  # its run directory is complete: now the index may say so
+            self.index.append(compact_json(record.to_dict()))
+        progress = self.add(self.todo[slot], record, details)
         if self.on_progress is not None:
             self.on_progress(progress)
 
@@ -130,8 +167,13 @@ class _Collector:
         self.passes += record.passed
         self.faults += record.env_fault
         self.early += record.termination_reason != "completed"
+        return self.progress()
+
+    def progress(self) -> EvalProgress:
         elapsed = time.perf_counter() - self.clock0
-        return EvalProgress(self.total, self.done, self.passes, self.faults, elapsed, self.early)
+        return EvalProgress(
+            self.total, self.done, self.passes, self.faults, elapsed, self.early, self.kept
+        )
 
     def finished(self) -> tuple[list[RolloutRecord], list[int]]:
         """The finished rollouts in plan order, and each one's details id in ``store``."""
@@ -139,8 +181,12 @@ class _Collector:
         return [r for r, _ in pairs], [d for _, d in pairs]
 
     def in_flight(self) -> list[int]:
-        """Slots that started and did not finish (a cancellation cut them short)."""
-        return [i for i in range(self.started) if self.records[i] is None]
+        """Plan slots that started and did not finish (a cancellation cut them short)."""
+        return [s for s in self.todo[: self.started] if self.records[s] is None]
+
+    def close(self) -> None:
+        if self.index is not None:
+            self.index.close()
 
 
 async def evaluate(
@@ -148,8 +194,8 @@ async def evaluate(
     tasks: Sequence[str] | str | None,
     agents: Mapping[str, Agent],
     *,
-    runs: int = 1,
-    concurrency: int = 64,
+    runs: int = DEFAULT_RUNS,
+    concurrency: int = DEFAULT_CONCURRENCY,
     max_tool_calls: int = 100,
     timeout: float | None = 120.0,
     token_limit: int | None = None,
@@ -160,24 +206,36 @@ async def evaluate(
     executor: Executor | None = None,
     prices: Prices | Mapping[str, Mapping[str, float]] | None = None,
     limits: Limits | None = None,
+    resume: str | Path | None = None,
 ) -> EvalSummary:
     """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each.
 
     Every rollout (tasks × agents × runs) is one :func:`silo_async.run` on a fresh world, at
     most ``concurrency`` at once (by default in this event loop: one task group, a fixed pool
     of workers; ``executor=silo.RayExecutor(...)`` runs them on Ray workers). When ``out_dir`` is
-    given it becomes the eval directory: rollouts write ``out_dir/runs/<run_id>/``, and at the
-    end ``summary.json``, ``summary.md``, ``runs/index.jsonl`` and (with ``report``)
-    ``report.html`` are written.
+    given it becomes the eval directory: ``eval.json`` (the plan) is written first, rollouts
+    write ``out_dir/runs/<run_id>/`` and a line of ``runs/index.jsonl`` each as they finish,
+    and at the end ``summary.md``, (with ``report``) ``report.html`` and, last,
+    ``summary.json`` are written.
 
     On cancellation (Ctrl-C, a cancelled scope) rollouts in flight write their own artifacts,
     the summary of the rollouts that finished is written (shielded, within ``WRITE_GRACE_S``),
     and the cancellation propagates.
 
+    ``resume=EVAL_DIR`` continues an eval that was killed or cancelled (DESIGN §15): its
+    finished rollouts are kept, torn and cut-short ones removed and run again (a model
+    agent's continuing from its recorded responses), the missing ones run, and the summary is
+    written into ``EVAL_DIR``, which keeps its ``evalId``. The plan comes from its
+    ``eval.json``: pass the same ``env`` and ``agents`` (same labels, same order); any other
+    argument left at its default takes the plan's value, and one given with another value is
+    refused (``resume_conflict``); ``concurrency``, ``executor``, ``report`` and
+    ``on_progress`` may differ. Resuming an eval that finished runs and writes nothing
+    (``summary.resumed.finished``).
+
     Args:
         env: the environment.
         tasks: task ids in the order to report them (a single id is accepted too; ``None``:
-            every task of ``env``, in its order).
+            every task of ``env``, in its order; with ``resume``: the plan's).
         agents: ``{label: agent}``; labels name the agents in every output.
         runs: rollouts per task and agent (>= 1).
         concurrency: the most rollouts in flight at once (>= 1).
@@ -186,8 +244,9 @@ async def evaluate(
         token_limit: per rollout, recorded tokens that stop the agent (``None``: no limit).
         out_dir: the eval directory (created; must not exist or be empty); None writes nothing.
         eval_id: the eval's id (default: a fresh time-sortable id).
-        on_progress: called on the event loop after each rollout with an :class:`EvalProgress`;
-            it must be cheap (store the snapshot, render elsewhere).
+        on_progress: called on the event loop after each rollout with an :class:`EvalProgress`
+            (and once at the start of a resumed eval, with what it kept); it must be cheap
+            (store the snapshot, render elsewhere).
         report: also write ``report.html`` (and keep compact per-rollout details for it).
         executor: where the rollouts run (default: this event loop). Checked before anything
             is written.
@@ -196,100 +255,312 @@ async def evaluate(
             rollout's model steps.
         limits: per rollout, the three limits as one :class:`~silo_async.Limits` (instead of
             the keywords).
+        resume: an eval directory to continue (it is also the output: ``out_dir`` may only
+            name the same directory).
 
     Returns:
-        The :class:`EvalSummary` of every rollout.
+        The :class:`EvalSummary` of every rollout (``resumed`` says what a resume kept and ran).
 
     Raises:
         SiloError: an unknown task or verifier, before any rollout starts; ``executor_invalid``
-            or ``executor_unavailable`` when the executor cannot run this eval.
+            or ``executor_unavailable`` when the executor cannot run this eval;
+            ``eval_not_found`` (``resume`` is not an eval directory) or ``resume_conflict``
+            (an argument differs from the resumed eval's plan).
         ValueError: invalid arguments.
         TypeError: ``limits=`` given together with a limit keyword.
         FileExistsError: ``out_dir`` exists and is not empty.
     """
-    if tasks is None:
-        task_ids = [t.id for t in env.tasks]
-    else:
-        task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
-    _check_args(env, task_ids, agents, runs, concurrency)
-    resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+    limits = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     if prices is not None and not isinstance(prices, Prices):
         prices = Prices.from_dict(prices)
-    eval_dir = Path(out_dir) if out_dir is not None else None
-    labels = list(agents)
-    plan = [(t, a, n) for t in task_ids for a in labels for n in range(1, runs + 1)]
-    collector = _Collector(len(plan), eval_dir, report and eval_dir is not None)
-    job = RolloutJob(
-        env=env,
-        agents=dict(agents),
-        plan=plan,
-        concurrency=concurrency,
-        limits=resolved,
-        runs_dir=eval_dir / "runs" if eval_dir is not None else None,
-        base=eval_dir,
-        details=collector.keep_details,
-        prices=prices,
-    )
-    prepared = (executor or LocalExecutor()).prepare(job)  # refuses before any file is written
-    if eval_dir is not None:
-        _prepare_dir(eval_dir)
-    executor_report = ExecutorReport()
-    started, clock0 = time.time(), time.perf_counter()
-    eval_id = eval_id or new_eval_id(started)
-    collector.on_progress = on_progress
+    if resume is None:
+        if tasks is None:
+            task_ids = [t.id for t in env.tasks]
+        else:
+            task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
+        _check_args(env, task_ids, agents, runs, concurrency)
+        eval_dir = Path(out_dir) if out_dir is not None else None
+        eval_id = eval_id or new_eval_id()
+        plan = new_plan(
+            eval_id,
+            env,
+            task_ids,
+            agents,
+            runs=runs,
+            limits=limits,
+            concurrency=concurrency,
+            prices=None if prices is None else prices.to_dict(),
+            executor=executor,
+        )
+    else:
+        eval_dir = Path(resume)
+        plan = _resumed_plan(eval_dir, env, tasks, agents, runs, limits, prices, out_dir, eval_id)
+        if concurrency == DEFAULT_CONCURRENCY:
+            concurrency = plan.concurrency
+        _check_args(env, plan.tasks, agents, plan.runs, concurrency)
+    resumed = resume is not None
+    run = _Run(env, agents, plan, eval_dir, concurrency, report, executor, resumed=resumed)
+    return await run.start(on_progress)
 
-    def summary(cancelled: bool) -> EvalSummary:
+
+def _resumed_plan(
+    eval_dir: Path,
+    env: Environment,
+    tasks: Sequence[str] | str | None,
+    agents: Mapping[str, Agent],
+    runs: int,
+    limits: Limits,
+    prices: Prices | None,
+    out_dir: str | Path | None,
+    eval_id: str | None,
+) -> EvalPlan:
+    """The plan of the eval in ``eval_dir``, once the arguments given agree with it."""
+    plan = read_plan(eval_dir)
+    if out_dir is not None and Path(out_dir).absolute() != eval_dir.absolute():
+        raise _conflict(plan, "out_dir=", os.fspath(out_dir), os.fspath(eval_dir))
+    if eval_id is not None and eval_id != plan.eval_id:
+        raise _conflict(plan, "eval_id=", eval_id, plan.eval_id)
+    given: dict[str, Any] = {
+        "environment": env.name,
+        "agents": [agent_ref(label, agent) for label, agent in agents.items()],
+    }
+    if tasks is not None:
+        given["tasks"] = [tasks] if isinstance(tasks, str) else list(tasks)
+    if runs != DEFAULT_RUNS:
+        given["runs"] = runs
+    defaults = DEFAULT_LIMITS.config()
+    given.update({k: v for k, v in limits.config().items() if v != defaults[k]})
+    if prices is not None:
+        given["prices"] = prices.to_dict()
+    check_given(plan, given, eval_dir, cli=False)
+    return plan
+
+
+def _conflict(plan: EvalPlan, name: str, given: str, planned: str) -> SiloError:
+    return SiloError(
+        "resume_conflict",
+        f"{name} {given} differs from eval {plan.eval_id}, which resumes in {planned}: a "
+        f"resumed eval writes into its own directory. Leave {name.rstrip('=')} out.",
+        {"setting": name.rstrip("="), "given": given, "planned": planned},
+    )
+
+
+class _Run:
+    """One run of an eval's plan: a new eval, or the rest of one that resumes."""
+
+    def __init__(
+        self,
+        env: Environment,
+        agents: Mapping[str, Agent],
+        plan: EvalPlan,
+        eval_dir: Path | None,
+        concurrency: int,
+        report: bool,
+        executor: Executor | None,
+        *,
+        resumed: bool,
+    ) -> None:
+        self.env, self.agents, self.plan, self.eval_dir = env, dict(agents), plan, eval_dir
+        self.concurrency, self.report, self.executor = concurrency, report, executor
+        self.resumed = resumed
+        self.prices = None if plan.prices is None else Prices.from_dict(plan.prices)
+        self.entries: list[PlanEntry] = [
+            (t, a, n) for t in plan.tasks for a in plan.labels for n in range(1, plan.runs + 1)
+        ]
+        self.keep_details = report and eval_dir is not None
+        self.executor_report = ExecutorReport()
+        self.clock0 = time.perf_counter()
+        self.started = time.time()
+
+    async def start(self, on_progress: Callable[[EvalProgress], None] | None) -> EvalSummary:
+        """Prepare the directory and the executor, run what is left, write the summary."""
+        state = await self._survey()
+        if state is not None and state.finished_summary is not None:
+            return self._finished(state)
+        todo = list(range(len(self.entries))) if state is None else state.todo
+        eval_dir = self.eval_dir
+        index = LineAppender(EvalDir(eval_dir).file(EvalDir.INDEX)) if eval_dir else None
+        collector = _Collector(len(self.entries), self.keep_details, todo, index)
+        if state is not None:
+            for slot, record in state.kept.items():
+                collector.keep(slot, record, state.details.get(slot))
+        job = RolloutJob(
+            env=self.env,
+            agents=self.agents,
+            plan=[self.entries[i] for i in todo],
+            concurrency=self.concurrency,
+            limits=self.plan.limits,
+            runs_dir=eval_dir / "runs" if eval_dir is not None else None,
+            base=eval_dir,
+            details=self.keep_details,
+            prices=self.prices,
+            replays={} if state is None else state.replays,
+            keep=frozenset() if state is None else state.kept_ids,
+        )
+        prepared = (self.executor or LocalExecutor()).prepare(job)  # refuses before any write
+        if eval_dir is not None:
+            await self._prepare_dir(eval_dir, state)
+        self.clock0, self.started = time.perf_counter(), time.time()
+        collector.clock0, collector.on_progress = self.clock0, on_progress
+        if on_progress is not None and self.resumed:  # what was kept, before anything runs
+            on_progress(collector.progress())
+        try:
+            return await self._run(prepared, collector, len(todo))
+        finally:
+            collector.close()
+
+    async def _survey(self) -> ResumeState | None:
+        if not self.resumed or self.eval_dir is None:
+            return None
+        replayable = {label for label, agent in self.agents.items() if can_replay(agent)}
+        return await anyio.to_thread.run_sync(
+            lambda: survey(
+                self.eval_dir,  # type: ignore[arg-type]
+                self.plan.eval_id,
+                self.entries,
+                replayable,
+                prices=self.prices,
+                details=self.keep_details,
+            )
+        )
+
+    async def _prepare_dir(self, eval_dir: Path, state: ResumeState | None) -> None:
+        if state is not None:
+            await anyio.to_thread.run_sync(tidy, eval_dir, state, self.entries)
+            return
+        await anyio.to_thread.run_sync(_make, eval_dir, self.plan)
+
+    async def _run(self, prepared: Any, collector: _Collector, todo: int) -> EvalSummary:
+        resumed = Resumed(collector.kept, todo) if self.resumed else None
+        try:
+            await prepared.run(collector, self.executor_report)
+        except anyio.get_cancelled_exc_class():
+            collector.close()
+            cut = [self.entries[i] for i in collector.in_flight()]
+            with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
+                summary = self.summary(collector, cancelled=True, resumed=resumed)
+                await _write(summary, collector, self.report, cut)
+            raise
+        except SiloError:
+            if not self.resumed and collector.started == 0 and self.eval_dir is not None:
+                _unmake(self.eval_dir)  # refused before any rollout: leave nothing behind
+            raise
+        collector.close()
+        result = self.summary(collector, cancelled=False, resumed=resumed)
+        # Every rollout finished: a Ctrl-C now must not lose the files (bounded all the same).
+        with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
+            await _write(result, collector, self.report)
+        return result
+
+    def summary(
+        self, collector: _Collector, *, cancelled: bool, resumed: Resumed | None
+    ) -> EvalSummary:
         records, _ = collector.finished()
+        return self.summary_of(
+            records,
+            config={
+                "concurrency": self.concurrency,
+                **self.executor_report.config,
+            },
+            cancelled=cancelled,
+            # A resumed eval started when its plan was written; its wall time is this run's.
+            timing=(
+                self.plan.created_at if self.resumed else utc_now_iso(self.started),
+                utc_now_iso(),
+                time.perf_counter() - self.clock0,
+            ),
+            resumed=resumed,
+        )
+
+    def summary_of(
+        self,
+        records: list[RolloutRecord],
+        *,
+        config: dict[str, Any],
+        cancelled: bool,
+        timing: tuple[str, str, float],
+        resumed: Resumed | None,
+        retries: int | None = None,
+        start_ms: float | None = None,
+    ) -> EvalSummary:
+        plan, env = self.plan, self.env
+        task_ids, labels = plan.tasks, plan.labels
         # A partial eval compares only the work every agent did equally (tasks and runs).
         fair, compared = equal_work(records, task_ids, labels)
         kept = {id(r) for r in fair}
         shown = [r for r in records if id(r) in kept or r.task_id not in compared]
+        report = self.executor_report
         return EvalSummary(
-            eval_id=eval_id,
+            eval_id=plan.eval_id,
             environment=env.name,
             tasks=[env.task(t) for t in task_ids],
             agents=labels,
             config={
                 "tasks": task_ids,
                 "agents": labels,
-                "runs": runs,
-                "concurrency": concurrency,
-                **resolved.config(),
-                **({} if prices is None else {"prices": prices.to_dict()}),
-                **executor_report.config,
+                "runs": plan.runs,
+                "concurrency": config.pop("concurrency"),
+                **plan.limits.config(),
+                **({} if plan.prices is None else {"prices": plan.prices}),
+                **config,
             },
-            planned=len(plan),
+            planned=len(self.entries),
             records=records,
-            comparison=compare(shown, task_ids, labels, default_ks(runs), compared),
-            complete=len(records) == len(plan),
+            comparison=compare(shown, task_ids, labels, default_ks(plan.runs), compared),
+            complete=len(records) == len(self.entries),
             cancelled=cancelled,
-            started_at=utc_now_iso(started),
-            finished_at=utc_now_iso(),
-            wall_ms=(time.perf_counter() - clock0) * 1000,
-            out_dir=eval_dir,
+            started_at=timing[0],
+            finished_at=timing[1],
+            wall_ms=timing[2] * 1000,
+            out_dir=self.eval_dir,
             compared=compared,
-            infra_retries=executor_report.infra_retries,
-            executor_start_ms=executor_report.start_ms,
+            infra_retries=report.infra_retries if retries is None else retries,
+            executor_start_ms=report.start_ms if start_ms is None else start_ms,
+            resumed=resumed,
         )
 
-    try:
-        await prepared.run(collector, executor_report)
-    except anyio.get_cancelled_exc_class():
-        cut = [plan[i] for i in collector.in_flight()]
-        with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
-            await _write(summary(cancelled=True), collector, report, cut)
-        raise
-    result = summary(cancelled=False)
-    # Every rollout finished: a Ctrl-C now must not lose the files (bounded all the same).
-    with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
-        await _write(result, collector, report)
-    return result
+    def _finished(self, state: ResumeState) -> EvalSummary:
+        """The summary of an eval that had finished: read back, nothing run or written."""
+        data = state.finished_summary or {}
+        records = [state.kept[i] for i in range(len(self.entries))]
+        config = dict(data.get("config") or {})
+        for key in ("tasks", "agents", "runs", "maxToolCalls", "timeoutMs", "tokenLimit"):
+            config.pop(key, None)
+        config.pop("prices", None)
+        config.setdefault("concurrency", self.plan.concurrency)
+        return self.summary_of(
+            records,
+            config=config,
+            cancelled=False,
+            timing=(
+                str(data.get("startedAt", "")),
+                str(data.get("finishedAt", "")),
+                float(data.get("wallMs", 0.0)) / 1000,
+            ),
+            resumed=Resumed(len(records), 0, finished=True),
+            retries=int(data.get("infraRetries", 0)),
+            start_ms=float(data.get("executorStartMs", 0.0)),
+        )
 
 
-def _prepare_dir(eval_dir: Path) -> None:
+def _make(eval_dir: Path, plan: EvalPlan) -> None:
+    """Make a new eval's directory: its plan first (without one, nothing ran), then ``runs/``."""
     if eval_dir.exists() and (not eval_dir.is_dir() or any(eval_dir.iterdir())):
         raise FileExistsError(f'Eval directory "{eval_dir}" already exists and is not empty.')
-    (eval_dir / "runs").mkdir(parents=True, exist_ok=True)
+    eval_dir.mkdir(parents=True, exist_ok=True)
+    write_plan(eval_dir, plan)
+    (eval_dir / "runs").mkdir(exist_ok=True)
+
+
+def _unmake(eval_dir: Path) -> None:
+    """Remove what a new eval made before its executor refused it (nothing ran)."""
+    out = EvalDir(eval_dir)
+    for name in (EvalDir.INDEX, EvalDir.EVAL):
+        with contextlib.suppress(OSError):
+            os.unlink(out.file(name))
+    for directory in (out.runs, os.fspath(eval_dir)):
+        with contextlib.suppress(OSError):
+            os.rmdir(directory)
 
 
 async def _write(
@@ -309,6 +580,8 @@ async def _write(
             known = {r.run_id for r in summary.records}
             done = attrs.evolve(summary, interrupted=recover_interrupted(out, cut, known))
         write_eval_dir(done, (collector.store.texts, refs) if report else None)
+        if done.complete:
+            remove_parked(out)  # every rerun finished: no recording is needed any more
 
     # Rendering 10,000 rollouts takes a moment: do it in a worker thread, off the event loop.
     await anyio.to_thread.run_sync(write, abandon_on_cancel=True)

@@ -9,10 +9,12 @@ a rollout's files are the same wherever it ran.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+import anyio.to_thread
 import attrs
 
 from .._environment import Environment
@@ -22,6 +24,7 @@ from .._runner import Agent, run_agent
 from .._setup import RolloutSetup
 from .._task import Task
 from .._verify import Verifier
+from ..agents._replay import continuing
 from ._details import compact_details
 from ._prices import Prices
 from ._records import RolloutRecord
@@ -71,6 +74,10 @@ class RolloutJob:
         base: the eval directory; records name run directories relative to it.
         details: keep compact per-rollout details for the report.
         prices: the eval's price table, so records carry their cost (None: no cost).
+        replays: for a resumed eval, the recording (an interrupted attempt's run directory,
+            absolute) that the rerun of a model agent's rollout continues, by plan entry.
+        keep: run ids of the directories under ``runs_dir`` that the eval kept from before
+            it resumed (an executor never removes them).
     """
 
     env: Environment
@@ -82,6 +89,8 @@ class RolloutJob:
     base: Path | None
     details: bool
     prices: Prices | None = None
+    replays: Mapping[PlanEntry, str] = attrs.field(factory=dict)
+    keep: frozenset[str] = frozenset()
     # Each task and its verifier, looked up once (on its first rollout), not once per rollout.
     _tasks: dict[str, tuple[Task, Verifier]] = attrs.field(
         init=False, factory=dict, repr=False, eq=False
@@ -147,9 +156,19 @@ class Executor(Protocol):
 
 
 async def run_plan_entry(job: RolloutJob, entry: PlanEntry) -> tuple[RolloutRecord, Details]:
-    """Run one plan entry on the rollout core; its record and (if kept) details."""
-    _, label, run_no = entry
-    result = await run_agent(job.setup(entry), job.agents[label])
+    """Run one plan entry on the rollout core; its record and (if kept) details.
+
+    The rerun of an interrupted model agent's rollout continues its recording (``replays``),
+    which is removed once the rerun has written its own run directory.
+    """
+    task_id, label, run_no = entry
+    agent = job.agents[label]
+    recording = job.replays.get(entry)
+    if recording is not None:
+        agent = await continuing(agent, recording, job.env, task_id)
+    result = await run_agent(job.setup(entry), agent)
+    if recording is not None:
+        await anyio.to_thread.run_sync(shutil.rmtree, recording, True)
     record = RolloutRecord.from_result(result, label, run_no, job.base, job.prices)
     return record, compact_details(result) if job.details else None
 

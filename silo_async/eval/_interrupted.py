@@ -30,11 +30,17 @@ Free = dict[tuple[str, str], list[int]]
 
 def _record(run_dir: Path, eval_dir: Path, slots: Free) -> RolloutRecord:
     # Lenient: a trace line torn by the interruption does not make a graded rollout unusable.
-    result = load_run(run_dir, strict=False).to_run_result()
+    recorded = load_run(run_dir, strict=False)
+    result = recorded.to_run_result()
     free = slots.get((result.task.id, result.agent_name), [])
-    # Runs start in plan order and run ids sort by start time, so the n-th orphan of a task and
-    # agent is its n-th interrupted slot.
-    run_no = free.pop(0) if free else 0
+    if type(recorded.run.get("run")) is int:  # run.json says which run it was
+        run_no = result.run_index
+        if run_no in free:
+            free.remove(run_no)
+    else:
+        # Written before run.json had "run": runs start in plan order and run ids sort by
+        # start time, so the n-th orphan of a task and agent is its n-th interrupted slot.
+        run_no = free.pop(0) if free else 0
     return RolloutRecord.from_result(result, result.agent_name, run_no, eval_dir)
 
 

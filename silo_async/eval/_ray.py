@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -226,7 +225,7 @@ class _RayRun:
             with anyio.CancelScope(shield=True), anyio.move_on_after(CLEANUP_S):
                 cancelled = dispatcher.left > 0
                 await anyio.to_thread.run_sync(
-                    _finish, ray, handles, dispatcher, self.job.runs_dir, cancelled
+                    _finish, ray, handles, dispatcher, self.job, cancelled
                 )
 
     def _sizes(self, ray: Any) -> tuple[int, int]:
@@ -251,6 +250,7 @@ class _RayRun:
             runs_dir=job.runs_dir.absolute() if job.runs_dir is not None else None,
             base=job.base.absolute() if job.base is not None else None,
             details=job.details,
+            replays=dict(job.replays),
         )
         actor = ray.remote(RolloutWorker).options(
             num_cpus=1, max_restarts=MAX_RESTARTS, max_task_retries=0
@@ -294,10 +294,10 @@ async def _dispatch(dispatcher: Dispatcher, stop: threading.Event) -> None:
 
 
 def _finish(
-    ray: Any, handles: list[Any], dispatcher: Dispatcher, runs_dir: Path | None, cancelled: bool
+    ray: Any, handles: list[Any], dispatcher: Dispatcher, job: RolloutJob, cancelled: bool
 ) -> None:
     _kill(ray, handles)
-    dispatcher.remove_dead_attempts(runs_dir, cancelled)
+    dispatcher.remove_dead_attempts(job.runs_dir, cancelled, job.keep)
 
 
 def _kill(ray: Any, handles: list[Any]) -> None:

@@ -24,7 +24,7 @@ import shutil
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -279,16 +279,19 @@ class Dispatcher:
 
     # Files ------------------------------------------------------------------------------
 
-    def remove_dead_attempts(self, runs_dir: Path | None, cancelled: bool) -> None:
+    def remove_dead_attempts(
+        self, runs_dir: Path | None, cancelled: bool, keep: Collection[str] = ()
+    ) -> None:
         """Delete run directories that no recorded rollout owns (attempts whose worker died).
 
         After a cancellation, directories whose rollout was cancelled stay: the eval indexes
-        them as ``cancelled``, as it does for the local executor.
+        them as ``cancelled``, as it does for the local executor. ``keep`` names directories
+        a resumed eval kept from before: never removed.
         """
         if runs_dir is None or not self.losses or not runs_dir.is_dir():
             return
         for run_dir in runs_dir.iterdir():
-            if not run_dir.is_dir() or run_dir.name in self.recorded:
+            if not run_dir.is_dir() or run_dir.name in self.recorded or run_dir.name in keep:
                 continue
             if cancelled and _was_cancelled(run_dir):
                 continue

@@ -56,6 +56,7 @@ class WorkerConfig:
         runs_dir: the eval's ``runs/`` (an absolute path every worker sees), or None.
         base: the eval directory (records name run directories relative to it), or None.
         details: keep compact details for the report.
+        replays: recordings that reruns of a resumed eval continue, by plan entry.
     """
 
     concurrency: int
@@ -63,6 +64,7 @@ class WorkerConfig:
     runs_dir: Path | None
     base: Path | None
     details: bool
+    replays: Mapping[PlanEntry, str] = attrs.field(factory=dict)
 
 
 class RolloutWorker:
@@ -81,6 +83,7 @@ class RolloutWorker:
                 runs_dir=config.runs_dir,
                 base=config.base,
                 details=config.details,
+                replays=config.replays,
             )
         self.concurrency = config.concurrency
         self.queue: deque[tuple[int, PlanEntry]] = deque()

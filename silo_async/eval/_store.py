@@ -1,9 +1,12 @@
-"""The eval directory on disk: write it once at the end, read its index back.
+"""The eval directory on disk: its summary files written at the end, its index read back.
 
 The files and their names are :class:`silo_async.runs.EvalDir`'s: ``summary.json`` (versioned,
 docs/eval-summary.md), ``summary.md``, ``report.html`` (one self-contained page, no network) and
-``runs/index.jsonl`` (one line per rollout, finished or cut short by a cancellation, in plan
-order, pointing at its run directory ``runs/<run_id>/``).
+``runs/index.jsonl`` (one line per rollout, finished or cut short by a cancellation, pointing at
+its run directory ``runs/<run_id>/``). While the eval runs, the index grows by one line per
+rollout that finishes (:class:`silo_async.runs._appender.LineAppender`); with the summary it is
+rewritten in plan order. ``summary.json`` is written last: an eval whose ``summary.json`` says
+it is complete wrote everything.
 """
 
 from __future__ import annotations
@@ -49,16 +52,34 @@ def write_eval_dir(summary: EvalSummary, report: ReportDetails | None) -> None:
     os.makedirs(out.runs, exist_ok=True)
     lines = [compact_json(r.to_dict()) for r in summary.indexed()]
     _write_text(out.file(EvalDir.INDEX), "".join(line + "\n" for line in lines))
-    _write_text(out.file(EvalDir.SUMMARY), pretty_json(summary.to_dict()))
     _write_text(out.file(EvalDir.SUMMARY_MD), summary.markdown())
     if report is not None:
         _write_text(out.file(EvalDir.REPORT), render_report(summary, *report))
+    _write_text(out.file(EvalDir.SUMMARY), pretty_json(summary.to_dict()))  # last: all is there
 
 
 def read_index(eval_dir: str | os.PathLike[str]) -> list[RolloutRecord]:
-    """The finished rollouts listed in ``<eval_dir>/runs/index.jsonl``."""
+    """The finished rollouts listed in ``<eval_dir>/runs/index.jsonl``.
+
+    Blank lines are skipped, and so is a last line cut short (an eval killed mid-write).
+
+    Raises:
+        ValueError: a line (other than a last one cut short) is not an index line.
+    """
     text = Path(EvalDir(eval_dir).file(EvalDir.INDEX)).read_text(encoding="utf-8")
-    return [RolloutRecord.from_dict(json.loads(line)) for line in text.splitlines() if line]
+    lines = [line for line in text.splitlines() if line.strip()]
+    torn = bool(lines) and not text.endswith("\n")
+    records = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            records.append(RolloutRecord.from_dict(json.loads(line)))
+        except (ValueError, KeyError, TypeError):
+            if torn and number == len(lines):
+                break
+            raise ValueError(
+                f"{eval_dir}/{EvalDir.INDEX} line {number} is not an index line."
+            ) from None
+    return records
 
 
 def read_summary(eval_dir: str | os.PathLike[str]) -> dict[str, Any]:

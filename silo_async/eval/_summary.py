@@ -18,11 +18,31 @@ __all__ = [
     "FORMAT",
     "VERSION",
     "EvalSummary",
+    "Resumed",
 ]
 
 #: ``summary.json``'s ``format`` marker and schema version (docs/eval-summary.md).
 FORMAT = "silo_async.eval"
 VERSION = 1
+
+
+@attrs.frozen
+class Resumed:
+    """What resuming an eval did (``EvalSummary.resumed``; not part of ``summary.json``).
+
+    Attributes:
+        kept: rollouts kept from before the eval was interrupted.
+        rerun: rollouts this resume ran: torn, cut short or never started.
+        finished: the eval had already finished: nothing was run or written.
+    """
+
+    kept: int
+    rerun: int
+    finished: bool = False
+
+    def to_dict(self) -> dict[str, int]:
+        """``{"kept", "rerun"}``, as ``eval --resume --json`` prints it."""
+        return {"kept": self.kept, "rerun": self.rerun}
 
 
 @attrs.frozen
@@ -52,6 +72,8 @@ class EvalSummary:
             the statistics).
         infra_retries: rollouts run again because the worker running them died (0 locally).
         executor_start_ms: time the executor took to start (Ray and its workers; 0 locally).
+        resumed: what a resume kept and ran (None for an eval that did not resume). Left out
+            of ``summary.json``, which is the same as an uninterrupted eval's.
     """
 
     eval_id: str
@@ -72,6 +94,7 @@ class EvalSummary:
     interrupted: list[RolloutRecord] = attrs.field(factory=list)
     infra_retries: int = 0
     executor_start_ms: float = 0.0
+    resumed: Resumed | None = None
 
     @property
     def finished(self) -> int:

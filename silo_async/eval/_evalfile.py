@@ -1,0 +1,428 @@
+"""``eval.json``: an eval's plan on disk, everything needed to run it again (DESIGN §15).
+
+Written (whole, synced to disk) before the first rollout starts, never changed after::
+
+    {"format": "silo_async.eval-plan", "formatVersion": 1, "evalId", "createdAt",
+     "environment": {"name", "project"},            project: null for a code-first one
+     "tasks": [...], "agents": [{"label", "agent" | "model" | "code", ...}],
+     "runs", "limits": {"maxToolCalls", "timeoutMs", "tokenLimit"},
+     "concurrency", "prices", "executor": {"executor", ...}}
+
+An agent is recorded by how it can be made again: ``{"label", "agent": SPEC, "cwd"}`` for an
+``--agent`` file or module, ``{"label", "model": "PROVIDER/MODEL", "options": {...}}`` for a
+``--model`` agent (its keywords, never its key), ``{"label", "code": "module:name"}`` for an
+importable function, and ``{"label"}`` alone for an agent nothing can rebuild (a closure): that
+eval resumes only from Python, with the agent passed again.
+
+Resuming compares what the caller gives with the plan, setting by setting (:data:`SETTINGS`,
+by their key in :meth:`EvalPlan.settings`): a setting given with another value is refused with
+``resume_conflict``. Adding a setting to the plan is one attribute of :class:`EvalPlan` and one
+line of :data:`SETTINGS`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .._environment import Environment
+from .._errors import SiloError
+from .._jsonutil import compact_json, pretty_json, utf8
+from .._limits import Limits
+from .._origin import origin_of
+from .._trace import utc_now_iso
+from ..runs import EvalDir, write_atomic
+
+__all__ = [
+    "FORMAT",
+    "SETTINGS",
+    "VERSION",
+    "AgentRef",
+    "EvalPlan",
+    "agent_ref",
+    "check_given",
+    "environment_ref",
+    "executor_config",
+    "read_plan",
+    "write_plan",
+]
+
+#: ``eval.json``'s ``format`` marker and version.
+FORMAT = "silo_async.eval-plan"
+VERSION = 1
+
+#: The settings a resume compares, by their key in :meth:`EvalPlan.settings`: how Python
+#: (``evaluate``'s keyword) and the CLI (its flag) name each one in a ``resume_conflict``.
+SETTINGS: dict[str, tuple[str, str]] = {
+    "environment": ("env", "--env"),
+    "tasks": ("tasks", "--task/--tasks"),
+    "agents": ("agents", "--agent/--model"),
+    "runs": ("runs", "--runs"),
+    "maxToolCalls": ("max_tool_calls", "--max-tool-calls"),
+    "timeoutMs": ("timeout", "--timeout-ms"),
+    "tokenLimit": ("token_limit", "--token-limit"),
+    "prices": ("prices", "--prices"),
+}
+
+#: Model agent keywords recorded in ``eval.json`` (camelCase there); never the key or client.
+_MODEL_OPTIONS = {
+    "base_url": "baseUrl",
+    "max_turns": "maxTurns",
+    "system": "system",
+    "max_output_tokens": "maxOutputTokens",
+    "temperature": "temperature",
+    "max_retries": "maxRetries",
+    "request_timeout": "requestTimeout",
+}
+
+#: The loaders whose recipes (:mod:`silo_async._origin`) name an agent by its spec.
+_FROM_FILE = "silo_async._agentload.agent_from_spec"
+_FROM_MODEL = "silo_async.agents._spec.from_spec"
+_FROM_PROJECT = "silo_async.project._loader.load_environment"
+
+
+@attrs.frozen
+class AgentRef:
+    """How an agent of the plan can be made again.
+
+    Attributes:
+        label: the agent's label.
+        kind: ``agent`` (an ``--agent`` spec), ``model`` (a ``--model`` spec), ``code`` (an
+            importable ``module:name``) or ``""`` (nothing can rebuild it).
+        spec: the spec (None when ``kind`` is ``""``).
+        cwd: the directory an ``agent`` spec is resolved in.
+        options: a model agent's keywords, as ``from_spec`` takes them.
+    """
+
+    label: str
+    kind: str = ""
+    spec: str | None = None
+    cwd: str | None = None
+    options: dict[str, Any] = attrs.field(factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The agent's entry in ``eval.json``."""
+        data: dict[str, Any] = {"label": self.label}
+        if self.kind:
+            data[self.kind] = self.spec
+        if self.kind == "agent":
+            data["cwd"] = self.cwd
+        if self.kind == "model":
+            data["options"] = {_MODEL_OPTIONS[k]: v for k, v in self.options.items()}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AgentRef:
+        """Read an agent's entry back."""
+        kind = next((k for k in ("agent", "model", "code") if isinstance(data.get(k), str)), "")
+        options: dict[str, Any] = {}
+        if kind == "model":
+            names = {camel: snake for snake, camel in _MODEL_OPTIONS.items()}
+            given = data.get("options") or {}
+            options = {names[k]: v for k, v in given.items() if k in names}
+        return cls(
+            label=str(data["label"]),
+            kind=kind,
+            spec=data.get(kind) if kind else None,
+            cwd=data.get("cwd") if kind == "agent" else None,
+            options=options,
+        )
+
+    def same_agent(self, other: AgentRef) -> bool:
+        """Both name the same agent (True when either cannot say: nothing to compare)."""
+        if not self.kind or not other.kind:
+            return self.label == other.label
+        mine = (self.label, self.kind, self.spec, self.options)
+        return mine == (other.label, other.kind, other.spec, other.options)
+
+
+def _qualified(fn: Any) -> str:
+    return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', '')}"
+
+
+def agent_ref(label: str, agent: Any) -> AgentRef:
+    """How ``agent`` (labelled ``label``) can be made again, as far as anything can tell."""
+    recipe = origin_of(agent)
+    if recipe is not None:
+        fn, args, kwargs = recipe
+        if _qualified(fn) == _FROM_FILE and len(args) == 2:
+            return AgentRef(label, "agent", args[0], cwd=str(args[1]))
+        if _qualified(fn) == _FROM_MODEL and len(args) == 1:
+            options = {k: v for k, v in kwargs.items() if k in _MODEL_OPTIONS and v is not None}
+            return AgentRef(label, "model", str(args[0]), options=options)
+    module, name = getattr(agent, "__module__", None), getattr(agent, "__qualname__", None)
+    if (
+        isinstance(module, str)
+        and isinstance(name, str)
+        and name.isidentifier()
+        and module != "__main__"
+        and not module.startswith("_silo_")
+    ):
+        return AgentRef(label, "code", f"{module}:{name}")
+    return AgentRef(label)
+
+
+def environment_ref(env: Environment) -> dict[str, Any]:
+    """``{"name", "project"}``: the project the environment was loaded from (None: code)."""
+    recipe = origin_of(env)
+    project = None
+    if recipe is not None and _qualified(recipe[0]) == _FROM_PROJECT and len(recipe[1]) == 2:
+        project = str(Path(recipe[1][1]).absolute())
+    return {"name": env.name, "project": project}
+
+
+def executor_config(executor: Any) -> dict[str, Any]:
+    """The executor's entry in ``eval.json`` (informative: a resume may use another)."""
+    if executor is None or type(executor).__name__ == "LocalExecutor":
+        return {"executor": "local"}
+    if type(executor).__name__ == "RayExecutor":
+        return {
+            "executor": "ray",
+            "address": getattr(executor, "address", None),
+            "workers": getattr(executor, "workers", None),
+            "workerConcurrency": getattr(executor, "concurrency", None),
+        }
+    return {"executor": type(executor).__name__}
+
+
+@attrs.frozen
+class EvalPlan:
+    """An eval's plan: what ``eval.json`` holds.
+
+    Attributes:
+        eval_id: the eval's id (a resumed eval keeps it).
+        created_at: when the eval started (ISO-8601 UTC).
+        environment: ``{"name", "project"}`` (project: None for a code-first environment).
+        tasks: the task ids, in order.
+        agents: the agents, in order.
+        runs: rollouts per task and agent.
+        limits: per rollout.
+        concurrency: the most rollouts at once (a resume may change it).
+        prices: the price table as given, or None.
+        executor: where the rollouts ran (a resume may change it).
+    """
+
+    eval_id: str
+    created_at: str
+    environment: dict[str, Any]
+    tasks: list[str]
+    agents: list[AgentRef]
+    runs: int
+    limits: Limits
+    concurrency: int
+    prices: dict[str, Any] | None = None
+    executor: dict[str, Any] = attrs.field(factory=lambda: {"executor": "local"})
+
+    @property
+    def labels(self) -> list[str]:
+        """The agents' labels, in order."""
+        return [a.label for a in self.agents]
+
+    def settings(self) -> dict[str, Any]:
+        """The settings a resume compares (keys of :data:`SETTINGS`), as ``eval.json`` has them."""
+        return {
+            "environment": self.environment["name"],
+            "tasks": list(self.tasks),
+            "agents": list(self.agents),
+            "runs": self.runs,
+            **self.limits.config(),
+            "prices": self.prices,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``eval.json`` document."""
+        return {
+            "format": FORMAT,
+            "formatVersion": VERSION,
+            "evalId": self.eval_id,
+            "createdAt": self.created_at,
+            "environment": dict(self.environment),
+            "tasks": list(self.tasks),
+            "agents": [a.to_dict() for a in self.agents],
+            "runs": self.runs,
+            "limits": self.limits.config(),
+            "concurrency": self.concurrency,
+            "prices": self.prices,
+            "executor": dict(self.executor),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EvalPlan:
+        """Read ``eval.json`` back (its version already checked).
+
+        Raises:
+            KeyError, TypeError, ValueError: a field is missing or of the wrong kind.
+        """
+        limits = data["limits"]
+        timeout_ms = limits.get("timeoutMs")
+        return cls(
+            eval_id=str(data["evalId"]),
+            created_at=str(data.get("createdAt", "")),
+            environment={
+                "name": str(data["environment"]["name"]),
+                "project": data["environment"].get("project"),
+            },
+            tasks=[str(t) for t in data["tasks"]],
+            agents=[AgentRef.from_dict(a) for a in data["agents"]],
+            runs=int(data["runs"]),
+            limits=Limits(
+                int(limits["maxToolCalls"]),
+                None if timeout_ms is None else timeout_ms / 1000,
+                limits.get("tokenLimit"),
+            ),
+            concurrency=int(data["concurrency"]),
+            prices=data.get("prices"),
+            executor=dict(data.get("executor") or {"executor": "local"}),
+        )
+
+
+def new_plan(
+    eval_id: str,
+    env: Environment,
+    task_ids: Sequence[str],
+    agents: Mapping[str, Any],
+    *,
+    runs: int,
+    limits: Limits,
+    concurrency: int,
+    prices: dict[str, Any] | None,
+    executor: Any,
+) -> EvalPlan:
+    """The plan of a new eval (started now)."""
+    return EvalPlan(
+        eval_id=eval_id,
+        created_at=utc_now_iso(),
+        environment=environment_ref(env),
+        tasks=list(task_ids),
+        agents=[agent_ref(label, agent) for label, agent in agents.items()],
+        runs=runs,
+        limits=limits,
+        concurrency=concurrency,
+        prices=prices,
+        executor=executor_config(executor),
+    )
+
+
+def write_plan(eval_dir: str | os.PathLike[str], plan: EvalPlan) -> None:
+    """Write ``eval.json`` whole and sync it to disk (blocking; once per eval).
+
+    Synced, unlike the rollouts' files: without its plan an eval cannot be resumed, and one
+    ``fsync`` per eval costs nothing measurable.
+    """
+    path = EvalDir(eval_dir).file(EvalDir.EVAL)
+    write_atomic(path, utf8(pretty_json(plan.to_dict())))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _sync_dir(os.fspath(eval_dir))
+
+
+def _sync_dir(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # a platform without directory descriptors: the rename is all we have
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _not_found(eval_dir: str | os.PathLike[str], why: str) -> SiloError:
+    return SiloError(
+        "eval_not_found",
+        f'No eval to resume in "{os.fspath(eval_dir)}": {why}',
+        {"evalDir": os.fspath(eval_dir)},
+    )
+
+
+def read_plan(eval_dir: str | os.PathLike[str]) -> EvalPlan:
+    """The plan in ``<eval_dir>/eval.json``.
+
+    Raises:
+        SiloError: ``eval_not_found`` (no such directory, no ``eval.json`` in it, or one that
+            is not an eval plan), ``run_format_unsupported`` (written by a newer silo_async).
+    """
+    if not os.path.isdir(eval_dir):
+        raise _not_found(eval_dir, "there is no such directory.")
+    path = EvalDir(eval_dir).file(EvalDir.EVAL)
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+    except FileNotFoundError:
+        raise _not_found(
+            eval_dir,
+            f"it has no {EvalDir.EVAL}. An eval directory starts with one (written before the "
+            "first rollout), so this is not an eval directory, or its eval was stopped before "
+            "it started: run the eval again.",
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise _not_found(eval_dir, f"{path} cannot be read ({exc}).") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise _not_found(eval_dir, f"{path} is not a silo_async eval plan.")
+    found = data.get("formatVersion")
+    if type(found) is not int or not 1 <= found <= VERSION:
+        raise SiloError(
+            "run_format_unsupported",
+            f"{path} has eval format version {found!r}; this silo_async reads version "
+            f"{VERSION}. Upgrade silo_async (pip install -U silo_async) to resume it.",
+            {"path": path, "found": found, "supported": VERSION},
+        )
+    try:
+        return EvalPlan.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise _not_found(eval_dir, f"{path} is damaged ({type(exc).__name__}: {exc}).") from None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list) and value and isinstance(value[0], AgentRef):
+        return compact_json([a.to_dict() for a in value])
+    return compact_json(value)
+
+
+def check_given(
+    plan: EvalPlan, given: Mapping[str, Any], eval_dir: str | os.PathLike[str], *, cli: bool
+) -> None:
+    """Refuse a setting given with a value other than the plan's.
+
+    Args:
+        plan: the eval's plan.
+        given: the settings the caller gave, by their key in :data:`SETTINGS`, in the form
+            :meth:`EvalPlan.settings` has them.
+        eval_dir: the eval directory (named in the message).
+        cli: name settings by their flags (else by ``evaluate``'s keywords).
+
+    Raises:
+        SiloError: ``resume_conflict`` naming the first setting that differs, both values and
+            the way out.
+    """
+    recorded = plan.settings()
+    for key, value in given.items():
+        planned = recorded[key]
+        if key == "agents":
+            same = len(value) == len(planned) and all(
+                a.same_agent(b) for a, b in zip(value, planned, strict=True)
+            )
+        else:
+            same = value == planned
+        if same:
+            continue
+        keyword, flag = SETTINGS[key]
+        name = flag if cli else f"{keyword}="
+        plan_file = EvalDir(eval_dir).file(EvalDir.EVAL)
+        raise SiloError(
+            "resume_conflict",
+            f"{name} differs from the plan of eval {plan.eval_id} ({key}: {_shown(value)} given, "
+            f"{_shown(planned)} in {plan_file}): a resumed eval runs its own plan. Leave "
+            f"{name.rstrip('=')} out (or give the plan's value), or start a new eval.",
+            {"setting": key, "given": _shown(value), "planned": _shown(planned)},
+        )
