@@ -26,6 +26,7 @@ from silo_async.eval import evaluate, read_index, read_summary
 from silo_async.testing import Reply, ScriptedModelServer
 
 from .cli_support import cli
+from .resume_support import same_eval
 from .test_eval_support import bad_agent, good_agent, make_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -379,3 +380,45 @@ async def test_more_workers_than_cpus_is_executor_invalid(
     assert info.value.code == "executor_invalid"
     assert "5 Ray workers need 5 CPUs" in info.value.message and "--workers 2" in info.value.message
     assert not (tmp_path / "ev").exists()
+
+
+async def _cancelled(out: Path, agents: dict[str, Any], executor: Any, done: int) -> None:
+    with anyio.CancelScope() as scope:
+
+        def progress(p: silo.EvalProgress) -> None:
+            if p.done >= done:
+                scope.cancel()
+
+        await evaluate(
+            make_env(), None, agents, runs=6, concurrency=4, out_dir=out, executor=executor,
+            on_progress=progress,
+        )  # fmt: skip
+    assert scope.cancelled_caught
+
+
+@pytest.mark.anyio
+async def test_an_eval_resumes_on_ray_and_a_ray_eval_resumes_locally(
+    ray_executor: silo.RayExecutor, tmp_path: Path
+) -> None:
+    marker = tmp_path / "marker"
+    marker.write_text("not yet")  # the agent kills its worker only once this is gone
+    agents = {"good": _killing_once(marker), "bad": bad_agent}
+    reference = tmp_path / "reference"
+    await evaluate(make_env(), None, agents, runs=6, concurrency=4, out_dir=reference)
+
+    local = tmp_path / "local-then-ray"
+    await _cancelled(local, agents, None, 5)
+    kept = {r.run_id for r in read_index(local) if r.termination_reason != "cancelled"}
+    marker.unlink()  # a worker of the resume dies: its dead attempt goes, the kept ones stay
+    summary = await evaluate(make_env(), None, agents, resume=local, executor=ray_executor)
+    assert marker.read_text() == "killed" and summary.infra_retries >= 1
+    assert summary.config["executor"] == "ray" and summary.resumed is not None
+    assert summary.resumed.kept == len(kept) >= 5
+    assert kept <= {p.name for p in (local / "runs").iterdir()}
+    same_eval(reference, local, any_executor=True)
+
+    remote = tmp_path / "ray-then-local"
+    await _cancelled(remote, agents, ray_executor, 5)
+    summary = await evaluate(make_env(), None, agents, resume=remote)
+    assert summary.config["executor"] == "local" and summary.complete
+    same_eval(reference, remote, any_executor=True)

@@ -387,13 +387,12 @@ def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
         _prices,
     )
     total = len(plan.tasks) * len(plan.agents) * plan.runs
-    quiet = values["as_json"]
     told = False
 
     def start(on_progress: Callable[[EvalProgress], None]) -> Any:
         def progress(p: EvalProgress) -> None:
             nonlocal told
-            if not told and not quiet:  # the first snapshot: what the resume kept
+            if not told:  # the first snapshot, before anything runs: what the resume kept
                 told = True
                 click.echo(
                     f"Resuming eval {plan.eval_id} in {_rel(eval_dir, cwd)}: {p.kept} of "

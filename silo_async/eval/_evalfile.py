@@ -78,6 +78,7 @@ _MODEL_OPTIONS = {
     "temperature": "temperature",
     "max_retries": "maxRetries",
     "request_timeout": "requestTimeout",
+    "strict": "strict",
 }
 
 #: The loaders whose recipes (:mod:`silo_async._origin`) name an agent by its spec.
