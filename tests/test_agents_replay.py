@@ -56,7 +56,9 @@ def cut(eval_dir: Path, task: str, keep: int) -> dict[str, Any]:
     """Cut rollout (task, m, 1) after its ``keep``-th tool result, as a kill would."""
     index_path = eval_dir / "runs" / "index.jsonl"
     index = [json.loads(line) for line in index_path.read_text().splitlines()]
-    record = next(r for r in index if (r["task"], r["agent"], r["run"]) == (task, "m", 1))
+    record: dict[str, Any] = next(
+        r for r in index if (r["task"], r["agent"], r["run"]) == (task, "m", 1)
+    )
     run_dir = eval_dir / record["runDir"]
     lines = (run_dir / "trace.jsonl").read_text().splitlines()
     results = [i for i, line in enumerate(lines) if '"type":"tool_result"' in line]
