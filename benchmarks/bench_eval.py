@@ -19,6 +19,12 @@ drilled into: ``report_ready_ms`` is the time the page took to draw everything.
 
 ``--rollouts 100000`` is the 100,000-rollout eval in one process (issue "Close to the floor"):
 targets peak RSS <= 1 GB and report.html <= 10 MB.
+
+``--durability`` measures what makes an eval resumable costs (issue 24; target <= 5 %): the
+eval as it is (``eval.json`` synced to disk before the first rollout, one line appended to
+``runs/index.jsonl`` per finished rollout) against the same eval with both switched off (what
+silo_async did before), in alternating rounds, medians of wall and CPU time. Run it on the disk
+that matters too (``--dir /tmp``): /dev/shm measures the CPU cost only.
 """
 
 from __future__ import annotations
@@ -26,8 +32,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import resource
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -38,6 +46,7 @@ import anyio
 import anyio.to_thread
 
 import silo_async as silo
+import silo_async.runs._appender as appender
 from silo_async._agentload import load_agent
 from silo_async.eval import evaluate
 from silo_async.project import Project
@@ -114,6 +123,109 @@ def open_report(report: Path, run_id: str) -> float | None:
     return ready
 
 
+class _NoDurability:
+    """The eval as before issue 24: no index line per rollout, eval.json not synced."""
+
+    def __enter__(self) -> None:
+        self.append, self.fsync = appender.LineAppender.append, os.fsync
+        appender.LineAppender.append = lambda self, line: None  # type: ignore[method-assign]
+        os.fsync = lambda fd: None
+
+    def __exit__(self, *exc: object) -> None:
+        appender.LineAppender.append = self.append  # type: ignore[method-assign]
+        os.fsync = self.fsync
+
+
+class _Timed:
+    """Sums the time spent appending index lines, in the eval itself."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def __enter__(self) -> _Timed:
+        self.append = real = appender.LineAppender.append
+        timed = self
+
+        def append(self: appender.LineAppender, line: str) -> None:
+            start = time.perf_counter()
+            real(self, line)
+            timed.seconds += time.perf_counter() - start
+
+        appender.LineAppender.append = append  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        appender.LineAppender.append = self.append  # type: ignore[method-assign]
+
+
+async def durability(
+    env: silo.Environment, agents: dict[str, Any], runs: int, conc: int, root: Path, rounds: int
+) -> dict[str, Any]:
+    """Wall and CPU seconds of the eval with and without its durability, alternating."""
+    times: dict[str, list[tuple[float, float]]] = {"with": [], "without": []}
+    appending: list[float] = []  # share of the eval's wall time spent appending index lines
+    for round_no in range(rounds):
+        order = ("with", "without") if round_no % 2 == 0 else ("without", "with")
+        for mode in order:
+            out = root / f"{mode}{round_no}"
+            cpu0 = time.process_time()
+            if mode == "with":
+                with _Timed() as timed:
+                    elapsed, summary = await one_eval(env, agents, runs, conc, out)
+                appending.append(timed.seconds / elapsed)
+            else:
+                with _NoDurability():
+                    elapsed, summary = await one_eval(env, agents, runs, conc, out)
+            times[mode].append((elapsed, time.process_time() - cpu0))
+            del summary
+            await anyio.to_thread.run_sync(shutil.rmtree, out)
+    wall = {m: statistics.median(t for t, _ in v) for m, v in times.items()}
+    cpu = {m: statistics.median(c for _, c in v) for m, v in times.items()}
+    # The best round of each is what the work itself costs; other sessions only add to it.
+    best = {m: min(t for t, _ in v) for m, v in times.items()}
+    line_us = append_cost(root, runs * len(env.tasks) * len(agents))
+    per_rollout_us = cpu["without"] / (runs * len(env.tasks) * len(agents)) * 1e6
+    return {
+        "rounds": rounds,
+        "wall_s": {m: round(v, 3) for m, v in wall.items()},
+        "cpu_s": {m: round(v, 3) for m, v in cpu.items()},
+        "wall_cost": round(wall["with"] / wall["without"] - 1, 4),
+        "cpu_cost": round(cpu["with"] / cpu["without"] - 1, 4),
+        "best_wall_s": {m: round(v, 3) for m, v in best.items()},
+        "best_wall_cost": round(best["with"] / best["without"] - 1, 4),
+        "appending_share": round(statistics.median(appending), 5),
+        "index_line_us": round(line_us, 2),
+        "rollout_cpu_us": round(per_rollout_us, 1),
+        "line_share": round(line_us / per_rollout_us, 5),
+    }
+
+
+def append_cost(root: Path, lines: int) -> float:
+    """CPU µs to encode and append one index line (a real record of the crm eval's size)."""
+    record = {
+        "task": "TASK-001", "agent": "solver", "run": 17,
+        "runId": "run_20261130T012730123_000042_a1b2c3d4e5",
+        "runDir": "runs/run_20261130T012730123_000042_a1b2c3d4e5", "passed": True,
+        "reward": 1.0, "terminationReason": "completed", "toolCalls": 4, "toolErrors": 0,
+        "toolFaults": 0, "verifierError": False, "workerLost": False, "envFault": False,
+        "error": None, "failedRequired": [], "checksPassed": 3, "checksTotal": 3,
+        "durationMs": 3.402, "modelSteps": 0, "inputTokens": 0, "outputTokens": 0,
+    }  # fmt: skip
+    from silo_async._jsonutil import compact_json
+
+    best = math.inf
+    for round_no in range(3):
+        path = root / f"index{round_no}.jsonl"
+        line = appender.LineAppender(path)
+        cpu0 = time.process_time()
+        for _ in range(lines):
+            line.append(compact_json(record))
+        best = min(best, (time.process_time() - cpu0) / lines * 1e6)
+        line.close()
+        path.unlink()
+    return best
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(dir=scratch_root(args.dir)) as tmp:
         root = Path(tmp)
@@ -124,6 +236,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         total = runs * per_run
         with_bare = args.bare if args.bare is not None else total <= 20_000
         rounds = args.rounds if args.rounds is not None else (2 if total <= 20_000 else 1)
+        if args.durability:
+            found = await durability(env, agents, runs, args.concurrency, root, args.rounds or 5)
+            return {"rollouts": total, "scratch": str(root.parent), **found}
         bare_times, eval_times = [], []
         sizes: dict[str, float] = {}
         peak_kb, ready_ms = 0, None
@@ -187,8 +302,30 @@ def main() -> None:
         help="also run the run_many baseline (default: up to 20,000 rollouts)",
     )  # fmt: skip
     parser.add_argument("--dir", default=None, help="scratch directory (default: /dev/shm)")
+    parser.add_argument(
+        "--durability",
+        action="store_true",
+        help="measure eval.json + index.jsonl against an eval without them (default 5 rounds)",
+    )
     args = parser.parse_args()
     result = anyio.run(main_async, args, backend=args.backend)
+    if args.durability:
+        print(f"rollouts          {result['rollouts']} (scratch {result['scratch']})")
+        for mode in ("without", "with"):
+            wall, cpu = result["wall_s"][mode], result["cpu_s"][mode]
+            print(f"{mode:<17} wall {wall:.2f} s, CPU {cpu:.2f} s (median of {result['rounds']})")
+        print(
+            f"durability cost   wall {result['wall_cost']:+.1%}, CPU {result['cpu_cost']:+.1%} "
+            f"(medians); best rounds {result['best_wall_s']['without']:.2f} s vs "
+            f"{result['best_wall_s']['with']:.2f} s: {result['best_wall_cost']:+.1%}"
+        )
+        print(f"appending lines   {result['appending_share']:.3%} of the eval's wall time")
+        print(
+            f"one index line    {result['index_line_us']:.1f} µs CPU (encoded and appended), "
+            f"{result['line_share']:.3%} of a rollout's {result['rollout_cpu_us']:.0f} µs"
+        )
+        print(json.dumps(result))
+        return
     rows = [
         (
             "rollouts",

@@ -135,8 +135,12 @@ class AgentRef:
         )
 
     def same_agent(self, other: AgentRef) -> bool:
-        """Both name the same agent (True when either cannot say: nothing to compare)."""
-        if not self.kind or not other.kind:
+        """Both name the same agent, as far as they can tell.
+
+        Labels must match; specs are compared when both are of one kind (an agent file passed
+        from Python as a function cannot be told from another, so it is not refused).
+        """
+        if not self.kind or not other.kind or self.kind != other.kind:
             return self.label == other.label
         mine = (self.label, self.kind, self.spec, self.options)
         return mine == (other.label, other.kind, other.spec, other.options)
