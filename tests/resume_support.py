@@ -5,13 +5,16 @@ trigger armed, and the child signals itself (``SIGKILL`` or ``SIGINT``) at the m
 trigger names: the N-th tool call of any rollout, or the N-th file ``os.replace`` puts in place
 (the eval's plan, a run directory's ``result.json``/``state-diff.json``/``run.json``, the
 index rewritten at a resume, the summary files). Children are forked from a forkserver that has
-imported silo_async once, so a kill costs milliseconds, not an interpreter start.
+imported silo_async once and loaded the test project's environment once (so its tool schemas
+are compiled in every child already): a kill costs a fraction of a second, not an interpreter
+start and an environment's first load.
 
 :func:`same_eval` compares two eval directories file by file, timings and ids aside.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -36,16 +39,29 @@ VARYING = frozenset(
 )
 
 _context: Any = None
+#: The project whose environment the forkserver loads once, for its children to inherit.
+WARM = "SILO_RESUME_TEST_PROJECT"
 
 
-def _forkserver() -> Any:
+def _warm() -> None:
+    project = os.environ.get(WARM)
+    if project is None:
+        return
+    from silo_async.project import load_environment
+
+    with contextlib.suppress(Exception):  # only a head start: a child loads it anyway
+        load_environment("crm", project)
+
+
+def _forkserver(project: Path) -> Any:
     global _context
     if _context is None:
+        os.environ[WARM] = str(project)  # the forkserver starts with this environment
         methods = multiprocessing.get_all_start_methods()
         if "forkserver" in methods:
             _context = multiprocessing.get_context("forkserver")
             multiprocessing.set_forkserver_preload(
-                ["tests.resume_support", "silo_async.cli._app", "silo_async.eval", "openai"]
+                ["silo_async.cli._app", "silo_async.eval", "openai", "tests.resume_support"]
             )
         else:  # pragma: no cover - not Linux
             _context = multiprocessing.get_context("spawn")
@@ -109,7 +125,7 @@ def start(project: Path, args: list[str], trigger: dict[str, Any] | None = None)
     Its output goes to ``project/child.log``.
     """
     log = str(project / "child.log")
-    process = _forkserver().Process(target=_child, args=(str(project), args, trigger, log))
+    process = _forkserver(project).Process(target=_child, args=(str(project), args, trigger, log))
     process.start()
     return process
 
@@ -188,3 +204,6 @@ def interrupted(eval_dir: Path) -> int:
             cut = whole and json.loads(run.read_text()).get("terminationReason") == "cancelled"
             count += not whole or cut
     return count
+
+
+_warm()  # in the forkserver (see WARM); nothing in a process that has not set it
