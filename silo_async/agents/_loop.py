@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 
 from .._modelstep import REPLAYED
-from ._replay import PROVIDER_MESSAGE, RecordedStep, current_replay
+from ._replay import PROVIDER_MESSAGE, RESUME_EVENT, RecordedStep, current_replay
 
 if TYPE_CHECKING:
     from .._context import AgentContext
@@ -159,6 +159,6 @@ async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns:
             return turn.text
         results = [await ctx.call_tool(call.name, call.input) for call in turn.calls]
         if recorded is not None and replay is not None and not replay.agrees(recorded, results):
-            ctx._note("resume", {"fromRunId": replay.run_id, "diverged": replay.diverged})
+            ctx._note(RESUME_EVENT, {"fromRunId": replay.run_id, "diverged": replay.diverged})
         dialogue.answered(turn, results)
     return last_text

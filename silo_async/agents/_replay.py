@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROVIDER_MESSAGE",
+    "RESUME_EVENT",
     "RecordedStep",
     "Recording",
     "Replay",
@@ -49,6 +50,7 @@ __all__ = [
     "check_recording",
     "continuing",
     "current_replay",
+    "parse_recording",
     "read_recording",
     "replays",
     "resuming",

@@ -27,10 +27,7 @@ from ..eval._prices import Prices
 from ..project._authoring import ProjectStore
 from ._executor import build_executor
 
-__all__ = ["ResumeInputs", "resume_inputs"]
-
-#: Flags that only say where and how fast the rollouts run: a resume may change them.
-FREE = ("concurrency", "executor", "ray_address", "workers", "worker_concurrency")
+__all__ = ["ResumeInputs", "given", "resume_inputs"]
 
 
 def given(ctx: click.Context, name: str) -> bool:

@@ -48,6 +48,7 @@ __all__ = [
     "check_given",
     "environment_ref",
     "executor_config",
+    "new_plan",
     "read_plan",
     "write_plan",
 ]
