@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import sys
 import time
+from pathlib import Path
 
+import anyio
 import pytest
 from rich.console import Console
 
@@ -49,3 +51,29 @@ async def test_no_bar_when_disabled_or_without_rich(monkeypatch: pytest.MonkeyPa
     assert missing.draws == 0
     missing.record(EvalProgress(2, 2, 2, 0, 0.1))  # recording stays a plain assignment
     assert missing.latest is not None and missing.latest.rate == pytest.approx(20.0)
+
+
+async def test_a_resumed_eval_shows_what_it_kept(tmp_path: Path) -> None:
+    out = tmp_path / "ev"
+    with anyio.CancelScope() as scope:
+
+        def stop(p: EvalProgress) -> None:
+            if p.done >= 6:
+                scope.cancel()
+
+        await evaluate(make_env(), None, {"g": good_agent}, runs=10, concurrency=2, out_dir=out,
+                       on_progress=stop)  # fmt: skip
+    buffer = io.StringIO()
+    display = _Display(True, 20, Console(file=buffer, force_terminal=True, width=160))
+    summary = await _run_eval(
+        lambda on_progress: evaluate(
+            make_env(), None, {"g": good_agent}, resume=out, on_progress=on_progress
+        ),
+        display,
+    )
+    assert summary is not None and summary.resumed is not None
+    kept = summary.resumed.kept
+    assert kept >= 6 and display.latest is not None
+    assert (display.latest.kept, display.latest.done, display.latest.left) == (kept, 20, 0)
+    assert display.latest.rate == pytest.approx((20 - kept) / display.latest.elapsed_s)
+    assert f"kept {kept} · pass 20" in buffer.getvalue() and "20/20" in buffer.getvalue()
