@@ -126,6 +126,8 @@ def resume_inputs(
     flags: dict[str, Any] = {}
     if given(ctx, "env_name"):
         flags["environment"] = values["env_name"]
+    # One row per plan setting that one flag gives (its key in eval.json, the flag's parameter,
+    # how its value becomes the plan's); the agents and tasks are compared further down.
     for key, name, convert in (
         ("runs", "runs", None),
         ("maxToolCalls", "max_tool_calls", None),

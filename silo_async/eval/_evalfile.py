@@ -16,8 +16,10 @@ eval resumes only from Python, with the agent passed again.
 
 Resuming compares what the caller gives with the plan, setting by setting (:data:`SETTINGS`,
 by their key in :meth:`EvalPlan.settings`): a setting given with another value is refused with
-``resume_conflict``. Adding a setting to the plan is one attribute of :class:`EvalPlan` and one
-line of :data:`SETTINGS`.
+``resume_conflict``. A setting that is one JSON value (``runs``, ``prices``; issue 23 adds
+``faults`` and ``faultSeed``) is one line of :data:`OPTIONS`: it is then written, read back and
+compared with nothing else to change here (its keyword and flag pass it through, as they do for
+the eval itself).
 """
 
 from __future__ import annotations
@@ -40,10 +42,12 @@ from ..runs import EvalDir, write_atomic
 
 __all__ = [
     "FORMAT",
+    "OPTIONS",
     "SETTINGS",
     "VERSION",
     "AgentRef",
     "EvalPlan",
+    "Option",
     "agent_ref",
     "check_given",
     "environment_ref",
@@ -57,17 +61,38 @@ __all__ = [
 FORMAT = "silo_async.eval-plan"
 VERSION = 1
 
+
+@attrs.frozen
+class Option:
+    """A plan setting that is one JSON value, as ``eval.json`` holds it.
+
+    Attributes:
+        keyword: ``evaluate``'s keyword for it.
+        flag: ``silo-async eval``'s flag for it.
+        default: its value when not given (a resume then takes the plan's).
+    """
+
+    keyword: str
+    flag: str
+    default: Any = None
+
+
+#: The plan's one-value settings, by their key in ``eval.json`` (and in its order).
+OPTIONS: dict[str, Option] = {
+    "runs": Option("runs", "--runs", 1),
+    "prices": Option("prices", "--prices", None),
+}
+
 #: The settings a resume compares, by their key in :meth:`EvalPlan.settings`: how Python
 #: (``evaluate``'s keyword) and the CLI (its flag) name each one in a ``resume_conflict``.
 SETTINGS: dict[str, tuple[str, str]] = {
     "environment": ("env", "--env"),
     "tasks": ("tasks", "--task/--tasks"),
     "agents": ("agents", "--agent/--model"),
-    "runs": ("runs", "--runs"),
     "maxToolCalls": ("max_tool_calls", "--max-tool-calls"),
     "timeoutMs": ("timeout", "--timeout-ms"),
     "tokenLimit": ("token_limit", "--token-limit"),
-    "prices": ("prices", "--prices"),
+    **{key: (option.keyword, option.flag) for key, option in OPTIONS.items()},
 }
 
 #: Model agent keywords recorded in ``eval.json`` (camelCase there); never the key or client.
@@ -206,10 +231,9 @@ class EvalPlan:
         environment: ``{"name", "project"}`` (project: None for a code-first environment).
         tasks: the task ids, in order.
         agents: the agents, in order.
-        runs: rollouts per task and agent.
         limits: per rollout.
         concurrency: the most rollouts at once (a resume may change it).
-        prices: the price table as given, or None.
+        options: the one-value settings (:data:`OPTIONS`: ``runs``, ``prices``), by key.
         executor: where the rollouts ran (a resume may change it).
     """
 
@@ -218,10 +242,9 @@ class EvalPlan:
     environment: dict[str, Any]
     tasks: list[str]
     agents: list[AgentRef]
-    runs: int
     limits: Limits
     concurrency: int
-    prices: dict[str, Any] | None = None
+    options: dict[str, Any]
     executor: dict[str, Any] = attrs.field(factory=lambda: {"executor": "local"})
 
     @property
@@ -229,15 +252,26 @@ class EvalPlan:
         """The agents' labels, in order."""
         return [a.label for a in self.agents]
 
+    @property
+    def runs(self) -> int:
+        """Rollouts per task and agent."""
+        runs: int = self.options["runs"]
+        return runs
+
+    @property
+    def prices(self) -> dict[str, Any] | None:
+        """The price table as given, or None."""
+        prices: dict[str, Any] | None = self.options["prices"]
+        return prices
+
     def settings(self) -> dict[str, Any]:
         """The settings a resume compares (keys of :data:`SETTINGS`), as ``eval.json`` has them."""
         return {
             "environment": self.environment["name"],
             "tasks": list(self.tasks),
             "agents": list(self.agents),
-            "runs": self.runs,
             **self.limits.config(),
-            "prices": self.prices,
+            **self.options,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -250,10 +284,9 @@ class EvalPlan:
             "environment": dict(self.environment),
             "tasks": list(self.tasks),
             "agents": [a.to_dict() for a in self.agents],
-            "runs": self.runs,
+            **self.options,
             "limits": self.limits.config(),
             "concurrency": self.concurrency,
-            "prices": self.prices,
             "executor": dict(self.executor),
         }
 
@@ -275,14 +308,13 @@ class EvalPlan:
             },
             tasks=[str(t) for t in data["tasks"]],
             agents=[AgentRef.from_dict(a) for a in data["agents"]],
-            runs=int(data["runs"]),
             limits=Limits(
                 int(limits["maxToolCalls"]),
                 None if timeout_ms is None else timeout_ms / 1000,
                 limits.get("tokenLimit"),
             ),
             concurrency=int(data["concurrency"]),
-            prices=data.get("prices"),
+            options={key: data.get(key, option.default) for key, option in OPTIONS.items()},
             executor=dict(data.get("executor") or {"executor": "local"}),
         )
 
@@ -293,23 +325,21 @@ def new_plan(
     task_ids: Sequence[str],
     agents: Mapping[str, Any],
     *,
-    runs: int,
     limits: Limits,
     concurrency: int,
-    prices: dict[str, Any] | None,
+    options: Mapping[str, Any],
     executor: Any,
 ) -> EvalPlan:
-    """The plan of a new eval (started now)."""
+    """The plan of a new eval (started now); ``options`` by their key in :data:`OPTIONS`."""
     return EvalPlan(
         eval_id=eval_id,
         created_at=utc_now_iso(),
         environment=environment_ref(env),
         tasks=list(task_ids),
         agents=[agent_ref(label, agent) for label, agent in agents.items()],
-        runs=runs,
         limits=limits,
         concurrency=concurrency,
-        prices=prices,
+        options={key: options.get(key, option.default) for key, option in OPTIONS.items()},
         executor=executor_config(executor),
     )
 

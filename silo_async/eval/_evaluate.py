@@ -42,7 +42,15 @@ from ..agents._replay import can_replay
 from ..runs import EvalDir
 from ..runs._appender import LineAppender
 from ._compare import compare, equal_work
-from ._evalfile import EvalPlan, agent_ref, check_given, new_plan, read_plan, write_plan
+from ._evalfile import (
+    OPTIONS,
+    EvalPlan,
+    agent_ref,
+    check_given,
+    new_plan,
+    read_plan,
+    write_plan,
+)
 from ._executor import Details, Executor, ExecutorReport, LocalExecutor, PlanEntry, RolloutJob
 from ._interrupted import recover_interrupted
 from ._prices import Prices
@@ -286,15 +294,15 @@ async def evaluate(
             env,
             task_ids,
             agents,
-            runs=runs,
             limits=limits,
             concurrency=concurrency,
-            prices=None if prices is None else prices.to_dict(),
+            options=_options(runs, prices),
             executor=executor,
         )
     else:
         eval_dir = Path(resume)
-        plan = _resumed_plan(eval_dir, env, tasks, agents, runs, limits, prices, out_dir, eval_id)
+        options = _options(runs, prices)
+        plan = _resumed_plan(eval_dir, env, tasks, agents, limits, options, out_dir, eval_id)
         if concurrency == DEFAULT_CONCURRENCY:
             concurrency = plan.concurrency
         _check_args(env, plan.tasks, agents, plan.runs, concurrency)
@@ -303,14 +311,18 @@ async def evaluate(
     return await run.start(on_progress)
 
 
+def _options(runs: int, prices: Prices | None) -> dict[str, Any]:
+    """The plan's one-value settings (:data:`~._evalfile.OPTIONS`) as this call gives them."""
+    return {"runs": runs, "prices": None if prices is None else prices.to_dict()}
+
+
 def _resumed_plan(
     eval_dir: Path,
     env: Environment,
     tasks: Sequence[str] | str | None,
     agents: Mapping[str, Agent],
-    runs: int,
     limits: Limits,
-    prices: Prices | None,
+    options: Mapping[str, Any],
     out_dir: str | Path | None,
     eval_id: str | None,
 ) -> EvalPlan:
@@ -326,12 +338,10 @@ def _resumed_plan(
     }
     if tasks is not None:
         given["tasks"] = [tasks] if isinstance(tasks, str) else list(tasks)
-    if runs != DEFAULT_RUNS:
-        given["runs"] = runs
     defaults = DEFAULT_LIMITS.config()
     given.update({k: v for k, v in limits.config().items() if v != defaults[k]})
-    if prices is not None:
-        given["prices"] = prices.to_dict()
+    # An argument left at its default takes the plan's value; one given must be the plan's.
+    given.update({k: v for k, v in options.items() if v != OPTIONS[k].default})
     check_given(plan, given, eval_dir, cli=False)
     return plan
 
