@@ -10,22 +10,25 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .._jsonutil import output_text
-from ._loop import Call, Turn, converse
-from ._replay import replays
-from ._sdk import (
-    ModelSettings,
-    check_client,
-    import_sdk,
-    resolve_key,
-    rollout_client,
-    ssl_context,
-)
+from ._factory import Provider, model_agent
+from ._loop import Call, Turn
+from ._sdk import ModelSettings
 
 if TYPE_CHECKING:
     from .._context import AgentContext
     from .._tools import ToolResult, ToolSpec
 
 __all__ = ["DEFAULT_MAX_TOKENS", "anthropic"]
+
+#: The SDK the agents of this module run on.
+PROVIDER = Provider(
+    name="anthropic",
+    factory="anthropic",
+    module="anthropic",
+    client_class="AsyncAnthropic",
+    key_var="ANTHROPIC_API_KEY",
+    url_var="ANTHROPIC_BASE_URL",
+)
 
 #: ``max_tokens`` of each request when ``max_output_tokens`` is not given (the API needs one).
 DEFAULT_MAX_TOKENS = 4096
@@ -80,36 +83,9 @@ def anthropic(
         max_retries=max_retries,
         request_timeout=request_timeout,
     )
-    check_client(client, base_url, api_key)
-    build = None if client is not None else _builder(settings)
-
-    async def agent(ctx: AgentContext) -> Any:
-        async with rollout_client(client, build) as session:  # type: ignore[arg-type]
-            dialogue = _MessagesDialogue(session, settings, ctx)
-            return await converse(ctx, dialogue, settings.model, settings.max_turns)
-
-    agent.__name__ = "anthropic"
-    agent.__qualname__ = f"anthropic/{model}"  # the run's default label, as --model names it
-    return replays(agent)
-
-
-def _builder(settings: ModelSettings) -> Callable[[], Any]:
-    sdk = import_sdk("anthropic", "anthropic")
-    key = resolve_key(
-        "anthropic", settings.api_key, "ANTHROPIC_API_KEY", settings.base_url, "ANTHROPIC_BASE_URL"
+    return model_agent(
+        PROVIDER, settings, lambda session, ctx: _MessagesDialogue(session, settings, ctx)
     )
-    tls = ssl_context()
-
-    def build() -> Any:
-        return sdk.AsyncAnthropic(
-            api_key=key,
-            base_url=settings.base_url,
-            max_retries=settings.max_retries,
-            timeout=settings.request_timeout,
-            http_client=sdk.DefaultAsyncHttpxClient(verify=tls),
-        )
-
-    return build
 
 
 def messages_tool(spec: ToolSpec) -> dict[str, Any]:

@@ -10,22 +10,25 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .._jsonutil import output_text
-from ._loop import Call, Turn, converse
-from ._replay import replays
-from ._sdk import (
-    ModelSettings,
-    check_client,
-    import_sdk,
-    resolve_key,
-    rollout_client,
-    ssl_context,
-)
+from ._factory import Provider, model_agent
+from ._loop import Call, Turn
+from ._sdk import ModelSettings
 
 if TYPE_CHECKING:
     from .._context import AgentContext
     from .._tools import ToolResult, ToolSpec
 
 __all__ = ["openai_chat"]
+
+#: The SDK the agents of this module run on.
+PROVIDER = Provider(
+    name="openai",
+    factory="openai_chat",
+    module="openai",
+    client_class="AsyncOpenAI",
+    key_var="OPENAI_API_KEY",
+    url_var="OPENAI_BASE_URL",
+)
 
 
 def openai_chat(
@@ -84,36 +87,11 @@ def openai_chat(
         max_retries=max_retries,
         request_timeout=request_timeout,
     )
-    check_client(client, base_url, api_key)
-    build = None if client is not None else _builder(settings)
-
-    async def agent(ctx: AgentContext) -> Any:
-        async with rollout_client(client, build) as session:  # type: ignore[arg-type]
-            dialogue = _ChatDialogue(session, settings, ctx, strict=strict)
-            return await converse(ctx, dialogue, settings.model, settings.max_turns)
-
-    agent.__name__ = "openai_chat"
-    agent.__qualname__ = f"openai/{model}"  # the run's default label, as --model names it
-    return replays(agent)
-
-
-def _builder(settings: ModelSettings) -> Callable[[], Any]:
-    sdk = import_sdk("openai", "openai")
-    key = resolve_key(
-        "openai", settings.api_key, "OPENAI_API_KEY", settings.base_url, "OPENAI_BASE_URL"
+    return model_agent(
+        PROVIDER,
+        settings,
+        lambda session, ctx: _ChatDialogue(session, settings, ctx, strict=strict),
     )
-    tls = ssl_context()
-
-    def build() -> Any:
-        return sdk.AsyncOpenAI(
-            api_key=key,
-            base_url=settings.base_url,
-            max_retries=settings.max_retries,
-            timeout=settings.request_timeout,
-            http_client=sdk.DefaultAsyncHttpxClient(verify=tls),
-        )
-
-    return build
 
 
 def chat_tool(spec: ToolSpec, *, strict: bool = False) -> dict[str, Any]:
