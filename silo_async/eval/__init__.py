@@ -11,7 +11,6 @@ from __future__ import annotations
 from ._compare import Comparison, ComparisonRow
 from ._evaluate import EvalProgress, evaluate, new_eval_id
 from ._prices import Prices, PricesError, read_prices
-from ._ray import RayExecutor
 from ._records import RolloutRecord
 from ._replay import CallComparison, ReplayReport, replay
 from ._runs import RecordedRun, RunInfo, RunNotFoundError, find_run, list_runs, load_run
@@ -25,6 +24,7 @@ from ._stats import (
 )
 from ._store import read_index, read_summary
 from ._summary import EvalSummary
+from .ray import RayExecutor
 
 __all__ = [
     "CallComparison",

@@ -3,8 +3,8 @@
 :func:`~silo_async.evaluate` builds the plan and keeps the books (records, progress, files); an
 executor only runs plan entries and hands back each finished rollout's record (and, for the
 report, its compact details). The local executor runs them in this event loop; the Ray executor
-(``_ray.py``) on a pool of Ray actors. Both run a rollout through :func:`run_plan_entry`, so
-a rollout's files are the same wherever it ran.
+(:mod:`silo_async.eval.ray`) on a pool of Ray actors. Both run a rollout through
+:func:`run_plan_entry`, so a rollout's files are the same wherever it ran.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ import time
 from types import ModuleType
 from typing import Any
 
-from .._errors import SiloError
+from ..._errors import SiloError
 
 __all__ = ["INSTALL", "RaySession", "import_ray", "parse_address", "resolve_join"]
 

@@ -28,10 +28,10 @@ from typing import Any
 import anyio
 import attrs
 
-from .._limits import Limits
-from ._executor import Details, PlanEntry, RolloutJob, run_plan_entry
-from ._ray_shipping import unship
-from ._records import RolloutRecord
+from ..._limits import Limits
+from .._executor import Details, PlanEntry, RolloutJob, run_plan_entry
+from .._records import RolloutRecord
+from ._shipping import unship
 
 __all__ = ["Finished", "RolloutWorker", "WorkerConfig"]
 

@@ -18,8 +18,8 @@ import pickle
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import SiloError
-from .._origin import origin_of, rebuild
+from ..._errors import SiloError
+from ..._origin import origin_of, rebuild
 
 __all__ = ["load_problem", "ship", "unship"]
 

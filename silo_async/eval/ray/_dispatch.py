@@ -31,12 +31,12 @@ from typing import Any
 import anyio.from_thread
 import attrs
 
-from .._errors import SiloError
-from ..runs import RunDir
-from ._executor import Books, ExecutorReport, PlanEntry
-from ._ray_shipping import load_problem
-from ._ray_worker import Finished
-from ._records import RolloutRecord
+from ..._errors import SiloError
+from ...runs import RunDir
+from .._executor import Books, ExecutorReport, PlanEntry
+from .._records import RolloutRecord
+from ._shipping import load_problem
+from ._worker import Finished
 
 __all__ = ["ISOLATE_AFTER", "MAX_TRIES", "Dispatcher"]
 

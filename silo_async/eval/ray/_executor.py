@@ -1,8 +1,8 @@
 """``silo.RayExecutor``: an eval's rollouts on a pool of async Ray actors (DESIGN.md §10).
 
 One event loop uses one core. This executor starts (or joins) Ray, creates ``workers`` async
-actors (:mod:`._ray_worker`), each running rollouts in its own loop under its own limit, and feeds
-them from the eval's plan as they report results (:mod:`._ray_dispatch`). The eval's books stay
+actors (:mod:`._worker`), each running rollouts in its own loop under its own limit, and feeds
+them from the eval's plan as they report results (:mod:`._dispatch`). The eval's books stay
 in the caller's loop: records, progress, Ctrl-C and the files are those of the local executor,
 and every rollout writes its own run directory into the eval directory, which every worker must
 see (on one machine, the same disk).
@@ -22,12 +22,12 @@ import anyio.lowlevel
 import anyio.to_thread
 import attrs
 
-from .._errors import SiloError
-from ._executor import Books, ExecutorReport, RolloutJob
-from ._ray_dispatch import Dispatcher
-from ._ray_session import RaySession, import_ray, parse_address, resolve_join
-from ._ray_shipping import load_problem, ship
-from ._ray_worker import RolloutWorker, WorkerConfig
+from ..._errors import SiloError
+from .._executor import Books, ExecutorReport, RolloutJob
+from ._dispatch import Dispatcher
+from ._session import RaySession, import_ray, parse_address, resolve_join
+from ._shipping import load_problem, ship
+from ._worker import RolloutWorker, WorkerConfig
 
 __all__ = ["RayExecutor"]
 
@@ -123,7 +123,7 @@ class RayExecutor:
 
         Raises:
             SiloError: ``executor_unavailable`` without Ray; ``executor_invalid`` naming what
-                cannot be sent (see :func:`~silo_async.eval._ray_shipping.ship`).
+                cannot be sent (see :func:`~silo_async.eval.ray._shipping.ship`).
         """
         import_ray()
         if self._session is None and RaySession.existing() is None:
