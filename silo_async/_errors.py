@@ -23,7 +23,8 @@ Tree (a class hangs from its first base, ``+X`` names a second one; then its mod
     └── RuntimeError
         ├── ReplayedAgentError           eval._replay    a recorded agent crash, raised again
         ├── UnrebuildableError           export._source  a run directory an export skips
-        └── CapacityReachedError         serve._host     every episode slot is taken
+        ├── CapacityReachedError         serve._host     every episode slot is taken
+        └── EpisodeFailedError           serve._host     an episode the server could not write
     click.UsageError
     └── OneLineUsageError                cli._usage      a usage error on one line (exit 2)
 

@@ -7,6 +7,7 @@ same over the wire).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 import silo_async as silo
 from silo_async.serve._access import Access
 from silo_async.serve._app import ServeApp
-from silo_async.serve._host import EpisodeHost
+from silo_async.serve._host import EpisodeHost, Hosted
 
 from .serve_support import text_of
 from .worlds import ENV
@@ -175,3 +176,47 @@ async def test_the_fast_path_answers_as_the_sdks_own_streams(tmp_path: Path, mod
     streamed = await _play(tmp_path / "streamed", streamed=True, mode=mode)
     assert fast == streamed
     assert fast[-2][0]["code"] == "invalid_state" and fast[-1]["agentOutput"] == "done"
+
+
+async def test_a_run_directory_that_cannot_be_made_is_a_500_and_the_server_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    runs = tmp_path / "runs"
+    runs.write_text("a file where the run directories should go", encoding="utf-8")
+    async with hosting(runs) as (_, http):
+        refused = await http.post("/episodes", json={})
+        runs.unlink()  # the disk is fixed: the next episode opens
+        opened = await http.post("/episodes", json={})
+    assert refused.status_code == 500
+    error = refused.json()["error"]
+    assert error["code"] == "internal_error"
+    assert error["message"].startswith(f"Could not open an episode of {TASK}: NotADirectoryError")
+    assert opened.status_code == 201
+    assert [r.getMessage() for r in caplog.records] == [
+        f"silo-async serve: could not open an episode of {TASK}: {error['message'].split(': ', 1)[1]}"
+    ]
+
+
+async def test_an_episode_that_cannot_be_written_fails_alone(tmp_path: Path) -> None:
+    async with hosting(tmp_path) as (host, http):
+        broken = (await http.post("/episodes", json={})).json()
+        hosted = host.get(broken["id"])
+        assert isinstance(hosted, Hosted) and hosted.episode.run_dir is not None
+        shutil.rmtree(hosted.episode.run_dir)
+        hosted.episode.run_dir.write_text("not a directory", encoding="utf-8")
+        finish = await http.post(f"/episodes/{broken['id']}/finish", json={"answer": "x"})
+        again = await http.post(f"/episodes/{broken['id']}/finish", json={"answer": "x"})
+        status = (await http.get(f"/episodes/{broken['id']}")).json()
+        call = await http.post(
+            f"/episodes/{broken['id']}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        )
+        other = (await http.post("/episodes", json={})).json()
+        done = await http.post(f"/episodes/{other['id']}/finish", json={"answer": "x"})
+        listed = (await http.get("/episodes")).json()["episodes"]
+    assert finish.status_code == again.status_code == call.status_code == 500
+    assert finish.json()["error"]["code"] == "internal_error"
+    assert "NotADirectoryError" in finish.json()["error"]["message"]
+    assert status["status"] == "failed" and status["result"] is None
+    assert status["error"] == finish.json()["error"]
+    assert done.status_code == 200 and done.json()["status"] == "finished"
+    assert [e["status"] for e in listed] == ["failed", "finished"]

@@ -28,7 +28,7 @@ from .._errors import SiloError
 from .._schema import json_kind
 from ._access import Access
 from ._asgi import BodyTooLargeError, json_bytes, read_body, send_json
-from ._host import CapacityReachedError, EpisodeHost, Finished, Hosted
+from ._host import CapacityReachedError, EpisodeFailedError, EpisodeHost, Finished, Hosted
 
 __all__ = ["DEFAULT_PAGE", "ServeApp"]
 
@@ -170,7 +170,10 @@ class ServeApp:
                 f'"answer" must be a string (the final answer, as submit takes it); {given}. '
                 "The episode is still open.",
             )
-        return 200, await hosted.finish(answer)
+        try:
+            return 200, await hosted.finish(answer)
+        except EpisodeFailedError as exc:
+            raise _HttpError(500, "internal_error", str(exc)) from None
 
     async def _open(self, body: dict[str, Any]) -> tuple[int, bytes]:
         task_id = body.get("task", self._default_task)
@@ -183,6 +186,8 @@ class ServeApp:
             raise _HttpError(status, exc.code, exc.message) from None
         except CapacityReachedError as exc:
             raise _HttpError(503, "capacity_reached", str(exc)) from None
+        except EpisodeFailedError as exc:
+            raise _HttpError(500, "internal_error", str(exc)) from None
         except RuntimeError as exc:
             raise _HttpError(503, "shutting_down", str(exc)) from None
         return 201, json_bytes(hosted.summary())

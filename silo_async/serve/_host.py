@@ -19,6 +19,7 @@ their endpoints still answer, so a call in flight gets its answer; leaving
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -41,7 +42,14 @@ from ._asgi import call_cancelled_on_disconnect, call_streamed, json_bytes, send
 from ._lifecycle import EndReport
 from ._server import SUBMIT, Ended, EpisodeServer, list_tools_result
 
-__all__ = ["DEFAULT_MAX_EPISODES", "CapacityReachedError", "EpisodeHost", "Finished", "Hosted"]
+__all__ = [
+    "DEFAULT_MAX_EPISODES",
+    "CapacityReachedError",
+    "EpisodeFailedError",
+    "EpisodeHost",
+    "Finished",
+    "Hosted",
+]
 
 #: Seconds an ended episode's owner waits for the requests still in flight on its endpoint
 #: (the call that ended it, answering) before it stops that endpoint.
@@ -52,29 +60,64 @@ DEFAULT_MAX_EPISODES = 1000
 ID_BYTES = 16
 
 
+def _error(code: str, message: str) -> bytes:
+    return json_bytes({"error": {"code": code, "message": message}})
+
+
 #: What the endpoint of an episode ended by the shutdown answers until the process exits.
-_STOPPED = json_bytes(
-    {"error": {"code": "shutting_down", "message": "The server is shutting down."}}
-)
+_STOPPED = _error("shutting_down", "The server is shutting down.")
+
+
+#: Where an episode the server could not open, grade or write is reported (one line each).
+LOG = logging.getLogger("silo_async.serve")
 
 
 class CapacityReachedError(RuntimeError):
     """As many episodes are open as the server allows (HTTP 503 ``capacity_reached``)."""
 
 
+class EpisodeFailedError(RuntimeError):
+    """The server could not open, grade or write an episode (HTTP 500 ``internal_error``).
+
+    The environment or the disk failed, not the client: the episode is over (``failed``), the
+    other episodes and the server go on.
+    """
+
+
+def failure_text(exc: BaseException) -> str:
+    """``Type: message`` of what went wrong, looking through groups of one exception."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"
+
+
 def status_json(
-    episode_id: str, task_id: str, run_id: str, *, finished: bool, result: RunResult | None
+    episode_id: str,
+    task_id: str,
+    run_id: str,
+    *,
+    finished: bool,
+    result: RunResult | None,
+    failure: str | None = None,
 ) -> bytes:
-    """``{"id", "task", "status", "result", "runId"}``, encoded: ``GET /episodes/<id>``'s answer."""
-    return json_bytes(
-        {
-            "id": episode_id,
-            "task": task_id,
-            "status": "finished" if finished else "open",
-            "result": result.result_dict() if result is not None else None,
-            "runId": run_id,
-        }
-    )
+    """``{"id", "task", "status", "result", "runId"}``, encoded: ``GET /episodes/<id>``'s answer.
+
+    An episode the server failed to grade or write is ``failed``, with an ``error``.
+    """
+    body: dict[str, Any] = {
+        "id": episode_id,
+        "task": task_id,
+        "status": _status(finished, failure),
+        "result": result.result_dict() if result is not None else None,
+        "runId": run_id,
+    }
+    if failure is not None:
+        body["error"] = {"code": "internal_error", "message": failure}
+    return json_bytes(body)
+
+
+def _status(finished: bool, failure: str | None) -> str:
+    return "failed" if failure is not None else "finished" if finished else "open"
 
 
 async def _serve(
@@ -101,6 +144,8 @@ class Hosted:
     _idle: anyio.Event | None = attrs.field(default=None, init=False)
     stopped: bool = attrs.field(default=False, init=False)
     """The endpoint no longer answers (the server is shutting down)."""
+    failure: str | None = attrs.field(default=None, init=False)
+    """Why the server could not grade or write the episode, once that happened."""
 
     def summary(self) -> dict[str, Any]:
         """``{"id", "task", "url"}``: what ``POST /episodes`` answers."""
@@ -108,21 +153,41 @@ class Hosted:
 
     def listed(self) -> dict[str, Any]:
         """``{"id", "task", "status", "runId"}``: its entry in ``GET /episodes``."""
-        status = "finished" if self.episode.finished else "open"
+        status = _status(self.episode.finished, self.failure)
         return {"id": self.id, "task": self.task_id, "status": status, "runId": self.episode.run_id}
 
     def status(self) -> bytes:
         """What ``GET /episodes/<id>`` answers (``finished`` once the episode has ended)."""
         ep = self.episode
-        return status_json(self.id, self.task_id, ep.run_id, finished=ep.finished, result=ep.result)
+        return status_json(
+            self.id,
+            self.task_id,
+            ep.run_id,
+            finished=ep.finished,
+            result=ep.result,
+            failure=self.failure,
+        )
 
     async def finish(self, answer: Any) -> bytes:
-        """Finish the episode with ``answer``; its status, finished."""
-        result = await self.episode.finish(answer)
+        """Finish the episode with ``answer``; its status, finished.
+
+        Raises:
+            EpisodeFailedError: the episode could not be graded or written.
+        """
+        if self.failure is not None:
+            raise EpisodeFailedError(self.failure)
+        try:
+            result = await self.episode.finish(answer)
+        except Exception as exc:
+            self.failure = self.failure or failure_text(exc)
+            raise EpisodeFailedError(self.failure) from None
         return status_json(self.id, self.task_id, result.run_id, finished=True, result=result)
 
     async def serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer one request to the MCP endpoint."""
+        if self.failure is not None:
+            await send_json(send, _error("internal_error", self.failure), 500)
+            return
         if self.stopped:
             await send_json(send, _STOPPED, 503)
             return
@@ -351,6 +416,7 @@ class EpisodeHost:
             opened, name=self.env.name, reveal=self.reveal, tools_for=self._tools_result
         )
         manager = self._manager(served, stateless=False)
+        owned: Hosted | None = None  # once the episode is open
         try:
             # The endpoint outlives the episode's block: a shutdown that ends the episode
             # (cancelling the block) leaves the endpoint up to answer the calls in flight.
@@ -364,6 +430,7 @@ class EpisodeHost:
                             episode_id, task_id, self.endpoint(episode_id), ep, manager, scope
                         )
                         self._add(hosted)
+                        owned = hosted
                         task_status.started(hosted)
                         await ep.wait_finished()
                 result = opened.result
@@ -373,12 +440,28 @@ class EpisodeHost:
                     await self._retire(hosted, result, await opened.call_tool(SUBMIT))
                 await hosted.drained(DRAIN_S)
                 hosted.stopped = True  # from now on answered without the manager
+        except Exception as exc:  # the environment or the disk failed this episode, not the server
+            self._failed(task_id, owned, failure_text(exc))
         finally:
             slot.release()
             self.report(opened.result)  # an episode the shutdown cancelled is written by now
             self._owners -= 1
             if not self._owners and self._all_done is not None:
                 self._all_done.set()
+
+    @staticmethod
+    def _failed(task_id: str, hosted: Hosted | None, failure: str) -> None:
+        """Report an episode the server could not open, grade or write; the others go on.
+
+        Raises:
+            EpisodeFailedError: the episode had not opened (its ``POST /episodes`` answers 500).
+        """
+        if hosted is None:
+            LOG.error("silo-async serve: could not open an episode of %s: %s", task_id, failure)
+            raise EpisodeFailedError(f"Could not open an episode of {task_id}: {failure}")
+        hosted.failure = hosted.failure or failure
+        hosted.stopped = True
+        LOG.error("silo-async serve: episode %s failed: %s", hosted.id, hosted.failure)
 
     async def _retire(self, hosted: Hosted, result: RunResult, refusal: ToolResult) -> None:
         """Swap an ended episode for its :class:`Finished` record, served by a shared endpoint."""
