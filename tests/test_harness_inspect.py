@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -68,3 +73,66 @@ def test_an_unknown_environment_or_task_fails_at_task_creation(plays: Plays) -> 
     assert info.value.code == "task_not_found"
     with pytest.raises(ValueError, match="env=NAME"):
         silo_task(project=plays.project)
+
+
+#: The scripted model of the CLI test: the harness calls, then the answer (one conversation).
+_MODEL_SCRIPT = f"""
+from silo_async.testing import Reply, ToolCall
+
+CALLS = {CALLS!r}
+script = [Reply(tool_calls=[ToolCall(name, args)]) for name, args in CALLS]
+script.append(Reply(text={ANSWER!r}))
+"""
+
+
+def test_the_inspect_command_plays_the_registered_task_against_a_served_model(
+    plays: Plays, tmp_path: Path
+) -> None:
+    """``inspect eval silo_async/silo_task`` from a project, as the README says, end to end.
+
+    The model is ``silo-async scripted-model`` on 127.0.0.1, reached through Inspect's own
+    OpenAI provider (Chat Completions: the scripted server does not speak the Responses API).
+    """
+    require_module("inspect_ai")
+    project = plays.project
+    (tmp_path / "script.py").write_text(_MODEL_SCRIPT, encoding="utf-8")
+    bin_dir = Path(sys.executable).parent
+    before = run_ids(project)
+    with served_model(bin_dir, tmp_path / "script.py") as base_url:
+        env = {**os.environ, "OPENAI_API_KEY": "unused", "OPENAI_BASE_URL": base_url}
+        command = [str(bin_dir / "inspect"), "eval", "silo_async/silo_task"]
+        command += ["-T", "env=crm", "-T", f"tasks={TASK_ID}", "--model", "openai/scripted"]
+        command += ["-M", "responses_api=false", "--log-dir", str(tmp_path / "logs")]
+        command += ["--display", "plain", "--max-retries", "0", "--log-format", "json"]
+        done = subprocess.run(
+            command, cwd=project, env=env, capture_output=True, text=True, timeout=300
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    run = new_run(project, before)
+    assert run["calls"] == [(n, a) for n, a in CALLS]
+    assert run["result"]["reward"] == 1.0 and run["result"]["agentOutput"] == ANSWER
+    (log,) = (tmp_path / "logs").glob("*.json")
+    written = json.loads(log.read_text(encoding="utf-8"))
+    assert written["status"] == "success"
+    (sample,) = written["samples"]
+    (score,) = sample["scores"].values()
+    assert score["value"] == 1.0 and score["metadata"]["runId"] == run["runId"]
+
+
+@contextlib.contextmanager
+def served_model(bin_dir: Path, script: Path) -> Iterator[str]:
+    """``silo-async scripted-model SCRIPT`` on a free port; its base URL until stopped."""
+    proc = subprocess.Popen(
+        [str(bin_dir / "silo-async"), "scripted-model", str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+        assert line.startswith("http://127.0.0.1:"), proc.stderr.read() if proc.stderr else line
+        yield line
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
