@@ -28,7 +28,9 @@ def _reply(request: ModelRequest, text: str | None, *calls: ToolCall) -> Reply:
 
 
 def _last_output(request: ModelRequest) -> Any:
-    return json.loads(request.last_results[-1].content)
+    content = request.last_results[-1].content
+    # Some harnesses (Inspect) show a tool's error to the model as "Error: <its text>".
+    return json.loads(content.removeprefix("Error: "))
 
 
 def _convert(lead_id: str, amount: Any) -> ToolCall:
