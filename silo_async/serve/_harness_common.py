@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import contextlib
-import signal
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -32,8 +31,8 @@ from .._tools import BoundTool, ToolResult, ToolSpec, tool
 from ._access import Access
 from ._asgi import json_bytes, send_json
 from ._host import CapacityReachedError
-from ._http import _base_url, _bind, _check_protected, _Server
-from ._lifecycle import STOP_SIGNALS, EndReport
+from ._http import _base_url, _bind, _check_protected, _Server, stop_on_signals
+from ._lifecycle import EndReport
 
 __all__ = [
     "SUBMIT",
@@ -220,42 +219,12 @@ async def serve_app(
     server = _Server(config)
     with sock:
         async with episodes.running(), anyio.create_task_group() as group:
-            await group.start(_stop_on_signals, server, episodes)
+            await group.start(stop_on_signals, server, episodes)
             if on_ready is not None:
                 on_ready(announce(_base_url(sock)))
             await server.serve(sockets=[sock])
             await episodes.close()  # uvicorn stopped by itself: end what is open
             group.cancel_scope.cancel()
-
-
-async def _stop_on_signals(
-    server: _Server,
-    episodes: HeldEpisodes,
-    *,
-    task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
-) -> None:
-    """First SIGINT/SIGTERM: end the open episodes (written), then stop; a second: stop now."""
-    try:
-        with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
-            task_status.started()
-            async with anyio.create_task_group() as group:
-                stopping = False
-                async for signum in signals:
-                    if not stopping:
-                        stopping = True
-                        group.start_soon(_shut_down, server, episodes)
-                        continue
-                    if signum == signal.SIGINT:
-                        server.force_exit = True
-                    server.should_exit = True
-    except (NotImplementedError, ValueError):  # no signals here (a non-main thread)
-        task_status.started()
-        await anyio.sleep_forever()
-
-
-async def _shut_down(server: _Server, episodes: HeldEpisodes) -> None:
-    await episodes.close()
-    server.should_exit = True
 
 
 #: The tool that ends an episode with an answer, as over MCP (DESIGN §8): listed last.

@@ -17,7 +17,7 @@ import signal
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import uvicorn
@@ -33,7 +33,7 @@ from ._host import DEFAULT_MAX_EPISODES, EpisodeHost
 from ._lifecycle import STOP_SIGNALS, EndReport, tool_names
 from ._server import check_reserved
 
-__all__ = ["is_loopback", "serve_http"]
+__all__ = ["is_loopback", "serve_http", "stop_on_signals"]
 
 #: Seconds uvicorn waits for requests in flight once asked to stop, before cancelling them
 #: (the episodes have ended by then: what is left is a client still reading its answer).
@@ -105,16 +105,23 @@ def _base_url(sock: socket.socket) -> str:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn without its signal handlers: :func:`_stop_on_signals` stops it instead."""
+    """uvicorn without its signal handlers: :func:`stop_on_signals` stops it instead."""
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
 
 
-async def _stop_on_signals(
+class _Episodes(Protocol):
+    """What a server's signals end: its open episodes (an ``EpisodeHost``, a harness's own)."""
+
+    async def close(self) -> None:
+        """End every open episode (``cancelled``, graded, written)."""
+
+
+async def stop_on_signals(
     server: _Server,
-    episodes: EpisodeHost,
+    episodes: _Episodes,
     *,
     task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
@@ -137,7 +144,7 @@ async def _stop_on_signals(
         await anyio.sleep_forever()
 
 
-async def _shut_down(server: _Server, episodes: EpisodeHost) -> None:
+async def _shut_down(server: _Server, episodes: _Episodes) -> None:
     await episodes.close()
     server.should_exit = True
 
@@ -219,7 +226,7 @@ async def serve_http(
         server = _Server(_config(app))
         async with episodes.running(), anyio.create_task_group() as group:
             first = await episodes.open(task_id)
-            await group.start(_stop_on_signals, server, episodes)
+            await group.start(stop_on_signals, server, episodes)
             if on_ready is not None:
                 on_ready({"url": episodes.base_url, "episodes": [first.summary()]})
             await server.serve(sockets=[sock])
