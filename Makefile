@@ -92,7 +92,7 @@ $(PEERS)/nemo-gym/.installed:
 demo: $(DEMO_NEEDS)
 	$(PY) examples/demo.py
 
-bench: $(STAMP)
+bench: $(STAMP) peers
 	$(PY) benchmarks/bench_call_tool.py
 	$(PY) benchmarks/bench_rollouts.py
 	$(PY) benchmarks/bench_concurrency.py
@@ -102,6 +102,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_mcp.py
 	$(PY) benchmarks/bench_ray.py
 	$(PY) benchmarks/bench_world.py
+	$(PY) benchmarks/bench_harnesses.py
 
 clean:
 	rm -rf $(VENV) $(PEERS) build *.egg-info
