@@ -17,8 +17,8 @@ from typing import Any
 
 import attrs
 
-from ._environment import Environment
-from ._errors import DefinitionError
+from ._environment import Environment, check_reserved_name
+from ._errors import DefinitionError, SiloError
 from ._limits import Limits
 from ._many import run_many
 from ._task import Task
@@ -170,9 +170,13 @@ def check_tools(
     """The tools bind to a world, with portable names, descriptions and object schemas."""
     try:
         bound = bind_tools(state, bind(state))
+        check_reserved_name((t.name for t in bound), c.name)
     except DefinitionError as exc:
         code = "tool_duplicate_name" if "more than once" in exc.message else "bind_tools_failed"
         c.error(code, exc.message)
+        return False
+    except SiloError as exc:  # a tool named message_user
+        c.error(exc.code, exc.message)
         return False
     except Exception as exc:
         c.error("bind_tools_failed", f"bind_tools(state) raised {type(exc).__name__}: {exc}")

@@ -151,6 +151,37 @@ class TraceRecorder:
                 _result_line(seq, call_id, tool_json, output, at, is_error, elapsed_s, fault_json)
             )
 
+    def actor_call(self, actor: str, call_id: str, tool: str, input: Any) -> None:
+        """Record a ``tool_call`` made by someone other than the agent (``"actor": "user"``).
+
+        The event is the ordinary one with ``actor`` after ``type``; its ``callId`` is the
+        actor's own (``"u1"``...), so it never collides with the agent's call numbers.
+        """
+        self._record(
+            f'{{"seq":{len(self._entries) + 1},"type":"tool_call","actor":{compact_json(actor)},'
+            f'"callId":{compact_json(call_id)},"tool":{compact_json(tool)},'
+            f'"input":{_json_text(input)},"at":"{utc_now_iso()}"}}'
+        )
+
+    def actor_result(
+        self,
+        actor: str,
+        call_id: str,
+        tool: str,
+        result: ToolResult,
+        elapsed_s: float,
+        fault: ToolFault | None,
+    ) -> None:
+        """Record the ``tool_result`` of an :meth:`actor_call`."""
+        fault_json = "" if fault is None else f',"fault":{compact_json(fault.to_dict())}'
+        self._record(
+            f'{{"seq":{len(self._entries) + 1},"type":"tool_result","actor":{compact_json(actor)},'
+            f'"callId":{compact_json(call_id)},"tool":{compact_json(tool)},'
+            f'"output":{_json_text(result.output)},'
+            f'"isError":{"true" if result.is_error else "false"},'
+            f'"durationMs":{round(elapsed_s * 1000, 3)!r},"at":"{utc_now_iso()}"{fault_json}}}'
+        )
+
     def _record(self, line: str) -> None:
         if self._fd is not None:
             try:
