@@ -111,7 +111,9 @@ class Conversation:
     async def _answer(self, rollout: Rollout, text: str) -> ToolResult | None:
         self._actions = []
         number = len(self.turns) + 1
-        turn = UserTurn(text, self.record(), rollout.setup.task, number, rollout.user_call)
+        specs = [t.spec for t in self.user_tools.values()]
+        task = rollout.setup.task
+        turn = UserTurn(text, self.record(), task, number, rollout.user_call, specs)
         try:
             replied = await self._reply(rollout, turn)
         except Exception as exc:

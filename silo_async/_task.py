@@ -56,9 +56,9 @@ class Task:
     def __attrs_post_init__(self) -> None:
         script = None
         if self.user is not None:
+            script = parse_user(self.user, f'Task "{self.id}"')
             # A private copy: the caller's dict may change later, the task may not.
             object.__setattr__(self, "user", clone_json(dict(self.user)))
-            script = parse_user(self.user, f'Task "{self.id}"')
         object.__setattr__(self, "_script", script)
         prompt = (
             self.instruction if script is None else task_prompt(self.instruction, script.opening)

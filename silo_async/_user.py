@@ -11,7 +11,7 @@ the agent's text answers (a ``once`` rule only the first time), else ``otherwise
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import attrs
@@ -19,7 +19,7 @@ import attrs
 from ._jsonutil import clone_json
 from ._task import Task
 from ._taskuser import MESSAGE_USER, Rule, UserScript
-from ._tools import BoundTool, Tool, ToolResult, tool
+from ._tools import BoundTool, Tool, ToolResult, ToolSpec, tool
 
 __all__ = [
     "MESSAGE_USER",
@@ -104,9 +104,10 @@ class UserTurn:
         conversation: the turns before this one, each ``{"agentText", "reply", "ended"}``.
         task: the task being played.
         number: the turn's number, 1-based.
+        tools: the user's own tools (the task's ``user.tools``), as :class:`ToolSpec`.
     """
 
-    __slots__ = ("_call", "conversation", "number", "task", "text")
+    __slots__ = ("_call", "conversation", "number", "task", "text", "tools")
 
     def __init__(
         self,
@@ -115,11 +116,13 @@ class UserTurn:
         task: Task,
         number: int,
         call: Callable[[str, Any], Awaitable[ToolResult]],
+        tools: Sequence[ToolSpec] = (),
     ) -> None:
         self.text = text
         self.conversation = conversation
         self.task = task
         self.number = number
+        self.tools = list(tools)
         self._call = call
 
     async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:

@@ -8,6 +8,9 @@ asks for a refund the policy forbids.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import silo_async as silo
@@ -205,3 +208,38 @@ async def solver(ctx: silo.AgentContext) -> str:
 
 
 NOOP = ScriptedAgent([], answer="")
+
+
+_ENTRYPOINT = '''"""The bakery world of the tests, on disk."""
+
+import silo_async as silo
+
+from .world import ENV
+
+create_state = ENV.create_state
+tools = list(ENV.tools)
+verifiers = list(ENV.verifiers)
+
+
+def bind_tools(state):
+    return silo.bind_tools(state, tools)
+'''
+
+
+def write_project(root: Path, tasks: Iterable[silo.Task] = TASKS) -> Path:
+    """The bakery as an on-disk environment of a project at ``root`` (and its solver file).
+
+    Returns:
+        The solver file (``bakery_solver.py``, whose ``solver`` solves every task).
+    """
+    env_dir = root / ".silo" / "environments" / "bakery"
+    (env_dir / "tasks").mkdir(parents=True)
+    (env_dir / "data").mkdir()
+    source = Path(__file__).read_text(encoding="utf-8")
+    (env_dir / "world.py").write_text(source, encoding="utf-8")
+    (env_dir / "__init__.py").write_text(_ENTRYPOINT, encoding="utf-8")
+    for task in tasks:
+        (env_dir / "tasks" / f"{task.id}.json").write_text(json.dumps(task.to_dict()))
+    solver_file = root / "bakery_solver.py"
+    solver_file.write_text(source, encoding="utf-8")
+    return solver_file
