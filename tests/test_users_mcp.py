@@ -106,7 +106,8 @@ async def http_server(project: Path) -> AsyncIterator[dict[str, Any]]:
     command = serve("--transport", "http", "--port", "0", "--json")
     with (
         (project / "serve.err").open("w", encoding="utf-8") as log,
-        subprocess.Popen(
+        # A server process for the test's lifetime: started once, before any await.
+        subprocess.Popen(  # noqa: ASYNC220
             command, cwd=project, env=child_env(), stdout=subprocess.PIPE, stderr=log, text=True
         ) as proc,
     ):

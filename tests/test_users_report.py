@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from silo_async.eval import evaluate
 
 from .browser import browser, needs_chromium, open_report, run_async

@@ -19,10 +19,10 @@ import attrs
 
 from .._environment import Environment
 from .._jsonutil import compact_json
-from ..project import load_environment
-from ..runs import RunDir
 from .._taskuser import task_prompt
 from .._user import MESSAGE_USER_TOOL
+from ..project import load_environment
+from ..runs import RunDir
 from ._chat import chat_messages, openai_tool
 from ._source import (
     SKIP_DAMAGED,
