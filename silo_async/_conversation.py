@@ -69,17 +69,18 @@ class Conversation:
         user_tools: the user's tools by name, bound to the rollout's world.
     """
 
-    __slots__ = ("_actions", "_lock", "over", "script", "turns", "user", "user_tools")
+    __slots__ = ("_actions", "_busy", "_specs", "over", "script", "turns", "user", "user_tools")
 
     def __init__(self, user: User, script: UserScript, user_tools: dict[str, Any]) -> None:
         self.user = user
         self.script = script
         self.user_tools = user_tools
+        self._specs = tuple(t.spec for t in user_tools.values())
         self.turns: list[dict[str, Any]] = []
         #: Why the conversation is over (``None``: it is not).
         self.over: str | None = None
         self._actions: list[dict[str, Any]] = []
-        self._lock = anyio.Lock()
+        self._busy = False
 
     def record(self) -> tuple[dict[str, Any], ...]:
         """The turns so far, ``{"agentText", "reply", "ended"}`` each, as fresh copies."""
@@ -89,70 +90,80 @@ class Conversation:
         """One ``message_user`` call; ``None`` when the rollout's end cut it short.
 
         The checkpoint, and the refusal of a turn after the rollout's end or a limit, are the
-        caller's (:meth:`Rollout.call`).
+        caller's (:meth:`Rollout.call`). The user is awaited right here, not through helper
+        coroutines: a scripted turn must cost no more than a tool call.
         """
         text = check_message(input)
-        if isinstance(text, ToolResult):
+        if not isinstance(text, str):
             return text
-        # One turn at a time: an agent messaging from two tasks is answered in order.
-        async with self._lock:
-            if self.over is not None:
-                return _error("invalid_state", f"The conversation is over ({self.over}).")
-            limit = self.script.max_turns
-            if len(self.turns) >= limit:
-                self.over = _TURN_LIMIT
-                return _error(
-                    "limit_exceeded",
-                    f"The user's turn limit is reached ({limit} turns): nothing was said, and "
-                    "the conversation is over.",
-                )
-            return await self._answer(rollout, text)
-
-    async def _answer(self, rollout: Rollout, text: str) -> ToolResult | None:
+        if self.over is not None or self._busy or len(self.turns) >= self.script.max_turns:
+            return self._refused()
+        self._busy = True
         self._actions = []
-        number = len(self.turns) + 1
-        specs = [t.spec for t in self.user_tools.values()]
-        task = rollout.setup.task
-        turn = UserTurn(text, self.record(), task, number, rollout.user_call, specs)
+        turn = UserTurn(
+            text,
+            self.turns,
+            rollout.setup.task,
+            len(self.turns) + 1,
+            rollout.user_call,
+            self._specs,
+        )
         try:
-            replied = await self._reply(rollout, turn)
-        except Exception as exc:
+            in_flight = rollout.in_flight
+            if in_flight is None:
+                replied = await self.user.reply(turn)
+            else:  # an episode: its end cuts a turn in flight short
+                replied = _CUT
+                with anyio.CancelScope() as scope:
+                    in_flight.add(scope)
+                    try:
+                        replied = await self.user.reply(turn)
+                    finally:
+                        in_flight.discard(scope)
+                if replied is _CUT:
+                    return None
+            return self._said(rollout, text, _as_reply(replied))
+        except Exception as exc:  # the user simulator broke (or returned no reply)
             return self._fault(rollout, text, exc)
-        if replied is _CUT:
-            return None
-        try:
-            reply = _as_reply(replied)
-        except TypeError as exc:
-            return self._fault(rollout, text, exc)
+        finally:
+            self._busy = False
+
+    def _refused(self) -> ToolResult:
+        """Why no turn may be taken now: the conversation is over, busy, or at its limit."""
+        if self.over is not None:
+            return _error("invalid_state", f"The conversation is over ({self.over}).")
+        # One turn at a time (a flag, not a lock: a lock's checkpoints would double a turn's
+        # cost): a message sent while the user is still answering the last one is refused.
+        if self._busy:
+            return _error(
+                "conflict", "The user is still answering your previous message; wait for it."
+            )
+        limit = self.script.max_turns
+        self.over = _TURN_LIMIT
+        return _error(
+            "limit_exceeded",
+            f"The user's turn limit is reached ({limit} turns): nothing was said, and the "
+            "conversation is over.",
+        )
+
+    def _said(self, rollout: Rollout, text: str, reply: UserReply) -> ToolResult:
+        """Count, remember and trace an answered turn; what the agent reads back."""
         ledger = rollout.ledger
         ledger.user_turns += 1
-        ledger.count_user_usage(reply.input_tokens, reply.output_tokens)
-        entry = {"agentText": text, "reply": reply.text, "ended": reply.ended}
-        self.turns.append(entry)
-        event: dict[str, Any] = {**entry, "actions": self._actions}
+        said, ended = reply.text, reply.ended
+        self.turns.append({"agentText": text, "reply": said, "ended": ended})
+        usage = None
         if reply.input_tokens is not None or reply.output_tokens is not None:
-            event["usage"] = {
+            ledger.count_user_usage(reply.input_tokens, reply.output_tokens)
+            usage = {
                 "inputTokens": reply.input_tokens or 0,
                 "outputTokens": reply.output_tokens or 0,
             }
-        rollout.trace.emit("user_turn", event)
-        if reply.ended:
+        rollout.trace.user_turn(text, said, ended, self._actions, usage)
+        if ended:
             self.over = _ENDED
-            return ToolResult({"reply": reply.text, "ended": True})
-        return ToolResult({"reply": reply.text})
-
-    async def _reply(self, rollout: Rollout, turn: UserTurn) -> Any:
-        """The user's reply; ``_CUT`` when the rollout's end cut the turn short (an episode)."""
-        in_flight = rollout.in_flight
-        if in_flight is None:
-            return await self.user.reply(turn)
-        with anyio.CancelScope() as scope:
-            in_flight.add(scope)
-            try:
-                return await self.user.reply(turn)
-            finally:
-                in_flight.discard(scope)
-        return _CUT
+            return ToolResult({"reply": said, "ended": True})
+        return ToolResult({"reply": said})
 
     def _fault(self, rollout: Rollout, text: str, exc: Exception) -> ToolResult:
         """A user that raised: the environment's fault, recorded; the agent gets a value."""

@@ -101,29 +101,37 @@ class UserTurn:
 
     Attributes:
         text: what the agent said (``message_user``'s ``text``).
-        conversation: the turns before this one, each ``{"agentText", "reply", "ended"}``.
         task: the task being played.
         number: the turn's number, 1-based.
         tools: the user's own tools (the task's ``user.tools``), as :class:`ToolSpec`.
     """
 
-    __slots__ = ("_call", "conversation", "number", "task", "text", "tools")
+    __slots__ = ("_call", "_turns", "number", "task", "text", "tools")
 
     def __init__(
         self,
         text: str,
-        conversation: tuple[Mapping[str, Any], ...],
+        turns: Sequence[Mapping[str, Any]],
         task: Task,
         number: int,
         call: Callable[[str, Any], Awaitable[ToolResult]],
         tools: Sequence[ToolSpec] = (),
     ) -> None:
         self.text = text
-        self.conversation = conversation
         self.task = task
         self.number = number
-        self.tools = list(tools)
+        self.tools = tools
+        self._turns = turns
         self._call = call
+
+    @property
+    def conversation(self) -> tuple[dict[str, Any], ...]:
+        """The turns before this one, ``{"agentText", "reply", "ended"}`` each, in order.
+
+        Copied when read (a scripted user never reads it: its turns cost the same at the
+        thirtieth turn as at the first).
+        """
+        return tuple(dict(turn) for turn in self._turns[: self.number - 1])
 
     async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:
         """Call one of the user's own tools (the task's ``user.tools``) on the rollout's world.
@@ -164,11 +172,14 @@ class ScriptedUser:
         script: the compiled script (a task's :attr:`~silo_async.Task.user_script`).
     """
 
-    __slots__ = ("_fired", "script")
+    __slots__ = ("_fired", "_plan", "_replies", "script")
 
     def __init__(self, script: UserScript) -> None:
         self.script = script
         self._fired: set[int] = set()
+        self._plan = tuple((rule.when, rule.once) for rule in script.rules)
+        # Replies are values: each rule's is made once, not once per turn.
+        self._replies = [UserReply(r.say, r.end) for r in (*script.rules, script.otherwise)]
 
     @classmethod
     def from_task(cls, task: Task) -> ScriptedUser:
@@ -187,20 +198,33 @@ class ScriptedUser:
 
     def match(self, text: str) -> Rule:
         """The rule that answers ``text`` (a ``once`` rule matched here is spent)."""
+        index = self._pick(text)
+        rules = self.script.rules
+        return rules[index] if index < len(rules) else self.script.otherwise
+
+    def _pick(self, text: str) -> int:
+        """The index of the rule that answers ``text``; ``len(rules)`` for ``otherwise``."""
         folded = text.casefold()
         fired = self._fired
-        for index, rule in enumerate(self.script.rules):
-            if rule.once and index in fired:
-                continue
-            if rule.matches(folded):
-                if rule.once:
+        index = 0
+        for when, once in self._plan:  # Rule.matches, inlined: a turn costs a few tests
+            for keyword in when:
+                if keyword not in folded:
+                    break
+            else:
+                if not once:
+                    return index
+                if index not in fired:
                     fired.add(index)
-                return rule
-        return self.script.otherwise
+                    return index
+            index += 1
+        return index
 
     async def reply(self, turn: UserTurn) -> UserReply:
         """Run the matching rule's actions, then answer its ``say``."""
-        rule = self.match(turn.text)
+        index = self._pick(turn.text)
+        rules = self.script.rules
+        rule = rules[index] if index < len(rules) else self.script.otherwise
         for name, input in rule.do:
             await turn.call_tool(name, clone_json(input))
-        return UserReply(rule.say, rule.end)
+        return self._replies[index]

@@ -521,3 +521,16 @@ def test_result_json_of_a_task_without_user_has_zero_user_counts(tmp_path: Path)
     result = anyio.run(main)
     written = json.loads((tmp_path / result.run_id / "result.json").read_text())
     assert (written["userTurns"], written["userToolCalls"]) == (0, 0)
+
+
+async def test_a_user_turn_line_is_what_emit_writes() -> None:
+    from silo_async._trace import encode_event
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("message_user", {"text": 'Your "email", Zoë?\n\u2028'})
+        return ""
+
+    result = await silo.run(ENV, "CHAT-ORDER", agent)
+    line = next(x for x in result.trace_lines if '"user_turn"' in x)
+    assert line == encode_event(json.loads(line))
+    assert json.loads(line)["agentText"] == 'Your "email", Zoë?\n\u2028'
