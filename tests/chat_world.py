@@ -243,3 +243,13 @@ def write_project(root: Path, tasks: Iterable[silo.Task] = TASKS) -> Path:
     solver_file = root / "bakery_solver.py"
     solver_file.write_text(source, encoding="utf-8")
     return solver_file
+
+
+class Echo:
+    """A user of one's own: repeats the agent, ends at the second turn (for ``user=``)."""
+
+    def __init__(self, task: silo.Task) -> None:
+        self.task = task
+
+    async def reply(self, turn: silo.UserTurn) -> silo.UserReply:
+        return silo.UserReply(f"{self.task.id} heard: {turn.text}", ended=turn.number == 2)

@@ -128,3 +128,14 @@ def test_trl_serves_message_user_and_not_the_users_tools(tmp_path: Path) -> None
     assert reward(["synced"], [instance]) == [1.0]
     mixed = environment_factory(ENV)  # CHAT-SYNC's user tools are the agent's elsewhere
     assert "set_offline_mode" in vars(mixed) and "message_user" in vars(mixed)
+
+
+async def test_replay_says_the_turns_again(tmp_path: Path) -> None:
+    from silo_async.eval import replay
+
+    result = await silo.run(ENV, "CHAT-SYNC", solver, runs_dir=tmp_path)
+    assert result.run_dir is not None
+    report = await replay(str(result.run_dir), ENV, cwd=tmp_path)
+    assert report.identical, report.differences
+    assert [c.tool for c in report.calls] == ["place_order"]
+    assert report.replayed.user_turns == 2
