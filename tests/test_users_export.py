@@ -139,3 +139,13 @@ async def test_replay_says_the_turns_again(tmp_path: Path) -> None:
     assert report.identical, report.differences
     assert [c.tool for c in report.calls] == ["place_order"]
     assert report.replayed.user_turns == 2
+
+
+def test_the_harness_servers_offer_message_user_before_submit() -> None:
+    from silo_async.serve._harness_common import tool_specs
+
+    names = [s.name for s in tool_specs(ENV)]
+    assert names[-2:] == ["message_user", "submit"]
+    from .worlds import ENV as PLAIN
+
+    assert "message_user" not in [s.name for s in tool_specs(PLAIN)]
