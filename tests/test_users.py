@@ -11,6 +11,7 @@ import pytest
 
 import silo_async as silo
 from silo_async.testing import ScriptedAgent
+from silo_async import world as silo_world
 from silo_async.world import told
 
 from .chat_world import ENV, ORDER_USER, SYNC_USER, TASKS, solver
@@ -359,6 +360,7 @@ def test_told_matching() -> None:
 
     assert told(Ctx, "1200.50") and told(Ctx, "1,200") and told(Ctx, "REFUND OF")
     assert told(Ctx, "€1200")
+    assert silo_world.grade.told is told  # also in the grading namespace (w.grade.told)
     assert not told(Ctx, "120") and not told(Ctx, "ORD-1") and not told(Ctx, "")
     assert not told(silo.VerifierContext("", TASKS[0]), "refund")
 
