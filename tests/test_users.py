@@ -454,6 +454,16 @@ def test_task_user_round_trips_and_keeps_the_task_hashable() -> None:
     assert held.user is not None and held.user["opening"] == ORDER_USER["opening"]
 
 
+def test_the_readmes_task_file_is_a_valid_conversational_task() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Users in the loop", 1)[1].split("The same task as a file", 1)[1]
+    text = section.split("```json\n", 1)[1].split("```", 1)[0]
+    task = silo.Task.from_dict(json.loads(text), source="README")
+    script = task.user_script
+    assert task.id == "REFUND" and task.user is not None
+    assert script is not None and script.max_turns == 10 and len(script.rules) == 2
+
+
 @pytest.mark.parametrize(
     ("user", "field"),
     [
