@@ -10,8 +10,8 @@ import anyio
 import pytest
 
 import silo_async as silo
-from silo_async.testing import ScriptedAgent
 from silo_async import world as silo_world
+from silo_async.testing import ScriptedAgent
 from silo_async.world import told
 
 from .chat_world import ENV, ORDER_USER, SYNC_USER, TASKS, solver
