@@ -184,3 +184,28 @@ def test_eval_with_user_model(project: Path) -> None:
     run_dir = project.parent / "out" / "runs" / json.loads(index[0])["runId"]
     written = json.loads((run_dir / "result.json").read_text())
     assert (written["userTurns"], written["userInputTokens"]) == (1, 90)
+
+
+def test_eval_resume_plays_the_user_model_given_again(project: Path) -> None:
+    base = ["--env", "bakery", "--task", "CHAT-SYNC", "--agent", f"solver={project.name}:solver"]
+    with ScriptedModelServer(sync_script) as server:
+        model = ["--user-model", "openai/scripted-user", "--base-url", server.base_url]
+        first = cli("eval", *base, *model, "--runs", "2", "--out", "out", "--json")
+        assert first.exit_code == 0, first.output
+        out = project.parent / "out"
+        index = out / "runs" / "index.jsonl"
+        kept, lost = index.read_text().splitlines()
+        (out / "summary.json").unlink()  # as if killed after the first rollout
+        index.write_text(kept + "\n")
+        lost_dir = out / "runs" / json.loads(lost)["runId"]
+        for path in lost_dir.iterdir():
+            path.unlink()
+        lost_dir.rmdir()
+        resumed = cli("eval", "--resume", "out", *model[2:], *model[:2], "--json")
+    assert resumed.exit_code == 0, resumed.output
+    printed = resumed.output[resumed.output.index("\n{") :]  # after the progress lines
+    assert json.loads(printed)["resumed"] == {"kept": 1, "rerun": 1}
+    for line in index.read_text().splitlines():
+        run_dir = out / "runs" / json.loads(line)["runId"]
+        written = json.loads((run_dir / "result.json").read_text())
+        assert (written["userTurns"], written["userInputTokens"]) == (1, 90)

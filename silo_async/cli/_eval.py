@@ -397,6 +397,8 @@ def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
         _select_tasks,
         _prices,
     )
+    # eval.json does not record the user (issue 25 came after it): --user-model is given again.
+    user = user_factory(values["user_model"], values["user_base_url"], values["base_url"])
     total = len(plan.tasks) * len(plan.agents) * plan.runs
     told = False
 
@@ -423,6 +425,7 @@ def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
             resume=eval_dir,
             on_progress=progress,
             executor=inputs.executor,
+            user=user,
         )
 
     _execute(ctx, start, eval_dir, cwd, total)
