@@ -15,8 +15,16 @@ Phases are timed in this thread's CPU time (a shared, loaded machine does not in
 the templates take turns within each round. ``overhead_us`` is their sum (median of rounds).
 Then erp rollouts per second with the solver,
 end to end through ``run_many`` at concurrency 100 without artifacts (crm the same, for scale).
-Target: ``erp_rollout_overhead_us`` <= 2 x ``crm_rollout_overhead_us``. Prints a table, then one
-JSON line with ``erp_rollout_overhead_us``, ``crm_rollout_overhead_us``, ``erp_rollouts_per_s``.
+Target: ``erp_rollout_overhead_us`` <= 2 x ``crm_rollout_overhead_us``.
+
+Users in the loop: the CPU µs of one scripted user's turn (``message_user`` answered by a
+script of five rules, traced and counted) next to one tool call (a three-property schema, as
+``bench_call_tool``), rounds of each interleaved in one rollout, on asyncio and on trio.
+Target: ``scripted_turn_us`` <= ``tool_call_us`` on each backend.
+
+Prints a table, then one JSON line with ``erp_rollout_overhead_us``,
+``crm_rollout_overhead_us``, ``erp_rollouts_per_s``, ``scripted_turn_us`` and
+``tool_call_us`` (per backend).
 
 Run: ``.venv/bin/python benchmarks/bench_world.py [--rounds 5] [--rollouts 2000]``.
 """
@@ -34,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 
 import silo_async as silo
 from silo_async._agentload import load_agent
@@ -141,6 +150,93 @@ async def rate(env: silo.Environment, rollouts: int) -> float:
     return len(results) / elapsed
 
 
+ACCOUNT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "accountId": {"type": "string"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+        "status": {"enum": ["open", "won", "lost"]},
+    },
+    "required": ["accountId"],
+    "additionalProperties": False,
+}
+ACCOUNT_ARGS = {"accountId": "ACC-001", "limit": 10, "status": "open"}
+#: A customer's script: what the agent asks matches the third rule, after two that do not.
+TALK_USER = {
+    "opening": "Hi, my order is late.",
+    "script": [
+        {"when": ["refund"], "say": "I want my money back."},
+        {"when": ["order", "number"], "say": "It is ORD-1234."},
+        {"when": ["email"], "say": "It's ada@example.com."},
+        {"when": ["thanks"], "say": "Bye!", "end": True},
+        {"when": ["restart"], "say": "Restarted.", "do": [{"tool": "restart_phone"}]},
+    ],
+    "otherwise": {"say": "Sorry?"},
+    "tools": ["restart_phone"],
+    "maxTurns": 10**9,
+}
+TALK_CALLS = 2_000
+
+
+@silo.tool(name="get_account", description="Read an account.", input_schema=ACCOUNT_SCHEMA)
+def get_account(state: dict[str, Any], args: dict[str, Any]) -> Any:
+    return {"id": args["accountId"], "open": state["open"]}
+
+
+@silo.tool(name="restart_phone", description="The customer's phone: restart it.")
+def restart_phone(state: dict[str, Any], args: dict[str, Any]) -> Any:
+    state["restarts"] = state.get("restarts", 0) + 1
+    return {"restarted": True}
+
+
+@silo.verifier(id="VER-TALK", task_id="TALK")
+def talked(final: Any, initial: Any) -> list[silo.Check]:
+    return [silo.check("ran", True)]
+
+
+TALK = silo.Environment(
+    name="talk",
+    create_state=lambda: {"open": 3},
+    tools=[get_account, restart_phone],
+    verifiers=[talked],
+    tasks=[silo.Task("TALK", "talk", "Help the customer.", "VER-TALK", user=TALK_USER)],
+)
+
+
+async def turn_rounds(rounds: int, turns: list[float], calls: list[float]) -> None:
+    """Interleaved rounds of scripted turns and of tool calls in one rollout (CPU µs each)."""
+    clock = time.process_time  # the loop is one thread: its CPU time is its wall time
+
+    async def agent(ctx: silo.AgentContext) -> None:
+        said = {"text": "Could you give me the email address on the account?"}
+        for _ in range(rounds):
+            start = clock()
+            for _ in range(TALK_CALLS):
+                await ctx.call_tool("get_account", ACCOUNT_ARGS)
+            calls.append((clock() - start) / TALK_CALLS * 1e6)
+            start = clock()
+            for _ in range(TALK_CALLS):
+                await ctx.call_tool("message_user", said)
+            turns.append((clock() - start) / TALK_CALLS * 1e6)
+
+    result = await silo.run(TALK, "TALK", agent, max_tool_calls=TALK_CALLS * rounds + 1)
+    assert result.user_turns == TALK_CALLS * rounds, result.error
+
+
+def turn_costs(rounds: int) -> dict[str, dict[str, float]]:
+    """Median CPU µs of a scripted turn and of a tool call, per backend."""
+    out = {}
+    for backend in ("asyncio", "trio"):
+        turns: list[float] = []
+        calls: list[float] = []
+        anyio.run(turn_rounds, rounds + 1, turns, calls, backend=backend)
+        out[backend] = {
+            "scripted_turn_us": round(statistics.median(turns[1:]), 2),
+            "tool_call_us": round(statistics.median(calls[1:]), 2),
+        }
+    return out
+
+
 def world_size(env: silo.Environment) -> int:
     return len(compact_json(env.create_state()))
 
@@ -167,7 +263,15 @@ async def main(rounds: int, rollouts: int) -> dict[str, Any]:
         print(f"{t} rollouts/s with the solver, concurrency 100: {r:,.0f}")
     ratio = costs["erp"]["overhead"] / costs["crm"]["overhead"]
     print(f"erp overhead / crm overhead: {ratio:.2f} (target <= 2)")
+    talk = await anyio.to_thread.run_sync(turn_costs, max(rounds, 5) * 2 + 1)
+    for backend, cost in talk.items():
+        print(
+            f"{backend}: a scripted user's turn {cost['scripted_turn_us']:.2f} µs, a tool call "
+            f"{cost['tool_call_us']:.2f} µs (target: turn <= call)"
+        )
     return {
+        "scripted_turn_us": {b: cost["scripted_turn_us"] for b, cost in talk.items()},
+        "tool_call_us": {b: cost["tool_call_us"] for b, cost in talk.items()},
         "erp_rollout_overhead_us": round(costs["erp"]["overhead"], 1),
         "crm_rollout_overhead_us": round(costs["crm"]["overhead"], 1),
         "project_rollout_overhead_us": round(costs["project"]["overhead"], 1),

@@ -38,6 +38,10 @@ from ._tools import ToolResult as ToolResult
 from ._tools import ToolSpec as ToolSpec
 from ._tools import bind_tools as bind_tools
 from ._tools import tool as tool
+from ._user import ScriptedUser as ScriptedUser
+from ._user import User as User
+from ._user import UserReply as UserReply
+from ._user import UserTurn as UserTurn
 from ._verify import Check as Check
 from ._verify import Verifier as Verifier
 from ._verify import VerifierContext as VerifierContext
@@ -79,6 +83,7 @@ __all__ = [
     "RayExecutor",
     "ReplayReport",
     "RunResult",
+    "ScriptedUser",
     "SiloError",
     "Task",
     "Tool",
@@ -87,6 +92,9 @@ __all__ = [
     "ToolFault",
     "ToolResult",
     "ToolSpec",
+    "User",
+    "UserReply",
+    "UserTurn",
     "Verifier",
     "VerifierContext",
     "VerifierOutcome",

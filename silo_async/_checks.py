@@ -17,8 +17,9 @@ from typing import Any
 
 import attrs
 
-from ._environment import Environment
-from ._errors import DefinitionError
+from ._checks_users import check_ends, check_scripts
+from ._environment import Environment, check_reserved_name
+from ._errors import DefinitionError, SiloError
 from ._limits import Limits
 from ._many import run_many
 from ._task import Task
@@ -108,6 +109,8 @@ class Checker:
         self.base = base
         self.findings: list[Finding] = []
         self.counts = {"data": 0, "tasks": 0, "tools": 0, "verifiers": 0}
+        #: The bound tools' names, once they bound (what a task's ``user.tools`` may name).
+        self.tool_names: set[str] | None = None
 
     def error(self, code: str, message: str) -> None:
         """Record an error (it fails validation)."""
@@ -170,14 +173,19 @@ def check_tools(
     """The tools bind to a world, with portable names, descriptions and object schemas."""
     try:
         bound = bind_tools(state, bind(state))
+        check_reserved_name((t.name for t in bound), c.name)
     except DefinitionError as exc:
         code = "tool_duplicate_name" if "more than once" in exc.message else "bind_tools_failed"
         c.error(code, exc.message)
+        return False
+    except SiloError as exc:  # a tool named message_user
+        c.error(exc.code, exc.message)
         return False
     except Exception as exc:
         c.error("bind_tools_failed", f"bind_tools(state) raised {type(exc).__name__}: {exc}")
         return False
     c.counts["tools"] = len(bound)
+    c.tool_names = {t.name for t in bound}
     for tool in bound:
         _check_tool(c, tool)
         if extra is not None:
@@ -251,7 +259,13 @@ async def _noop_agent(ctx: Any) -> str:
 
 
 async def check_credibility(c: Checker, env: Environment, task_ids: list[str]) -> None:
-    """A do-nothing agent must pass no task, and every verifier must run on an untouched world."""
+    """A do-nothing agent must pass no task, and every verifier must run on an untouched world.
+
+    The do-nothing agent never speaks either: on a task with a user, passing means an agent
+    that never talks to the user succeeds, which is an error too. The tasks' users are checked
+    first (:func:`~silo_async._checks_users.check_scripts`).
+    """
+    check_scripts(c, env.tasks, c.tool_names)
     noop_limits = Limits(max_tool_calls=0, timeout=NOOP_TIMEOUT)
     results = await run_many(env, task_ids, _noop_agent, limits=noop_limits, agent_name="noop")
     for result in results:
@@ -261,6 +275,13 @@ async def check_credibility(c: Checker, env: Environment, task_ids: list[str]) -
                 "verifier_failed",
                 f'Verifier "{task.verifier_id}" failed on the untouched world of task '
                 f'"{task.id}": {result.error}',
+            )
+        elif result.passed and task.user_script is not None:
+            c.error(
+                "verifier_passes_noop",
+                f'Task "{task.id}" passes with an agent that does nothing and never speaks to '
+                f'the user: verifier "{task.verifier_id}" must require a change in the world, '
+                "something told to the user or an answer.",
             )
         elif result.passed:
             c.error(
@@ -273,14 +294,20 @@ async def check_credibility(c: Checker, env: Environment, task_ids: list[str]) -
 async def check_solver(
     c: Checker, env: Environment, task_ids: list[str], solver: Any, limits: Limits
 ) -> None:
-    """The solver must pass every task with reward 1.0 (so every task is solvable)."""
+    """The solver must pass every task with reward 1.0 (so every task is solvable).
+
+    Tasks with a user are played with their scripted user, whose script must then not end the
+    conversation before a write the solver needs (:func:`~silo_async._checks_users.check_ends`).
+    """
     results = await run_many(env, task_ids, solver, limits=limits, agent_name="solver")
     for result in results:
         if result.passed and result.reward == 1.0:
             continue
         why = result.error or "failed checks: " + (", ".join(result.failed_required) or "none")
+        user = " with the scripted user" if result.task.user_script is not None else ""
         c.error(
             "solver_failed",
-            f'Task "{result.task.id}" is not solved by the solver (passed {result.passed}, '
-            f"reward {result.reward:.2f}, {result.termination_reason}): {why}",
+            f'Task "{result.task.id}" is not solved by the solver{user} (passed '
+            f"{result.passed}, reward {result.reward:.2f}, {result.termination_reason}): {why}",
         )
+    await check_ends(c, env, results)

@@ -35,21 +35,25 @@ class AgentContext(ModelStepRecorder):
     """What ``async def agent(ctx)`` receives.
 
     Attributes:
-        task: the task's instruction — the only text the agent is given.
+        task: the task's instruction — the only text the agent is given; for a task with a
+            user, followed by a blank line and ``User: <opening>``.
         cancel_scope: the anyio cancel scope the limits cancel (Silo's abort signal).
     """
 
     __slots__ = ("_rollout", "_tools", "cancel_scope", "task")
 
     def __init__(self, rollout: Rollout, cancel_scope: anyio.CancelScope) -> None:
-        self.task = rollout.setup.task.instruction
+        self.task = rollout.setup.task.prompt
         self.cancel_scope = cancel_scope
         self._rollout = rollout
         self._tools: list[ToolSpec] | None = None
 
     @property
     def tools(self) -> list[ToolSpec]:
-        """The tools the agent may call, as :class:`ToolSpec`, in registry order."""
+        """The tools the agent may call, as :class:`ToolSpec`, in registry order.
+
+        A task with a user lists ``message_user`` last, and not the user's own tools.
+        """
         # Built on first use: a scripted agent never reads it, and 10,000 waiting rollouts
         # would otherwise keep 10,000 lists alive for nothing.
         if self._tools is None:

@@ -12,10 +12,27 @@ import attrs
 
 from ._errors import DefinitionError, SiloError
 from ._task import Task
+from ._taskuser import MESSAGE_USER
 from ._tools import BoundTool, Tool, bind_tools, check_tools
 from ._verify import Verifier
 
-__all__ = ["Environment"]
+__all__ = ["Environment", "check_reserved_name"]
+
+
+def check_reserved_name(names: Iterable[str], environment: str) -> None:
+    """Refuse an environment with its own tool named ``message_user`` (DESIGN §13).
+
+    Raises:
+        SiloError: ``tool_name_reserved``.
+    """
+    if MESSAGE_USER in names:
+        raise SiloError(
+            "tool_name_reserved",
+            f'Environment "{environment}" has a tool named "{MESSAGE_USER}", the name reserved '
+            "for the tool through which an agent talks to a task's user. Rename the tool (e.g. "
+            f'"{MESSAGE_USER}_form") in the environment\'s tools registry.',
+            {"environment": environment, "tool": MESSAGE_USER},
+        )
 
 
 def _tuple(items: Iterable[Any] | None) -> tuple[Any, ...]:
@@ -46,6 +63,8 @@ class Environment:
     Raises:
         DefinitionError: duplicate task or verifier ids, duplicate tool names or an entry of
             ``tools`` that is not a tool, or both tools and bind.
+        SiloError: ``tool_name_reserved`` for a tool named ``message_user`` (a ``bind``
+            environment's tools are checked each time they are bound).
     """
 
     name: str
@@ -65,6 +84,7 @@ class Environment:
                 {"environment": self.name},
             )
         check_tools(self.tools, f'Environment "{self.name}"')  # a typo fails here, not per run
+        check_reserved_name((t.name for t in self.tools), self.name)
         object.__setattr__(self, "_tasks_by_id", _index(self.tasks, "Task", self.name))
         object.__setattr__(self, "_tools_by_name", {t.name: t for t in self.tools})
         object.__setattr__(self, "_verifiers_by_id", _index(self.verifiers, "Verifier", self.name))
@@ -83,10 +103,16 @@ class Environment:
         return bound, {t.name: t for t in bound}
 
     def bind_tools(self, state: Any) -> list[BoundTool]:
-        """The runtime tools for one world, in registry order."""
+        """The runtime tools for one world, in registry order.
+
+        Raises:
+            SiloError: ``tool_name_reserved`` when a bound tool is named ``message_user``.
+        """
         if self.bind is None:
             return bind_tools(state, self.tools)
-        return bind_tools(state, self.bind(state))
+        bound = bind_tools(state, self.bind(state))
+        check_reserved_name((t.name for t in bound), self.name)
+        return bound
 
     def task(self, task_id: str) -> Task:
         """The task with this id.

@@ -29,6 +29,7 @@ from ._result import RunResult
 from ._rollout import Refusal, Rollout
 from ._setup import RolloutSetup
 from ._tools import ToolResult, ToolSpec
+from ._user import UserFactory
 
 __all__ = ["Episode", "episode"]
 
@@ -47,7 +48,7 @@ class Episode(ModelStepRecorder):
     ``cancelled`` (written, then re-raised).
 
     Attributes:
-        task: the task's instruction (as ``AgentContext.task``).
+        task: the task's instruction (as ``AgentContext.task``: with a user, its opening too).
         task_id: the task's id.
         tools: the tools, as :class:`ToolSpec` (as ``AgentContext.tools``).
     """
@@ -60,8 +61,10 @@ class Episode(ModelStepRecorder):
         *,
         runs_dir: Path | None,
         agent_name: str,
+        user: UserFactory | None = None,
     ) -> None:
         self._env = env
+        self._user = user
         self._task = env.task(task_id)
         self._verifier = env.verifier_for(self._task)
         self._limits = limits
@@ -73,7 +76,7 @@ class Episode(ModelStepRecorder):
         self._done: anyio.Event | None = None
         self._wake: anyio.Event | None = None
         self._result: RunResult | None = None
-        self.task = self._task.instruction
+        self.task = self._task.prompt
         self.task_id = self._task.id
         self.tools: list[ToolSpec] = []
 
@@ -89,6 +92,7 @@ class Episode(ModelStepRecorder):
             self._limits,
             agent_name=self._agent_name,
             runs_dir=self._runs_dir,
+            user=self._user,
         )
         # A call in flight when the episode ends is cut short: nobody else would stop it.
         rollout = Rollout(setup, cut_on_end=True)
@@ -281,6 +285,7 @@ def episode(
     runs_dir: str | Path | None = None,
     agent_name: str = "mcp",
     limits: Limits | None = None,
+    user: UserFactory | None = None,
 ) -> Episode:
     """Open one rollout of ``task_id`` to be driven from outside (use it with ``async with``).
 
@@ -299,6 +304,8 @@ def episode(
         runs_dir: when given, artifacts go to ``runs_dir/<run_id>/``.
         agent_name: label recorded in the trace and ``run.json``.
         limits: the three limits as one :class:`~silo_async.Limits` (instead of the keywords).
+        user: for a task with a user, a function of the task returning a fresh
+            :class:`~silo_async.User` (default: :meth:`~silo_async.ScriptedUser.from_task`).
 
     Returns:
         The :class:`Episode`; the world is built when the block is entered.
@@ -314,4 +321,5 @@ def episode(
         resolve_limits(limits, max_tool_calls, timeout, token_limit),
         runs_dir=Path(runs_dir) if runs_dir is not None else None,
         agent_name=agent_name,
+        user=user,
     )

@@ -2,7 +2,8 @@
 
 Every counter that reaches ``run_end``, ``result.json`` and the limits lives here, and nowhere
 else: a driver reads it, the rollout core writes it. Issue 23 adds the injected and recovered
-faults; issue 25 the user's turns and tool calls (which are not the agent's ``toolCalls``).
+faults. A conversational task's user has counters of its own (turns, its tool calls, a model
+user's tokens): they are never the agent's ``toolCalls``, nor its limits.
 """
 
 from __future__ import annotations
@@ -27,13 +28,32 @@ class Ledger:
         output_tokens: output tokens over all model steps.
         replayed: model steps replayed from an interrupted attempt's recording (an eval that
             resumed), counted in ``steps`` too: ``run.json``'s ``resumedModelSteps``.
+        user_turns: ``message_user`` turns the user answered.
+        user_calls: tool calls the user made with its own tools.
+        user_input_tokens: a model user's input tokens (``None`` until one is recorded).
+        user_output_tokens: a model user's output tokens (``None`` until one is recorded).
     """
 
-    __slots__ = ("calls", "errors", "faults", "input_tokens", "output_tokens", "replayed", "steps")
+    __slots__ = (
+        "calls",
+        "errors",
+        "faults",
+        "input_tokens",
+        "output_tokens",
+        "replayed",
+        "steps",
+        "user_calls",
+        "user_input_tokens",
+        "user_output_tokens",
+        "user_turns",
+    )
 
     def __init__(self) -> None:
         self.calls = self.errors = self.faults = 0
         self.steps = self.input_tokens = self.output_tokens = self.replayed = 0
+        self.user_turns = self.user_calls = 0
+        self.user_input_tokens: int | None = None
+        self.user_output_tokens: int | None = None
 
     @property
     def tokens(self) -> int:
@@ -54,13 +74,26 @@ class Ledger:
         self.input_tokens += step.input_tokens
         self.output_tokens += step.output_tokens
 
+    def count_user_usage(self, input_tokens: int | None, output_tokens: int | None) -> None:
+        """Count a model user's tokens (apart from the agent's: never against its limit)."""
+        if input_tokens is None and output_tokens is None:
+            return
+        self.user_input_tokens = (self.user_input_tokens or 0) + (input_tokens or 0)
+        self.user_output_tokens = (self.user_output_tokens or 0) + (output_tokens or 0)
+
     def totals(self) -> dict[str, Any]:
         """The counters as ``run_end`` records them, in its order."""
-        return {
+        totals: dict[str, Any] = {
             "toolCalls": self.calls,
             "toolErrors": self.errors,
             "toolFaults": self.faults,
             "modelSteps": self.steps,
             "inputTokens": self.input_tokens,
             "outputTokens": self.output_tokens,
+            "userTurns": self.user_turns,
+            "userToolCalls": self.user_calls,
         }
+        if self.user_input_tokens is not None:
+            totals["userInputTokens"] = self.user_input_tokens
+            totals["userOutputTokens"] = self.user_output_tokens
+        return totals

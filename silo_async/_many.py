@@ -12,6 +12,7 @@ from ._limits import Limits, resolve_limits
 from ._result import RunResult
 from ._runner import Agent, agent_label, run_agent
 from ._setup import RolloutSetup
+from ._user import UserFactory
 
 __all__ = ["check_counts", "check_tasks", "run_many", "run_pool"]
 
@@ -30,6 +31,7 @@ async def run_many(
     agent_name: str | None = None,
     on_result: Callable[[int, RunResult], None] | None = None,
     limits: Limits | None = None,
+    user: UserFactory | None = None,
 ) -> list[RunResult]:
     """Run every task ``runs`` times, at most ``concurrency`` rollouts at once, in one loop.
 
@@ -51,6 +53,9 @@ async def run_many(
         on_result: called as ``on_result(index, result)`` as each rollout finishes (progress).
         limits: per rollout, the three limits as one :class:`~silo_async.Limits` (instead of
             the keywords).
+        user: for tasks with a user, a function of the task returning a fresh
+            :class:`~silo_async.User` for each rollout (default:
+            :meth:`~silo_async.ScriptedUser.from_task`).
 
     Raises:
         SiloError: an unknown task id or verifier, before any rollout starts.
@@ -82,6 +87,7 @@ async def run_many(
                 agent_name=label,
                 runs_dir=base,
                 run_index=index % runs + 1,
+                user=user,
             )
             result = await run_agent(setup, agent)
             results[index] = result

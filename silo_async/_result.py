@@ -52,6 +52,11 @@ class RunResult:
         model_steps: model responses recorded (``model_step`` events).
         input_tokens: input tokens recorded over all model steps.
         output_tokens: output tokens recorded over all model steps.
+        user_turns: ``message_user`` turns the task's user answered (0 without a user).
+        user_tool_calls: tool calls the user made with its own tools (0 without a user).
+        user_input_tokens: a model user's input tokens, counted apart from the agent's
+            (``None`` when no user recorded usage).
+        user_output_tokens: the same for output tokens.
         error: the agent's or the verifier's error message, if any (an agent's exception as
             ``"<Type>: <message>"``; its traceback is in the trace's ``agent_error`` event).
         verifier_id: the verifier that graded the run.
@@ -104,6 +109,10 @@ class RunResult:
     config: dict[str, Any]
     run_index: int = 1
     resumed_model_steps: int = 0
+    user_turns: int = 0
+    user_tool_calls: int = 0
+    user_input_tokens: int | None = None
+    user_output_tokens: int | None = None
 
     @property
     def trace_lines(self) -> tuple[str, ...]:
@@ -146,11 +155,13 @@ class RunResult:
         return sum(1 for c in self.checks if c.passed)
 
     def result_dict(self) -> dict[str, Any]:
-        """``result.json``: Silo's keys and order plus ``toolFaults`` and the token counts.
+        """``result.json``: Silo's keys and order plus ``toolFaults``, tokens and user counts.
 
-        No timestamps, no ids: a byte-exact regression oracle.
+        No timestamps, no ids: a byte-exact regression oracle. ``userTurns`` and
+        ``userToolCalls`` follow ``outputTokens`` (0 for a task without a user), then
+        ``userInputTokens`` and ``userOutputTokens`` when a model user recorded usage.
         """
-        return {
+        data: dict[str, Any] = {
             "passed": self.passed,
             "reward": self.reward,
             "requiredPassed": self.required_passed,
@@ -164,11 +175,17 @@ class RunResult:
             "modelSteps": self.model_steps,
             "inputTokens": self.input_tokens,
             "outputTokens": self.output_tokens,
-            "terminationReason": self.termination_reason,
-            "agentOutput": to_jsonable(self.agent_output),
-            "error": self.error,
-            "checks": [c.to_dict() for c in self.checks],
+            "userTurns": self.user_turns,
+            "userToolCalls": self.user_tool_calls,
         }
+        if self.user_input_tokens is not None or self.user_output_tokens is not None:
+            data["userInputTokens"] = self.user_input_tokens or 0
+            data["userOutputTokens"] = self.user_output_tokens or 0
+        data["terminationReason"] = self.termination_reason
+        data["agentOutput"] = to_jsonable(self.agent_output)
+        data["error"] = self.error
+        data["checks"] = [c.to_dict() for c in self.checks]
+        return data
 
     def run_dict(self) -> dict[str, Any]:
         """``run.json``: identity, resolved configuration and timings."""

@@ -30,6 +30,7 @@ from typing import Any
 
 import anyio
 
+from ._conversation import Conversation, split_tools
 from ._end import End, Stop, error_text, leaf_exception
 from ._fastpath import loop_hooks
 from ._grading import (
@@ -46,6 +47,7 @@ from ._ledger import Ledger
 from ._modelstep import ModelStep
 from ._result import RunResult
 from ._setup import RolloutSetup
+from ._taskuser import MESSAGE_USER
 from ._tools import BoundTool, Tool, ToolFault, ToolResult
 from ._trace import TraceRecorder, utc_now_iso
 from ._verify import VerifierContext
@@ -81,10 +83,12 @@ class Rollout:
         deadline: the time limit's deadline on the event loop's clock (set by :meth:`open`).
         stopped: the first limit that tripped, if any.
         end: how it ended, once :meth:`finish` has begun.
+        chat: a conversational task's conversation (``None`` when the task has no user).
     """
 
     __slots__ = (
         "by_name",
+        "chat",
         "deadline",
         "end",
         "hooks",
@@ -112,6 +116,11 @@ class Rollout:
         self.state = setup.env.create_state()
         self.snapshot: Packed | None = pack(self.state)
         self.tools, self.by_name = setup.env.runtime_tools(self.state)
+        self.chat: Conversation | None = None
+        script = setup.task.user_script
+        if script is not None and setup.user is not None:
+            self.tools, self.by_name, owned = split_tools(self.tools, self.by_name, script.tools)
+            self.chat = Conversation(setup.user, script, owned)
         self.trace = TraceRecorder()
         self.ledger = Ledger()
         self.deadline = math.inf
@@ -154,12 +163,18 @@ class Rollout:
         calls come back as error values.
         """
         await self.hooks.checkpoint()
+        chat = self.chat
+        if chat is not None and name == MESSAGE_USER:
+            # A turn, not a world call: never counted in toolCalls nor refused by their limit
+            # (the user's own tool calls take the sibling path, user_call).
+            refusal = self.closed()
+            if refusal is not None:
+                return refusal
+            said = await chat.turn(self, input)
+            return Refusal.CUT if said is None else said
         refusal = self.refusal()
         if refusal is not None:
             return refusal
-        # Issue 25 answers the reserved message_user tool here: a turn, not a world call (the
-        # user's own tool calls take a sibling path, traced with "actor": "user", counted in
-        # the ledger's user counters and never against the agent's limits).
         tool = self.by_name.get(name)
         ledger = self.ledger
         ledger.calls = call_id = ledger.calls + 1
@@ -183,14 +198,21 @@ class Rollout:
         self.trace.tool_result(call_id, tool_json, result, elapsed, fault, at)
         return result
 
-    def refusal(self) -> Refusal | None:
-        """Why the next call may not run (``None``: it may); the call beyond the limit stops all."""
+    def closed(self) -> Refusal | None:
+        """Why nothing more may happen (ended, stopped by a limit, late), or ``None``."""
         if self.end is not None:
             return Refusal.ENDED
         if self.stopped is not None:
             return Refusal.STOPPED
         if self.hooks.time() >= self.deadline:
             return Refusal.LATE
+        return None
+
+    def refusal(self) -> Refusal | None:
+        """Why the next call may not run (``None``: it may); the call beyond the limit stops all."""
+        closed = self.closed()
+        if closed is not None:
+            return closed
         limit = self.setup.limits.max_tool_calls
         if self.ledger.calls < limit:
             return None
@@ -211,6 +233,19 @@ class Rollout:
             finally:
                 in_flight.discard(scope)
         return None
+
+    async def user_call(self, name: str, input: Any) -> ToolResult:
+        """A call of the user's own tools (``UserTurn.call_tool``): the sibling call path.
+
+        Same validation and world, traced with ``"actor": "user"``, counted in
+        ``userToolCalls``; never the agent's ``toolCalls`` or limits.
+        """
+        chat = self.chat
+        if chat is None:  # the rollout has ended (and let go of its conversation)
+            await self.hooks.checkpoint()
+            message = f"The rollout has ended ({self.end.reason if self.end else 'completed'})."
+            return ToolResult({"code": "invalid_state", "message": message}, is_error=True)
+        return await chat.call(self, name, input)
 
     def unknown_tool(self, name: str) -> ToolResult:
         """``tool_not_found``, naming the closest real tools."""
@@ -297,7 +332,13 @@ class Rollout:
                 "durationMs": self.elapsed_ms(),
             },
         )
-        ctx = VerifierContext(agent_output=text, task=setup.task, output=output)
+        chat = self.chat
+        ctx = VerifierContext(
+            agent_output=text,
+            task=setup.task,
+            output=output,
+            conversation=() if chat is None else chat.record(),
+        )
         graded = start_grading(setup.verifier, self.state, initial, ctx)
         if isinstance(graded, tuple) and setup.run_dir is None:
             return self.conclude(end, output, text, graded, initial)
@@ -322,6 +363,7 @@ class Rollout:
         self.state = self.snapshot = None
         self.tools = ()
         self.by_name = {}
+        self.chat = None
         errors = [e for e in (end.error, verifier_error) if e]
         ledger = self.ledger
         return RunResult(
@@ -340,6 +382,10 @@ class Rollout:
             model_steps=ledger.steps,
             input_tokens=ledger.input_tokens,
             output_tokens=ledger.output_tokens,
+            user_turns=ledger.user_turns,
+            user_tool_calls=ledger.user_calls,
+            user_input_tokens=ledger.user_input_tokens,
+            user_output_tokens=ledger.user_output_tokens,
             error="; ".join(errors) if errors else None,
             verifier_id=setup.verifier.id,
             checks=list(outcome.checks),

@@ -23,6 +23,7 @@ from ._limits import Limits, resolve_limits
 from ._result import RunResult
 from ._rollout import Rollout
 from ._setup import RolloutSetup
+from ._user import UserFactory
 
 __all__ = ["Agent", "agent_label", "run", "run_agent"]
 
@@ -52,6 +53,7 @@ async def run(
     runs_dir: str | Path | None = None,
     agent_name: str | None = None,
     limits: Limits | None = None,
+    user: UserFactory | None = None,
 ) -> RunResult:
     """Run one rollout of ``task_id`` with ``agent`` on a fresh world and grade it.
 
@@ -65,6 +67,8 @@ async def run(
         runs_dir: when given, artifacts go to ``runs_dir/<run_id>/``.
         agent_name: label recorded in the trace and ``run.json`` (default: the function name).
         limits: the three limits as one :class:`~silo_async.Limits` (instead of the keywords).
+        user: for a task with a user, a function of the task returning a fresh
+            :class:`~silo_async.User` (default: :meth:`~silo_async.ScriptedUser.from_task`).
 
     Returns:
         The graded :class:`RunResult`. Agent crashes, limits and verifier failures are
@@ -73,7 +77,8 @@ async def run(
     Raises:
         SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier), before anything runs.
         ValueError: invalid limits.
-        TypeError: ``limits=`` given together with a limit keyword.
+        TypeError: ``limits=`` given together with a limit keyword, or ``user(task)`` is not a
+            :class:`~silo_async.User`.
     """
     resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     task = env.task(task_id)
@@ -84,6 +89,7 @@ async def run(
         resolved,
         agent_name=agent_name or agent_label(agent),
         runs_dir=Path(runs_dir) if runs_dir is not None else None,
+        user=user,
     )
     return await run_agent(setup, agent)
 

@@ -2,7 +2,8 @@
 
 Everything a rollout is given — environment, task, verifier, limits, its label, its run number —
 and its identity — run id, run directory, start time — in one frozen value: the rollout core
-reads it and never changes it. Issue 25 adds the task's user (a fresh simulator per rollout).
+reads it and never changes it. A conversational task's setup also holds its user: a fresh
+simulator made for this rollout alone (its state, a ``once`` rule spent, is the rollout's own).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ._environment import Environment
 from ._limits import Limits
 from ._runid import new_run_id
 from ._task import Task
+from ._user import ScriptedUser, User, UserFactory
 from ._verify import Verifier
 
 __all__ = ["RolloutSetup"]
@@ -36,6 +38,7 @@ class RolloutSetup:
         run_dir: where its artifacts go, or ``None``.
         started: when it was set up (``time.time()``).
         started_perf: the same moment on ``time.perf_counter()``, for durations.
+        user: the task's user for this rollout (``None`` when the task has none).
     """
 
     env: Environment
@@ -48,6 +51,7 @@ class RolloutSetup:
     run_dir: Path | None
     started: float
     started_perf: float
+    user: User | None = None
 
     @classmethod
     def new(
@@ -60,10 +64,33 @@ class RolloutSetup:
         agent_name: str,
         runs_dir: Path | None = None,
         run_index: int = 1,
+        user: UserFactory | None = None,
     ) -> RolloutSetup:
-        """A rollout of ``task`` starting now, with a fresh run id."""
+        """A rollout of ``task`` starting now, with a fresh run id (and a fresh user).
+
+        Raises:
+            TypeError: ``user(task)`` returned something that is not a :class:`User`.
+        """
+        simulator = None if task.user_script is None else make_user(user, task)
         started, started_perf = time.time(), time.perf_counter()
         run_id = new_run_id(started)
         run_dir = runs_dir / run_id if runs_dir is not None else None
         identity = (run_index, run_id, run_dir, started, started_perf)
-        return cls(env, task, verifier, limits, agent_name, *identity)
+        return cls(env, task, verifier, limits, agent_name, *identity, simulator)
+
+
+def make_user(factory: UserFactory | None, task: Task) -> User:
+    """The fresh user of one rollout of ``task``: ``factory(task)``, else its scripted user.
+
+    Raises:
+        TypeError: the factory's result has no ``async def reply(turn)``.
+    """
+    if factory is None:
+        return ScriptedUser.from_task(task)
+    made = factory(task)
+    if not isinstance(made, User):
+        raise TypeError(
+            "user= must be a function of the task returning a fresh silo.User (an object with "
+            f"async def reply(self, turn)); it returned {type(made).__name__}."
+        )
+    return made

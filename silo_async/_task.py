@@ -1,4 +1,8 @@
-"""Tasks: objectives only — an instruction, a title and the verifier that grades it."""
+"""Tasks: objectives only — an instruction, a title, the verifier that grades it, and a user.
+
+A task may declare a ``user`` (DESIGN §13): someone the agent must talk to, who knows what the
+world does not expose and may act with tools of their own. Its checks live in ``_taskuser.py``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from typing import Any
 import attrs
 
 from ._errors import SiloError
+from ._jsonutil import clone_json
+from ._taskuser import UserScript, parse_user, task_prompt
 
 __all__ = ["Task"]
 
@@ -19,7 +25,8 @@ _REQUIRED = (
     ("verifier_id", "verifierId"),
 )
 _DIFFICULTY = "difficulty"
-_KNOWN_KEYS = (*(key for _, key in _REQUIRED), _DIFFICULTY)
+_USER = "user"
+_KNOWN_KEYS = (*(key for _, key in _REQUIRED), _DIFFICULTY, _USER)
 
 
 @attrs.frozen(kw_only=False)
@@ -32,6 +39,9 @@ class Task:
         instruction: the only text the agent receives (no solution path, no hidden answer).
         verifier_id: the id of the verifier that grades this task.
         difficulty: conventionally ``easy``, ``medium`` or ``hard``.
+        user: the user the agent talks to, as the task file's ``user`` object (``None``: the
+            agent works alone). Checked when the task is made (``task_invalid`` naming the
+            field); kept as given.
     """
 
     id: str
@@ -39,6 +49,35 @@ class Task:
     instruction: str
     verifier_id: str
     difficulty: str = "unspecified"
+    user: Mapping[str, Any] | None = attrs.field(default=None, hash=False)
+    _script: UserScript | None = attrs.field(init=False, eq=False, hash=False, repr=False)
+    _prompt: str = attrs.field(init=False, eq=False, hash=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        script = None
+        if self.user is not None:
+            script = parse_user(self.user, f'Task "{self.id}"')
+            # A private copy: the caller's dict may change later, the task may not.
+            object.__setattr__(self, "user", clone_json(dict(self.user)))
+        object.__setattr__(self, "_script", script)
+        prompt = (
+            self.instruction if script is None else task_prompt(self.instruction, script.opening)
+        )
+        object.__setattr__(self, "_prompt", prompt)
+
+    @property
+    def user_script(self) -> UserScript | None:
+        """The task's user, checked and compiled (``None`` when the task has none)."""
+        return self._script
+
+    @property
+    def prompt(self) -> str:
+        """What the agent is given (``ctx.task``): the instruction, then the user's opening.
+
+        Without a user it is the instruction itself; with one, the instruction, a blank line,
+        then ``User: <opening>``.
+        """
+        return self._prompt
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "task") -> Task:
@@ -57,25 +96,34 @@ class Task:
         Raises:
             SiloError: ``task_invalid`` (details ``source`` and, for a field, ``field``) when
                 ``data`` is not an object, a required field is absent, null or blank, a value
-                has the wrong JSON type, or a known key is misspelt.
+                has the wrong JSON type, a known key is misspelt, or the ``user`` object is
+                malformed (the field names the part at fault: ``user.script[2].say``).
         """
         if not isinstance(data, Mapping):
             raise SiloError("task_invalid", f"{source} is not a JSON object.", {"source": source})
-        fields = {attr: _required_string(data, key, source) for attr, key in _REQUIRED}
+        fields: dict[str, Any] = {
+            attr: _required_string(data, key, source) for attr, key in _REQUIRED
+        }
         difficulty = _difficulty(data, source)
         if difficulty is not None:
             fields["difficulty"] = difficulty
+        user = _user(data, source)
+        if user is not None:
+            fields["user"] = user
         return cls(**fields)
 
-    def to_dict(self) -> dict[str, str]:
-        """JSON form with Silo's keys, in Silo's order."""
-        return {
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form with Silo's keys, in Silo's order; ``user`` last, when the task has one."""
+        data: dict[str, Any] = {
             "id": self.id,
             "title": self.title,
             "instruction": self.instruction,
             "verifierId": self.verifier_id,
             "difficulty": self.difficulty,
         }
+        if self.user is not None:
+            data["user"] = clone_json(dict(self.user))
+        return data
 
 
 def _invalid(source: str, key: str, message: str) -> SiloError:
@@ -118,6 +166,20 @@ def _difficulty(data: Mapping[str, Any], source: str) -> str | None:
             '"medium" or "hard" (leave it out for "unspecified").',
         )
     return value.strip() or None
+
+
+def _user(data: Mapping[str, Any], source: str) -> Mapping[str, Any] | None:
+    """The ``user`` object, checked (``task_invalid`` names the field); None when absent."""
+    if _USER not in data:
+        near = _misspelling(data, _USER)
+        if near is not None:
+            raise _invalid(source, _USER, f'has "{near}"; spell the key "{_USER}".')
+        return None
+    value = data[_USER]
+    if value is None:
+        return None
+    parse_user(value, source)  # the messages name the task as the caller does
+    return dict(value)
 
 
 def _folded(key: str) -> str:

@@ -13,6 +13,7 @@ is refused as ``invalid_input`` anyway) is recorded as its ``str()``.
 
 from __future__ import annotations
 
+import json.encoder
 import marshal
 import os
 import time
@@ -36,6 +37,9 @@ __all__ = [
 #: tool accepts fits inside any event (a model step's tool calls) and every JSON reader, which
 #: recurses once per level, reads the line back far from Python's recursion limit.
 TRACE_DEPTH = 2 * MAX_DEPTH
+
+#: A string as JSON (what the compact encoder writes for one: non-ASCII kept as it is).
+_string = json.encoder.encode_basestring
 
 #: A tool result this soon after its call has (almost always) the same millisecond timestamp.
 _SAME_MS_S = 0.0001
@@ -150,6 +154,59 @@ class TraceRecorder:
             self._record(
                 _result_line(seq, call_id, tool_json, output, at, is_error, elapsed_s, fault_json)
             )
+
+    def user_turn(
+        self,
+        agent_text: str,
+        reply: str,
+        ended: bool,
+        actions: list[dict[str, Any]],
+        usage: dict[str, int] | None,
+    ) -> None:
+        """Record a ``user_turn`` event ``{agentText, reply, ended, actions[, usage]}``.
+
+        Assembled around its texts, like the tool events (the bytes :meth:`emit` gives for
+        the same dict): a scripted user's turn costs no more than a tool call.
+        """
+        tail = "" if usage is None else f',"usage":{compact_json(usage)}'
+        self._record(
+            f'{{"seq":{len(self._entries) + 1},"type":"user_turn",'
+            f'"agentText":{_string(agent_text)},"reply":{_string(reply)},'
+            f'"ended":{"true" if ended else "false"},'
+            f'"actions":{compact_json(actions) if actions else "[]"}{tail},'
+            f'"at":"{utc_now_iso()}"}}'
+        )
+
+    def actor_call(self, actor: str, call_id: str, tool: str, input: Any) -> None:
+        """Record a ``tool_call`` made by someone other than the agent (``"actor": "user"``).
+
+        The event is the ordinary one with ``actor`` after ``type``; its ``callId`` is the
+        actor's own (``"u1"``...), so it never collides with the agent's call numbers.
+        """
+        self._record(
+            f'{{"seq":{len(self._entries) + 1},"type":"tool_call","actor":{compact_json(actor)},'
+            f'"callId":{compact_json(call_id)},"tool":{compact_json(tool)},'
+            f'"input":{_json_text(input)},"at":"{utc_now_iso()}"}}'
+        )
+
+    def actor_result(
+        self,
+        actor: str,
+        call_id: str,
+        tool: str,
+        result: ToolResult,
+        elapsed_s: float,
+        fault: ToolFault | None,
+    ) -> None:
+        """Record the ``tool_result`` of an :meth:`actor_call`."""
+        fault_json = "" if fault is None else f',"fault":{compact_json(fault.to_dict())}'
+        self._record(
+            f'{{"seq":{len(self._entries) + 1},"type":"tool_result","actor":{compact_json(actor)},'
+            f'"callId":{compact_json(call_id)},"tool":{compact_json(tool)},'
+            f'"output":{_json_text(result.output)},'
+            f'"isError":{"true" if result.is_error else "false"},'
+            f'"durationMs":{round(elapsed_s * 1000, 3)!r},"at":"{utc_now_iso()}"{fault_json}}}'
+        )
 
     def _record(self, line: str) -> None:
         if self._fd is not None:

@@ -67,11 +67,15 @@ class VerifierContext:
         agent_output: the text form of the agent's output (``""`` when there was none).
         task: the task being graded.
         output: the agent's raw output value.
+        conversation: what the agent told the task's user and what it answered, in order:
+            ``{"agentText", "reply", "ended"}`` per ``message_user`` turn (empty without a
+            user). The final answer is not a turn.
     """
 
     agent_output: str
     task: Task
     output: Any = None
+    conversation: tuple[dict[str, Any], ...] = ()
 
 
 @attrs.frozen

@@ -29,4 +29,5 @@ def fake_clock_backend(request: pytest.FixtureRequest) -> Any:
 
 
 # The harness tests' shared plays (one per harness per session; tests/harness_players.py).
+from .harness_players import chat_plays as chat_plays  # noqa: E402
 from .harness_players import plays as plays  # noqa: E402

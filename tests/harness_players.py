@@ -4,6 +4,7 @@
 ``openenv``, ``nemo-gym``, ``inspect``, ``verifiers``, ``trl``) the output of its play of
 :data:`~tests.harness_support.CALLS` and the run it left, played on first use. The one-grade
 test compares the runs; each harness's own test checks its protocol on the same play.
+:func:`chat_plays` is the same for the conversational task :data:`~tests.harness_support.CHAT`.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from silo_async.project import load_environment
 from silo_async.testing import ScriptedAgent
 
 from .harness_support import (
-    ANSWER,
-    CALLS,
+    CHAT,
     ENV_NAME,
-    TASK_ID,
+    SCRIPT,
+    Script,
+    make_chat_project,
     make_crm_project,
     read_run,
     run_ids,
@@ -37,32 +39,32 @@ from .harness_support import (
 )
 from .peers import peer_python, require_module
 
-__all__ = ["Play", "Plays", "plays"]
+__all__ = ["Play", "Plays", "chat_plays", "plays"]
 
-#: A player: (project, scratch directory) -> (what the harness answered, its run id or None
-#: when it is the one new run of the project).
-Player = Callable[[Path, Path], tuple[dict[str, Any], str | None]]
-
-
-def _spec(**more: Any) -> str:
-    return json.dumps({"task": TASK_ID, "calls": CALLS, "answer": ANSWER, **more})
+#: A player: (project, scratch directory, script) -> (what the harness answered, its run id or
+#: None when it is the one new run of the project).
+Player = Callable[[Path, Path, Script], tuple[dict[str, Any], str | None]]
 
 
-def play_run(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+def _spec(script: Script) -> str:
+    return json.dumps({"task": script.task, "calls": script.calls, "answer": script.answer})
+
+
+def play_run(project: Path, scratch: Path, script: Script) -> tuple[dict[str, Any], str | None]:
     env = load_environment(ENV_NAME, project)
-    agent = ScriptedAgent(CALLS, answer=ANSWER)
+    agent = ScriptedAgent(script.calls, answer=script.answer)
     runs = project / ".silo" / "runs"
-    result = anyio.run(lambda: silo.run(env, TASK_ID, agent, runs_dir=runs))
+    result = anyio.run(lambda: silo.run(env, script.task, agent, runs_dir=runs))
     return {}, result.run_id
 
 
-def play_mcp(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+def play_mcp(project: Path, scratch: Path, script: Script) -> tuple[dict[str, Any], str | None]:
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "silo_async", "serve", "--env", ENV_NAME, "--task", TASK_ID],
+        args=["-m", "silo_async", "serve", "--env", ENV_NAME, "--task", script.task],
         cwd=str(project),
         env=dict(os.environ),
     )
@@ -70,37 +72,39 @@ def play_mcp(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
     async def play() -> None:
         with (scratch / "mcp-stderr.txt").open("w") as errlog:
             async with Client(stdio_client(params, errlog=errlog)) as client:
-                for name, arguments in CALLS:
+                for name, arguments in script.calls:
                     await client.call_tool(name, arguments)
-                await client.call_tool("submit", {"answer": ANSWER})
+                await client.call_tool("submit", {"answer": script.answer})
 
     anyio.run(play)
     return {}, None
 
 
-def play_openenv(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+def play_openenv(project: Path, scratch: Path, script: Script) -> tuple[dict[str, Any], str | None]:
     python = peer_python("openenv")
     with serving(project, "openenv") as info:
-        played = run_peer(python, "openenv_play.py", info["url"], _spec(), cwd=scratch)
+        played = run_peer(python, "openenv_play.py", info["url"], _spec(script), cwd=scratch)
         played["info"] = info
         for route in ("health", "schema", "metadata"):
             played[route] = httpx2.get(f"{info['url']}/{route}").json()
     return played, played["submit"]["observation"]["metadata"]["runId"]
 
 
-def play_nemo_gym(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+def play_nemo_gym(
+    project: Path, scratch: Path, script: Script
+) -> tuple[dict[str, Any], str | None]:
     python = peer_python("nemo-gym")
     with serving(project, "nemo-gym") as info:
-        played = run_peer(python, "nemo_gym_play.py", info["url"], _spec(), cwd=scratch)
+        played = run_peer(python, "nemo_gym_play.py", info["url"], _spec(script), cwd=scratch)
         played["info"] = info
     return played, played["verify"]["body"]["silo_run_id"]
 
 
-def play_inspect(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+def play_inspect(project: Path, scratch: Path, script: Script) -> tuple[dict[str, Any], str | None]:
     require_module("inspect_ai")
-    task_args = {"env": ENV_NAME, "tasks": TASK_ID}
-    spec = {"task_args": task_args, "log_dir": str(scratch / "logs"), "calls": CALLS}
-    spec["answer"] = ANSWER
+    task_args = {"env": ENV_NAME, "tasks": script.task}
+    spec = {"task_args": task_args, "log_dir": str(scratch / "logs"), "calls": script.calls}
+    spec["answer"] = script.answer
     # From the project directory, as `inspect eval` runs: Inspect names a task by its
     # installed package, and in this checkout a build's silo_async.egg-info would hide it.
     played = run_peer(Path(sys.executable), "inspect_play.py", json.dumps(spec), cwd=project)
@@ -108,24 +112,25 @@ def play_inspect(project: Path, scratch: Path) -> tuple[dict[str, Any], str | No
     return played, played["metadata"]["runId"]
 
 
-def play_verifiers(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+def play_verifiers(
+    project: Path, scratch: Path, script: Script
+) -> tuple[dict[str, Any], str | None]:
     python = peer_python("verifiers")
     out = str(scratch / "out")
-    played = run_peer(python, "verifiers_play.py", str(project), out, _spec(), cwd=scratch)
+    played = run_peer(python, "verifiers_play.py", str(project), out, _spec(script), cwd=scratch)
     assert played["ok"], played["errors"]
     return played, played["silo"]["runId"]
 
 
-def play_trl(project: Path, scratch: Path) -> tuple[dict[str, Any], str | None]:
+def play_trl(project: Path, scratch: Path, script: Script) -> tuple[dict[str, Any], str | None]:
     from silo_async.integrations.trl import environment_factory, reward
 
     cls = environment_factory(ENV_NAME, cwd=project, runs_dir=project / ".silo" / "runs")
     instance = cls()
-    instance.reset(task=TASK_ID)
-    for name, arguments in CALLS:
-        getattr(instance, name)(**arguments)
-    rewards = reward([[{"role": "assistant", "content": ANSWER}]], [instance])
-    return {"rewards": rewards}, None
+    instance.reset(task=script.task)
+    answers = [getattr(instance, name)(**arguments) for name, arguments in script.calls]
+    rewards = reward([[{"role": "assistant", "content": script.answer}]], [instance])
+    return {"rewards": rewards, "answers": answers, "methods": sorted(dir(cls))}, None
 
 
 PLAYERS: dict[str, Player] = {
@@ -150,9 +155,15 @@ class Play:
 class Plays:
     """The session's plays, one per harness, on one crm project (played on first use)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self,
+        root: Path,
+        script: Script = SCRIPT,
+        make_project: Callable[[Path], Path] = make_crm_project,
+    ) -> None:
         self.root = root
-        self.project = make_crm_project(root / "project")
+        self.script = script
+        self.project = make_project(root / "project")
         self._done: dict[str, Play] = {}
 
     def get(self, harness: str) -> Play:
@@ -161,7 +172,7 @@ class Plays:
             scratch = self.root / harness
             scratch.mkdir()
             before = run_ids(self.project)
-            output, run_id = PLAYERS[harness](self.project, scratch)
+            output, run_id = PLAYERS[harness](self.project, scratch, self.script)
             if run_id is None:
                 (run_id,) = run_ids(self.project) - before
             self._done[harness] = Play(output, read_run(self.project, run_id))
@@ -172,3 +183,9 @@ class Plays:
 def plays(tmp_path_factory: pytest.TempPathFactory) -> Plays:
     """Every harness's play of the shared script (see the module)."""
     return Plays(tmp_path_factory.mktemp("plays"))
+
+
+@pytest.fixture(scope="session")
+def chat_plays(tmp_path_factory: pytest.TempPathFactory) -> Plays:
+    """Every harness's play of the conversational script (CHAT-001 on a crm project)."""
+    return Plays(tmp_path_factory.mktemp("chat-plays"), CHAT, make_chat_project)

@@ -50,3 +50,10 @@ async def test_the_benchmarks_diff_is_the_runners(tmp_path: Path) -> None:
         "scalars": [],
         "collections": {},
     }
+
+
+def test_the_benchmark_times_scripted_turns_and_tool_calls() -> None:
+    costs = _bench().turn_costs(1)
+    assert set(costs) == {"asyncio", "trio"}
+    for cost in costs.values():
+        assert cost["scripted_turn_us"] > 0 and cost["tool_call_us"] > 0

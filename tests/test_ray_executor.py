@@ -422,3 +422,32 @@ async def test_an_eval_resumes_on_ray_and_a_ray_eval_resumes_locally(
     summary = await evaluate(make_env(), None, agents, resume=remote)
     assert summary.config["executor"] == "local" and summary.complete
     same_eval(reference, remote, any_executor=True)
+
+
+@pytest.mark.anyio
+async def test_conversational_tasks_and_their_users_travel(
+    anyio_backend: str, ray_executor: silo.RayExecutor, tmp_path: Path
+) -> None:
+    from .chat_world import ENV as BAKERY
+    from .chat_world import Echo, solver
+
+    for user, name in ((None, "scripted"), (Echo, "echo")):
+        local = await evaluate(
+            BAKERY, None, {"s": solver}, out_dir=tmp_path / f"l-{name}", user=user
+        )
+        remote = await evaluate(
+            BAKERY, None, {"s": solver}, out_dir=tmp_path / f"r-{name}", user=user,
+            executor=ray_executor,
+        )  # fmt: skip
+        assert [r.passed for r in remote.records] == [r.passed for r in local.records]
+        assert assert_same_rollout_files(tmp_path / f"l-{name}", tmp_path / f"r-{name}") == 3
+    index = read_index(tmp_path / "r-echo")
+    assert index[0].run_dir is not None
+    turns = [
+        json.loads(line)
+        for line in (tmp_path / "r-echo" / index[0].run_dir / "trace.jsonl")
+        .read_text()
+        .splitlines()
+    ]
+    said = [e["reply"] for e in turns if e["type"] == "user_turn"]
+    assert said[0] == "CHAT-ORDER heard: Sure! What is your email?"

@@ -300,7 +300,7 @@ async def test_artifacts_have_silo_keys_and_no_timestamps(tmp_path: Path) -> Non
     assert list(written) == [
         "passed", "reward", "requiredPassed", "requiredTotal", "failedRequired", "checksPassed",
         "checksFailed", "toolCalls", "toolErrors", "toolFaults", "modelSteps", "inputTokens",
-        "outputTokens", "terminationReason", "agentOutput",
+        "outputTokens", "userTurns", "userToolCalls", "terminationReason", "agentOutput",
         "error", "checks",
     ]  # fmt: skip
     for name in ("result.json", "state-diff.json"):

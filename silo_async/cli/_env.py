@@ -6,9 +6,11 @@ from pathlib import Path
 
 import click
 
+from .._agentload import load_agent
 from ..project._validate import validate_environment
 from ._common import (
     OrderedGroup,
+    check_agent_specs,
     echo_json,
     elsewhere,
     env_option,
@@ -45,13 +47,25 @@ def env_list(as_json: bool) -> None:
 
 @env.command("validate", short_help="Check an environment; exit 1 on any error.")
 @env_option
+@click.option(
+    "--solver",
+    "solver_spec",
+    default=None,
+    metavar="PATH[:NAME]|MODULE:NAME",
+    callback=check_agent_specs,
+    help="An agent that solves every task: each must pass with reward 1.0 (tasks with a "
+    "user, with their scripted user, whose script must not end before the solver's writes).",
+)
 @json_option
 @click.pass_context
-def env_validate(ctx: click.Context, env_name: str, as_json: bool) -> None:
+def env_validate(ctx: click.Context, env_name: str, solver_spec: str | None, as_json: bool) -> None:
     """Check data, loading, tools, verifiers and tasks; exit 1 on any error finding."""
     store = environment_store(env_name)
+    solver = load_agent(solver_spec, Path.cwd()).fn if solver_spec is not None else None
     # The one event loop of this command: validation runs a do-nothing agent on every task.
-    report = run_async(lambda: validate_environment(store.path, store.project.cwd)).to_dict()
+    report = run_async(
+        lambda: validate_environment(store.path, store.project.cwd, solver=solver)
+    ).to_dict()
     if as_json:
         echo_json(report)
     else:

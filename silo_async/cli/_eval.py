@@ -42,7 +42,13 @@ from ._eval_text import rel as _rel
 from ._eval_text import summary_text
 from ._executor import build_executor, executor_options
 from ._interrupt import EXIT_INTERRUPTED, Interrupts
-from ._models import check_model_flags, model_agents, model_options
+from ._models import (
+    check_model_flags,
+    model_agents,
+    model_options,
+    user_factory,
+    user_options,
+)
 from ._types import Number, TaskList, WholeNumber
 
 __all__ = ["eval_command", "label_agents", "summary_text"]
@@ -241,6 +247,7 @@ def _stopped_at_once(target: Path, cwd: Path) -> str:
     "file name stem.",
 )
 @model_options(repeatable=True)
+@user_options
 @click.option(
     "--runs",
     type=WholeNumber(min=1),
@@ -301,6 +308,8 @@ def eval_command(
     model_specs: tuple[str, ...],
     base_url: str | None,
     max_turns: int | None,
+    user_model: str | None,
+    user_base_url: str | None,
     runs: int,
     concurrency: int,
     max_tool_calls: int,
@@ -340,7 +349,8 @@ def eval_command(
         raise click.UsageError("Missing option '--env' (it may be left out only with --resume).")
     all_tasks = task_list == ["all"]
     tasks = tuple(task_list) if task_list and not all_tasks else tasks
-    check_model_flags(model_specs, base_url, max_turns)
+    check_model_flags(model_specs, base_url, max_turns, user_model)
+    user = user_factory(user_model, user_base_url, base_url)
     runner = build_executor(executor, ray_address, workers, worker_concurrency)
     prices = _prices(prices_file)
     store = environment_store(env_name)
@@ -368,6 +378,7 @@ def eval_command(
             on_progress=on_progress,
             prices=prices,
             executor=runner,
+            user=user,
         )
 
     _execute(ctx, start, target, cwd, total)
@@ -386,6 +397,8 @@ def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
         _select_tasks,
         _prices,
     )
+    # eval.json does not record the user (issue 25 came after it): --user-model is given again.
+    user = user_factory(values["user_model"], values["user_base_url"], values["base_url"])
     total = len(plan.tasks) * len(plan.agents) * plan.runs
     told = False
 
@@ -412,6 +425,7 @@ def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
             resume=eval_dir,
             on_progress=progress,
             executor=inputs.executor,
+            user=user,
         )
 
     _execute(ctx, start, eval_dir, cwd, total)

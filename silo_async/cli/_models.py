@@ -1,4 +1,7 @@
-"""``--model [LABEL=]PROVIDER/MODEL``, ``--base-url`` and ``--max-turns`` of ``run`` and ``eval``.
+"""``--model [LABEL=]PROVIDER/MODEL``, ``--base-url``, ``--max-turns`` and ``--user-model``.
+
+The model flags of ``run`` and ``eval``: model agents, and the model that plays a conversational
+task's user (``--user-model PROVIDER/MODEL``, ``--user-base-url URL``, default ``--base-url``).
 
 A model agent is built with :func:`silo_async.agents.from_spec`; its failures (an unknown
 provider, a malformed spec, a missing SDK or key) are ``SiloError("model_invalid")``, printed
@@ -15,7 +18,7 @@ import click
 from .._agentload import AgentLoadError
 from ._types import WholeNumber
 
-__all__ = ["check_model_flags", "model_agents", "model_options"]
+__all__ = ["check_model_flags", "model_agents", "model_options", "user_factory", "user_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,13 +57,60 @@ def model_options(*, repeatable: bool) -> Callable[[F], F]:
     return decorate
 
 
-def check_model_flags(models: Sequence[str], base_url: str | None, max_turns: int | None) -> None:
-    """``--base-url`` and ``--max-turns`` only mean something with ``--model`` (usage error)."""
+def check_model_flags(
+    models: Sequence[str],
+    base_url: str | None,
+    max_turns: int | None,
+    user_model: str | None = None,
+) -> None:
+    """``--base-url`` and ``--max-turns`` only mean something with ``--model`` (usage error).
+
+    ``--base-url`` also serves ``--user-model`` (it is the model user's server by default).
+    """
     if models:
         return
-    for flag, value in (("--base-url", base_url), ("--max-turns", max_turns)):
+    flags: list[tuple[str, object]] = [("--max-turns", max_turns)]
+    if user_model is None:
+        flags.insert(0, ("--base-url", base_url))
+    for flag, value in flags:
         if value is not None:
             raise click.UsageError(f"{flag} applies to model agents; add --model PROVIDER/MODEL.")
+
+
+def user_options(fn: F) -> F:
+    """``--user-model PROVIDER/MODEL`` and ``--user-base-url URL``."""
+    fn = click.option(
+        "--user-base-url",
+        default=None,
+        metavar="URL",
+        help="The model user's server (default: --base-url).",
+    )(fn)
+    return click.option(
+        "--user-model",
+        default=None,
+        metavar="PROVIDER/MODEL",
+        help="A model plays the user of conversational tasks (default: each task's script).",
+    )(fn)
+
+
+def user_factory(
+    user_model: str | None, user_base_url: str | None, base_url: str | None
+) -> Callable[..., Any] | None:
+    """The ``user=`` of ``--user-model`` (``None``: each task's scripted user).
+
+    Raises:
+        click.UsageError: ``--user-base-url`` without ``--user-model``.
+        SiloError: ``model_invalid`` (bad spec, unknown provider, missing SDK or key).
+    """
+    if user_model is None:
+        if user_base_url is not None:
+            raise click.UsageError(
+                "--user-base-url applies to a model user; add --user-model PROVIDER/MODEL."
+            )
+        return None
+    from ..users import model_user  # imports an SDK: only when --user-model is used
+
+    return model_user(user_model, user_base_url or base_url)
 
 
 def model_agents(

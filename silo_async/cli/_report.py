@@ -20,6 +20,7 @@ __all__ = [
     "Summary",
     "agent_crash",
     "aligned",
+    "conversation_lines",
     "many_json",
     "many_text",
     "plural",
@@ -139,14 +140,59 @@ def _effort_rows(result: RunResult) -> list[tuple[str, str]]:
     if result.model_steps:  # only agents that record model steps have these
         rows.append(("Model steps", str(result.model_steps)))
         rows.append(("Tokens", _tokens(result.input_tokens, result.output_tokens)))
+    if result.task.user is not None or result.user_turns:
+        rows.append(("User turns", _user_effort(result)))
     return rows
+
+
+def _user_effort(result: RunResult) -> str:
+    """``2  (1 user tool call · 90 in · 13 out)``: the turns, the user's calls and tokens."""
+    parts = [plural(result.user_tool_calls, "user tool call")]
+    if result.user_input_tokens is not None or result.user_output_tokens is not None:
+        parts.append(_tokens(result.user_input_tokens or 0, result.user_output_tokens or 0))
+    return f"{result.user_turns}  ({' · '.join(parts)})"
+
+
+#: Characters of each message the conversation shows.
+_SAID = 160
+
+
+def _said(text: str) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= _SAID else flat[: _SAID - 1] + "…"
+
+
+def conversation_lines(result: RunResult) -> list[str]:
+    """The conversation of a task with a user: its opening, then each turn (empty without one).
+
+    What the user did with their own tools follows their reply, and the turn that ended the
+    conversation says so.
+    """
+    if result.task.user is None:
+        return []
+    lines = ["Conversation:", f"  User   {_said(result.task.user.get('opening', ''))}"]
+    for line in result.trace_lines:
+        if '"user_turn"' not in line:  # decode only the events that can match
+            continue
+        event = json.loads(line)
+        if event.get("type") != "user_turn":
+            continue
+        reply = _said(event.get("reply", ""))
+        actions = [str(a.get("tool")) for a in event.get("actions") or [] if isinstance(a, dict)]
+        if actions:
+            reply += f"  [did: {', '.join(actions)}]"
+        if event.get("ended"):
+            reply += "  (ended the conversation)"
+        lines += [f"  Agent  {_said(event.get('agentText', ''))}", f"  User   {reply}"]
+    return lines
 
 
 def run_text(result: RunResult, cwd: Path, *, saved: bool = True, traceback: bool = False) -> str:
     """The single-run report: verdict, score, effort, what failed and where the run was saved.
 
     ``saved=False`` (``runs show``: a run recorded earlier) labels the directory ``Run dir``
-    instead of ``Run saved``. Model steps and tokens appear when the agent recorded any. For a
+    instead of ``Run saved``. Model steps and tokens appear when the agent recorded any; a
+    task with a user adds its turns and the conversation after the rows. For a
     crashed agent, ``traceback`` appends the exception's traceback; without it a line says how
     to see it.
     """
@@ -172,6 +218,9 @@ def run_text(result: RunResult, cwd: Path, *, saved: bool = True, traceback: boo
     if run_dir is not None:
         rows.append(("Run saved" if saved else "Run dir", run_dir))
     lines = _rows(rows)
+    talk = conversation_lines(result)
+    if talk:
+        lines += ["", *talk]
     if crash is not None and traceback:
         lines += ["", "The agent raised:", str(crash.get("traceback", "")).rstrip()]
     return "\n".join(lines)
@@ -179,6 +228,8 @@ def run_text(result: RunResult, cwd: Path, *, saved: bool = True, traceback: boo
 
 def _rollout_line(index: int, result: RunResult, cwd: Path) -> str:
     parts = [f"reward {result.reward:.2f}", plural(result.tool_calls, "call")]
+    if result.task.user is not None:
+        parts.append(plural(result.user_turns, "user turn"))
     if result.model_steps:
         parts.append(plural(result.input_tokens + result.output_tokens, "token"))
     if result.tool_faults:

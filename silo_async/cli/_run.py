@@ -21,7 +21,13 @@ from ._common import (
 )
 from ._errors import fail
 from ._interrupt import EXIT_INTERRUPTED, Interrupts
-from ._models import check_model_flags, model_agents, model_options
+from ._models import (
+    check_model_flags,
+    model_agents,
+    model_options,
+    user_factory,
+    user_options,
+)
 from ._report import agent_crash, many_json, many_text, relative, run_json, run_text
 from ._types import WholeNumber
 
@@ -53,6 +59,7 @@ MAX_DEFAULT_CONCURRENCY = 16
     help=f"Rollouts at once (default: min(runs, {MAX_DEFAULT_CONCURRENCY})).",
 )
 @model_options(repeatable=False)
+@user_options
 @limit_options
 @click.option(
     "--traceback",
@@ -70,6 +77,8 @@ def run(
     model_spec: str | None,
     base_url: str | None,
     max_turns: int | None,
+    user_model: str | None,
+    user_base_url: str | None,
     runs: int,
     concurrency: int | None,
     max_tool_calls: int,
@@ -81,11 +90,12 @@ def run(
     """Run a task with an agent, grade it and save the run under .silo/runs/.
 
     The agent is --agent (a Python file or module) or --model PROVIDER/MODEL (a model agent
-    of silo_async.agents).
+    of silo_async.agents). A task with a user is played by its script, or by --user-model.
     """
     if agent_spec is not None and model_spec is not None:
         raise click.UsageError("use --agent or --model, not both.")
-    check_model_flags([model_spec] if model_spec else [], base_url, max_turns)
+    check_model_flags([model_spec] if model_spec else [], base_url, max_turns, user_model)
+    user = user_factory(user_model, user_base_url, base_url)
     cwd = Path.cwd()
     store = environment_store(env_name)
     environment = store.load()
@@ -110,6 +120,7 @@ def run(
                 token_limit=token_limit,
                 runs_dir=runs_dir,
                 agent_name=label,
+                user=user,
             )
             return [one]
         return await run_many(
@@ -123,6 +134,7 @@ def run(
             timeout=timeout,
             token_limit=token_limit,
             agent_name=label,
+            user=user,
         )
 
     saved = f"the runs that finished are saved in {relative(runs_dir)} (silo-async runs list)"

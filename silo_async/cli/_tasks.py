@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import attrs
@@ -63,16 +65,43 @@ class TaskFields:
     instruction: str | None
     verifier: str | None
     difficulty: str | None
+    user: str | None = None
 
-    def given(self) -> dict[str, str]:
+    def given(self) -> dict[str, Any]:
         """The fields given, under their names on disk, in file order."""
-        fields = {
+        fields: dict[str, Any] = {
             "title": self.title,
             "instruction": self.instruction,
             "verifierId": self.verifier,
             "difficulty": self.difficulty,
+            "user": None if self.user is None else read_user(self.user),
         }
         return {key: value for key, value in fields.items() if value is not None}
+
+
+def read_user(value: str) -> Any:
+    """``--user``: the JSON of a ``user`` object, inline or in the file it names.
+
+    Raises:
+        SiloError: ``invalid_json`` when the text (or the file) is not JSON.
+    """
+    path = Path(value)
+    source = "--user"
+    text = value
+    try:
+        if value.strip()[:1] not in ("{", "[") and path.is_file():
+            source, text = f'--user file "{value}"', path.read_text(encoding="utf-8")
+    except OSError:  # a name too long to be a file: it is the JSON text
+        pass
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise SiloError(
+            "invalid_json",
+            f"{source} is not valid JSON ({exc}); pass the user object, e.g. "
+            '--user \'{"opening": "Hi, I need help."}\', or a file holding it.',
+            {"flag": "--user"},
+        ) from None
 
 
 def _fields(fn: F) -> F:
@@ -87,10 +116,11 @@ def _fields(fn: F) -> F:
         instruction: str | None,
         verifier: str | None,
         difficulty: str | None,
+        user: str | None,
         **kwargs: Any,
     ) -> Any:
         task_id = _task_id(id_arg, id_flag)
-        fields = TaskFields(task_id, title, instruction, verifier, difficulty)
+        fields = TaskFields(task_id, title, instruction, verifier, difficulty, user)
         return fn(*args, fields=fields, **kwargs)
 
     decorated: Callable[..., Any] = command
@@ -100,9 +130,14 @@ def _fields(fn: F) -> F:
             ("--instruction", "The only text the agent receives (the objective, no solution)."),
             ("--verifier", "Id of the verifier that grades the task (e.g. VER-001)."),
             ("--difficulty", "easy, medium or hard (default: unspecified)."),
+            (
+                "--user",
+                "The user the agent talks to: a JSON object {opening, persona, knows, script, "
+                "otherwise, tools, maxTurns}, or a file holding it.",
+            ),
         ]
     ):
-        metavar = "ID" if flag == "--verifier" else "TEXT"
+        metavar = {"--verifier": "ID", "--user": "JSON|FILE"}.get(flag, "TEXT")
         decorated = click.option(flag, default=None, metavar=metavar, help=help_text)(decorated)
     decorated = click.option(
         "--id", "id_flag", default=None, metavar="ID", help="Task id (or ID)."
@@ -156,7 +191,7 @@ def update(fields: TaskFields, env_name: str, as_json: bool) -> None:
     changes = fields.given()
     if not changes:
         raise click.UsageError(
-            "Nothing to update: pass --title, --instruction, --verifier or --difficulty."
+            "Nothing to update: pass --title, --instruction, --verifier, --difficulty or --user."
         )
     tasks = environment_store(env_name).tasks
     written = tasks.update({**tasks.get(fields.id).to_dict(), **changes})

@@ -2,8 +2,9 @@
 
 Built once per finished rollout from its in-memory trace, so the report never re-reads 10,000
 run directories. The timeline keeps the trace's order: model turns (``model_step`` events,
-with their tokens and text), tool calls (with inputs, outputs, errors and faults) and notes
-(an agent's crash, a loop held past the deadline). Texts are kept up to a few thousand
+with their tokens and text), tool calls (with inputs, outputs, errors and faults), a
+conversational task's user turns and the user's own tool calls, and notes (an agent's crash,
+a loop held past the deadline, a user that failed). Texts are kept up to a few thousand
 characters (the report shows 400 and expands the rest on a click); beyond that they are cut
 with a note of how much was cut, and the full record is the rollout's own ``trace.jsonl``.
 No timing is kept here, so identical rollouts have identical details (the report stores them
@@ -39,7 +40,7 @@ MAX_STEPS = 300
 #: Ids kept per added/removed/changed list when a diff must shrink.
 MAX_DIFF_IDS = 20
 
-_CALL, _MODEL, _NOTE = 0, 1, 2
+_CALL, _MODEL, _NOTE, _TURN, _USER_CALL = 0, 1, 2, 3, 4
 
 
 def truncate(text: str, limit: int = MAX_TEXT) -> str:
@@ -83,11 +84,27 @@ def _note(event: dict[str, Any]) -> list[Any] | None:
             "loop_blocked",
             f"the event loop was held {event.get('overrunMs')} ms past the deadline",
         ]
+    if kind == "user_fault":
+        error = event.get("error") or {}
+        text = f"the user could not answer: {error.get('type')}: {error.get('message')}"
+        return [_NOTE, "user_fault", truncate(text)]
     return None
+
+
+def _turn(event: dict[str, Any]) -> list[Any]:
+    actions = [str(a.get("tool")) for a in event.get("actions") or () if isinstance(a, dict)]
+    return [
+        _TURN,
+        truncate(str(event.get("agentText", ""))),
+        truncate(str(event.get("reply", ""))),
+        1 if event.get("ended") else 0,
+        actions,
+    ]
 
 
 def _timeline(trace: list[dict[str, Any]]) -> tuple[list[list[Any]], int]:
     """The trace's steps in order, and how many were left out beyond :data:`MAX_STEPS`."""
+    # The user's calls have ids of their own ("u1"...): they never meet the agent's numbers.
     results = {e["callId"]: e for e in trace if e.get("type") == "tool_result"}
     steps: list[list[Any]] = []
     for event in trace:
@@ -97,7 +114,7 @@ def _timeline(trace: list[dict[str, Any]]) -> tuple[list[list[Any]], int]:
             output = None if res is None else truncate(compact_json(res.get("output")))
             steps.append(
                 [
-                    _CALL,
+                    _USER_CALL if "actor" in event else _CALL,
                     event["callId"],
                     event["tool"],
                     truncate(compact_json(event.get("input"))),
@@ -108,6 +125,8 @@ def _timeline(trace: list[dict[str, Any]]) -> tuple[list[list[Any]], int]:
             )
         elif kind == "model_step":
             steps.append(_model_step(event))
+        elif kind == "user_turn":
+            steps.append(_turn(event))
         elif (note := _note(event)) is not None:
             steps.append(note)
     return steps[:MAX_STEPS], max(0, len(steps) - MAX_STEPS)
@@ -159,8 +178,10 @@ def compact_details(result: RunResult) -> dict[str, Any]:
     Keys: ``o`` output text, ``e`` error, ``t`` the agent's traceback, ``s`` the timeline
     (``[0, callId, tool, input, output, isError, fault]`` for a tool call, ``[1, model,
     inputTokens, outputTokens, stopReason, text, toolNames]`` for a model turn, ``[2, kind,
-    text]`` for a note), ``n`` timeline entries omitted, ``k`` checks as ``[label, passed,
-    detail, required]``, ``d`` the state diff (shrunk to :data:`MAX_DIFF` when large).
+    text]`` for a note, ``[3, agentText, reply, ended, userToolNames]`` for a user turn, ``[4,
+    ...]`` as ``0`` for a call the user made with its own tools), ``n`` timeline entries
+    omitted, ``k`` checks as ``[label, passed, detail, required]``, ``d`` the state diff
+    (shrunk to :data:`MAX_DIFF` when large), and for a task with a user ``u`` its opening.
     """
     trace = result.trace
     steps, omitted = _timeline(trace)
@@ -179,4 +200,7 @@ def compact_details(result: RunResult) -> dict[str, Any]:
         details["t"] = tb
     if omitted:
         details["n"] = omitted
+    user = result.task.user
+    if user is not None:
+        details["u"] = truncate(str(user.get("opening", "")))
     return details

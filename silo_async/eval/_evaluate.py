@@ -38,6 +38,7 @@ from .._limits import DEFAULT_LIMITS, Limits, resolve_limits
 from .._many import check_counts, check_tasks
 from .._runner import Agent
 from .._trace import utc_now_iso
+from .._user import UserFactory
 from ..agents._replay import can_replay
 from ..runs import EvalDir
 from ..runs._appender import LineAppender
@@ -215,6 +216,7 @@ async def evaluate(
     prices: Prices | Mapping[str, Mapping[str, float]] | None = None,
     limits: Limits | None = None,
     resume: str | Path | None = None,
+    user: UserFactory | None = None,
 ) -> EvalSummary:
     """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each.
 
@@ -265,6 +267,10 @@ async def evaluate(
             the keywords).
         resume: an eval directory to continue (it is also the output: ``out_dir`` may only
             name the same directory).
+        user: for tasks with a user, a function of the task returning a fresh
+            :class:`~silo_async.User` for each rollout (default:
+            :meth:`~silo_async.ScriptedUser.from_task`; a model user:
+            :func:`silo_async.users.model_user`).
 
     Returns:
         The :class:`EvalSummary` of every rollout (``resumed`` says what a resume kept and ran).
@@ -307,7 +313,9 @@ async def evaluate(
             concurrency = plan.concurrency
         _check_args(env, plan.tasks, agents, plan.runs, concurrency)
     resumed = resume is not None
-    run = _Run(env, agents, plan, eval_dir, concurrency, report, executor, resumed=resumed)
+    run = _Run(
+        env, agents, plan, eval_dir, concurrency, report, executor, resumed=resumed, user=user
+    )
     return await run.start(on_progress)
 
 
@@ -369,10 +377,11 @@ class _Run:
         executor: Executor | None,
         *,
         resumed: bool,
+        user: UserFactory | None = None,
     ) -> None:
         self.env, self.agents, self.plan, self.eval_dir = env, dict(agents), plan, eval_dir
         self.concurrency, self.report, self.executor = concurrency, report, executor
-        self.resumed = resumed
+        self.resumed, self.user = resumed, user
         self.prices = None if plan.prices is None else Prices.from_dict(plan.prices)
         self.entries: list[PlanEntry] = [
             (t, a, n) for t in plan.tasks for a in plan.labels for n in range(1, plan.runs + 1)
@@ -406,6 +415,7 @@ class _Run:
             prices=self.prices,
             replays={} if state is None else state.replays,
             keep=frozenset() if state is None else state.kept_ids,
+            user=self.user,
         )
         prepared = (self.executor or LocalExecutor()).prepare(job)  # refuses before any write
         if eval_dir is not None:

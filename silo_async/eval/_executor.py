@@ -23,6 +23,7 @@ from .._many import run_pool
 from .._runner import Agent, run_agent
 from .._setup import RolloutSetup
 from .._task import Task
+from .._user import UserFactory
 from .._verify import Verifier
 from ..agents._replay import continuing
 from ._details import compact_details
@@ -78,6 +79,8 @@ class RolloutJob:
             absolute) that the rerun of a model agent's rollout continues, by plan entry.
         keep: run ids of the directories under ``runs_dir`` that the eval kept from before
             it resumed (an executor never removes them).
+        user: makes the fresh user of each rollout of a task with a user (None: its
+            scripted user).
     """
 
     env: Environment
@@ -91,6 +94,7 @@ class RolloutJob:
     prices: Prices | None = None
     replays: Mapping[PlanEntry, str] = attrs.field(factory=dict)
     keep: frozenset[str] = frozenset()
+    user: UserFactory | None = None
     # Each task and its verifier, looked up once (on its first rollout), not once per rollout.
     _tasks: dict[str, tuple[Task, Verifier]] = attrs.field(
         init=False, factory=dict, repr=False, eq=False
@@ -112,6 +116,7 @@ class RolloutJob:
             agent_name=label,
             runs_dir=self.runs_dir,
             run_index=run_no,
+            user=self.user,
         )
 
 

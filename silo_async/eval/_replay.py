@@ -1,6 +1,7 @@
 """Replay: re-execute a recorded run's tool calls on a fresh world and re-grade it.
 
-The recorded calls are played back, in ``callId`` order, by a ``ScriptedAgent`` (no model) that
+The recorded calls (and a conversational task's ``message_user`` turns, said again to the task's
+scripted user) are played back, in the order made, by a ``ScriptedAgent`` (no model) that
 finally returns the recorded agent output — and ends the way the recording ended (the refused
 call beyond the limit, the time limit, the agent's error) so the runner records the same outcome.
 The current verifier grades the new world. The report says which tool outputs differ from the
@@ -126,14 +127,31 @@ class ReplayReport:
         }
 
 
+def _steps(recorded: RecordedRun, calls: list[CallRecord]) -> list[CallRecord | str]:
+    """The agent's calls and ``message_user`` turns (their text) in the order it made them."""
+    steps: list[CallRecord | str] = []
+    pending = iter(calls)
+    for event in recorded.trace:
+        kind = event.get("type")
+        if kind == "tool_call" and "actor" not in event:
+            steps.append(next(pending))
+        elif kind in ("user_turn", "user_fault"):  # a conversational task's turn, said again
+            steps.append(str(event.get("agentText", "")))
+    steps.extend(pending)
+    return steps
+
+
 def _script(recorded: RecordedRun, compared: list[CallComparison]) -> Any:
     calls: list[CallRecord] = recorded.calls()
+    steps = _steps(recorded, calls)
     reason = str(recorded.result.get("terminationReason", "completed"))
     output = recorded.result.get("agentOutput")
     crash = _recorded_crash(recorded)
 
     def compare(index: int, _call: ScriptedCall, got: ToolResult) -> None:
-        call = calls[index]
+        call = steps[index]
+        if isinstance(call, str):  # a turn: the user answers again; the world is compared
+            return
         compared.append(
             CallComparison(
                 call_id=call.call_id,
@@ -148,7 +166,10 @@ def _script(recorded: RecordedRun, compared: list[CallComparison]) -> Any:
             )
         )
 
-    script = ScriptedAgent([(c.tool, c.input) for c in calls], on_result=compare)
+    script = ScriptedAgent(
+        [("message_user", {"text": c}) if isinstance(c, str) else (c.tool, c.input) for c in steps],
+        on_result=compare,
+    )
 
     async def replaying_agent(ctx: AgentContext) -> Any:
         await script.play(ctx)

@@ -472,6 +472,13 @@ function timeline(steps) {
       if (s[6]) out.appendChild(el('pre', 'FAULT ' + s[6], 'fault'));
       tr = row([s[1], s[2], longText(s[3]), out, s[5] ? (s[6] ? 'fault' : 'error') : ''],
         s[5] ? (s[6] ? 'fault' : 'fail') : '');
+    } else if (s[0] === 4) {
+      var uout = longText(s[4] === null ? '(no result)' : s[4]);
+      tr = row([s[1], 'user: ' + s[2], longText(s[3]), uout, s[5] ? 'error' : ''], 'step-user');
+    } else if (s[0] === 3) {
+      var did = s[4] && s[4].length ? ' [did: ' + s[4].join(', ') + ']' : '';
+      tr = row(['', 'message_user', longText(s[1]), longText(s[2] + did),
+        s[3] ? 'ended' : ''], 'step-turn');
     } else if (s[0] === 1) {
       var calls = s[6] && s[6].length ? 'calls: ' + s[6].join(', ') : '';
       var tokens = (s[2] === null ? '?' : s[2]) + ' in ⁄ ' + (s[3] === null ? '?' : s[3]) +
@@ -542,9 +549,26 @@ function diffView(d) {
   box.appendChild(raw);
   return box;
 }
+function conversation(d) {
+  var t = el('table', null, 'conversation');
+  t.appendChild(row(['user', longText(d.u)], 'step-user'));
+  (d.s || []).forEach(function (s) {
+    if (s[0] !== 3) return;
+    t.appendChild(row(['agent', longText(s[1])]));
+    var did = s[4] && s[4].length ? ' [did: ' + s[4].join(', ') + ']' : '';
+    t.appendChild(row(['user', longText(s[2] + did + (s[3] ? ' (ended the conversation)' : ''))],
+      'step-user'));
+  });
+  return t;
+}
 function rolloutDetails(box, d) {
   box.appendChild(el('h4', 'Agent output'));
   box.appendChild(longText(d.o || ''));
+  if (d.u !== undefined) {
+    var said = (d.s || []).filter(function (s) { return s[0] === 3; }).length;
+    box.appendChild(el('h4', 'Conversation (' + said + ' user turns)'));
+    box.appendChild(conversation(d));
+  }
   if (d.e) { box.appendChild(el('h4', 'Error')); box.appendChild(longText(d.e)); }
   if (d.t) { box.appendChild(el('h4', 'Traceback')); box.appendChild(longText(d.t, 2000)); }
   var steps = d.s || [], calls = steps.filter(function (s) { return s[0] === 0; }).length;

@@ -237,6 +237,10 @@ class RecordedRun:
             model_steps=int(res.get("modelSteps", 0)),
             input_tokens=int(res.get("inputTokens", 0)),
             output_tokens=int(res.get("outputTokens", 0)),
+            user_turns=int(res.get("userTurns", 0)),
+            user_tool_calls=int(res.get("userToolCalls", 0)),
+            user_input_tokens=res.get("userInputTokens"),
+            user_output_tokens=res.get("userOutputTokens"),
             error=res.get("error"),
             verifier_id=str(r.get("verifierId", "")),
             checks=[
@@ -259,10 +263,15 @@ class RecordedRun:
 
 
 def pair_calls(trace: Iterable[dict[str, Any]]) -> list[CallRecord]:
-    """A trace's tool calls in ``callId`` order, each paired with its ``tool_result``, if any."""
+    """A trace's tool calls in ``callId`` order, each paired with its ``tool_result``, if any.
+
+    The agent's calls only: a task's user's own calls (``"actor": "user"``) are not its.
+    """
     calls: dict[int, dict[str, Any]] = {}
     results: dict[int, dict[str, Any]] = {}
     for event in trace:
+        if "actor" in event:
+            continue
         if event.get("type") == "tool_call":
             calls[int(event["callId"])] = event
         elif event.get("type") == "tool_result":

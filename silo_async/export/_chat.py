@@ -11,6 +11,14 @@ executed call is answered by a ``tool`` message with the same ``tool_call_id``.
 Calls a reply announced but the rollout never executed (the refused call beyond the limit, the
 calls after a deadline) are dropped from the reply: a chat transcript cannot hold a tool call
 without its answer, and the world never saw them.
+
+A conversational task (DESIGN §13): the first user message is the instruction with the
+opening (the caller gives it); each ``message_user`` turn (a ``user_turn`` event) stays an
+assistant tool call, answered by a ``tool`` message holding the reply as the agent saw it
+(``{"reply": ...}``, with ``"ended": true`` when the user ended the conversation). The user's
+own tool calls (``"actor": "user"``) and a model user's messages are not the agent's
+trajectory: they are left out. A refused ``message_user`` (malformed, or after the
+conversation was over) is not in the trace, so it is dropped like any call never executed.
 """
 
 from __future__ import annotations
@@ -20,8 +28,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._jsonutil import compact_json, output_text
+from .._taskuser import MESSAGE_USER
 
 __all__ = ["chat_messages", "openai_tool", "scripted_call_id"]
+
+#: How a call is keyed while rebuilding: the agent's ``callId``, or ``"t<n>"`` for turn n.
+_Key = int | str
 
 
 def openai_tool(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -32,8 +44,11 @@ def openai_tool(name: str, description: str, schema: dict[str, Any]) -> dict[str
     }
 
 
-def scripted_call_id(call_id: int) -> str:
-    """The tool-call id given to a call no model reply announced: stable, unique in a rollout."""
+def scripted_call_id(call_id: int | str) -> str:
+    """The tool-call id given to a call no model reply announced: stable, unique in a rollout.
+
+    ``call_<callId>`` for a tool call, ``call_t<n>`` for the n-th ``message_user`` turn.
+    """
     return f"call_{call_id}"
 
 
@@ -50,52 +65,85 @@ class _Turn:
     def __init__(self, content: Any, announced: Iterable[Any] = ()) -> None:
         self.content = content
         self.announced: deque[dict[str, Any]] = deque(c for c in announced if isinstance(c, dict))
-        # (tool_call_id, tool name, arguments text, callId) of each executed call, in call order.
-        self.calls: list[tuple[str, str, str, int]] = []
+        # (tool_call_id, tool name, arguments text, key) of each executed call, in call order.
+        self.calls: list[tuple[str, str, str, _Key]] = []
 
-    def take(self, tool: str) -> dict[str, Any] | None:
-        """The next announced call, if it is the one the agent executed now."""
-        if self.announced and self.announced[0].get("name") == tool:
-            return self.announced.popleft()
+    def take(self, tool: str, said: Any = None) -> dict[str, Any] | None:
+        """The next announced call, if it is the one the agent executed now.
+
+        A ``message_user`` announced but refused (never traced) is skipped on the way: one
+        that is not the call executed now, or (``said``: a turn's arguments) that said
+        something else.
+        """
+        announced = self.announced
+        while announced:
+            first = announced[0]
+            if first.get("name") == tool and (said is None or first.get("input") == said):
+                return announced.popleft()
+            if first.get("name") != MESSAGE_USER:
+                return None
+            announced.popleft()
         return None
 
 
-def _place_call(event: dict[str, Any], current: _Turn | None, turns: list[_Turn]) -> _Turn:
+def _place_call(
+    key: _Key, tool: str, arguments: Any, current: _Turn | None, turns: list[_Turn]
+) -> _Turn:
     """Add an executed call to the turn that announced it, or to a new turn of its own."""
-    call_id, tool = int(event["callId"]), str(event["tool"])
-    announced = current.take(tool) if current is not None else None
+    said = arguments if tool == MESSAGE_USER else None
+    announced = current.take(tool, said) if current is not None else None
     if current is None or announced is None:
         # Nobody announced this call: it is a turn of its own (a scripted agent's call).
         current = _Turn(None)
         turns.append(current)
-        tool_call_id, arguments = scripted_call_id(call_id), event.get("input")
+        tool_call_id = scripted_call_id(key)
     else:
-        tool_call_id, arguments = str(announced.get("id")), announced.get("input")
-    current.calls.append(
-        (tool_call_id, tool, _text({} if arguments is None else arguments), call_id)
-    )
+        tool_call_id = str(announced.get("id"))
+        if tool != MESSAGE_USER:  # what the model sent (a turn's text is the one it said)
+            arguments = announced.get("input")
+    current.calls.append((tool_call_id, tool, _text({} if arguments is None else arguments), key))
     return current
 
 
-def _turns(events: Iterable[dict[str, Any]]) -> tuple[list[_Turn], dict[int, Any]]:
-    """The assistant turns of a trace, and each executed call's output by ``callId``."""
+def _turn_output(event: dict[str, Any]) -> Any:
+    """What ``message_user`` answered the agent, rebuilt from its ``user_turn``/``user_fault``."""
+    if event.get("type") == "user_fault":
+        error = event.get("error") or {}
+        message = f"The user could not answer ({error.get('type')}: {error.get('message')})."
+        return {"code": "internal_error", "message": message}
+    if event.get("ended"):
+        return {"reply": event.get("reply"), "ended": True}
+    return {"reply": event.get("reply")}
+
+
+def _turns(events: Iterable[dict[str, Any]]) -> tuple[list[_Turn], dict[_Key, Any]]:
+    """The assistant turns of a trace, and each executed call's output by its key."""
     turns: list[_Turn] = []
-    outputs: dict[int, Any] = {}
+    outputs: dict[_Key, Any] = {}
     current: _Turn | None = None
+    said = 0
     for event in events:
         kind = event.get("type")
         if kind == "model_step" and isinstance(event.get("message"), dict):
             message = event["message"]
             current = _Turn(message.get("content"), message.get("toolCalls") or ())
             turns.append(current)
+        elif "actor" in event:  # the user's own tool calls: not the agent's trajectory
+            continue
         elif kind == "tool_call":
-            current = _place_call(event, current, turns)
+            key = int(event["callId"])
+            current = _place_call(key, str(event["tool"]), event.get("input"), current, turns)
         elif kind == "tool_result":
             outputs[int(event["callId"])] = event.get("output")
+        elif kind in ("user_turn", "user_fault"):
+            said += 1
+            text = {"text": event.get("agentText")}
+            current = _place_call(f"t{said}", MESSAGE_USER, text, current, turns)
+            outputs[f"t{said}"] = _turn_output(event)
     return turns, outputs
 
 
-def _assistant(turn: _Turn, outputs: dict[int, Any]) -> list[dict[str, Any]]:
+def _assistant(turn: _Turn, outputs: dict[_Key, Any]) -> list[dict[str, Any]]:
     """The assistant message of ``turn`` and the ``tool`` messages answering its calls."""
     done = [c for c in turn.calls if c[3] in outputs]
     if turn.content is None and not done:
@@ -119,7 +167,7 @@ def chat_messages(
     """The conversation of one rollout, as OpenAI chat messages.
 
     Args:
-        instruction: the task's instruction (the user message).
+        instruction: the task's instruction (the user message; with a user, its opening too).
         events: the rollout's trace events, in order.
         output: the agent's output; its text closes the conversation as an assistant message
             unless the last reply already says exactly that.

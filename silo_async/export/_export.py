@@ -19,6 +19,8 @@ import attrs
 
 from .._environment import Environment
 from .._jsonutil import compact_json
+from .._taskuser import task_prompt
+from .._user import MESSAGE_USER_TOOL
 from ..project import load_environment
 from ..runs import RunDir
 from ._chat import chat_messages, openai_tool
@@ -74,7 +76,8 @@ class _Catalog:
         env = self._given
         if env is None or env.name.lower() != name.lower():
             env = load_environment(name, self._root)
-        specs = [t.spec for t in env.bind_tools(env.create_state())]
+        # message_user is no tool of the environment, but a conversational task's agent has it.
+        specs = [*(t.spec for t in env.bind_tools(env.create_state())), MESSAGE_USER_TOOL.spec]
         return {s.name: openai_tool(s.name, s.description, s.input_schema) for s in specs}
 
     def encoded(self, env_name: str, names: tuple[str, ...]) -> str:
@@ -111,7 +114,7 @@ def _line(
 ) -> str:
     """One rollout's line: the keys of DESIGN §12, in that order."""
     output = result.get("agentOutput")
-    messages = chat_messages(str(run["task"]["instruction"]), events, output)
+    messages = chat_messages(_instruction(run["task"]), events, output)
     usage = {
         "inputTokens": int(result.get("inputTokens", 0)),
         "outputTokens": int(result.get("outputTokens", 0)),
@@ -125,6 +128,15 @@ def _line(
         f'"passed":{j(bool(result["passed"]))},'
         f'"terminationReason":{j(str(result["terminationReason"]))},"usage":{j(usage)}}}'
     )
+
+
+def _instruction(task: dict[str, Any]) -> str:
+    """What the agent was given: the instruction, and a task's user's opening after it."""
+    instruction = str(task["instruction"])
+    user = task.get("user")
+    if isinstance(user, dict) and isinstance(user.get("opening"), str):
+        return task_prompt(instruction, user["opening"])
+    return instruction
 
 
 def _tool_names(events: list[dict[str, Any]]) -> tuple[str, ...]:

@@ -41,7 +41,8 @@ from .._errors import SiloError
 from .._jsonutil import compact_json
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
-from .._tools import ToolResult
+from .._tools import ToolResult, ToolSpec
+from .._user import MESSAGE_USER_TOOL
 from ..project import load_environment
 from ._held import HeldEpisode
 from ._methods import method_specs
@@ -232,6 +233,21 @@ def _served(env: Environment, tasks: Sequence[str] | None) -> tuple[str, ...]:
     return ids
 
 
+def _agent_specs(env: Environment, served: Sequence[str]) -> list[ToolSpec]:
+    """The tools the agent may call on the served tasks, as the class's methods.
+
+    ``message_user`` comes last when a served task has a user (DESIGN §13); a tool that
+    belongs to the user on every served task (``user.tools``) is not the agent's to call.
+    """
+    scripts = [env.task(task_id).user_script for task_id in served]
+    owned = [set(s.tools) if s is not None else set() for s in scripts]
+    users_only = set.intersection(*owned) if owned else set()
+    specs = [t.spec for t in env.bind_tools(env.create_state()) if t.name not in users_only]
+    if any(s is not None for s in scripts):
+        specs.append(MESSAGE_USER_TOOL.spec)
+    return specs
+
+
 def environment_factory(
     env: Environment | str,
     tasks: Sequence[str] | None = None,
@@ -293,7 +309,7 @@ def environment_factory(
     if isinstance(env, str):
         env = load_environment(env, project)
     served = _served(env, tasks)
-    specs = [t.spec for t in env.bind_tools(env.create_state())]
+    specs = _agent_specs(env, served)
     name = _class_name(env.name)
     namespace: dict[str, Any] = {
         "__doc__": f'The "{env.name}" world as a TRL environment (silo_async).',

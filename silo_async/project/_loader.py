@@ -15,10 +15,11 @@ from typing import Any
 
 import attrs
 
-from .._environment import Environment
+from .._environment import Environment, check_reserved_name
 from .._errors import SiloError
 from .._origin import remember
 from .._task import Task
+from .._tools import Tool
 from .._verify import Verifier
 from ._files import find_environment, json_files, read_json_as
 from ._importer import import_environment
@@ -239,6 +240,17 @@ def build_environment(opened: OpenedEnvironment) -> Environment:
     )
 
 
+def _check_registry_names(opened: OpenedEnvironment) -> None:
+    """A registry (the module's ``tools`` list) with a reserved tool name is refused at load.
+
+    The tools are known for sure only once bound to a world, which every rollout does (and
+    checks again); the registry list, when the module exports one, says it sooner.
+    """
+    registry = getattr(opened.module, "tools", None)
+    if isinstance(registry, list | tuple):
+        check_reserved_name((t.name for t in registry if isinstance(t, Tool)), opened.name)
+
+
 def load_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> Environment:
     """Load ``<cwd>/.silo/environments/<name>/`` as a runnable environment.
 
@@ -250,10 +262,12 @@ def load_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> En
 
     Raises:
         SiloError: see :func:`open_environment` and :func:`build_environment`; ``invalid_json``
-            for a ``data/*.json`` file that does not parse.
+            for a ``data/*.json`` file that does not parse; ``tool_name_reserved`` for a tool
+            of the registry named ``message_user``.
     """
     opened = open_environment(name, cwd)
     check_data_files(opened.path, opened.name)
+    _check_registry_names(opened)
     # Recorded as (name, project): processes that cannot import this private module (Ray
     # workers) load the environment from disk themselves.
     return remember(build_environment(opened), load_environment, opened.name, _project_dir(cwd))

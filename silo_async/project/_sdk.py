@@ -156,10 +156,17 @@ class EnvironmentHandle:
         """Import the environment afresh and build the runnable :class:`silo.Environment`."""
         return await _off_loop(self.store.load)
 
-    async def validate(self) -> ValidationReport:
-        """Check everything reachable without a real agent (see :class:`ValidationReport`)."""
+    async def validate(
+        self, *, solver: Agent | None = None, limits: Limits | None = None
+    ) -> ValidationReport:
+        """Check everything reachable without a real agent (see :class:`ValidationReport`).
+
+        Args:
+            solver: an agent expected to solve every task (as ``env validate --solver``).
+            limits: the solver's limits per task.
+        """
         env_dir = await _off_loop(self.store.require)
-        return await validate_environment(env_dir, self.project.cwd)
+        return await validate_environment(env_dir, self.project.cwd, solver=solver, limits=limits)
 
     async def run(
         self,

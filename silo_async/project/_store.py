@@ -48,7 +48,7 @@ def _foreign_keys(existing: Path | None, given: Task | Mapping[str, Any]) -> dic
     They belong to other tools, so rewriting a task keeps the ones its file had; keys given with
     the new task (as a mapping) replace them one by one.
     """
-    known = {"id", "title", "instruction", "verifierId", "difficulty"}
+    known = {"id", "title", "instruction", "verifierId", "difficulty", "user"}
     kept: dict[str, Any] = {}
     if existing is not None:
         on_disk = read_json(existing)  # parsed once already by _find: it is a JSON object

@@ -21,6 +21,7 @@ from .._checks import (
     Finding,
     ValidationReport,
     check_credibility,
+    check_solver,
     check_task_links,
     check_tools,
     check_verifier_links,
@@ -28,6 +29,8 @@ from .._checks import (
 )
 from .._environment import Environment
 from .._errors import DefinitionError, SiloError
+from .._limits import Limits
+from .._runner import Agent
 from .._tools import BoundTool
 from .._verify import Verifier
 from ._files import json_files
@@ -181,16 +184,28 @@ def _check_files(c: Checker, env_dir: Path, cwd: Path) -> tuple[Environment, lis
     return _check_runtime(c, env_dir.name, cwd)
 
 
-async def validate_environment(env_dir: Path, cwd: Path) -> ValidationReport:
+async def validate_environment(
+    env_dir: Path, cwd: Path, *, solver: Agent | None = None, limits: Limits | None = None
+) -> ValidationReport:
     """Validate the environment in ``env_dir`` (inside project ``cwd``).
 
     The file checks run on a worker thread (they read files, import the environment's code
     and build worlds); the do-nothing rollouts run on the caller's event loop.
     A missing environment is an error raised by the caller, never a finding.
+
+    Args:
+        env_dir: the environment directory.
+        cwd: the project directory.
+        solver: an agent expected to solve every task (``env validate --solver``): every task
+            must pass with reward 1.0 (tasks with a user, with their scripted user, whose
+            script must not end the conversation before a write the solver needs).
+        limits: the solver's limits per task (default: :class:`~silo_async.Limits`).
     """
     c = Checker(env_dir.name, env_dir)
     credible = await anyio.to_thread.run_sync(_check_files, c, env_dir, cwd)
     if credible is not None:
         await check_credibility(c, *credible)
+        if solver is not None:
+            await check_solver(c, *credible, solver, limits or Limits())
     await anyio.to_thread.run_sync(_check_compiles, c, env_dir)
     return c.report()

@@ -28,6 +28,7 @@ from .._jsonutil import compact_json
 from .._limits import Limits
 from .._result import RunResult
 from .._tools import BoundTool, ToolResult, ToolSpec, tool
+from .._user import MESSAGE_USER_TOOL
 from ._access import Access
 from ._asgi import json_bytes, send_json
 from ._host import CapacityReachedError
@@ -268,6 +269,9 @@ async def submit(ep: Episode, arguments: Any) -> tuple[ToolResult, RunResult | N
 def tool_specs(env: Environment) -> list[ToolSpec]:
     """The tools every episode of ``env`` offers (bound to a throwaway world), ``submit`` last.
 
+    ``message_user`` comes before ``submit`` when a task of ``env`` has a user (DESIGN §13);
+    an episode of a task without one answers it ``tool_not_found``.
+
     Raises:
         SiloError: ``tool_name_reserved`` when the environment has its own ``submit``.
     """
@@ -280,6 +284,8 @@ def tool_specs(env: Environment) -> list[ToolSpec]:
             "in the environment's tools registry.",
             {"environment": env.name, "tool": SUBMIT},
         )
+    if any(task.user is not None for task in env.tasks):
+        specs.append(MESSAGE_USER_TOOL.spec)
     return [*specs, _submit.spec]
 
 

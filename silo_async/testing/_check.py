@@ -30,10 +30,14 @@ async def check_environment(
     """Check a code-first (or loaded) environment the way ``silo-async env validate`` does.
 
     Fresh worlds share nothing mutable; the tools bind, with portable names, descriptions and
-    object schemas; verifiers and tasks name each other; a do-nothing agent passes no task and
-    every verifier runs on an untouched world. Given a ``solver``, every task must also pass
-    with reward 1.0. The findings carry ``env validate``'s codes (plus ``solver_failed``); what
-    only exists on disk (data files, the manifest, scaffolded stubs) is not checked here.
+    object schemas; verifiers and tasks name each other; a do-nothing agent (which never
+    speaks to a task's user) passes no task and every verifier runs on an untouched world; a
+    task's user answers every rule with a message and owns only tools that exist. Given a
+    ``solver``, every task must also pass with reward 1.0 (a task with a user, with its
+    scripted user), and no script may end its conversation before a write the solver needs
+    (``user_ends_early``). The findings carry ``env validate``'s codes (plus
+    ``solver_failed``); what only exists on disk (data files, the manifest, scaffolded stubs)
+    is not checked here.
 
     Args:
         env: the environment.

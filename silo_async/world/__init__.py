@@ -18,11 +18,11 @@ namespaces:
 * :mod:`~silo_async.world.clock`: the simulated clock (``now``, ``today``, ``add_days``...);
 * :mod:`~silo_async.world.amounts`: money, rounded half up one way everywhere;
 * :mod:`~silo_async.world.grade`: what verifiers need (:func:`every`, answer parsing,
-  what changed in the world).
+  what changed in the world, :func:`told`: what the agent said to a task's user).
 
 The names a world uses in nearly every file are here too: :class:`Input`, :class:`Seed`,
 :class:`WorldState`, :data:`Records`, :class:`Collection`, :class:`Actor`, :class:`Target`,
-:class:`Write`, :func:`define_tool` and :func:`every`.
+:class:`Write`, :func:`define_tool`, :func:`every` and :func:`told`.
 
 The conventions a world built on it follows: collections are maps of id to record, with
 last-used id counters in ``state["sequences"]``; the clock is ``state["clock"]["now"]`` (an
@@ -51,6 +51,7 @@ from ._checks import every as every
 from ._collection import Collection as Collection
 from ._define import define_tool as define_tool
 from ._fields import Input as Input
+from ._grading import told as told
 from ._seed import Seed as Seed
 from ._types import Records as Records
 from ._types import WorldState as WorldState
@@ -280,6 +281,7 @@ _CURRENT = [
     "grade",
     "records",
     "schema",
+    "told",
     "tools",
 ]
 

@@ -33,6 +33,7 @@ __all__ = [
     "new_records",
     "numbers_in",
     "states_number",
+    "told",
     "unchanged",
 ]
 
@@ -113,6 +114,38 @@ def mentions_id(text: str, record_id: str) -> bool:
     """Whether ``record_id`` appears as a whole id (``PO-20`` does not match ``PO-204``)."""
     pattern = rf"(?<![A-Za-z0-9-]){re.escape(record_id)}(?![0-9])"
     return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+# A thousands separator between digits, and a currency sign just before a figure: "$1,200"
+# is said as "1200" or "1,200", and means the same.
+_SAID_GROUPED = re.compile(r"(?<=\d)[,_'\u00a0\u202f](?=\d{3}(?!\d))")
+_SAID_CURRENCY = re.compile(r"[$€£¥](?=\s?\d)")
+
+
+def _said(text: str) -> str:
+    return _SAID_CURRENCY.sub("", _SAID_GROUPED.sub("", text)).casefold()
+
+
+def told(ctx: Any, text: str) -> bool:
+    """Whether the agent told the user ``text``: some ``message_user`` text of it contains it.
+
+    Case-insensitive; thousands separators and a currency sign before a figure are ignored on
+    both sides (``"$1,200"`` matches ``"1200"`` and ``"1,200 dollars"``), and a figure matches
+    only a whole figure (``"1200"`` is not told by ``"12000"``). The final answer is not a turn:
+    only what the agent said through ``message_user`` counts.
+
+    Args:
+        ctx: the verifier's context (its ``conversation``).
+        text: what the user must have been told.
+    """
+    wanted = _said(text).strip()
+    if not wanted:
+        return False
+    start = r"(?<!\d)" if wanted[0].isdigit() else ""
+    end = r"(?!\d)" if wanted[-1].isdigit() else ""
+    pattern = re.compile(start + re.escape(wanted) + end)
+    turns = getattr(ctx, "conversation", ()) or ()
+    return any(pattern.search(_said(str(turn.get("agentText", "")))) for turn in turns)
 
 
 def unchanged(final: Any, initial: Any) -> bool:

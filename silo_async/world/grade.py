@@ -6,7 +6,8 @@
   :func:`new_records`, :func:`find_by`, :func:`new_audit_entries`;
 * **the answer**: :func:`numbers_in` (ids and dates are not figures; ``1,250``, ``$48k``,
   ``1.2M``, ``forty-one`` are), :func:`states_number`, :func:`final_number`,
-  :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`fold`.
+  :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`fold`;
+* **the conversation**: :func:`told` (what the agent said to a task's user).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ._grading import new_ids as new_ids
 from ._grading import new_records as new_records
 from ._grading import numbers_in as numbers_in
 from ._grading import states_number as states_number
+from ._grading import told as told
 from ._grading import unchanged as unchanged
 from ._values import fold as fold
 
@@ -42,5 +44,6 @@ __all__ = [
     "new_records",
     "numbers_in",
     "states_number",
+    "told",
     "unchanged",
 ]

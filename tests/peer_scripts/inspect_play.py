@@ -53,6 +53,7 @@ def main() -> None:
                 "status": log.status,
                 "error": str(log.error) if log.error else None,
                 "id": sample.id if sample else None,
+                "input": sample.input if sample else None,
                 "score": score.value if score else None,
                 "answer": score.answer if score else None,
                 "metadata": score.metadata if score else None,

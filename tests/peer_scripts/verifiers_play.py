@@ -43,6 +43,7 @@ def main() -> None:
         )
         episodes = asyncio.run(run_eval(config))
         requests = len(server.requests)
+        first = server.requests[0].body["messages"] if server.requests else []
     (episode,) = episodes
     (trace,) = episode.traces
     result: dict[str, Any] = {
@@ -54,6 +55,7 @@ def main() -> None:
         "silo": trace.info.get("silo"),
         "tools": [t.name for t in trace.tools],
         "model_requests": requests,
+        "first_messages": first,
     }
     print(json.dumps(result, default=str))
 

@@ -132,6 +132,9 @@ class RayExecutor:
         names.update({f"agent:{label}": f'agent "{label}"' for label in job.agents})
         objects: dict[str, object] = {"environment": job.env}
         objects.update({f"agent:{label}": agent for label, agent in job.agents.items()})
+        if job.user is not None:  # the users of conversational tasks (user=)
+            names["user"] = "user factory (user=)"
+            objects["user"] = job.user
         shipment = {key: ship(names[key], obj) for key, obj in objects.items()}
         return _RayRun(self, job, shipment, names)
 

@@ -84,6 +84,7 @@ class RolloutWorker:
                 base=config.base,
                 details=config.details,
                 replays=config.replays,
+                user=loaded.get("user"),
             )
         self.concurrency = config.concurrency
         self.queue: deque[tuple[int, PlanEntry]] = deque()

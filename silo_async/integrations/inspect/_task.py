@@ -50,7 +50,7 @@ def _samples(served: Served) -> list[Sample]:
         spec = served.env.task(task_id)
         samples.append(
             Sample(
-                input=spec.instruction,
+                input=spec.prompt,  # with a user: the instruction and its opening
                 id=task_id,
                 metadata={"title": spec.title, "difficulty": spec.difficulty},
             )

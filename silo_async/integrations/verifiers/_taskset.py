@@ -94,5 +94,6 @@ class SiloTaskset(vf.Taskset[SiloTask, SiloTasksetConfig]):
         ids = world.tasks if config.tasks is None else tuple(config.tasks)
         for task_id in ids:
             spec = world.env.task(task_id)
-            data = SiloTaskData(id=task_id, name=spec.title, prompt=spec.instruction, task=task_id)
+            # With a user: the instruction and its opening, as ctx.task.
+            data = SiloTaskData(id=task_id, name=spec.title, prompt=spec.prompt, task=task_id)
             yield SiloTask(data, task_config)

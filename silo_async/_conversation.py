@@ -1,0 +1,232 @@
+"""The conversation of one rollout: ``message_user`` turns and the user's own tool calls.
+
+A conversational task's rollout holds one :class:`Conversation`. :meth:`Rollout.call` hands it
+every ``message_user`` call (DESIGN §13): a *turn*, not a world tool call — never counted in
+``toolCalls`` nor refused by ``max_tool_calls``, counted in ``userTurns`` and limited by the
+user's ``maxTurns`` (the turn beyond it is ``limit_exceeded`` and nothing is said; the
+conversation is then over and later turns are ``invalid_state``; the rollout goes on).
+
+During a turn the user may call its own tools (``user.tools``): a sibling of the agent's call
+path that runs the same validation on the same world, traced as ``tool_call``/``tool_result``
+with ``"actor": "user"`` and counted in ``userToolCalls``, never in the agent's counters or
+limits. Each answered turn is a ``user_turn`` trace event ``{agentText, reply, ended,
+actions}``; a user that raises is an environment fault (``internal_error`` to the agent, a
+``user_fault`` event, counted in ``toolFaults``).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from ._end import leaf_exception
+from ._tools import BoundTool, Tool, ToolFault, ToolResult
+from ._user import MESSAGE_USER_TOOL, User, UserReply, UserTurn, check_message
+
+if TYPE_CHECKING:
+    from ._rollout import Rollout
+    from ._taskuser import UserScript
+
+__all__ = ["Conversation", "split_tools"]
+
+#: Why the conversation is over, as later turns are told.
+_ENDED = "the user ended the conversation"
+_TURN_LIMIT = "the user's turn limit was reached"
+#: What :meth:`Conversation._reply` gives when the rollout's end cut the turn short.
+_CUT: Any = object()
+
+
+def _error(code: str, message: str) -> ToolResult:
+    return ToolResult({"code": code, "message": message}, is_error=True)
+
+
+def split_tools(
+    tools: Sequence[Tool | BoundTool], by_name: Mapping[str, Any], owned: Sequence[str]
+) -> tuple[tuple[Tool | BoundTool, ...], dict[str, Any], dict[str, Any]]:
+    """The agent's tools (``message_user`` last), the agent's by name, and the user's by name.
+
+    The user's tools (``user.tools``) are taken out of the agent's: an agent naming one gets
+    ``tool_not_found``. A name of ``user.tools`` the environment lacks is left out (``env
+    validate`` reports it; the user calling it gets ``tool_not_found``).
+    """
+    mine = set(owned)
+    agent = tuple(t for t in tools if t.name not in mine)
+    agent_by_name = {name: t for name, t in by_name.items() if name not in mine}
+    user_by_name = {name: by_name[name] for name in owned if name in by_name}
+    return (*agent, MESSAGE_USER_TOOL), agent_by_name, user_by_name
+
+
+class Conversation:
+    """The turns of one rollout's user, and the user's own tool calls.
+
+    Args:
+        user: the rollout's fresh simulator.
+        script: the task's user (for ``maxTurns`` and the user's tools).
+        user_tools: the user's tools by name, bound to the rollout's world.
+    """
+
+    __slots__ = ("_actions", "_busy", "_specs", "over", "script", "turns", "user", "user_tools")
+
+    def __init__(self, user: User, script: UserScript, user_tools: dict[str, Any]) -> None:
+        self.user = user
+        self.script = script
+        self.user_tools = user_tools
+        self._specs = tuple(t.spec for t in user_tools.values())
+        self.turns: list[dict[str, Any]] = []
+        #: Why the conversation is over (``None``: it is not).
+        self.over: str | None = None
+        self._actions: list[dict[str, Any]] = []
+        self._busy = False
+
+    def record(self) -> tuple[dict[str, Any], ...]:
+        """The turns so far, ``{"agentText", "reply", "ended"}`` each, as fresh copies."""
+        return tuple(dict(turn) for turn in self.turns)
+
+    async def turn(self, rollout: Rollout, input: Any) -> ToolResult | None:
+        """One ``message_user`` call; ``None`` when the rollout's end cut it short.
+
+        The checkpoint, and the refusal of a turn after the rollout's end or a limit, are the
+        caller's (:meth:`Rollout.call`). The user is awaited right here, not through helper
+        coroutines: a scripted turn must cost no more than a tool call.
+        """
+        text = check_message(input)
+        if not isinstance(text, str):
+            return text
+        if self.over is not None or self._busy or len(self.turns) >= self.script.max_turns:
+            return self._refused()
+        self._busy = True
+        self._actions = []
+        turn = UserTurn(
+            text,
+            self.turns,
+            rollout.setup.task,
+            len(self.turns) + 1,
+            rollout.user_call,
+            self._specs,
+        )
+        try:
+            in_flight = rollout.in_flight
+            if in_flight is None:
+                replied = await self.user.reply(turn)
+            else:  # an episode: its end cuts a turn in flight short
+                replied = _CUT
+                with anyio.CancelScope() as scope:
+                    in_flight.add(scope)
+                    try:
+                        replied = await self.user.reply(turn)
+                    finally:
+                        in_flight.discard(scope)
+                if replied is _CUT:
+                    return None
+            return self._said(rollout, text, _as_reply(replied))
+        except Exception as exc:  # the user simulator broke (or returned no reply)
+            return self._fault(rollout, text, exc)
+        finally:
+            self._busy = False
+
+    def _refused(self) -> ToolResult:
+        """Why no turn may be taken now: the conversation is over, busy, or at its limit."""
+        if self.over is not None:
+            return _error("invalid_state", f"The conversation is over ({self.over}).")
+        # One turn at a time (a flag, not a lock: a lock's checkpoints would double a turn's
+        # cost): a message sent while the user is still answering the last one is refused.
+        if self._busy:
+            return _error(
+                "conflict", "The user is still answering your previous message; wait for it."
+            )
+        limit = self.script.max_turns
+        self.over = _TURN_LIMIT
+        return _error(
+            "limit_exceeded",
+            f"The user's turn limit is reached ({limit} turns): nothing was said, and the "
+            "conversation is over.",
+        )
+
+    def _said(self, rollout: Rollout, text: str, reply: UserReply) -> ToolResult:
+        """Count, remember and trace an answered turn; what the agent reads back."""
+        ledger = rollout.ledger
+        ledger.user_turns += 1
+        said, ended = reply.text, reply.ended
+        self.turns.append({"agentText": text, "reply": said, "ended": ended})
+        usage = None
+        if reply.input_tokens is not None or reply.output_tokens is not None:
+            ledger.count_user_usage(reply.input_tokens, reply.output_tokens)
+            usage = {
+                "inputTokens": reply.input_tokens or 0,
+                "outputTokens": reply.output_tokens or 0,
+            }
+        rollout.trace.user_turn(text, said, ended, self._actions, usage)
+        if ended:
+            self.over = _ENDED
+            return ToolResult({"reply": said, "ended": True})
+        return ToolResult({"reply": said})
+
+    def _fault(self, rollout: Rollout, text: str, exc: Exception) -> ToolResult:
+        """A user that raised: the environment's fault, recorded; the agent gets a value."""
+        leaf = leaf_exception(exc)
+        fault = ToolFault(
+            type=type(leaf).__name__,
+            message=str(leaf),
+            traceback="".join(traceback.format_exception(exc)),
+        )
+        rollout.ledger.faults += 1
+        rollout.trace.emit(
+            "user_fault", {"agentText": text, "actions": self._actions, "error": fault.to_dict()}
+        )
+        return _error(
+            "internal_error", f"The user could not answer ({fault.type}: {fault.message})."
+        )
+
+    async def call(self, rollout: Rollout, name: str, input: Any) -> ToolResult:
+        """One call of the user's own tools: validated, executed, traced with its actor."""
+        await rollout.hooks.checkpoint()
+        if rollout.end is not None:
+            return _error("invalid_state", f"The rollout has ended ({rollout.end.reason}).")
+        ledger = rollout.ledger
+        ledger.user_calls += 1
+        call_id = f"u{ledger.user_calls}"
+        trace = rollout.trace
+        trace.actor_call("user", call_id, name, input)
+        started = time.perf_counter()
+        found = self.user_tools.get(name)
+        if found is None:
+            result, fault = self._unknown(name), None
+        elif found.is_async:
+            result, fault = await found.execute(rollout.state, input)
+        else:
+            result, fault = found.execute_sync(rollout.state, input)
+        if fault is not None:
+            ledger.faults += 1
+        trace.actor_result("user", call_id, name, result, time.perf_counter() - started, fault)
+        self._actions.append({"callId": call_id, "tool": name, "isError": result.is_error})
+        return result
+
+    def _unknown(self, name: str) -> ToolResult:
+        owned = list(self.user_tools)
+        listed = ", ".join(owned) if owned else "none"
+        return ToolResult(
+            {
+                "code": "tool_not_found",
+                "message": f'Unknown tool "{name}": the user\'s tools are {listed}.',
+                "details": {"tool": name, "suggestions": owned},
+            },
+            is_error=True,
+        )
+
+
+def _as_reply(value: Any) -> UserReply:
+    """A user's answer as a :class:`UserReply` (a plain ``str`` is accepted too)."""
+    if isinstance(value, UserReply):
+        if not isinstance(value.text, str):
+            raise TypeError(f"UserReply.text must be a str, got {type(value.text).__name__}.")
+        return value
+    if isinstance(value, str):
+        return UserReply(value)
+    raise TypeError(
+        "A user's reply() must return silo.UserReply(text, ended=False), got "
+        f"{type(value).__name__}."
+    )
