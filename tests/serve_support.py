@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp.types import TextContent
 
 #: A tool that sleeps and, when cancelled, leaves a marker file (so a test sees the interruption).
@@ -130,6 +131,30 @@ def run_files(project: Path, run_id: str) -> dict[str, Any]:
             for line in (run_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines()
         ],
     }
+
+
+async def until_called(project: Path, tool: str, needle: str = "") -> None:
+    """Return once a served episode of ``project`` has started a call of ``tool``.
+
+    The trace gets the ``tool_call`` line before the tool runs, so a call seen there is in
+    flight on the server (a fixed sleep would only guess, and loses on a loaded machine).
+    ``needle``: a text the call's line must hold too (its input, say).
+    """
+    runs = project / ".silo" / "runs"
+    while True:
+        for trace in runs.glob("*/trace.jsonl"):
+            for line in trace.read_text(encoding="utf-8").splitlines():
+                if needle in line and _is_call(line, tool):
+                    return
+        await anyio.sleep(0.02)
+
+
+def _is_call(line: str, tool: str) -> bool:
+    try:
+        event = json.loads(line)
+    except ValueError:  # the line being written
+        return False
+    return bool(event.get("type") == "tool_call" and event.get("tool") == tool)
 
 
 def only_run(project: Path) -> str:

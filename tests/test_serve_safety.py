@@ -30,7 +30,15 @@ from mcp.client import stdio as mcp_stdio
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from .serve_support import ENV_NAME, child_env, make_project, run_files, serve_command, text_of
+from .serve_support import (
+    ENV_NAME,
+    child_env,
+    make_project,
+    run_files,
+    serve_command,
+    text_of,
+    until_called,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -462,9 +470,7 @@ async def test_a_signal_during_a_call_answers_it_and_finishes_every_episode(
         with anyio.fail_after(60):
             async with anyio.create_task_group() as group:
                 group.start_soon(call)
-                await anyio.sleep(
-                    0.5
-                )  # the call is in flight (nothing to wait on: another process)
+                await until_called(project, "nap")  # the call is in flight on the server
                 assert await anyio.to_thread.run_sync(served.stop, signum) == 0
         stderr = served.stderr()
     (result,) = answer
