@@ -18,9 +18,11 @@ from ._episode import Episode as Episode
 from ._episode import episode as episode
 from ._errors import ERROR_CODES as ERROR_CODES
 from ._errors import DefinitionError as DefinitionError
+from ._errors import ModelError as ModelError
 from ._errors import SiloError as SiloError
 from ._errors import ToolError as ToolError
 from ._errors import tool_error as tool_error
+from ._faults import Faults as Faults
 from ._jsonutil import clone_json as clone_json
 from ._jsonutil import json_equal as json_equal
 from ._jsonutil import output_text as output_text
@@ -78,7 +80,9 @@ __all__ = [
     "Episode",
     "EvalProgress",
     "EvalSummary",
+    "Faults",
     "Limits",
+    "ModelError",
     "Project",
     "RayExecutor",
     "ReplayReport",

@@ -11,8 +11,13 @@ caller cancelled — and hand them to :func:`settle`, which applies one order of
 5. otherwise ``completed``.
 
 An error already known (the agent's crash) is kept over the message of a later cause, so the
-result names what actually went wrong. Issue 23 adds reward validity to the end (whether the
-reward can be trusted, and why not); it belongs on :class:`End`, decided here from the same facts.
+result names what actually went wrong.
+
+The end also says whether the reward is evidence (DESIGN.md section 14): a rollout in which the
+environment faulted (a tool raised; the verifier's failure is added once grading is over, by
+:meth:`End.with_verifier_failure`) is ``environment_fault``, else one whose agent failed because
+its model API did (:class:`~silo_async.ModelError`, or an SDK's API error) is ``model_error``.
+The termination reason is unchanged by validity; faults injected on purpose never invalidate.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Literal
 
 import attrs
 
-from ._result import TerminationReason
+from ._result import InvalidReason, TerminationReason
 
 __all__ = [
     "LOOP_BLOCKED_S",
@@ -32,6 +37,7 @@ __all__ = [
     "error_text",
     "leaf_exception",
     "settle",
+    "validity",
 ]
 
 #: The limits that stop a rollout before its deadline.
@@ -64,11 +70,23 @@ class End:
         error: the error message, if any.
         held_ms: for a timeout reached while the event loop was held, the overrun in
             milliseconds (the trace gets a ``loop_blocked`` event); otherwise ``None``.
+        invalid: why the reward is not evidence (``environment_fault``, ``model_error``), or
+            ``None`` when it is.
     """
 
     reason: TerminationReason
     error: str | None = None
     held_ms: float | None = None
+    invalid: InvalidReason | None = None
+
+    @property
+    def reward_valid(self) -> bool:
+        """True when the reward can be trusted (``rewardValid``)."""
+        return self.invalid is None
+
+    def with_verifier_failure(self) -> End:
+        """This end once the verifier failed: the environment faulted; the reward is no evidence."""
+        return attrs.evolve(self, invalid="environment_fault")
 
     @property
     def keeps_answer(self) -> bool:
@@ -95,6 +113,8 @@ def settle(
     scope_cancelled: bool = False,
     cancelled: str | None = None,
     failure: str | None = None,
+    model_error: bool = False,
+    tool_faults: int = 0,
 ) -> End:
     """Decide how a rollout ended (see the module docstring for the order).
 
@@ -109,30 +129,45 @@ def settle(
         cancelled: the caller cancelled the rollout: the message to record.
         failure: an exception that escaped the driver (a bug of ours, or a BaseException of
             the agent such as KeyboardInterrupt), as :func:`error_text`.
+        model_error: the agent's exception is a model API failure (:func:`is_model_api_error
+            <silo_async._errors.is_model_api_error>`).
+        tool_faults: calls that failed because a tool raised (the ledger's ``faults``).
 
     Returns:
         The :class:`End`.
     """
+    invalid = validity(model_error=model_error, tool_faults=tool_faults)
     if cancelled is not None:
-        return End("cancelled", cancelled)
+        return End("cancelled", cancelled, invalid=invalid)
     if failure is not None:
-        return End("agent_error", failure)
+        return End("agent_error", failure, invalid=invalid)
     if stop is not None:
-        return End(stop.reason, crash or stop.message)
+        return End(stop.reason, crash or stop.message, invalid=invalid)
     if ended_at >= deadline:
-        return _timed_out(ended_at - deadline, timeout_s, crash)
+        return _timed_out(ended_at - deadline, timeout_s, crash, invalid)
     if crash is not None and not scope_cancelled:
-        return End("agent_error", crash)
-    return End("completed", crash)
+        return End("agent_error", crash, invalid=invalid)
+    return End("completed", crash, invalid=invalid)
 
 
-def _timed_out(overrun: float, timeout_s: float, crash: str | None) -> End:
+def validity(*, model_error: bool = False, tool_faults: int = 0) -> InvalidReason | None:
+    """Why a rollout's reward is not evidence, or ``None``: the environment's fault first."""
+    if tool_faults:
+        return "environment_fault"
+    if model_error:
+        return "model_error"
+    return None
+
+
+def _timed_out(
+    overrun: float, timeout_s: float, crash: str | None, invalid: InvalidReason | None
+) -> End:
     message = f"Time limit exceeded ({timeout_s:g} s)."
     if overrun <= LOOP_BLOCKED_S:
-        return End("timeout", crash or message)
+        return End("timeout", crash or message, invalid=invalid)
     held_ms = round(overrun * 1000, 3)
     message += f" The event loop was held {held_ms / 1000:.3g} s past the deadline."
-    return End("timeout", crash or message, held_ms)
+    return End("timeout", crash or message, held_ms, invalid)
 
 
 def error_text(exc: BaseException) -> str:

@@ -21,8 +21,10 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
-from ._end import settle
+from ._end import leaf_exception, settle
 from ._environment import Environment
+from ._errors import is_model_api_error
+from ._faults import Faults, resolve_faults
 from ._limits import Limits, resolve_limits
 from ._modelstep import ModelStep, ModelStepRecorder
 from ._result import RunResult
@@ -62,6 +64,7 @@ class Episode(ModelStepRecorder):
         runs_dir: Path | None,
         agent_name: str,
         user: UserFactory | None = None,
+        faults: Faults | None = None,
     ) -> None:
         self._env = env
         self._user = user
@@ -70,6 +73,7 @@ class Episode(ModelStepRecorder):
         self._limits = limits
         self._runs_dir = runs_dir
         self._agent_name = agent_name
+        self._faults = faults
         self._rollout: Rollout | None = None
         self._group: TaskGroup | None = None
         self._ending = False
@@ -93,6 +97,7 @@ class Episode(ModelStepRecorder):
             agent_name=self._agent_name,
             runs_dir=self._runs_dir,
             user=self._user,
+            faults=self._faults,
         )
         # A call in flight when the episode ends is cut short: nobody else would stop it.
         rollout = Rollout(setup, cut_on_end=True)
@@ -120,7 +125,8 @@ class Episode(ModelStepRecorder):
             elif cancelled:
                 await self._end(cancelled="Episode cancelled by the caller.")
             elif not self._ending:
-                await self._end(crash=self._core.crash(exc))
+                model_error = is_model_api_error(leaf_exception(exc))
+                await self._end(crash=self._core.crash(exc), model_error=model_error)
         finally:
             group.cancel_scope.cancel()
             # Only a cancellation is handed to the task group, so that it propagates: any other
@@ -251,7 +257,12 @@ class Episode(ModelStepRecorder):
         return _refusal("invalid_state", f"The episode has ended ({self._end_reason()}).")
 
     async def _end(
-        self, answer: Any = None, *, crash: str | None = None, cancelled: str | None = None
+        self,
+        answer: Any = None,
+        *,
+        crash: str | None = None,
+        cancelled: str | None = None,
+        model_error: bool = False,
     ) -> RunResult:
         """Finish once: settle how it ended, grade and write; later callers wait for that."""
         if self._ending:
@@ -265,6 +276,8 @@ class Episode(ModelStepRecorder):
             stop=core.stopped,
             crash=crash,
             cancelled=cancelled,
+            model_error=model_error,
+            tool_faults=core.ledger.faults,
         )
         assert self._wake is not None and self._done is not None
         self._wake.set()
@@ -286,6 +299,7 @@ def episode(
     agent_name: str = "mcp",
     limits: Limits | None = None,
     user: UserFactory | None = None,
+    faults: Faults | str | None = None,
 ) -> Episode:
     """Open one rollout of ``task_id`` to be driven from outside (use it with ``async with``).
 
@@ -306,12 +320,16 @@ def episode(
         limits: the three limits as one :class:`~silo_async.Limits` (instead of the keywords).
         user: for a task with a user, a function of the task returning a fresh
             :class:`~silo_async.User` (default: :meth:`~silo_async.ScriptedUser.from_task`).
+        faults: faults to inject into the tool calls (a :class:`~silo_async.Faults`, or a
+            SPEC string read with seed 0); an episode is run 1 of its task, so the same calls
+            meet the same faults as a lone ``run()``.
 
     Returns:
         The :class:`Episode`; the world is built when the block is entered.
 
     Raises:
-        SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier).
+        SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier);
+            ``faults_invalid`` for a SPEC that cannot be read.
         ValueError: invalid limits.
         TypeError: ``limits=`` given together with a limit keyword.
     """
@@ -322,4 +340,5 @@ def episode(
         runs_dir=Path(runs_dir) if runs_dir is not None else None,
         agent_name=agent_name,
         user=user,
+        faults=resolve_faults(faults),
     )

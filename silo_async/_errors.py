@@ -5,6 +5,7 @@ Tree (a class hangs from its first base, ``+X`` names a second one; then its mod
     Exception
     ├── SiloError                        _errors         expected and actionable: has a ``code``
     │   ├── DefinitionError +ValueError  _errors         ``definition_invalid``
+    │   ├── ModelError                   _errors         ``model_error``: the model API failed
     │   ├── ToolCallLimitExceededError   _context        the limit: ``max_tool_calls``, ...
     │   ├── AgentLoadError               _agentload      ``agent_not_found``, ``agent_invalid``
     │   └── CliError                     cli._errors     the CLI's own codes
@@ -33,8 +34,10 @@ authoring codes of DESIGN.md section 5 (:data:`ERROR_CODES`), ``definition_inval
 code-first definition that can never work: a bad JSON Schema, a duplicate tool name), a code
 of the CLI's list (``silo_async.cli._errors.CLI_ERROR_CODES``; the library raises some of them
 too, e.g. ``run_invalid`` or ``executor_invalid``), ``run_format_unsupported`` (DESIGN.md
-section 15) or, for :class:`~silo_async.ToolCallLimitExceededError`, the limit that stopped
-the rollout (``max_tool_calls``, ``max_tokens`` or ``timeout``). The CLI prints every one as
+section 15), ``faults_invalid`` (a fault plan that cannot be read, DESIGN.md section 14),
+``model_error`` (:class:`ModelError`: the model API failed after the SDK's retries) or, for
+:class:`~silo_async.ToolCallLimitExceededError`, the limit that stopped the rollout
+(``max_tool_calls``, ``max_tokens`` or ``timeout``). The CLI prints every one as
 ``error: <code>: <message>``. :class:`ToolError` is no failure of silo_async but a tool's
 answer, which the agent receives as a value. Every other class subclasses the builtin it
 resembles, so ``except ValueError`` or ``except LookupError`` catches it where a user would
@@ -46,7 +49,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ERROR_CODES", "DefinitionError", "SiloError", "ToolError", "tool_error"]
+__all__ = [
+    "ERROR_CODES",
+    "DefinitionError",
+    "ModelError",
+    "SiloError",
+    "ToolError",
+    "is_model_api_error",
+    "tool_error",
+]
 
 #: The SiloError codes raised while authoring (CLI and SDK), in DESIGN.md order.
 ERROR_CODES: tuple[str, ...] = (
@@ -105,6 +116,41 @@ class DefinitionError(SiloError, ValueError):
 
     def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__("definition_invalid", message, details)
+
+
+class ModelError(SiloError):
+    """The model API failed, after the SDK's own retries: the rollout is not evidence.
+
+    An agent raises it (the shipped model agents do) when it cannot go on because its model
+    could not answer; the rollout ends ``agent_error`` as for any crash, but its reward is
+    marked invalid (``rewardValid: false``, ``invalidReason: "model_error"``) and evaluation
+    statistics leave it out. An API error of the ``openai`` or ``anthropic`` SDK escaping an
+    agent counts the same (see :func:`is_model_api_error`).
+
+    Args:
+        message: what failed, e.g. ``"openai: 503 Service Unavailable after 3 attempts"``.
+        details: structured context (provider, status, attempts).
+    """
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__("model_error", message, details)
+
+
+#: The SDKs whose API errors mean "the model API failed" when they escape an agent.
+_MODEL_SDKS = frozenset({"openai", "anthropic"})
+
+
+def is_model_api_error(exc: BaseException) -> bool:
+    """True for :class:`ModelError` and the ``APIError`` family of the openai/anthropic SDKs.
+
+    The SDKs are recognised by their classes' names and modules, so neither is imported.
+    """
+    if isinstance(exc, ModelError):
+        return True
+    for cls in type(exc).__mro__:
+        if cls.__name__ == "APIError" and cls.__module__.partition(".")[0] in _MODEL_SDKS:
+            return True
+    return False
 
 
 class ToolError(Exception):

@@ -1,9 +1,10 @@
 """The ledger: what one rollout has done and spent so far, counted in one place.
 
 Every counter that reaches ``run_end``, ``result.json`` and the limits lives here, and nowhere
-else: a driver reads it, the rollout core writes it. Issue 23 adds the injected and recovered
-faults. A conversational task's user has counters of its own (turns, its tool calls, a model
-user's tokens): they are never the agent's ``toolCalls``, nor its limits.
+else: a driver reads it, the rollout core writes it. Injected faults (DESIGN.md section 14) are
+counted here with the ones the agent recovered from. A conversational task's user has counters of
+its own (turns, its tool calls, a model user's tokens): they are never the agent's ``toolCalls``,
+nor its limits.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ class Ledger:
         calls: tool calls executed (a refused call is not one).
         errors: calls rejected because of the agent (invalid input, unknown tool, ToolError).
         faults: calls that failed because the environment raised (``internal_error``).
+        injected: faults injected on purpose (``fault_injected`` events, latencies included).
+        recovered: injected faults after which the same tool later succeeded.
         steps: model responses recorded.
         input_tokens: input tokens over all model steps.
         output_tokens: output tokens over all model steps.
@@ -38,8 +41,11 @@ class Ledger:
         "calls",
         "errors",
         "faults",
+        "injected",
         "input_tokens",
         "output_tokens",
+        "pending",
+        "recovered",
         "replayed",
         "steps",
         "user_calls",
@@ -50,6 +56,10 @@ class Ledger:
 
     def __init__(self) -> None:
         self.calls = self.errors = self.faults = 0
+        self.injected = self.recovered = 0
+        # Injected faults per tool not yet followed by a success of that tool (made on the
+        # first injection: a rollout without faults holds no dict).
+        self.pending: dict[str, int] | None = None
         self.steps = self.input_tokens = self.output_tokens = self.replayed = 0
         self.user_turns = self.user_calls = 0
         self.user_input_tokens: int | None = None
@@ -66,6 +76,20 @@ class Ledger:
             self.errors += 1
         else:
             self.faults += 1
+
+    def count_injected(self, tool: str, count: int) -> None:
+        """Count ``count`` faults injected into a call of ``tool``."""
+        self.injected += count
+        pending = self.pending
+        if pending is None:
+            pending = self.pending = {}
+        pending[tool] = pending.get(tool, 0) + count
+
+    def count_success(self, tool: str) -> None:
+        """A call of ``tool`` succeeded: the faults injected into it so far are recovered."""
+        pending = self.pending
+        if pending:
+            self.recovered += pending.pop(tool, 0)
 
     def count_step(self, step: ModelStep) -> None:
         """Count one model response and its tokens."""
@@ -87,6 +111,8 @@ class Ledger:
             "toolCalls": self.calls,
             "toolErrors": self.errors,
             "toolFaults": self.faults,
+            "injectedFaults": self.injected,
+            "recoveredFaults": self.recovered,
             "modelSteps": self.steps,
             "inputTokens": self.input_tokens,
             "outputTokens": self.output_tokens,

@@ -8,6 +8,7 @@ from pathlib import Path
 import anyio
 
 from ._environment import Environment
+from ._faults import Faults, resolve_faults
 from ._limits import Limits, resolve_limits
 from ._result import RunResult
 from ._runner import Agent, agent_label, run_agent
@@ -32,6 +33,7 @@ async def run_many(
     on_result: Callable[[int, RunResult], None] | None = None,
     limits: Limits | None = None,
     user: UserFactory | None = None,
+    faults: Faults | str | None = None,
 ) -> list[RunResult]:
     """Run every task ``runs`` times, at most ``concurrency`` rollouts at once, in one loop.
 
@@ -56,9 +58,13 @@ async def run_many(
         user: for tasks with a user, a function of the task returning a fresh
             :class:`~silo_async.User` for each rollout (default:
             :meth:`~silo_async.ScriptedUser.from_task`).
+        faults: faults to inject into the tool calls (a :class:`~silo_async.Faults`, or a
+            SPEC string read with seed 0); each rollout draws its own from its task and run
+            number, so the results do not depend on ``concurrency``.
 
     Raises:
-        SiloError: an unknown task id or verifier, before any rollout starts.
+        SiloError: an unknown task id or verifier, before any rollout starts;
+            ``faults_invalid`` for a SPEC that cannot be read.
         ValueError: ``runs`` or ``concurrency`` below 1, or invalid limits.
         TypeError: ``limits=`` given together with a limit keyword.
     """
@@ -66,6 +72,7 @@ async def run_many(
     check_counts(runs, concurrency)
     # Invalid limits fail before any rollout.
     resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+    plan_faults = resolve_faults(faults)
     check_tasks(env, task_ids)
     plan = [env.task(task_id) for task_id in task_ids for _ in range(runs)]
     verifiers = {task.id: env.verifier_for(task) for task in plan}
@@ -88,6 +95,7 @@ async def run_many(
                 runs_dir=base,
                 run_index=index % runs + 1,
                 user=user,
+                faults=plan_faults,
             )
             result = await run_agent(setup, agent)
             results[index] = result

@@ -14,7 +14,13 @@ from ._task import Task
 from ._trace import unpack_lines
 from ._verify import Check
 
-__all__ = ["TERMINATION_REASONS", "RunResult", "TerminationReason"]
+__all__ = [
+    "INVALID_REASONS",
+    "TERMINATION_REASONS",
+    "InvalidReason",
+    "RunResult",
+    "TerminationReason",
+]
 
 #: Why a rollout's agent phase ended. ``cancelled`` is recorded in artifacts only: the
 #: cancellation itself is re-raised to the caller, never returned.
@@ -29,6 +35,14 @@ TerminationReason = Literal[
 
 #: The termination reasons, in the order reports list them.
 TERMINATION_REASONS: tuple[str, ...] = get_args(TerminationReason)
+
+#: Why a rollout's reward is not evidence (DESIGN.md section 14): the model API failed after
+#: the SDK's retries, the environment faulted (a tool or the verifier raised), or the worker
+#: running the rollout was lost. The termination reason is unchanged by it.
+InvalidReason = Literal["model_error", "environment_fault", "worker_lost"]
+
+#: The reasons a reward is invalid, in the order reports list them.
+INVALID_REASONS: tuple[str, ...] = get_args(InvalidReason)
 
 
 @attrs.frozen
@@ -76,6 +90,13 @@ class RunResult:
         run_index: the rollout's run number for its task, 1-based (a lone ``run()`` is run 1).
         resumed_model_steps: model steps replayed from an interrupted attempt's recording when
             an eval resumed (0 otherwise): responses not asked of the model again.
+        injected_faults: faults injected on purpose (``fault_injected`` events).
+        recovered_faults: injected faults after which the same tool later succeeded.
+        reward_valid: the reward is evidence: no model API failure, no environment fault
+            (injected faults never invalidate).
+        invalid_reason: why it is not (``model_error``, ``environment_fault``), or ``None``.
+        faults: the fault plan the rollout ran under (``{"seed", "faults"}``, as in
+            ``run.json``), or ``None``.
     """
 
     run_id: str
@@ -113,6 +134,11 @@ class RunResult:
     user_tool_calls: int = 0
     user_input_tokens: int | None = None
     user_output_tokens: int | None = None
+    injected_faults: int = 0
+    recovered_faults: int = 0
+    reward_valid: bool = True
+    invalid_reason: str | None = None
+    faults: dict[str, Any] | None = None
 
     @property
     def trace_lines(self) -> tuple[str, ...]:
@@ -155,7 +181,7 @@ class RunResult:
         return sum(1 for c in self.checks if c.passed)
 
     def result_dict(self) -> dict[str, Any]:
-        """``result.json``: Silo's keys and order plus ``toolFaults``, tokens and user counts.
+        """``result.json``: Silo's keys and order plus faults, validity, tokens and user counts.
 
         No timestamps, no ids: a byte-exact regression oracle. ``userTurns`` and
         ``userToolCalls`` follow ``outputTokens`` (0 for a task without a user), then
@@ -164,6 +190,8 @@ class RunResult:
         data: dict[str, Any] = {
             "passed": self.passed,
             "reward": self.reward,
+            "rewardValid": self.reward_valid,
+            "invalidReason": self.invalid_reason,
             "requiredPassed": self.required_passed,
             "requiredTotal": self.required_total,
             "failedRequired": list(self.failed_required),
@@ -172,6 +200,8 @@ class RunResult:
             "toolCalls": self.tool_calls,
             "toolErrors": self.tool_errors,
             "toolFaults": self.tool_faults,
+            "injectedFaults": self.injected_faults,
+            "recoveredFaults": self.recovered_faults,
             "modelSteps": self.model_steps,
             "inputTokens": self.input_tokens,
             "outputTokens": self.output_tokens,
@@ -198,6 +228,7 @@ class RunResult:
             "agent": self.agent_name,
             "run": self.run_index,
             "config": dict(self.config),
+            **({} if self.faults is None else {"faults": self.faults}),
             "startedAt": self.started_at,
             "finishedAt": self.finished_at,
             "durationMs": self.duration_ms,
@@ -209,4 +240,5 @@ class RunResult:
             "resumedModelSteps": self.resumed_model_steps,
             "passed": self.passed,
             "reward": self.reward,
+            "rewardValid": self.reward_valid,
         }

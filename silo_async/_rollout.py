@@ -11,8 +11,9 @@ finishes itself.
 
 The parts: the setup (``_setup.py``: what the rollout is, frozen before it starts), the ledger
 (``_ledger.py``: its counters), the trace (``_trace.py``), the end (``_end.py``: decided once,
-by one pure function), grading (``_grading.py``) and the loop's checkpoint and clock
-(``_fastpath.py``).
+by one pure function), grading (``_grading.py``), the loop's checkpoint and clock
+(``_fastpath.py``) and the faults injected on purpose (``_faults.py``: a rollout without a fault
+plan pays one ``is None`` per call for them).
 
 Phases: :meth:`Rollout.open` (run directory, ``run_start``, the clock starts) -> calls ->
 the driver settles the :class:`~silo_async._end.End` -> :meth:`Rollout.finish` (output,
@@ -33,6 +34,7 @@ import anyio
 from ._conversation import Conversation, split_tools
 from ._end import End, Stop, error_text, leaf_exception
 from ._fastpath import loop_hooks
+from ._faults import FaultSchedule, Injection
 from ._grading import (
     Graded,
     finish_grading,
@@ -95,6 +97,7 @@ class Rollout:
         "in_flight",
         "ledger",
         "partial",
+        "schedule",
         "setup",
         "snapshot",
         "state",
@@ -128,6 +131,10 @@ class Rollout:
         self.partial: Any = _UNSET
         self.end: End | None = None
         self.in_flight: set[anyio.CancelScope] | None = set() if cut_on_end else None
+        faults = setup.faults
+        self.schedule: FaultSchedule | None = (
+            None if faults is None else faults.schedule(setup.task.id, setup.run_index)
+        )
 
     async def open(self) -> None:
         """Create the run directory (off the event loop), start the clock, record ``run_start``.
@@ -150,6 +157,7 @@ class Rollout:
                 "run": setup.run_index,
                 "config": setup.limits.config(),
                 "tools": [t.name for t in self.tools],
+                **({} if setup.faults is None else {"faults": setup.faults.config()}),
             },
         )
 
@@ -180,8 +188,13 @@ class Rollout:
         ledger.calls = call_id = ledger.calls + 1
         tool_json = tool.name_json if tool is not None else compact_json(name)
         at = self.trace.tool_call(call_id, tool_json, input)
-        # Issue 23 draws the call's injected faults here: a latency is awaited (it counts
-        # against the deadline), an error fault answers instead of the tool.
+        # The call's injected faults are drawn here (DESIGN.md section 14): a world tool's call
+        # only, once it is counted, so a faulted call counts against max_tool_calls.
+        schedule = self.schedule
+        if schedule is not None and tool is not None:
+            drawn = schedule.draw(call_id, tool.name)
+            if drawn is not None:
+                return await self.call_faulted(call_id, tool, tool_json, input, drawn, at)
         started = time.perf_counter()
         if tool is None:
             result, fault = self.unknown_tool(name), None
@@ -195,8 +208,74 @@ class Rollout:
         elapsed = time.perf_counter() - started
         if result.is_error:
             ledger.count_failure(fault)
+        elif schedule is not None and tool is not None:
+            ledger.count_success(tool.name)  # faults injected into this tool are recovered
         self.trace.tool_result(call_id, tool_json, result, elapsed, fault, at)
         return result
+
+    async def call_faulted(
+        self,
+        call_id: int,
+        tool: Tool | BoundTool,
+        tool_json: str,
+        input: Any,
+        drawn: Injection,
+        at: str,
+    ) -> ToolResult | Refusal:
+        """The rest of a call that faults strike: record them, wait, then fail or run the tool.
+
+        An error fault answers instead of the tool (the world is unchanged) and is neither a
+        ``toolErrors`` nor a ``toolFaults``; a wait counts against the deadline, and a call
+        whose wait reaches it is refused as late (``Refusal.LATE``), never executed.
+        """
+        ledger, name = self.ledger, tool.name
+        for kind, ms in drawn.events:
+            fields = {"callId": call_id, "tool": name, "kind": kind, "ms": ms}
+            self.trace.emit("fault_injected", fields)
+        ledger.count_injected(name, len(drawn.events))
+        started = time.perf_counter()
+        if drawn.wait_ms:
+            if not await self.wait_injected(drawn.wait_ms):
+                return Refusal.CUT
+            if self.hooks.time() >= self.deadline:
+                return Refusal.LATE
+        fault: ToolFault | None = None
+        if drawn.error is not None:
+            result = ToolResult(drawn.error, is_error=True)
+        elif tool.is_async:
+            executed = await self.execute_async(tool, input)
+            if executed is None:
+                return Refusal.CUT
+            result, fault = executed
+        else:
+            result, fault = tool.execute_sync(self.state, input)
+        elapsed = time.perf_counter() - started
+        if drawn.error is None:
+            if result.is_error:
+                ledger.count_failure(fault)
+            else:
+                ledger.count_success(name)
+        self.trace.tool_result(call_id, tool_json, result, elapsed, fault, at)
+        return result
+
+    async def wait_injected(self, ms: int) -> bool:
+        """Wait an injected fault's ``ms``; False when the rollout's end cut the wait short.
+
+        A run's agent scope cancels the wait at the deadline itself; an episode's wait is cut
+        like an ``async`` tool in flight when the episode ends.
+        """
+        in_flight = self.in_flight
+        if in_flight is None:
+            await anyio.sleep(ms / 1000)
+            return True
+        with anyio.CancelScope() as scope:
+            in_flight.add(scope)
+            try:
+                await anyio.sleep(ms / 1000)
+            finally:
+                in_flight.discard(scope)
+            return True
+        return False
 
     def closed(self) -> Refusal | None:
         """Why nothing more may happen (ended, stopped by a limit, late), or ``None``."""
@@ -365,6 +444,8 @@ class Rollout:
         self.by_name = {}
         self.chat = None
         errors = [e for e in (end.error, verifier_error) if e]
+        if verifier_error is not None:
+            end = end.with_verifier_failure()
         ledger = self.ledger
         return RunResult(
             run_id=setup.run_id,
@@ -401,6 +482,11 @@ class Rollout:
             config=setup.limits.config(),
             run_index=setup.run_index,
             resumed_model_steps=ledger.replayed,
+            injected_faults=ledger.injected,
+            recovered_faults=ledger.recovered,
+            reward_valid=end.reward_valid,
+            invalid_reason=end.invalid,
+            faults=None if setup.faults is None else setup.faults.config(),
         )
 
     def elapsed_ms(self) -> float:

@@ -17,8 +17,10 @@ from typing import Any
 import anyio
 
 from ._context import AgentContext
-from ._end import error_text, settle
+from ._end import error_text, leaf_exception, settle
 from ._environment import Environment
+from ._errors import is_model_api_error
+from ._faults import Faults, resolve_faults
 from ._limits import Limits, resolve_limits
 from ._result import RunResult
 from ._rollout import Rollout
@@ -54,6 +56,7 @@ async def run(
     agent_name: str | None = None,
     limits: Limits | None = None,
     user: UserFactory | None = None,
+    faults: Faults | str | None = None,
 ) -> RunResult:
     """Run one rollout of ``task_id`` with ``agent`` on a fresh world and grade it.
 
@@ -69,18 +72,22 @@ async def run(
         limits: the three limits as one :class:`~silo_async.Limits` (instead of the keywords).
         user: for a task with a user, a function of the task returning a fresh
             :class:`~silo_async.User` (default: :meth:`~silo_async.ScriptedUser.from_task`).
+        faults: faults to inject into the tool calls (a :class:`~silo_async.Faults`, or a
+            SPEC string read with seed 0); a lone ``run()`` is run 1 of its task.
 
     Returns:
         The graded :class:`RunResult`. Agent crashes, limits and verifier failures are
         recorded in it, never raised.
 
     Raises:
-        SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier), before anything runs.
+        SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier), before anything
+            runs; ``faults_invalid`` for a SPEC that cannot be read.
         ValueError: invalid limits.
         TypeError: ``limits=`` given together with a limit keyword, or ``user(task)`` is not a
             :class:`~silo_async.User`.
     """
     resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+    plan = resolve_faults(faults)
     task = env.task(task_id)
     setup = RolloutSetup.new(
         env,
@@ -90,6 +97,7 @@ async def run(
         agent_name=agent_name or agent_label(agent),
         runs_dir=Path(runs_dir) if runs_dir is not None else None,
         user=user,
+        faults=plan,
     )
     return await run_agent(setup, agent)
 
@@ -111,6 +119,7 @@ async def run_agent(setup: RolloutSetup, agent: Agent) -> RunResult:
     crash: str | None = None
     # Raised while its scope was cancelled: the cancellation's doing (the agent's own cancel).
     crash_in_cancel = False
+    model_error = False
     try:
         with anyio.move_on_at(rollout.deadline) as scope:
             try:
@@ -121,6 +130,7 @@ async def run_agent(setup: RolloutSetup, agent: Agent) -> RunResult:
             except Exception as exc:
                 crash = rollout.crash(exc)
                 crash_in_cancel = scope.cancel_called
+                model_error = is_model_api_error(leaf_exception(exc))
         end = settle(
             ended_at=anyio.current_time(),
             deadline=rollout.deadline,
@@ -128,13 +138,18 @@ async def run_agent(setup: RolloutSetup, agent: Agent) -> RunResult:
             stop=rollout.stopped,
             crash=crash,
             scope_cancelled=crash_in_cancel,
+            model_error=model_error,
+            tool_faults=rollout.ledger.faults,
         )
     except BaseException as exc:
         # Only outer cancellation (or a bug of ours) gets here: grade and write, then re-raise.
+        faults = rollout.ledger.faults
         if isinstance(exc, anyio.get_cancelled_exc_class()):
-            end = settle(ended_at=anyio.current_time(), cancelled="Run cancelled by the caller.")
+            message = "Run cancelled by the caller."
+            end = settle(ended_at=anyio.current_time(), cancelled=message, tool_faults=faults)
         else:
-            end = settle(ended_at=anyio.current_time(), failure=error_text(exc))
+            failure = error_text(exc)
+            end = settle(ended_at=anyio.current_time(), failure=failure, tool_faults=faults)
         await rollout.finish(end)
         raise
     return await rollout.finish(end, returned)

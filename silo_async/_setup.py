@@ -1,9 +1,15 @@
 """RolloutSetup: what one rollout is, fixed before it starts.
 
-Everything a rollout is given — environment, task, verifier, limits, its label, its run number —
-and its identity — run id, run directory, start time — in one frozen value: the rollout core
-reads it and never changes it. A conversational task's setup also holds its user: a fresh
-simulator made for this rollout alone (its state, a ``once`` rule spent, is the rollout's own).
+Everything a rollout is given — environment, task, verifier, limits, its fault plan, its label,
+its run number — and its identity — run id, run directory, start time — in one frozen value: the
+rollout core reads it and never changes it. A conversational task's setup also holds its user: a
+fresh simulator made for this rollout alone (its state, a ``once`` rule spent, is the rollout's
+own).
+
+The fault plan travels here, beside the limits, wherever a rollout is set up: ``run``,
+``run_many``, an eval's job (and so its Ray workers, which receive the job's plan), an episode
+(and so ``serve``). It is shared by every rollout of its plan: each draws its own faults from
+its task id and run index (:meth:`~silo_async._faults.Faults.schedule`).
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from pathlib import Path
 import attrs
 
 from ._environment import Environment
+from ._faults import Faults
 from ._limits import Limits
 from ._runid import new_run_id
 from ._task import Task
@@ -39,6 +46,7 @@ class RolloutSetup:
         started: when it was set up (``time.time()``).
         started_perf: the same moment on ``time.perf_counter()``, for durations.
         user: the task's user for this rollout (``None`` when the task has none).
+        faults: the fault plan, or ``None`` (no fault is injected).
     """
 
     env: Environment
@@ -52,6 +60,7 @@ class RolloutSetup:
     started: float
     started_perf: float
     user: User | None = None
+    faults: Faults | None = None
 
     @classmethod
     def new(
@@ -65,6 +74,7 @@ class RolloutSetup:
         runs_dir: Path | None = None,
         run_index: int = 1,
         user: UserFactory | None = None,
+        faults: Faults | None = None,
     ) -> RolloutSetup:
         """A rollout of ``task`` starting now, with a fresh run id (and a fresh user).
 
@@ -76,7 +86,7 @@ class RolloutSetup:
         run_id = new_run_id(started)
         run_dir = runs_dir / run_id if runs_dir is not None else None
         identity = (run_index, run_id, run_dir, started, started_perf)
-        return cls(env, task, verifier, limits, agent_name, *identity, simulator)
+        return cls(env, task, verifier, limits, agent_name, *identity, simulator, faults)
 
 
 def make_user(factory: UserFactory | None, task: Task) -> User:

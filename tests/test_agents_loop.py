@@ -132,7 +132,9 @@ async def test_no_second_retry_layer_on_top_of_the_sdk(anyio_backend: str, provi
     async with ScriptedModelServer([ErrorReply(429)] * 3) as server:
         result = await silo.run(ENV, "TASK-BLOCK", make_agent(provider, server, max_retries=1))
     assert result.termination_reason == "agent_error"
-    assert (result.error or "").startswith("RateLimitError: ")
+    # the SDK gave up: a model failure, not the agent's (DESIGN section 14)
+    assert (result.error or "").startswith("ModelError: RateLimitError: ")
+    assert (result.reward_valid, result.invalid_reason) == (False, "model_error")
     assert len(server.requests) == 2  # 1 + max_retries, and nothing more
     assert events(result, "model_step") == []
 
@@ -178,10 +180,12 @@ async def test_a_server_error_the_sdk_gives_up_on_is_an_agent_error(
     async with ScriptedModelServer([]) as server:  # nothing scripted: a 500, not retried
         result = await silo.run(ENV, "TASK-ANSWER", make_agent(provider, server))
     assert result.termination_reason == "agent_error"
-    assert (result.error or "").startswith("InternalServerError: ")
+    assert (result.error or "").startswith("ModelError: InternalServerError: ")
     assert "no reply left" in (result.error or "")
+    assert (result.reward_valid, result.invalid_reason) == (False, "model_error")
     (crash,) = events(result, "agent_error")
-    assert crash["error"]["type"] == "InternalServerError"
+    assert crash["error"]["type"] == "ModelError"
+    assert "InternalServerError" in crash["error"]["traceback"]  # the SDK's error is its cause
     assert "Traceback" in crash["error"]["traceback"]
     assert len(server.requests) == 1
 

@@ -68,6 +68,7 @@ def test_section7_episode_signature_and_type() -> None:
         "agent_name": "mcp",
         "limits": None,  # silo.Limits, instead of the three keywords
         "user": None,  # section 13: the task's user (default: its scripted user)
+        "faults": None,  # silo.Faults (DESIGN section 14)
     }
     assert isinstance(silo.episode(ENV, "TASK-COUNT"), silo.Episode)
     assert "Episode" in silo.__all__ and "episode" in silo.__all__

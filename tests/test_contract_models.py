@@ -384,7 +384,9 @@ async def test_section9_result_json_gains_token_keys_after_tool_faults(
         data = json.loads((result.run_dir / "result.json").read_text())
         keys = list(data)
         at = keys.index("toolFaults")
-        assert keys[at + 1 : at + 4] == ["modelSteps", "inputTokens", "outputTokens"]
+        # after toolFaults: section 14's fault counts right after it, then the token keys
+        assert keys[at + 1 : at + 3] == ["injectedFaults", "recoveredFaults"]
+        assert keys[at + 3 : at + 6] == ["modelSteps", "inputTokens", "outputTokens"]
         assert [data["modelSteps"], data["inputTokens"], data["outputTokens"]] == expected
 
 

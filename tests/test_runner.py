@@ -298,8 +298,9 @@ async def test_artifacts_have_silo_keys_and_no_timestamps(tmp_path: Path) -> Non
     assert run_dir is not None and run_dir.name == result.run_id
     written = json.loads((run_dir / "result.json").read_text())
     assert list(written) == [
-        "passed", "reward", "requiredPassed", "requiredTotal", "failedRequired", "checksPassed",
-        "checksFailed", "toolCalls", "toolErrors", "toolFaults", "modelSteps", "inputTokens",
+        "passed", "reward", "rewardValid", "invalidReason", "requiredPassed", "requiredTotal",
+        "failedRequired", "checksPassed", "checksFailed", "toolCalls", "toolErrors",
+        "toolFaults", "injectedFaults", "recoveredFaults", "modelSteps", "inputTokens",
         "outputTokens", "userTurns", "userToolCalls", "terminationReason", "agentOutput",
         "error", "checks",
     ]  # fmt: skip

@@ -10,6 +10,10 @@ attempt's recording instead of the model: :func:`recorded_turn` rebuilds each fr
 ``model_step`` event, and :meth:`Dialogue.restore` puts it back into the adapter's
 conversation, exactly as the provider sent it (the step carries the provider's own form of
 the turn, ``providerMessage``, whenever ``message`` alone cannot rebuild it).
+
+A request the SDK gave up on (its own retries spent, ``retry-after`` honoured) ends the loop with
+:class:`~silo_async.ModelError`: the rollout is then recorded as a model failure
+(``invalidReason: "model_error"``), not as the agent's.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
+from .._errors import ModelError, is_model_api_error
 from .._modelstep import REPLAYED
 from ._replay import PROVIDER_MESSAGE, RESUME_EVENT, RecordedStep, current_replay
 
@@ -135,7 +140,7 @@ async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns:
         recorded = replay.next_step() if replay is not None else None
         extra: dict[str, Any] = {}
         if recorded is None:
-            turn = await dialogue.ask()
+            turn = await ask(dialogue, model)
         else:
             turn = recorded_turn(recorded)
             dialogue.restore(turn)
@@ -162,3 +167,17 @@ async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns:
             ctx._note(RESUME_EVENT, {"fromRunId": replay.run_id, "diverged": replay.diverged})
         dialogue.answered(turn, results)
     return last_text
+
+
+async def ask(dialogue: Dialogue, model: str) -> Turn:
+    """The model's next response; an API error the SDK gave up on becomes a ModelError."""
+    try:
+        return await dialogue.ask()
+    except Exception as exc:
+        if not is_model_api_error(exc) or isinstance(exc, ModelError):
+            raise
+        status = getattr(exc, "status_code", None)
+        raise ModelError(
+            f"{type(exc).__name__}: {exc} (the model API failed after the SDK's retries)",
+            {"model": model, "type": type(exc).__name__, "status": status},
+        ) from exc

@@ -7,6 +7,9 @@ call beyond the limit, the time limit, the agent's error) so the runner records 
 The current verifier grades the new world. The report says which tool outputs differ from the
 recording and whether ``result.json`` and ``state-diff.json`` are byte-for-byte identical: a
 regression oracle for environment and verifier changes.
+
+A run recorded under a fault plan is replayed under the same plan (``run.json``'s ``faults``)
+and as the same run number (``run``): the same calls meet the same faults.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ import attrs
 from .._context import AgentContext
 from .._environment import Environment
 from .._errors import SiloError
+from .._faults import Faults
 from .._jsonutil import compact_json, json_equal, pretty_json
+from .._limits import Limits
 from .._result import RunResult
-from .._runner import run
+from .._runner import run_agent
+from .._setup import RolloutSetup
 from .._tools import ToolResult
 from ..project import load_environment
 from ..runs import RunDir
@@ -255,14 +261,21 @@ async def replay(
     config = recorded.run.get("config", {})
     timeout_ms = config.get("timeoutMs")
     compared: list[CallComparison] = []
-    result = await run(
+    task = env.task(str(recorded.run["taskId"]))
+    faults = recorded.run.get("faults")
+    setup = RolloutSetup.new(
         env,
-        str(recorded.run["taskId"]),
-        _script(recorded, compared),
-        max_tool_calls=int(config.get("maxToolCalls", 100)),
-        timeout=None if timeout_ms is None else timeout_ms / 1000,
+        task,
+        env.verifier_for(task),
+        Limits(
+            max_tool_calls=int(config.get("maxToolCalls", 100)),
+            timeout=None if timeout_ms is None else timeout_ms / 1000,
+        ),
         agent_name=str(recorded.run.get("agent") or "replay"),
+        run_index=int(recorded.run.get("run", 1)),
+        faults=None if faults is None else Faults.from_config(faults),
     )
+    result = await run_agent(setup, _script(recorded, compared))
     result_text = pretty_json(result.result_dict())
     diff_text = pretty_json(result.state_diff)
     differences = [

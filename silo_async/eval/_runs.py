@@ -259,6 +259,11 @@ class RecordedRun:
             config=dict(r.get("config", {})),
             run_index=int(r.get("run", 1)),
             resumed_model_steps=int(r.get("resumedModelSteps", 0)),
+            injected_faults=int(res.get("injectedFaults", 0)),
+            recovered_faults=int(res.get("recoveredFaults", 0)),
+            reward_valid=bool(res.get("rewardValid", True)),
+            invalid_reason=res.get("invalidReason"),
+            faults=r.get("faults"),
         )
 
 
