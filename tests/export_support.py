@@ -8,7 +8,7 @@ from typing import Any
 
 from silo_async.eval import load_run
 
-#: DESIGN §12's keys of an export line, in order.
+#: DESIGN §12's keys of an export line, in order, with §14's rewardValid after the reward.
 KEYS = [
     "runId",
     "environment",
@@ -17,6 +17,7 @@ KEYS = [
     "messages",
     "output",
     "reward",
+    "rewardValid",
     "passed",
     "terminationReason",
     "usage",

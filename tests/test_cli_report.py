@@ -138,28 +138,32 @@ def test_run_json_has_result_and_identity(tmp_path: Path) -> None:
 def test_summary_and_rollout_lines(tmp_path: Path) -> None:
     results = [run(good, tmp_path / "r"), run(faulty, tmp_path / "r"), run(good, tmp_path / "r")]
     s = summarize(results)
-    assert (s.runs, s.passed, s.best_reward, s.worst_reward) == (3, 2, 1.0, 0.0)
-    assert s.mean_reward == pytest.approx(2 / 3)
+    # the faulty rollout's tool raised: its reward is not evidence, so it is in no number
+    assert (s.runs, s.passed, s.invalid, s.best_reward, s.worst_reward) == (3, 2, 1, 1.0, 1.0)
+    assert s.mean_reward == pytest.approx(1.0)
     assert s.avg_tool_calls == pytest.approx(4 / 3)
     text = many_text(results, tmp_path)
     assert "Task         TASK-001 — Set the flag" in text
     assert "Rollouts     3" in text
-    assert "Passed       2 / 3" in text
-    assert "Mean reward  0.67" in text
+    assert "Passed       2 / 2" in text
+    assert "Invalid      1 (not evidence: left out of the numbers)" in text
+    assert "Mean reward  1.00" in text
     assert "Best         1.00" in text
-    assert "Worst        0.00" in text
+    assert "Worst        1.00" in text
     assert "Avg calls    1.3" in text
     lines = text.splitlines()
     assert lines[-3] == f"run 1  PASS  reward 1.00 · 1 call · completed  r/{results[0].run_id}"
-    assert lines[-2].startswith("run 2  FAIL  reward 0.00 · 2 calls · 1 fault · completed  r/")
+    assert lines[-2].startswith(
+        "run 2  FAIL  reward 0.00 · 2 calls · 1 fault · completed · INVALID (environment_fault)  r/"
+    )
 
 
 def test_many_json(tmp_path: Path) -> None:
     results = [run(good), run(faulty)]
     data = many_json(results, tmp_path)
     assert data["task"]["id"] == "TASK-001"
-    assert (data["runs"], data["passed"]) == (2, 1)
-    assert (data["meanReward"], data["bestReward"], data["worstReward"]) == (0.5, 1.0, 0.0)
+    assert (data["runs"], data["passed"], data["invalid"]) == (2, 1, 1)
+    assert (data["meanReward"], data["bestReward"], data["worstReward"]) == (1.0, 1.0, 1.0)
     assert data["avgToolCalls"] == 1.5
     assert [r["passed"] for r in data["rollouts"]] == [True, False]
     assert data["rollouts"][0]["runDir"] is None

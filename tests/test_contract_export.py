@@ -34,6 +34,7 @@ KEYS = {
     "messages",
     "output",
     "reward",
+    "rewardValid",  # DESIGN section 14
     "passed",
     "terminationReason",
     "usage",

@@ -87,9 +87,12 @@ async def test_environment_faults_are_counted_apart(tmp_path: Path) -> None:
     t1 = summary.cell("T-1", "f")
     t2 = summary.cell("T-2", "f")
     assert t1 is not None and t2 is not None
-    # T-1: broken verifier -> failed, but a fault (plus the tool fault); T-2 passes with a fault
+    # T-1: broken verifier (plus the tool fault); T-2 passes despite a tool fault: every
+    # faulted rollout is invalid, counted apart and never in a rate (DESIGN section 14)
     assert (t1.passes, t1.failures, t1.faults, t1.verifier_errors) == (0, 0, 2, 2)
-    assert (t2.passes, t2.failures, t2.faults, t2.tool_faults) == (2, 0, 2, 2)
+    assert (t2.passes, t2.failures, t2.faults, t2.tool_faults) == (0, 0, 2, 2)
+    assert (t1.invalid, t2.invalid) == (2, 2) and t1.pass_rate is t2.pass_rate is None
+    assert t2.invalid_reasons["environment_fault"] == 2
     assert summary.out_dir is None  # nothing written without out_dir
 
 

@@ -91,7 +91,7 @@ def test_half_written_run_directories_are_removed(tmp_path: Path) -> None:
     torn = tmp_path / "runs" / "run_torn"
     torn.mkdir(parents=True)
     (torn / "trace.jsonl").write_text('{"type":"run_start"}\n')
-    assert recover_interrupted(tmp_path, [("T-1", "a", 1)], set()) == []
+    assert recover_interrupted(tmp_path, [("T-1", "a", 1, False)], set()) == []
     assert not torn.exists()
 
 

@@ -172,7 +172,7 @@ def test_details_store_and_budget_keep_failures_first() -> None:
     assert store.add({"o": "b" * 100}) == -1 and store.dropped == 1  # over the store's budget
     assert store.add(None) == -1
     texts = [json.dumps({"o": os.urandom(60_000).hex() + chr(65 + i)}) for i in range(6)]
-    records = [type("R", (), {"passed": i % 2 == 0, "env_fault": False,
+    records = [type("R", (), {"passed": i % 2 == 0, "env_fault": False, "reward_valid": True,
                               "termination_reason": "completed"})() for i in range(6)]  # fmt: skip
     packed, positions = pack_details(texts, records, list(range(6)), budget=1)
     kept = [i for i, p in enumerate(positions) if p >= 0]

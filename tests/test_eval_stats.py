@@ -116,27 +116,42 @@ def test_default_ks() -> None:
     assert default_ks(250) == [1, 2, 3, 4, 5, 10, 20, 50, 100, 200, 250]
 
 
-def test_group_stats_separates_faults_from_agent_failures() -> None:
+def test_group_stats_counts_faulted_rollouts_as_invalid_not_as_failures() -> None:
+    fault = {"reward_valid": False, "invalid_reason": "environment_fault"}
     records = [
         rec("T", "a", True, 1.0),
         rec("T", "a", False, 0.5),
-        rec("T", "a", False, 0.0, tool_faults=1, termination_reason="agent_error"),
-        rec("T", "a", False, 0.0, verifier_error=True),
-        rec("T", "a", True, 1.0, tool_faults=2, tool_calls=4, tool_errors=2),
+        rec("T", "a", False, 0.0, tool_faults=1, termination_reason="agent_error", **fault),
+        rec("T", "a", False, 0.0, verifier_error=True, **fault),
+        rec("T", "a", True, 1.0, tool_faults=2, tool_calls=4, tool_errors=2, **fault),
     ]
     s = group_stats(records)
-    assert (s.runs, s.passes, s.failures, s.faults) == (5, 2, 1, 3)
-    assert s.pass_rate == pytest.approx(0.4)
-    assert s.mean_reward == pytest.approx(0.5)
+    # rates over the 2 valid rollouts only; the 3 faulted ones are counted, never as failures
+    assert (s.runs, s.valid, s.invalid, s.passes, s.failures, s.faults) == (5, 2, 3, 1, 1, 3)
+    assert s.passes + s.failures + s.invalid == s.runs
+    assert s.invalid_reasons == {"model_error": 0, "environment_fault": 3, "worker_lost": 0}
+    assert s.pass_rate == pytest.approx(0.5)
+    assert s.mean_reward == pytest.approx(0.75)
+    assert s.pass_rate_ci == wilson_interval(1, 2)
     assert s.tool_faults == 3 and s.verifier_errors == 1
-    assert s.mean_tool_calls == pytest.approx(12 / 5)
+    assert s.mean_tool_calls == pytest.approx(12 / 5)  # effort counts every rollout
     assert s.mean_tool_errors == pytest.approx(2 / 5)
     assert s.termination_reasons == {"agent_error": 1, "completed": 4}
-    assert s.pass_at_k[2] == pytest.approx(0.7)
-    assert s.pass_hat_k[2] == pytest.approx(0.1)
-    assert sorted(s.pass_at_k) == [1, 2, 3, 4, 5]
+    assert sorted(s.pass_at_k) == [1, 2]  # k up to the valid rollouts: n = 2, c = 1
+    assert s.pass_at_k[2] == 1.0 and s.pass_hat_k[2] == 0.0
     d = s.to_dict()
-    assert d["passAtK"]["2"] == 0.7 and d["passRateCI"]["method"] == "wilson"
+    assert d["passRateCI"]["method"] == "wilson" and (d["valid"], d["invalid"]) == (2, 3)
+
+
+def test_a_group_without_valid_rollouts_has_no_rates() -> None:
+    lost = {"reward_valid": False, "invalid_reason": "model_error"}
+    s = group_stats([rec("T", "a", False, 0.0, **lost), rec("T", "a", False, 0.0, **lost)])
+    assert (s.runs, s.valid, s.invalid, s.failures) == (2, 0, 2, 0)
+    assert s.pass_rate is None and s.mean_reward is None and not s.rated
+    assert s.pass_rate_ci is None and s.reward_ci is None and s.pass_at_k == {}
+    d = s.to_dict()
+    assert d["passRate"] is None and d["meanReward"] is None
+    assert d["invalidReasons"]["model_error"] == 2
 
 
 def test_agent_pass_at_k_is_mean_over_tasks() -> None:

@@ -98,6 +98,36 @@ def test_crm_eval_on_ray_is_the_local_eval(
     assert len(list((tmp_path / "remote" / "runs").iterdir())) == 44 + 1
 
 
+def test_faults_and_their_baseline_on_ray_are_the_local_ones(
+    ray_executor: silo.RayExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert cli("init", "crm", "--template", "crm").exit_code == 0
+    common = ["eval", "--env", "crm", "--agent", f"solver={SOLVER}", "--runs", "2", "--json"]
+    common += ["--faults", "unavailable@0.2,latency=1ms@0.2", "--fault-seed", "7", "--baseline"]
+    local = cli(*common, "--out", "local")
+    assert local.exit_code == 0, local.output
+    remote = cli(*common, "--out", "remote", "--executor", "ray", "--workers", "2")
+    assert remote.exit_code == 0, remote.stderr
+
+    def rollouts(eval_dir: Path) -> dict[tuple[str, int, bool], tuple[bytes, bytes]]:
+        lines = [json.loads(x) for x in (eval_dir / "runs/index.jsonl").read_text().splitlines()]
+        return {
+            (r["task"], r["run"], r.get("baseline", False)): tuple(
+                (eval_dir / r["runDir"] / name).read_bytes()
+                for name in ("result.json", "state-diff.json")
+            )
+            for r in lines
+        }
+
+    mine, theirs = rollouts(tmp_path / "local"), rollouts(tmp_path / "remote")
+    assert len(mine) == 44 and mine == theirs  # faulted and baseline rollouts alike
+    assert any(b'"injectedFaults": 0' not in files[0] for files in mine.values())
+    local_summary, remote_summary = json.loads(local.stdout), json.loads(remote.stdout)
+    assert without_timings(local_summary["baseline"]) == without_timings(remote_summary["baseline"])
+
+
 def _probe_agent(seen: Path, active: Path) -> Any:
     async def agent(ctx: silo.AgentContext) -> str:
         mark = active / f"{os.getpid()}-{id(ctx)}"
@@ -305,6 +335,8 @@ async def test_a_rollout_that_kills_its_worker_every_time_is_an_environment_faul
     lines = (out / "runs" / "index.jsonl").read_text().splitlines()
     line = json.loads(next(r for r in lines if '"task":"T-2","agent":"killer"' in r))
     assert line["workerLost"] is True and line["envFault"] is True and line["runDir"] is None
+    assert (line["rewardValid"], line["invalidReason"]) == (False, "worker_lost")
+    assert summary.agent("killer").invalid == 1  # counted apart, never as a failure
     # the three dead attempts left no run directory
     assert sum(1 for p in (out / "runs").iterdir() if p.is_dir()) == 3
 

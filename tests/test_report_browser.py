@@ -97,7 +97,11 @@ def test_statistics_match_summary_json(browser: Any, report: tuple[EvalSummary, 
     for stats in data["agents"]:
         cells = texts(page, f"#agents tr[data-agent='{stats['agent']}'] td")
         ci = stats["passRateCI"]
-        assert cells[2] == f"{stats['passes']}/{stats['runs']}"
+        assert cells[2] == f"{stats['passes']}/{stats['valid']}"
+        if stats["passRate"] is None:  # no valid rollout (faulty: its tool raises every time)
+            why = f"{stats['invalid']} ({stats['invalid']} environment_fault)"
+            assert (cells[3], cells[4], cells[9]) == ("—", "—", why)
+            continue
         assert cells[3] == f"{stats['passRate'] * 100:.0f}% [{ci['low']:.2f}, {ci['high']:.2f}]"
         assert cells[4].startswith(f"{stats['meanReward']:.2f}")
     thinker_row = texts(page, "#agents tr[data-agent='thinker'] td")
@@ -111,8 +115,9 @@ def test_the_chart_shows_pass_rate_and_interval_per_task_and_agent(
     summary, out = report
     page = open_report(browser, out / "report.html")
     bars = page.locator("#chart svg rect.bar")
-    assert bars.count() == len(summary.tasks) * len(summary.agents)
     data = read_summary(out)
+    rated = [c for t in data["tasks"] for c in t["agents"].values() if c["passRate"] is not None]
+    assert bars.count() == len(rated) < len(summary.tasks) * len(summary.agents)  # no "faulty"
     for bar in bars.all():
         task, agent = bar.get_attribute("data-task"), bar.get_attribute("data-agent")
         cell = next(t for t in data["tasks"] if t["task"]["id"] == task)["agents"][agent]
@@ -184,7 +189,7 @@ def test_a_partial_report_compares_equal_work(browser: Any, tmp_path: Path) -> N
     page.uncheck("#f-equal")
     passed = {c.split("\t")[1]: c.split("\t")[2] for c in texts(page, "#agents tr[data-agent]")}
     assert passed == {"a": "6/6", "b": "3/3"}
-    cut = texts(page, "#rollouts tr.run td:nth-child(6)")
+    cut = texts(page, "#rollouts tr.run td:nth-child(7)")  # termination
     assert cut.count("cancelled") == 2  # listed, never counted
     page.close()
 

@@ -164,7 +164,8 @@ def test_calls_change_the_episodes_world_and_rejections_are_messages() -> None:
     assert isinstance(refused, str) and '"customerId" must be string' in refused
     assert "not a parameter" in shop.get_customer(customerId="CUS-001", extra=1)
     assert shop.explode().startswith('Tool "explode" failed')  # a fault, as the agent sees it
-    assert reward(["done"], [shop]) == [1.0]
+    # the fault makes shop's reward no evidence: None, which TRL leaves out (DESIGN section 14)
+    assert reward(["done"], [shop]) == [None]
     assert reward(["done"], [other]) == [0.5]  # only the optional check passes
     assert shop.get_customer(customerId="CUS-001") == "The episode has ended (completed)."
 
@@ -239,7 +240,7 @@ def test_reset_finishes_the_previous_episode_and_timeout_applies(tmp_path: Path)
 def test_many_instances_from_many_threads(tmp_path: Path) -> None:
     cls = environment_factory(ENV, runs_dir=tmp_path)
 
-    def rollout(n: int) -> float:
+    def rollout(n: int) -> float | None:
         instance = cls()
         instance.reset(task="TASK-BLOCK")
         if n % 2 == 0:

@@ -41,6 +41,7 @@ from ._eval_resume import resume_inputs
 from ._eval_text import rel as _rel
 from ._eval_text import summary_text
 from ._executor import build_executor, executor_options
+from ._faults import fault_options, read_faults
 from ._interrupt import EXIT_INTERRUPTED, Interrupts
 from ._models import (
     check_model_flags,
@@ -263,6 +264,13 @@ def _stopped_at_once(target: Path, cwd: Path) -> str:
     help="Rollouts in flight at once, over all agents and tasks.",
 )
 @limit_options
+@fault_options
+@click.option(
+    "--baseline",
+    is_flag=True,
+    help="With --faults: run the same plan without faults too, and show each agent's pass "
+    "rate without and with them, the drop, and how often it recovered from a fault.",
+)
 @click.option(
     "--out",
     "out_dir",
@@ -315,6 +323,9 @@ def eval_command(
     max_tool_calls: int,
     timeout_ms: int,
     token_limit: int | None,
+    faults_spec: str | None,
+    fault_seed: int | None,
+    baseline: bool,
     out_dir: Path | None,
     fail_under: float | None,
     prices_file: Path | None,
@@ -333,7 +344,8 @@ def eval_command(
     rollouts are kept and summarised, and the command exits 130. With --fail-under RATE it
     exits 1 when an agent's pass rate is below RATE (after writing everything).
     With --executor ray the rollouts run on a pool of Ray workers (all cores of this machine,
-    or the cluster --ray-address names), with the same results and files.
+    or the cluster --ray-address names), with the same results and files. With --faults SPEC
+    the tool calls meet seeded faults; --baseline runs the plan without them too, to compare.
     With --resume EVAL_DIR an eval that was killed or stopped continues where it was: its
     finished rollouts are kept and the rest run, with the same results as if it never stopped.
     """
@@ -351,6 +363,9 @@ def eval_command(
     tasks = tuple(task_list) if task_list and not all_tasks else tasks
     check_model_flags(model_specs, base_url, max_turns, user_model)
     user = user_factory(user_model, user_base_url, base_url)
+    faults = read_faults(faults_spec, fault_seed)
+    if baseline and faults is None:
+        raise click.UsageError("--baseline compares runs with and without faults: add --faults.")
     runner = build_executor(executor, ray_address, workers, worker_concurrency)
     prices = _prices(prices_file)
     store = environment_store(env_name)
@@ -361,7 +376,7 @@ def eval_command(
     target = out_dir if out_dir is not None else project_dir / ".silo" / "evals" / eval_id
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         fail("out_dir_not_empty", f'Eval directory "{target}" already exists and is not empty.')
-    total = len(task_ids) * len(agents) * runs
+    total = len(task_ids) * len(agents) * runs * (2 if baseline else 1)
 
     def start(on_progress: Callable[[EvalProgress], None]) -> Any:
         return evaluate(
@@ -379,6 +394,8 @@ def eval_command(
             prices=prices,
             executor=runner,
             user=user,
+            faults=faults,
+            baseline=baseline,
         )
 
     _execute(ctx, start, target, cwd, total)
@@ -399,7 +416,7 @@ def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
     )
     # eval.json does not record the user (issue 25 came after it): --user-model is given again.
     user = user_factory(values["user_model"], values["user_base_url"], values["base_url"])
-    total = len(plan.tasks) * len(plan.agents) * plan.runs
+    total = len(plan.tasks) * len(plan.agents) * plan.runs * (2 if plan.baseline else 1)
     told = False
 
     def start(on_progress: Callable[[EvalProgress], None]) -> Any:
@@ -422,6 +439,8 @@ def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
             concurrency=inputs.concurrency,
             limits=plan.limits,
             prices=plan.prices,
+            faults=plan.fault_plan,
+            baseline=plan.baseline,
             resume=eval_dir,
             on_progress=progress,
             executor=inputs.executor,
@@ -497,7 +516,9 @@ def _prices(path: Path | None) -> Prices | None:
 
 def _fail_under(summary: EvalSummary, below: list[str], rate: float, out: str) -> None:
     shown = ", ".join(
-        f"{a} {s.pass_rate:.2f} ({s.passes}/{s.runs})"
+        f"{a} no valid rollout ({s.invalid} invalid)"
+        if s.pass_rate is None
+        else f"{a} {s.pass_rate:.2f} ({s.passes}/{s.valid})"
         for a in below
         for s in [summary.comparison.overall[a]]
     )

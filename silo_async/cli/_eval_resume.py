@@ -2,7 +2,7 @@
 
 Nothing of the plan needs repeating: the environment is loaded from the project the plan names,
 the agents are made again from their specs (``--agent`` files, ``--model`` specs, importable
-functions), and tasks, runs, limits and prices are the plan's. A plan flag given anyway must
+functions), and tasks, runs, limits, prices and faults are the plan's. A plan flag given anyway must
 repeat the plan's value (``resume_conflict`` otherwise); ``--concurrency`` and the executor
 flags may differ (left out, the plan's concurrency and executor are used).
 """
@@ -26,6 +26,7 @@ from ..eval._executor import Executor
 from ..eval._prices import Prices
 from ..project._authoring import ProjectStore
 from ._executor import build_executor
+from ._faults import read_faults
 
 __all__ = ["ResumeInputs", "given", "resume_inputs"]
 
@@ -141,6 +142,7 @@ def resume_inputs(
                 found: Prices | None = convert(value)
                 value = None if found is None else found.to_dict()
             flags[key] = value
+    flags.update(_fault_flags(ctx, values))
     check_given(plan, flags, eval_dir, cli=True)
     environment = _load_environment(plan)
     if given(ctx, "tasks") or given(ctx, "task_list"):
@@ -155,6 +157,20 @@ def resume_inputs(
         concurrency=values["concurrency"] if given(ctx, "concurrency") else plan.concurrency,
         executor=_executor(ctx, plan, values),
     )
+
+
+def _fault_flags(ctx: click.Context, values: dict[str, Any]) -> dict[str, Any]:
+    """The plan's fault settings that ``--faults``, ``--fault-seed`` and ``--baseline`` give."""
+    flags: dict[str, Any] = {}
+    if given(ctx, "faults_spec"):  # the plan with its seed (0 unless --fault-seed says)
+        faults = read_faults(values["faults_spec"], values["fault_seed"])
+        assert faults is not None
+        flags["faults"], flags["faultSeed"] = faults.to_dict()["faults"], faults.seed
+    elif given(ctx, "fault_seed"):
+        flags["faultSeed"] = values["fault_seed"]
+    if given(ctx, "baseline"):
+        flags["baseline"] = values["baseline"]
+    return flags
 
 
 def _agents(

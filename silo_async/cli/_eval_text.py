@@ -5,11 +5,17 @@ Pure functions of an :class:`~silo_async.eval.EvalSummary`, tested without a ter
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from ..eval import EvalSummary
-from ..eval._cells import REASON_LETTERS, cost_text, early_text, tokens_text
+from ..eval._cells import (
+    REASON_LETTERS,
+    cost_text,
+    early_text,
+    invalid_text,
+    robustness_rows,
+    tokens_text,
+)
 from ..eval._stats import GroupStats
 from ._report import aligned
 
@@ -19,9 +25,11 @@ __all__ = ["rel", "summary_text"]
 def _cell(s: GroupStats | None, best: bool) -> str:
     if s is None:
         return "—"
-    text = f"{s.passes}/{s.runs} {s.mean_reward:.2f}"
+    reward = "—" if s.mean_reward is None else f"{s.mean_reward:.2f}"
+    text = f"{s.passes}/{s.valid} {reward}"
+    invalid = f"{s.invalid}I" if s.invalid else ""
     fault = f"{s.faults}F" if s.faults else ""
-    marks = " ".join(m for m in (fault, early_text(s, short=True)) if m)
+    marks = " ".join(m for m in (invalid, fault, early_text(s, short=True)) if m)
     if marks:
         text += f" ({marks})"
     return f"{text} *" if best else text
@@ -29,10 +37,12 @@ def _cell(s: GroupStats | None, best: bool) -> str:
 
 def _legend() -> str:
     letters = ", ".join(f"{letter} = {reason}" for reason, letter in REASON_LETTERS.items())
-    return f"* = better agent, F = env faults, {letters}"
+    return f"* = better agent, I = invalid (not evidence), F = env faults, {letters}"
 
 
-def _ci(value: float, ci: object) -> str:
+def _ci(value: float | None, ci: object) -> str:
+    if value is None:
+        return "—"
     low, high = getattr(ci, "low", None), getattr(ci, "high", None)
     return f"{value:.2f}" if low is None else f"{value:.2f} [{low:.2f}, {high:.2f}]"
 
@@ -42,11 +52,12 @@ def _agent_row(rank: int, agent: str, s: GroupStats, summary: EvalSummary) -> li
     row = [
         str(rank),
         agent,
-        f"{s.passes}/{s.runs}",
+        f"{s.passes}/{s.valid}",
         _ci(s.pass_rate, s.pass_rate_ci),
         _ci(s.mean_reward, s.reward_ci),
-        f"{s.pass_at_k.get(1, math.nan):.2f}",
+        f"{s.pass_at_k[1]:.2f}" if 1 in s.pass_at_k else "—",
         "—" if k is None else f"{s.pass_hat_k[k]:.2f} (k={k})",
+        invalid_text(s),
         str(s.faults),
         early_text(s) or "—",
         f"{s.mean_tool_calls:.1f}",
@@ -57,7 +68,7 @@ def _agent_row(rank: int, agent: str, s: GroupStats, summary: EvalSummary) -> li
 
 def _agents(summary: EvalSummary) -> list[str]:
     head = ["rank", "agent", "passed", "pass rate [95% CI]", "reward [95% CI]", "pass@1"]
-    head += ["pass^k", "faults", "ended early", "calls/run"]
+    head += ["pass^k", "invalid", "faults", "ended early", "calls/run"]
     head += ["tokens (mean, total)"] if summary.has_tokens else []
     head += ["cost (total, per run)"] if summary.has_cost else []
     c = summary.comparison
@@ -72,7 +83,7 @@ def _grid(summary: EvalSummary) -> list[str]:
         task = row.task_id if row.task_id in summary.compared else f"{row.task_id} (not compared)"
         grid.append([task, *(_cell(row.cells.get(a), row.best == a) for a in c.agents)])
     grid.append(["all", *(_cell(c.overall[a], c.overall_best == a) for a in c.agents)])
-    return ["", f"Side by side (passed/runs mean-reward; {_legend()})", *aligned(grid)]
+    return ["", f"Side by side (passed/valid runs, mean reward; {_legend()})", *aligned(grid)]
 
 
 def summary_text(summary: EvalSummary, cwd: Path) -> str:
@@ -82,6 +93,7 @@ def summary_text(summary: EvalSummary, cwd: Path) -> str:
         f"Eval {summary.eval_id} · env {summary.environment} · "
         f"{summary.finished}/{summary.planned} rollouts · {state} · "
         f"{summary.wall_ms / 1000:.1f} s",
+        *([summary.faults_text()] if summary.fault_plan is not None else []),
         "",
     ]
     note = summary.partial_note()
@@ -90,6 +102,10 @@ def summary_text(summary: EvalSummary, cwd: Path) -> str:
     if summary.config.get("executor") == "ray":
         lines += [_ray_line(summary), ""]
     lines += [*_agents(summary), *_grid(summary)]
+    plan = summary.baseline_plan()
+    if plan is not None:
+        title = f"Robustness (--faults {plan['spec']}, seed {plan['seed']}; without vs with)"
+        lines += ["", title, *aligned(robustness_rows(summary.robustness))]
     if summary.out_dir is not None:
         out = rel(summary.out_dir, cwd)
         lines += ["", f"Report   {out}/report.html", f"Summary  {out}/summary.json"]

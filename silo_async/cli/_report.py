@@ -35,27 +35,49 @@ _CROSS = "✗"
 
 @attrs.frozen
 class Summary:
-    """Aggregates over the rollouts of one task."""
+    """Aggregates over the rollouts of one task; rewards over the valid ones only.
+
+    ``mean_reward``, ``best_reward`` and ``worst_reward`` are None when no rollout's reward is
+    valid (every one failed for a reason that is not the agent's: DESIGN.md section 14).
+    """
 
     runs: int
     passed: int
-    mean_reward: float
-    best_reward: float
-    worst_reward: float
+    mean_reward: float | None
+    best_reward: float | None
+    worst_reward: float | None
     avg_tool_calls: float
+    invalid: int = 0
+    injected_faults: int = 0
+    recovered_faults: int = 0
 
 
 def summarize(results: Sequence[RunResult]) -> Summary:
-    """Pass count, mean/best/worst reward and average tool calls of ``results`` (non-empty)."""
-    rewards = [r.reward for r in results]
+    """Pass count, mean/best/worst reward and average tool calls of ``results`` (non-empty).
+
+    Passes and rewards count the rollouts whose reward is valid; ``invalid`` the others.
+    """
+    valid = [r for r in results if r.reward_valid]
+    rewards = [r.reward for r in valid]
     return Summary(
         runs=len(results),
-        passed=sum(1 for r in results if r.passed),
-        mean_reward=sum(rewards) / len(rewards),
-        best_reward=max(rewards),
-        worst_reward=min(rewards),
+        passed=sum(1 for r in valid if r.passed),
+        mean_reward=sum(rewards) / len(rewards) if rewards else None,
+        best_reward=max(rewards, default=None),
+        worst_reward=min(rewards, default=None),
         avg_tool_calls=sum(r.tool_calls for r in results) / len(results),
+        invalid=len(results) - len(valid),
+        injected_faults=sum(r.injected_faults for r in results),
+        recovered_faults=sum(r.recovered_faults for r in results),
     )
+
+
+def _reward(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _injected(injected: int, recovered: int) -> str:
+    return f"{injected} ({recovered} recovered: the same tool later succeeded)"
 
 
 def relative(path: Path, cwd: Path | None = None) -> str:
@@ -137,6 +159,8 @@ def _effort_rows(result: RunResult) -> list[tuple[str, str]]:
         ("Errors", str(result.tool_errors)),
         ("Faults", faults),
     ]
+    if result.faults is not None or result.injected_faults:
+        rows.append(("Injected", _injected(result.injected_faults, result.recovered_faults)))
     if result.model_steps:  # only agents that record model steps have these
         rows.append(("Model steps", str(result.model_steps)))
         rows.append(("Tokens", _tokens(result.input_tokens, result.output_tokens)))
@@ -187,6 +211,13 @@ def conversation_lines(result: RunResult) -> list[str]:
     return lines
 
 
+def _reward_row(result: RunResult) -> str:
+    reward = f"{result.reward:.2f}"
+    if result.reward_valid:
+        return reward
+    return f"{reward}  (not valid: {result.invalid_reason}; not the agent's doing)"
+
+
 def run_text(result: RunResult, cwd: Path, *, saved: bool = True, traceback: bool = False) -> str:
     """The single-run report: verdict, score, effort, what failed and where the run was saved.
 
@@ -199,7 +230,7 @@ def run_text(result: RunResult, cwd: Path, *, saved: bool = True, traceback: boo
     rows = [
         ("Task", f"{result.task.id} — {result.task.title}"),
         ("Result", "PASS" if result.passed else "FAIL"),
-        ("Reward", f"{result.reward:.2f}"),
+        ("Reward", _reward_row(result)),
         ("Duration", _duration(result.duration_ms)),
         *_effort_rows(result),
         ("Checks", f"{result.checks_passed} / {len(result.checks)}"),
@@ -234,7 +265,11 @@ def _rollout_line(index: int, result: RunResult, cwd: Path) -> str:
         parts.append(plural(result.input_tokens + result.output_tokens, "token"))
     if result.tool_faults:
         parts.append(plural(result.tool_faults, "fault"))
+    if result.injected_faults:
+        parts.append(f"{result.injected_faults} injected ({result.recovered_faults} recovered)")
     parts.append(result.termination_reason)
+    if not result.reward_valid:
+        parts.append(f"INVALID ({result.invalid_reason})")
     line = f"run {index}  {'PASS' if result.passed else 'FAIL'}  {' · '.join(parts)}"
     run_dir = _rel(result.run_dir, cwd)
     return f"{line}  {run_dir}" if run_dir is not None else line
@@ -247,12 +282,16 @@ def many_text(results: Sequence[RunResult], cwd: Path) -> str:
     rows = [
         ("Task", f"{task.id} — {task.title}"),
         ("Rollouts", str(s.runs)),
-        ("Passed", f"{s.passed} / {s.runs}"),
-        ("Mean reward", f"{s.mean_reward:.2f}"),
-        ("Best", f"{s.best_reward:.2f}"),
-        ("Worst", f"{s.worst_reward:.2f}"),
+        ("Passed", f"{s.passed} / {s.runs - s.invalid}"),
+        ("Mean reward", _reward(s.mean_reward)),
+        ("Best", _reward(s.best_reward)),
+        ("Worst", _reward(s.worst_reward)),
         ("Avg calls", f"{s.avg_tool_calls:.1f}"),
     ]
+    if s.invalid:
+        rows.insert(3, ("Invalid", f"{s.invalid} (not evidence: left out of the numbers)"))
+    if s.injected_faults or any(r.faults is not None for r in results):
+        rows.append(("Injected", _injected(s.injected_faults, s.recovered_faults)))
     if any(r.model_steps for r in results):
         total_in = sum(r.input_tokens for r in results)
         total_out = sum(r.output_tokens for r in results)
@@ -271,7 +310,8 @@ def many_json(results: Sequence[RunResult], cwd: Path) -> dict[str, Any]:
         "task": results[0].task.to_dict(),
         "runs": s.runs,
         "passed": s.passed,
-        "meanReward": round(s.mean_reward, 4),
+        "invalid": s.invalid,
+        "meanReward": None if s.mean_reward is None else round(s.mean_reward, 4),
         "bestReward": s.best_reward,
         "worstReward": s.worst_reward,
         "avgToolCalls": round(s.avg_tool_calls, 2),

@@ -20,6 +20,7 @@ from ._common import (
     run_async,
 )
 from ._errors import fail
+from ._faults import fault_options, read_faults
 from ._interrupt import EXIT_INTERRUPTED, Interrupts
 from ._models import (
     check_model_flags,
@@ -61,6 +62,7 @@ MAX_DEFAULT_CONCURRENCY = 16
 @model_options(repeatable=False)
 @user_options
 @limit_options
+@fault_options
 @click.option(
     "--traceback",
     "show_traceback",
@@ -84,6 +86,8 @@ def run(
     max_tool_calls: int,
     timeout_ms: int,
     token_limit: int | None,
+    faults_spec: str | None,
+    fault_seed: int | None,
     show_traceback: bool,
     as_json: bool,
 ) -> None:
@@ -91,11 +95,14 @@ def run(
 
     The agent is --agent (a Python file or module) or --model PROVIDER/MODEL (a model agent
     of silo_async.agents). A task with a user is played by its script, or by --user-model.
+    With --faults SPEC the tool calls meet faults drawn from --fault-seed (see the README's
+    "Faults and robustness").
     """
     if agent_spec is not None and model_spec is not None:
         raise click.UsageError("use --agent or --model, not both.")
     check_model_flags([model_spec] if model_spec else [], base_url, max_turns, user_model)
     user = user_factory(user_model, user_base_url, base_url)
+    faults = read_faults(faults_spec, fault_seed)
     cwd = Path.cwd()
     store = environment_store(env_name)
     environment = store.load()
@@ -121,6 +128,7 @@ def run(
                 runs_dir=runs_dir,
                 agent_name=label,
                 user=user,
+                faults=faults,
             )
             return [one]
         return await run_many(
@@ -135,6 +143,7 @@ def run(
             token_limit=token_limit,
             agent_name=label,
             user=user,
+            faults=faults,
         )
 
     saved = f"the runs that finished are saved in {relative(runs_dir)} (silo-async runs list)"

@@ -22,6 +22,7 @@ from .._limits import Limits
 from .._result import RunResult
 from ._common import BACKEND_KEY, call_and_time_options, env_option, environment_store, run_async
 from ._errors import fail
+from ._faults import fault_options, read_faults
 from ._report import run_json, run_text
 from ._types import WholeNumber
 
@@ -203,6 +204,7 @@ def _serve_harness(
     "Tool calls per episode; the one beyond it ends the episode.",
     "Time limit per episode from its start, in milliseconds.",
 )
+@fault_options
 @click.option(
     "--reveal-grade",
     is_flag=True,
@@ -225,6 +227,8 @@ def serve(
     max_tool_calls: int,
     timeout_ms: int,
     token_limit: int | None,
+    faults_spec: str | None,
+    fault_seed: int | None,
     reveal_grade: bool,
     as_json: bool,
 ) -> None:
@@ -243,6 +247,7 @@ def serve(
     elif task_id is None:
         raise click.UsageError("Missing option '--task' (required with --protocol mcp).", ctx)
     _only_for_http(ctx, transport)
+    faults = read_faults(faults_spec, fault_seed)
     module = _import_serve()
     _check_allowed(allow_hosts, allow_origins)
     cwd = Path.cwd()
@@ -259,7 +264,7 @@ def serve(
         "on_end": report,
     }
     if transport == "stdio":
-        run_async(lambda: module.serve_stdio(environment, task_id, **options))
+        run_async(lambda: module.serve_stdio(environment, task_id, faults=faults, **options))
         return
     if ctx.meta.get(BACKEND_KEY) == "trio":
         raise click.UsageError("--transport http runs on asyncio (uvicorn); drop --backend trio.")
@@ -292,6 +297,7 @@ def serve(
                 allow_hosts=allow_hosts,
                 max_episodes=max_episodes,
                 on_ready=announce,
+                faults=faults,
                 **options,
             )
         )

@@ -1,10 +1,21 @@
-"""One statistics cell as text, shared by ``summary.md`` and the CLI's side-by-side table."""
+"""One statistics cell as text, shared by ``summary.md`` and the CLI's tables."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ._robustness import AgentRobustness
 from ._stats import GroupStats
 
-__all__ = ["REASON_LETTERS", "cost_text", "early_text", "tokens_text"]
+__all__ = [
+    "REASON_LETTERS",
+    "cost_text",
+    "early_text",
+    "invalid_text",
+    "rate_text",
+    "robustness_rows",
+    "tokens_text",
+]
 
 
 #: One-letter marks for the reasons a rollout ended early, for narrow side-by-side cells.
@@ -46,3 +57,34 @@ def cost_text(stats: GroupStats) -> str:
     if stats.unpriced_tokens:
         text += f", {stats.unpriced_tokens:,} tokens unpriced"
     return text
+
+
+def invalid_text(stats: GroupStats) -> str:
+    """The invalid rollouts and why, e.g. ``3 (2 model_error, 1 environment_fault)``."""
+    if not stats.invalid:
+        return "0"
+    why = ", ".join(f"{n} {reason}" for reason, n in stats.invalid_reasons.items() if n)
+    return f"{stats.invalid} ({why})"
+
+
+def rate_text(rate: float | None) -> str:
+    """A pass rate as a percentage, ``—`` when there is none (no valid rollout)."""
+    return "—" if rate is None else f"{rate * 100:.0f}%"
+
+
+def robustness_rows(agents: Sequence[AgentRobustness] | None) -> list[list[str]]:
+    """The robustness table (``--baseline``): a header, then one row per agent."""
+    rows = [["agent", "without faults", "with faults", "drop", "injected", "recovered"]]
+    for a in agents or ():
+        off, on, drop = a.without_faults, a.with_faults, a.drop
+        rows.append(
+            [
+                a.agent,
+                f"{rate_text(off.pass_rate)} ({off.passes}/{off.valid})",
+                f"{rate_text(on.pass_rate)} ({on.passes}/{on.valid})",
+                "—" if drop is None else f"{drop * 100:.0f} points",
+                str(a.injected),
+                "—" if not a.injected else f"{a.recovered} ({rate_text(a.recovery_rate)})",
+            ]
+        )
+    return rows

@@ -51,7 +51,7 @@ class Comparison:
 
 def _best(cells: Mapping[str, GroupStats]) -> str | None:
     scored = sorted(
-        ((s.sort_key(), agent) for agent, s in cells.items() if s.runs),
+        ((s.sort_key(), agent) for agent, s in cells.items() if s.rated),
         key=lambda item: item[0],
         reverse=True,
     )
@@ -99,7 +99,8 @@ def compare(
     """Build the side-by-side comparison of ``agents`` over ``tasks``.
 
     A cell is marked best when its agent has the strictly highest pass rate (ties broken by
-    mean reward) on that row; with one agent, that agent is marked wherever it has rollouts.
+    mean reward) on that row; with one agent, that agent is marked wherever it has valid
+    rollouts. An agent without valid rollouts has no rate and ranks last.
 
     Args:
         records: the rollouts (see :func:`equal_work` for a fair subset of a partial eval).
@@ -128,7 +129,8 @@ def compare(
         if r.task_id in counted:
             by_agent.setdefault(r.agent, {}).setdefault(r.task_id, []).append(r)
     overall = {a: agent_stats(by_agent[a], wanted) for a in agents}
-    ranking = sorted(agents, key=lambda a: (-overall[a].pass_rate, -overall[a].mean_reward, a))
+    keys = {a: overall[a].sort_key() for a in agents}
+    ranking = sorted(agents, key=lambda a: (-keys[a][0], -keys[a][1], a))
     return Comparison(
         agents=list(agents),
         rows=rows,

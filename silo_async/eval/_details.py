@@ -78,6 +78,15 @@ def _note(event: dict[str, Any]) -> list[Any] | None:
     if kind == "agent_error":
         error = event.get("error") or {}
         return [_NOTE, "agent_error", truncate(f"{error.get('type')}: {error.get('message')}")]
+    if kind == "fault_injected":
+        ms = event.get("ms")
+        wait = "" if ms is None else f" ({ms} ms)"
+        return [
+            _NOTE,
+            "fault_injected",
+            f"{event.get('kind')}{wait} injected into call "
+            f"#{event.get('callId')} {event.get('tool')}",
+        ]
     if kind == "loop_blocked":
         return [
             _NOTE,

@@ -5,8 +5,13 @@ Written (whole, synced to disk) before the first rollout starts, never changed a
     {"format": "silo_async.eval-plan", "formatVersion": 1, "evalId", "createdAt",
      "environment": {"name", "project"},            project: null for a code-first one
      "tasks": [...], "agents": [{"label", "agent" | "model" | "code", ...}],
-     "runs", "limits": {"maxToolCalls", "timeoutMs", "tokenLimit"},
-     "concurrency", "prices", "executor": {"executor", ...}}
+     "runs", "prices", "faults", "faultSeed", "baseline",
+     "limits": {"maxToolCalls", "timeoutMs", "tokenLimit"},
+     "concurrency", "executor": {"executor", ...}}
+
+``faults`` is the fault plan's rules (``[{"kind", "p", "tools", "ms"}]``, as in a fault file) or
+null, ``faultSeed`` its seed and ``baseline`` whether the plan also runs without faults
+(DESIGN §14): a resume meets the same faults, and refuses other ones.
 
 An agent is recorded by how it can be made again: ``{"label", "agent": SPEC, "cwd"}`` for an
 ``--agent`` file or module, ``{"label", "model": "PROVIDER/MODEL", "options": {...}}`` for a
@@ -16,8 +21,8 @@ eval resumes only from Python, with the agent passed again.
 
 Resuming compares what the caller gives with the plan, setting by setting (:data:`SETTINGS`,
 by their key in :meth:`EvalPlan.settings`): a setting given with another value is refused with
-``resume_conflict``. A setting that is one JSON value (``runs``, ``prices``; issue 23 adds
-``faults`` and ``faultSeed``) is one line of :data:`OPTIONS`: it is then written, read back and
+``resume_conflict``. A setting that is one JSON value (``runs``, ``prices``, ``faults``,
+``faultSeed``, ``baseline``) is one line of :data:`OPTIONS`: it is then written, read back and
 compared with nothing else to change here (its keyword and flag pass it through, as they do for
 the eval itself).
 """
@@ -34,6 +39,7 @@ import attrs
 
 from .._environment import Environment
 from .._errors import SiloError
+from .._faults import Faults
 from .._jsonutil import compact_json, pretty_json, utf8
 from .._limits import Limits
 from .._origin import origin_of
@@ -81,6 +87,9 @@ class Option:
 OPTIONS: dict[str, Option] = {
     "runs": Option("runs", "--runs", 1),
     "prices": Option("prices", "--prices", None),
+    "faults": Option("faults", "--faults", None),
+    "faultSeed": Option("faults", "--fault-seed", 0),
+    "baseline": Option("baseline", "--baseline", False),
 }
 
 #: The settings a resume compares, by their key in :meth:`EvalPlan.settings`: how Python
@@ -233,7 +242,8 @@ class EvalPlan:
         agents: the agents, in order.
         limits: per rollout.
         concurrency: the most rollouts at once (a resume may change it).
-        options: the one-value settings (:data:`OPTIONS`: ``runs``, ``prices``), by key.
+        options: the one-value settings (:data:`OPTIONS`: ``runs``, ``prices``, ``faults``,
+            ``faultSeed``, ``baseline``), by key.
         executor: where the rollouts ran (a resume may change it).
     """
 
@@ -263,6 +273,19 @@ class EvalPlan:
         """The price table as given, or None."""
         prices: dict[str, Any] | None = self.options["prices"]
         return prices
+
+    @property
+    def fault_plan(self) -> Faults | None:
+        """The faults every rollout but a baseline one meets (None: none)."""
+        rules = self.options["faults"]
+        if rules is None:
+            return None
+        return Faults.from_config({"seed": self.options["faultSeed"], "faults": rules})
+
+    @property
+    def baseline(self) -> bool:
+        """The plan also runs without faults (``eval --baseline``)."""
+        return bool(self.options["baseline"])
 
     def settings(self) -> dict[str, Any]:
         """The settings a resume compares (keys of :data:`SETTINGS`), as ``eval.json`` has them."""

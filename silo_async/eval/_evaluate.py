@@ -16,6 +16,12 @@ once, at the end, off the loop.
 An eval survives being killed (DESIGN §15): ``eval.json`` (:mod:`._evalfile`) holds its plan
 before the first rollout starts, the index grows as rollouts finish, and ``resume=EVAL_DIR``
 continues it (:mod:`._resume`): finished rollouts kept, the others run, the summary written.
+
+With ``faults=`` every rollout meets the fault plan (each draws its own faults from its task and
+run number, so the executor and the concurrency change nothing); with ``baseline=True`` the plan
+runs a second time without faults, and the summary sets each agent's two pass rates side by side
+(:mod:`._robustness`). Both are part of the plan (``eval.json``), so a resume meets the same
+faults.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import attrs
 
 from .._environment import Environment
 from .._errors import SiloError
+from .._faults import Faults, resolve_faults
 from .._jsonutil import compact_json
 from .._limits import DEFAULT_LIMITS, Limits, resolve_limits
 from .._many import check_counts, check_tasks
@@ -58,6 +65,7 @@ from ._prices import Prices
 from ._records import RolloutRecord
 from ._report_data import DetailStore
 from ._resume import ResumeState, remove_parked, survey, tidy
+from ._robustness import robustness
 from ._stats import default_ks
 from ._store import write_eval_dir
 from ._summary import EvalSummary, Resumed
@@ -217,6 +225,8 @@ async def evaluate(
     limits: Limits | None = None,
     resume: str | Path | None = None,
     user: UserFactory | None = None,
+    faults: Faults | str | None = None,
+    baseline: bool = False,
 ) -> EvalSummary:
     """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each.
 
@@ -271,6 +281,13 @@ async def evaluate(
             :class:`~silo_async.User` for each rollout (default:
             :meth:`~silo_async.ScriptedUser.from_task`; a model user:
             :func:`silo_async.users.model_user`).
+        faults: faults to inject into the tool calls (a :class:`~silo_async.Faults`, or a
+            SPEC string read with seed 0): the same plan meets the same faults wherever and
+            however concurrently it runs.
+        baseline: also run the plan without faults (needs ``faults``): the summary then
+            compares each agent's pass rates without and with them (``summary.robustness``,
+            ``summary.json``'s ``baseline``), and the baseline's rollouts are indexed with
+            ``"baseline": true``.
 
     Returns:
         The :class:`EvalSummary` of every rollout (``resumed`` says what a resume kept and ran).
@@ -279,14 +296,19 @@ async def evaluate(
         SiloError: an unknown task or verifier, before any rollout starts; ``executor_invalid``
             or ``executor_unavailable`` when the executor cannot run this eval;
             ``eval_not_found`` (``resume`` is not an eval directory) or ``resume_conflict``
-            (an argument differs from the resumed eval's plan).
-        ValueError: invalid arguments.
+            (an argument differs from the resumed eval's plan); ``faults_invalid`` for a SPEC
+            that cannot be read.
+        ValueError: invalid arguments (``baseline`` without ``faults``).
         TypeError: ``limits=`` given together with a limit keyword.
         FileExistsError: ``out_dir`` exists and is not empty.
     """
     limits = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     if prices is not None and not isinstance(prices, Prices):
         prices = Prices.from_dict(prices)
+    fault_plan = resolve_faults(faults)
+    if baseline and fault_plan is None:
+        raise ValueError("baseline=True compares runs with and without faults: give faults= too.")
+    options = _options(runs, prices, fault_plan, baseline)
     if resume is None:
         if tasks is None:
             task_ids = [t.id for t in env.tasks]
@@ -302,12 +324,11 @@ async def evaluate(
             agents,
             limits=limits,
             concurrency=concurrency,
-            options=_options(runs, prices),
+            options=options,
             executor=executor,
         )
     else:
         eval_dir = Path(resume)
-        options = _options(runs, prices)
         plan = _resumed_plan(eval_dir, env, tasks, agents, limits, options, out_dir, eval_id)
         if concurrency == DEFAULT_CONCURRENCY:
             concurrency = plan.concurrency
@@ -319,9 +340,17 @@ async def evaluate(
     return await run.start(on_progress)
 
 
-def _options(runs: int, prices: Prices | None) -> dict[str, Any]:
+def _options(
+    runs: int, prices: Prices | None, faults: Faults | None, baseline: bool
+) -> dict[str, Any]:
     """The plan's one-value settings (:data:`~._evalfile.OPTIONS`) as this call gives them."""
-    return {"runs": runs, "prices": None if prices is None else prices.to_dict()}
+    return {
+        "runs": runs,
+        "prices": None if prices is None else prices.to_dict(),
+        "faults": None if faults is None else faults.to_dict()["faults"],
+        "faultSeed": 0 if faults is None else faults.seed,
+        "baseline": baseline,
+    }
 
 
 def _resumed_plan(
@@ -350,6 +379,8 @@ def _resumed_plan(
     given.update({k: v for k, v in limits.config().items() if v != defaults[k]})
     # An argument left at its default takes the plan's value; one given must be the plan's.
     given.update({k: v for k, v in options.items() if v != OPTIONS[k].default})
+    if options["faults"] is not None:  # a fault plan given is given with its seed
+        given["faultSeed"] = options["faultSeed"]
     check_given(plan, given, eval_dir, cli=False)
     return plan
 
@@ -383,9 +414,16 @@ class _Run:
         self.concurrency, self.report, self.executor = concurrency, report, executor
         self.resumed, self.user = resumed, user
         self.prices = None if plan.prices is None else Prices.from_dict(plan.prices)
+        self.faults = plan.fault_plan
+        # The baseline (the same plan without faults) follows the eval's own plan.
         self.entries: list[PlanEntry] = [
-            (t, a, n) for t in plan.tasks for a in plan.labels for n in range(1, plan.runs + 1)
+            (t, a, n, without)
+            for without in ((False, True) if plan.baseline else (False,))
+            for t in plan.tasks
+            for a in plan.labels
+            for n in range(1, plan.runs + 1)
         ]
+        self.planned = sum(not entry[3] for entry in self.entries)
         self.keep_details = report and eval_dir is not None
         self.executor_report = ExecutorReport()
         self.clock0 = time.perf_counter()
@@ -413,6 +451,7 @@ class _Run:
             base=eval_dir,
             details=self.keep_details,
             prices=self.prices,
+            faults=self.faults,
             replays={} if state is None else state.replays,
             keep=frozenset() if state is None else state.kept_ids,
             user=self.user,
@@ -439,6 +478,7 @@ class _Run:
                 self.plan.eval_id,
                 self.entries,
                 replayable,
+                faulted=self.faults is not None,
                 prices=self.prices,
                 details=self.keep_details,
             )
@@ -475,9 +515,9 @@ class _Run:
     def summary(
         self, collector: _Collector, *, cancelled: bool, resumed: Resumed | None
     ) -> EvalSummary:
-        records, _ = collector.finished()
+        finished, _ = collector.finished()
         return self.summary_of(
-            records,
+            finished,
             config={
                 "concurrency": self.concurrency,
                 **self.executor_report.config,
@@ -494,7 +534,7 @@ class _Run:
 
     def summary_of(
         self,
-        records: list[RolloutRecord],
+        finished: list[RolloutRecord],
         *,
         config: dict[str, Any],
         cancelled: bool,
@@ -505,6 +545,8 @@ class _Run:
     ) -> EvalSummary:
         plan, env = self.plan, self.env
         task_ids, labels = plan.tasks, plan.labels
+        records = [r for r in finished if not r.baseline]
+        without = [r for r in finished if r.baseline]
         # A partial eval compares only the work every agent did equally (tasks and runs).
         fair, compared = equal_work(records, task_ids, labels)
         kept = {id(r) for r in fair}
@@ -521,13 +563,15 @@ class _Run:
                 "runs": plan.runs,
                 "concurrency": config.pop("concurrency"),
                 **plan.limits.config(),
+                "faults": None if self.faults is None else self.faults.config(),
+                "baseline": plan.baseline,
                 **({} if plan.prices is None else {"prices": plan.prices}),
                 **config,
             },
-            planned=len(self.entries),
+            planned=self.planned,
             records=records,
             comparison=compare(shown, task_ids, labels, default_ks(plan.runs), compared),
-            complete=len(records) == len(self.entries),
+            complete=len(finished) == len(self.entries),
             cancelled=cancelled,
             started_at=timing[0],
             finished_at=timing[1],
@@ -537,6 +581,13 @@ class _Run:
             infra_retries=report.infra_retries if retries is None else retries,
             executor_start_ms=report.start_ms if start_ms is None else start_ms,
             resumed=resumed,
+            fault_plan=self.faults,
+            baseline_records=without,
+            robustness=(
+                robustness(records, without, labels, default_ks(plan.runs))
+                if plan.baseline
+                else None
+            ),
         )
 
     def _finished(self, state: ResumeState) -> EvalSummary:
@@ -545,6 +596,8 @@ class _Run:
         records = [state.kept[i] for i in range(len(self.entries))]
         config = dict(data.get("config") or {})
         for key in ("tasks", "agents", "runs", "maxToolCalls", "timeoutMs", "tokenLimit"):
+            config.pop(key, None)
+        for key in ("faults", "baseline"):
             config.pop(key, None)
         config.pop("prices", None)
         config.setdefault("concurrency", self.plan.concurrency)
@@ -587,7 +640,7 @@ async def _write(
     summary: EvalSummary,
     collector: _Collector,
     report: bool,
-    cut: list[tuple[str, str, int]] | None = None,
+    cut: list[PlanEntry] | None = None,
 ) -> None:
     out = summary.out_dir
     if out is None:
@@ -597,8 +650,10 @@ async def _write(
     def write() -> None:
         done = summary
         if cut is not None:  # cancelled: index (or remove) what the cancellation cut short
-            known = {r.run_id for r in summary.records}
-            done = attrs.evolve(summary, interrupted=recover_interrupted(out, cut, known))
+            known = {r.run_id for r in (*summary.records, *summary.baseline_records)}
+            faulted = summary.fault_plan is not None
+            interrupted = recover_interrupted(out, cut, known, faulted=faulted)
+            done = attrs.evolve(summary, interrupted=interrupted)
         write_eval_dir(done, (collector.store.texts, refs) if report else None)
         if done.complete:
             remove_parked(out)  # every rerun finished: no recording is needed any more

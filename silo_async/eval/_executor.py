@@ -18,6 +18,7 @@ import anyio.to_thread
 import attrs
 
 from .._environment import Environment
+from .._faults import Faults
 from .._limits import Limits
 from .._many import run_pool
 from .._runner import Agent, run_agent
@@ -42,8 +43,9 @@ __all__ = [
     "run_plan_entry",
 ]
 
-#: One rollout of the plan: ``(task_id, agent label, run number)``.
-PlanEntry = tuple[str, str, int]
+#: One rollout of the plan: ``(task_id, agent label, run number, baseline)``; a baseline
+#: rollout (``eval --baseline``) runs without the eval's faults.
+PlanEntry = tuple[str, str, int, bool]
 
 #: A rollout's compact details for the report (None when the eval keeps none).
 Details = dict[str, Any] | None
@@ -81,6 +83,7 @@ class RolloutJob:
             it resumed (an executor never removes them).
         user: makes the fresh user of each rollout of a task with a user (None: its
             scripted user).
+        faults: the fault plan every rollout but a baseline one meets (None: none).
     """
 
     env: Environment
@@ -92,6 +95,7 @@ class RolloutJob:
     base: Path | None
     details: bool
     prices: Prices | None = None
+    faults: Faults | None = None
     replays: Mapping[PlanEntry, str] = attrs.field(factory=dict)
     keep: frozenset[str] = frozenset()
     user: UserFactory | None = None
@@ -102,7 +106,7 @@ class RolloutJob:
 
     def setup(self, entry: PlanEntry) -> RolloutSetup:
         """The setup of the rollout ``entry`` names, starting now."""
-        task_id, label, run_no = entry
+        task_id, label, run_no, baseline = entry
         found = self._tasks.get(task_id)
         if found is None:
             task = self.env.task(task_id)
@@ -117,6 +121,7 @@ class RolloutJob:
             runs_dir=self.runs_dir,
             run_index=run_no,
             user=self.user,
+            faults=None if baseline else self.faults,
         )
 
 
@@ -166,7 +171,7 @@ async def run_plan_entry(job: RolloutJob, entry: PlanEntry) -> tuple[RolloutReco
     The rerun of an interrupted model agent's rollout continues its recording (``replays``),
     which is removed once the rerun has written its own run directory.
     """
-    task_id, label, run_no = entry
+    task_id, label, run_no, baseline = entry
     agent = job.agents[label]
     recording = job.replays.get(entry)
     if recording is not None:
@@ -174,7 +179,9 @@ async def run_plan_entry(job: RolloutJob, entry: PlanEntry) -> tuple[RolloutReco
     result = await run_agent(job.setup(entry), agent)
     if recording is not None:
         await anyio.to_thread.run_sync(shutil.rmtree, recording, True)
-    record = RolloutRecord.from_result(result, label, run_no, job.base, job.prices)
+    record = RolloutRecord.from_result(
+        result, label, run_no, job.base, job.prices, baseline=baseline
+    )
     return record, compact_details(result) if job.details else None
 
 

@@ -20,19 +20,21 @@ from ._runs import RunNotFoundError, load_run
 
 __all__ = ["recover_interrupted"]
 
-#: A plan slot: task id, agent label, run number.
-Slot = tuple[str, str, int]
+#: A plan slot: task id, agent label, run number, baseline (run without the eval's faults).
+Slot = tuple[str, str, int, bool]
 
 
-#: Free run numbers of the interrupted slots, by task and agent.
-Free = dict[tuple[str, str], list[int]]
+#: Free run numbers of the interrupted slots, by task, agent and baseline.
+Free = dict[tuple[str, str, bool], list[int]]
 
 
-def _record(run_dir: Path, eval_dir: Path, slots: Free) -> RolloutRecord:
+def _record(run_dir: Path, eval_dir: Path, slots: Free, faulted: bool) -> RolloutRecord:
     # Lenient: a trace line torn by the interruption does not make a graded rollout unusable.
     recorded = load_run(run_dir, strict=False)
     result = recorded.to_run_result()
-    free = slots.get((result.task.id, result.agent_name), [])
+    # Of an eval with faults, a rollout that met none is one of its baseline.
+    baseline = faulted and result.faults is None
+    free = slots.get((result.task.id, result.agent_name, baseline), [])
     if type(recorded.run.get("run")) is int:  # run.json says which run it was
         run_no = result.run_index
         if run_no in free:
@@ -41,11 +43,11 @@ def _record(run_dir: Path, eval_dir: Path, slots: Free) -> RolloutRecord:
         # Written before run.json had "run": runs start in plan order and run ids sort by
         # start time, so the n-th orphan of a task and agent is its n-th interrupted slot.
         run_no = free.pop(0) if free else 0
-    return RolloutRecord.from_result(result, result.agent_name, run_no, eval_dir)
+    return RolloutRecord.from_result(result, result.agent_name, run_no, eval_dir, baseline=baseline)
 
 
 def recover_interrupted(
-    eval_dir: Path, in_flight: Sequence[Slot], indexed: Collection[str]
+    eval_dir: Path, in_flight: Sequence[Slot], indexed: Collection[str], *, faulted: bool = False
 ) -> list[RolloutRecord]:
     """Index or remove the run directories under ``eval_dir/runs`` that no record lists.
 
@@ -55,6 +57,7 @@ def recover_interrupted(
         eval_dir: the eval directory.
         in_flight: the plan slots that had started but not finished, in plan order.
         indexed: run ids already in the index.
+        faulted: the eval ran under a fault plan (its rollouts without one are its baseline).
 
     Returns:
         The records of the whole interrupted rollouts, in run id (start) order.
@@ -63,13 +66,13 @@ def recover_interrupted(
     if not runs.is_dir():
         return []
     slots: Free = {}
-    for task_id, agent, run_no in in_flight:
-        slots.setdefault((task_id, agent), []).append(run_no)
+    for task_id, agent, run_no, baseline in in_flight:
+        slots.setdefault((task_id, agent, baseline), []).append(run_no)
     known = set(indexed)
     records = []
     for run_dir in sorted(p for p in runs.iterdir() if p.is_dir() and p.name not in known):
         try:
-            records.append(_record(run_dir, eval_dir, slots))
+            records.append(_record(run_dir, eval_dir, slots, faulted))
         except (RunNotFoundError, SiloError, OSError, ValueError, KeyError, TypeError):
             shutil.rmtree(run_dir, ignore_errors=True)  # half-written: nothing to grade
     return records

@@ -1,15 +1,15 @@
 """``summary.md``: an eval's summary for a pull request or a terminal.
 
 Sections: a header line (and, for a partial eval, what was compared), the agents ranked, the
-side-by-side table (best cell in bold), and — when models recorded tokens — tokens (and cost)
-per task and agent.
+side-by-side table (best cell in bold), with ``--baseline`` each agent's pass rate without and
+with faults, and — when models recorded tokens — tokens (and cost) per task and agent.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._cells import cost_text, early_text, tokens_text
+from ._cells import cost_text, early_text, invalid_text, robustness_rows, tokens_text
 from ._stats import GroupStats
 
 if TYPE_CHECKING:
@@ -23,12 +23,16 @@ def _md(text: str) -> str:
 
 
 def _rate(s: GroupStats) -> str:
+    if s.pass_rate is None:
+        return f"{s.passes}/{s.valid} = —"
     ci = s.pass_rate_ci
     band = f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""
-    return f"{s.passes}/{s.runs} = {s.pass_rate:.2f}{band}"
+    return f"{s.passes}/{s.valid} = {s.pass_rate:.2f}{band}"
 
 
 def _reward(s: GroupStats) -> str:
+    if s.mean_reward is None:
+        return "—"
     ci = s.reward_ci
     band = f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""
     return f"{s.mean_reward:.2f}{band}"
@@ -54,7 +58,8 @@ def _header(summary: EvalSummary) -> list[str]:
         f"Environment **{summary.environment}** · {len(summary.tasks)} tasks · "
         f"{len(summary.agents)} agents · {summary.config.get('runs')} runs each · "
         f"{summary.finished}/{summary.planned} rollouts ({state}) · "
-        f"{summary.wall_ms / 1000:.1f} s",
+        f"{summary.wall_ms / 1000:.1f} s"
+        + (f" · {_md(summary.faults_text())}" if summary.fault_plan is not None else ""),
         "",
         *([f"> **{note}**", ""] if note else []),
     ]
@@ -66,16 +71,16 @@ def _agents(summary: EvalSummary) -> list[str]:
         ["cost"] if summary.has_cost else []
     )
     head = "| rank | agent | pass rate (95% Wilson) | mean reward (95% t) | pass@1 | "
-    head += "pass^k (k=max) | faults | ended early | calls/run |"
+    head += "pass^k (k=max) | invalid | faults | ended early | calls/run |"
     lines = ["## Agents", "", head + "".join(f" {e} |" for e in extra)]
-    lines.append("|---:|---|---|---|---:|---:|---:|---|---:|" + "---|" * len(extra))
+    lines.append("|---:|---|---|---|---:|---:|---|---:|---|---:|" + "---|" * len(extra))
     for rank, a in enumerate(c.ranking, start=1):
         s = c.overall[a]
         cells = [tokens_text(s)] if summary.has_tokens else []
         cells += [cost_text(s)] if summary.has_cost else []
         lines.append(
             f"| {rank} | {_md(a)} | {_rate(s)} | {_reward(s)} | {_k(s.pass_at_k, 1)} | "
-            f"{_kmax(s.pass_hat_k)} | {s.faults} | {early_text(s) or '—'} | "
+            f"{_kmax(s.pass_hat_k)} | {invalid_text(s)} | {s.faults} | {early_text(s) or '—'} | "
             f"{s.mean_tool_calls:.1f} |" + "".join(f" {x} |" for x in cells)
         )
     return lines
@@ -84,7 +89,10 @@ def _agents(summary: EvalSummary) -> list[str]:
 def _cell(cell: GroupStats | None, best: bool) -> str:
     if cell is None:
         return "—"
-    text = f"{cell.passes}/{cell.runs} · {cell.mean_reward:.2f}"
+    reward = "—" if cell.mean_reward is None else f"{cell.mean_reward:.2f}"
+    text = f"{cell.passes}/{cell.valid} · {reward}"
+    if cell.invalid:
+        text += f" · {cell.invalid} invalid"
     if cell.faults:
         text += f" · {cell.faults} faults"
     if cell.ended_early:
@@ -124,9 +132,26 @@ def _tokens(summary: EvalSummary) -> list[str]:
     return lines
 
 
+def _robustness(summary: EvalSummary) -> list[str]:
+    plan = summary.baseline_plan() or {}
+    head, *rows = robustness_rows(summary.robustness)
+    return [
+        "## Robustness (pass rate without and with faults)",
+        "",
+        f"Faults `{plan.get('spec')}`, seed {plan.get('seed')}; recovered: injected faults "
+        "after which the same tool later succeeded.",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|---|---:|---:|---:|---:|---:|",
+        *("| " + " | ".join([_md(row[0]), *row[1:]]) + " |" for row in rows),
+    ]
+
+
 def render_markdown(summary: EvalSummary) -> str:
     """The whole ``summary.md``."""
     lines = [*_header(summary), *_agents(summary), "", *_side_by_side(summary)]
+    if summary.robustness is not None:
+        lines += ["", *_robustness(summary)]
     if summary.has_tokens:
         lines += ["", *_tokens(summary)]
     lines.append("")

@@ -59,6 +59,13 @@ class RolloutRecord:
         output_tokens: output tokens recorded.
         cost: what the model steps cost by the eval's price table (None without one).
         unpriced_tokens: tokens of models the price table has no price for.
+        reward_valid: the reward is evidence (``rewardValid``); statistics use valid
+            rollouts only.
+        invalid_reason: why it is not (``model_error``, ``environment_fault``,
+            ``worker_lost``), or None.
+        injected_faults: faults injected on purpose (``injectedFaults``).
+        recovered_faults: injected faults the agent recovered from (``recoveredFaults``).
+        baseline: a rollout of an eval's baseline (the plan run again without faults).
     """
 
     task_id: str
@@ -84,6 +91,11 @@ class RolloutRecord:
     output_tokens: int = 0
     cost: float | None = None
     unpriced_tokens: int = 0
+    reward_valid: bool = True
+    invalid_reason: str | None = None
+    injected_faults: int = 0
+    recovered_faults: int = 0
+    baseline: bool = False
 
     @property
     def env_fault(self) -> bool:
@@ -98,10 +110,13 @@ class RolloutRecord:
         run: int,
         base: Path | None = None,
         prices: Prices | None = None,
+        *,
+        baseline: bool = False,
     ) -> RolloutRecord:
         """The record of ``result``; ``run_dir`` is made relative to ``base`` when given.
 
-        With ``prices``, the record carries what its model steps cost.
+        With ``prices``, the record carries what its model steps cost; ``baseline`` marks a
+        rollout of the eval's baseline.
         """
         run_dir: str | None = None
         if result.run_dir is not None:
@@ -133,6 +148,11 @@ class RolloutRecord:
             output_tokens=result.output_tokens,
             cost=cost,
             unpriced_tokens=unpriced,
+            reward_valid=result.reward_valid,
+            invalid_reason=result.invalid_reason,
+            injected_faults=result.injected_faults,
+            recovered_faults=result.recovered_faults,
+            baseline=baseline,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,10 +165,14 @@ class RolloutRecord:
             "runDir": self.run_dir,
             "passed": self.passed,
             "reward": self.reward,
+            "rewardValid": self.reward_valid,
+            "invalidReason": self.invalid_reason,
             "terminationReason": self.termination_reason,
             "toolCalls": self.tool_calls,
             "toolErrors": self.tool_errors,
             "toolFaults": self.tool_faults,
+            "injectedFaults": self.injected_faults,
+            "recoveredFaults": self.recovered_faults,
             "verifierError": self.verifier_error,
             "workerLost": self.worker_lost,
             "envFault": self.env_fault,
@@ -165,6 +189,7 @@ class RolloutRecord:
                 if self.cost is None
                 else {"cost": round(self.cost, 6), "unpricedTokens": self.unpriced_tokens}
             ),
+            **({"baseline": True} if self.baseline else {}),
         }
 
     @classmethod
@@ -194,4 +219,9 @@ class RolloutRecord:
             output_tokens=int(data.get("outputTokens", 0)),
             cost=None if data.get("cost") is None else float(data["cost"]),
             unpriced_tokens=int(data.get("unpricedTokens", 0)),
+            reward_valid=bool(data.get("rewardValid", True)),
+            invalid_reason=data.get("invalidReason"),
+            injected_faults=int(data.get("injectedFaults", 0)),
+            recovered_faults=int(data.get("recoveredFaults", 0)),
+            baseline=bool(data.get("baseline", False)),
         )

@@ -6,12 +6,13 @@
 var META = JSON.parse(document.getElementById('meta').textContent);
 var C = {T: 0, A: 1, RUN: 2, PASS: 3, REW: 4, REASON: 5, CALLS: 6, ERRS: 7, FAULTS: 8,
   VERR: 9, ID: 10, DIR: 11, DUR: 12, ERR: 13, CMP: 14, IN: 15, OUT: 16, STEPS: 17,
-  COST: 18, DET: 19};
+  COST: 18, DET: 19, VALID: 20, INV: 21, INJ: 22, REC: 23, BASE: 24};
 var ROWS = [], DETAILS = null, PAGE = 100;
 var COLORS = ['#3b6fb6', '#d9822b', '#2e9e5b', '#b63b6f', '#7a5bb6', '#8c8c2e', '#2e8c8c',
   '#b6543b'];
 var SVGNS = document.getElementById('svgproto').namespaceURI;
-var state = {agent: '', task: '', reason: '', result: '', fault: '', equal: META.partial};
+var state = {agent: '', task: '', reason: '', result: '', fault: '', valid: '',
+  equal: META.partial};
 
 /* ---------- small DOM helpers ---------- */
 function el(tag, text, cls) {
@@ -129,17 +130,28 @@ var KS = defaultKs(META.runs);
 function envFault(r) {
   return r[C.FAULTS] > 0 || r[C.VERR] === 1 || META.reasons[r[C.REASON]] === 'worker_lost';
 }
+function valid(r) { return r[C.VALID] !== 0; }
+function invalidWhy(r) { return r[C.INV] >= 0 ? META.invalidReasons[r[C.INV]] : 'invalid'; }
+/* rates are over valid rollouts only (summary.json's rule); invalid ones are counted apart */
 function stats(rs, perTask) {
-  var n = rs.length, s = {runs: n, passes: 0, failures: 0, faults: 0, reward: 0, calls: 0,
-    errors: 0, early: {}, inTok: 0, outTok: 0, steps: 0, cost: null};
+  var n = rs.length, s = {runs: n, valid: 0, invalid: 0, why: {}, passes: 0, failures: 0,
+    faults: 0, reward: 0, calls: 0, errors: 0, early: {}, inTok: 0, outTok: 0, steps: 0,
+    cost: null, injected: 0, recovered: 0};
   var rewards = [];
   rs.forEach(function (r) {
-    var f = envFault(r);
-    s.passes += r[C.PASS];
-    if (!r[C.PASS] && !f) s.failures++;
-    if (f) s.faults++;
-    rewards.push(r[C.REW]);
-    s.reward += r[C.REW];
+    if (envFault(r)) s.faults++;
+    s.injected += r[C.INJ];
+    s.recovered += r[C.REC];
+    if (valid(r)) {
+      s.valid++;
+      s.passes += r[C.PASS];
+      if (!r[C.PASS]) s.failures++;
+      rewards.push(r[C.REW]);
+      s.reward += r[C.REW];
+    } else {
+      s.invalid++;
+      s.why[invalidWhy(r)] = (s.why[invalidWhy(r)] || 0) + 1;
+    }
     s.calls += r[C.CALLS];
     s.errors += r[C.ERRS];
     s.inTok += r[C.IN];
@@ -149,13 +161,15 @@ function stats(rs, perTask) {
     var why = META.reasons[r[C.REASON]];
     if (why !== 'completed') s.early[why] = (s.early[why] || 0) + 1;
   });
-  s.rate = n ? s.passes / n : 0;
-  s.rateCI = wilson(s.passes, n);
-  s.reward = n ? s.reward / n : 0;
-  s.rewardCI = meanCI(rewards, s.reward);
+  var v = s.valid;
+  s.rate = v ? s.passes / v : null;
+  s.rateCI = wilson(s.passes, v);
+  s.reward = v ? s.reward / v : null;
+  s.rewardCI = v ? meanCI(rewards, s.reward) : null;
   s.pat = {};
   s.phat = {};
-  var groups = perTask ? byTask(rs) : [rs];
+  var ok = rs.filter(valid);
+  var groups = perTask ? byTask(ok) : [ok];
   groups = groups.filter(function (g) { return g.length; });
   if (groups.length) {
     var minN = Math.min.apply(null, groups.map(function (g) { return g.length; }));
@@ -179,13 +193,20 @@ function byTask(rs) {
   return Object.keys(g).map(function (k) { return g[k]; });
 }
 function best(cells) {
-  var scored = cells.filter(function (c) { return c.s && c.s.runs; });
+  var scored = cells.filter(function (c) { return c.s && c.s.valid; });
   scored.sort(function (a, b) { return (b.s.rate - a.s.rate) || (b.s.reward - a.s.reward); });
   if (!scored.length) return null;
   if (scored.length > 1 && scored[0].s.rate === scored[1].s.rate &&
       scored[0].s.reward === scored[1].s.reward) return null;
   return scored[0].agent;
 }
+function invalidText(s) {
+  if (!s.invalid) return '0';
+  return s.invalid + ' (' + Object.keys(s.why).map(function (k) {
+    return s.why[k] + ' ' + k;
+  }).join(', ') + ')';
+}
+function pct(x) { return x === null ? '—' : (x * 100).toFixed(0) + '%'; }
 function earlyText(s) {
   return Object.keys(s.early).map(function (k) { return s.early[k] + ' ' + k; }).join(', ');
 }
@@ -215,14 +236,18 @@ function matches(r) {
   if (state.result === 'failed' && r[C.PASS]) return false;
   if (state.fault === 'yes' && !envFault(r)) return false;
   if (state.fault === 'no' && envFault(r)) return false;
+  if (state.valid === 'valid' && !valid(r)) return false;
+  if (state.valid === 'invalid' && valid(r)) return false;
   return true;
 }
 function shown() { return ROWS.filter(matches); }
 function counted(rs) {
-  /* statistics never count rollouts a cancellation cut short; a partial eval compares the
-     equal-work subset unless asked otherwise */
+  /* statistics never count rollouts a cancellation cut short, nor a baseline's rollouts (the
+     robustness section compares those); a partial eval compares the equal-work subset unless
+     asked otherwise */
   return rs.filter(function (r) {
-    return META.reasons[r[C.REASON]] !== 'cancelled' && (!state.equal || r[C.CMP] === 1);
+    return META.reasons[r[C.REASON]] !== 'cancelled' && !r[C.BASE] &&
+      (!state.equal || r[C.CMP] === 1);
   });
 }
 function agentsShown() {
@@ -239,8 +264,8 @@ function agentsTable(rs) {
   var box = document.getElementById('agents');
   box.textContent = '';
   var cols = ['#', 'agent', 'passed', 'pass rate (95% Wilson)', 'mean reward (95% t)', 'pass@1',
-    'pass@k', 'pass^k', 'agent failures', 'env faults', 'ended early', 'calls\x2frun',
-    'errors\x2frun'];
+    'pass@k', 'pass^k', 'agent failures', 'invalid', 'env faults', 'ended early',
+    'calls\x2frun', 'errors\x2frun'];
   if (META.hasTokens) cols.push('tokens (mean, total)');
   if (META.hasCost) cols.push('cost (total, per run)');
   var t = el('table');
@@ -250,15 +275,17 @@ function agentsTable(rs) {
   });
   list = list.filter(function (item) { return item.s.runs > 0; });
   var top = best(list);
+  function key(s) { return s.rate === null ? [-1, -1] : [s.rate, s.reward]; }
   list.sort(function (x, y) {
-    return (y.s.rate - x.s.rate) || (y.s.reward - x.s.reward) ||
+    var kx = key(x.s), ky = key(y.s);
+    return (ky[0] - kx[0]) || (ky[1] - kx[1]) ||
       (META.agents[x.agent] < META.agents[y.agent] ? -1 : 1);
   });
   list.forEach(function (item, rank) {
     var s = item.s, n = s.runs || 1;
-    var cells = [rank + 1, META.agents[item.agent], s.passes + '\x2f' + s.runs,
-      (s.rate * 100).toFixed(0) + '%' + ci(s.rateCI), s.reward.toFixed(2) + ci(s.rewardCI),
-      fix(s.pat[1], 2), kmax(s.pat), kmax(s.phat), s.failures, s.faults,
+    var cells = [rank + 1, META.agents[item.agent], s.passes + '\x2f' + s.valid,
+      pct(s.rate) + ci(s.rateCI), fix(s.reward, 2) + ci(s.rewardCI),
+      fix(s.pat[1], 2), kmax(s.pat), kmax(s.phat), s.failures, invalidText(s), s.faults,
       earlyText(s) || '—', (s.calls / n).toFixed(1), (s.errors / n).toFixed(2)];
     if (META.hasTokens) cells.push(tokensText(s));
     if (META.hasCost) cells.push(costText(s));
@@ -269,7 +296,8 @@ function agentsTable(rs) {
   box.appendChild(t);
 }
 function cellText(s) {
-  var text = s.passes + '\x2f' + s.runs + ' · ' + s.reward.toFixed(2);
+  var text = s.passes + '\x2f' + s.valid + ' · ' + fix(s.reward, 2);
+  if (s.invalid) text += ' · ' + s.invalid + ' invalid';
   if (s.faults) text += ' · ' + s.faults + ' faults';
   var early = earlyText(s);
   return early ? text + ' · ' + early : text;
@@ -327,15 +355,17 @@ function chart(rs) {
       var g = rs.filter(function (r) { return r[C.T] === ti && r[C.A] === a; });
       if (!g.length) return;
       var st = stats(g, false), y = y0 + j * barH;
-      var bar = svg('rect', {x: left, y: y + 1, height: barH - 2,
-        width: Math.max(1, st.rate * plot), fill: COLORS[a % COLORS.length], 'class': 'bar',
-        'data-task': META.tasks[ti].id, 'data-agent': META.agents[a],
-        'data-rate': st.rate.toFixed(4)});
-      var tip = svg('title');
-      tip.textContent = META.tasks[ti].id + ' · ' + META.agents[a] + ': ' + st.passes + '\x2f' +
-        st.runs + ' = ' + st.rate.toFixed(2) + ci(st.rateCI);
-      bar.appendChild(tip);
-      s.appendChild(bar);
+      if (st.rate !== null) {
+        var bar = svg('rect', {x: left, y: y + 1, height: barH - 2,
+          width: Math.max(1, st.rate * plot), fill: COLORS[a % COLORS.length], 'class': 'bar',
+          'data-task': META.tasks[ti].id, 'data-agent': META.agents[a],
+          'data-rate': st.rate.toFixed(4)});
+        var tip = svg('title');
+        tip.textContent = META.tasks[ti].id + ' · ' + META.agents[a] + ': ' + st.passes +
+          '\x2f' + st.valid + ' = ' + st.rate.toFixed(2) + ci(st.rateCI);
+        bar.appendChild(tip);
+        s.appendChild(bar);
+      }
       if (st.rateCI) {
         var ym = y + barH / 2, x1 = left + st.rateCI[0] * plot, x2 = left + st.rateCI[1] * plot;
         s.appendChild(svg('line', {x1: x1, x2: x2, y1: ym, y2: ym, 'class': 'whisker'}));
@@ -343,7 +373,8 @@ function chart(rs) {
         s.appendChild(svg('line', {x1: x2, x2: x2, y1: ym - 3, y2: ym + 3, 'class': 'whisker'}));
       }
       var val = svg('text', {x: left + plot + 6, y: y + barH - 2});
-      val.textContent = META.agents[a] + ' ' + st.passes + '\x2f' + st.runs;
+      val.textContent = META.agents[a] + ' ' + st.passes + '\x2f' + st.valid +
+        (st.invalid ? ' (' + st.invalid + ' invalid)' : '');
       s.appendChild(val);
     });
   });
@@ -358,23 +389,96 @@ function chart(rs) {
   box.appendChild(legend);
 }
 
+/* ---------- robustness: the same plan with and without faults (eval --baseline) ---------- */
+function robustness(rs) {
+  var box = document.getElementById('robustness');
+  box.textContent = '';
+  if (!META.baseline) return;
+  var kept = rs.filter(function (r) { return META.reasons[r[C.REASON]] !== 'cancelled'; });
+  box.appendChild(el('h2', 'Robustness'));
+  box.appendChild(el('p', 'The same plan without faults (baseline) and with --faults ' +
+    META.baseline.spec + ' (seed ' + META.baseline.seed + '): pass rates over valid ' +
+    'rollouts, the drop, and how often an agent recovered from an injected fault (the same ' +
+    'tool later succeeded).', 'ci'));
+  var t = el('table');
+  t.appendChild(head(['agent', 'without faults', 'with faults', 'drop', 'injected faults',
+    'recovered']));
+  var bars = [];
+  agentsShown().forEach(function (a) {
+    var mine = kept.filter(function (r) { return r[C.A] === a; });
+    var off = stats(mine.filter(function (r) { return r[C.BASE]; }), true);
+    var on = stats(mine.filter(function (r) { return !r[C.BASE]; }), true);
+    if (!off.runs && !on.runs) return;
+    var drop = off.rate === null || on.rate === null ? null : off.rate - on.rate;
+    var tr = row([META.agents[a], pct(off.rate) + ' (' + off.passes + '\x2f' + off.valid + ')',
+      pct(on.rate) + ' (' + on.passes + '\x2f' + on.valid + ')',
+      drop === null ? '—' : (drop * 100).toFixed(0) + ' points', on.injected,
+      on.injected ? on.recovered + ' (' + pct(on.recovered / on.injected) + ')' : '—']);
+    tr.dataset.agent = META.agents[a];
+    t.appendChild(tr);
+    bars.push({agent: a, off: off, on: on});
+  });
+  box.appendChild(t);
+  box.appendChild(robustnessChart(bars));
+}
+function robustnessChart(bars) {
+  var barH = 12, left = 150, plot = 520, top = 22, groupH = 2 * barH + 10;
+  var h = top + bars.length * groupH + 8;
+  var s = svg('svg', {width: left + plot + 190, height: h, 'class': 'svgchart', role: 'img',
+    id: 'robustness-chart', 'aria-label': 'pass rate per agent without and with faults'});
+  [0, 0.5, 1].forEach(function (x) {
+    var px = left + x * plot;
+    s.appendChild(svg('line', {x1: px, x2: px, y1: top - 4, y2: h - 8, stroke: '#ddd'}));
+    var label = svg('text', {x: px, y: top - 8, 'text-anchor': 'middle'});
+    label.textContent = (x * 100) + '%';
+    s.appendChild(label);
+  });
+  bars.forEach(function (b, i) {
+    var y0 = top + i * groupH;
+    var name = svg('text', {x: left - 6, y: y0 + barH + 4, 'text-anchor': 'end'});
+    name.textContent = META.agents[b.agent];
+    s.appendChild(name);
+    [['without faults', b.off, 0.45], ['with faults', b.on, 1]].forEach(function (p, j) {
+      var st = p[1], y = y0 + j * barH;
+      if (st.rate !== null) {
+        var bar = svg('rect', {x: left, y: y + 1, height: barH - 2,
+          width: Math.max(1, st.rate * plot), fill: COLORS[b.agent % COLORS.length],
+          'fill-opacity': p[2], 'class': 'bar', 'data-agent': META.agents[b.agent],
+          'data-kind': j ? 'faults' : 'baseline', 'data-rate': st.rate.toFixed(4)});
+        var tip = svg('title');
+        tip.textContent = META.agents[b.agent] + ' ' + p[0] + ': ' + st.passes + '\x2f' +
+          st.valid + ' = ' + st.rate.toFixed(2) + ci(st.rateCI);
+        bar.appendChild(tip);
+        s.appendChild(bar);
+      }
+      var val = svg('text', {x: left + plot + 6, y: y + barH - 2});
+      val.textContent = p[0] + ' ' + pct(st.rate);
+      s.appendChild(val);
+    });
+  });
+  return s;
+}
+
 /* ---------- rollout lists ---------- */
 function runList(holder, rs) {
   holder.textContent = '';
   var t = el('table');
-  t.appendChild(head(['task', 'agent', 'run', 'result', 'reward', 'termination', 'calls',
-    'errors', 'faults', 'run id']));
+  t.appendChild(head(['task', 'agent', 'run', 'result', 'reward', 'valid', 'termination',
+    'calls', 'errors', 'faults', 'injected', 'run id']));
   var n = 0, btn = el('button', null, 'more');
   btn.type = 'button';
   function more() {
     var stop = Math.min(rs.length, n + PAGE);
     for (; n < stop; n++) {
       var r = rs[n], i = r.index;
-      var cls = 'run ' + (r[C.PASS] ? 'pass' : (envFault(r) ? 'fault' : 'fail'));
+      var cls = 'run ' + (!valid(r) ? 'invalid' : r[C.PASS] ? 'pass' : 'fail');
       if (META.partial && !r[C.CMP]) cls += ' uncompared';
-      var tr = row([META.tasks[r[C.T]].id, META.agents[r[C.A]], r[C.RUN],
-        r[C.PASS] ? 'PASS' : 'FAIL', r[C.REW], META.reasons[r[C.REASON]], r[C.CALLS],
-        r[C.ERRS], r[C.FAULTS] + (r[C.VERR] ? ' +verifier' : ''), r[C.ID]], cls);
+      if (r[C.BASE]) cls += ' baseline';
+      var tr = row([META.tasks[r[C.T]].id, META.agents[r[C.A]],
+        r[C.RUN] + (r[C.BASE] ? ' (baseline)' : ''), r[C.PASS] ? 'PASS' : 'FAIL', r[C.REW],
+        valid(r) ? 'yes' : 'no: ' + invalidWhy(r), META.reasons[r[C.REASON]], r[C.CALLS],
+        r[C.ERRS], r[C.FAULTS] + (r[C.VERR] ? ' +verifier' : ''),
+        r[C.INJ] ? r[C.INJ] + ' (' + r[C.REC] + ' recovered)' : '', r[C.ID]], cls);
       tr.dataset.index = i;
       tr.addEventListener('click', showRun.bind(null, i));
       t.appendChild(tr);
@@ -398,10 +502,10 @@ function taskStats(rs) {
     }).join(', ');
     var li = el('li');
     li.appendChild(el('b', META.agents[a]));
-    li.appendChild(document.createTextNode(': ' + s.passes + '\x2f' + s.runs + ' passed (' +
-      (s.rate * 100).toFixed(0) + '%' + ci(s.rateCI) + '), reward ' + s.reward.toFixed(2) +
+    li.appendChild(document.createTextNode(': ' + s.passes + '\x2f' + s.valid + ' passed (' +
+      pct(s.rate) + ci(s.rateCI) + '), reward ' + fix(s.reward, 2) +
       ci(s.rewardCI) + ', ' + (s.calls / s.runs).toFixed(1) + ' calls, ' + s.failures +
-      ' agent failures, ' + s.faults + ' env faults' +
+      ' agent failures, ' + invalidText(s) + ' invalid, ' + s.faults + ' env faults' +
       (earlyText(s) ? ', ended early: ' + earlyText(s) : '') +
       (META.hasTokens ? ', tokens ' + tokensText(s) : '')));
     li.appendChild(el('div', 'pass@k\x2fpass^k — ' + ks, 'ks'));
@@ -440,6 +544,7 @@ function render() {
     ' of ' + ROWS.length.toLocaleString('en-US') + ' rollouts' +
     (state.equal ? ' (statistics: equal work only)' : '');
   agentsTable(c);
+  robustness(rs);
   chart(c);
   sideBySide(c);
   taskSections(rs);
@@ -452,6 +557,9 @@ function metaTable(r) {
   var dir = r[C.DIR] === null ? 'runs\x2f' + r[C.ID] : r[C.DIR];
   [['task', META.tasks[r[C.T]].id], ['agent', META.agents[r[C.A]]], ['run', r[C.RUN]],
     ['result', r[C.PASS] ? 'PASS' : 'FAIL'], ['reward', r[C.REW]],
+    ['reward valid', valid(r) ? 'yes' : 'no: ' + invalidWhy(r) + ' (not evidence)'],
+    ['baseline', r[C.BASE] ? 'yes: run without faults' : null],
+    ['injected faults', r[C.INJ] ? r[C.INJ] + ' (' + r[C.REC] + ' recovered)' : null],
     ['termination', META.reasons[r[C.REASON]]], ['tool calls', r[C.CALLS]],
     ['tool errors', r[C.ERRS]], ['tool faults', r[C.FAULTS]],
     ['verifier error', r[C.VERR] ? 'yes' : 'no'], ['model steps', r[C.STEPS]],
@@ -629,7 +737,7 @@ function fromHash() {
   }
 }
 function wire() {
-  ['agent', 'task', 'reason', 'result', 'fault'].forEach(function (name) {
+  ['agent', 'task', 'reason', 'result', 'fault', 'valid'].forEach(function (name) {
     var sel = document.getElementById('f-' + name);
     sel.addEventListener('change', function () { state[name] = sel.value; render(); });
   });

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .._jsonutil import compact_json, utf8
-from .._result import TERMINATION_REASONS
+from .._result import INVALID_REASONS, TERMINATION_REASONS
 from ._compare import equal_work
 from ._details import truncate
 from ._records import RolloutRecord
@@ -38,7 +38,8 @@ FLUSH_EVERY = 64 * 1024
 COLUMNS = (
     "task", "agent", "run", "passed", "reward", "reason", "toolCalls", "toolErrors",
     "toolFaults", "verifierError", "runId", "runDir", "durationMs", "error", "compared",
-    "inputTokens", "outputTokens", "modelSteps", "cost", "details",
+    "inputTokens", "outputTokens", "modelSteps", "cost", "details", "rewardValid",
+    "invalidReason", "injectedFaults", "recoveredFaults", "baseline",
 )  # fmt: skip
 
 
@@ -86,7 +87,10 @@ def _priority(rows: Sequence[RolloutRecord], refs: Sequence[int]) -> list[int]:
     for wrong in (True, False):
         for record, ref in zip(rows, refs, strict=True):
             went_wrong = (
-                not record.passed or record.env_fault or record.termination_reason != "completed"
+                not record.passed
+                or not record.reward_valid
+                or record.env_fault
+                or record.termination_reason != "completed"
             )
             if ref >= 0 and went_wrong == wrong and ref not in seen:
                 seen.add(ref)
@@ -126,13 +130,15 @@ def pack_details(
 
 def _row(r: RolloutRecord, pos: dict[str, dict[str, int]], compared: bool, det: int) -> list[Any]:
     run_dir = None if r.run_dir in (None, f"runs/{r.run_id}") else r.run_dir
+    invalid = -1 if r.invalid_reason is None else pos["invalid"].get(r.invalid_reason, -1)
     return [
         pos["tasks"][r.task_id], pos["agents"][r.agent], r.run, 1 if r.passed else 0, r.reward,
         pos["reasons"][r.termination_reason], r.tool_calls, r.tool_errors, r.tool_faults,
         1 if r.verifier_error else 0, r.run_id, run_dir, round(r.duration_ms, 1),
         None if r.error is None else truncate(r.error, 300), 1 if compared else 0,
         r.input_tokens, r.output_tokens, r.model_steps,
-        None if r.cost is None else round(r.cost, 6), det,
+        None if r.cost is None else round(r.cost, 6), det, 1 if r.reward_valid else 0,
+        invalid, r.injected_faults, r.recovered_faults, 1 if r.baseline else 0,
     ]  # fmt: skip
 
 
@@ -152,5 +158,6 @@ def index_rows(
         "tasks": {t.id: i for i, t in enumerate(summary.tasks)},
         "agents": {a: i for i, a in enumerate(summary.agents)},
         "reasons": {r: i for i, r in enumerate(reasons(rows))},
+        "invalid": {r: i for i, r in enumerate(INVALID_REASONS)},
     }
     return [_row(r, pos, id(r) in kept, p) for r, p in zip(rows, positions, strict=True)]

@@ -4,15 +4,18 @@ The page is a shell (header, filter bar, empty sections) plus three embedded dat
 an inline script (``_report.js``) that draws every table, the chart and the drill-down from
 them:
 
-* ``<script type="application/json" id="meta">``: tasks, agents, termination reasons, what a
-  partial eval compared, and which columns apply (tokens, cost);
+* ``<script type="application/json" id="meta">``: tasks, agents, termination reasons, invalid
+  reasons, what a partial eval compared, which columns apply (tokens, cost) and, for an eval
+  run with ``--baseline``, its fault plan (the page then draws the robustness section);
 * ``<script type="application/octet-stream" id="index">``: one short array per rollout (see
   :data:`~silo_async.eval._report_data.COLUMNS`), gzip + base64url;
 * ``<script type="application/octet-stream" id="details">``: the distinct compact details
   (timeline, checks, state diff, output), gzip + base64url, decompressed on the first click.
 
-Filters (agent, task, termination reason, passed/failed, fault) apply to every table and to
-the chart, which the script recomputes from the index with the estimators of ``summary.json``.
+Filters (agent, task, termination reason, passed/failed, fault, validity) apply to every table
+and to the charts, which the script recomputes from the index with the estimators of
+``summary.json`` (rates over valid rollouts only; baseline rollouts only in the robustness
+section).
 Every ``/`` in embedded data is escaped, so no text of the page can form a URL or close a tag.
 """
 
@@ -24,6 +27,7 @@ from functools import cache
 from importlib import resources
 
 from .._jsonutil import compact_json
+from .._result import INVALID_REASONS
 from ._report_data import index_rows, pack, pack_details, reasons
 from ._summary import EvalSummary
 
@@ -60,6 +64,8 @@ def _meta(summary: EvalSummary, row_reasons: list[str], embedded: int) -> dict[s
         "hasTokens": summary.has_tokens,
         "hasCost": summary.has_cost,
         "embedded": embedded,
+        "invalidReasons": list(INVALID_REASONS),
+        "baseline": summary.baseline_plan(),
     }
 
 
@@ -83,6 +89,7 @@ def _filters(summary: EvalSummary, row_reasons: list[str]) -> str:
         + _select("reason", "termination", [(str(i), r) for i, r in enumerate(row_reasons)])
         + _select("result", "result", [("passed", "passed"), ("failed", "failed")])
         + _select("fault", "env fault", [("yes", "with a fault"), ("no", "without")])
+        + _select("valid", "reward", [("valid", "valid"), ("invalid", "invalid")])
         + equal
         + '<span id="shown">loading…</span></form>'
     )
@@ -100,7 +107,9 @@ def _header(summary: EvalSummary) -> str:
         f"{summary.finished}&#47;{summary.planned} rollouts ({_h(state)}) · "
         f"concurrency {cfg.get('concurrency')} · max tool calls {cfg.get('maxToolCalls')} · "
         f"timeout {'none' if timeout is None else f'{timeout} ms'} · "
-        f"{summary.wall_ms / 1000:.1f} s · started {_h(summary.started_at)}</p>"
+        f"{summary.wall_ms / 1000:.1f} s · started {_h(summary.started_at)}"
+        + (f" · {_h(summary.faults_text())}" if summary.fault_plan is not None else "")
+        + "</p>"
         + ("" if note is None else f'<p class="partial" id="partial"><b>{_h(note)}</b></p>')
     )
 
@@ -109,11 +118,13 @@ _BODY = (
     "<h2>Agents</h2><div id=agents></div>"
     "<p class=ci>Pass rate: 95% Wilson score interval. Mean reward: 95% Student t interval. "
     "pass@k = 1 − C(n−c,k)&#47;C(n,k), pass^k = C(c,k)&#47;C(n,k) (unbiased; over tasks, the "
-    "mean). Env faults (a tool raised, or the verifier failed) are counted apart from agent "
-    "failures. Every table and the chart follow the filters above.</p>"
+    "mean). Rates count valid rollouts only: an invalid one (the model API failed, a tool or "
+    "the verifier raised, the worker was lost) is counted apart, never as a failure. Every "
+    "table and chart follows the filters above.</p>"
+    "<div id=robustness></div>"
     "<h2>Pass rate per task</h2><div id=chart></div>"
-    "<h2>Side by side</h2><p class=ci>passed&#47;runs · mean reward; ★ marks the better agent "
-    "on each task.</p><div id=side-by-side></div>"
+    "<h2>Side by side</h2><p class=ci>passed&#47;valid runs · mean reward (· invalid); ★ marks "
+    "the better agent on each task.</p><div id=side-by-side></div>"
     "<h2>Tasks</h2><p class=ci>Open a task for its statistics and rollouts; click a rollout "
     "for its trace (model turns and tool calls), checks and field-level state diff.</p>"
     "<div id=tasks></div><h2>Rollouts</h2><div id=rollouts></div><div id=run></div>"
@@ -127,9 +138,12 @@ def render_report(summary: EvalSummary, texts: Sequence[str], refs: Sequence[int
     Args:
         summary: the eval's summary.
         texts: the distinct compact details (JSON text), by id.
-        refs: per record of ``summary.records``, the id of its details in ``texts`` (-1: none).
+        refs: per record of ``summary.records`` then ``summary.baseline_records`` (the order
+            the eval finished them in plan order), the id of its details in ``texts`` (-1:
+            none).
     """
-    by_record = {id(r): ref for r, ref in zip(summary.records, refs, strict=True)}
+    finished = [*summary.records, *summary.baseline_records]
+    by_record = {id(r): ref for r, ref in zip(finished, refs, strict=True)}
     rows = summary.indexed()
     row_refs = [by_record.get(id(r), -1) for r in rows]
     packed, positions = pack_details(texts, rows, row_refs)

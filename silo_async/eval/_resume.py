@@ -4,7 +4,9 @@ An eval killed at any moment leaves, per planned rollout, any of: a complete run
 (``run.json`` written last, so present only when the rest is), an index line pointing at one,
 a torn directory (killed before ``run.json``), a complete one whose rollout was cut short by a
 Ctrl-C (``cancelled``), and, after an earlier resume, a model agent's interrupted attempt
-parked under ``.resume/``. :func:`survey` reads all of it (nothing is changed) and decides:
+parked under ``.resume/``. Of an eval with faults and a baseline, a directory whose
+``run.json`` (or, torn, whose ``run_start``) records no fault plan is a baseline rollout.
+:func:`survey` reads all of it (nothing is changed) and decides:
 
 * a rollout with a complete, not cancelled run directory is **kept** (one per rollout: the one
   the index names, else the first; any other is removed), indexed or not: its record is read
@@ -50,7 +52,7 @@ class Found:
 
     Attributes:
         run_dir: where it is.
-        slot: its rollout ``(task, agent, run)``, from ``run.json`` or the trace's
+        slot: its rollout ``(task, agent, run, baseline)``, from ``run.json`` or the trace's
             ``run_start`` (None: it cannot say).
         complete: ``run.json`` and the other summary files are there.
         cancelled: a complete rollout cut short by a cancellation.
@@ -119,17 +121,18 @@ def _indexed(eval_dir: Path) -> dict[PlanEntry, RolloutRecord]:
         except (KeyError, TypeError, ValueError):
             continue
         if record.termination_reason != "cancelled":
-            records.setdefault((record.task_id, record.agent, record.run), record)
+            slot = (record.task_id, record.agent, record.run, record.baseline)
+            records.setdefault(slot, record)
     return records
 
 
-def _slot(task: Any, agent: Any, run: Any) -> PlanEntry | None:
+def _slot(task: Any, agent: Any, run: Any, baseline: bool) -> PlanEntry | None:
     if isinstance(task, str) and isinstance(agent, str) and type(run) is int:
-        return (task, agent, run)
+        return (task, agent, run, baseline)
     return None
 
 
-def _started_as(run_dir: RunDir) -> PlanEntry | None:
+def _started_as(run_dir: RunDir, faulted: bool) -> PlanEntry | None:
     """The rollout a torn directory belongs to, from its trace's first event."""
     try:
         with open(run_dir.file(RunDir.TRACE), encoding="utf-8", errors="replace") as trace:
@@ -140,10 +143,11 @@ def _started_as(run_dir: RunDir) -> PlanEntry | None:
         return None
     task = first.get("task")
     task_id = task.get("id") if isinstance(task, dict) else None
-    return _slot(task_id, first.get("agent"), first.get("run"))
+    baseline = faulted and first.get("faults") is None
+    return _slot(task_id, first.get("agent"), first.get("run"), baseline)
 
 
-def _classify(run_dir: RunDir, parked: bool) -> Found | None:
+def _classify(run_dir: RunDir, parked: bool, faulted: bool) -> Found | None:
     """What ``run_dir`` is (None: not a run directory: left alone)."""
     try:
         run = run_dir.read_run()
@@ -156,7 +160,8 @@ def _classify(run_dir: RunDir, parked: bool) -> Found | None:
     if run is not None and all(
         os.path.isfile(run_dir.file(name)) for name in (RunDir.RESULT, RunDir.STATE_DIFF)
     ):
-        slot = _slot(run.get("taskId"), run.get("agent"), run.get("run"))
+        baseline = faulted and run.get("faults") is None
+        slot = _slot(run.get("taskId"), run.get("agent"), run.get("run"), baseline)
         cancelled = run.get("terminationReason") == "cancelled"
         return Found(run_dir, slot, True, cancelled, parked)
     if run is None and not run_dir.has_trace():
@@ -164,7 +169,7 @@ def _classify(run_dir: RunDir, parked: bool) -> Found | None:
         # ours. Anything else without a trace is not a run directory: left alone.
         ours = parked or not any(os.scandir(run_dir))
         return Found(run_dir, None, False, parked=parked) if ours else None
-    return Found(run_dir, _started_as(run_dir), False, parked=parked)
+    return Found(run_dir, _started_as(run_dir, faulted), False, parked=parked)
 
 
 def _load(found: Found) -> Any:
@@ -205,6 +210,7 @@ def survey(
     plan: Sequence[PlanEntry],
     replayable: Collection[str],
     *,
+    faulted: bool = False,
     prices: Prices | None,
     details: bool,
 ) -> ResumeState:
@@ -215,21 +221,23 @@ def survey(
         eval_id: its id.
         plan: its rollouts, by slot.
         replayable: labels of the agents that continue a recording (model agents).
+        faulted: the eval runs under a fault plan (its rollouts without one are its baseline).
         prices: the eval's price table (kept records carry their cost).
         details: also read the kept rollouts' compact details (for the report).
 
     Raises:
         SiloError: ``run_format_unsupported``: a run directory was written by a newer silo_async.
     """
-    finished = _finished_summary(eval_dir, eval_id, len(plan))
+    # summary.json counts the rollouts under the eval's own plan: its baseline apart.
+    finished = _finished_summary(eval_dir, eval_id, sum(not entry[3] for entry in plan))
     indexed = _indexed(eval_dir)
     if finished is not None:
         kept = {i: indexed[e] for i, e in enumerate(plan) if e in indexed}
         if len(kept) == len(plan):
             return ResumeState(kept, {}, [], {}, [], [], finished)
     base = EvalDir(eval_dir)
-    found = [f for d in base.run_dirs() if (f := _classify(d, False)) is not None]
-    found += [f for d in base.resume_dirs() if (f := _classify(d, True)) is not None]
+    found = [f for d in base.run_dirs() if (f := _classify(d, False, faulted)) is not None]
+    found += [f for d in base.resume_dirs() if (f := _classify(d, True, faulted)) is not None]
     planned = set(plan)
     state = ResumeState({}, {}, [], {}, [], [])
     by_slot: dict[PlanEntry, list[Found]] = {}
@@ -270,7 +278,9 @@ def _keep(
             result = _load(candidate)
             if result is None:
                 continue
-            kept = RolloutRecord.from_result(result, entry[1], entry[2], eval_dir, prices)
+            kept = RolloutRecord.from_result(
+                result, entry[1], entry[2], eval_dir, prices, baseline=entry[3]
+            )
             if details:
                 state.details[slot] = compact_details(result)
         state.kept[slot] = kept

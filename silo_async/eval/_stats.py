@@ -8,9 +8,12 @@
   ``pass^k = C(c, k) / C(n, k)`` (all k draws pass), for n rollouts of which c passed; over
   several tasks both are the mean of the per-task values.
 * Token counts (mean and total) and, with a price table, cost.
-* Environment faults (a tool raised, or the verifier failed) are counted apart from agent
-  failures: ``failures`` counts rollouts that did not pass *without* an environment fault.
-  Faulted rollouts stay in every rate (a conservative score); ``faults`` says how many there were.
+* **Valid rollouts only** (DESIGN.md section 14): a rollout whose reward is not evidence — the
+  model API failed, the environment faulted (a tool or the verifier raised), its worker was
+  lost — is counted in ``runs`` and ``invalid`` and in no rate: pass rates, mean reward, their
+  intervals, pass@k and pass^k are over the valid rollouts, and a group without any has none
+  (``None``). ``failures`` counts valid rollouts that did not pass, so
+  ``passes + failures + invalid == runs``. Faults injected on purpose never invalidate.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from .._result import TERMINATION_REASONS
+from .._result import INVALID_REASONS, TERMINATION_REASONS
 from ._records import RolloutRecord
 
 __all__ = [
@@ -31,6 +34,7 @@ __all__ = [
     "agent_stats",
     "default_ks",
     "group_stats",
+    "invalid_counts",
     "mean_interval",
     "pass_at_k",
     "pass_hat_k",
@@ -172,16 +176,17 @@ class GroupStats:
     """Statistics of a group of rollouts (one task and agent, or one agent over all tasks).
 
     Attributes:
-        runs: rollouts in the group.
-        passes: rollouts that passed.
-        failures: rollouts that failed without an environment fault (the agent's failures).
-        faults: rollouts with an environment fault (a tool raised or the verifier failed).
-        pass_rate: ``passes / runs`` (0 when there are no runs).
-        pass_rate_ci: 95% Wilson interval of the pass rate.
-        mean_reward: mean reward.
-        reward_ci: 95% t interval of the mean reward (None below two rollouts).
-        pass_at_k: ``{k: pass@k}``.
-        pass_hat_k: ``{k: pass^k}``.
+        runs: rollouts in the group, valid or not.
+        passes: valid rollouts that passed.
+        failures: valid rollouts that failed (the agent's failures).
+        faults: rollouts with an environment fault (a tool raised, the verifier failed, the
+            worker was lost); all of them are invalid.
+        pass_rate: ``passes / valid`` (None when no rollout is valid).
+        pass_rate_ci: 95% Wilson interval of the pass rate (None without valid rollouts).
+        mean_reward: mean reward of the valid rollouts (None when there are none).
+        reward_ci: 95% t interval of the mean reward (None below two valid rollouts).
+        pass_at_k: ``{k: pass@k}`` over the valid rollouts.
+        pass_hat_k: ``{k: pass^k}`` over the valid rollouts.
         mean_tool_calls: mean tool calls per rollout.
         mean_tool_errors: mean rejected calls per rollout.
         tool_faults: tool faults summed over the group.
@@ -195,15 +200,19 @@ class GroupStats:
         total_output_tokens: output tokens over the group.
         total_cost: what the group's model steps cost (None without a price table).
         unpriced_tokens: tokens of models the price table does not price.
+        invalid: rollouts whose reward is not evidence (in no rate).
+        invalid_reasons: ``{reason: count}`` of the invalid ones (every reason, 0 included).
+        injected_faults: faults injected on purpose, summed.
+        recovered_faults: injected faults the agents recovered from, summed.
     """
 
     runs: int
     passes: int
     failures: int
     faults: int
-    pass_rate: float
+    pass_rate: float | None
     pass_rate_ci: Interval | None
-    mean_reward: float
+    mean_reward: float | None
     reward_ci: Interval | None
     pass_at_k: dict[int, float]
     pass_hat_k: dict[int, float]
@@ -220,6 +229,25 @@ class GroupStats:
     total_output_tokens: int = 0
     total_cost: float | None = None
     unpriced_tokens: int = 0
+    invalid: int = 0
+    invalid_reasons: dict[str, int] = attrs.field(factory=dict)
+    injected_faults: int = 0
+    recovered_faults: int = 0
+
+    @property
+    def valid(self) -> int:
+        """Rollouts whose reward is evidence: the ones every rate is computed from."""
+        return self.runs - self.invalid
+
+    @property
+    def rated(self) -> bool:
+        """The group has rates (some valid rollout)."""
+        return self.pass_rate is not None
+
+    @property
+    def recovery_rate(self) -> float | None:
+        """Injected faults recovered from, per injected fault (None when none was injected)."""
+        return self.recovered_faults / self.injected_faults if self.injected_faults else None
 
     @property
     def mean_cost(self) -> float | None:
@@ -229,7 +257,9 @@ class GroupStats:
         return self.total_cost / self.runs if self.runs else 0.0
 
     def sort_key(self) -> tuple[float, float]:
-        """Higher is better: pass rate, then mean reward."""
+        """Higher is better: pass rate, then mean reward (a group without rates ranks last)."""
+        if self.pass_rate is None or self.mean_reward is None:
+            return (-1.0, -1.0)
         return (self.pass_rate, self.mean_reward)
 
     @property
@@ -244,15 +274,20 @@ class GroupStats:
             "passes": self.passes,
             "failures": self.failures,
             "faults": self.faults,
-            "passRate": round(self.pass_rate, 4),
+            "valid": self.valid,
+            "invalid": self.invalid,
+            "invalidReasons": dict(self.invalid_reasons),
+            "passRate": _round(self.pass_rate, 4),
             "passRateCI": self.pass_rate_ci.to_dict() if self.pass_rate_ci else None,
-            "meanReward": round(self.mean_reward, 4),
+            "meanReward": _round(self.mean_reward, 4),
             "rewardCI": self.reward_ci.to_dict() if self.reward_ci else None,
             "passAtK": {str(k): round(v, 4) for k, v in self.pass_at_k.items()},
             "passHatK": {str(k): round(v, 4) for k, v in self.pass_hat_k.items()},
             "meanToolCalls": round(self.mean_tool_calls, 4),
             "meanToolErrors": round(self.mean_tool_errors, 4),
             "toolFaults": self.tool_faults,
+            "injectedFaults": self.injected_faults,
+            "recoveredFaults": self.recovered_faults,
             "verifierErrors": self.verifier_errors,
             "terminationReasons": reason_counts(self.termination_reasons),
             "meanDurationMs": round(self.mean_duration_ms, 3),
@@ -284,6 +319,17 @@ def reason_counts(counts: Mapping[str, int]) -> dict[str, int]:
     return {**known, **{r: n for r, n in sorted(counts.items()) if r not in known}}
 
 
+def invalid_counts(records: Iterable[RolloutRecord]) -> dict[str, int]:
+    """Every invalid reason with its count (0 included), in ``INVALID_REASONS`` order."""
+    counts = Counter(r.invalid_reason or "" for r in records if not r.reward_valid)
+    known = {reason: counts.pop(reason, 0) for reason in INVALID_REASONS}
+    return {**known, **{r or "unknown": n for r, n in sorted(counts.items())}}
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
 def _mean(values: Iterable[float], n: int) -> float:
     return math.fsum(values) / n if n else 0.0
 
@@ -292,17 +338,18 @@ def _base(
     records: Sequence[RolloutRecord], pass_at: dict[int, float], pass_hat: dict[int, float]
 ) -> GroupStats:
     n = len(records)
-    passes = sum(1 for r in records if r.passed)
-    faults = sum(1 for r in records if r.env_fault)
-    rewards = [r.reward for r in records]
+    valid = [r for r in records if r.reward_valid]
+    v = len(valid)
+    passes = sum(1 for r in valid if r.passed)
+    rewards = [r.reward for r in valid]
     return GroupStats(
         runs=n,
         passes=passes,
-        failures=sum(1 for r in records if not r.passed and not r.env_fault),
-        faults=faults,
-        pass_rate=passes / n if n else 0.0,
-        pass_rate_ci=wilson_interval(passes, n),
-        mean_reward=_mean(rewards, n),
+        failures=v - passes,
+        faults=sum(1 for r in records if r.env_fault),
+        pass_rate=passes / v if v else None,
+        pass_rate_ci=wilson_interval(passes, v),
+        mean_reward=math.fsum(rewards) / v if v else None,
         reward_ci=mean_interval(rewards),
         pass_at_k=pass_at,
         pass_hat_k=pass_hat,
@@ -319,6 +366,10 @@ def _base(
         total_output_tokens=sum(r.output_tokens for r in records),
         total_cost=_total_cost(records),
         unpriced_tokens=sum(r.unpriced_tokens for r in records),
+        invalid=n - v,
+        invalid_reasons=invalid_counts(records),
+        injected_faults=sum(r.injected_faults for r in records),
+        recovered_faults=sum(r.recovered_faults for r in records),
     )
 
 
@@ -328,15 +379,16 @@ def _total_cost(records: Sequence[RolloutRecord]) -> float | None:
 
 
 def group_stats(records: Sequence[RolloutRecord], ks: Iterable[int] | None = None) -> GroupStats:
-    """Statistics of the rollouts of **one task** (pass@k over these rollouts).
+    """Statistics of the rollouts of **one task** (pass@k over its valid rollouts).
 
     Args:
         records: the task's rollouts (one agent).
         ks: the k values for pass@k / pass^k (default: :func:`default_ks`); values above the
-            number of rollouts are skipped.
+            number of valid rollouts are skipped.
     """
-    n = len(records)
-    c = sum(1 for r in records if r.passed)
+    valid = [r for r in records if r.reward_valid]
+    n = len(valid)
+    c = sum(1 for r in valid if r.passed)
     wanted = default_ks(n) if ks is None else [k for k in ks if 1 <= k <= n]
     return _base(
         records,
@@ -350,11 +402,12 @@ def agent_stats(
 ) -> GroupStats:
     """Statistics of one agent over several tasks.
 
-    Rates, rewards and counts pool every rollout; pass@k and pass^k are the mean of the
-    per-task values, for the k values every task with rollouts has enough rollouts for.
+    Rates, rewards and counts pool every rollout (rates: every valid one); pass@k and pass^k
+    are the mean of the per-task values, for the k values every task with valid rollouts has
+    enough valid rollouts for.
     """
-    groups = [list(rs) for rs in by_task.values() if rs]
-    pooled = [r for rs in groups for r in rs]
+    pooled = [r for rs in by_task.values() for r in rs]
+    groups = [v for rs in by_task.values() if (v := [r for r in rs if r.reward_valid])]
     if not groups:
         return _base(pooled, {}, {})
     min_n = min(len(rs) for rs in groups)

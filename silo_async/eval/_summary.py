@@ -7,11 +7,13 @@ from typing import Any
 
 import attrs
 
+from .._faults import Faults
 from .._task import Task
 from ..runs import EvalDir
 from ._compare import Comparison
 from ._markdown import render_markdown
 from ._records import RolloutRecord
+from ._robustness import AgentRobustness
 from ._stats import GroupStats
 
 __all__ = [
@@ -74,6 +76,10 @@ class EvalSummary:
         executor_start_ms: time the executor took to start (Ray and its workers; 0 locally).
         resumed: what a resume kept and ran (None for an eval that did not resume). Left out
             of ``summary.json``, which is the same as an uninterrupted eval's.
+        fault_plan: the faults the rollouts met (None: none).
+        baseline_records: with ``--baseline``, the finished rollouts of the same plan run
+            without faults (in plan order; in no statistic but the robustness comparison).
+        robustness: with ``--baseline``, each agent with and without faults (None otherwise).
     """
 
     eval_id: str
@@ -95,11 +101,24 @@ class EvalSummary:
     infra_retries: int = 0
     executor_start_ms: float = 0.0
     resumed: Resumed | None = None
+    fault_plan: Faults | None = None
+    baseline_records: list[RolloutRecord] = attrs.field(factory=list)
+    robustness: list[AgentRobustness] | None = None
 
     @property
     def finished(self) -> int:
         """Rollouts that finished."""
         return len(self.records)
+
+    def faults_text(self) -> str:
+        """What the header says of the faults: ``""``, or the plan (and the baseline's size)."""
+        plan = self.fault_plan
+        if plan is None:
+            return ""
+        text = f"Faults {plan.spec} (seed {plan.seed})"
+        if self.robustness is not None:
+            text += f" · baseline without faults: {len(self.baseline_records)} rollouts"
+        return text
 
     @property
     def partial(self) -> bool:
@@ -137,8 +156,13 @@ class EvalSummary:
         return self.comparison.overall[label]
 
     def below(self, rate: float) -> list[str]:
-        """Agents whose pass rate is below ``rate`` (``--fail-under``), in ranking order."""
-        return [a for a in self.ranking if self.comparison.overall[a].pass_rate < rate]
+        """Agents whose pass rate is below ``rate`` (``--fail-under``), in ranking order.
+
+        The rate is over valid rollouts only; an agent without any valid rollout has no rate,
+        so it cannot be shown to reach ``rate`` and is listed too.
+        """
+        overall = self.comparison.overall
+        return [a for a in self.ranking if (r := overall[a].pass_rate) is None or r < rate]
 
     def cell(self, task_id: str, agent: str) -> GroupStats | None:
         """The statistics of one task and agent (None when it has no finished rollout)."""
@@ -181,6 +205,7 @@ class EvalSummary:
                 "passAtK": "unbiased: 1 - C(n-c,k)/C(n,k); agent level: mean over tasks",
                 "passHatK": "unbiased: C(c,k)/C(n,k); agent level: mean over tasks",
             },
+            "invalid": sum(1 for r in self.records if not r.reward_valid),
             "ranking": list(comparison.ranking),
             "best": comparison.overall_best,
             "agents": [{"agent": a, **comparison.overall[a].to_dict()} for a in comparison.agents],
@@ -193,7 +218,26 @@ class EvalSummary:
                 }
                 for task, row in zip(self.tasks, comparison.rows, strict=True)
             ],
+            "baseline": self._baseline_dict(),
             "index": EvalDir.INDEX,
+        }
+
+    def baseline_plan(self) -> dict[str, Any] | None:
+        """``{"spec", "seed"}`` of the fault plan an eval with a baseline ran (else None)."""
+        plan = self.fault_plan
+        if self.robustness is None or plan is None:
+            return None
+        return {"spec": plan.spec, "seed": plan.seed}
+
+    def _baseline_dict(self) -> dict[str, Any] | None:
+        plan = self.baseline_plan()
+        if plan is None or self.robustness is None:
+            return None
+        return {
+            "faults": plan["spec"],
+            "faultSeed": plan["seed"],
+            "runs": len(self.baseline_records),
+            "agents": [a.to_dict() for a in self.robustness],
         }
 
     def markdown(self) -> str:
@@ -201,14 +245,18 @@ class EvalSummary:
         return render_markdown(self)
 
     def indexed(self) -> list[RolloutRecord]:
-        """What ``runs/index.jsonl`` lists: finished and interrupted rollouts, in plan order."""
-        if not self.interrupted:
+        """What ``runs/index.jsonl`` lists: finished and interrupted rollouts, in plan order.
+
+        A baseline's rollouts come after the others (its plan follows the eval's).
+        """
+        if not self.interrupted and not self.baseline_records:
             return list(self.records)
         tasks = {t.id: i for i, t in enumerate(self.tasks)}
         agents = {a: i for i, a in enumerate(self.agents)}
         return sorted(
-            [*self.records, *self.interrupted],
+            [*self.records, *self.interrupted, *self.baseline_records],
             key=lambda r: (
+                r.baseline,
                 tasks.get(r.task_id, len(tasks)),
                 agents.get(r.agent, len(agents)),
                 r.run,

@@ -1,8 +1,8 @@
 """Recorded rollouts as training data (DESIGN §12): what ``silo-async runs export`` writes.
 
 One JSON line per rollout: ``{"runId", "environment", "task", "tools", "messages", "output",
-"reward", "passed", "terminationReason", "usage"}``, with the tools in OpenAI function format and
-the conversation as OpenAI chat messages rebuilt from the trace::
+"reward", "rewardValid", "passed", "terminationReason", "usage"}``, with the tools in OpenAI
+function format and the conversation as OpenAI chat messages rebuilt from the trace::
 
     from silo_async.export import export_runs, trajectories
 

@@ -112,7 +112,12 @@ class _Filters:
 def _line(
     run: dict[str, Any], result: dict[str, Any], events: list[dict[str, Any]], tools: str
 ) -> str:
-    """One rollout's line: the keys of DESIGN §12, in that order."""
+    """One rollout's line: the keys of DESIGN §12, in that order, with ``rewardValid`` (§14).
+
+    ``rewardValid`` is false when the reward is not evidence (the model API failed, the
+    environment faulted): a trainer should not learn from it. A run recorded before rewards had
+    a validity is valid.
+    """
     output = result.get("agentOutput")
     messages = chat_messages(_instruction(run["task"]), events, output)
     usage = {
@@ -125,6 +130,7 @@ def _line(
         f'{{"runId":{j(str(run["runId"]))},"environment":{j(str(run["environment"]))},'
         f'"task":{j(str(run["taskId"]))},"tools":{tools},"messages":{j(messages)},'
         f'"output":{j(output)},"reward":{j(float(result["reward"]))},'
+        f'"rewardValid":{j(bool(result.get("rewardValid", True)))},'
         f'"passed":{j(bool(result["passed"]))},'
         f'"terminationReason":{j(str(result["terminationReason"]))},"usage":{j(usage)}}}'
     )

@@ -348,12 +348,16 @@ def _final_text(completion: Any) -> str | None:
     return None
 
 
-def reward(completions: Sequence[Any], environments: Sequence[Any], **kwargs: Any) -> list[float]:
+def reward(
+    completions: Sequence[Any], environments: Sequence[Any], **kwargs: Any
+) -> list[float | None]:
     """TRL reward function: finish each instance's episode and return its reward.
 
     The text of each completion (its last assistant message) is the episode's answer, graded
     by the task's verifier as a ``silo.run`` agent's output would be. Calling it again returns
-    the same rewards.
+    the same rewards. A rollout whose reward is not evidence (``rewardValid`` false: a tool or
+    the verifier raised) gets ``None``, which TRL leaves out of the loss instead of learning
+    from a 0 the policy did not earn.
 
     Args:
         completions: the completions, one per instance (text, or a list of chat messages).
@@ -361,7 +365,7 @@ def reward(completions: Sequence[Any], environments: Sequence[Any], **kwargs: An
         **kwargs: TRL's other arguments (prompts, dataset columns...), ignored.
 
     Returns:
-        One reward in [0, 1] per instance, in order.
+        One reward in [0, 1] per instance, in order; ``None`` for an invalid rollout.
 
     Raises:
         TypeError: an instance that is not from :func:`environment_factory`.
@@ -372,11 +376,12 @@ def reward(completions: Sequence[Any], environments: Sequence[Any], **kwargs: An
             f"{len(completions)} completions for {len(environments)} environments: "
             "TRL passes one of each per rollout."
         )
-    rewards = []
+    rewards: list[float | None] = []
     for completion, instance in zip(completions, environments, strict=True):
         if not isinstance(instance, _SiloEnvironment):
             raise TypeError(
                 f"{type(instance).__name__} is not an environment made by environment_factory()."
             )
-        rewards.append(float(instance._silo_finish(_final_text(completion)).reward))
+        result = instance._silo_finish(_final_text(completion))
+        rewards.append(float(result.reward) if result.reward_valid else None)
     return rewards

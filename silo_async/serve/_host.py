@@ -35,6 +35,7 @@ from starlette.types import Receive, Scope, Send
 
 from .._environment import Environment
 from .._episode import Episode, episode
+from .._faults import Faults
 from .._limits import Limits
 from .._result import RunResult
 from .._tools import ToolResult, ToolSpec
@@ -277,6 +278,7 @@ class EpisodeHost:
         max_episodes: episodes open at once, at most.
         streamed: answer calls with the SDK's SSE streams (the reference path) instead of one
             JSON body each (the fast path: about 15% less server CPU per call).
+        faults: the fault plan every episode's tool calls meet (None: no fault).
     """
 
     env: Environment
@@ -287,6 +289,7 @@ class EpisodeHost:
     report: EndReport = attrs.field(factory=lambda: EndReport(None))
     max_episodes: int = DEFAULT_MAX_EPISODES
     streamed: bool = False
+    faults: Faults | None = None
     _episodes: dict[str, Hosted | Finished] = attrs.field(factory=dict, init=False)
     _ids: list[str] = attrs.field(factory=list, init=False)
     _position: dict[str, int] = attrs.field(factory=dict, init=False)
@@ -403,14 +406,8 @@ class EpisodeHost:
     async def _own(self, task_id: str, slot: _Slot, *, task_status: TaskStatus[Hosted]) -> None:
         slot.started = True
         self._owners += 1
-        limits = self.limits
         opened = episode(
-            self.env,
-            task_id,
-            max_tool_calls=limits.max_tool_calls,
-            timeout=limits.timeout,
-            token_limit=limits.token_limit,
-            runs_dir=self.runs_dir,
+            self.env, task_id, limits=self.limits, runs_dir=self.runs_dir, faults=self.faults
         )
         served = EpisodeServer(
             opened, name=self.env.name, reveal=self.reveal, tools_for=self._tools_result

@@ -25,6 +25,7 @@ from anyio.abc import TaskStatus
 
 from .._environment import Environment
 from .._errors import SiloError
+from .._faults import Faults, resolve_faults
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from ._access import Access
@@ -167,6 +168,7 @@ async def serve_http(
     reveal: Callable[[RunResult], str] | None = None,
     on_end: Callable[[RunResult], None] | None = None,
     on_ready: Callable[[dict[str, Any]], None] | None = None,
+    faults: Faults | str | None = None,
 ) -> None:
     """Serve episodes of ``env`` over streamable HTTP until SIGINT/SIGTERM (asyncio only).
 
@@ -188,15 +190,18 @@ async def serve_http(
         reveal: when given, ``submit`` answers ``reveal(result)`` instead of ``Submitted.``.
         on_end: called with each episode's result when it ends.
         on_ready: called once listening, with ``{"url", "episodes": [{"id", "task", "url"}]}``.
+        faults: faults every episode's tool calls meet (a ``silo.Faults`` or a SPEC); each
+            episode is run 1 of its task, so the same calls meet the same faults as ``run``.
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found``,
-            ``task_invalid`` or ``tool_name_reserved``, before serving.
+            ``task_invalid``, ``tool_name_reserved`` or ``faults_invalid``, before serving.
         TypeError: ``limits`` beside a keyword that differs from its default.
         ValueError: ``max_episodes`` below 1, or an ``allow_hosts``/``allow_origins`` entry
             that is not a host or an origin.
     """
     settings = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+    plan = resolve_faults(faults)
     if max_episodes < 1:
         raise ValueError(f"max_episodes must be at least 1, not {max_episodes}.")
     Access.build(port=port, bound=host, allow_hosts=allow_hosts, allow_origins=allow_origins)
@@ -221,6 +226,7 @@ async def serve_http(
             reveal=reveal,
             report=EndReport(on_end),
             max_episodes=max_episodes,
+            faults=plan,
         )
         app = ServeApp(episodes, access=access, default_task=task_id)
         server = _Server(_config(app))

@@ -20,6 +20,7 @@ from anyio.abc import TaskStatus
 
 from .._environment import Environment
 from .._episode import Episode, episode
+from .._faults import Faults
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from ._lifecycle import STOP_SIGNALS, EndReport, tool_names
@@ -43,6 +44,7 @@ async def serve_stdio(
     runs_dir: Path | None = None,
     reveal: Callable[[RunResult], str] | None = None,
     on_end: Callable[[RunResult], None] | None = None,
+    faults: Faults | str | None = None,
 ) -> RunResult:
     """Serve one episode of ``task_id`` on this process's stdin/stdout until the client leaves.
 
@@ -59,27 +61,21 @@ async def serve_stdio(
         runs_dir: where the run directory goes (``None``: nothing written).
         reveal: when given, ``submit`` answers ``reveal(result)`` instead of ``Submitted.``.
         on_end: called with the result as soon as the episode ends (the CLI prints the report).
+        faults: faults the episode's tool calls meet (a ``silo.Faults`` or a SPEC).
 
     Returns:
         The episode's result.
 
     Raises:
-        SiloError: ``task_not_found``, ``task_invalid`` or ``tool_name_reserved``, before the
-            episode starts.
+        SiloError: ``task_not_found``, ``task_invalid``, ``tool_name_reserved`` or
+            ``faults_invalid``, before the episode starts.
         TypeError: ``limits`` beside a keyword that differs from its default.
     """
     settings = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     env.verifier_for(env.task(task_id))
     check_reserved(tool_names(env), env.name)
     report = EndReport(on_end)
-    opened = episode(
-        env,
-        task_id,
-        max_tool_calls=settings.max_tool_calls,
-        timeout=settings.timeout,
-        token_limit=settings.token_limit,
-        runs_dir=runs_dir,
-    )
+    opened = episode(env, task_id, limits=settings, runs_dir=runs_dir, faults=faults)
     served = EpisodeServer(opened, name=env.name, reveal=reveal)
     async with StdioWire() as wire, anyio.create_task_group() as group:
         block: anyio.CancelScope = await group.start(_hold, opened, report)

@@ -308,7 +308,7 @@ def _was_cancelled(run_dir: Path) -> bool:
 
 def lost_record(entry: PlanEntry, losses: int) -> RolloutRecord:
     """The record of a rollout whose worker died every time it ran (an environment fault)."""
-    task_id, label, run_no = entry
+    task_id, label, run_no, baseline = entry
     return RolloutRecord(
         task_id=task_id,
         agent=label,
@@ -331,4 +331,7 @@ def lost_record(entry: PlanEntry, losses: int) -> RolloutRecord:
         checks_total=0,
         duration_ms=0.0,
         worker_lost=True,
+        reward_valid=False,
+        invalid_reason="worker_lost",
+        baseline=baseline,
     )

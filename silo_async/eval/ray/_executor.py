@@ -254,6 +254,7 @@ class _RayRun:
             base=job.base.absolute() if job.base is not None else None,
             details=job.details,
             replays=dict(job.replays),
+            faults=job.faults,
         )
         actor = ray.remote(RolloutWorker).options(
             num_cpus=1, max_restarts=MAX_RESTARTS, max_task_retries=0

@@ -28,6 +28,7 @@ from typing import Any
 import anyio
 import attrs
 
+from ..._faults import Faults
 from ..._limits import Limits
 from .._executor import Details, PlanEntry, RolloutJob, run_plan_entry
 from .._records import RolloutRecord
@@ -57,6 +58,7 @@ class WorkerConfig:
         base: the eval directory (records name run directories relative to it), or None.
         details: keep compact details for the report.
         replays: recordings that reruns of a resumed eval continue, by plan entry.
+        faults: the eval's fault plan (travels by value, like the limits).
     """
 
     concurrency: int
@@ -65,6 +67,7 @@ class WorkerConfig:
     base: Path | None
     details: bool
     replays: Mapping[PlanEntry, str] = attrs.field(factory=dict)
+    faults: Faults | None = None
 
 
 class RolloutWorker:
@@ -85,6 +88,7 @@ class RolloutWorker:
                 details=config.details,
                 replays=config.replays,
                 user=loaded.get("user"),
+                faults=config.faults,
             )
         self.concurrency = config.concurrency
         self.queue: deque[tuple[int, PlanEntry]] = deque()
