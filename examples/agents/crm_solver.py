@@ -6,14 +6,22 @@ The template's tests require it to pass every task with reward 1.0, which proves
 solvable with the tools the template ships.
 
 Run it: ``silo-async run --env crm --task TASK-007 --agent examples/agents/crm_solver.py``.
+
+It retries a call that met a transient fault (``unavailable``, ``rate_limited`` — after the
+``retryAfterMs`` it was given — or ``timeout``): such a call did nothing, so trying again is
+right. ``examples/agents/crm_solver.py:no_retries`` is the same solver without retries, to see
+what they are worth under ``--faults`` (README, "Faults and robustness").
 """
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+import anyio
 
 import silo_async as silo
 
@@ -24,9 +32,23 @@ class ToolFailed(RuntimeError):
     """A tool rejected a call the script expected to succeed."""
 
 
+#: Error codes of a call that did nothing and may work if tried again.
+TRANSIENT = frozenset({"unavailable", "rate_limited", "timeout"})
+#: Further tries of a call that met a transient fault (``no_retries`` sets 0).
+RETRIES: contextvars.ContextVar[int] = contextvars.ContextVar("RETRIES", default=3)
+
+
 async def call(ctx: silo.AgentContext, name: str, args: dict[str, Any] | None = None) -> Any:
-    """Call a tool and return its output, raising if the call was rejected."""
-    result = await ctx.call_tool(name, args or {})
+    """Call a tool and return its output, raising if the call was rejected.
+
+    A transient fault is retried up to ``RETRIES`` times (after ``retryAfterMs`` when given).
+    """
+    for _ in range(RETRIES.get() + 1):
+        result = await ctx.call_tool(name, args or {})
+        error = result.output if result.is_error and isinstance(result.output, dict) else {}
+        if error.get("code") not in TRANSIENT:
+            break
+        await anyio.sleep((error.get("details") or {}).get("retryAfterMs", 0) / 1000)
     if result.is_error:
         raise ToolFailed(f"{name}: {result.output}")
     return result.output
@@ -282,3 +304,12 @@ async def agent(ctx: silo.AgentContext) -> str:
         if phrase in ctx.task:
             return await solve(ctx)
     return "I do not recognise this task."
+
+
+async def no_retries(ctx: silo.AgentContext) -> str:
+    """The same solver, giving up at the first transient fault."""
+    token = RETRIES.set(0)
+    try:
+        return await agent(ctx)
+    finally:
+        RETRIES.reset(token)
