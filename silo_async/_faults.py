@@ -5,7 +5,9 @@ turns it into a :class:`FaultSchedule`; the rollout core asks it, for every call
 which faults strike that call (:meth:`FaultSchedule.draw`). A draw is a pure function of (seed,
 task id, run index, call index, tool name, rule): a keyed BLAKE2b hash, never the global
 ``random``, so the same plan strikes the same calls whatever the concurrency, the backend, the
-executor or the driver (DESIGN.md section 14).
+executor or the driver (DESIGN.md section 14). One hash of the call gives 8 bytes per rule of
+the plan (8 rules per 64-byte digest): rule ``i`` strikes when the number in its 8 bytes is
+below ``P`` × 2**64.
 
 Kinds:
 
@@ -27,6 +29,7 @@ import json
 import math
 import os
 import re
+import struct
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -63,8 +66,12 @@ _GLOB = re.compile(r"^[A-Za-z0-9_.\-*?\[\]!]+$")
 _MS = re.compile(r"^(?P<n>[0-9]+)ms$")
 _FILE_KEYS = frozenset({"kind", "p", "tools", "ms"})
 _EXAMPLE = "latency=200ms@0.2,unavailable@0.05,search_*:timeout=3000ms@0.3"
-#: 2**64: a draw's 8 bytes as a number in [0, 1).
-_SCALE = float(1 << 64)
+#: A draw is 8 bytes: a number below 2**64.
+_SPAN = 1 << 64
+#: Rules drawn from one 64-byte digest.
+_PER_DIGEST = 8
+#: A 64-byte digest as its 8 draws.
+_DRAWS = struct.Struct(">8Q")
 
 
 def _invalid(message: str, where: str, details: dict[str, Any] | None = None) -> SiloError:
@@ -115,6 +122,11 @@ class FaultRule:
     p: float
     tools: tuple[str, ...] = ()
     ms: int | None = None
+    # The 8-byte draws below this strike: P of them.
+    cutoff: int = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "cutoff", min(_SPAN, int(self.p * _SPAN)))
 
     def matches(self, tool: str) -> bool:
         """True when the rule applies to calls of ``tool``."""
@@ -183,9 +195,13 @@ class Faults:
     _matching: dict[str, tuple[tuple[int, FaultRule], ...]] = attrs.field(
         init=False, factory=dict, eq=False, repr=False
     )
+    # What every rollout's run.json records, built once for the plan's rollouts.
+    _config: dict[str, Any] = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         _check_seed(self.seed)
+        config = {"seed": self.seed, "faults": [rule.to_dict() for rule in self.rules]}
+        object.__setattr__(self, "_config", config)
 
     @classmethod
     def parse(cls, spec: str | os.PathLike[str], seed: int = 0) -> Faults:
@@ -254,8 +270,11 @@ class Faults:
         return {"faults": [rule.to_dict() for rule in self.rules]}
 
     def config(self) -> dict[str, Any]:
-        """What ``run.json`` records: the plan and its seed, enough to draw the same faults."""
-        return {"seed": self.seed, **self.to_dict()}
+        """What ``run.json`` records: the plan and its seed, enough to draw the same faults.
+
+        One dict per plan, shared by its rollouts' results: read it, do not change it.
+        """
+        return self._config
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Faults:
@@ -351,19 +370,26 @@ def _error_output(kind: str, ms: int | None, tool: str) -> dict[str, Any]:
 class FaultSchedule:
     """One rollout's faults: which calls they strike, drawn from the plan on demand."""
 
-    __slots__ = ("_faults", "_key")
+    __slots__ = ("_faults", "_hasher")
 
     def __init__(self, faults: Faults, task_id: str, run_index: int) -> None:
         self._faults = faults
-        # The rollout's key: every draw of this rollout is a hash keyed by it.
+        # The rollout's key: every draw of this rollout is a hash keyed by it (the keyed
+        # hasher is made once and copied per draw, cheaper than keying each time).
         identity = compact_json([faults.seed, task_id, run_index]).encode()
-        self._key = hashlib.blake2b(identity, digest_size=32).digest()
+        key = hashlib.blake2b(identity, digest_size=32).digest()
+        self._hasher = hashlib.blake2b(key=key, digest_size=64)
 
-    def chance(self, call_id: int, tool: str, position: int) -> float:
-        """The draw, in [0, 1), of rule ``position`` for call ``call_id`` of ``tool``."""
-        data = f"{call_id}:{position}:{tool}".encode()
-        digest = hashlib.blake2b(data, digest_size=8, key=self._key).digest()
-        return int.from_bytes(digest, "big") / _SCALE
+    def _draws(self, call_id: int, tool: str, block: int) -> tuple[int, ...]:
+        """The 8 draws of rules ``8 * block`` to ``8 * block + 7`` for this call."""
+        hasher = self._hasher.copy()
+        hasher.update(f"{call_id}:{block}:{tool}".encode())
+        return _DRAWS.unpack(hasher.digest())
+
+    def value(self, call_id: int, tool: str, position: int) -> int:
+        """The draw (below 2**64) of rule ``position`` for call ``call_id`` of ``tool``."""
+        block, offset = divmod(position, _PER_DIGEST)
+        return self._draws(call_id, tool, block)[offset]
 
     def draw(self, call_id: int, tool: str) -> Injection | None:
         """The faults striking call ``call_id`` (1-based) of ``tool``; ``None`` when none does."""
@@ -373,10 +399,15 @@ class FaultSchedule:
         events: list[tuple[str, int | None]] = []
         wait = 0
         error: dict[str, Any] | None = None
+        draws: tuple[int, ...] = ()
+        drawn_block = -1
         for position, rule in rules:
             if error is not None and rule.kind != "latency":
                 continue  # the first error drawn wins: later ones are not even drawn
-            if self.chance(call_id, tool, position) >= rule.p:
+            block, offset = divmod(position, _PER_DIGEST)
+            if block != drawn_block:  # one hash per 8 rules of the plan (usually one)
+                draws, drawn_block = self._draws(call_id, tool, block), block
+            if draws[offset] >= rule.cutoff:
                 continue
             events.append((rule.kind, rule.ms))
             if rule.kind == "latency":

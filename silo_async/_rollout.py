@@ -157,7 +157,6 @@ class Rollout:
                 "run": setup.run_index,
                 "config": setup.limits.config(),
                 "tools": [t.name for t in self.tools],
-                **({} if setup.faults is None else {"faults": setup.faults.config()}),
             },
         )
 
@@ -230,52 +229,59 @@ class Rollout:
         """
         ledger, name = self.ledger, tool.name
         for kind, ms in drawn.events:
-            fields = {"callId": call_id, "tool": name, "kind": kind, "ms": ms}
-            self.trace.emit("fault_injected", fields)
+            self.trace.emit(
+                "fault_injected", {"callId": call_id, "tool": name, "kind": kind, "ms": ms}
+            )
         ledger.count_injected(name, len(drawn.events))
         started = time.perf_counter()
         if drawn.wait_ms:
-            if not await self.wait_injected(drawn.wait_ms):
-                return Refusal.CUT
-            if self.hooks.time() >= self.deadline:
-                return Refusal.LATE
+            refused = await self.wait_injected(drawn.wait_ms)
+            if refused is not None:
+                return refused
         fault: ToolFault | None = None
         if drawn.error is not None:
             result = ToolResult(drawn.error, is_error=True)
-        elif tool.is_async:
-            executed = await self.execute_async(tool, input)
+        else:
+            executed = await self.execute(tool, input)
             if executed is None:
                 return Refusal.CUT
             result, fault = executed
-        else:
-            result, fault = tool.execute_sync(self.state, input)
-        elapsed = time.perf_counter() - started
-        if drawn.error is None:
             if result.is_error:
                 ledger.count_failure(fault)
             else:
                 ledger.count_success(name)
+        elapsed = time.perf_counter() - started
         self.trace.tool_result(call_id, tool_json, result, elapsed, fault, at)
         return result
 
-    async def wait_injected(self, ms: int) -> bool:
-        """Wait an injected fault's ``ms``; False when the rollout's end cut the wait short.
+    async def wait_injected(self, ms: int) -> Refusal | None:
+        """Wait an injected fault's ``ms``; why the call may not go on (``None``: it may).
 
         A run's agent scope cancels the wait at the deadline itself; an episode's wait is cut
-        like an ``async`` tool in flight when the episode ends.
+        like an ``async`` tool in flight when the episode ends (``CUT``). A wait that ends at
+        or past the deadline leaves the call late (``LATE``), whichever backend woke first.
         """
         in_flight = self.in_flight
         if in_flight is None:
             await anyio.sleep(ms / 1000)
-            return True
-        with anyio.CancelScope() as scope:
-            in_flight.add(scope)
-            try:
-                await anyio.sleep(ms / 1000)
-            finally:
-                in_flight.discard(scope)
-            return True
-        return False
+        else:
+            with anyio.CancelScope() as scope:
+                in_flight.add(scope)
+                try:
+                    await anyio.sleep(ms / 1000)
+                finally:
+                    in_flight.discard(scope)
+            if scope.cancelled_caught:
+                return Refusal.CUT
+        return Refusal.LATE if self.hooks.time() >= self.deadline else None
+
+    async def execute(
+        self, tool: Tool | BoundTool, input: Any
+    ) -> tuple[ToolResult, ToolFault | None] | None:
+        """Run ``tool`` on ``input``; ``None`` when the rollout's end cut an async one short."""
+        if tool.is_async:
+            return await self.execute_async(tool, input)
+        return tool.execute_sync(self.state, input)
 
     def closed(self) -> Refusal | None:
         """Why nothing more may happen (ended, stopped by a limit, late), or ``None``."""

@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 import silo_async as silo
+from silo_async._faults import FaultSchedule
 
 from .worlds import ENV, blocker
 
@@ -53,13 +54,17 @@ def injected(result: silo.RunResult) -> list[tuple[int, str, str, int | None]]:
     return [(e["callId"], e["tool"], e["kind"], e["ms"]) for e in events(result, "fault_injected")]
 
 
-def seed_where(spec: str, tool_hits: list[tuple[str, bool]], task: str = "TASK-BLOCK") -> int:
-    """The first seed whose schedule strikes exactly the calls marked True, in order."""
+def seed_where(spec: str, *plays: list[tuple[str, bool]], task: str = "TASK-BLOCK") -> int:
+    """The first seed whose schedule strikes exactly the calls marked True of every play."""
+
+    def struck(schedule: FaultSchedule, play: list[tuple[str, bool]]) -> bool:
+        hits = [schedule.draw(i, tool) is not None for i, (tool, _) in enumerate(play, 1)]
+        return hits == [hit for _, hit in play]
+
     for seed in range(10_000):
         schedule = silo.Faults.parse(spec, seed=seed).schedule(task, 1)
         assert schedule is not None
-        hits = [schedule.draw(i, tool) is not None for i, (tool, _) in enumerate(tool_hits, 1)]
-        if hits == [hit for _, hit in tool_hits]:
+        if all(struck(schedule, play) for play in plays):
             return seed
     raise AssertionError("no such seed")
 
@@ -107,7 +112,8 @@ async def test_a_retry_after_a_fault_is_the_right_move() -> None:
     spec = "unavailable@0.5"
     hits = [("get_customer", True), ("get_customer", True), ("get_customer", False)]
     hits += [("block_customer", True), ("block_customer", False)]
-    seed = seed_where(spec, hits)
+    # the blocker's two calls: its block_customer (call 2) meets the fault and is not retried
+    seed = seed_where(spec, hits, [("get_customer", True), ("block_customer", True)])
     result = await silo.run(ENV, "TASK-BLOCK", patient, faults=silo.Faults.parse(spec, seed=seed))
     assert result.passed and result.reward == 1.0 and result.reward_valid
     assert (result.tool_calls, result.tool_errors, result.tool_faults) == (5, 0, 0)
