@@ -25,6 +25,15 @@ eval as it is (``eval.json`` synced to disk before the first rollout, one line a
 ``runs/index.jsonl`` per finished rollout) against the same eval with both switched off (what
 silo_async did before), in alternating rounds, medians of wall and CPU time. Run it on the disk
 that matters too (``--dir /tmp``): /dev/shm measures the CPU cost only.
+
+``--faults [SPEC]`` measures what a fault plan costs instead: the same eval without and with
+``--faults SPEC`` in CPU time (``time.process_time``: on a shared machine wall time swings far
+more than the cost measured), in ``--rounds`` pairs (default 12) whose order alternates;
+``faults_ratio`` = the median of the pairs' with / without ratios (target <= 1.05),
+``faults_min_ratio`` = the best with over the best without.
+The default plan has four rules, every call is drawn against several of them and about a third
+of the calls meet an injected 0 ms latency (a ``fault_injected`` event, counted) — all the
+machinery, with the rollouts' outcomes unchanged so that both evals do the same work.
 """
 
 from __future__ import annotations
@@ -73,8 +82,17 @@ async def bare(
     return time.perf_counter() - start
 
 
+#: ``--faults``' default plan: rules that are all drawn, none changing what a rollout does.
+DEFAULT_FAULTS = "latency=0ms@0.3,unavailable@0,search_*:rate_limited@0,get_*:timeout=0ms@0"
+
+
 async def one_eval(
-    env: silo.Environment, agents: dict[str, Any], runs: int, conc: int, out: Path
+    env: silo.Environment,
+    agents: dict[str, Any],
+    runs: int,
+    conc: int,
+    out: Path,
+    faults: silo.Faults | None = None,
 ) -> tuple[float, Any]:
     snapshots = 0
 
@@ -84,7 +102,14 @@ async def one_eval(
 
     start = time.perf_counter()
     summary = await evaluate(
-        env, None, agents, runs=runs, concurrency=conc, out_dir=out, on_progress=progress
+        env,
+        None,
+        agents,
+        runs=runs,
+        concurrency=conc,
+        out_dir=out,
+        on_progress=progress,
+        faults=faults,
     )
     elapsed = time.perf_counter() - start
     assert summary.finished == snapshots == runs * len(env.tasks) * len(agents)
@@ -226,6 +251,48 @@ def append_cost(root: Path, lines: int) -> float:
     return best
 
 
+async def compare_faults(args: argparse.Namespace) -> dict[str, Any]:
+    """The same eval without and with a fault plan, alternating; the best time of each."""
+    plan = silo.Faults.parse(args.faults)
+    with tempfile.TemporaryDirectory(dir=scratch_root(args.dir)) as tmp:
+        root = Path(tmp)
+        env = await load_crm(root)
+        agents = {label: load_agent(str(ROOT / spec), ROOT).fn for label, spec in AGENTS.items()}
+        per_run = len(env.tasks) * len(agents)
+        runs = math.ceil(args.rollouts / per_run)
+        times: dict[bool, list[float]] = {False: [], True: []}
+        cpu: dict[bool, list[float]] = {False: [], True: []}
+        injected = 0
+        for round_no in range(args.rounds or 12):
+            order = (False, True) if round_no % 2 == 0 else (True, False)
+            for with_faults in order:
+                out = root / f"eval{round_no}-{with_faults}"
+                cpu0 = time.process_time()
+                elapsed, summary = await one_eval(
+                    env, agents, runs, args.concurrency, out, plan if with_faults else None
+                )
+                cpu[with_faults].append(time.process_time() - cpu0)
+                times[with_faults].append(elapsed)
+                if with_faults:
+                    injected = sum(r.injected_faults for r in summary.records)
+                del summary
+                await anyio.to_thread.run_sync(shutil.rmtree, out)
+        ratios = [on / off for off, on in zip(cpu[False], cpu[True], strict=True)]
+        return {
+            "rollouts": runs * per_run,
+            "faults": args.faults,
+            "injected_faults": injected,
+            "backend": args.backend,
+            "rounds": len(ratios),
+            "cpu_s": round(statistics.median(cpu[False]), 3),
+            "faults_cpu_s": round(statistics.median(cpu[True]), 3),
+            "faults_ratio": round(statistics.median(ratios), 3),
+            "faults_min_ratio": round(min(cpu[True]) / min(cpu[False]), 3),
+            "wall_s": round(statistics.median(times[False]), 3),
+            "faults_wall_s": round(statistics.median(times[True]), 3),
+        }
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(dir=scratch_root(args.dir)) as tmp:
         root = Path(tmp)
@@ -307,7 +374,24 @@ def main() -> None:
         action="store_true",
         help="measure eval.json + index.jsonl against an eval without them (default 5 rounds)",
     )
+    parser.add_argument(
+        "--faults", nargs="?", const=DEFAULT_FAULTS, default=None, metavar="SPEC",
+        help=f"measure the cost of a fault plan instead (default plan: {DEFAULT_FAULTS})",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.faults is not None:
+        measured = anyio.run(compare_faults, args, backend=args.backend)
+        print(
+            f"eval without faults  {measured['cpu_s']:.2f} s CPU, {measured['wall_s']:.2f} s wall"
+        )
+        print(f"eval with --faults   {measured['faults_cpu_s']:.2f} s CPU, "
+              f"{measured['faults_wall_s']:.2f} s wall  ({args.faults}; "
+              f"{measured['injected_faults']} faults injected)")  # fmt: skip
+        print(f"CPU ratio            {measured['faults_ratio']:.3f} (median of "
+              f"{measured['rounds']} pairs; best/best {measured['faults_min_ratio']:.3f}; "
+              "target <= 1.05)")  # fmt: skip
+        print(json.dumps(measured))
+        return
     result = anyio.run(main_async, args, backend=args.backend)
     if args.durability:
         print(f"rollouts          {result['rollouts']} (scratch {result['scratch']})")
