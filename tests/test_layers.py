@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_jsonfast",
             "_jsonutil",
             "_limits",
+            "_faults",
             "_runid",
             "_origin",
             "_modelstep",
