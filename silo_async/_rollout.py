@@ -157,6 +157,9 @@ class Rollout:
                 "run": setup.run_index,
                 "config": setup.limits.config(),
                 "tools": [t.name for t in self.tools],
+                # The fault plan it meets: in an eval with a baseline, what tells a torn
+                # directory of a faulted rollout from one of the baseline (eval._resume).
+                **({} if setup.faults is None else {"faults": setup.faults.config()}),
             },
         )
 

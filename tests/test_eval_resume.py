@@ -89,6 +89,9 @@ async def test_eval_json_holds_the_plan_before_the_first_rollout_starts(tmp_path
         "limits": {"maxToolCalls": 100, "timeoutMs": 120000, "tokenLimit": 500},
         "concurrency": 1,
         "prices": {"*": {"input": 1.0, "output": 2.0}},
+        "faults": None,  # DESIGN §14: the fault plan, its seed, the baseline
+        "faultSeed": 0,
+        "baseline": False,
         "executor": {"executor": "local"},
     }
 
