@@ -2,7 +2,8 @@
 
 ``run`` and ``eval`` inject the faults, a malformed plan is one ``faults_invalid`` line, the
 robustness report compares the plan with and without faults, and an MCP client meets the same
-faults as ``run`` for the same calls (byte-identical ``result.json``).
+faults as ``run`` for the same calls (byte-identical ``result.json``), and so does an OpenEnv
+client of ``serve --protocol openenv``.
 """
 
 from __future__ import annotations
@@ -12,14 +13,18 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from websockets.asyncio.client import connect
 
 from silo_async.eval import read_summary
 
 from .cli_support import cli
+from .harness_support import serving
 from .serve_support import ENV_NAME, child_env, make_project, serve_command, silo_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,3 +145,44 @@ async def test_an_mcp_client_meets_the_same_faults_as_run(tmp_path: Path) -> Non
 def cli_in(project: Path, *args: str) -> str:
     done = silo_cli(*args, cwd=project)
     return done.stdout + done.stderr
+
+
+def test_an_openenv_client_meets_the_same_faults_as_run(tmp_path: Path) -> None:
+    """``serve --protocol openenv`` (a harness server, DESIGN §16) takes ``--faults`` too."""
+    project = tmp_path / "project"
+    project.mkdir()
+    assert silo_cli("init", "crm", "--template", "crm", cwd=project).returncode == 0
+    agent = project / "scripted.py"
+    agent.write_text(SCRIPTED)
+    plan = ("--faults", "list_users:unavailable@0.5,latency=1ms@0.5", "--fault-seed", "4")
+
+    async def play(url: str) -> list[bool]:
+        async with connect(url.replace("http", "ws", 1) + "/ws") as ws:
+
+            async def step(action: dict[str, Any]) -> dict[str, Any]:
+                await ws.send(json.dumps({"type": "step", "data": action}))
+                answer: dict[str, Any] = json.loads(await ws.recv())["data"]
+                return answer
+
+            await ws.send(json.dumps({"type": "reset", "data": {"task": "TASK-001"}}))
+            assert json.loads(await ws.recv())["type"] == "observation"
+            errors = []
+            for name, args in CALLS:
+                seen = await step({"type": "call_tool", "tool_name": name, "arguments": args})
+                errors.append(bool(seen["observation"]["result"]["is_error"]))
+            done = await step(
+                {"type": "call_tool", "tool_name": "submit", "arguments": {"answer": "done"}}
+            )
+            assert done["done"] is True
+            return errors
+
+    runs = project / ".silo" / "runs"
+    with serving(project, "openenv", *plan) as info:
+        errors = anyio.run(play, info["url"])
+    assert any(errors)  # the plan struck
+    (served,) = list(runs.iterdir())
+    shutil.move(served, tmp_path / "served")
+    ran = cli_in(project, "run", "--env", "crm", "--task", "TASK-001", "--agent", str(agent), *plan)
+    (direct,) = list(runs.iterdir())
+    for name in ("result.json", "state-diff.json"):
+        assert (tmp_path / "served" / name).read_bytes() == (direct / name).read_bytes(), ran

@@ -271,7 +271,7 @@ def serve(
     stdout = sys.stdout
     if protocol != "mcp":
         http = {"allow_hosts": allow_hosts, "allow_origins": allow_origins}
-        options.update(http, max_episodes=max_episodes)
+        options.update(http, max_episodes=max_episodes, faults=faults)
         _serve_harness(protocol, environment, task_id, host, port, token, options, as_json)
         return
 

@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .._environment import Environment
 from .._episode import Episode, episode
 from .._errors import SiloError
+from .._faults import Faults
 from .._jsonutil import compact_json
 from .._limits import Limits
 from .._result import RunResult
@@ -57,6 +58,7 @@ class HeldEpisodes:
         on_end: called once with each episode's result when it ends.
         max_open: episodes open at once; beyond it :meth:`open` raises
             :class:`CapacityReachedError`.
+        faults: the faults every episode's tool calls meet (None: none).
     """
 
     def __init__(
@@ -67,9 +69,11 @@ class HeldEpisodes:
         agent_name: str,
         on_end: Callable[[RunResult], None] | None,
         max_open: int,
+        faults: Faults | None = None,
     ) -> None:
         self.env = env
         self._limits = limits
+        self._faults = faults
         self._runs_dir = runs_dir
         self._agent_name = agent_name
         self._report = EndReport(on_end)
@@ -133,6 +137,7 @@ class HeldEpisodes:
             runs_dir=self._runs_dir,
             agent_name=self._agent_name,
             limits=self._limits,
+            faults=self._faults,
         )
         try:
             async with ep:

@@ -35,6 +35,7 @@ from starlette.types import Receive, Scope, Send
 from .._environment import Environment
 from .._episode import Episode
 from .._errors import SiloError
+from .._faults import Faults, resolve_faults
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from ._asgi import BodyTooLargeError, json_bytes, read_body, send_json
@@ -256,6 +257,7 @@ async def serve_nemo_gym(
     max_episodes: int = 1000,
     on_end: Callable[[RunResult], None] | None = None,
     on_ready: Callable[[dict[str, Any]], None] | None = None,
+    faults: Faults | str | None = None,
 ) -> None:
     """Serve ``env`` as a NeMo Gym resources server until SIGINT/SIGTERM (asyncio only).
 
@@ -275,6 +277,7 @@ async def serve_nemo_gym(
         max_episodes: episodes open at once; a seed beyond it is ``503 capacity_reached``.
         on_end: called with each episode's result when it ends.
         on_ready: called once listening, with ``{"url", "protocol", "episodes": []}``.
+        faults: the faults every episode's tool calls meet (DESIGN §14; None: none).
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found`` or
@@ -294,7 +297,9 @@ async def serve_nemo_gym(
             {"environment": env.name, "tool": clash[0]},
         )
     resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
-    episodes = HeldEpisodes(env, resolved, runs_dir, "nemo-gym", on_end, max_episodes)
+    episodes = HeldEpisodes(
+        env, resolved, runs_dir, "nemo-gym", on_end, max_episodes, resolve_faults(faults)
+    )
     await serve_app(
         NemoGymApp(episodes, names),
         episodes,

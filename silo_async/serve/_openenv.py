@@ -35,6 +35,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .._environment import Environment
 from .._episode import Episode
 from .._errors import SiloError
+from .._faults import Faults, resolve_faults
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from .._tools import ToolResult, ToolSpec
@@ -363,6 +364,7 @@ async def serve_openenv(
     max_episodes: int = 1000,
     on_end: Callable[[RunResult], None] | None = None,
     on_ready: Callable[[dict[str, Any]], None] | None = None,
+    faults: Faults | str | None = None,
 ) -> None:
     """Serve episodes of ``env`` over OpenEnv's protocol until SIGINT/SIGTERM (asyncio only).
 
@@ -382,6 +384,7 @@ async def serve_openenv(
         max_episodes: episodes open at once; a reset beyond it is ``CAPACITY_REACHED``.
         on_end: called with each episode's result when it ends.
         on_ready: called once listening, with ``{"url", "protocol", "ws", "episodes": []}``.
+        faults: the faults every episode's tool calls meet (DESIGN §14; None: none).
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found`` or
@@ -393,7 +396,9 @@ async def serve_openenv(
         env.verifier_for(env.task(task_id))
     specs = tool_specs(env)
     resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
-    episodes = HeldEpisodes(env, resolved, runs_dir, "openenv", on_end, max_episodes)
+    episodes = HeldEpisodes(
+        env, resolved, runs_dir, "openenv", on_end, max_episodes, resolve_faults(faults)
+    )
 
     def announce(url: str) -> dict[str, Any]:
         ws = "ws" + url.removeprefix("http") + "/ws"
