@@ -2,8 +2,9 @@
 
 An eval mixing valid and invalid rollouts: its statistics are computed here by hand and compared
 with every output (the summary object, summary.json, summary.md, the terminal table,
-``--fail-under``). Model API errors count whether the shipped adapters raise them (the SDK's
-retries spent, ``retry-after`` honoured) or a hand-written agent lets the SDK's error escape.
+``--fail-under``); export lines say which rollouts are evidence. Model API errors count whether
+the shipped adapters raise them (the SDK's retries spent, ``retry-after`` honoured) or a
+hand-written agent lets the SDK's error escape.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 import silo_async as silo
@@ -20,6 +22,7 @@ from silo_async import agents
 from silo_async.cli._eval_text import summary_text
 from silo_async.eval import pass_at_k, pass_hat_k, read_summary, wilson_interval
 from silo_async.eval._records import RolloutRecord
+from silo_async.export import trajectories
 from silo_async.testing import ErrorReply, Reply, ScriptedModelServer
 
 from .worlds import ENV, blocker
@@ -182,3 +185,21 @@ def test_a_lost_worker_is_invalid() -> None:
     line = record.to_dict()
     assert (line["rewardValid"], line["invalidReason"]) == (False, "worker_lost")
     assert RolloutRecord.from_dict(line) == record
+
+
+async def test_export_lines_say_whether_the_reward_is_evidence(tmp_path: Path) -> None:
+    out = tmp_path / "ev"
+    plan = ["pass", "model_error", "tool_fault", "fail"]
+    await silo.evaluate(
+        ENV, ["TASK-BLOCK"], {"a": behaving(plan)}, runs=4, concurrency=1, out_dir=out
+    )
+    lines = await anyio.to_thread.run_sync(
+        lambda: list(trajectories(eval_id=str(out), environment=ENV))
+    )
+    assert [(x["rewardValid"], x["passed"]) for x in lines] == [
+        (True, True),
+        (False, False),  # the model API failed: no evidence
+        (False, True),  # a tool raised: no evidence, though it passed
+        (True, False),
+    ]
+    assert list(lines[0])[6:8] == ["reward", "rewardValid"]  # right after the reward
