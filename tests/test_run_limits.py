@@ -34,7 +34,10 @@ async def test_the_token_limit_stops_a_plain_agent_that_records_usage(tmp_path: 
     assert result.error == "Token limit reached (120 of 100 tokens)."
     written = json.loads((tmp_path / result.run_id / "result.json").read_text())
     keys = list(written)
-    assert keys[keys.index("toolFaults") + 1 : keys.index("toolFaults") + 4] == [
+    # after toolFaults and the injected faults' two counters (DESIGN section 14)
+    assert keys[keys.index("toolFaults") + 1 : keys.index("toolFaults") + 6] == [
+        "injectedFaults",
+        "recoveredFaults",
         "modelSteps",
         "inputTokens",
         "outputTokens",
