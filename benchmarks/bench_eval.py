@@ -287,6 +287,8 @@ async def compare_faults(args: argparse.Namespace) -> dict[str, Any]:
             "cpu_s": round(statistics.median(cpu[False]), 3),
             "faults_cpu_s": round(statistics.median(cpu[True]), 3),
             "faults_ratio": round(statistics.median(ratios), 3),
+            "pair_ratios": [round(r, 3) for r in ratios],
+            "medians_ratio": round(statistics.median(cpu[True]) / statistics.median(cpu[False]), 3),
             "faults_min_ratio": round(min(cpu[True]) / min(cpu[False]), 3),
             "wall_s": round(statistics.median(times[False]), 3),
             "faults_wall_s": round(statistics.median(times[True]), 3),
