@@ -40,7 +40,7 @@ from .cases import (
     send_verification_code,
     verify_caller,
 )
-from .catalogue import get_support_policy, list_addons, list_countries, list_plans
+from .catalogue import get_country, get_support_policy, list_addons, list_countries, list_plans
 from .lines import (
     add_line_addon,
     cancel_line,
@@ -94,6 +94,7 @@ tools: list[silo.Tool] = [
     list_plans,
     list_addons,
     list_countries,
+    get_country,
     # line changes
     suspend_line,
     resume_line,

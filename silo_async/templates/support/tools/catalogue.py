@@ -10,7 +10,7 @@ from silo_async.world.tools import sorted_by_id
 
 from ..state import Country, Plan, PolicySection, State
 
-__all__ = ["get_support_policy", "list_addons", "list_countries", "list_plans"]
+__all__ = ["get_country", "get_support_policy", "list_addons", "list_countries", "list_plans"]
 
 
 def section_view(state: State, section: PolicySection) -> dict[str, Any]:
@@ -65,15 +65,21 @@ list_addons = w.Collection("addons").list_tool(
 )
 
 
-def _zone_of(state: State, country: Country, input: Mapping[str, Any]) -> bool:
-    query = input.get("query")
-    return query is None or w.tools.matches_text(query, country["id"], country["name"])
+def _named(state: State, country: Country, input: Mapping[str, Any]) -> bool:
+    name = input.get("name")
+    return name is None or w.tools.matches_text(name, country["name"])
 
 
-list_countries = w.Collection("countries").list_tool(
+COUNTRIES = w.Collection("countries", "countryCode", "ES")
+list_countries = COUNTRIES.list_tool(
     "List countries and their roaming zone (0 home, 1 EU/EEA and UK, 2 and 3 need a roaming "
-    "pass), sorted by ISO code, optionally those whose code or name contains a text. Paged.",
+    "pass), sorted by ISO code, optionally one zone's or those whose name contains a text. "
+    "Paged.",
     filters={"zone": w.fields.integer("Only this zone.", default=None)},
-    extra={"query": w.schema.string("Only countries whose code or name contains this text.")},
-    where=_zone_of,
+    extra={"name": w.schema.string("Only countries whose name contains this text.")},
+    where=_named,
+)
+get_country = COUNTRIES.get_tool(
+    "One country by its two-letter ISO code (as diagnostics show it), with its roaming zone.",
+    name="get_country",
 )
