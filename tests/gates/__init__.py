@@ -9,8 +9,8 @@ rollout's tool events without timings and a digest of each seed collection (a ch
 task reads still drifts), with ``tests/baselines/<template>/``.
 
 Task ids come from the scaffolded ``tasks/*.json`` file names, so a new task without a baseline
-fails as MISSING. Run ``python -m tests.gates [--update] [crm|project|erp|support]``; pytest runs the same
-harness in ``tests/test_gates.py``.
+fails as MISSING. Run ``python -m tests.gates [--update] [crm|project|erp|support]``; pytest
+runs the same harness in ``tests/test_gates.py``.
 """
 
 from __future__ import annotations
