@@ -2,8 +2,8 @@
 
 Each template (crm, project, erp, support) is created through the project layer in a temporary
 project and loaded like a user's environment. Its scripted solver runs every task once to
-produce the final worlds; then, per rollout and averaged over the tasks, the phases the runner pays for
-every rollout are timed on their own:
+produce the final worlds; then, per rollout and averaged over the tasks, the phases the runner
+pays for every rollout are timed on their own:
 
 * ``create``: ``env.create_state()`` (the toolkit's ``Seed.clone``) and ``bind_tools``;
 * ``snapshot``: the runner's frozen copy of the first world, and thawing it for the verifier;
