@@ -402,3 +402,20 @@ async def test_refusal_tasks_fail_the_agent_that_gives_in() -> None:
 async def test_the_environment_validates_with_the_solver() -> None:
     report = await check_environment(ENV, solver=SOLVER)
     assert report.ok, report.findings
+
+
+async def test_validation_names_a_customer_who_hangs_up_before_the_solver_s_writes() -> None:
+    task = ENV.task("TASK-016").to_dict()
+    # The customer leaves when asked to confirm the address: before the SIM is ordered.
+    task["user"]["script"].insert(0, {"when": ["address"], "say": "Gotta go!", "end": True})
+    broken = silo.Environment(
+        name="support",
+        create_state=support.create_state,
+        bind=support.bind_tools,
+        verifiers=support.verifiers,
+        tasks=[silo.Task.from_dict(task)],
+    )
+    report = await check_environment(broken, solver=SOLVER)
+    codes = {f.code: f.message for f in report.findings if f.level == "error"}
+    assert "user_ends_early" in codes, codes
+    assert "TASK-016" in codes["user_ends_early"] and "script[0]" in codes["user_ends_early"]
