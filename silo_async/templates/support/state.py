@@ -40,8 +40,6 @@ AddonKind = Literal["roaming_pass", "data_boost"]
 
 #: The carrier's home country: abroad is anywhere else.
 HOME_COUNTRY = "IE"
-#: Roaming zones: 0 home, 1 EU/EEA and the UK (roam like at home on every plan), 2 and 3 the rest.
-EU_ZONE = 1
 
 
 class Company(TypedDict):
@@ -443,17 +441,6 @@ def addon_end(state: State, item: LineAddon) -> str:
     return add_days(item["startDate"], days - 1)
 
 
-def passes_in_force(state: State, line: Line, on: str) -> list[LineAddon]:
-    """The line's roaming passes covering the date ``on``."""
-    return [
-        item
-        for item in sorted_by_id(state["lineAddons"])
-        if item["lineId"] == line["id"]
-        and state["addons"][item["addonId"]]["kind"] == "roaming_pass"
-        and item["startDate"] <= on <= addon_end(state, item)
-    ]
-
-
 def cheapest_cover(state: State, zone: int, days: int) -> float:
     """The least a run of roaming passes for ``zone`` can cost to cover ``days`` days."""
     passes = [
@@ -664,23 +651,6 @@ def charge_credited(state: State, bill_id: str, charge_id: str) -> float:
 def card_expired(state: State, card: Card) -> bool:
     """A card is valid through its expiry month."""
     return card["expiry"] < today(state)[:7]
-
-
-def goodwill_credits_since(state: State, customer_id: str, since: str) -> list[Credit]:
-    """The goodwill credits on a customer's bills created on or after ``since``."""
-    bills = {b["id"] for b in bills_of(state, customer_id)}
-    return [
-        c
-        for c in sorted_by_id(state["credits"])
-        if c["billId"] in bills and c["reason"] == "goodwill" and c["createdAt"][:10] >= since
-    ]
-
-
-def months_back(date: str, months: int) -> str:
-    """The same day ``months`` calendar months earlier (clamped to the 28th for safety)."""
-    year, month, day = int(date[:4]), int(date[5:7]), min(int(date[8:10]), 28)
-    total = year * 12 + (month - 1) - months
-    return f"{total // 12:04d}-{total % 12 + 1:02d}-{day:02d}"
 
 
 # --- verification -------------------------------------------------------------------------------
