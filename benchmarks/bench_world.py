@@ -1,9 +1,9 @@
 """What a rollout of each shipped world costs besides the agent: create, snapshot, diff, grade.
 
-Each template (crm, project, erp) is created through the project layer in a temporary project
-and loaded like a user's environment. Its scripted solver runs every task once to produce the
-final worlds; then, per rollout and averaged over the tasks, the phases the runner pays for
-every rollout are timed on their own:
+Each template (crm, project, erp, support) is created through the project layer in a temporary
+project and loaded like a user's environment. Its scripted solver runs every task once to
+produce the final worlds; then, per rollout and averaged over the tasks, the phases the runner
+pays for every rollout are timed on their own:
 
 * ``create``: ``env.create_state()`` (the toolkit's ``Seed.clone``) and ``bind_tools``;
 * ``snapshot``: the runner's frozen copy of the first world, and thawing it for the verifier;
@@ -13,18 +13,19 @@ every rollout are timed on their own:
 
 Phases are timed in this thread's CPU time (a shared, loaded machine does not inflate them) and
 the templates take turns within each round. ``overhead_us`` is their sum (median of rounds).
-Then erp rollouts per second with the solver,
+Then erp and support rollouts per second with the solver,
 end to end through ``run_many`` at concurrency 100 without artifacts (crm the same, for scale).
-Target: ``erp_rollout_overhead_us`` <= 2 x ``crm_rollout_overhead_us``.
+Targets: ``erp_rollout_overhead_us`` and ``support_rollout_overhead_us`` each <= 2 x
+``crm_rollout_overhead_us`` (support's tasks are conversations: its solver's final worlds come
+from talking to the scripted customers, and its verifiers also read the conversation).
 
 Users in the loop: the CPU µs of one scripted user's turn (``message_user`` answered by a
 script of five rules, traced and counted) next to one tool call (a three-property schema, as
 ``bench_call_tool``), rounds of each interleaved in one rollout, on asyncio and on trio.
 Target: ``scripted_turn_us`` <= ``tool_call_us`` on each backend.
 
-Prints a table, then one JSON line with ``erp_rollout_overhead_us``,
-``crm_rollout_overhead_us``, ``erp_rollouts_per_s``, ``scripted_turn_us`` and
-``tool_call_us`` (per backend).
+Prints a table, then one JSON line with the overheads, the ratios, the rollout rates,
+``scripted_turn_us`` and ``tool_call_us`` (per backend).
 
 Run: ``.venv/bin/python benchmarks/bench_world.py [--rounds 5] [--rollouts 2000]``.
 """
@@ -51,7 +52,7 @@ from silo_async._jsonutil import Packed, changes, compact_json, pack, thaw
 from silo_async.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATES = ("crm", "project", "erp")
+TEMPLATES = ("crm", "project", "erp", "support")
 PHASES = ("create", "snapshot", "diff", "grade")
 
 
@@ -65,8 +66,21 @@ def solver_of(template: str) -> Any:
     return load_agent(str(ROOT / "examples" / "agents" / f"{template}_solver.py"), ROOT).fn
 
 
-async def final_worlds(env: silo.Environment, agent: Any) -> dict[str, tuple[Any, str]]:
-    """task id -> (the solver's final world, its answer), captured from ``create_state``."""
+#: What a verifier grades besides the worlds: the answer and the conversation.
+Graded = tuple[Any, str, tuple[dict[str, Any], ...]]
+
+
+def conversation_of(result: silo.RunResult) -> tuple[dict[str, Any], ...]:
+    """The rollout's turns as ``VerifierContext.conversation`` holds them."""
+    return tuple(
+        {"agentText": e["agentText"], "reply": e["reply"], "ended": e["ended"]}
+        for e in result.trace
+        if e["type"] == "user_turn"
+    )
+
+
+async def final_worlds(env: silo.Environment, agent: Any) -> dict[str, Graded]:
+    """task id -> (the solver's final world, its answer, its conversation)."""
     worlds: list[Any] = []
 
     def capture() -> Any:
@@ -85,7 +99,7 @@ async def final_worlds(env: silo.Environment, agent: Any) -> dict[str, tuple[Any
         before = len(worlds)
         result = await silo.run(captured, task.id, agent)
         assert result.passed, (env.name, task.id, result.failed_required)
-        out[task.id] = (worlds[before], result.output_text)
+        out[task.id] = (worlds[before], result.output_text, conversation_of(result))
     return out
 
 
@@ -103,17 +117,19 @@ def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
     return (time.thread_time_ns() - start) / 1e3, value
 
 
-async def one_round(env: silo.Environment, finals: dict[str, tuple[Any, str]]) -> dict[str, float]:
+async def one_round(env: silo.Environment, finals: dict[str, Graded]) -> dict[str, float]:
     """Mean µs per rollout of each phase, over one pass of every task."""
     spent = dict.fromkeys(PHASES, 0.0)
     for task in env.tasks:
-        final, answer = finals[task.id]
+        final, answer, conversation = finals[task.id]
         t_create, state = timed(env.create_state)
         t_bind, _ = timed(env.bind_tools, state)
         t_snap, snap = timed(pack, state)
         t_thaw, initial = timed(thaw, snap)
         t_diff, _ = timed(runner_diff, pack(initial), initial, final)
-        ctx = silo.VerifierContext(agent_output=answer, task=task, output=answer)
+        ctx = silo.VerifierContext(
+            agent_output=answer, task=task, output=answer, conversation=conversation
+        )
         start = time.thread_time_ns()
         await env.verifier_for(task).evaluate(final, initial, ctx)
         t_grade = (time.thread_time_ns() - start) / 1e3
@@ -245,7 +261,7 @@ async def main(rounds: int, rollouts: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-world-") as tmp:
         envs = {t: await load(Path(tmp), t) for t in TEMPLATES}
         costs = await phases(envs, rounds)
-        rates = {t: await rate(envs[t], rollouts) for t in ("crm", "erp")}
+        rates = {t: await rate(envs[t], rollouts) for t in ("crm", "erp", "support")}
     print(
         f"{'template':<9} {'tools':>5} {'KB':>6} "
         + " ".join(f"{p:>9}" for p in PHASES)
@@ -263,6 +279,8 @@ async def main(rounds: int, rollouts: int) -> dict[str, Any]:
         print(f"{t} rollouts/s with the solver, concurrency 100: {r:,.0f}")
     ratio = costs["erp"]["overhead"] / costs["crm"]["overhead"]
     print(f"erp overhead / crm overhead: {ratio:.2f} (target <= 2)")
+    support_ratio = costs["support"]["overhead"] / costs["crm"]["overhead"]
+    print(f"support overhead / crm overhead: {support_ratio:.2f} (target <= 2)")
     talk = await anyio.to_thread.run_sync(turn_costs, max(rounds, 5) * 2 + 1)
     for backend, cost in talk.items():
         print(
@@ -275,9 +293,12 @@ async def main(rounds: int, rollouts: int) -> dict[str, Any]:
         "erp_rollout_overhead_us": round(costs["erp"]["overhead"], 1),
         "crm_rollout_overhead_us": round(costs["crm"]["overhead"], 1),
         "project_rollout_overhead_us": round(costs["project"]["overhead"], 1),
+        "support_rollout_overhead_us": round(costs["support"]["overhead"], 1),
         "erp_to_crm_overhead_ratio": round(ratio, 2),
+        "support_to_crm_overhead_ratio": round(support_ratio, 2),
         "erp_rollouts_per_s": round(rates["erp"], 1),
         "crm_rollouts_per_s": round(rates["crm"], 1),
+        "support_rollouts_per_s": round(rates["support"], 1),
     }
 
 

@@ -57,3 +57,19 @@ def test_the_benchmark_times_scripted_turns_and_tool_calls() -> None:
     assert set(costs) == {"asyncio", "trio"}
     for cost in costs.values():
         assert cost["scripted_turn_us"] > 0 and cost["tool_call_us"] > 0
+
+
+async def test_the_benchmark_grades_support_with_the_conversation(tmp_path: Path) -> None:
+    # Support's verifiers also read what the customer was told: the graded phase must hand
+    # them the solver's conversation, or the refusals would be timed failing.
+    bench = _bench()
+    env = await bench.load(tmp_path, "support")
+    finals = await bench.final_worlds(env, bench.solver_of("support"))
+    for task in env.tasks:
+        final, answer, conversation = finals[task.id]
+        assert conversation and conversation[-1]["ended"], task.id
+        ctx = silo.VerifierContext(
+            agent_output=answer, task=task, output=answer, conversation=conversation
+        )
+        outcome = await env.verifier_for(task).evaluate(final, env.create_state(), ctx)
+        assert outcome.passed, (task.id, outcome)

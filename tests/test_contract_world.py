@@ -378,7 +378,7 @@ def test_section11_check_environment_gives_env_validates_report(
 TEMPLATES = Path(silo.__file__).parent / "templates"
 
 
-@pytest.mark.parametrize("template", ["crm", "project", "erp"])
+@pytest.mark.parametrize("template", ["crm", "project", "erp", "support"])
 def test_section11_templates_keep_only_their_domain(template: str) -> None:
     root = TEMPLATES / template
     plumbing = set(world.__all__)

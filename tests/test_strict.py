@@ -15,14 +15,14 @@ from jsonschema import Draft202012Validator
 
 import silo_async as silo
 from silo_async import agents
-from silo_async.templates import crm, erp, project
+from silo_async.templates import crm, erp, project, support
 from silo_async.testing import Reply, ScriptedModelServer, ToolCall
 
 from .template_support import template_environment
 
 pytestmark = pytest.mark.anyio
 
-TEMPLATES = {"crm": crm, "project": project, "erp": erp}
+TEMPLATES = {"crm": crm, "project": project, "erp": erp, "support": support}
 
 LIST_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -16,7 +16,7 @@ from silo_async.templates import template_dir
 
 from .cli_support import cli
 
-TEMPLATES = ["crm", "project"]
+TEMPLATES = ["crm", "project", "support"]
 
 
 @pytest.fixture(autouse=True)

@@ -41,7 +41,7 @@ def test_every_template_world_has_the_shared_keys(template_id: str) -> None:
         assert set(entry) == set(get_type_hints(w.records.AuditEntry))
 
 
-@pytest.mark.parametrize("template_id", ["crm", "project"])
+@pytest.mark.parametrize("template_id", ["crm", "project", "support"])
 def test_typed_templates_declare_every_collection_they_hold(template_id: str) -> None:
     package = importlib.import_module(f"silo_async.templates.{template_id}")
     state = template_environment(template_id, package).create_state()

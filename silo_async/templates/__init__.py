@@ -19,7 +19,13 @@ __all__ = ["TemplateInfo", "list_templates", "template_dir"]
 _ROOT = Path(__file__).resolve().parent
 # Known templates first, in this order, with their display labels; any other template
 # directory found here is listed after them, alphabetically.
-_LABELS = {"blank": "Blank", "erp": "ERP", "crm": "CRM", "project": "Project tracking"}
+_LABELS = {
+    "blank": "Blank",
+    "erp": "ERP",
+    "crm": "CRM",
+    "project": "Project tracking",
+    "support": "Customer support",
+}
 
 
 @attrs.frozen
@@ -52,7 +58,7 @@ def _description(path: Path) -> str:
 
 
 def list_templates() -> list[TemplateInfo]:
-    """The templates that exist, known ones first (blank, erp, crm, project)."""
+    """The templates that exist, known ones first (blank, erp, crm, project, support)."""
     found = {p.name: p for p in _ROOT.iterdir() if _is_template(p)}
     order = [t for t in _LABELS if t in found] + sorted(t for t in found if t not in _LABELS)
     return [

@@ -1,4 +1,4 @@
-"""Regression gates for the shipped templates (``crm``, ``project``, ``erp``).
+"""Regression gates for the shipped templates (``crm``, ``project``, ``erp``, ``support``).
 
 Each gate scaffolds a throwaway environment from the *current* template into a temporary
 project, runs through the SDK a scripted solver (must pass every task with reward 1.0), a no-op
@@ -9,8 +9,8 @@ rollout's tool events without timings and a digest of each seed collection (a ch
 task reads still drifts), with ``tests/baselines/<template>/``.
 
 Task ids come from the scaffolded ``tasks/*.json`` file names, so a new task without a baseline
-fails as MISSING. Run ``python -m tests.gates [--update] [crm|project|erp]``; pytest runs the same
-harness in ``tests/test_gates.py``.
+fails as MISSING. Run ``python -m tests.gates [--update] [crm|project|erp|support]``; pytest
+runs the same harness in ``tests/test_gates.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``python -m tests.gates [--update] [crm|project|erp ...]``: run or re-record the template gates.
+"""``python -m tests.gates [--update] [TEMPLATE ...]``: run or re-record the template gates.
 
 Prints one line per task (``ok``, ``DRIFT``, ``MISSING``, ``FAIL``, ``STALE``, or what was
 re-recorded) and a final line per template; exits 1 when any gate fails.

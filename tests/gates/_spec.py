@@ -53,6 +53,13 @@ GATES: dict[str, GateSpec] = {
         AGENTS / "project_toolpath.py",
         "TASK-006",
     ),
+    "support": GateSpec(
+        "support",
+        AGENTS / "support_solver.py",
+        AGENTS / "noop.py",
+        AGENTS / "support_toolpath.py",
+        "TASK-001",
+    ),
 }
 
 
