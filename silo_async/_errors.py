@@ -16,13 +16,13 @@ Tree (a class hangs from its first base, ``+X`` names a second one; then its mod
     │   ├── InputRejectedError           _input          a tool input that is not plain JSON
     │   ├── NoRequiredChecksError        _verify         a verifier gave no required check
     │   ├── SeedError                    world._seed     a world's seed data is inconsistent
-    │   ├── PricesError                  eval._prices    a price table that cannot be used
+    │   ├── PricesError                  eval._report._prices  a price table that cannot be used
     │   └── BodyTooLargeError            serve._asgi     an HTTP request body over its limit
     ├── LookupError
-    │   ├── RunNotFoundError             eval._runs      no such run, or a file of it is missing
+    │   ├── RunNotFoundError             eval._recorded._runs  no such run, or a file of it missing
     │   └── EvalNotFoundError            export._source  no such eval
     └── RuntimeError
-        ├── ReplayedAgentError           eval._replay    a recorded agent crash, raised again
+        ├── ReplayedAgentError           eval._recorded._replay  a recorded agent crash raised again
         ├── UnrebuildableError           export._source  a run directory an export skips
         ├── CapacityReachedError         serve._host     every episode slot is taken
         └── EpisodeFailedError           serve._host     an episode the server could not write

@@ -33,7 +33,7 @@ class Import:
     """One import of a module of the package by another.
 
     Attributes:
-        source: the importing module (``silo_async.eval._replay``).
+        source: the importing module (``silo_async.eval._recorded._replay``).
         target: the imported module; ``from pkg import name`` targets ``pkg.name`` when that
             is a module, else ``pkg`` itself.
         line: where the statement is in ``source``.

@@ -12,9 +12,9 @@ from typing import Any
 
 import silo_async as silo
 from silo_async.eval import EvalSummary, RolloutRecord
-from silo_async.eval._compare import compare
-from silo_async.eval._report_data import DetailStore
-from silo_async.eval._stats import default_ks
+from silo_async.eval._report._compare import compare
+from silo_async.eval._report._data import DetailStore
+from silo_async.eval._report._stats import default_ks
 from silo_async.eval._store import write_eval_dir
 
 REASONS = ["completed"] * 8 + ["timeout", "agent_error"]

@@ -10,8 +10,8 @@ import pytest
 
 import silo_async as silo
 from silo_async.eval import evaluate, read_index, read_summary
-from silo_async.eval._compare import equal_work
 from silo_async.eval._interrupted import recover_interrupted
+from silo_async.eval._report._compare import equal_work
 
 from .test_eval_stats import rec
 from .test_eval_support import good_agent, make_env

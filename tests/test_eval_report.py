@@ -14,8 +14,8 @@ import pytest
 
 import silo_async as silo
 from silo_async.eval import EvalSummary, evaluate
-from silo_async.eval._details import MAX_STEPS, MAX_TEXT, compact_details, shrink_diff
-from silo_async.eval._report_data import COLUMNS, DetailStore, pack_details
+from silo_async.eval._report._data import COLUMNS, DetailStore, pack_details
+from silo_async.eval._report._details import MAX_STEPS, MAX_TEXT, compact_details, shrink_diff
 
 from .test_eval_support import (
     bad_agent,

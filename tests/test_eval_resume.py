@@ -20,7 +20,7 @@ import pytest
 
 import silo_async as silo
 from silo_async.eval import EvalProgress, evaluate, read_index, read_summary
-from silo_async.eval._summary import Resumed
+from silo_async.eval._report._summary import Resumed
 from silo_async.runs._appender import PAGE, LineAppender
 
 from .cli_support import cli

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from silo_async.eval import RolloutRecord, pass_at_k, pass_hat_k, wilson_interval
-from silo_async.eval._compare import compare
-from silo_async.eval._stats import (
+from silo_async.eval._report._compare import compare
+from silo_async.eval._report._stats import (
     agent_stats,
     default_ks,
     group_stats,

@@ -108,7 +108,7 @@ _NAME = {unit: name for name, units in LAYERS for unit in units}
 
 
 def unit_of(module: str) -> str:
-    """``silo_async._tools`` -> ``_tools``; ``silo_async.eval._runs`` -> ``eval``."""
+    """``silo_async._tools`` -> ``_tools``; ``silo_async.eval._recorded._runs`` -> ``eval``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 
@@ -200,7 +200,11 @@ def test_the_walk_sees_the_package() -> None:
     # resolved, ``from pkg import module`` taken as the module.
     seen = {(i.source, i.target, i.kind) for i in IMPORTS}
     assert ("silo_async.cli", "silo_async.cli._app", "lazy") in seen
-    assert ("silo_async.eval._markdown", "silo_async.eval._summary", "typing") in seen
+    assert (
+        "silo_async.eval._report._markdown",
+        "silo_async.eval._report._summary",
+        "typing",
+    ) in seen
     assert ("silo_async._runner", "silo_async._rollout", "top") in seen
     assert ("silo_async.world", "silo_async.world.amounts", "top") in seen
     assert len(IMPORTS) > 500
@@ -370,7 +374,7 @@ def test_a_cycle_is_caught_even_when_lazy(copy: Path) -> None:
 def test_a_cycle_between_units_is_caught(copy: Path) -> None:
     # export reads recorded runs from eval; eval importing export back (another module) is no
     # module cycle and breaks no layer (the two share one), but the two units are circular.
-    _plant(copy / "eval" / "_compare.py", "from ..export._chat import __all__")
+    _plant(copy / "eval" / "_report" / "_compare.py", "from ...export._chat import __all__")
     imports = package_imports(copy)
     assert upward(imports) == [] and module_cycles(imports) == []
     assert unit_cycles(imports) == [["eval", "export"]]

@@ -21,7 +21,7 @@ import silo_async as silo
 from silo_async import agents
 from silo_async.cli._eval_text import summary_text
 from silo_async.eval import pass_at_k, pass_hat_k, read_summary, wilson_interval
-from silo_async.eval._records import RolloutRecord
+from silo_async.eval._report._records import RolloutRecord
 from silo_async.export import trajectories
 from silo_async.testing import ErrorReply, Reply, ScriptedModelServer
 

@@ -11,7 +11,7 @@ import pytest
 import silo_async as silo
 from silo_async import agents
 from silo_async.eval import read_index
-from silo_async.eval._details import compact_details
+from silo_async.eval._report._details import compact_details
 from silo_async.export import trajectories
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
 

@@ -27,7 +27,7 @@ from .._environment import Environment
 from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
 from ..eval._evalfile import read_plan
-from ..eval._prices import Prices, PricesError, read_prices
+from ..eval._report._prices import Prices, PricesError, read_prices
 from ._common import (
     check_agent_specs,
     echo_json,

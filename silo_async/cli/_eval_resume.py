@@ -23,7 +23,7 @@ from .._errors import SiloError
 from .._runner import Agent
 from ..eval._evalfile import AgentRef, EvalPlan, agent_ref, check_given
 from ..eval._executor import Executor
-from ..eval._prices import Prices
+from ..eval._report._prices import Prices
 from ..project._authoring import ProjectStore
 from ._executor import build_executor
 from ._faults import read_faults

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..eval import EvalSummary
-from ..eval._cells import (
+from ..eval._report._cells import (
     REASON_LETTERS,
     cost_text,
     early_text,
@@ -16,7 +16,7 @@ from ..eval._cells import (
     robustness_rows,
     tokens_text,
 )
-from ..eval._stats import GroupStats
+from ..eval._report._stats import GroupStats
 from ._report import aligned
 
 __all__ = ["rel", "summary_text"]

@@ -14,7 +14,7 @@ import click
 from .._errors import SiloError
 from .._result import RunResult
 from ..eval import list_runs, load_run, replay
-from ..eval._runs import RecordedRun, RunNotFoundError, find_run, trace_lines
+from ..eval._recorded._runs import RecordedRun, RunNotFoundError, find_run, trace_lines
 from ._common import OrderedGroup, echo_json, json_option, project_root, run_async
 from ._diff_text import diff_lines
 from ._errors import fail

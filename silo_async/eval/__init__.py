@@ -8,13 +8,13 @@ Public names (re-exported from ``silo_async``): :func:`evaluate`, :class:`EvalSu
 
 from __future__ import annotations
 
-from ._compare import Comparison, ComparisonRow
 from ._evaluate import EvalProgress, evaluate, new_eval_id
-from ._prices import Prices, PricesError, read_prices
-from ._records import RolloutRecord
-from ._replay import CallComparison, ReplayReport, replay
-from ._runs import RecordedRun, RunInfo, RunNotFoundError, find_run, list_runs, load_run
-from ._stats import (
+from ._recorded._replay import CallComparison, ReplayReport, replay
+from ._recorded._runs import RecordedRun, RunInfo, RunNotFoundError, find_run, list_runs, load_run
+from ._report._compare import Comparison, ComparisonRow
+from ._report._prices import Prices, PricesError, read_prices
+from ._report._records import RolloutRecord
+from ._report._stats import (
     GroupStats,
     Interval,
     mean_interval,
@@ -22,8 +22,8 @@ from ._stats import (
     pass_hat_k,
     wilson_interval,
 )
+from ._report._summary import EvalSummary
 from ._store import read_index, read_summary
-from ._summary import EvalSummary
 from .ray import RayExecutor
 
 __all__ = [

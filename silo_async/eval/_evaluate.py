@@ -49,7 +49,6 @@ from .._user import UserFactory
 from ..agents._replay import can_replay
 from ..runs import EvalDir
 from ..runs._appender import LineAppender
-from ._compare import compare, equal_work
 from ._evalfile import (
     OPTIONS,
     EvalPlan,
@@ -61,14 +60,15 @@ from ._evalfile import (
 )
 from ._executor import Details, Executor, ExecutorReport, LocalExecutor, PlanEntry, RolloutJob
 from ._interrupted import recover_interrupted
-from ._prices import Prices
-from ._records import RolloutRecord
-from ._report_data import DetailStore
+from ._report._compare import compare, equal_work
+from ._report._data import DetailStore
+from ._report._prices import Prices
+from ._report._records import RolloutRecord
+from ._report._robustness import robustness
+from ._report._stats import default_ks
+from ._report._summary import EvalSummary, Resumed
 from ._resume import ResumeState, remove_parked, survey, tidy
-from ._robustness import robustness
-from ._stats import default_ks
 from ._store import write_eval_dir
-from ._summary import EvalSummary, Resumed
 
 __all__ = ["EvalProgress", "evaluate", "new_eval_id"]
 

@@ -27,9 +27,9 @@ from .._task import Task
 from .._user import UserFactory
 from .._verify import Verifier
 from ..agents._replay import continuing
-from ._details import compact_details
-from ._prices import Prices
-from ._records import RolloutRecord
+from ._report._details import compact_details
+from ._report._prices import Prices
+from ._report._records import RolloutRecord
 
 __all__ = [
     "Books",

@@ -15,8 +15,8 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from .._errors import SiloError
-from ._records import RolloutRecord
-from ._runs import RunNotFoundError, load_run
+from ._recorded._runs import RunNotFoundError, load_run
+from ._report._records import RolloutRecord
 
 __all__ = ["recover_interrupted"]
 

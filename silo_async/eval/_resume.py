@@ -37,11 +37,11 @@ from .._errors import SiloError
 from .._jsonutil import compact_json, utf8
 from ..agents._replay import read_recording
 from ..runs import EvalDir, RunDir, write_atomic
-from ._details import compact_details
 from ._executor import Details, PlanEntry
-from ._prices import Prices
-from ._records import RolloutRecord
-from ._runs import RunNotFoundError, load_run
+from ._recorded._runs import RunNotFoundError, load_run
+from ._report._details import compact_details
+from ._report._prices import Prices
+from ._report._records import RolloutRecord
 
 __all__ = ["Found", "ResumeState", "read_index_lines", "survey", "tidy"]
 

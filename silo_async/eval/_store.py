@@ -19,9 +19,9 @@ from typing import Any
 
 from .._jsonutil import compact_json, pretty_json, utf8
 from ..runs import EvalDir, write_atomic
-from ._records import RolloutRecord
-from ._report_html import render_report
-from ._summary import EvalSummary
+from ._report._html import render_report
+from ._report._records import RolloutRecord
+from ._report._summary import EvalSummary
 
 __all__ = ["INDEX", "ReportDetails", "read_index", "read_summary", "write_eval_dir"]
 

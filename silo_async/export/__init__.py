@@ -13,7 +13,7 @@ function format and the conversation as OpenAI chat messages rebuilt from the tr
 
 from __future__ import annotations
 
-from ..eval._runs import RunNotFoundError
+from ..eval._recorded._runs import RunNotFoundError
 from ._chat import chat_messages, openai_tool, scripted_call_id
 from ._export import FORMATS, ExportStats, Trajectories, export_runs, trajectories
 from ._source import SKIP_DAMAGED, SKIP_INCOMPLETE, SKIP_TRACE_CUT, EvalNotFoundError

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import SiloError
-from ..eval._runs import RunNotFoundError, find_run
+from ..eval._recorded._runs import RunNotFoundError, find_run
 from ..runs import EvalDir, RunDir
 
 __all__ = [

@@ -34,7 +34,7 @@ import attrs
 from ..._errors import SiloError
 from ...runs import RunDir
 from .._executor import Books, ExecutorReport, PlanEntry
-from .._records import RolloutRecord
+from .._report._records import RolloutRecord
 from ._shipping import load_problem
 from ._worker import Finished
 

@@ -31,7 +31,7 @@ import attrs
 from ..._faults import Faults
 from ..._limits import Limits
 from .._executor import Details, PlanEntry, RolloutJob, run_plan_entry
-from .._records import RolloutRecord
+from .._report._records import RolloutRecord
 from ._shipping import unship
 
 __all__ = ["Finished", "RolloutWorker", "WorkerConfig"]

@@ -21,19 +21,19 @@ from typing import Any
 import anyio
 import attrs
 
-from .._context import AgentContext
-from .._environment import Environment
-from .._errors import SiloError
-from .._faults import Faults
-from .._jsonutil import compact_json, json_equal, pretty_json
-from .._limits import Limits
-from .._result import RunResult
-from .._runner import run_agent
-from .._setup import RolloutSetup
-from .._tools import ToolResult
-from ..project import load_environment
-from ..runs import RunDir
-from ..testing import ScriptedAgent, ScriptedCall
+from ..._context import AgentContext
+from ..._environment import Environment
+from ..._errors import SiloError
+from ..._faults import Faults
+from ..._jsonutil import compact_json, json_equal, pretty_json
+from ..._limits import Limits
+from ..._result import RunResult
+from ..._runner import run_agent
+from ..._setup import RolloutSetup
+from ..._tools import ToolResult
+from ...project import load_environment
+from ...runs import RunDir
+from ...testing import ScriptedAgent, ScriptedCall
 from ._runs import CallRecord, RecordedRun, find_run, load_run
 
 __all__ = ["CallComparison", "ReplayReport", "replay"]

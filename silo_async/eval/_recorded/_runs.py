@@ -15,13 +15,13 @@ from typing import Any
 
 import attrs
 
-from .._errors import SiloError
-from .._jsonutil import compact_json, output_text
-from .._result import RunResult
-from .._task import Task
-from .._trace import encode_event
-from .._verify import Check
-from ..runs import RunDir
+from ..._errors import SiloError
+from ..._jsonutil import compact_json, output_text
+from ..._result import RunResult
+from ..._task import Task
+from ..._trace import encode_event
+from ..._verify import Check
+from ...runs import RunDir
 
 __all__ = [
     "CallRecord",

@@ -7,9 +7,9 @@ from typing import Any
 
 import attrs
 
-from .._faults import Faults
-from .._task import Task
-from ..runs import EvalDir
+from ..._faults import Faults
+from ..._task import Task
+from ...runs import EvalDir
 from ._compare import Comparison
 from ._markdown import render_markdown
 from ._records import RolloutRecord
@@ -68,8 +68,8 @@ class EvalSummary:
         wall_ms: wall time of the whole eval.
         out_dir: the eval directory, or None when nothing was written.
         compared: ``{task_id: runs}``: the tasks the comparison covers and how many runs of
-            each agent it uses (see :func:`~silo_async.eval._compare.equal_work`); every task
-            with ``config["runs"]`` when the eval is complete.
+            each agent it uses (see :func:`~silo_async.eval._report._compare.equal_work`);
+            every task with ``config["runs"]`` when the eval is complete.
         interrupted: rollouts the cancellation cut short (indexed as ``cancelled``, never in
             the statistics).
         infra_retries: rollouts run again because the worker running them died (0 locally).

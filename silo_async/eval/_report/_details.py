@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._jsonutil import compact_json
-from .._result import RunResult
+from ..._jsonutil import compact_json
+from ..._result import RunResult
 
 __all__ = [
     "MAX_DIFF",

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from .._result import RunResult
+from ..._result import RunResult
 
 __all__ = ["Prices", "PricesError", "read_prices"]
 

@@ -19,8 +19,8 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._jsonutil import compact_json, utf8
-from .._result import INVALID_REASONS, TERMINATION_REASONS
+from ..._jsonutil import compact_json, utf8
+from ..._result import INVALID_REASONS, TERMINATION_REASONS
 from ._compare import equal_work
 from ._details import truncate
 from ._records import RolloutRecord

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .._result import RunResult
+from ..._result import RunResult
 
 if TYPE_CHECKING:
     from ._prices import Prices

@@ -8,7 +8,7 @@ them:
   reasons, what a partial eval compared, which columns apply (tokens, cost) and, for an eval
   run with ``--baseline``, its fault plan (the page then draws the robustness section);
 * ``<script type="application/octet-stream" id="index">``: one short array per rollout (see
-  :data:`~silo_async.eval._report_data.COLUMNS`), gzip + base64url;
+  :data:`~silo_async.eval._report._data.COLUMNS`), gzip + base64url;
 * ``<script type="application/octet-stream" id="details">``: the distinct compact details
   (timeline, checks, state diff, output), gzip + base64url, decompressed on the first click.
 
@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 
-from .._jsonutil import compact_json
-from .._result import INVALID_REASONS
-from ._report_data import index_rows, pack, pack_details, reasons
+from ..._jsonutil import compact_json
+from ..._result import INVALID_REASONS
+from ._data import index_rows, pack, pack_details, reasons
 from ._summary import EvalSummary
 
 __all__ = ["render_report"]

@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from .._result import INVALID_REASONS, TERMINATION_REASONS
+from ..._result import INVALID_REASONS, TERMINATION_REASONS
 from ._records import RolloutRecord
 
 __all__ = [
