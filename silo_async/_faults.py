@@ -23,6 +23,7 @@ latencies add up and the first error drawn wins.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import hashlib
 import json
@@ -145,7 +146,10 @@ class FaultRule:
 
 def _rule(kind: object, p: object, tools: Sequence[object], ms: object, where: str) -> FaultRule:
     if kind not in FAULT_KINDS:
-        raise _invalid(f"unknown kind {kind!r}; the kinds are {', '.join(FAULT_KINDS)}.", where)
+        close = difflib.get_close_matches(str(kind), FAULT_KINDS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        kinds = ", ".join(FAULT_KINDS)
+        raise _invalid(f"unknown kind {kind!r}{hint}; the kinds are {kinds}.", where)
     globs = tuple(_check_glob(g, where) for g in tools)
     return FaultRule(kind, _check_p(p, where), globs, _check_ms(str(kind), ms, where))  # type: ignore[arg-type]
 

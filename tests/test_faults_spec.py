@@ -61,7 +61,8 @@ def test_the_json_file_form_relative_to_the_current_directory(
     [
         ("", "the plan is empty"),
         ("latency@0.2", 'fault entry 1 "latency@0.2": latency needs a duration'),
-        ("unavailable@0.1,crash@0.2", "fault entry 2 \"crash@0.2\": unknown kind 'crash'"),
+        ("unavailable@0.1,crash@0.2", "fault entry 2 \"crash@0.2\": unknown kind 'crash'; the"),
+        ("unavailble@0.1", "unknown kind 'unavailble' (did you mean 'unavailable'?)"),
         ("unavailable@1.5", "from 0 to 1, got 1.5"),
         ("unavailable@often", "got 'often'"),
         ("unavailable@nan", "from 0 to 1"),
