@@ -31,6 +31,7 @@ import attrs
 
 from ._errors import SiloError
 from ._jsonutil import clone_json
+from ._schema import json_kind
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
@@ -271,16 +272,8 @@ def parse_user(value: Any, source: str = "Task") -> UserScript:
 
 
 def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list | tuple):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    return f"a {type(value).__name__}"
+    """``null``, ``a string``, ``an object``...: the value's JSON kind, as a message says it."""
+    kind = json_kind(value)
+    if kind == "null":
+        return kind
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
