@@ -92,6 +92,7 @@ async def test_eval_json_holds_the_plan_before_the_first_rollout_starts(tmp_path
         "faults": None,  # DESIGN §14: the fault plan, its seed, the baseline
         "faultSeed": 0,
         "baseline": False,
+        "user": None,  # each task's scripted user (a model user is recorded to play again)
         "executor": {"executor": "local"},
     }
 

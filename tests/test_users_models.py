@@ -186,22 +186,27 @@ def test_eval_with_user_model(project: Path) -> None:
     assert (written["userTurns"], written["userInputTokens"]) == (1, 90)
 
 
-def test_eval_resume_plays_the_user_model_given_again(project: Path) -> None:
+@pytest.mark.parametrize("again", [True, False], ids=["given-again", "from-eval-json"])
+def test_eval_resume_plays_the_same_user_model(project: Path, again: bool) -> None:
     base = ["--env", "bakery", "--task", "CHAT-SYNC", "--agent", f"solver={project.name}:solver"]
     with ScriptedModelServer(sync_script) as server:
         model = ["--user-model", "openai/scripted-user", "--base-url", server.base_url]
         first = cli("eval", *base, *model, "--runs", "2", "--out", "out", "--json")
         assert first.exit_code == 0, first.output
         out = project.parent / "out"
-        index = out / "runs" / "index.jsonl"
-        kept, lost = index.read_text().splitlines()
-        (out / "summary.json").unlink()  # as if killed after the first rollout
-        index.write_text(kept + "\n")
-        lost_dir = out / "runs" / json.loads(lost)["runId"]
-        for path in lost_dir.iterdir():
-            path.unlink()
-        lost_dir.rmdir()
-        resumed = cli("eval", "--resume", "out", *model[2:], *model[:2], "--json")
+        plan = json.loads((out / "eval.json").read_text())
+        assert plan["user"] == {
+            "model": "openai/scripted-user",
+            "baseUrl": server.base_url,
+            "options": {"maxTurns": 10, "maxRetries": 2, "requestTimeout": 120.0},
+        }
+        index = _cut_the_second_rollout(out)
+        another = ["--user-model", "openai/another", "--base-url", server.base_url]
+        other = cli("eval", "--resume", "out", *another, "--json")
+        given = [*model[2:], *model[:2]] if again else []
+        resumed = cli("eval", "--resume", "out", *given, "--json")
+    assert other.exit_code == 1
+    assert "resume_conflict: --user-model differs from the plan" in other.output
     assert resumed.exit_code == 0, resumed.output
     printed = resumed.output[resumed.output.index("\n{") :]  # after the progress lines
     assert json.loads(printed)["resumed"] == {"kept": 1, "rerun": 1}
@@ -209,3 +214,36 @@ def test_eval_resume_plays_the_user_model_given_again(project: Path) -> None:
         run_dir = out / "runs" / json.loads(line)["runId"]
         written = json.loads((run_dir / "result.json").read_text())
         assert (written["userTurns"], written["userInputTokens"]) == (1, 90)
+
+
+def _cut_the_second_rollout(out: Path) -> Path:
+    """As if the eval in ``out`` was killed after its first rollout: its index."""
+    index = out / "runs" / "index.jsonl"
+    kept, lost = index.read_text().splitlines()
+    (out / "summary.json").unlink()
+    index.write_text(kept + "\n")
+    lost_dir = out / "runs" / json.loads(lost)["runId"]
+    for path in lost_dir.iterdir():
+        path.unlink()
+    lost_dir.rmdir()
+    return index
+
+
+async def test_a_user_factory_nothing_can_rebuild_resumes_only_when_given_again(
+    tmp_path: Path,
+) -> None:
+    from .chat_world import solver
+
+    def scripted(task: silo.Task) -> silo.User:
+        return silo.ScriptedUser.from_task(task)
+
+    out = tmp_path / "out"
+    await silo.evaluate(ENV, "CHAT-SYNC", {"solver": solver}, runs=2, out_dir=out, user=scripted)
+    assert json.loads((out / "eval.json").read_text())["user"] == {"label": scripted.__qualname__}
+    _cut_the_second_rollout(out)
+    with pytest.raises(silo.SiloError) as refused:
+        await silo.evaluate(ENV, "CHAT-SYNC", {"solver": solver}, resume=out)
+    resumed = await silo.evaluate(ENV, "CHAT-SYNC", {"solver": solver}, resume=out, user=scripted)
+    assert refused.value.code == "resume_conflict"
+    assert "pass the same user= again" in refused.value.message
+    assert resumed.resumed is not None and resumed.resumed.kept == 1

@@ -26,7 +26,7 @@ from .._agentload import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
 from .._environment import Environment
 from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
-from ..eval._evalfile import read_plan
+from ..eval._evalfile import check_given, read_plan, user_ref
 from ..eval._report._prices import Prices, PricesError, read_prices
 from ._common import (
     check_agent_specs,
@@ -414,8 +414,11 @@ def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
         _select_tasks,
         _prices,
     )
-    # eval.json does not record the user (issue 25 came after it): --user-model is given again.
+    # eval.json records a model user: left out, evaluate() rebuilds the plan's; given, it must
+    # be the plan's (named by its flag here).
     user = user_factory(values["user_model"], values["user_base_url"], values["base_url"])
+    if user is not None:
+        check_given(plan, {"user": user_ref(user)}, eval_dir, cli=True)
     total = len(plan.tasks) * len(plan.agents) * plan.runs * (2 if plan.baseline else 1)
     told = False
 

@@ -22,9 +22,9 @@ eval resumes only from Python, with the agent passed again.
 Resuming compares what the caller gives with the plan, setting by setting (:data:`SETTINGS`,
 by their key in :meth:`EvalPlan.settings`): a setting given with another value is refused with
 ``resume_conflict``. A setting that is one JSON value (``runs``, ``prices``, ``faults``,
-``faultSeed``, ``baseline``) is one line of :data:`OPTIONS`: it is then written, read back and
-compared with nothing else to change here (its keyword and flag pass it through, as they do for
-the eval itself).
+``faultSeed``, ``baseline``, and ``user``: a model user's spec, server and options) is one
+line of :data:`OPTIONS`: it is then written, read back and compared with nothing else to
+change here (its keyword and flag pass it through, as they do for the eval itself).
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ __all__ = [
     "executor_config",
     "new_plan",
     "read_plan",
+    "rebuilt_user",
+    "user_ref",
     "write_plan",
 ]
 
@@ -90,6 +92,7 @@ OPTIONS: dict[str, Option] = {
     "faults": Option("faults", "--faults", None),
     "faultSeed": Option("faults", "--fault-seed", 0),
     "baseline": Option("baseline", "--baseline", False),
+    "user": Option("user", "--user-model", None),
 }
 
 #: The settings a resume compares, by their key in :meth:`EvalPlan.settings`: how Python
@@ -205,6 +208,60 @@ def agent_ref(label: str, agent: Any) -> AgentRef:
     ):
         return AgentRef(label, "code", f"{module}:{name}")
     return AgentRef(label)
+
+
+#: The recipe (:mod:`silo_async._origin`) of a model user: ``model_user(spec, base_url, ...)``.
+_MODEL_USER = "silo_async.users._model.model_user"
+#: A model user's keywords eval.json keeps, by their JSON names (never its key or client).
+_USER_OPTIONS = {
+    "system": "system",
+    "max_turns": "maxTurns",
+    "max_output_tokens": "maxOutputTokens",
+    "temperature": "temperature",
+    "max_retries": "maxRetries",
+    "request_timeout": "requestTimeout",
+}
+
+
+def user_ref(user: Any) -> dict[str, Any] | None:
+    """How the eval's ``user=`` can be made again: eval.json's ``user`` (None: scripted users).
+
+    ``{"model": "PROVIDER/MODEL", "baseUrl", "options": {...}}`` for a model user (its keywords,
+    never its key), ``{"label"}`` for a user factory nothing can rebuild (that eval resumes only
+    with the factory given again).
+    """
+    if user is None:
+        return None
+    recipe = origin_of(user)
+    if recipe is not None and _qualified(recipe[0]) == _MODEL_USER and recipe[1]:
+        spec, base_url = recipe[1][0], recipe[1][1] if len(recipe[1]) > 1 else None
+        kwargs = recipe[2]
+        options = {_USER_OPTIONS[k]: v for k, v in kwargs.items() if k in _USER_OPTIONS}
+        options = {k: v for k, v in options.items() if v is not None}
+        return {"model": str(spec), "baseUrl": base_url, "options": options}
+    return {"label": str(getattr(user, "__qualname__", type(user).__name__))}
+
+
+def rebuilt_user(ref: Mapping[str, Any] | None) -> Any:
+    """The ``user=`` that :func:`user_ref` recorded as ``ref`` (None: scripted users).
+
+    Raises:
+        SiloError: ``resume_conflict`` when the eval played a user factory nothing can rebuild.
+    """
+    if ref is None:
+        return None
+    if "model" not in ref:
+        raise SiloError(
+            "resume_conflict",
+            f"The eval played the users of {ref.get('label')!r}, which cannot be rebuilt from "
+            "eval.json: pass the same user= again to resume it.",
+            {"setting": "user", "given": None, "planned": ref.get("label")},
+        )
+    from ..users import model_user  # imports an SDK: only when the eval played a model user
+
+    names = {v: k for k, v in _USER_OPTIONS.items()}
+    options = {names[k]: v for k, v in (ref.get("options") or {}).items() if k in names}
+    return model_user(str(ref["model"]), ref.get("baseUrl"), **options)
 
 
 def environment_ref(env: Environment) -> dict[str, Any]:

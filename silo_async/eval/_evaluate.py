@@ -56,6 +56,8 @@ from ._evalfile import (
     check_given,
     new_plan,
     read_plan,
+    rebuilt_user,
+    user_ref,
     write_plan,
 )
 from ._executor import Details, Executor, ExecutorReport, LocalExecutor, PlanEntry, RolloutJob
@@ -308,7 +310,7 @@ async def evaluate(
     fault_plan = resolve_faults(faults)
     if baseline and fault_plan is None:
         raise ValueError("baseline=True compares runs with and without faults: give faults= too.")
-    options = _options(runs, prices, fault_plan, baseline)
+    options = _options(runs, prices, fault_plan, baseline, user_ref(user))
     if resume is None:
         if tasks is None:
             task_ids = [t.id for t in env.tasks]
@@ -330,6 +332,8 @@ async def evaluate(
     else:
         eval_dir = Path(resume)
         plan = _resumed_plan(eval_dir, env, tasks, agents, limits, options, out_dir, eval_id)
+        if user is None:  # the plan's users play again: a model user is rebuilt from eval.json
+            user = rebuilt_user(plan.options["user"])
         if concurrency == DEFAULT_CONCURRENCY:
             concurrency = plan.concurrency
         _check_args(env, plan.tasks, agents, plan.runs, concurrency)
@@ -341,7 +345,11 @@ async def evaluate(
 
 
 def _options(
-    runs: int, prices: Prices | None, faults: Faults | None, baseline: bool
+    runs: int,
+    prices: Prices | None,
+    faults: Faults | None,
+    baseline: bool,
+    user: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """The plan's one-value settings (:data:`~._evalfile.OPTIONS`) as this call gives them."""
     return {
@@ -350,6 +358,7 @@ def _options(
         "faults": None if faults is None else faults.to_dict()["faults"],
         "faultSeed": 0 if faults is None else faults.seed,
         "baseline": baseline,
+        "user": user,
     }
 
 
