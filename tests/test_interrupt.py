@@ -152,3 +152,29 @@ async def test_a_ctrl_c_before_the_watcher_first_runs_counts_as_the_first() -> N
     finally:
         signal.signal(signal.SIGINT, previous)
     assert result is None and interrupts.count == 1
+
+
+#: A command interrupted once, whose work has ended: a Ctrl-C now comes before its own report.
+_AFTER_THE_WORK = """
+import os, signal, time
+from silo_async.cli._interrupt import Interrupts
+
+with Interrupts("Stopping.", lambda: "summary of those in ev/summary.json") as interrupts:
+    interrupts.count = 1  # the first Ctrl-C, handled while the work ran
+os.kill(os.getpid(), signal.SIGINT)  # the second, before the command reports anything
+time.sleep(5)
+print("reported")
+"""
+
+
+def test_a_ctrl_c_between_the_work_and_the_report_still_says_what_is_on_disk() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _AFTER_THE_WORK],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 130
+    assert done.stderr == "summary of those in ev/summary.json\n"
+    assert done.stdout == ""

@@ -81,10 +81,11 @@ class Interrupts:
             signal.signal(signal.SIGINT, self._previous)  # type: ignore[arg-type]
             return
         # Interrupted, the command now only reports and exits 130: a Ctrl-C from here on
-        # exits at once (also while the interpreter joins threads), and one arriving in the
-        # last moments of shutdown, when Python resets handlers, is ignored rather than
-        # killing the process with a status other than 130.
-        signal.signal(signal.SIGINT, _exit_interrupted)
+        # exits at once (also while the interpreter joins threads), saying what is on disk —
+        # it may come before the command's own report — and one arriving in the last moments
+        # of shutdown, when Python resets handlers, is ignored rather than killing the process
+        # with a status other than 130.
+        signal.signal(signal.SIGINT, self._stop_now_on_signal)
         atexit.register(signal.signal, signal.SIGINT, signal.SIG_IGN)
 
     @property
@@ -158,6 +159,9 @@ class Interrupts:
         await anyio.sleep(seconds)
         self.stop_now()
 
+    def _stop_now_on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.stop_now()
+
     def stop_now(self) -> None:
         """Print what is on disk and exit the process with status 130, now."""
         try:
@@ -168,10 +172,6 @@ class Interrupts:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
         os._exit(EXIT_INTERRUPTED)
-
-
-def _exit_interrupted(signum: int, frame: FrameType | None) -> None:
-    os._exit(EXIT_INTERRUPTED)
 
 
 def _say(line: str) -> None:
