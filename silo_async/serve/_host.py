@@ -33,6 +33,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Receive, Scope, Send
 
+from .._end import error_text
 from .._environment import Environment
 from .._episode import Episode, episode
 from .._faults import Faults
@@ -83,13 +84,6 @@ class EpisodeFailedError(RuntimeError):
     The environment or the disk failed, not the client: the episode is over (``failed``), the
     other episodes and the server go on.
     """
-
-
-def failure_text(exc: BaseException) -> str:
-    """``Type: message`` of what went wrong, looking through groups of one exception."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return f"{type(exc).__name__}: {exc}"
 
 
 def status_json(
@@ -180,7 +174,7 @@ class Hosted:
         try:
             result = await self.episode.finish(answer)
         except Exception as exc:
-            self.failure = self.failure or failure_text(exc)
+            self.failure = self.failure or error_text(exc)
             raise EpisodeFailedError(self.failure) from None
         return status_json(self.id, self.task_id, result.run_id, finished=True, result=result)
 
@@ -438,7 +432,7 @@ class EpisodeHost:
                 await hosted.drained(DRAIN_S)
                 hosted.stopped = True  # from now on answered without the manager
         except Exception as exc:  # the environment or the disk failed this episode, not the server
-            self._failed(task_id, owned, failure_text(exc))
+            self._failed(task_id, owned, error_text(exc))
         finally:
             slot.release()
             self.report(opened.result)  # an episode the shutdown cancelled is written by now
