@@ -51,6 +51,9 @@ from silo_async._diff import pack_diff, unpack_diff
 from silo_async._jsonutil import Packed, changes, compact_json, pack, thaw
 from silo_async.project import Project
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_call_tool  # beside this file: the call a user turn is timed against
+
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ("crm", "project", "erp", "support")
 PHASES = ("create", "snapshot", "diff", "grade")
@@ -166,17 +169,8 @@ async def rate(env: silo.Environment, rollouts: int) -> float:
     return len(results) / elapsed
 
 
-ACCOUNT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "accountId": {"type": "string"},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 500},
-        "status": {"enum": ["open", "won", "lost"]},
-    },
-    "required": ["accountId"],
-    "additionalProperties": False,
-}
-ACCOUNT_ARGS = {"accountId": "ACC-001", "limit": 10, "status": "open"}
+#: The tool call a turn is timed against: bench_call_tool's own (3-property schema).
+ACCOUNT_SCHEMA, ACCOUNT_ARGS = bench_call_tool.SCHEMA, bench_call_tool.ARGS
 #: A customer's script: what the agent asks matches the third rule, after two that do not.
 TALK_USER = {
     "opening": "Hi, my order is late.",
