@@ -217,8 +217,8 @@ Try it yourself (first `source .venv/bin/activate`, or call .venv/bin/silo-async
   silo-async init {ENV_NAME} --template {TEMPLATE}
   silo-async run --env {ENV_NAME} --task TASK-004 --agent ./my_agent.py
   where my_agent.py defines `async def agent(ctx)`: read ctx.task, call ctx.call_tool(name, args),
-  return your answer (see README, "Bring your own agent"). A model instead (README, "Plug in
-  a model"): silo-async run --env {ENV_NAME} --task TASK-004 --model openai/gpt-4.1-mini
+  return your answer (see docs/getting-started.md, "Bring your own agent"). A model instead
+  (docs/models.md): silo-async run --env {ENV_NAME} --task TASK-004 --model openai/gpt-4.1-mini
 """
 
 

@@ -1,4 +1,7 @@
-"""The README's ten lines: an agent and a run. ``.venv/bin/python examples/quickstart.py``."""
+"""Ten lines: an agent and a run (README, docs/getting-started.md).
+
+``.venv/bin/python examples/quickstart.py``.
+"""
 
 import anyio
 from customer import ENV  # a code-first environment: examples/customer.py

@@ -52,7 +52,7 @@ __all__ = [
 
 FaultKind = Literal["latency", "unavailable", "rate_limited", "timeout"]
 
-#: The fault kinds, in the order the README lists them.
+#: The fault kinds, in the order docs/faults.md lists them.
 FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
 
 #: Kinds that must say how long (``=Nms``).

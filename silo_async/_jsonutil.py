@@ -1,6 +1,6 @@
 r"""Small, fast helpers for JSON-like data: cloning, strict equality, text forms.
 
-The rules every artifact and every copy follows (README, "Numbers, strings and nesting"):
+The rules every artifact and every copy follows (docs/agents.md, "Numbers, strings and nesting"):
 
 * **Strict JSON.** Everything written is RFC 8259 JSON: a float that is NaN or ±Infinity is
   written as ``null`` (what JavaScript's ``JSON.stringify``, and so Silo, writes), and so is an

@@ -1,5 +1,5 @@
 """Faults speak plainly: one coded line for broken registries and manifests, unwrapped groups,
-a full disk, Ctrl-C; every code the CLI can print is in the README's table.
+a full disk, Ctrl-C; every code the CLI can print is in the table of docs/errors.md.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import silo_async as silo
 from silo_async.cli._errors import CLI_ERROR_CODES, error_line, unexpected_line
 
 from .cli_support import cli
+from .docs_support import page
 
 ROOT = Path(__file__).resolve().parent.parent
 NOOP = str(ROOT / "examples" / "agents" / "noop.py")
@@ -106,12 +107,11 @@ def _codes_the_cli_can_print() -> set[str]:
     return found
 
 
-def test_every_code_the_cli_can_print_is_in_the_readme_table() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    first_cells = re.findall(r"(?m)^\| (`[a-z_]+`(?: / `[a-z_]+`)*) \|", readme)
+def test_every_code_the_cli_can_print_is_in_the_errors_page() -> None:
+    first_cells = re.findall(r"(?m)^\| (`[a-z_]+`(?: / `[a-z_]+`)*) \|", page("errors"))
     table = {code for cell in first_cells for code in re.findall(r"`([a-z_]+)`", cell)}
     missing = sorted(_codes_the_cli_can_print() - table)
-    assert missing == [], f"add these codes to the README's error table: {missing}"
+    assert missing == [], f"add these codes to the table of docs/errors.md: {missing}"
 
 
 # -- a full disk -----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The examples in the README run and pass."""
+"""The examples the documentation shows run and pass."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from .docs_support import page
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -27,7 +29,7 @@ def test_example_runs_and_passes(script: str, expected: str) -> None:
     assert out.stdout.strip().splitlines()[-1] == expected
 
 
-def test_readme_quotes_the_quickstart_verbatim() -> None:
-    readme = (EXAMPLES.parent / "README.md").read_text()
+@pytest.mark.parametrize("name", ["README", "getting-started"])
+def test_the_docs_quote_the_quickstart_verbatim(name: str) -> None:
     body = (EXAMPLES / "quickstart.py").read_text().split('"""\n\n', 1)[1]
-    assert body.strip() in readme
+    assert body.strip() in page(name)

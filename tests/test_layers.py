@@ -1,4 +1,4 @@
-"""Layers that never point up, and no import cycle (issue 21, README "Architecture").
+"""Layers that never point up, and no import cycle (issue 21, docs/architecture.md).
 
 Every import in the package is read from the source with ``ast`` (``tests/layers_support.py``):
 at module level, inside functions (lazy imports run later, but they are dependencies all the
@@ -24,13 +24,14 @@ from pathlib import Path
 import pytest
 
 import silo_async
+from tests.docs_support import page
 from tests.layers_support import Import, cycles, find_modules, read_imports, template_worlds
 
 PACKAGE = "silo_async"
 ROOT = Path(silo_async.__file__).resolve().parent
 
 #: The layers, bottom to top, each with its units: a root module (``_tools``) or a subpackage
-#: (``eval``); ``__init__`` is the facade. README "Architecture" says what each one holds.
+#: (``eval``); ``__init__`` is the facade. docs/architecture.md says what each one holds.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "foundations",
@@ -236,10 +237,9 @@ def test_template_worlds_use_only_the_public_api() -> None:
     assert private_imports_of_templates(ROOT) == []
 
 
-def readme_layers(readme: str) -> list[tuple[str, tuple[str, ...]]]:
-    """The table of README's "Architecture" section: each layer's name and units, in order."""
-    section = readme.split("\n## Architecture\n", 1)[1].split("\n## ", 1)[0]
-    rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| ")]
+def doc_layers(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The table of the Architecture page: each layer's name and units, in order."""
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| ")]
     layers = []
     for row in rows[1:]:  # after the header (the rule under it starts "|-")
         name = row[0].removeprefix("| ").replace("`", "")
@@ -252,9 +252,9 @@ def readme_layers(readme: str) -> list[tuple[str, tuple[str, ...]]]:
     return layers
 
 
-def test_the_readme_draws_the_same_layers() -> None:
-    readme = (ROOT.parent / "README.md").read_text(encoding="utf-8")
-    assert readme_layers(readme) == [(name, tuple(sorted(units))) for name, units in LAYERS]
+def test_the_architecture_page_draws_the_same_layers() -> None:
+    drawn = doc_layers(page("architecture"))
+    assert drawn == [(name, tuple(sorted(units))) for name, units in LAYERS]
 
 
 # --- the checks catch what they should -------------------------------------------------------

@@ -1,6 +1,6 @@
-"""README "Bring your own agent": the agent file as printed fails as the README says, and the
-``log_activity`` call the README describes makes it pass. The agent is read from the README
-itself, so the two cannot drift apart.
+""" "Bring your own agent" (README and Getting started): the agent file as printed fails as the
+page says, and the ``log_activity`` call it describes makes it pass. The agent is read from the
+page itself, so the two cannot drift apart, and the README prints the same section.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from .cli_support import cli
+from .docs_support import page, section
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-SECTION = README.read_text(encoding="utf-8").split("### Bring your own agent", 1)[1]
-SECTION = SECTION.split("\n## ", 1)[0]
+SECTION = section(page("getting-started"), "### Bring your own agent")
 
 
 @pytest.fixture
@@ -24,7 +23,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(sys, "path", list(sys.path))  # agent loading extends sys.path
     assert cli("init", "demo", "--template", "crm").exit_code == 0
     agent = re.search(r"```python\n(# my_agent\.py\n.*?)```", SECTION, re.S)
-    assert agent is not None, "the README's my_agent.py block"
+    assert agent is not None, "the page's my_agent.py block"
     (tmp_path / "my_agent.py").write_text(agent.group(1), encoding="utf-8")
     return tmp_path
 
@@ -48,3 +47,8 @@ def test_the_log_activity_call_it_describes_makes_it_pass(project: Path) -> None
     result = cli("run", "--env", "demo", "--task", "TASK-004", "--agent", "./my_agent.py")
     assert result.exit_code == 0, result.output
     assert "Result      PASS" in result.stdout and "Reward      1.00" in result.stdout
+
+
+def test_the_readme_prints_the_same_first_agent() -> None:
+    readme = section(page("README"), "### Bring your own agent")
+    assert readme.replace("docs/", "") == SECTION

@@ -15,6 +15,7 @@ from silo_async.testing import ScriptedAgent
 from silo_async.world import told
 
 from .chat_world import ENV, ORDER_USER, SYNC_USER, TASKS, solver
+from .docs_support import page
 
 pytestmark = pytest.mark.anyio
 
@@ -454,11 +455,10 @@ def test_task_user_round_trips_and_keeps_the_task_hashable() -> None:
     assert held.user is not None and held.user["opening"] == ORDER_USER["opening"]
 
 
-def test_the_readmes_task_file_is_a_valid_conversational_task() -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Users in the loop", 1)[1].split("The same task as a file", 1)[1]
+def test_the_docs_task_file_is_a_valid_conversational_task() -> None:
+    section = page("users").split("The same task as a file", 1)[1]
     text = section.split("```json\n", 1)[1].split("```", 1)[0]
-    task = silo.Task.from_dict(json.loads(text), source="README")
+    task = silo.Task.from_dict(json.loads(text), source="docs/users.md")
     script = task.user_script
     assert task.id == "REFUND" and task.user is not None
     assert script is not None and script.max_turns == 10 and len(script.rules) == 2

@@ -1,7 +1,7 @@
 """silo_async.world in namespaces: each name has one home, listed and documented there.
 
 The flat names of before the namespaces still work for one release, with a DeprecationWarning
-that names their new home; none of our own code (templates, examples, tests, the README) uses
+that names their new home; none of our own code (templates, examples, tests, the docs) uses
 them any more.
 """
 
@@ -18,6 +18,8 @@ import pytest
 
 import silo_async.world as world
 from silo_async.world import amounts, clock, fields, grade, records, schema, tools
+
+from .docs_support import doc_pages
 
 NAMESPACES: dict[str, ModuleType] = {
     "amounts": amounts,
@@ -113,7 +115,7 @@ _FLAT_IMPORT = re.compile(r"from silo_async\.world import \(?([\w\s,]+)\)?")
 
 
 def _our_files() -> list[Path]:
-    found = [ROOT / "README.md"]
+    found = doc_pages()
     for folder in ("silo_async", "tests", "examples", "benchmarks"):
         found += sorted((ROOT / folder).rglob("*.py"))
     # The conformance suite of DESIGN section 11 was written before the namespaces; this file

@@ -10,7 +10,7 @@ Run it: ``silo-async run --env crm --task TASK-007 --agent examples/agents/crm_s
 It retries a call that met a transient fault (``unavailable``, ``rate_limited`` — after the
 ``retryAfterMs`` it was given — or ``timeout``): such a call did nothing, so trying again is
 right. ``examples/agents/crm_solver.py:no_retries`` is the same solver without retries, to see
-what they are worth under ``--faults`` (README, "Faults and robustness").
+what they are worth under ``--faults`` (docs/faults.md).
 """
 
 from __future__ import annotations

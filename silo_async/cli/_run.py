@@ -95,8 +95,8 @@ def run(
 
     The agent is --agent (a Python file or module) or --model PROVIDER/MODEL (a model agent
     of silo_async.agents). A task with a user is played by its script, or by --user-model.
-    With --faults SPEC the tool calls meet faults drawn from --fault-seed (see the README's
-    "Faults and robustness").
+    With --faults SPEC the tool calls meet faults drawn from --fault-seed (see
+    docs/faults.md, "Faults and robustness").
     """
     if agent_spec is not None and model_spec is not None:
         raise click.UsageError("use --agent or --model, not both.")

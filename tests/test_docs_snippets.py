@@ -1,11 +1,13 @@
-"""Every ```python block of README.md runs as given, each in a fresh interpreter.
+"""Every ```python block of the documentation (README.md, docs/*.md) runs as given, each in a
+fresh interpreter.
 
 A block is pasted into a file in an empty directory and run with the repository (and
-``examples/``, which blocks may import, as the README says) importable. Nothing a block needs
+``examples/``, which blocks may import, as the docs say) importable. Nothing a block needs
 may come from outside it: no network, no model server but the ``ScriptedModelServer`` a block
 starts itself. A block that is deliberately not a program (a listing of an API, a file's body
 that only works inside an environment package) is marked by ``<!-- fragment -->`` on the line
-right before its fence; the set of such blocks is pinned below, so a new one is a decision.
+right before its fence; the set of such blocks is pinned below, so a new one is a decision. A
+block printed on two pages (the README's first agent is also Getting started's) runs once.
 """
 
 from __future__ import annotations
@@ -21,17 +23,17 @@ from pathlib import Path
 import attrs
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+from .docs_support import ROOT, doc_pages, page_name
+
 FRAGMENT = "<!-- fragment -->"
-# Blocks that are not programs on their own, each for a reason the README states next to it.
+# Blocks that are not programs on their own, each for a reason its page states next to it.
 FRAGMENTS = {
-    "the-agent-contract",  # a listing of AgentContext
-    "walkthrough-from-an-empty-directory-to-a-passing-run-1",  # tools/block_customer.py's body
-    "walkthrough-from-an-empty-directory-to-a-passing-run-2",  # verifiers/ver_001.py's body
-    "hand-the-world-to-trl",  # needs a GPU-sized model; the adapter is tests/test_trl.py's
-    "use-a-world-from-your-harness-2",  # OpenEnv's client: in OpenEnv's own virtualenv
-    "use-a-world-from-your-harness-3",  # verifiers: in its own virtualenv (mcp==2.0.0, openai<3)
+    "agents/the-agent-contract",  # a listing of AgentContext
+    "cli/walkthrough-from-an-empty-directory-to-a-passing-run-1",  # tools/block_customer.py
+    "cli/walkthrough-from-an-empty-directory-to-a-passing-run-2",  # verifiers/ver_001.py
+    "training/hand-the-world-to-trl",  # needs a GPU-sized model; tests/test_trl.py's adapter
+    "harnesses/use-a-world-from-your-harness-2",  # OpenEnv's client: in OpenEnv's virtualenv
+    "harnesses/use-a-world-from-your-harness-3",  # verifiers: its own virtualenv (mcp==2.0.0)
 }
 # Generous: a block is a few imports and a few rollouts; this only stops a hung one.
 TIMEOUT_S = 120
@@ -39,9 +41,10 @@ TIMEOUT_S = 120
 
 @attrs.frozen
 class Block:
-    """One ```python block: its test id, its first line in README.md, its code."""
+    """One ```python block: its test id (``page/section``), its page, first line and code."""
 
     id: str
+    page: str
     line: int
     code: str
     fragment: bool
@@ -52,11 +55,11 @@ def _slug(heading: str) -> str:
     return words.strip("-")
 
 
-def readme_blocks(text: str) -> list[Block]:
-    """The ```python blocks of ``text``, named after their section (``-2`` for the second)."""
+def page_blocks(text: str, page: str = "readme") -> list[Block]:
+    """The ```python blocks of ``text``, named ``page/section`` (``-2`` for the second)."""
     lines = text.splitlines()
     found: list[tuple[str, int, str, bool]] = []
-    section, i = "readme", 0
+    section, i = page, 0
     while i < len(lines):
         line = lines[i]
         if re.match(r"#{1,6} ", line):
@@ -76,12 +79,30 @@ def readme_blocks(text: str) -> list[Block]:
     for name, line_no, code, fragment in found:
         seen[name] = seen.get(name, 0) + 1
         block_id = name if counts[name] == 1 else f"{name}-{seen[name]}"
-        blocks.append(Block(block_id, line_no, code, fragment))
+        blocks.append(Block(f"{page}/{block_id}", page, line_no, code, fragment))
     return blocks
 
 
-BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
-PROGRAMS = [b for b in BLOCKS if not b.fragment]
+def _all_blocks() -> list[Block]:
+    blocks = []
+    for path in doc_pages():
+        blocks += page_blocks(path.read_text(encoding="utf-8"), page_name(path))
+    return blocks
+
+
+def _programs(blocks: list[Block]) -> list[Block]:
+    """The blocks that are programs, each code once (its first page's copy)."""
+    seen: set[str] = set()
+    programs = []
+    for block in blocks:
+        if not block.fragment and block.code not in seen:
+            seen.add(block.code)
+            programs.append(block)
+    return programs
+
+
+BLOCKS = _all_blocks()
+PROGRAMS = _programs(BLOCKS)
 
 
 def _environment(tmp: str) -> dict[str, str]:
@@ -91,7 +112,7 @@ def _environment(tmp: str) -> dict[str, str]:
         PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "examples")]),
         PYTHONDONTWRITEBYTECODE="1",  # importing examples/ must leave nothing in the checkout
         TMPDIR=tmp,
-        # The README's factories read keys from the environment when they are made; no block
+        # The docs' factories read keys from the environment when they are made; no block
         # sends a request anywhere but to its own ScriptedModelServer.
         OPENAI_API_KEY="sk-readme-snippet-not-used",
         ANTHROPIC_API_KEY="sk-ant-readme-snippet-not-used",
@@ -105,7 +126,7 @@ def _run(block: Block, cwd: Path) -> subprocess.CompletedProcess[str]:
     script.write_text(block.code, encoding="utf-8")
     # A short TMPDIR of its own: Ray puts its sockets there, and a unix socket's path must be
     # shorter than 108 bytes, which pytest's temporary directories are not.
-    with tempfile.TemporaryDirectory(prefix="readme-", ignore_cleanup_errors=True) as tmp:
+    with tempfile.TemporaryDirectory(prefix="docs-", ignore_cleanup_errors=True) as tmp:
         return subprocess.run(
             [sys.executable, str(script)],
             cwd=cwd,
@@ -134,27 +155,28 @@ def outcomes(
 ) -> dict[str, subprocess.CompletedProcess[str]]:
     """Run the selected blocks two at a time (the machine has two cores); results by block id."""
     wanted = _selected(request.session.items)
-    base = tmp_path_factory.mktemp("readme")
+    base = tmp_path_factory.mktemp("docs")
     todo = [b for b in PROGRAMS if b.id in wanted]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        done = pool.map(lambda b: _run(b, base / b.id), todo)
+        done = pool.map(lambda b: _run(b, base / b.id.replace("/", "--")), todo)
         return {b.id: outcome for b, outcome in zip(todo, done, strict=True)}
 
 
 @pytest.mark.parametrize("block", PROGRAMS, ids=[b.id for b in PROGRAMS])
-def test_readme_block_runs(
+def test_docs_block_runs(
     block: Block, outcomes: dict[str, subprocess.CompletedProcess[str]]
 ) -> None:
     out = outcomes[block.id]
     assert out.returncode == 0, (
-        f"README.md line {block.line} ({block.id}) exited {out.returncode}:\n"
+        f"{block.page} line {block.line} ({block.id}) exited {out.returncode}:\n"
         f"{out.stdout}\n{out.stderr}"
     )
 
 
 def test_fragments_are_the_pinned_few() -> None:
     assert {b.id for b in BLOCKS if b.fragment} == FRAGMENTS
-    assert len(PROGRAMS) >= 10  # the extractor really finds the README's blocks
+    assert len(PROGRAMS) >= 10  # the extractor really finds the pages' blocks
+    assert {b.page for b in PROGRAMS} >= {"readme", "agents", "models", "users", "worlds"}
 
 
 def test_walkthrough_fragments_are_the_files_its_test_runs() -> None:
@@ -162,7 +184,7 @@ def test_walkthrough_fragments_are_the_files_its_test_runs() -> None:
     from tests.test_cli_walkthrough import TOOL, VERIFIER
 
     by_id = {b.id: b.code for b in BLOCKS}
-    walkthrough = "walkthrough-from-an-empty-directory-to-a-passing-run"
+    walkthrough = "cli/walkthrough-from-an-empty-directory-to-a-passing-run"
     assert by_id[f"{walkthrough}-1"] in TOOL
     assert by_id[f"{walkthrough}-2"] in VERIFIER
 
@@ -172,9 +194,15 @@ def test_extractor_names_sections_and_honours_the_marker() -> None:
         "## Two `words`\n```python\nprint(1)\n```\n```console\n# not a heading\n```\n"
         f"{FRAGMENT}\n```python\nx.y\n```\n### Other\n```python\npass\n```\n```console\nls\n```\n"
     )
-    got = [(b.id, b.line, b.code, b.fragment) for b in readme_blocks(text)]
+    got = [(b.id, b.line, b.code, b.fragment) for b in page_blocks(text, "p")]
     assert got == [
-        ("two-words-1", 3, "print(1)\n", False),
-        ("two-words-2", 10, "x.y\n", True),
-        ("other", 14, "pass\n", False),
+        ("p/two-words-1", 3, "print(1)\n", False),
+        ("p/two-words-2", 10, "x.y\n", True),
+        ("p/other", 14, "pass\n", False),
     ]
+
+
+def test_a_block_on_two_pages_runs_once() -> None:
+    one = page_blocks("## A\n```python\nprint(1)\n```\n", "one")
+    two = page_blocks("## B\n```python\nprint(1)\n```\n```python\nprint(2)\n```\n", "two")
+    assert [b.id for b in _programs(one + two)] == ["one/a", "two/b-2"]
