@@ -64,7 +64,7 @@ async def test_a_cancelled_eval_compares_only_equal_work(tmp_path: Path) -> None
     assert data["best"] is None and data["ranking"] == ["a", "b"]  # a tie on equal work
     note = data["note"]
     assert note.startswith("Partial eval (cancelled): 9 of 12 rollouts finished; 2 rollouts cut")
-    assert "1 task with 3 runs per agent (6 rollouts); 3 finished rollouts left out" in note
+    assert "each agent's first 3 runs of 1 task (6 rollouts); 3 finished rollouts left out" in note
     md = (out / "summary.md").read_text()
     assert note in md and "| T-2 * |" in md and "not compared" in md
     html = (out / "report.html").read_text()

@@ -35,9 +35,10 @@ def _cell(s: GroupStats | None, best: bool) -> str:
     return f"{text} *" if best else text
 
 
-def _legend() -> str:
+def _legend(agents: int) -> str:
     letters = ", ".join(f"{letter} = {reason}" for reason, letter in REASON_LETTERS.items())
-    return f"* = better agent, I = invalid (not evidence), F = env faults, {letters}"
+    better = "* = better agent, " if agents > 1 else ""
+    return f"{better}I = invalid (not evidence), F = env faults, {letters}"
 
 
 def _ci(value: float | None, ci: object) -> str:
@@ -83,7 +84,8 @@ def _grid(summary: EvalSummary) -> list[str]:
         task = row.task_id if row.task_id in summary.compared else f"{row.task_id} (not compared)"
         grid.append([task, *(_cell(row.cells.get(a), row.best == a) for a in c.agents)])
     grid.append(["all", *(_cell(c.overall[a], c.overall_best == a) for a in c.agents)])
-    return ["", f"Side by side (passed/valid runs, mean reward; {_legend()})", *aligned(grid)]
+    legend = _legend(len(c.agents))
+    return ["", f"Side by side (passed/valid runs, mean reward; {legend})", *aligned(grid)]
 
 
 def summary_text(summary: EvalSummary, cwd: Path) -> str:
@@ -99,6 +101,9 @@ def summary_text(summary: EvalSummary, cwd: Path) -> str:
     note = summary.partial_note()
     if note is not None:
         lines += [note, ""]
+    warnings = summary.warnings()
+    if warnings:
+        lines += [*warnings, ""]
     if summary.config.get("executor") == "ray":
         lines += [_ray_line(summary), ""]
     lines += [*_agents(summary), *_grid(summary)]

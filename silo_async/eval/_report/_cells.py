@@ -10,6 +10,7 @@ from ._stats import GroupStats
 __all__ = [
     "REASON_LETTERS",
     "cost_text",
+    "count",
     "early_text",
     "invalid_text",
     "rate_text",
@@ -26,6 +27,11 @@ REASON_LETTERS = {
     "max_tokens": "K",
     "cancelled": "C",
 }
+
+
+def count(n: int, noun: str) -> str:
+    """``1 task``, ``2 tasks``: a number and its noun, singular or plural."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def early_text(stats: GroupStats, *, short: bool = False, sep: str = ", ") -> str:

@@ -99,8 +99,8 @@ def compare(
     """Build the side-by-side comparison of ``agents`` over ``tasks``.
 
     A cell is marked best when its agent has the strictly highest pass rate (ties broken by
-    mean reward) on that row; with one agent, that agent is marked wherever it has valid
-    rollouts. An agent without valid rollouts has no rate and ranks last.
+    mean reward) on that row; with one agent nothing is marked (it is better than no one). An
+    agent without valid rollouts has no rate and ranks last.
 
     Args:
         records: the rollouts (see :func:`equal_work` for a fair subset of a partial eval).
@@ -121,8 +121,10 @@ def compare(
         )
         for t in tasks
     ]
+    marked = len(agents) > 1
     rows = [
-        attrs.evolve(row, best=_best(row.cells)) if row.task_id in counted else row for row in rows
+        attrs.evolve(row, best=_best(row.cells)) if marked and row.task_id in counted else row
+        for row in rows
     ]
     by_agent: dict[str, dict[str, list[RolloutRecord]]] = {a: {} for a in agents}
     for r in records:
@@ -135,6 +137,6 @@ def compare(
         agents=list(agents),
         rows=rows,
         overall=overall,
-        overall_best=_best(overall),
+        overall_best=_best(overall) if marked else None,
         ranking=ranking,
     )

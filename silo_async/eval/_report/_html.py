@@ -28,6 +28,7 @@ from importlib import resources
 
 from ..._jsonutil import compact_json
 from ..._result import INVALID_REASONS
+from ._cells import count
 from ._data import index_rows, pack, pack_details, reasons
 from ._summary import EvalSummary
 
@@ -102,8 +103,9 @@ def _header(summary: EvalSummary) -> str:
     note = summary.partial_note()
     return (
         f"<h1>Eval {_h(summary.eval_id)}</h1>"
-        f"<p>Environment <b>{_h(summary.environment)}</b> · {len(summary.tasks)} tasks · "
-        f"{len(summary.agents)} agents · {cfg.get('runs')} runs each · "
+        f"<p>Environment <b>{_h(summary.environment)}</b> · {count(len(summary.tasks), 'task')} · "
+        f"{count(len(summary.agents), 'agent')} · {cfg.get('runs')} "
+        f"{'run' if cfg.get('runs') == 1 else 'runs'} each · "
         f"{summary.finished}&#47;{summary.planned} rollouts ({_h(state)}) · "
         f"concurrency {cfg.get('concurrency')} · max tool calls {cfg.get('maxToolCalls')} · "
         f"timeout {'none' if timeout is None else f'{timeout} ms'} · "
@@ -111,6 +113,7 @@ def _header(summary: EvalSummary) -> str:
         + (f" · {_h(summary.faults_text())}" if summary.fault_plan is not None else "")
         + "</p>"
         + ("" if note is None else f'<p class="partial" id="partial"><b>{_h(note)}</b></p>')
+        + "".join(f'<p class="warning"><b>{_h(w)}</b></p>' for w in summary.warnings())
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._cells import cost_text, early_text, invalid_text, robustness_rows, tokens_text
+from ._cells import cost_text, count, early_text, invalid_text, robustness_rows, tokens_text
 from ._stats import GroupStats
 
 if TYPE_CHECKING:
@@ -52,16 +52,18 @@ def _kmax(values: dict[int, float]) -> str:
 def _header(summary: EvalSummary) -> list[str]:
     state = "complete" if summary.complete else "cancelled" if summary.cancelled else "partial"
     note = summary.partial_note()
+    runs = summary.config.get("runs")
     return [
         f"# Eval {summary.eval_id}",
         "",
-        f"Environment **{summary.environment}** · {len(summary.tasks)} tasks · "
-        f"{len(summary.agents)} agents · {summary.config.get('runs')} runs each · "
+        f"Environment **{summary.environment}** · {count(len(summary.tasks), 'task')} · "
+        f"{count(len(summary.agents), 'agent')} · {runs} {'run' if runs == 1 else 'runs'} each · "
         f"{summary.finished}/{summary.planned} rollouts ({state}) · "
         f"{summary.wall_ms / 1000:.1f} s"
         + (f" · {_md(summary.faults_text())}" if summary.fault_plan is not None else ""),
         "",
         *([f"> **{note}**", ""] if note else []),
+        *[line for warning in summary.warnings() for line in (f"> **{_md(warning)}**", "")],
     ]
 
 
@@ -102,7 +104,8 @@ def _cell(cell: GroupStats | None, best: bool) -> str:
 
 def _side_by_side(summary: EvalSummary) -> list[str]:
     c = summary.comparison
-    lines = ["## Side by side (pass rate · mean reward; best in bold)", ""]
+    best = "; best in bold" if len(c.agents) > 1 else ""
+    lines = [f"## Side by side (pass rate · mean reward{best})", ""]
     lines.append("| task | " + " | ".join(_md(a) for a in c.agents) + " |")
     lines.append("|---|" + "---|" * len(c.agents))
     for row in c.rows:

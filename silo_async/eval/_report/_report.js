@@ -193,6 +193,7 @@ function byTask(rs) {
   return Object.keys(g).map(function (k) { return g[k]; });
 }
 function best(cells) {
+  if (META.agents.length < 2) return null; /* one agent is better than no one */
   var scored = cells.filter(function (c) { return c.s && c.s.valid; });
   scored.sort(function (a, b) { return (b.s.rate - a.s.rate) || (b.s.reward - a.s.reward); });
   if (!scored.length) return null;

@@ -15,6 +15,7 @@ from ._markdown import render_markdown
 from ._records import RolloutRecord
 from ._robustness import AgentRobustness
 from ._stats import GroupStats
+from ._validity import validity_warnings
 
 __all__ = [
     "FORMAT",
@@ -135,16 +136,29 @@ class EvalSummary:
         if self.complete:
             return None
         why = "cancelled" if self.cancelled else "incomplete"
-        runs = sorted(set(self.compared.values()))
-        each = "" if not runs else f" with {'/'.join(str(n) for n in runs)} runs per agent"
         left = self.finished - self.compared_rollouts
         cut = f"; {_count(len(self.interrupted), 'rollout')} cut short" if self.interrupted else ""
         return (
             f"Partial eval ({why}): {self.finished} of {self.planned} rollouts finished{cut}. "
-            f"Comparisons use only the work every agent completed equally: "
-            f"{_count(len(self.compared), 'task')}{each} ({self.compared_rollouts} rollouts); "
-            f"{_count(left, 'finished rollout')} left out."
+            f"Comparisons use only the work every agent completed equally: {self._equal_work()} "
+            f"({self.compared_rollouts} rollouts); {_count(left, 'finished rollout')} left out."
         )
+
+    def _equal_work(self) -> str:
+        """What the comparison covers, in words: "each agent's first 3 runs of 2 tasks"."""
+        runs = sorted(set(self.compared.values()))
+        tasks = _count(len(self.compared), "task")
+        if not runs:
+            return "no task (no task has a finished rollout of every agent)"
+        if len(runs) == 1:
+            first = "run" if runs[0] == 1 else f"{runs[0]} runs"
+            return f"each agent's first {first} of {tasks}"
+        return f"each agent's first {runs[0]} to {runs[-1]} runs (varying by task) of {tasks}"
+
+    def warnings(self) -> list[str]:
+        """Lines on agents whose numbers rest on too little evidence (invalid rollouts)."""
+        covered = self.compared if self.partial else [t.id for t in self.tasks]
+        return validity_warnings(self.comparison, covered)
 
     @property
     def ranking(self) -> list[str]:
@@ -197,6 +211,7 @@ class EvalSummary:
                 "leftOut": self.finished - self.compared_rollouts,
             },
             "note": self.partial_note(),
+            "warnings": self.warnings(),
             "config": dict(self.config),
             "statistics": {
                 "passRateCI": "wilson",
