@@ -37,13 +37,16 @@ class AgentContext(ModelStepRecorder):
     Attributes:
         task: the task's instruction — the only text the agent is given; for a task with a
             user, followed by a blank line and ``User: <opening>``.
+        policy: the environment's policy (``Environment(policy=...)``), or ``None``: the rules
+            the agent works under. Model agents send it as their system prompt.
         cancel_scope: the anyio cancel scope the limits cancel (Silo's abort signal).
     """
 
-    __slots__ = ("_rollout", "_tools", "cancel_scope", "task")
+    __slots__ = ("_rollout", "_tools", "cancel_scope", "policy", "task")
 
     def __init__(self, rollout: Rollout, cancel_scope: anyio.CancelScope) -> None:
         self.task = rollout.setup.task.prompt
+        self.policy: str | None = rollout.setup.env.policy
         self.cancel_scope = cancel_scope
         self._rollout = rollout
         self._tools: list[ToolSpec] | None = None

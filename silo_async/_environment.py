@@ -59,6 +59,9 @@ class Environment:
         tasks: the tasks that can be run.
         bind: alternative to ``tools`` for on-disk environments: ``bind(state)`` returns
             the runtime tools (the module's ``bind_tools``).
+        policy: the rules every agent of this environment works under (a support desk's
+            policy, a benchmark's domain policy): ``ctx.policy``, and the system prompt of the
+            model agents (before their own ``system=``). ``None``: no policy.
 
     Raises:
         DefinitionError: duplicate task or verifier ids, duplicate tool names or an entry of
@@ -73,6 +76,7 @@ class Environment:
     verifiers: tuple[Verifier, ...] = attrs.field(default=(), converter=_tuple)
     tasks: tuple[Task, ...] = attrs.field(default=(), converter=_tuple)
     bind: Callable[[Any], Sequence[BoundTool | Tool]] | None = None
+    policy: str | None = attrs.field(default=None, kw_only=True)
     _tasks_by_id: dict[str, Task] = attrs.field(init=False, repr=False)
     _tools_by_name: dict[str, Tool] = attrs.field(init=False, repr=False)
     _verifiers_by_id: dict[str, Verifier] = attrs.field(init=False, repr=False)
@@ -81,6 +85,12 @@ class Environment:
         if self.bind is not None and self.tools:
             raise DefinitionError(
                 f'Environment "{self.name}" got both tools=... and bind=...; pass one.',
+                {"environment": self.name},
+            )
+        if self.policy is not None and not isinstance(self.policy, str):
+            raise DefinitionError(
+                f'Environment "{self.name}" got policy={self.policy!r:.60}; a policy is text '
+                "(a str) the agent works under.",
                 {"environment": self.name},
             )
         check_tools(self.tools, f'Environment "{self.name}"')  # a typo fails here, not per run

@@ -53,6 +53,7 @@ class Episode(ModelStepRecorder):
         task: the task's instruction (as ``AgentContext.task``: with a user, its opening too).
         task_id: the task's id.
         tools: the tools, as :class:`ToolSpec` (as ``AgentContext.tools``).
+        policy: the environment's policy, or ``None`` (as ``AgentContext.policy``).
     """
 
     def __init__(
@@ -82,6 +83,7 @@ class Episode(ModelStepRecorder):
         self._result: RunResult | None = None
         self.task = self._task.prompt
         self.task_id = self._task.id
+        self.policy: str | None = env.policy
         self.tools: list[ToolSpec] = []
 
     # -- the block ---------------------------------------------------------------------------

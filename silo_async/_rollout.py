@@ -426,6 +426,7 @@ class Rollout:
             task=setup.task,
             output=output,
             conversation=() if chat is None else chat.record(),
+            termination_reason=end.reason,
         )
         graded = start_grading(setup.verifier, self.state, initial, ctx)
         if isinstance(graded, tuple) and setup.run_dir is None:

@@ -70,12 +70,16 @@ class VerifierContext:
         conversation: what the agent told the task's user and what it answered, in order:
             ``{"agentText", "reply", "ended"}`` per ``message_user`` turn (empty without a
             user). The final answer is not a turn.
+        termination_reason: how the rollout ended, as ``result.json`` says it (``completed``,
+            ``max_tool_calls``, ``timeout``, ``max_tokens``, ``agent_error``, ``cancelled``): a
+            verifier that holds a rollout cut short to a stricter standard can tell.
     """
 
     agent_output: str
     task: Task
     output: Any = None
     conversation: tuple[dict[str, Any], ...] = ()
+    termination_reason: str = "completed"
 
 
 @attrs.frozen

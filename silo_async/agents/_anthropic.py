@@ -117,8 +117,9 @@ class _MessagesDialogue:
             "model": settings.model,
             "max_tokens": settings.max_output_tokens or DEFAULT_MAX_TOKENS,
         }
-        if settings.system is not None:
-            params["system"] = settings.system
+        system = settings.system_for(ctx)
+        if system is not None:
+            params["system"] = system
         if ctx.tools:
             params["tools"] = [messages_tool(spec) for spec in ctx.tools]
         params.update(_sampling(messages.create, settings.temperature))

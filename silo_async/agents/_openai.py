@@ -128,8 +128,9 @@ class _ChatDialogue:
     ) -> None:
         self._create = client.chat.completions.with_raw_response.create
         messages: list[dict[str, Any]] = []
-        if settings.system is not None:
-            messages.append({"role": "system", "content": settings.system})
+        system = settings.system_for(ctx)
+        if system is not None:
+            messages.append({"role": "system", "content": system})
         messages.append({"role": "user", "content": ctx.task})
         self._messages = messages
         params: dict[str, Any] = {"model": settings.model}

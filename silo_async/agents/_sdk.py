@@ -122,6 +122,15 @@ class ModelSettings:
     max_retries: int = 2
     request_timeout: float = 120.0
 
+    def system_for(self, ctx: Any) -> str | None:
+        """The system prompt for one rollout: the environment's policy, then ``system``.
+
+        ``ctx.policy`` (an :class:`~silo_async.Environment`'s ``policy=``) comes first, a blank
+        line, then the agent's own ``system=``; either alone is the prompt; neither is ``None``.
+        """
+        parts = [p for p in (getattr(ctx, "policy", None), self.system) if p]
+        return "\n\n".join(parts) if parts else None
+
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
             raise ValueError(f"model must be a non-empty string, got {self.model!r}.")

@@ -1,0 +1,88 @@
+"""What an environment may add for worlds it did not write itself (DESIGN §20), on plain worlds.
+
+``policy=`` (``ctx.policy``, the model agents' system prompt), ``setup=`` (a per-task start),
+``snapshot=`` (a world that is not JSON), ``silo.tool(..., check_input=False)``,
+``VerifierContext.termination_reason``: each usable by any world, tested here on small
+code-first worlds with no tau2 anywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import silo_async as silo
+from silo_async import agents
+from silo_async.testing import Reply, ScriptedAgent, ScriptedModelServer, ToolCall
+from tests.worlds import ENV, ID_SCHEMA, block_customer, create_state, get_customer
+
+pytestmark = pytest.mark.anyio
+
+POLICY = "Never block a VIP customer without a manager's approval."
+
+
+def _reason_seen(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+    return [silo.check("completed", ctx.termination_reason == "completed", ctx.termination_reason)]
+
+
+REASON_ENV = silo.Environment(
+    "reasons",
+    create_state=create_state,
+    tools=[get_customer, block_customer],
+    verifiers=[silo.verifier(id="VER-R", task_id="TASK-R")(_reason_seen)],
+    tasks=[silo.Task("TASK-R", "Read", "Read CUS-001.", "VER-R")],
+)
+
+
+async def test_a_verifier_is_told_how_the_rollout_ended(anyio_backend: str) -> None:
+    done = await silo.run(REASON_ENV, "TASK-R", ScriptedAgent([("get_customer", {})], "ok"))
+    assert done.termination_reason == "completed" and done.passed
+    reads = [("get_customer", {"customerId": "CUS-001"})] * 3
+    cut = await silo.run(REASON_ENV, "TASK-R", ScriptedAgent(reads, "ok"), max_tool_calls=2)
+    assert cut.termination_reason == "max_tool_calls" and not cut.passed
+    assert cut.checks[0].detail == "max_tool_calls"
+
+
+async def test_the_policy_reaches_the_agent_and_leads_a_model_agents_system_prompt(
+    anyio_backend: str,
+) -> None:
+    env = silo.Environment(
+        "policed",
+        create_state=ENV.create_state,
+        tools=ENV.tools,
+        verifiers=ENV.verifiers,
+        tasks=ENV.tasks,
+        policy=POLICY,
+    )
+    seen: list[Any] = []
+
+    async def reader(ctx: silo.AgentContext) -> str:
+        seen.append(ctx.policy)
+        return ""
+
+    await silo.run(env, "TASK-BLOCK", reader)
+    await silo.run(ENV, "TASK-BLOCK", reader)
+    assert seen == [POLICY, None]
+    async with silo.episode(env, "TASK-BLOCK") as ep:
+        assert ep.policy == POLICY
+    script = [Reply(tool_calls=[ToolCall("block_customer", {"customerId": "CUS-001"})]), "Done."]
+    for system, expected in ((None, POLICY), ("Be brief.", f"{POLICY}\n\nBe brief.")):
+        async with ScriptedModelServer(list(script)) as server:
+            agent = agents.openai_chat("m", base_url=server.base_url, system=system)
+            result = await silo.run(env, "TASK-BLOCK", agent)
+        assert result.passed, result.error
+        first = server.requests[0].body["messages"]
+        assert first[0] == {"role": "system", "content": expected}
+    async with ScriptedModelServer(list(script)) as server:
+        agent = agents.anthropic("m", base_url=server.url, system="Be brief.")
+        await silo.run(env, "TASK-BLOCK", agent)
+    assert server.requests[0].body["system"] == f"{POLICY}\n\nBe brief."
+
+
+def test_a_policy_that_is_not_text_is_refused_when_the_environment_is_made() -> None:
+    with pytest.raises(silo.DefinitionError, match="a policy is text"):
+        silo.Environment("bad", create_state=dict, policy=["rule"])  # type: ignore[arg-type]
+
+
+_ = ID_SCHEMA
