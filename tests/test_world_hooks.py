@@ -15,7 +15,7 @@ import pytest
 import silo_async as silo
 from silo_async import agents
 from silo_async.testing import Reply, ScriptedAgent, ScriptedModelServer, ToolCall
-from tests.worlds import ENV, ID_SCHEMA, block_customer, create_state, get_customer
+from tests.worlds import ENV, block_customer, create_state, get_customer
 
 pytestmark = pytest.mark.anyio
 
@@ -66,7 +66,10 @@ async def test_the_policy_reaches_the_agent_and_leads_a_model_agents_system_prom
     assert seen == [POLICY, None]
     async with silo.episode(env, "TASK-BLOCK") as ep:
         assert ep.policy == POLICY
-    script = [Reply(tool_calls=[ToolCall("block_customer", {"customerId": "CUS-001"})]), "Done."]
+    script: list[Reply | str] = [
+        Reply(tool_calls=[ToolCall("block_customer", {"customerId": "CUS-001"})]),
+        "Done.",
+    ]
     for system, expected in ((None, POLICY), ("Be brief.", f"{POLICY}\n\nBe brief.")):
         async with ScriptedModelServer(list(script)) as server:
             agent = agents.openai_chat("m", base_url=server.base_url, system=system)
@@ -83,6 +86,3 @@ async def test_the_policy_reaches_the_agent_and_leads_a_model_agents_system_prom
 def test_a_policy_that_is_not_text_is_refused_when_the_environment_is_made() -> None:
     with pytest.raises(silo.DefinitionError, match="a policy is text"):
         silo.Environment("bad", create_state=dict, policy=["rule"])  # type: ignore[arg-type]
-
-
-_ = ID_SCHEMA
