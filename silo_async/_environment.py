@@ -59,6 +59,11 @@ class Environment:
         tasks: the tasks that can be run.
         bind: alternative to ``tools`` for on-disk environments: ``bind(state)`` returns
             the runtime tools (the module's ``bind_tools``).
+        setup: ``setup(world, task)`` prepares a fresh world for one task (a benchmark whose
+            tasks each start from their own state): called on every rollout's world right
+            after ``create_state()``, before anything is recorded, so what it does is part of
+            the initial world. It changes the world in place; ``None``: every task starts from
+            ``create_state()`` as it is.
         policy: the rules every agent of this environment works under (a support desk's
             policy, a benchmark's domain policy): ``ctx.policy``, and the system prompt of the
             model agents (before their own ``system=``). ``None``: no policy.
@@ -76,6 +81,7 @@ class Environment:
     verifiers: tuple[Verifier, ...] = attrs.field(default=(), converter=_tuple)
     tasks: tuple[Task, ...] = attrs.field(default=(), converter=_tuple)
     bind: Callable[[Any], Sequence[BoundTool | Tool]] | None = None
+    setup: Callable[[Any, Task], Any] | None = attrs.field(default=None, kw_only=True)
     policy: str | None = attrs.field(default=None, kw_only=True)
     _tasks_by_id: dict[str, Task] = attrs.field(init=False, repr=False)
     _tools_by_name: dict[str, Tool] = attrs.field(init=False, repr=False)
@@ -93,11 +99,24 @@ class Environment:
                 "(a str) the agent works under.",
                 {"environment": self.name},
             )
+        if self.setup is not None and not callable(self.setup):
+            raise DefinitionError(
+                f'Environment "{self.name}" got setup={self.setup!r:.60}; setup is a function '
+                "setup(world, task) that prepares a fresh world for one task.",
+                {"environment": self.name},
+            )
         check_tools(self.tools, f'Environment "{self.name}"')  # a typo fails here, not per run
         check_reserved_name((t.name for t in self.tools), self.name)
         object.__setattr__(self, "_tasks_by_id", _index(self.tasks, "Task", self.name))
         object.__setattr__(self, "_tools_by_name", {t.name: t for t in self.tools})
         object.__setattr__(self, "_verifiers_by_id", _index(self.verifiers, "Verifier", self.name))
+
+    def start(self, task: Task) -> Any:
+        """A fresh world for one rollout of ``task``: ``create_state()``, then ``setup``."""
+        world = self.create_state()
+        if self.setup is not None:
+            self.setup(world, task)
+        return world
 
     def runtime_tools(self, state: Any) -> tuple[Sequence[Tool | BoundTool], Mapping[str, Any]]:
         """The tools a rollout on ``state`` calls, in registry order, and the same by name.

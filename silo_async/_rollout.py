@@ -116,7 +116,7 @@ class Rollout:
         """
         self.setup = setup
         self.hooks = loop_hooks()
-        self.state = setup.env.create_state()
+        self.state = setup.env.start(setup.task)
         self.snapshot: Packed | None = pack(self.state)
         self.tools, self.by_name = setup.env.runtime_tools(self.state)
         self.chat: Conversation | None = None

@@ -86,3 +86,49 @@ async def test_the_policy_reaches_the_agent_and_leads_a_model_agents_system_prom
 def test_a_policy_that_is_not_text_is_refused_when_the_environment_is_made() -> None:
     with pytest.raises(silo.DefinitionError, match="a policy is text"):
         silo.Environment("bad", create_state=dict, policy=["rule"])  # type: ignore[arg-type]
+
+
+def _starts(world: dict[str, Any], task: silo.Task) -> None:
+    """Each task starts with its own customer already blocked."""
+    if task.id == "TASK-S2":
+        world["customers"]["CUS-002"]["status"] = "blocked"
+
+
+def _compare(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+    blocked = [k for k, c in initial["customers"].items() if c["status"] == "blocked"]
+    return [silo.check("initial", True, ",".join(blocked))]
+
+
+SETUP_ENV = silo.Environment(
+    "started",
+    create_state=create_state,
+    tools=[get_customer, block_customer],
+    verifiers=[
+        silo.verifier(id="VER-S1", task_id="TASK-S1")(_compare),
+        silo.verifier(id="VER-S2", task_id="TASK-S2")(_compare),
+    ],
+    tasks=[
+        silo.Task("TASK-S1", "One", "Block CUS-001.", "VER-S1"),
+        silo.Task("TASK-S2", "Two", "Block CUS-001.", "VER-S2"),
+    ],
+    setup=_starts,
+)
+
+
+async def test_setup_prepares_each_tasks_world_and_is_part_of_the_initial_world(
+    anyio_backend: str,
+) -> None:
+    agent = ScriptedAgent([("block_customer", {"customerId": "CUS-001"})], "done")
+    one = await silo.run(SETUP_ENV, "TASK-S1", agent)
+    two = await silo.run(SETUP_ENV, "TASK-S2", agent)
+    assert one.checks[0].detail == "" and two.checks[0].detail == "CUS-002"
+    # What setup did is the start, not a change of the agent's: the diffs are alike.
+    assert one.state_diff == two.state_diff
+    assert one.state_diff["collections"]["customers"]["changed"] == ["CUS-001"]
+    again = await silo.run(SETUP_ENV, "TASK-S1", agent)  # a fresh world every time
+    assert again.checks[0].detail == ""
+
+
+def test_a_setup_that_cannot_be_called_is_refused() -> None:
+    with pytest.raises(silo.DefinitionError, match="setup is a function"):
+        silo.Environment("bad", create_state=dict, setup="TASK-1")  # type: ignore[arg-type]
