@@ -64,6 +64,10 @@ class Environment:
             after ``create_state()``, before anything is recorded, so what it does is part of
             the initial world. It changes the world in place; ``None``: every task starts from
             ``create_state()`` as it is.
+        snapshot: ``snapshot(world) -> JSON`` for a world that is not JSON itself (objects of
+            another library): the initial world the verifier gets as ``initial``, the state
+            diff and the artifacts are made of its snapshots; the verifier's ``final`` stays
+            the live world. ``None``: the world is JSON and is its own snapshot.
         policy: the rules every agent of this environment works under (a support desk's
             policy, a benchmark's domain policy): ``ctx.policy``, and the system prompt of the
             model agents (before their own ``system=``). ``None``: no policy.
@@ -82,6 +86,7 @@ class Environment:
     tasks: tuple[Task, ...] = attrs.field(default=(), converter=_tuple)
     bind: Callable[[Any], Sequence[BoundTool | Tool]] | None = None
     setup: Callable[[Any, Task], Any] | None = attrs.field(default=None, kw_only=True)
+    snapshot: Callable[[Any], Any] | None = attrs.field(default=None, kw_only=True)
     policy: str | None = attrs.field(default=None, kw_only=True)
     _tasks_by_id: dict[str, Task] = attrs.field(init=False, repr=False)
     _tools_by_name: dict[str, Tool] = attrs.field(init=False, repr=False)
@@ -99,12 +104,17 @@ class Environment:
                 "(a str) the agent works under.",
                 {"environment": self.name},
             )
-        if self.setup is not None and not callable(self.setup):
-            raise DefinitionError(
-                f'Environment "{self.name}" got setup={self.setup!r:.60}; setup is a function '
-                "setup(world, task) that prepares a fresh world for one task.",
-                {"environment": self.name},
-            )
+        for hook, what in (
+            ("setup", "setup(world, task) that prepares a fresh world for one task"),
+            ("snapshot", "snapshot(world) that returns the world as JSON"),
+        ):
+            value = getattr(self, hook)
+            if value is not None and not callable(value):
+                raise DefinitionError(
+                    f'Environment "{self.name}" got {hook}={value!r:.60}; {hook} is a function '
+                    f"{what}.",
+                    {"environment": self.name},
+                )
         check_tools(self.tools, f'Environment "{self.name}"')  # a typo fails here, not per run
         check_reserved_name((t.name for t in self.tools), self.name)
         object.__setattr__(self, "_tasks_by_id", _index(self.tasks, "Task", self.name))
@@ -117,6 +127,10 @@ class Environment:
         if self.setup is not None:
             self.setup(world, task)
         return world
+
+    def as_json(self, world: Any) -> Any:
+        """The world as JSON: its ``snapshot``, or the world itself when it is JSON."""
+        return world if self.snapshot is None else self.snapshot(world)
 
     def runtime_tools(self, state: Any) -> tuple[Sequence[Tool | BoundTool], Mapping[str, Any]]:
         """The tools a rollout on ``state`` calls, in registry order, and the same by name.

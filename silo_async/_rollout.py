@@ -117,7 +117,7 @@ class Rollout:
         self.setup = setup
         self.hooks = loop_hooks()
         self.state = setup.env.start(setup.task)
-        self.snapshot: Packed | None = pack(self.state)
+        self.snapshot: Packed | None = pack(setup.env.as_json(self.state))
         self.tools, self.by_name = setup.env.runtime_tools(self.state)
         self.chat: Conversation | None = None
         script = setup.task.user_script
@@ -446,7 +446,7 @@ class Rollout:
         verifier_error = graded[1]
         self.trace.emit("verifier_result", verifier_event(setup.verifier, outcome, verifier_error))
         self.trace.close()
-        diff = world_diff(self.snapshot, self.state, initial)
+        diff = world_diff(self.snapshot, setup.env.as_json(self.state), initial)
         # A finished rollout may still queue to write its files: it must not hold its world,
         # the world's copy and the tools bound to it meanwhile (1,000 crm worlds are 300 MB).
         self.state = self.snapshot = None

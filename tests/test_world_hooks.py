@@ -132,3 +132,69 @@ async def test_setup_prepares_each_tasks_world_and_is_part_of_the_initial_world(
 def test_a_setup_that_cannot_be_called_is_refused() -> None:
     with pytest.raises(silo.DefinitionError, match="setup is a function"):
         silo.Environment("bad", create_state=dict, setup="TASK-1")  # type: ignore[arg-type]
+
+
+class Shelf:
+    """A world that is not JSON: an object of its own, as another library would keep it."""
+
+    def __init__(self) -> None:
+        self.stock = {"SKU-1": 3, "SKU-2": 0}
+
+
+def _shelf_json(shelf: Shelf) -> dict[str, Any]:
+    return {"items": {sku: {"id": sku, "count": n} for sku, n in shelf.stock.items()}}
+
+
+@silo.tool(
+    name="take",
+    description="Take one item off the shelf.",
+    input_schema={
+        "type": "object",
+        "properties": {"sku": {"type": "string"}},
+        "required": ["sku"],
+        "additionalProperties": False,
+    },
+)
+def take(shelf: Shelf, args: dict[str, Any]) -> Any:
+    shelf.stock[args["sku"]] -= 1
+    return {"left": shelf.stock[args["sku"]]}
+
+
+def _took(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+    return [
+        silo.check("live", isinstance(final, Shelf) and final.stock["SKU-1"] == 2),
+        silo.check(
+            "snapshot",
+            initial
+            == {
+                "items": {
+                    "SKU-1": {"id": "SKU-1", "count": 3},
+                    "SKU-2": {"id": "SKU-2", "count": 0},
+                }
+            },
+        ),
+    ]
+
+
+SHELF_ENV = silo.Environment(
+    "shelf",
+    create_state=Shelf,
+    tools=[take],
+    verifiers=[silo.verifier(id="VER-T", task_id="TASK-T")(_took)],
+    tasks=[silo.Task("TASK-T", "Take", "Take one SKU-1.", "VER-T")],
+    snapshot=_shelf_json,
+)
+
+
+async def test_a_world_that_is_not_json_is_diffed_and_given_as_initial_through_its_snapshot(
+    anyio_backend: str, tmp_path: Any
+) -> None:
+    result = await silo.run(
+        SHELF_ENV, "TASK-T", ScriptedAgent([("take", {"sku": "SKU-1"})], "ok"), runs_dir=tmp_path
+    )
+    assert result.passed, [c.to_dict() for c in result.checks]
+    items = result.state_diff["collections"]["items"]
+    assert items["changed"] == ["SKU-1"]
+    assert items["fields"]["SKU-1"] == [{"path": "count", "from": 3, "to": 2}]
+    written = (tmp_path / result.run_id / "state-diff.json").read_text(encoding="utf-8")
+    assert '"SKU-1"' in written and "SKU-2" not in written
