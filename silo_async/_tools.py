@@ -20,7 +20,7 @@ from typing import Any, overload
 import attrs
 
 from ._errors import DefinitionError, ToolError
-from ._input import InputRejectedError, copy_input
+from ._input import InputRejectedError, copy_input, input_problems
 from ._jsonutil import clone_json, compact_json
 from ._schema import NOT_FLAT, SchemaValidator
 from ._strict import strict_schema
@@ -125,6 +125,7 @@ class Tool:
     """A tool definition: ``fn(state, input)`` plus its name, description and input schema.
 
     Build one with :func:`tool`. The schema is checked against Draft 2020-12 here, once.
+    With ``check_input=False`` the schema is published but not enforced: see :func:`tool`.
 
     Raises:
         DefinitionError: bad name, non-callable body or invalid schema.
@@ -134,6 +135,7 @@ class Tool:
     description: str
     input_schema: dict[str, Any]
     fn: ToolFn
+    check_input: bool = attrs.field(default=True, kw_only=True)
     validator: SchemaValidator = attrs.field(init=False, repr=False)
     is_async: bool = attrs.field(init=False, repr=False)
     spec: ToolSpec = attrs.field(init=False, repr=False)
@@ -196,6 +198,11 @@ class Tool:
     def _checked(self, input: Any) -> Any:
         """The validated copy of ``input`` the body receives, or ``_REFUSED``."""
         value = {} if input is None else input
+        if not self.check_input:  # the JSON screen only: the body judges the rest
+            try:
+                return copy_input(value)
+            except InputRejectedError:
+                return _REFUSED
         # A flat input of a flat closed schema is checked and copied in one compiled pass.
         copy = self.copier
         if copy is not None:
@@ -220,6 +227,15 @@ class Tool:
         return _REFUSED
 
     def _failure(self, exc: Exception) -> tuple[ToolResult, ToolFault | None]:
+        if not self.check_input and not isinstance(exc, ToolError):
+            # A body that judges its own input answers with its exceptions: the agent's
+            # mistakes or in-world refusals, not faults of the environment.
+            output = {
+                "code": "tool_error",
+                "message": str(exc) or type(exc).__name__,
+                "details": {"type": type(exc).__name__},
+            }
+            return ToolResult(output, is_error=True), None
         if isinstance(exc, ToolError):
             try:
                 # Copied like any output: details often hold the world's own lists and rules.
@@ -229,7 +245,8 @@ class Tool:
         return _fault_result(self.name, exc)
 
     def _invalid(self, args: Any) -> ToolResult:
-        problems = self.validator.problems({} if args is None else args)
+        value = {} if args is None else args
+        problems = self.validator.problems(value) if self.check_input else input_problems(value)
         message = f'Invalid arguments for "{self.name}": {"; ".join(problems)}.'
         output = {"code": "invalid_input", "message": message, "details": {"problems": problems}}
         return ToolResult(output, is_error=True)
@@ -243,6 +260,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     input_schema: Mapping[str, Any] | None = None,
+    check_input: bool = True,
 ) -> Callable[[ToolFn], Tool]: ...
 def tool(
     fn: ToolFn | None = None,
@@ -251,6 +269,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     input_schema: Mapping[str, Any] | None = None,
+    check_input: bool = True,
 ) -> Tool | Callable[[ToolFn], Tool]:
     """Define a tool from ``def`` or ``async def fn(state, input)``.
 
@@ -260,6 +279,13 @@ def tool(
         description: what the agent reads (default: the docstring's first paragraph, its
             lines joined by single spaces, so a long description can wrap in the source).
         input_schema: JSON Schema for the arguments (default: an object with no parameters).
+        check_input: validate each input against ``input_schema`` before the body runs (the
+            default). ``False`` is for a body that judges its input itself, such as a tool of
+            another framework wrapped as it is: the schema is still published to agents, the
+            body gets the input as sent once it passed the JSON screen (JSON values only, see
+            ``silo_async._input``), and every exception it raises comes back to the agent as an
+            error value (``tool_error``, or a :class:`ToolError`'s own code), never as an
+            environment fault.
 
     Example::
 
@@ -276,6 +302,7 @@ def tool(
             description=description if description is not None else described(body),
             input_schema=_schema_dict(input_schema),
             fn=body,
+            check_input=check_input,
         )
 
     return make(fn) if fn is not None else make

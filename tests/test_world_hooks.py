@@ -198,3 +198,65 @@ async def test_a_world_that_is_not_json_is_diffed_and_given_as_initial_through_i
     assert items["fields"]["SKU-1"] == [{"path": "count", "from": 3, "to": 2}]
     written = (tmp_path / result.run_id / "state-diff.json").read_text(encoding="utf-8")
     assert '"SKU-1"' in written and "SKU-2" not in written
+
+
+def restock(stock: dict[str, int], sku: str, count: int) -> dict[str, int]:
+    """A function of another library: it judges its own arguments."""
+    if count < 1:
+        raise ValueError(f"Cannot restock {count} items.")
+    stock[sku] = stock.get(sku, 0) + count
+    return {sku: stock[sku]}
+
+
+RESTOCK_SCHEMA = {
+    "type": "object",
+    "properties": {"sku": {"type": "string"}, "count": {"type": "integer"}},
+    "required": ["sku", "count"],
+}
+
+
+@silo.tool(
+    name="restock", description="Restock a SKU.", input_schema=RESTOCK_SCHEMA, check_input=False
+)
+def restock_tool(shelf: Shelf, args: dict[str, Any]) -> Any:
+    return restock(shelf.stock, **args)
+
+
+async def test_a_tool_that_judges_its_own_input_gets_it_as_sent_and_answers_its_errors(
+    anyio_backend: str,
+) -> None:
+    assert restock_tool.spec.input_schema == RESTOCK_SCHEMA  # still what agents read
+    seen: list[silo.ToolResult] = []
+
+    async def agent(ctx: silo.AgentContext) -> str:
+        for args in (
+            {"sku": "SKU-2", "count": "2"},  # the schema says integer: the body decides
+            {"sku": "SKU-2", "count": 0},  # the body raises: a value, not a fault
+            {"sku": "SKU-2"},  # a missing argument: the body's TypeError, a value too
+            {"sku": "SKU-2", "count": float("nan")},  # not JSON: the screen refuses it
+            {"sku": "SKU-2", "count": 2},
+        ):
+            seen.append(await ctx.call_tool("restock", args))
+        return "ok"
+
+    env = silo.Environment(
+        "restock",
+        create_state=Shelf,
+        tools=[restock_tool],
+        verifiers=SHELF_ENV.verifiers,
+        tasks=SHELF_ENV.tasks,
+        snapshot=_shelf_json,
+    )
+    result = await silo.run(env, "TASK-T", agent)
+    typed, refused, missing, nan, good = seen
+    assert typed.is_error and typed.output["code"] == "tool_error"  # "0" + 2: the body's own
+    assert typed.output["details"] == {"type": "TypeError"}
+    assert refused.output == {
+        "code": "tool_error",
+        "message": "Cannot restock 0 items.",
+        "details": {"type": "ValueError"},
+    }
+    assert missing.is_error and "count" in missing.output["message"]
+    assert nan.output["code"] == "invalid_input" and "count" in nan.output["message"]
+    assert good.output == {"SKU-2": 2} and not good.is_error
+    assert (result.tool_errors, result.tool_faults, result.reward_valid) == (4, 0, True)
