@@ -29,11 +29,14 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .._jsonutil import compact_json, utf8
+
 __all__ = [
     "BodyTooLargeError",
     "call_cancelled_on_disconnect",
     "call_streamed",
     "json_bytes",
+    "json_text",
     "legacy_body",
     "read_body",
     "send_json",
@@ -43,8 +46,20 @@ _DISCONNECT: Message = {"type": "http.disconnect"}
 
 
 def json_bytes(value: Any) -> bytes:
-    """``value`` as the server's JSON bodies are written: compact UTF-8."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    r"""``value`` as the server's JSON bodies are written: compact, strict UTF-8 JSON.
+
+    The rules of every artifact (:func:`~silo_async._jsonutil.compact_json`, then
+    :func:`~silo_async._jsonutil.utf8`): a lone surrogate (a task id, an answer or a tool output
+    may hold one: ``json.loads`` makes them from ``"\ud800"``) is written as its ``\uXXXX``
+    escape, the same string once read back; NaN (which ``json.loads`` also reads) is ``null``.
+    Never a 500.
+    """
+    return utf8(compact_json(value))
+
+
+def json_text(value: Any) -> str:
+    """``value`` as :func:`json_bytes` writes it, as text (a WebSocket text frame)."""
+    return json_bytes(value).decode()
 
 
 async def send_json(

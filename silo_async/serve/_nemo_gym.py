@@ -131,6 +131,8 @@ class NemoGymApp:
             return {}
         try:
             return json.loads(raw)
+        except RecursionError:
+            raise _HttpError(400, "invalid_json", "The body nests too deeply to be read.") from None
         except ValueError as exc:
             raise _HttpError(400, "invalid_json", f"The body is not JSON: {exc}") from None
 

@@ -39,7 +39,7 @@ from .._faults import Faults, resolve_faults
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from .._tools import ToolResult, ToolSpec
-from ._asgi import json_bytes, send_json
+from ._asgi import json_bytes, json_text, send_json
 from ._harness_common import (
     SUBMIT,
     HeldEpisodes,
@@ -323,7 +323,7 @@ class OpenEnvApp:
                     raw = (message.get("bytes") or b"").decode("utf-8", "replace")
                 reply, stop = await self._answer(session, raw)
                 if reply is not None:
-                    await ws.send_text(json.dumps(reply, ensure_ascii=False))
+                    await ws.send_text(json_text(reply))
                 if stop:
                     break
         except WebSocketDisconnect:
@@ -336,6 +336,8 @@ class OpenEnvApp:
     async def _answer(self, session: _Session, raw: str) -> tuple[dict[str, Any] | None, bool]:
         try:
             frame = json.loads(raw)
+        except RecursionError:
+            return _error(INVALID_JSON, "Invalid JSON: the message nests too deeply."), False
         except ValueError as exc:
             return _error(INVALID_JSON, f"Invalid JSON: {exc}"), False
         if not isinstance(frame, dict):
