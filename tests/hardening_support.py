@@ -84,7 +84,9 @@ class Served:
 def _process(command: list[str], cwd: Path, log: Path) -> Iterator[Served]:
     with (
         log.open("w", encoding="utf-8") as stderr,
-        subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=stderr, text=True) as proc,
+        subprocess.Popen(
+            command, cwd=cwd, stdout=subprocess.PIPE, stderr=stderr, text=True
+        ) as proc,
     ):
         try:
             assert proc.stdout is not None

@@ -128,8 +128,8 @@ def test_openenv_a_lone_surrogate_or_a_deep_frame_is_answered_and_the_socket_sta
 
 
 def test_nemo_gym_lone_surrogates_and_deep_bodies_are_never_a_500(project: Path) -> None:
-    response = {"output": [{"type": "message", "content": [{"type": "output_text"}]}]}
-    response["output"][0]["content"][0]["text"] = "\ud800"
+    part = {"type": "output_text", "text": "\ud800"}
+    response = {"output": [{"type": "message", "content": [part]}]}
     with served(project, "nemo-gym") as server, httpx2.Client(base_url=server.url) as http:
         answers = [
             http.post("/seed_session", content=b'{"task":"\\ud800"}', headers=JSON),
