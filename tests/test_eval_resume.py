@@ -21,7 +21,6 @@ import pytest
 import silo_async as silo
 from silo_async.eval import EvalProgress, evaluate, read_index, read_summary
 from silo_async.eval._report._summary import Resumed
-from silo_async.runs._appender import PAGE, LineAppender
 
 from .cli_support import cli
 from .resume_support import same_eval
@@ -113,24 +112,6 @@ async def test_the_index_grows_as_rollouts_finish(tmp_path: Path) -> None:
     assert [(r.task_id, r.agent, r.run) for r in read_index(out)] == [
         (r.task_id, r.agent, r.run) for r in summary.records
     ]  # rewritten in plan order with the summary
-
-
-def test_a_line_never_straddles_a_page_boundary(tmp_path: Path) -> None:
-    path = tmp_path / "index.jsonl"
-    appender = LineAppender(path)
-    for n in range(300):
-        appender.append(json.dumps({"n": n, "pad": "x" * (n * 7 % 400)}))
-    appender.close()
-    data = path.read_bytes()
-    offset = 0
-    for raw in data.split(b"\n")[:-1]:
-        start = offset + len(raw) - len(raw.lstrip(b" "))
-        end = offset + len(raw)  # the newline
-        assert start // PAGE == end // PAGE, (start, end)
-        offset = end + 1
-    assert [json.loads(line)["n"] for line in data.decode().splitlines()] == list(range(300))
-    LineAppender(path).append('{"n": 300}')  # appending to an existing file goes on
-    assert json.loads(path.read_text().splitlines()[-1]) == {"n": 300}
 
 
 async def test_a_cancelled_eval_resumes_to_the_files_of_one_never_stopped(tmp_path: Path) -> None:

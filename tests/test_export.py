@@ -230,3 +230,29 @@ async def test_out_file_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     assert failure.value.code == "environment_not_found"
     assert json.loads(out.read_text())["runId"] == result.run_id
     assert sorted(p.name for p in tmp_path.iterdir()) == [".silo", "train.jsonl"]
+
+
+async def test_a_run_reached_twice_is_exported_once(tmp_path: Path) -> None:
+    runs = tmp_path / ".silo" / "runs"
+    made = [await silo.run(ENV, "TASK-BLOCK", blocker, runs_dir=runs) for _ in range(2)]
+    first, second = (r.run_dir for r in made)
+    assert first is not None and second is not None
+    (runs / "run_zz_link").symlink_to(first, target_is_directory=True)  # a second name, beside
+    elsewhere = tmp_path / "kept"
+    elsewhere.mkdir()
+    outside = elsewhere / "run_outside"
+    first.rename(outside)
+    first.mkdir()  # a run of its own again, for the link
+    for name in ("trace.jsonl", "result.json", "state-diff.json", "run.json"):
+        (first / name).write_bytes((outside / name).read_bytes())
+    (runs / "run_zz_outside").symlink_to(outside, target_is_directory=True)  # not a duplicate
+    everything = trajectories(environment=ENV, cwd=tmp_path)  # all of .silo/runs
+    ids = [line["runId"] for line in everything]
+    assert ids == [made[0].run_id, made[1].run_id, made[0].run_id]  # the outside copy counts
+    assert everything.stats.skipped_total == 0
+    named = trajectories(
+        [str(first), made[0].run_id, str(runs / "run_zz_link"), str(second)],
+        environment=ENV,
+        cwd=tmp_path,
+    )
+    assert [line["runId"] for line in named] == [made[0].run_id, made[1].run_id]

@@ -55,6 +55,7 @@ CLI_ERROR_CODES = (
     "run_invalid",  # a run directory whose files are damaged or incomplete
     "eval_not_found",  # runs list --eval: no such eval
     "out_dir_not_empty",  # eval --out: the directory already holds files
+    "eval_locked",  # eval --out / --resume: another process writes that eval directory
     "model_invalid",  # --model: bad spec, unknown provider, missing SDK extra or missing key
     "executor_invalid",  # eval --executor ray: an address, size or object it cannot use or ship
     "executor_unavailable",  # eval --executor ray: Ray missing, unreachable or failing to start

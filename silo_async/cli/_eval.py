@@ -28,6 +28,7 @@ from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
 from ..eval._evalfile import check_given, read_plan, user_ref
 from ..eval._report._prices import Prices, PricesError, read_prices
+from ..runs import EvalDir
 from ._common import (
     check_agent_specs,
     echo_json,
@@ -375,6 +376,8 @@ def eval_command(
     eval_id = new_eval_id()
     target = out_dir if out_dir is not None else project_dir / ".silo" / "evals" / eval_id
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        if target.is_dir():
+            EvalDir(target).check_unlocked()  # an eval still writing it: say which
         fail("out_dir_not_empty", f'Eval directory "{target}" already exists and is not empty.')
     total = len(task_ids) * len(agents) * runs * (2 if baseline else 1)
 

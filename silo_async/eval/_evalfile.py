@@ -29,7 +29,6 @@ change here (its keyword and flag pass it through, as they do for the eval itsel
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -40,11 +39,12 @@ import attrs
 from .._environment import Environment
 from .._errors import SiloError
 from .._faults import Faults
-from .._jsonutil import compact_json, pretty_json, utf8
+from .._jsonutil import compact_json
 from .._limits import Limits
 from .._origin import origin_of
 from .._trace import utc_now_iso
-from ..runs import EvalDir, write_atomic
+from ..runs import EvalDir
+from ..runs._evaldir import PLAN_FORMAT, PLAN_VERSION
 
 __all__ = [
     "FORMAT",
@@ -65,9 +65,9 @@ __all__ = [
     "write_plan",
 ]
 
-#: ``eval.json``'s ``format`` marker and version.
-FORMAT = "silo_async.eval-plan"
-VERSION = 1
+#: ``eval.json``'s ``format`` marker and version (the directory's reader checks them).
+FORMAT = PLAN_FORMAT
+VERSION = PLAN_VERSION
 
 
 @attrs.frozen
@@ -425,40 +425,8 @@ def new_plan(
 
 
 def write_plan(eval_dir: str | os.PathLike[str], plan: EvalPlan) -> None:
-    """Write ``eval.json`` whole and sync it to disk (blocking; once per eval).
-
-    Synced, unlike the rollouts' files: without its plan an eval cannot be resumed, and one
-    ``fsync`` per eval costs nothing measurable.
-    """
-    path = EvalDir(eval_dir).file(EvalDir.EVAL)
-    write_atomic(path, utf8(pretty_json(plan.to_dict())))
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    _sync_dir(os.fspath(eval_dir))
-
-
-def _sync_dir(path: str) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # a platform without directory descriptors: the rename is all we have
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _not_found(eval_dir: str | os.PathLike[str], why: str) -> SiloError:
-    return SiloError(
-        "eval_not_found",
-        f'No eval to resume in "{os.fspath(eval_dir)}": {why}',
-        {"evalDir": os.fspath(eval_dir)},
-    )
+    """Write ``eval.json`` whole and synced to disk (blocking; once per eval)."""
+    EvalDir(eval_dir).write_plan(plan.to_dict())
 
 
 def read_plan(eval_dir: str | os.PathLike[str]) -> EvalPlan:
@@ -468,35 +436,18 @@ def read_plan(eval_dir: str | os.PathLike[str]) -> EvalPlan:
         SiloError: ``eval_not_found`` (no such directory, no ``eval.json`` in it, or one that
             is not an eval plan), ``run_format_unsupported`` (written by a newer silo_async).
     """
-    if not os.path.isdir(eval_dir):
-        raise _not_found(eval_dir, "there is no such directory.")
-    path = EvalDir(eval_dir).file(EvalDir.EVAL)
-    try:
-        with open(path, encoding="utf-8") as file:
-            data = json.load(file)
-    except FileNotFoundError:
-        raise _not_found(
-            eval_dir,
-            f"it has no {EvalDir.EVAL}. An eval directory starts with one (written before the "
-            "first rollout), so this is not an eval directory, or its eval was stopped before "
-            "it started: run the eval again.",
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise _not_found(eval_dir, f"{path} cannot be read ({exc}).") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise _not_found(eval_dir, f"{path} is not a silo_async eval plan.")
-    found = data.get("formatVersion")
-    if type(found) is not int or not 1 <= found <= VERSION:
-        raise SiloError(
-            "run_format_unsupported",
-            f"{path} has eval format version {found!r}; this silo_async reads version "
-            f"{VERSION}. Upgrade silo_async (pip install -U silo_async) to resume it.",
-            {"path": path, "found": found, "supported": VERSION},
-        )
+    base = EvalDir(eval_dir)
+    data = base.read_plan()
     try:
         return EvalPlan.from_dict(data)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise _not_found(eval_dir, f"{path} is damaged ({type(exc).__name__}: {exc}).") from None
+        path = base.file(EvalDir.EVAL)
+        raise SiloError(
+            "eval_not_found",
+            f'No eval to resume in "{os.fspath(eval_dir)}": {path} is damaged '
+            f"({type(exc).__name__}: {exc}).",
+            {"evalDir": os.fspath(eval_dir)},
+        ) from None
 
 
 def _shown(value: Any) -> str:

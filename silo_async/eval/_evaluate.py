@@ -58,7 +58,6 @@ from ._evalfile import (
     read_plan,
     rebuilt_user,
     user_ref,
-    write_plan,
 )
 from ._executor import Details, Executor, ExecutorReport, LocalExecutor, PlanEntry, RolloutJob
 from ._interrupted import recover_interrupted
@@ -433,19 +432,31 @@ class _Run:
             for n in range(1, plan.runs + 1)
         ]
         self.planned = sum(not entry[3] for entry in self.entries)
+        self.base = EvalDir(eval_dir) if eval_dir is not None else None
         self.keep_details = report and eval_dir is not None
         self.executor_report = ExecutorReport()
         self.clock0 = time.perf_counter()
         self.started = time.time()
 
     async def start(self, on_progress: Callable[[EvalProgress], None] | None) -> EvalSummary:
-        """Prepare the directory and the executor, run what is left, write the summary."""
+        """Prepare the directory and the executor, run what is left, write the summary.
+
+        The eval directory is locked from before it is read (a resume) or made (a new eval)
+        until the summary is written: one process at a time writes it.
+        """
+        try:
+            return await self._start(on_progress)
+        finally:
+            if self.base is not None:
+                self.base.unlock()
+
+    async def _start(self, on_progress: Callable[[EvalProgress], None] | None) -> EvalSummary:
         state = await self._survey()
         if state is not None and state.finished_summary is not None:
             return self._finished(state)
         todo = list(range(len(self.entries))) if state is None else state.todo
         eval_dir = self.eval_dir
-        index = LineAppender(EvalDir(eval_dir).file(EvalDir.INDEX)) if eval_dir else None
+        index = EvalDir(eval_dir).index_appender() if eval_dir else None
         collector = _Collector(len(self.entries), self.keep_details, todo, index)
         if state is not None:
             for slot, record in state.kept.items():
@@ -478,8 +489,9 @@ class _Run:
             collector.close()
 
     async def _survey(self) -> ResumeState | None:
-        if not self.resumed or self.eval_dir is None:
+        if not self.resumed or self.base is None:
             return None
+        await anyio.to_thread.run_sync(self.base.lock)
         replayable = {label for label, agent in self.agents.items() if can_replay(agent)}
         return await anyio.to_thread.run_sync(
             lambda: survey(
@@ -497,7 +509,8 @@ class _Run:
         if state is not None:
             await anyio.to_thread.run_sync(tidy, eval_dir, state, self.entries)
             return
-        await anyio.to_thread.run_sync(_make, eval_dir, self.plan)
+        assert self.base is not None
+        await anyio.to_thread.run_sync(_make, self.base, self.plan)
 
     async def _run(self, prepared: Any, collector: _Collector, todo: int) -> EvalSummary:
         resumed = Resumed(collector.kept, todo) if self.resumed else None
@@ -512,7 +525,7 @@ class _Run:
             raise
         except SiloError:
             if not self.resumed and collector.started == 0 and self.eval_dir is not None:
-                _unmake(self.eval_dir)  # refused before any rollout: leave nothing behind
+                _unmake(self.base)  # refused before any rollout: leave nothing behind
             raise
         collector.close()
         result = self.summary(collector, cancelled=False, resumed=resumed)
@@ -625,22 +638,35 @@ class _Run:
         )
 
 
-def _make(eval_dir: Path, plan: EvalPlan) -> None:
-    """Make a new eval's directory: its plan first (without one, nothing ran), then ``runs/``."""
-    if eval_dir.exists() and (not eval_dir.is_dir() or any(eval_dir.iterdir())):
-        raise FileExistsError(f'Eval directory "{eval_dir}" already exists and is not empty.')
-    eval_dir.mkdir(parents=True, exist_ok=True)
-    write_plan(eval_dir, plan)
-    (eval_dir / "runs").mkdir(exist_ok=True)
+def _make(base: EvalDir, plan: EvalPlan) -> None:
+    """Make a new eval's directory, locked: its plan first (without it, nothing ran), then runs/.
+
+    Raises:
+        SiloError: ``eval_locked``: another eval writes the directory (the same ``--out``).
+        FileExistsError: the directory holds files (an earlier eval's).
+    """
+    os.makedirs(base, exist_ok=True)
+    base.lock()
+    with os.scandir(base) as entries:
+        taken = any(entry.name != EvalDir.LOCK for entry in entries)
+    if taken:
+        base.unlock()
+        raise FileExistsError(
+            f'Eval directory "{os.fspath(base)}" already exists and is not empty.'
+        )
+    base.write_plan(plan.to_dict())
+    os.mkdir(base.runs)
 
 
-def _unmake(eval_dir: Path) -> None:
+def _unmake(base: EvalDir | None) -> None:
     """Remove what a new eval made before its executor refused it (nothing ran)."""
-    out = EvalDir(eval_dir)
+    if base is None:
+        return
     for name in (EvalDir.INDEX, EvalDir.EVAL):
         with contextlib.suppress(OSError):
-            os.unlink(out.file(name))
-    for directory in (out.runs, os.fspath(eval_dir)):
+            os.unlink(base.file(name))
+    base.unlock()
+    for directory in (base.runs, os.fspath(base)):
         with contextlib.suppress(OSError):
             os.rmdir(directory)
 

@@ -34,16 +34,16 @@ from typing import Any
 import attrs
 
 from .._errors import SiloError
-from .._jsonutil import compact_json, utf8
+from .._jsonutil import compact_json
 from ..agents._replay import read_recording
-from ..runs import EvalDir, RunDir, write_atomic
+from ..runs import EvalDir, RunDir
 from ._executor import Details, PlanEntry
 from ._recorded._runs import RunNotFoundError, load_run
 from ._report._details import compact_details
 from ._report._prices import Prices
 from ._report._records import RolloutRecord
 
-__all__ = ["Found", "ResumeState", "read_index_lines", "survey", "tidy"]
+__all__ = ["Found", "ResumeState", "remove_parked", "survey", "tidy"]
 
 
 @attrs.frozen
@@ -95,29 +95,13 @@ class ResumeState:
         return frozenset(r.run_id for r in self.kept.values() if r.run_dir is not None)
 
 
-def read_index_lines(eval_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The lines of ``runs/index.jsonl`` that parse (blank ones and a torn one skipped)."""
-    try:
-        with open(EvalDir(eval_dir).file(EvalDir.INDEX), encoding="utf-8") as lines:
-            texts = lines.read().splitlines()
-    except FileNotFoundError:
-        return []
-    found = []
-    for text in texts:
-        try:
-            line = json.loads(text) if text.strip() else None
-        except ValueError:
-            continue  # cut short by a kill: its rollout is found by its directory
-        if isinstance(line, dict):
-            found.append(line)
-    return found
-
-
 def _indexed(eval_dir: Path) -> dict[PlanEntry, RolloutRecord]:
     records: dict[PlanEntry, RolloutRecord] = {}
-    for line in read_index_lines(eval_dir):
+    for line in EvalDir(eval_dir).index():
+        if line.data is None:
+            continue  # damaged: its rollout is found by its directory
         try:
-            record = RolloutRecord.from_dict(line)
+            record = RolloutRecord.from_dict(line.data)
         except (KeyError, TypeError, ValueError):
             continue
         if record.termination_reason != "cancelled":
@@ -189,13 +173,11 @@ def _lost_details(record: RolloutRecord) -> Details:
 def _finished_summary(eval_dir: Path, eval_id: str, planned: int) -> dict[str, Any] | None:
     """``summary.json`` of this eval when it says the eval finished (written last: so it did)."""
     try:
-        with open(EvalDir(eval_dir).file(EvalDir.SUMMARY), encoding="utf-8") as file:
-            data = json.load(file)
+        data = EvalDir(eval_dir).read_summary()
     except (OSError, ValueError):
         return None
     if (
-        isinstance(data, dict)
-        and data.get("evalId") == eval_id
+        data.get("evalId") == eval_id
         and data.get("complete") is True
         and data.get("cancelled") is False
         and data.get("finished") == planned
@@ -322,9 +304,9 @@ def tidy(eval_dir: Path, state: ResumeState, plan: Sequence[PlanEntry]) -> None:
     for source, target in state.park:
         os.makedirs(base.resume, exist_ok=True)
         os.replace(source, target)
-    lines = [compact_json(state.kept[s].to_dict()) for s in range(len(plan)) if s in state.kept]
-    os.makedirs(base.runs, exist_ok=True)
-    write_atomic(base.file(EvalDir.INDEX), utf8("".join(line + "\n" for line in lines)))
+    base.write_index(
+        compact_json(state.kept[s].to_dict()) for s in range(len(plan)) if s in state.kept
+    )
     for path in state.remove:
         shutil.rmtree(path, ignore_errors=True)
     if not state.replays:

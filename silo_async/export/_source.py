@@ -11,7 +11,6 @@ by a newer silo_async is not skipped: ``run_format_unsupported`` stops the expor
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -78,13 +77,16 @@ def _any_run_dir(run_id: str, root: Path) -> Path | None:
 def resolve_runs(run_ids: Sequence[str], root: Path) -> list[str]:
     """The run directories of ``run_ids``, in the order given (all resolved before any is read).
 
+    A directory named twice (an id and its path, a link to it) is listed once, where it was
+    first named.
+
     A directory without ``run.json`` (a run killed mid-way) is still found: the export skips it
     and counts it rather than calling it unknown.
 
     Raises:
         RunNotFoundError: an id names no run directory.
     """
-    dirs = []
+    dirs: list[str] = []
     for run_id in run_ids:
         try:
             dirs.append(os.fspath(find_run(run_id, root)))
@@ -93,7 +95,15 @@ def resolve_runs(run_ids: Sequence[str], root: Path) -> list[str]:
             if found is None:
                 raise
             dirs.append(os.fspath(found))
-    return dirs
+    # The same directory named twice (an id and its path, a link to it) is one rollout.
+    seen: set[str] = set()
+    unique = []
+    for run_dir in dirs:
+        real = os.path.realpath(run_dir)
+        if real not in seen:
+            seen.add(real)
+            unique.append(run_dir)
+    return unique
 
 
 def eval_dir(eval_id: str, root: Path) -> Path:
@@ -114,32 +124,25 @@ def eval_dir(eval_id: str, root: Path) -> Path:
 def eval_run_dirs(eval_id: str, root: Path) -> Iterator[RunDir | None]:
     """The run directories of an eval in plan order (``None``: a rollout kept no directory).
 
-    Reads ``runs/index.jsonl`` one line at a time; an eval killed before writing its index is
-    read from its ``runs/`` directory, in start order.
+    Reads ``runs/index.jsonl`` one line at a time (:meth:`EvalDir.index`: a last line cut short
+    is skipped, a damaged one gives ``None``, counted and not fatal); an eval killed before
+    writing its index is read from its ``runs/`` directory, in start order.
 
     Raises:
         EvalNotFoundError: no such eval (at the call, before anything is read).
     """
     base = EvalDir(eval_dir(eval_id, root))
-    index = base.file(EvalDir.INDEX)
-    if not os.path.isfile(index):
+    if not os.path.isfile(base.file(EvalDir.INDEX)):
         return base.run_dirs()
-    return _indexed_dirs(base, index)
+    return _indexed_dirs(base)
 
 
-def _indexed_dirs(base: EvalDir, index: str) -> Iterator[RunDir | None]:
+def _indexed_dirs(base: EvalDir) -> Iterator[RunDir | None]:
     # Plain strings, not Paths: pathlib interns every part of every path it parses, which
     # grows the interpreter's intern table with the run ids of a 100,000-rollout eval.
-    with open(index, encoding="utf-8") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                run_dir = json.loads(line).get("runDir")
-            except (ValueError, AttributeError):
-                yield None  # a damaged index line: counted, not fatal
-                continue
-            yield base.run(run_dir) if isinstance(run_dir, str) else None
+    for line in base.index():
+        run_dir = None if line.data is None else line.data.get("runDir")
+        yield base.run(run_dir) if isinstance(run_dir, str) else None
 
 
 def project_run_dirs(root: Path) -> Iterator[RunDir]:
@@ -147,8 +150,22 @@ def project_run_dirs(root: Path) -> Iterator[RunDir]:
     runs = os.fspath(_silo(root) / "runs")
     if not os.path.isdir(runs):
         return iter(())
-    names = sorted(entry.name for entry in os.scandir(runs) if entry.is_dir())
+    here = os.path.realpath(runs)
+    names = sorted(
+        entry.name
+        for entry in os.scandir(runs)
+        if entry.is_dir() and not (entry.is_symlink() and _points_into(entry.path, here))
+    )
     return (RunDir(os.path.join(runs, name)) for name in names)
+
+
+def _points_into(link: str, directory: str) -> bool:
+    """The symbolic link ``link`` names a directory of ``directory``.
+
+    That is a second name of a run listed there anyway: exporting it would give that rollout
+    twice.
+    """
+    return os.path.dirname(os.path.realpath(link)) == directory
 
 
 def read_document(read: Callable[[], dict[str, Any]]) -> dict[str, Any]:

@@ -25,13 +25,14 @@ Reading a run from Python::
     print(run["taskId"], result["reward"], len(trace), trace.skipped)
 
 Every reader in silo_async (``runs list|show|export``, replay, eval's recovery, Ray) goes
-through :class:`RunDir`; an eval directory's file names live beside it in :class:`EvalDir`.
+through :class:`RunDir`; an eval directory (its plan, its index, its summary, its lock) is
+read and written through :class:`EvalDir`, beside it.
 """
 
 from __future__ import annotations
 
 from ._atomic import write_atomic
-from ._evaldir import EvalDir
+from ._evaldir import EvalDir, IndexLine
 from ._events import TraceEvents
 from ._format import FORMAT_VERSION
 from ._rundir import RunDir
@@ -39,6 +40,7 @@ from ._rundir import RunDir
 __all__ = [
     "FORMAT_VERSION",
     "EvalDir",
+    "IndexLine",
     "RunDir",
     "TraceEvents",
     "write_atomic",

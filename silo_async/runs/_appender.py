@@ -1,14 +1,17 @@
 """Appending whole lines to a file that a kill may interrupt at any instant (``index.jsonl``).
 
-A line is appended with one ``write`` to a file opened ``O_APPEND``, after the thing it
-points at is complete: a process killed before the call leaves no line, after it a whole one.
-One subtlety remains. Linux copies a write into the page cache page by page, and a kill
-(``SIGKILL``, the OOM killer) landing between two pages ends the write after the first: a
-line that straddles a 4 KiB page boundary could be cut in two. So a line that would straddle
-one starts on the next page instead: the rest of the current page is first filled with spaces
-(written on their own), which JSON readers skip as the whitespace before a value. A kill can
-then leave at most a run of spaces at the end of the file, never part of a line. (A line
-longer than a page cannot be placed that way; index lines are a few hundred bytes.)
+A line is appended with one ``write`` to a file opened ``O_APPEND``, after the thing it points
+at is complete: a process killed before the call leaves no line. A kill *during* the call can
+leave part of it: Linux copies a write into the page cache page by page, and a kill landing
+between two pages ends the write after the first. So a line counts only once its newline is on
+disk, and every reader skips a last line without one (the rule is ``EvalDir``'s, in
+:mod:`silo_async.runs._evaldir`). That holds for a line of any length. (An earlier version
+padded short lines to start on a fresh 4 KiB page instead, which could not place a line longer
+than a page; the newline rule needs no padding.) Only the last line can be cut: one process
+appends, in order, and a resume rewrites the file whole before it appends again.
+
+Each append also checks that the file is still there (one ``fstat``): a directory removed while
+the eval runs would otherwise swallow every later line into a file nobody can open.
 
 No ``fsync``: the page cache outlives a killed process, and a reader that must survive a power
 cut checks what a line points at (an eval that resumes re-checks every run directory).
@@ -16,12 +19,10 @@ cut checks what a line points at (an eval that resumes re-checks every run direc
 
 from __future__ import annotations
 
+import errno
 import os
 
-__all__ = ["PAGE", "LineAppender"]
-
-#: The unit the kernel copies a write in (and the smallest page of any Linux file system).
-PAGE = 4096
+__all__ = ["LineAppender"]
 
 
 class LineAppender:
@@ -34,12 +35,11 @@ class LineAppender:
         path: the file (created on the first append; appended to if it exists).
     """
 
-    __slots__ = ("_fd", "_path", "_size")
+    __slots__ = ("_fd", "_path")
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = os.fspath(path)
         self._fd: int | None = None
-        self._size = 0
 
     @property
     def path(self) -> str:
@@ -50,14 +50,14 @@ class LineAppender:
         """Append ``line`` (one line of text, without its newline) and its newline.
 
         Raises:
+            FileNotFoundError: the file was removed since it was opened (nothing is written).
             OSError: the write failed (naming the file).
         """
         data = (line + "\n").encode("utf-8", "backslashreplace")
         try:
             fd = self._open()
-            room = PAGE - self._size % PAGE
-            if room < len(data) <= PAGE:
-                self._write(fd, b" " * room)
+            if os.fstat(fd).st_nlink == 0:
+                raise FileNotFoundError(errno.ENOENT, "removed while it was appended to")
             self._write(fd, data)
         except OSError as exc:
             raise OSError(exc.errno, exc.strerror, self._path) from None
@@ -70,13 +70,11 @@ class LineAppender:
 
     def _open(self) -> int:
         if self._fd is None:
-            self._fd = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            self._size = os.fstat(self._fd).st_size
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+            self._fd = os.open(self._path, flags, 0o644)
         return self._fd
 
     def _write(self, fd: int, data: bytes) -> None:
         view = memoryview(data)
         while view:
-            written = os.write(fd, view)
-            self._size += written
-            view = view[written:]
+            view = view[os.write(fd, view) :]

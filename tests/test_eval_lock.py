@@ -1,0 +1,184 @@
+"""One writer per eval directory (DESIGN §23): an OS lock a killed process gives up.
+
+Real processes (``silo-async eval`` children, forked from the resume tests' forkserver) hold
+the lock while an agent of theirs waits for a file named ``go``: a second process meets it
+at a known moment, never by timing. SIGKILL shows that a killed holder leaves no lock behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from silo_async import SiloError
+from silo_async.runs import EvalDir
+from silo_async.runs._lock import EvalLock
+
+from .cli_support import cli
+from .resume_support import start
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX locks and signals")
+
+#: An agent that says it started (a file named after its process) and waits for ``go``.
+WAITING = """
+import os
+
+import anyio
+
+
+async def agent(ctx):
+    with open(f"started-{os.getpid()}", "a") as started:
+        started.write("+")  # one per rollout
+    while not os.path.exists("go"):
+        await anyio.sleep(0.005)
+    return None
+"""
+PLAN = ["eval", "--env", "crm", "--task", "TASK-001", "--runs", "2", "--agent", "waiting.py"]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # agent loading extends sys.path
+    assert cli("init", "crm", "--template", "crm").exit_code == 0
+    (tmp_path / "waiting.py").write_text(WAITING)
+    yield tmp_path
+    (tmp_path / "go").touch()  # no child waits forever, whatever a failed test left
+
+
+def _wait_for(what: Any, project: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not what():
+        log = project / "child.log"
+        assert time.monotonic() < deadline, log.read_text() if log.exists() else "no log"
+        time.sleep(0.005)
+
+
+def _started(project: Path, pid: int, rollouts: int = 1) -> bool:
+    """``rollouts`` rollouts of process ``pid`` started (their agents wait for ``go``)."""
+    path = project / f"started-{pid}"
+    return path.exists() and len(path.read_text()) >= rollouts
+
+
+def _exit_code(process: Any, project: Path) -> int:
+    process.join(60)
+    assert process.exitcode is not None, (project / "child.log").read_text()
+    return int(process.exitcode)
+
+
+def _files(directory: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(directory)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(directory.rglob("*"))
+    }
+
+
+def _whole(eval_dir: Path, planned: int) -> None:
+    """Every planned rollout recorded once; no directory beside them."""
+    index = [
+        json.loads(line) for line in (eval_dir / "runs" / "index.jsonl").read_text().splitlines()
+    ]
+    assert len(index) == len({(r["task"], r["run"]) for r in index}) == planned
+    on_disk = {p.name for p in (eval_dir / "runs").iterdir() if p.is_dir()}
+    assert on_disk == {r["runId"] for r in index}
+    assert not (eval_dir / EvalDir.LOCK).exists()
+
+
+def test_a_running_eval_refuses_a_resume_and_a_second_eval_and_nothing_is_written(
+    project: Path,
+) -> None:
+    running = start(project, [*PLAN, "--out", "ev"])
+    _wait_for(lambda: _started(project, running.pid, 2), project)  # nothing more to write
+    before = _files(project / "ev")
+    for args in (
+        ["eval", "--resume", "ev"],
+        ["eval", "--env", "crm", "--task", "TASK-002", "--agent", "waiting.py", "--out", "ev"],
+    ):
+        refused = cli(*args)
+        assert refused.exit_code == 1, refused.output
+        assert refused.stderr.startswith("error: eval_locked: "), refused.stderr
+        assert f"by process {running.pid} " in refused.stderr
+        assert len(refused.stderr.splitlines()) == 1
+    assert _files(project / "ev") == before
+    (project / "go").touch()
+    assert _exit_code(running, project) == 0
+    _whole(project / "ev", 2)
+    done = cli("eval", "--resume", "ev")
+    assert done.exit_code == 0 and done.stdout.startswith("Nothing to resume")
+
+
+def test_a_killed_holder_leaves_a_lock_file_but_no_lock(project: Path) -> None:
+    killed = start(project, [*PLAN, "--out", "ev"])
+    _wait_for(lambda: _started(project, killed.pid), project)
+    os.kill(killed.pid, signal.SIGKILL)
+    assert _exit_code(killed, project) == -signal.SIGKILL
+    lock = project / "ev" / EvalDir.LOCK
+    assert int(lock.read_text()) == killed.pid  # stale: its holder is dead
+    (project / "go").touch()
+    resumed = cli("eval", "--resume", "ev", "--json")
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)["resumed"] == {"kept": 0, "rerun": 2}
+    _whole(project / "ev", 2)
+
+
+def test_two_resumes_at_once_one_waits_its_turn(project: Path) -> None:
+    killed = start(project, [*PLAN, "--out", "ev"])
+    _wait_for(lambda: _started(project, killed.pid), project)
+    os.kill(killed.pid, signal.SIGKILL)
+    _exit_code(killed, project)
+    first = start(project, ["eval", "--resume", "ev"])
+    _wait_for(lambda: _started(project, first.pid), project)
+    second = start(project, ["eval", "--resume", "ev"])
+    assert _exit_code(second, project) == 1
+    log = (project / "child.log").read_text()
+    assert (
+        f'error: eval_locked: Eval directory "ev" is being written by process {first.pid} ' in log
+    )
+    (project / "go").touch()
+    assert _exit_code(first, project) == 0
+    _whole(project / "ev", 2)
+
+
+def test_two_evals_into_one_new_out_one_runs_one_is_refused(project: Path) -> None:
+    both = [start(project, [*PLAN, "--out", "ev"]) for _ in range(2)]
+    _wait_for(lambda: any(_started(project, p.pid) for p in both), project)
+    winner = next(p for p in both if _started(project, p.pid))
+    loser = next(p for p in both if p is not winner)
+    assert _exit_code(loser, project) == 1
+    assert "error: eval_locked: " in (project / "child.log").read_text()
+    assert not _started(project, loser.pid)
+    (project / "go").touch()
+    assert _exit_code(winner, project) == 0
+    _whole(project / "ev", 2)
+
+
+def test_the_lock_of_a_directory_nobody_can_write_is_not_needed(tmp_path: Path) -> None:
+    lock = EvalLock(str(tmp_path))
+    lock.acquire()
+    assert lock.held and lock.still_there()
+    other = EvalLock(str(tmp_path))
+    with pytest.raises(SiloError) as refused:
+        other.acquire()  # another open of the same file: flock keeps them apart in one process
+    assert refused.value.code == "eval_locked" and refused.value.details["pid"] == os.getpid()
+    with pytest.raises(SiloError):
+        other.check_free()
+    lock.release()
+    assert not (tmp_path / EvalDir.LOCK).exists() and not lock.held
+    other.check_free()
+    tmp_path.chmod(0o500)
+    try:
+        if os.access(tmp_path, os.W_OK):
+            pytest.skip("running as root: a read-only directory is writable")
+        readonly = EvalLock(str(tmp_path))
+        readonly.acquire()  # nothing can be written here: no lock, and no refusal
+        assert not readonly.held
+    finally:
+        tmp_path.chmod(0o700)
