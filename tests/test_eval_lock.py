@@ -171,7 +171,8 @@ def test_the_lock_of_a_directory_nobody_can_write_is_not_needed(tmp_path: Path) 
     with pytest.raises(SiloError):
         other.check_free()
     lock.release()
-    assert not (tmp_path / EvalDir.LOCK).exists() and not lock.held
+    assert not (tmp_path / EvalDir.LOCK).exists()
+    assert [lock.held, other.held] == [False, False]
     other.check_free()
     tmp_path.chmod(0o500)
     try:
