@@ -53,7 +53,10 @@ from ._verify import optional as optional
 from ._verify import verifier as verifier
 from ._version import __version__ as __version__
 
-# The project layer and evaluation build on everything above, so they are imported last.
+# The audit, the project layer and evaluation build on everything above (import order does not
+# matter: nothing inside the package imports this facade).
+from .auditing import AuditReport as AuditReport
+from .auditing import audit as audit
 from .eval import EvalProgress as EvalProgress
 from .eval import EvalSummary as EvalSummary
 from .eval import RayExecutor as RayExecutor
@@ -73,6 +76,7 @@ __all__ = [
     "TERMINATION_REASONS",
     "Agent",
     "AgentContext",
+    "AuditReport",
     "BoundTool",
     "Check",
     "DefinitionError",
@@ -103,6 +107,7 @@ __all__ = [
     "VerifierContext",
     "VerifierOutcome",
     "__version__",
+    "audit",
     "bind_tools",
     "check",
     "clone_json",

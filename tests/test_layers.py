@@ -89,6 +89,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("agents, testing, users", ("agents", "testing", "users")),
     ("project", ("project",)),
     ("eval, export", ("eval", "export")),
+    ("audit", ("auditing",)),
     ("integrations, serve", ("integrations", "serve")),
     # _agentload turns --agent specs into agents: only the CLI uses it (it sits at the root
     # for history; the layer says where it belongs).

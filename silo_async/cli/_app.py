@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from .._version import __version__
+from ._audit import audit_command
 from ._common import BACKEND_KEY, OrderedGroup, any_text_streams
 from ._data import data
 from ._env import env
@@ -108,6 +109,7 @@ for _command in (
     verifier,
     run,
     eval_command,
+    audit_command,
     runs,
     replay_command,
     serve,

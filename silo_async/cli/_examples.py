@@ -57,6 +57,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "silo-async eval --env demo --agent new=agents/mine.py --agent old=agents/base.py "
         "--task TASK-001 --task TASK-002 --runs 5",
     ),
+    "audit": (
+        "silo-async audit --env demo",
+        "silo-async audit --env demo --solver agents/solver.py --fail-on loose",
+        "silo-async audit --env demo --task TASK-001 --probes noop,explorer --json",
+    ),
     "runs list": (
         "silo-async runs list",
         "silo-async runs list --env demo --json",

@@ -1,0 +1,207 @@
+"""Schema-valid inputs built from what was seen: the explorer's and the spammer's arguments.
+
+A value for a property comes, in order of preference, from values met under the same key (or
+ids of records listed under a collection of that name), then values of the same shape met
+anywhere (ids with a known prefix, figures, dates), and only then a random valid value. Every
+choice draws from the caller's seeded ``random.Random``, so the same seed builds the same
+inputs. The whole input is checked against the tool's schema (Draft 2020-12) before use.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from .._tools import ToolSpec
+from ._values import Seen, id_prefix, is_date
+
+__all__ = ["NONE", "InputMaker"]
+
+#: No value could be built (a pattern nothing seen matches, a schema this does not read).
+NONE: Any = object()
+#: How often the best tier of candidates is taken (else any tier that has one).
+_BEST = 0.75
+_ATTEMPTS = 6
+_WORDS = ("test", "probe", "sample", "urgent", "note", "update", "review", "other")
+
+
+def _is_idish(key: str) -> bool:
+    return bool(re.search(r"(?:Id|_id|ID|Ids|_ids)$", key)) or key.lower() in ("id", "ids")
+
+
+def _prefixes(values: Sequence[Any]) -> set[str]:
+    return {p for v in values if isinstance(v, str) and (p := id_prefix(v)) is not None}
+
+
+class InputMaker:
+    """Builds inputs for one tool that its schema accepts.
+
+    Args:
+        spec: the tool as the agent sees it.
+    """
+
+    def __init__(self, spec: ToolSpec) -> None:
+        self.name = spec.name
+        self.schema = spec.input_schema
+        self._validator = Draft202012Validator(self.schema)
+
+    @property
+    def required(self) -> list[str]:
+        """The names of the required top-level properties."""
+        return [str(r) for r in self.schema.get("required", ())]
+
+    def property_schema(self, key: str) -> Any:
+        """The schema of one top-level property (``{}`` when not described)."""
+        return (self.schema.get("properties") or {}).get(key, {})
+
+    def valid(self, value: Any) -> bool:
+        """Whether the tool's schema accepts ``value``."""
+        return bool(self._validator.is_valid(value))
+
+    @staticmethod
+    def fits(schema: Any, value: Any) -> bool:
+        """Whether one property's ``schema`` accepts ``value``."""
+        if not isinstance(schema, Mapping | bool):
+            return False
+        return bool(Draft202012Validator(schema).is_valid(value))
+
+    def make(self, seen: Seen, rng: random.Random, optional: float = 0.5) -> dict[str, Any] | None:
+        """An input the schema accepts, or ``None`` when none could be built."""
+        for _ in range(_ATTEMPTS):
+            value = _value(self.schema, "", seen, rng, optional, 0)
+            if isinstance(value, dict) and self.valid(value):
+                return value
+        return None
+
+
+def _pick(tiers: Sequence[Sequence[Any]], rng: random.Random) -> Any:
+    filled = [t for t in tiers if t]
+    if not filled:
+        return NONE
+    tier = filled[0] if rng.random() < _BEST else rng.choice(filled)
+    return rng.choice(list(tier))
+
+
+def _value(
+    schema: Any, key: str, seen: Seen, rng: random.Random, optional: float, depth: int
+) -> Any:
+    if depth > 6:
+        return NONE
+    if not isinstance(schema, Mapping):
+        return _string({}, key, seen, rng)
+    if "const" in schema:
+        return schema["const"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return rng.choice(schema["enum"])
+    for combinator in ("anyOf", "oneOf"):
+        branches = schema.get(combinator)
+        if isinstance(branches, list) and branches:
+            useful = [
+                b for b in branches if not (isinstance(b, Mapping) and b.get("type") == "null")
+            ]
+            return _value(rng.choice(useful or branches), key, seen, rng, optional, depth + 1)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"] or kind
+        kind = rng.choice(kinds) if kinds else None
+    if kind is None:
+        kind = "object" if "properties" in schema else "string"
+    if kind == "object":
+        return _object(schema, seen, rng, optional, depth)
+    if kind == "array":
+        return _array(schema, key, seen, rng, optional, depth)
+    if kind in ("integer", "number"):
+        return _number(schema, key, seen, rng, integer=kind == "integer")
+    if kind == "boolean":
+        return rng.random() < 0.5
+    if kind == "null":
+        return None
+    return _string(schema, key, seen, rng)
+
+
+def _object(
+    schema: Mapping[str, Any], seen: Seen, rng: random.Random, optional: float, depth: int
+) -> Any:
+    properties = schema.get("properties") or {}
+    required = set(schema.get("required") or ())
+    built: dict[str, Any] = {}
+    for name, sub in properties.items():
+        if name not in required and rng.random() >= optional:
+            continue
+        value = _value(sub, str(name), seen, rng, optional, depth + 1)
+        if value is NONE:
+            if name in required:
+                return NONE
+            continue
+        built[str(name)] = value
+    return built
+
+
+def _array(
+    schema: Mapping[str, Any], key: str, seen: Seen, rng: random.Random, optional: float, depth: int
+) -> Any:
+    low = int(schema.get("minItems", 0))
+    high = max(low, min(int(schema.get("maxItems", 2)), low + 2))
+    count = rng.randint(max(low, 1 if low == 0 and rng.random() < 0.7 else low), high)
+    items = []
+    for _ in range(count):
+        value = _value(schema.get("items", {}), key, seen, rng, optional, depth + 1)
+        if value is NONE:
+            return NONE if low else []
+        items.append(value)
+    return items
+
+
+def _number(
+    schema: Mapping[str, Any], key: str, seen: Seen, rng: random.Random, *, integer: bool
+) -> Any:
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+
+    def fits(v: Any) -> bool:
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            return False
+        if integer and float(v) != int(v):
+            return False
+        return (low is None or v >= low) and (high is None or v <= high)
+
+    tiers: list[list[Any]] = [
+        [v for v in seen.under(key) if fits(v)],
+        [v for v in seen.numbers if fits(v)],
+    ]
+    found = _pick(tiers, rng)
+    if found is NONE:
+        start = int(low) if low is not None else 0
+        stop = int(high) if high is not None else start + 100
+        found = rng.randint(start, max(start, stop))
+    return int(found) if integer else found
+
+
+def _string(schema: Mapping[str, Any], key: str, seen: Seen, rng: random.Random) -> Any:
+    pattern = schema.get("pattern")
+    low, high = int(schema.get("minLength", 0)), schema.get("maxLength")
+
+    def fits(v: Any) -> bool:
+        if not isinstance(v, str) or len(v) < low or (high is not None and len(v) > high):
+            return False
+        return pattern is None or re.search(str(pattern), v) is not None
+
+    under: list[Any] = [v for v in seen.under(key) if fits(v)]
+    if schema.get("format") in ("date", "date-time") or "date" in key.lower():
+        tiers: list[list[Any]] = [under, [v for v in seen.dates if fits(v) and is_date(v)]]
+    elif _is_idish(key):
+        prefixes = _prefixes(under)
+        same = [v for v in seen.ids if fits(v) and id_prefix(v) in prefixes]
+        tiers = [under, same, [v for v in seen.ids if fits(v)]]
+    else:
+        tiers = [under, [v for v in seen.strings if fits(v)]]
+    found = _pick(tiers, rng)
+    if found is not NONE or pattern is not None:
+        return found
+    word = f"{rng.choice(_WORDS)}-{rng.randint(1, 999)}"
+    word = word.ljust(low, "x")
+    return word[:high] if high is not None else word

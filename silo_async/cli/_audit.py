@@ -1,0 +1,132 @@
+"""``silo-async audit``: try to earn each task's reward without doing it (DESIGN §19).
+
+Plays the probes and, with ``--solver``, the solver's mutants on every task; prints a table a
+person reads at a glance (task, verdict, the best probe and how far below the solver it stays,
+and why a task is not sound), then the counts. ``--fail-on`` decides the exit code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .._agentload import load_agent
+from ..auditing import PROBES, AuditReport, audit, table
+from ._common import (
+    check_agent_specs,
+    echo_json,
+    env_option,
+    environment_store,
+    json_option,
+    run_async,
+)
+from ._report import relative
+from ._types import WholeNumber
+
+__all__ = ["audit_command", "parse_probes"]
+
+
+def parse_probes(
+    ctx: click.Context | None, param: click.Parameter | None, value: str | None
+) -> tuple[str, ...] | None:
+    """``--probes noop,echo``: known names, at least one (else a usage error, exit 2)."""
+    if value is None:
+        return None
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    if not names:
+        raise click.BadParameter(f"no probe given; pick some of: {','.join(PROBES)}.", ctx, param)
+    unknown = [n for n in names if n not in PROBES]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown probe {unknown[0]!r}; pick some of: {','.join(PROBES)}.", ctx, param
+        )
+    return tuple(names)
+
+
+def audit_text(report: AuditReport, cwd: Path) -> str:
+    """The table, the counts, and where the audit was written."""
+    where = relative(report.path, cwd)
+    return f"{table(report)}\nWritten to {where} (audit.json, audit.md, runs/)."
+
+
+@click.command("audit", short_help="Try to earn each task's reward without doing it.")
+@env_option
+@click.option(
+    "--task",
+    "task_ids",
+    multiple=True,
+    metavar="ID",
+    help="A task to audit (repeatable; default: every task).",
+)
+@click.option(
+    "--solver",
+    "solver_spec",
+    default=None,
+    metavar="PATH[:NAME]|MODULE:NAME",
+    callback=check_agent_specs,
+    help="An agent that solves the tasks: its mutants (each world-changing call dropped, "
+    "repeated or altered) must fail, else the task is loose.",
+)
+@click.option(
+    "--probes",
+    default=None,
+    metavar="LIST",
+    callback=parse_probes,
+    help=f"Comma-separated probes to play (default: all of {','.join(PROBES)}).",
+)
+@click.option(
+    "--seed",
+    type=WholeNumber(min=0),
+    default=0,
+    show_default=True,
+    help="Seeds the probes and the altered values.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The audit directory (default: .silo/audits/<auditId>/).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["gameable", "loose", "never"]),
+    default="gameable",
+    show_default=True,
+    help="Exit 1 when a task is unsolved or gameable; with loose, also when one is loose.",
+)
+@json_option
+@click.pass_context
+def audit_command(
+    ctx: click.Context,
+    env_name: str,
+    task_ids: tuple[str, ...],
+    solver_spec: str | None,
+    probes: tuple[str, ...] | None,
+    seed: int,
+    out: Path | None,
+    fail_on: str,
+    as_json: bool,
+) -> None:
+    """Play probes (noop, echo, explorer, spammer) and a solver's mutants on every task.
+
+    A task is unsolved (the solver fails), gameable (a probe passes), loose (a mutant with a
+    world-changing call dropped or altered passes) or sound. Every rollout is written under
+    the audit directory, with audit.json and audit.md.
+    """
+    cwd = Path.cwd()
+    environment = environment_store(env_name).load()
+    tasks = list(task_ids) or None
+    if tasks is not None:  # an unknown task fails before the solver is imported
+        for task_id in tasks:
+            environment.verifier_for(environment.task(task_id))
+    solver = load_agent(solver_spec, cwd).fn if solver_spec is not None else None
+    report = run_async(
+        lambda: audit(environment, tasks, solver=solver, probes=probes, seed=seed, out=out)
+    )
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        click.echo(audit_text(report, cwd))
+    if report.failed(fail_on):
+        ctx.exit(1)

@@ -1,0 +1,244 @@
+"""The audit (DESIGN §19) on a shop whose tasks carry one deliberate flaw each, or none.
+
+``tests/audit_world.py`` holds the shop: every flawed task must get exactly its verdict
+(``gameable``, ``loose``, ``unsolved``) and every sound one ``sound``, through the library and
+the CLI; the same audit twice gives the same ``audit.json`` (ids aside); every probe and mutant
+is a rollout on disk; ``--fail-on`` sets the exit code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import silo_async as silo
+from silo_async.auditing import PROBES
+from tests import audit_world
+from tests.audit_world import EXPECTED
+from tests.cli_support import cli
+
+pytestmark = pytest.mark.anyio
+
+CHAT = "T-CHAT"
+
+
+async def _audit(tmp_path: Path, **options: Any) -> silo.AuditReport:
+    options.setdefault("solver", audit_world.solver)
+    return await silo.audit(audit_world.environment(), out=tmp_path / "audit", **options)
+
+
+def _without_ids(document: dict[str, Any]) -> dict[str, Any]:
+    """``audit.json`` with its audit id and every run id blanked (they differ run to run)."""
+    text = json.dumps(document, sort_keys=True)
+    data: dict[str, Any] = json.loads(text)
+    data["auditId"] = ""
+    for entry in data["tasks"]:
+        for played in [entry["solver"] or {}, *entry["probes"].values(), *entry["mutants"]]:
+            played["runId"] = ""
+    return data
+
+
+async def test_every_flaw_gets_its_verdict_and_every_sound_task_sound(tmp_path: Path) -> None:
+    report = await _audit(tmp_path)
+    assert {e["task"]: e["verdict"] for e in report.tasks} == EXPECTED
+    assert report.counts == {"sound": 3, "gameable": 3, "loose": 2, "unsolved": 1}
+    assert [e["task"] for e in report.tasks] == list(EXPECTED)  # the tasks' order
+    by_task = {e["task"]: e for e in report.tasks}
+    # How each flaw was found: the probe or the mutant that passed.
+    assert by_task["T-UNTOUCHED"]["probes"]["noop"]["passed"]
+    assert by_task["T-NUMBER"]["probes"]["echo"]["passed"]
+    assert not by_task["T-NUMBER"]["probes"]["noop"]["passed"]
+    assert by_task["T-ANYWRITE"]["probes"]["explorer"]["passed"]
+    assert not by_task["T-ANYWRITE"]["probes"]["echo"]["passed"]
+    passing = [
+        (m["kind"], m["call"]["tool"])
+        for m in by_task["T-ONEOFTWO"]["mutants"]
+        if m["passed"] and not m["sameWorld"]
+    ]
+    assert ("drop", "refund_order") in passing and ("drop", "cancel_order") not in passing
+    ignored = [m for m in by_task["T-IGNORED"]["mutants"] if m["passed"] and not m["sameWorld"]]
+    assert [(m["kind"], m["call"]["argument"]) for m in ignored] == [("alter", "percent")]
+    assert ignored[0]["call"]["value"] != 15 and 1 <= ignored[0]["call"]["value"] <= 50
+    failing = by_task["T-FAILING"]
+    assert failing["solver"]["passed"] is False and failing["mutants"] == []
+    # gap: the solver's reward minus the best probe's.
+    assert by_task["T-SOUND"]["gap"] == round(
+        1.0 - max(p["reward"] for p in by_task["T-SOUND"]["probes"].values()), 2
+    )
+    assert report.verdict("T-SOUND") == "sound"
+
+
+async def test_every_probe_and_mutant_is_a_rollout_written_under_the_audit(tmp_path: Path) -> None:
+    report = await _audit(tmp_path, tasks=["T-ONEOFTWO", "T-UNTOUCHED"])
+    assert report.path == tmp_path / "audit"
+    written = json.loads((report.path / "audit.json").read_text(encoding="utf-8"))
+    assert written == report.to_dict()
+    assert set(written) == {"auditId", "environment", "tasks", "counts"}
+    assert written["environment"] == "shop"
+    for entry in written["tasks"]:
+        assert list(entry) == ["task", "verdict", "solver", "probes", "mutants", "gap"]
+        assert list(entry["probes"]) == list(PROBES)
+        played = [entry["solver"], *entry["probes"].values(), *entry["mutants"]]
+        for one in played:
+            result = json.loads((report.path / "runs" / one["runId"] / "result.json").read_text())
+            assert (result["passed"], result["reward"]) == (one["passed"], one["reward"])
+    # Only the reported rollouts stay (an alter's values that changed nothing are removed).
+    runs = {p.name for p in (report.path / "runs").iterdir()}
+    assert runs == {
+        one["runId"]
+        for e in written["tasks"]
+        for one in [e["solver"], *e["probes"].values(), *e["mutants"]]
+    }
+    markdown = (report.path / "audit.md").read_text(encoding="utf-8")
+    assert "| T-ONEOFTWO | **loose** |" in markdown
+    assert "drop of call 1 (refund_order) passes" in markdown
+
+
+async def test_the_same_audit_twice_gives_the_same_audit_json(tmp_path: Path) -> None:
+    first = await silo.audit(
+        audit_world.environment(), solver=audit_world.solver, out=tmp_path / "one", seed=3
+    )
+    second = await silo.audit(
+        audit_world.environment(), solver=audit_world.solver, out=tmp_path / "two", seed=3
+    )
+    assert first.audit_id != second.audit_id
+    assert _without_ids(first.to_dict()) == _without_ids(second.to_dict())
+
+
+async def test_a_conversation_is_mutated_by_its_turns_that_changed_the_world(
+    tmp_path: Path,
+) -> None:
+    report = await _audit(tmp_path, tasks=[CHAT])
+    mutants = report.tasks[0]["mutants"]
+    turns = [m for m in mutants if m["call"]["tool"] == "message_user"]
+    # Only the turn during which the customer approved (their own tool call) changed the
+    # world: it yields a drop, never a repeat or an alter; the other turns yield nothing.
+    assert [(m["kind"], m["call"]["index"]) for m in turns] == [("drop", 0)]
+    assert not turns[0]["passed"]
+    assert {m["call"]["tool"] for m in mutants} == {"message_user", "update_address"}
+    address = [m for m in mutants if m["kind"] == "alter" and m["call"]["argument"] == "address"]
+    assert address and not address[0]["passed"]  # the address came from the customer's reply
+    explorer = json.loads(
+        (report.path / "runs" / report.tasks[0]["probes"]["explorer"]["runId"] / "trace.jsonl")
+        .read_text()
+        .splitlines()[-4]
+    )
+    assert explorer["type"] == "user_turn"  # it told the customer everything it saw, at the end
+
+
+async def test_text_the_solver_wrote_itself_is_never_altered(tmp_path: Path) -> None:
+    async def noting(ctx: silo.AgentContext) -> str:
+        # Its own words, written twice (the second time after a tool echoed them back).
+        await ctx.call_tool("list_orders", {})
+        await ctx.call_tool("add_note", {"orderId": "ORD-001", "text": "checked twice"})
+        await ctx.call_tool("add_note", {"orderId": "ORD-002", "text": "checked twice"})
+        return "Noted."
+
+    report = await _audit(tmp_path, tasks=["T-ANYWRITE"], solver=noting, probes=["noop"])
+    altered = [m["call"]["argument"] for m in report.tasks[0]["mutants"] if m["kind"] == "alter"]
+    assert altered == ["orderId", "orderId"]  # the ids came from the instruction and the world
+
+
+async def test_without_a_solver_there_is_no_gap_and_no_mutant(tmp_path: Path) -> None:
+    report = await _audit(tmp_path, solver=None, probes=["noop", "echo"])
+    for entry in report.tasks:
+        assert entry["solver"] is None and entry["gap"] is None and entry["mutants"] == []
+        assert list(entry["probes"]) == ["noop", "echo"]
+    verdicts = {e["task"]: e["verdict"] for e in report.tasks}
+    assert verdicts["T-UNTOUCHED"] == verdicts["T-NUMBER"] == "gameable"
+    assert verdicts["T-ONEOFTWO"] == verdicts["T-FAILING"] == "sound"
+
+
+async def test_unknown_probes_and_tasks_fail_before_anything_runs(tmp_path: Path) -> None:
+    env = audit_world.environment()
+    with pytest.raises(ValueError, match="Unknown probe 'lazy'"):
+        await silo.audit(env, probes=["noop", "lazy"], out=tmp_path / "a")
+    with pytest.raises(ValueError, match="No probe given"):
+        await silo.audit(env, probes=[], out=tmp_path / "a")
+    with pytest.raises(silo.SiloError) as caught:
+        await silo.audit(env, ["T-NOPE"], out=tmp_path / "a")
+    assert caught.value.code == "task_not_found"
+    assert not (tmp_path / "a").exists()
+
+
+# --- the CLI --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project whose environment ``shop`` is the audit world, on disk."""
+    monkeypatch.chdir(tmp_path)
+    assert cli("init", "shop").exit_code == 0
+    env_dir = tmp_path / ".silo" / "environments" / "shop"
+    (env_dir / "__init__.py").write_text(
+        "from tests.audit_world import bind_tools, create_state, verifiers\n", encoding="utf-8"
+    )
+    for task in audit_world.tasks():
+        (env_dir / "tasks" / f"{task.id}.json").write_text(json.dumps(task.to_dict()))
+    return tmp_path
+
+
+SOLVER = "tests.audit_world:solver"
+
+
+def test_the_cli_prints_the_verdicts_and_writes_the_audit(shop: Path) -> None:
+    result = cli("audit", "--env", "shop", "--solver", SOLVER)
+    assert result.exit_code == 1, result.output  # gameable and unsolved tasks
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["TASK", "VERDICT", "SOLVER", "BEST", "PROBE", "GAP", "WHY"]
+    shown = {line.split()[0]: line.split()[1] for line in lines[1:10]}
+    assert shown == EXPECTED
+    assert "T-IGNORED    loose     1.00" in result.output
+    assert "alter of call 0 (set_discount) percent=" in result.output
+    assert lines[10] == "9 tasks: 3 sound, 3 gameable, 2 loose, 1 unsolved"
+    (audit_dir,) = (shop / ".silo" / "audits").iterdir()
+    assert lines[11] == f"Written to .silo/audits/{audit_dir.name} (audit.json, audit.md, runs/)."
+    written = json.loads((audit_dir / "audit.json").read_text())
+    assert written["auditId"] == audit_dir.name
+    assert {e["task"]: e["verdict"] for e in written["tasks"]} == EXPECTED
+
+
+def test_the_cli_prints_audit_json_with_json(shop: Path) -> None:
+    result = cli("audit", "--env", "shop", "--task", "T-SOUND", "--probes", "noop", "--json")
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)
+    (entry,) = printed["tasks"]
+    assert entry["verdict"] == "sound" and entry["solver"] is None and entry["gap"] is None
+    assert list(entry["probes"]) == ["noop"]
+    audit_dir = shop / ".silo" / "audits" / printed["auditId"]
+    assert json.loads((audit_dir / "audit.json").read_text()) == printed
+
+
+@pytest.mark.parametrize(
+    ("tasks", "fail_on", "code"),
+    [
+        (["T-IGNORED", "T-SOUND"], "gameable", 0),  # loose is not a failure by default
+        (["T-IGNORED", "T-SOUND"], "loose", 1),
+        (["T-SOUND"], "loose", 0),
+        (["T-FAILING"], "gameable", 1),  # unsolved fails too
+        (["T-UNTOUCHED"], "never", 0),
+        (["T-UNTOUCHED"], "gameable", 1),
+    ],
+)
+def test_fail_on_sets_the_exit_code(shop: Path, tasks: list[str], fail_on: str, code: int) -> None:
+    args = [arg for task in tasks for arg in ("--task", task)]
+    result = cli("audit", "--env", "shop", "--solver", SOLVER, "--fail-on", fail_on, *args)
+    assert result.exit_code == code, result.output
+
+
+@pytest.mark.parametrize("probes", ["", " , ", "noop,lazy"])
+def test_an_empty_or_unknown_probe_list_is_a_usage_error(shop: Path, probes: str) -> None:
+    result = cli("audit", "--env", "shop", "--probes", probes)
+    assert result.exit_code == 2
+    assert "--probes" in result.output
+    assert not (shop / ".silo" / "audits").exists()
+
+
+def test_an_unknown_task_is_one_error_line(shop: Path) -> None:
+    result = cli("audit", "--env", "shop", "--task", "T-NOPE", "--out", "elsewhere")
+    assert result.exit_code == 1
+    assert result.output.startswith('error: task_not_found: Task "T-NOPE" was not found')
+    assert not (shop / "elsewhere").exists()
