@@ -45,7 +45,7 @@ class AgentContext(ModelStepRecorder):
     __slots__ = ("_rollout", "_tools", "cancel_scope", "policy", "task")
 
     def __init__(self, rollout: Rollout, cancel_scope: anyio.CancelScope) -> None:
-        self.task = rollout.setup.task.prompt
+        self.task = rollout.prompt
         self.policy: str | None = rollout.setup.env.policy
         self.cancel_scope = cancel_scope
         self._rollout = rollout

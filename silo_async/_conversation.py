@@ -113,13 +113,7 @@ class Conversation:
             if in_flight is None:
                 replied = await self.user.reply(turn)
             else:  # an episode: its end cuts a turn in flight short
-                replied = _CUT
-                with anyio.CancelScope() as scope:
-                    in_flight.add(scope)
-                    try:
-                        replied = await self.user.reply(turn)
-                    finally:
-                        in_flight.discard(scope)
+                replied = await _cuttable(self.user, turn, in_flight)
                 if replied is _CUT:
                     return None
             return self._said(rollout, text, _as_reply(replied))
@@ -127,6 +121,49 @@ class Conversation:
             return self._fault(rollout, text, exc)
         finally:
             self._busy = False
+
+    async def open(self, rollout: Rollout) -> str | None:
+        """The first message of a user whose task gives no ``opening``: the user writes it.
+
+        The user is asked with turn number 0 and an empty ``text`` (nothing was said to it
+        yet); it may use its own tools first, as in any turn. The message is recorded as a
+        ``user_opening`` event ``{text, ended, actions[, usage]}``, never as a turn (the agent
+        said nothing). ``None`` when the user could not write one (the event's ``text`` is then
+        null and its ``error`` says why; an environment fault, counted in ``toolFaults``) or
+        the rollout's end cut it short.
+        """
+        self._busy = True
+        self._actions = []
+        turn = UserTurn("", self.turns, rollout.setup.task, 0, rollout.user_call, self._specs)
+        try:
+            in_flight = rollout.in_flight
+            if in_flight is None:
+                replied = await self.user.reply(turn)
+            else:
+                replied = await _cuttable(self.user, turn, in_flight)
+                if replied is _CUT:
+                    return None
+            reply = _as_reply(replied)
+        except Exception as exc:  # no first message: the environment's fault, recorded
+            rollout.ledger.faults += 1
+            fault = _fault_of(exc).to_dict()
+            event = {"text": None, "ended": False, "actions": self._actions, "error": fault}
+            rollout.trace.emit("user_opening", event)
+            return None
+        finally:
+            self._busy = False
+        fields: dict[str, Any] = {"text": reply.text, "ended": reply.ended}
+        fields["actions"] = self._actions
+        if reply.input_tokens is not None or reply.output_tokens is not None:
+            rollout.ledger.count_user_usage(reply.input_tokens, reply.output_tokens)
+            fields["usage"] = {
+                "inputTokens": reply.input_tokens or 0,
+                "outputTokens": reply.output_tokens or 0,
+            }
+        rollout.trace.emit("user_opening", fields)
+        if reply.ended:
+            self.over = _ENDED
+        return reply.text
 
     def _refused(self) -> ToolResult:
         """Why no turn may be taken now: the conversation is over, busy, or at its limit."""
@@ -167,12 +204,7 @@ class Conversation:
 
     def _fault(self, rollout: Rollout, text: str, exc: Exception) -> ToolResult:
         """A user that raised: the environment's fault, recorded; the agent gets a value."""
-        leaf = leaf_exception(exc)
-        fault = ToolFault(
-            type=type(leaf).__name__,
-            message=str(leaf),
-            traceback="".join(traceback.format_exception(exc)),
-        )
+        fault = _fault_of(exc)
         rollout.ledger.faults += 1
         rollout.trace.emit(
             "user_fault", {"agentText": text, "actions": self._actions, "error": fault.to_dict()}
@@ -216,6 +248,28 @@ class Conversation:
             },
             is_error=True,
         )
+
+
+def _fault_of(exc: Exception) -> ToolFault:
+    """A user's exception as the fault the trace records."""
+    leaf = leaf_exception(exc)
+    return ToolFault(
+        type=type(leaf).__name__,
+        message=str(leaf),
+        traceback="".join(traceback.format_exception(exc)),
+    )
+
+
+async def _cuttable(user: User, turn: UserTurn, in_flight: set[anyio.CancelScope]) -> Any:
+    """The user's reply, or ``_CUT`` when an episode's end cancels the turn in flight."""
+    replied = _CUT
+    with anyio.CancelScope() as scope:
+        in_flight.add(scope)
+        try:
+            replied = await user.reply(turn)
+        finally:
+            in_flight.discard(scope)
+    return replied
 
 
 def _as_reply(value: Any) -> UserReply:

@@ -110,6 +110,8 @@ class Episode(ModelStepRecorder):
         self._group = anyio.create_task_group()
         await self._group.__aenter__()
         self._group.start_soon(self._supervise)
+        await rollout.opening()  # a user who writes its own first message, under the limits
+        self.task = rollout.prompt
         return self
 
     async def __aexit__(

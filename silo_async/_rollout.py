@@ -49,7 +49,7 @@ from ._ledger import Ledger
 from ._modelstep import ModelStep
 from ._result import RunResult
 from ._setup import RolloutSetup
-from ._taskuser import MESSAGE_USER
+from ._taskuser import MESSAGE_USER, task_prompt
 from ._tools import BoundTool, Tool, ToolFault, ToolResult
 from ._trace import TraceRecorder, utc_now_iso
 from ._verify import VerifierContext
@@ -97,6 +97,7 @@ class Rollout:
         "in_flight",
         "ledger",
         "partial",
+        "prompt",
         "schedule",
         "setup",
         "snapshot",
@@ -120,6 +121,9 @@ class Rollout:
         self.snapshot: Packed | None = pack(setup.env.as_json(self.state))
         self.tools, self.by_name = setup.env.runtime_tools(self.state)
         self.chat: Conversation | None = None
+        #: What the agent is given (``ctx.task``): the task's prompt, with the user's own
+        #: first message once it wrote one (:meth:`opening`).
+        self.prompt = setup.task.prompt
         script = setup.task.user_script
         if script is not None and setup.user is not None:
             self.tools, self.by_name, owned = split_tools(self.tools, self.by_name, script.tools)
@@ -162,6 +166,20 @@ class Rollout:
                 **({} if setup.faults is None else {"faults": setup.faults.config()}),
             },
         )
+
+    async def opening(self) -> None:
+        """Ask a user whose task gives no ``opening`` for its first message, before the agent.
+
+        The drivers call it once the rollout is open, under its limits (a run: inside the
+        agent's scope; an episode: cut by its end). The agent's prompt is then the instruction,
+        a blank line and ``User: <that message>``; the instruction alone if there is none.
+        """
+        chat = self.chat
+        if chat is None or chat.script.opening:
+            return
+        said = await chat.open(self)
+        if said is not None:
+            self.prompt = task_prompt(self.setup.task.instruction, said)
 
     # -- calls -------------------------------------------------------------------------------
 

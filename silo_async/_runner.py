@@ -123,6 +123,7 @@ async def run_agent(setup: RolloutSetup, agent: Agent) -> RunResult:
     try:
         with anyio.move_on_at(rollout.deadline) as scope:
             try:
+                await rollout.opening()
                 awaitable = agent(AgentContext(rollout, scope))
                 if not inspect.isawaitable(awaitable):
                     raise _not_awaitable(awaitable)

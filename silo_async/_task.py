@@ -61,7 +61,9 @@ class Task:
             object.__setattr__(self, "user", clone_json(dict(self.user)))
         object.__setattr__(self, "_script", script)
         prompt = (
-            self.instruction if script is None else task_prompt(self.instruction, script.opening)
+            task_prompt(self.instruction, script.opening)
+            if script is not None and script.opening
+            else self.instruction
         )
         object.__setattr__(self, "_prompt", prompt)
 
@@ -75,7 +77,8 @@ class Task:
         """What the agent is given (``ctx.task``): the instruction, then the user's opening.
 
         Without a user it is the instruction itself; with one, the instruction, a blank line,
-        then ``User: <opening>``.
+        then ``User: <opening>``. A user without an ``opening`` writes its first message when
+        a rollout starts: until then (and here) the prompt is the instruction alone.
         """
         return self._prompt
 

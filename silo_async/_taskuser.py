@@ -89,7 +89,8 @@ class UserScript:
     """A task's user, checked and compiled.
 
     Attributes:
-        opening: the user's first message.
+        opening: the user's first message (``""``: none is given, the user writes it when the
+            rollout starts, as a model user does).
         persona: who the user is (for a model user's prompt).
         knows: facts only the user holds (for a model user's prompt).
         rules: the script's rules, in order.
@@ -238,7 +239,8 @@ def parse_user(value: Any, source: str = "Task") -> UserScript:
     """
     read = _Reader(source)
     data = read.object(value, "user", _USER_KEYS)
-    opening = read.string(data.get("opening"), "user.opening", required=True)
+    opening = data.get("opening")  # absent or null: the user writes its first message itself
+    opening = "" if opening is None else read.string(opening, "user.opening", required=True)
     persona = read.string(data.get("persona"), "user.persona")
     tools = read.tools(data.get("tools"))
     knows = data.get("knows")

@@ -100,9 +100,11 @@ class UserTurn:
     """One turn as the user sees it: the agent's message and the conversation before it.
 
     Attributes:
-        text: what the agent said (``message_user``'s ``text``).
+        text: what the agent said (``message_user``'s ``text``); empty when the user is asked
+            for its first message (``number`` 0).
         task: the task being played.
-        number: the turn's number, 1-based.
+        number: the turn's number, 1-based; 0 asks the user for its first message, when the
+            task gives no ``opening`` (a model user writes one; the user may act first).
         tools: the user's own tools (the task's ``user.tools``), as :class:`ToolSpec`.
     """
 
@@ -131,7 +133,7 @@ class UserTurn:
         Copied when read (a scripted user never reads it: its turns cost the same at the
         thirtieth turn as at the first).
         """
-        return tuple(dict(turn) for turn in self._turns[: self.number - 1])
+        return tuple(dict(turn) for turn in self._turns[: max(self.number - 1, 0)])
 
     async def call_tool(self, name: str, input: dict[str, Any] | None = None) -> ToolResult:
         """Call one of the user's own tools (the task's ``user.tools``) on the rollout's world.

@@ -468,7 +468,6 @@ def test_the_docs_task_file_is_a_valid_conversational_task() -> None:
     ("user", "field"),
     [
         ("hello", "user"),
-        ({}, "user.opening"),
         ({"opening": "  "}, "user.opening"),
         ({"opening": "hi", "openin": "x"}, "user.openin"),
         ({"opening": "hi", "persona": 3}, "user.persona"),

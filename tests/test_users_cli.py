@@ -47,7 +47,7 @@ def test_a_malformed_user_is_task_invalid_naming_the_field(project: Path) -> Non
     assert '"user.script[0].do[0].tool"' in result.stderr
     as_json = cli(
         "task", "add", "CHAT-X", "--env", "bakery", "--title", "x", "--instruction", "y",
-        "--verifier", "VER-SYNC", "--user", '{"persona": "no opening"}', "--json",
+        "--verifier", "VER-SYNC", "--user", '{"persona": "p", "opening": " "}', "--json",
     )  # fmt: skip
     assert as_json.exit_code == 1
     assert "user.opening" in as_json.stderr

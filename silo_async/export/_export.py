@@ -119,7 +119,7 @@ def _line(
     a validity is valid.
     """
     output = result.get("agentOutput")
-    messages = chat_messages(_instruction(run["task"]), events, output)
+    messages = chat_messages(_instruction(run["task"], events), events, output)
     usage = {
         "inputTokens": int(result.get("inputTokens", 0)),
         "outputTokens": int(result.get("outputTokens", 0)),
@@ -136,12 +136,18 @@ def _line(
     )
 
 
-def _instruction(task: dict[str, Any]) -> str:
-    """What the agent was given: the instruction, and a task's user's opening after it."""
+def _instruction(task: dict[str, Any], events: list[dict[str, Any]]) -> str:
+    """What the agent was given: the instruction, and a task's user's opening after it.
+
+    A user whose task gives no opening wrote its own first message (a ``user_opening`` event).
+    """
     instruction = str(task["instruction"])
     user = task.get("user")
     if isinstance(user, dict) and isinstance(user.get("opening"), str):
         return task_prompt(instruction, user["opening"])
+    for event in events:
+        if event.get("type") == "user_opening" and isinstance(event.get("text"), str):
+            return task_prompt(instruction, event["text"])
     return instruction
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from .._origin import remember
 from .._task import Task
@@ -22,7 +22,7 @@ from .._user import UserReply, UserTurn
 if TYPE_CHECKING:
     from .._context import AgentContext
 
-__all__ = ["END_MARK", "ModelUser", "model_user", "user_prompt"]
+__all__ = ["END_MARK", "ModelUser", "UserPlay", "model_user", "user_prompt"]
 
 #: How the model ends the conversation: its message ends with this line.
 END_MARK = "[END]"
@@ -41,8 +41,11 @@ SYSTEM_PROMPT = (
 )
 
 
-def user_prompt(task: Task, turn: UserTurn) -> str:
-    """The user's side of the conversation as the model reads it, ending with the agent's turn."""
+def user_prompt(task: Task, turn: UserTurn, opening: str = "") -> str:
+    """The user's side of the conversation as the model reads it, ending with the agent's turn.
+
+    ``opening`` is the first message the model wrote itself, for a task that gives none.
+    """
     script = task.user_script
     assert script is not None
     lines = ["# Who you are", script.persona or "A customer.", ""]
@@ -50,20 +53,49 @@ def user_prompt(task: Task, turn: UserTurn) -> str:
         lines += ["# What you know (share it only when it helps)"]
         lines += [f"- {key}: {json.dumps(value)}" for key, value in script.knows.items()]
         lines.append("")
-    lines += ["# The conversation so far", f"You: {script.opening}"]
+    if turn.number == 0:  # no opening given: the model writes the first message
+        return "\n".join([*lines, "Write your first message to the agent."])
+    lines.append("# The conversation so far")
+    first = script.opening or opening
+    if first:
+        lines.append(f"You: {first}")
     for past in turn.conversation:
         lines += [f"Agent: {past['agentText']}", f"You: {past['reply']}"]
     lines += [f"Agent: {turn.text}", "", "Write your next message to the agent."]
     return "\n".join(lines)
 
 
+@runtime_checkable
+class UserPlay(Protocol):
+    """How a model plays a task's user, when the task brings its own way (tau2's tasks do).
+
+    A task with a ``user_play`` attribute holding one is played this way by
+    :func:`model_user`: its system prompt instead of :data:`SYSTEM_PROMPT`, its rendering of
+    the conversation, its way of telling that the user ended it.
+    """
+
+    @property
+    def system(self) -> str:
+        """The model's system prompt (who the user is and how to play them)."""
+        ...
+
+    def prompt(self, turn: UserTurn, opening: str) -> str:
+        """What the model reads for ``turn`` (``opening``: the first message it wrote, if any)."""
+        ...
+
+    def reply(self, text: str) -> tuple[str, bool]:
+        """The reply the agent reads for the model's ``text``, and whether it ends the talk."""
+        ...
+
+
 class _UserSide:
     """What a model agent's loop needs from its context, answered from the user's side."""
 
-    __slots__ = ("_turn", "input_tokens", "output", "output_tokens", "task", "tools")
+    __slots__ = ("_turn", "input_tokens", "output", "output_tokens", "policy", "task", "tools")
 
-    def __init__(self, prompt: str, turn: UserTurn) -> None:
+    def __init__(self, prompt: str, turn: UserTurn, policy: str | None = None) -> None:
         self.task = prompt
+        self.policy = policy  # a task's own system prompt for its user (see UserPlay)
         self.tools: list[ToolSpec] = list(turn.tools)
         self._turn = turn
         self.input_tokens: int | None = None
@@ -93,20 +125,36 @@ class ModelUser:
         agent: the model loop (a model agent of :mod:`silo_async.agents`).
     """
 
-    def __init__(self, task: Task, agent: Callable[[AgentContext], Any]) -> None:
+    def __init__(
+        self, task: Task, agent: Callable[[AgentContext], Any], play: UserPlay | None = None
+    ) -> None:
         self.task = task
         self._agent = agent
+        self._play = play
+        self._opening = ""
 
     async def reply(self, turn: UserTurn) -> UserReply:
-        """Run the model on the user's side of the conversation; its text is the reply."""
-        side = _UserSide(user_prompt(self.task, turn), turn)
+        """Run the model on the user's side of the conversation; its text is the reply.
+
+        Turn 0 (a task that gives no ``opening``) asks the model for its first message.
+        """
+        play = self._play
+        if play is None:
+            side = _UserSide(user_prompt(self.task, turn, self._opening), turn)
+        else:
+            side = _UserSide(play.prompt(turn, self._opening), turn, play.system)
         said = await self._agent(cast("AgentContext", side))
         if not isinstance(said, str):  # the loop ran out of turns: its last text, if any
             said = side.output if isinstance(side.output, str) else ""
         text = said.strip()
-        ended = text.endswith(END_MARK)
-        if ended:
-            text = text[: -len(END_MARK)].strip()
+        if play is not None:
+            text, ended = play.reply(text)
+        else:
+            ended = text.endswith(END_MARK)
+            if ended:
+                text = text[: -len(END_MARK)].strip()
+        if turn.number == 0:
+            self._opening = text
         return UserReply(
             text or SILENT_REPLY,
             ended,
@@ -132,7 +180,9 @@ def model_user(
 
     The model reads the task's persona, what the user knows and the conversation so far; it
     may call the user's own tools (``user.tools``); its text is the reply, and ending it with
-    :data:`END_MARK` ends the conversation. Its tokens are counted apart from the agent's.
+    :data:`END_MARK` ends the conversation. Its tokens are counted apart from the agent's. A
+    task whose ``user_play`` is a :class:`UserPlay` (tau2's tasks) is played its own way
+    instead: its system prompt, its rendering of the conversation, its end of the talk.
 
     Example::
 
@@ -173,8 +223,13 @@ def model_user(
         "request_timeout": request_timeout,
     }
     agent = from_spec(spec, **{**settings, "base_url": base_url, "system": system or SYSTEM_PROMPT})
+    # A task that brings its own play (UserPlay) sends its own system prompt: no silo prompt.
+    own = from_spec(spec, **{**settings, "base_url": base_url, "system": None})
 
     def make(task: Task) -> ModelUser:
+        play = getattr(task, "user_play", None)
+        if isinstance(play, UserPlay):
+            return ModelUser(task, own, play)
         return ModelUser(task, agent)
 
     make.__qualname__ = f"model_user({spec})"
