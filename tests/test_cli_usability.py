@@ -153,7 +153,10 @@ def test_a_result_file_missing_a_key_is_reported(project: Path) -> None:
 def test_runs_list_with_an_unknown_eval_is_an_error() -> None:
     result = cli("runs", "list", "--eval", "nope")
     assert result.exit_code == 1
-    assert result.stderr == 'error: eval_not_found: Eval "nope" was not found in .silo/evals.\n'
+    assert result.stderr == (
+        'error: eval_not_found: Eval "nope" was not found in .silo/evals nor among the evals '
+        "written with --out from here (silo-async evals list).\n"
+    )
 
 
 def test_runs_list_says_which_environment_has_no_runs() -> None:

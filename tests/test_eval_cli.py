@@ -210,7 +210,7 @@ def test_ctrl_c_keeps_finished_rollouts(project: Path) -> None:
             break
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     data = json.loads((project / "ev" / "summary.json").read_text())
     assert data["cancelled"] is True and data["complete"] is False
@@ -218,4 +218,7 @@ def test_ctrl_c_keeps_finished_rollouts(project: Path) -> None:
     index = [json.loads(line) for line in (runs / "index.jsonl").read_text().splitlines()]
     assert len(index) == data["finished"] + data["interrupted"]
     assert {r["runId"] for r in index} == {p.name for p in runs.iterdir() if p.is_dir()}
-    assert b"eval cancelled:" in err and b"Partial eval (cancelled)" in err
+    assert b"eval cancelled:" in err
+    # the tables of what finished, as a finished eval prints them, the partial note above them
+    assert out.index(b"Partial eval (cancelled)") < out.index(b"rank  agent")
+    assert b"Side by side" in out and b"Report   ev/report.html" in out

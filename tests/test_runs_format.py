@@ -234,7 +234,15 @@ def test_the_runs_package_documents_its_public_surface() -> None:
     import silo_async.runs as runs
 
     assert sorted(runs.__all__) == sorted(
-        ["FORMAT_VERSION", "EvalDir", "IndexLine", "RunDir", "TraceEvents", "write_atomic"]
+        [
+            "FORMAT_VERSION",
+            "EvalDir",
+            "IndexLine",
+            "KnownEvals",
+            "RunDir",
+            "TraceEvents",
+            "write_atomic",
+        ]
     )
     for name in runs.__all__:
         value = getattr(runs, name)

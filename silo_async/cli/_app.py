@@ -14,6 +14,7 @@ from ._data import data
 from ._env import env
 from ._errors import reporting_errors
 from ._eval import eval_command
+from ._evals import evals, report_command
 from ._examples import attach_examples
 from ._export import export_command
 from ._init import init
@@ -110,6 +111,8 @@ for _command in (
     run,
     eval_command,
     audit_command,
+    evals,
+    report_command,
     runs,
     replay_command,
     serve,

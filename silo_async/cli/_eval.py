@@ -13,6 +13,7 @@ the command exits 130. ``--resume EVAL_DIR`` continues a killed or cancelled eva
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -27,8 +28,9 @@ from .._environment import Environment
 from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
 from ..eval._evalfile import check_given, read_plan, user_ref
+from ..eval._loaded import load_summary
 from ..eval._report._prices import Prices, PricesError, read_prices
-from ..runs import EvalDir
+from ..runs import EvalDir, KnownEvals
 from ._common import (
     check_agent_specs,
     echo_json,
@@ -379,6 +381,8 @@ def eval_command(
         if target.is_dir():
             EvalDir(target).check_unlocked()  # an eval still writing it: say which
         fail("out_dir_not_empty", f'Eval directory "{target}" already exists and is not empty.')
+    if out_dir is not None:  # found again by id (evals list, report, runs show) from here
+        KnownEvals(project_dir).remember(target)
     total = len(task_ids) * len(agents) * runs * (2 if baseline else 1)
 
     def start(on_progress: Callable[[EvalProgress], None]) -> Any:
@@ -535,17 +539,23 @@ def _fail_under(summary: EvalSummary, below: list[str], rate: float, out: str) -
 
 
 def _report_cancelled(target: Path, cwd: Path, as_json: bool) -> None:
+    """What a Ctrl-C'd eval leaves: the tables of what finished (stdout), where they are."""
     try:
         data = read_summary(target)
     except (OSError, ValueError):
         click.echo("error: cancelled: the eval stopped before its summary was written.", err=True)
         return
+    shown = False
     if as_json:
         echo_json({**data, "outDir": str(target)})
+    else:
+        with contextlib.suppress(OSError, ValueError, KeyError):  # the table, if it can be read
+            click.echo(summary_text(load_summary(target), cwd))
+            shown = True
     click.echo(
         f"eval cancelled: {data['finished']}/{data['planned']} rollouts finished; "
         f"summary of those in {_rel(target, cwd)}/summary.json",
         err=True,
     )
-    if data.get("note"):
+    if data.get("note") and not shown:  # the table above says it already
         click.echo(data["note"], err=True)

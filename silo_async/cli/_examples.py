@@ -62,6 +62,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "silo-async audit --env demo --solver agents/solver.py --fail-on loose",
         "silo-async audit --env demo --task TASK-001 --probes noop,explorer --json",
     ),
+    "evals list": ("silo-async evals list", "silo-async evals list --json"),
+    "report": (
+        "silo-async report eval_20261130T012730_a1b2c3",
+        "silo-async report out/my-eval --open",
+    ),
     "runs list": (
         "silo-async runs list",
         "silo-async runs list --env demo --json",

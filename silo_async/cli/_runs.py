@@ -1,6 +1,8 @@
 """``silo-async runs list|show`` and ``silo-async replay``: recorded runs, read back and re-run.
 
-Runs are found by id in ``.silo/runs/`` and then in every eval's ``.silo/evals/*/runs/``.
+Runs are found by id in ``.silo/runs/`` and then in every eval the project knows: those of
+``.silo/evals/`` and those written with ``eval --out`` from it
+(:class:`~silo_async.runs.KnownEvals`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from .._errors import SiloError
 from .._result import RunResult
 from ..eval import list_runs, load_run, replay
 from ..eval._recorded._runs import RecordedRun, RunNotFoundError, find_run, trace_lines
+from ..runs import KnownEvals
 from ._common import OrderedGroup, echo_json, json_option, project_root, run_async
 from ._diff_text import diff_lines
 from ._errors import fail
@@ -73,8 +76,9 @@ def _find(run_id: str) -> Path:
 def _partial_matches(part: str, root: Path) -> list[Path]:
     # Run ids end in random hex and start with a timestamp: either end identifies a run
     # without copying the whole id.
-    silo = root / ".silo"
-    dirs = [*silo.glob("runs/run_*"), *silo.glob("evals/*/runs/run_*")]
+    dirs = [*(root / ".silo").glob("runs/run_*")]
+    for eval_dir in KnownEvals(root).dirs():
+        dirs += eval_dir.glob("runs/run_*")
     return sorted(
         (d for d in dirs if (d.name.startswith(part) or d.name.endswith(part))),
         key=lambda d: d.name,
@@ -122,10 +126,11 @@ def runs() -> None:
 def list_command(env_name: str | None, eval_id: str | None, as_json: bool) -> None:
     """List recorded runs (.silo/runs/, or an eval's runs with --eval)."""
     root = project_root()
-    if eval_id is not None and not (root / ".silo" / "evals" / eval_id).is_dir():
+    if eval_id is not None and KnownEvals(root).find(eval_id) is None:
         fail(
             "eval_not_found",
-            f'Eval "{eval_id}" was not found in {relative(root / ".silo" / "evals")}.',
+            f'Eval "{eval_id}" was not found in {relative(root / ".silo" / "evals")} nor among '
+            "the evals written with --out from here (silo-async evals list).",
         )
     infos = list_runs(root, env=env_name, eval_id=eval_id)
     if as_json:

@@ -35,12 +35,14 @@ from ._atomic import write_atomic
 from ._evaldir import EvalDir, IndexLine
 from ._events import TraceEvents
 from ._format import FORMAT_VERSION
+from ._known import KnownEvals
 from ._rundir import RunDir
 
 __all__ = [
     "FORMAT_VERSION",
     "EvalDir",
     "IndexLine",
+    "KnownEvals",
     "RunDir",
     "TraceEvents",
     "write_atomic",

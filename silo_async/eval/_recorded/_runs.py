@@ -21,7 +21,7 @@ from ..._result import RunResult
 from ..._task import Task
 from ..._trace import encode_event
 from ..._verify import Check
-from ...runs import RunDir
+from ...runs import KnownEvals, RunDir
 
 __all__ = [
     "CallRecord",
@@ -49,7 +49,9 @@ def _project(cwd: str | os.PathLike[str] | None) -> Path:
 def find_run(run_id: str, cwd: str | os.PathLike[str] | None = None) -> Path:
     """The directory of run ``run_id``: ``.silo/runs/<id>/``, else an eval's ``runs/<id>/``.
 
-    A path to a run directory (one holding ``run.json``) is accepted as well.
+    The evals searched are those the project knows (:class:`~silo_async.runs.KnownEvals`:
+    ``.silo/evals/*`` and those written with ``eval --out`` from the project). A path to a run
+    directory (one holding ``run.json``) is accepted as well.
 
     Raises:
         RunNotFoundError: no such run.
@@ -62,11 +64,14 @@ def find_run(run_id: str, cwd: str | os.PathLike[str] | None = None) -> Path:
         direct = root / "runs" / run_id
         if RunDir(direct).is_finished():
             return direct
-        for candidate in sorted(root.glob(f"evals/*/runs/{run_id}")):
+        for eval_dir in KnownEvals(root.parent).dirs():
+            candidate = eval_dir / "runs" / run_id
             if RunDir(candidate).is_finished():
                 return candidate
     raise RunNotFoundError(
-        f'Run "{run_id}" was not found in {root / "runs"} or in any eval under {root / "evals"}.'
+        f'Run "{run_id}" was not found in {root / "runs"} nor in any eval this project knows '
+        f"(under {root / 'evals'}, or written with eval --out from here). Give the run "
+        "directory's path instead: EVAL_DIR/runs/RUN_ID."
     )
 
 
@@ -146,14 +151,17 @@ def list_runs(
     Args:
         cwd: the project directory (default: the current directory).
         env: only runs of this environment (case-insensitive).
-        eval_id: list the runs of this eval (``.silo/evals/<eval_id>/runs/``) instead of
-            ``.silo/runs/``.
+        eval_id: list the runs of this eval (``.silo/evals/<eval_id>/runs/``, or of an eval
+            written elsewhere with ``eval --out`` from the project) instead of ``.silo/runs/``.
 
     Raises:
         SiloError: ``run_format_unsupported``: a run was written by a newer silo_async.
     """
     root = _project(cwd) / ".silo"
-    base = root / "evals" / eval_id / "runs" if eval_id else root / "runs"
+    base = root / "runs"
+    if eval_id:
+        found = KnownEvals(root.parent).find(eval_id)
+        base = (root / "evals" / eval_id if found is None else found) / "runs"
     if not base.is_dir():
         return []
     infos = [i for d in sorted(base.iterdir()) if d.is_dir() and (i := _info(d)) is not None]
