@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import silo_async as silo
 from silo_async.eval import evaluate, read_summary
 from silo_async.eval._loaded import load_summary
 
@@ -126,7 +127,7 @@ def test_an_eval_moved_away_is_forgotten_not_an_error(project: Path, tmp_path: P
 
 @pytest.mark.anyio
 async def test_an_eval_read_back_is_the_eval_that_wrote_it(tmp_path: Path) -> None:
-    agents = {"good": good_agent, "bad": bad_agent, "faulty": faulty_agent}
+    agents: dict[str, silo.Agent] = {"good": good_agent, "bad": bad_agent, "faulty": faulty_agent}
     plain = tmp_path / "plain"
     await evaluate(make_env(), None, agents, runs=3, out_dir=plain)
     faulted = tmp_path / "faulted"
