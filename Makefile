@@ -61,7 +61,7 @@ NEMO_GYM_DEPS := fastapi pydantic uvicorn orjson requests aiohttp omegaconf hydr
   httptools uvloop ray yappi pydot pandas scipy wandb
 
 peers: $(VENV)/.peer-inspect $(PEERS)/openenv/.installed $(PEERS)/verifiers/.installed \
-  $(PEERS)/nemo-gym/.installed
+  $(PEERS)/nemo-gym/.installed $(PEERS)/mcp-conformance/.installed
 
 $(VENV)/.peer-inspect: $(STAMP)
 	$(PY) -m pip install $(PEER_PIP) -e '.[inspect,harness-servers]'
@@ -88,6 +88,18 @@ $(PEERS)/nemo-gym/.installed:
 	    'nemo-gym==0.7.0' && \
 	  $(PEERS)/nemo-gym/bin/python -m pip install $(PEER_PIP) $(NEMO_GYM_DEPS) && \
 	  rm -f $(PEERS)/nemo-gym/.unavailable && touch $@; }
+
+# MCP's official conformance suite (npm), with the Node 22 it needs from npm's `node` package
+# (a binary shipped inside the package: the machine's own Node may be older). Both pinned.
+MCP_CONFORMANCE := @modelcontextprotocol/conformance@0.2.0-alpha.12 node@22.23.3
+
+$(PEERS)/mcp-conformance/.installed:
+	@mkdir -p $(PEERS)/mcp-conformance
+	@if ! command -v npm >/dev/null; then \
+	  echo "The MCP conformance suite needs npm, and none was found (apt-get install npm)" \
+	    > $(PEERS)/mcp-conformance/.unavailable; cat $(PEERS)/mcp-conformance/.unavailable; \
+	else npm install --prefix $(PEERS)/mcp-conformance --no-fund --no-audit --loglevel=error \
+	    $(MCP_CONFORMANCE) && rm -f $(PEERS)/mcp-conformance/.unavailable && touch $@; fi
 
 demo: $(DEMO_NEEDS)
 	$(PY) examples/demo.py

@@ -152,14 +152,17 @@ async def test_the_task_is_instructions_prompt_and_resource(mode: str) -> None:
         read = await client.read_resource("silo://task")
         with pytest.raises(MCPError, match='Unknown prompt "solution"'):
             await client.get_prompt("solution")
-        with pytest.raises(MCPError, match='Unknown resource "silo://answer"'):
+        with pytest.raises(MCPError, match='Unknown resource "silo://answer"') as unknown:
             await client.read_resource("silo://answer")
+        templates = await client.list_resource_templates()
         assert client.session.instructions == instruction
     assert [p.name for p in prompts] == ["task"]
     (message,) = prompt.messages
     assert message.role == "user" and isinstance(message.content, TextContent)
     assert message.content.text == instruction
     assert [str(r.uri) for r in resources] == ["silo://task"]
+    assert unknown.value.error.data == {"uri": "silo://answer"}
+    assert templates.resource_templates == []  # resources are declared: templates answer too
     (contents,) = read.contents
     assert isinstance(contents, TextResourceContents) and contents.text == instruction
 

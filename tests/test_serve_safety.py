@@ -30,6 +30,8 @@ from mcp.client import stdio as mcp_stdio
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from silo_async.serve._wire import NOT_ONE_MESSAGE
+
 from .serve_support import (
     ENV_NAME,
     child_env,
@@ -443,6 +445,36 @@ async def test_legacy_object_ids_are_refused_and_lone_surrogate_arguments_are_an
     assert surrogate.status_code == 200, surrogate.text
     result = surrogate.json()["result"]
     assert result["isError"] is False and result["structuredContent"] == {"notes": ["a\ufffdb"]}
+
+
+async def test_a_batch_or_a_body_that_is_no_message_is_32600_on_both_http_paths(
+    server: Server,
+) -> None:
+    """As stdio answers them: the legacy path answered -32602 with a raw pydantic dump."""
+    opened = await open_episode(server, "TASK-001")
+    bodies = [
+        b'[{"jsonrpc":"2.0","id":2,"method":"ping"}]',
+        b"42",
+        b'{"foo":1}',
+        b'{"jsonrpc":"2.0","id":3,"method":5}',
+    ]
+    async with client() as http:
+        legacy = await _legacy_session(http, opened["url"])
+        modern = {
+            "Accept": "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            **JSON,
+        }
+        answers = {
+            era: [await http.post(opened["url"], content=b, headers=headers) for b in bodies]
+            for era, headers in (("legacy", legacy), ("2026-07-28", modern))
+        }
+    for era, got in answers.items():
+        assert [a.status_code for a in got] == [400] * len(bodies), era
+        assert [a.json()["error"]["code"] for a in got] == [-32600] * len(bodies), era
+    for answer in answers["legacy"]:
+        assert answer.json()["error"]["message"] == NOT_ONE_MESSAGE
+    assert [a.json()["id"] for a in answers["legacy"]] == [None, None, None, 3]
 
 
 async def test_a_lone_surrogate_in_a_tool_output_is_sent_escaped(server: Server, mode: str) -> None:

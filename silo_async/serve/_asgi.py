@@ -1,11 +1,13 @@
 r"""ASGI plumbing of the HTTP server: JSON bodies, and requests cancelled when the client leaves.
 
 Before a request reaches the SDK's legacy transport (protocol revisions with the ``initialize``
-handshake), :func:`legacy_body` settles two things that transport gets wrong: a request whose
-``id`` is not a string or an integer is answered ``-32600`` (the SDK takes it for a
-notification: 202 and no answer), and a lone surrogate escape (``"\ud800"``), which its JSON
-parser refuses, reaches the tool as U+FFFD instead of failing the whole call. The 2026-07-28
-transport handles both itself.
+handshake), :func:`legacy_body` settles what that transport gets wrong: a request whose ``id``
+is not a string or an integer is answered ``-32600`` (the SDK takes it for a notification: 202
+and no answer); JSON that is not one JSON-RPC message (a batch, ``42``, an object missing a
+field) is ``-32600`` too, as over stdio and the 2026-07-28 transport (the SDK answers
+``-32602`` with a raw pydantic dump); and a lone surrogate escape (``"\ud800"``), which its
+JSON parser refuses, reaches the tool as U+FFFD instead of failing the whole call. The
+2026-07-28 transport handles all of these itself.
 
 The MCP endpoints answer ``tools/call`` with one JSON body (the SDK's ``json_response``), not an
 SSE stream: the stream costs two tasks, a memory stream, a timer and a cancellation per call.
@@ -25,14 +27,18 @@ import re
 from typing import Any
 
 import anyio
+import attrs
+import mcp_types as types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .._jsonutil import compact_json, utf8
+from ._wire import NOT_ONE_MESSAGE
 
 __all__ = [
     "BodyTooLargeError",
+    "Refusal",
     "call_cancelled_on_disconnect",
     "call_streamed",
     "json_bytes",
@@ -97,14 +103,22 @@ async def read_body(receive: Receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
-#: The JSON-RPC answer to a request whose id is not a string or an integer.
-_BAD_ID = json_bytes(
-    {
-        "jsonrpc": "2.0",
-        "id": None,
-        "error": {"code": -32600, "message": "Invalid request: id must be a string or an integer."},
-    }
-)
+@attrs.frozen
+class Refusal:
+    """The JSON-RPC error (HTTP 400) that answers a body the SDK never sees."""
+
+    body: bytes
+
+    @classmethod
+    def invalid_request(cls, message: str, request_id: Any = None) -> Refusal:
+        """``-32600`` with ``message``; the request's id when it is a valid one, else null."""
+        valid = type(request_id) is int or type(request_id) is str
+        error = {"code": types.INVALID_REQUEST, "message": message}
+        answer = {"jsonrpc": "2.0", "id": request_id if valid else None, "error": error}
+        return cls(json_bytes(answer))
+
+
+_BAD_ID = Refusal.invalid_request("Invalid request: id must be a string or an integer.")
 _VERSION_HEADER = b"mcp-protocol-version"
 #: Any surrogate code point: in a str that ``json.loads`` made, always a lone one.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -118,14 +132,20 @@ def _is_legacy(scope: Scope) -> bool:
     return True
 
 
-def legacy_body(body: bytes) -> bytes | None:
-    """The body to hand to the legacy transport, or ``None`` when it is answered ``_BAD_ID``."""
+def legacy_body(body: bytes) -> bytes | Refusal:
+    """The body to hand to the legacy transport, or the :class:`Refusal` that answers it."""
     try:
         value = json.loads(body)
     except (ValueError, RecursionError):
         return body  # the SDK answers its own parse error (400, -32700)
-    if isinstance(value, dict) and "id" in value and type(value["id"]) not in (int, str):
-        return None
+    if not isinstance(value, dict):  # a batch (none since 2025-06-18), or a bare value
+        return Refusal.invalid_request(NOT_ONE_MESSAGE)
+    if "id" in value and type(value["id"]) not in (int, str):
+        return _BAD_ID
+    try:
+        types.jsonrpc_message_adapter.validate_python(value, by_name=False)
+    except ValueError:  # pydantic's ValidationError: a missing or mistyped field
+        return Refusal.invalid_request(NOT_ONE_MESSAGE, value.get("id"))
     if b"\\ud" in body or b"\\uD" in body:  # maybe a lone surrogate, which the SDK refuses
         text = json.dumps(value, ensure_ascii=False)
         if not text.isascii():
@@ -149,7 +169,8 @@ async def _checked_body(
     """The request's body, read and checked; ``None`` when the request is answered already.
 
     Over ``max_body`` bytes: 413 (one declared too long is left to the SDK, unread); a client
-    already gone: nothing to answer; a legacy request :func:`legacy_body` refuses: -32600.
+    already gone: nothing to answer; a legacy request :func:`legacy_body` refuses: its
+    :class:`Refusal`.
     """
     if _declared_length(scope) > max_body:  # refused unread, by the SDK (413)
         await app(scope, receive, send)
@@ -163,8 +184,9 @@ async def _checked_body(
         return None
     if scope["method"] == "POST" and _is_legacy(scope):
         checked = legacy_body(body)
-        if checked is None:
-            await send_json(send, _BAD_ID, 400)
+        if isinstance(checked, Refusal):
+            await send_json(send, checked.body, 400)
+            return None
         return checked
     return body
 

@@ -4,7 +4,8 @@ Every ``tools/call`` goes through :meth:`Episode.call_tool` (validation, limits,
 ``run``); the result is ``content`` (the output as text) + ``structuredContent`` (the output when
 it is a JSON object) + ``isError``. A rejected call is a *result*, never a JSON-RPC error. The
 ``submit`` tool finishes the episode with its answer; the task's instruction is the server's
-``instructions``, the prompt ``task`` and the resource ``silo://task``.
+``instructions``, the prompt ``task`` and the resource ``silo://task`` (and no resource
+templates: ``resources/templates/list`` answers an empty list).
 """
 
 from __future__ import annotations
@@ -190,10 +191,14 @@ _ABOUT_TASK = "The task to accomplish."
 
 
 def _only(kind: str, asked: str, known: str) -> None:
-    """Refuse a prompt or resource other than the one a server has (the client's mistake)."""
+    """Refuse a prompt or resource other than the one a server has (the client's mistake).
+
+    An unknown resource's error names it in ``data.uri``, as the specification asks.
+    """
     if asked != known:
         message = f'Unknown {kind} "{asked}"; this server has one {kind}: "{known}".'
-        raise MCPError(types.INVALID_PARAMS, message)
+        data = {"uri": asked} if kind == "resource" else None
+        raise MCPError(types.INVALID_PARAMS, message, data)
 
 
 class EpisodeServer:
@@ -236,6 +241,7 @@ class EpisodeServer:
             on_list_prompts=self._list_prompts,
             on_get_prompt=self._get_prompt,
             on_list_resources=self._list_resources,
+            on_list_resource_templates=self._list_resource_templates,
             on_read_resource=self._read_resource,
         )
         # The SDK wraps every message in an OpenTelemetry span by default; with no exporter
@@ -294,6 +300,12 @@ class EpisodeServer:
             mime_type="text/plain",
         )
         return types.ListResourcesResult(resources=[resource])
+
+    async def _list_resource_templates(
+        self, ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        # None: a client that sees the resources capability may still ask.
+        return types.ListResourceTemplatesResult(resource_templates=[])
 
     async def _read_resource(
         self, ctx: Context, params: types.ReadResourceRequestParams

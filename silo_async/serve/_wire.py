@@ -34,11 +34,13 @@ from mcp.shared.message import SessionMessage
 
 from .._jsonutil import utf8
 
-__all__ = ["MAX_LINE", "Refused", "StdioWire", "parse_line"]
+__all__ = ["MAX_LINE", "NOT_ONE_MESSAGE", "Refused", "StdioWire", "parse_line"]
 
 #: The longest line read; a longer one is refused (-32700) and skipped.
 MAX_LINE = 4 * 1024 * 1024
 _CHUNK = 64 * 1024
+#: What answers JSON that is not one JSON-RPC message, on every transport (``-32600``).
+NOT_ONE_MESSAGE = "Invalid request: not one JSON-RPC 2.0 message (a batch, or a missing field)."
 
 
 class Refused(SessionMessage):
@@ -81,11 +83,7 @@ def _slow_parse(line: bytes) -> SessionMessage:
     try:
         message = types.jsonrpc_message_adapter.validate_python(value, by_name=False)
     except ValueError:
-        return _error(
-            types.INVALID_REQUEST,
-            "Invalid request: not one JSON-RPC 2.0 message (a batch, or a missing field).",
-            request_id,
-        )
+        return _error(types.INVALID_REQUEST, NOT_ONE_MESSAGE, request_id)
     return SessionMessage(message)
 
 
