@@ -22,6 +22,10 @@ from ._errors import ModelError as ModelError
 from ._errors import SiloError as SiloError
 from ._errors import ToolError as ToolError
 from ._errors import tool_error as tool_error
+from ._family import Call as Call
+from ._family import NoInstance as NoInstance
+from ._family import TaskFamily as TaskFamily
+from ._family import split_of as split_of
 from ._faults import Faults as Faults
 from ._jsonutil import clone_json as clone_json
 from ._jsonutil import json_equal as json_equal
@@ -78,6 +82,7 @@ __all__ = [
     "AgentContext",
     "AuditReport",
     "BoundTool",
+    "Call",
     "Check",
     "DefinitionError",
     "Environment",
@@ -87,6 +92,7 @@ __all__ = [
     "Faults",
     "Limits",
     "ModelError",
+    "NoInstance",
     "Project",
     "RayExecutor",
     "ReplayReport",
@@ -94,6 +100,7 @@ __all__ = [
     "ScriptedUser",
     "SiloError",
     "Task",
+    "TaskFamily",
     "Tool",
     "ToolCallLimitExceededError",
     "ToolError",
@@ -125,6 +132,7 @@ __all__ = [
     "replay",
     "run",
     "run_many",
+    "split_of",
     "state_diff",
     "tool",
     "tool_error",

@@ -15,9 +15,10 @@ from anyio.lowlevel import checkpoint
 from ._errors import SiloError
 from ._modelstep import ModelStep, ModelStepRecorder
 from ._rollout import Refusal, Rollout
+from ._setup import RolloutSetup
 from ._tools import ToolResult, ToolSpec
 
-__all__ = ["AgentContext", "ToolCallLimitExceededError"]
+__all__ = ["AgentContext", "ToolCallLimitExceededError", "rollout_setup"]
 
 
 class ToolCallLimitExceededError(SiloError):
@@ -146,3 +147,13 @@ class AgentContext(ModelStepRecorder):
             raise ToolCallLimitExceededError(stop.reason, message)
         limit = f"Time limit exceeded ({rollout.setup.limits.seconds:g} s)."
         raise ToolCallLimitExceededError("timeout", f"{limit} The agent's scope is cancelled.")
+
+
+def rollout_setup(ctx: AgentContext) -> RolloutSetup:
+    """What the rollout behind ``ctx`` is (its environment, task, limits).
+
+    Not for agents under test (they get the instruction and the tools, nothing more): for
+    silo_async's own players, such as :func:`silo_async.testing.gold_agent`, which plays an
+    instance's gold solution.
+    """
+    return ctx._rollout.setup

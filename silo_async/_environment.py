@@ -11,6 +11,9 @@ from typing import Any
 import attrs
 
 from ._errors import DefinitionError, SiloError
+from ._family import TaskFamily
+from ._instance import Instance, InstanceCache, Vary, gold_verifier
+from ._jsonutil import Packed, pack, thaw
 from ._task import Task
 from ._taskuser import MESSAGE_USER
 from ._tools import BoundTool, Tool, bind_tools, check_tools
@@ -40,7 +43,8 @@ def _tuple(items: Iterable[Any] | None) -> tuple[Any, ...]:
         return ()
     if isinstance(items, str | bytes | dict) or not isinstance(items, Iterable):
         raise DefinitionError(
-            f"Environment tools, verifiers and tasks must be lists; got {type(items).__name__} "
+            f"Environment tools, verifiers, tasks and families must be lists; got "
+            f"{type(items).__name__} "
             f"{items!r:.80}.",
             {"got": type(items).__name__},
         )
@@ -71,10 +75,16 @@ class Environment:
         policy: the rules every agent of this environment works under (a support desk's
             policy, a benchmark's domain policy): ``ctx.policy``, and the system prompt of the
             model agents (before their own ``system=``). ``None``: no policy.
+        families: task families (:class:`~silo_async.TaskFamily`): their instances
+            ``FAMILY#SEED`` are tasks of this environment too (DESIGN.md section 18).
+        vary: optional ``vary(world, rng)``: changes a world's surface per instance (names,
+            amounts, dates), keeping its keys, records and references. Hand-written tasks
+            never see it.
 
     Raises:
-        DefinitionError: duplicate task or verifier ids, duplicate tool names or an entry of
-            ``tools`` that is not a tool, or both tools and bind.
+        DefinitionError: duplicate task, verifier or family ids, duplicate tool names or an
+            entry of ``tools`` that is not a tool, an entry of ``families`` that is not a
+            family, a ``vary`` that is not callable, or both tools and bind.
         SiloError: ``tool_name_reserved`` for a tool named ``message_user`` (a ``bind``
             environment's tools are checked each time they are bound).
     """
@@ -88,9 +98,13 @@ class Environment:
     setup: Callable[[Any, Task], Any] | None = attrs.field(default=None, kw_only=True)
     snapshot: Callable[[Any], Any] | None = attrs.field(default=None, kw_only=True)
     policy: str | None = attrs.field(default=None, kw_only=True)
+    families: tuple[TaskFamily, ...] = attrs.field(default=(), converter=_tuple, kw_only=True)
+    vary: Vary | None = attrs.field(default=None, kw_only=True)
     _tasks_by_id: dict[str, Task] = attrs.field(init=False, repr=False)
     _tools_by_name: dict[str, Tool] = attrs.field(init=False, repr=False)
     _verifiers_by_id: dict[str, Verifier] = attrs.field(init=False, repr=False)
+    _instances: InstanceCache = attrs.field(init=False, repr=False)
+    _gold: dict[str, Verifier] = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         if self.bind is not None and self.tools:
@@ -120,6 +134,15 @@ class Environment:
         object.__setattr__(self, "_tasks_by_id", _index(self.tasks, "Task", self.name))
         object.__setattr__(self, "_tools_by_name", {t.name: t for t in self.tools})
         object.__setattr__(self, "_verifiers_by_id", _index(self.verifiers, "Verifier", self.name))
+        families = _families(self.families, self.vary, self.name)
+        as_json = None if self.snapshot is None else self.snapshot
+        cache = InstanceCache(self.name, families, self.create_state, self.vary, as_json)
+        object.__setattr__(self, "_instances", cache)
+        gold = {
+            f.id: gold_verifier(f, self._instance_of, self.runtime_tools, self.as_json)
+            for f in self.families
+        }
+        object.__setattr__(self, "_gold", gold)
 
     def start(self, task: Task) -> Any:
         """A fresh world for one rollout of ``task``: ``create_state()``, then ``setup``."""
@@ -158,13 +181,18 @@ class Environment:
         return bound
 
     def task(self, task_id: str) -> Task:
-        """The task with this id.
+        """The task with this id: a hand-written one, or an instance ``FAMILY#SEED``.
 
         Raises:
-            SiloError: ``task_not_found``, listing the ids that exist.
+            SiloError: ``task_not_found``, listing the ids that exist (for an instance id: a
+                malformed seed, an unknown family, or a seed whose ``sample`` raised
+                :class:`~silo_async.NoInstance`, naming its reason); ``family_invalid`` when
+                the family fails to build the instance.
         """
         found = self._tasks_by_id.get(task_id)
         if found is None:
+            if "#" in task_id:
+                return self._instances.get(task_id).task
             known = ", ".join(sorted(self._tasks_by_id)) or "none"
             raise SiloError(
                 "task_not_found",
@@ -173,12 +201,71 @@ class Environment:
             )
         return found
 
+    def family(self, family_id: str) -> TaskFamily:
+        """The task family with this id.
+
+        Raises:
+            SiloError: ``task_not_found`` naming the families that exist.
+        """
+        found = self._instances.families.get(family_id)
+        if found is None:
+            known = ", ".join(sorted(self._instances.families)) or "none"
+            raise SiloError(
+                "task_not_found",
+                f'Environment "{self.name}" has no task family "{family_id}". Families: {known}.',
+                {"environment": self.name, "family": family_id},
+            )
+        return found
+
+    def instance(self, task_id: str) -> Instance:
+        """The built instance ``FAMILY#SEED`` (its task, world and gold), kept for reuse.
+
+        Raises:
+            SiloError: as :meth:`task` for an instance id.
+        """
+        return self._instances.get(task_id)
+
+    def _instance_of(self, task: Task) -> Instance:
+        if task.family is None:
+            raise SiloError(
+                "task_invalid",
+                f'Task "{task.id}" is not an instance of a task family.',
+                {"environment": self.name, "task": task.id},
+            )
+        return self._instances.get(task.id)
+
+    def fresh_world(self, task: Task) -> tuple[Any, Packed]:
+        """A fresh world for one rollout of ``task``, and its snapshot as JSON, packed.
+
+        A hand-written task's world is :meth:`start`'s; an instance's is a copy of its built
+        world (``create_state()``, then ``vary``), built once and kept: ``setup`` is for
+        hand-written tasks only. A JSON world's kept copy is its snapshot too.
+        """
+        if task.family is None:
+            state = self.start(task)
+        else:
+            kept = self._instance_of(task).snapshot
+            if self.snapshot is None:
+                return thaw(kept), kept
+            state = thaw(kept)
+        return state, pack(self.as_json(state))
+
+    def initial_world(self, task: Task) -> Any:
+        """A fresh copy of ``task``'s initial world (what a replay starts from)."""
+        if task.family is None:
+            return self.start(task)
+        return self._instance_of(task).fresh_world()
+
     def verifier_for(self, task: Task) -> Verifier:
-        """The verifier that grades ``task``.
+        """The verifier that grades ``task`` (an instance's: its family's gold grading).
 
         Raises:
             SiloError: ``task_invalid`` when the task names a verifier that is not registered.
         """
+        if task.family is not None:
+            gold = self._gold.get(task.family)
+            if gold is not None:
+                return gold
         found = self._verifiers_by_id.get(task.verifier_id)
         if found is None:
             raise SiloError(
@@ -188,6 +275,24 @@ class Environment:
                 {"environment": self.name, "task": task.id, "verifier": task.verifier_id},
             )
         return found
+
+
+def _families(families: tuple[Any, ...], vary: Any, env: str) -> dict[str, TaskFamily]:
+    for index, family in enumerate(families):
+        if not isinstance(family, TaskFamily):
+            raise DefinitionError(
+                f'families[{index}] of environment "{env}" is a {type(family).__name__}, not a '
+                "silo.TaskFamily.",
+                {"environment": env, "index": index},
+            )
+    if vary is not None and not callable(vary):
+        raise DefinitionError(
+            f'Environment "{env}" vary= must be a function vary(world, rng); got '
+            f"{type(vary).__name__}.",
+            {"environment": env},
+        )
+    by_id: dict[str, TaskFamily] = _index(families, "Task family", env)
+    return by_id
 
 
 def _index(items: tuple[Any, ...], kind: str, env: str) -> dict[str, Any]:

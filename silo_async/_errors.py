@@ -10,6 +10,7 @@ Tree (a class hangs from its first base, ``+X`` names a second one; then its mod
     │   ├── AgentLoadError               _agentload      ``agent_not_found``, ``agent_invalid``
     │   └── CliError                     cli._errors     the CLI's own codes
     ├── ToolError                        _errors         a tool's in-world rejection
+    ├── NoInstance                       _family         a task family has no instance for a seed
     ├── ValueError
     │   ├── JSONDepthError               _jsonutil       data nested deeper than ``MAX_DEPTH``
     │   ├── FastPathError                _jsonfast       data a fast path leaves to the reference
@@ -35,6 +36,8 @@ code-first definition that can never work: a bad JSON Schema, a duplicate tool n
 of the CLI's list (``silo_async.cli._errors.CLI_ERROR_CODES``; the library raises some of them
 too, e.g. ``run_invalid`` or ``executor_invalid``), ``run_format_unsupported`` (DESIGN.md
 section 15), ``faults_invalid`` (a fault plan that cannot be read, DESIGN.md section 14),
+``family_invalid`` (a task family that cannot give a working instance, DESIGN.md section 18),
+``replay_failed`` (a replayed call, a gold solution's, answered an error),
 ``model_error`` (:class:`ModelError`: the model API failed after the SDK's retries) or, for
 :class:`~silo_async.ToolCallLimitExceededError`, the limit that stopped the rollout
 (``max_tool_calls``, ``max_tokens`` or ``timeout``). The CLI prints every one as

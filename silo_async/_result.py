@@ -9,6 +9,7 @@ from typing import Any, Literal, get_args
 import attrs
 
 from ._diff import unpack_diff
+from ._family import split_of
 from ._jsonutil import to_jsonable
 from ._task import Task
 from ._trace import unpack_lines
@@ -224,6 +225,10 @@ class RunResult:
             "environment": self.environment,
             "taskId": self.task.id,
             "task": self.task.to_dict(),
+            # An instance's family, seed and split (DESIGN.md section 18); null when hand-written.
+            "family": self.task.family,
+            "seed": self.task.seed,
+            "split": split_of(self.task),
             "verifierId": self.verifier_id,
             "agent": self.agent_name,
             "run": self.run_index,

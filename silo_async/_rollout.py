@@ -44,9 +44,10 @@ from ._grading import (
     verifier_event,
     world_diff,
 )
-from ._jsonutil import Packed, compact_json, pack, thaw
+from ._jsonutil import Packed, compact_json, thaw
 from ._ledger import Ledger
 from ._modelstep import ModelStep
+from ._play import replayer
 from ._result import RunResult
 from ._setup import RolloutSetup
 from ._taskuser import MESSAGE_USER, task_prompt
@@ -117,8 +118,8 @@ class Rollout:
         """
         self.setup = setup
         self.hooks = loop_hooks()
-        self.state = setup.env.start(setup.task)
-        self.snapshot: Packed | None = pack(setup.env.as_json(self.state))
+        self.state, snapshot = setup.env.fresh_world(setup.task)
+        self.snapshot: Packed | None = snapshot
         self.tools, self.by_name = setup.env.runtime_tools(self.state)
         self.chat: Conversation | None = None
         #: What the agent is given (``ctx.task``): the task's prompt, with the user's own
@@ -445,6 +446,7 @@ class Rollout:
             output=output,
             conversation=() if chat is None else chat.record(),
             termination_reason=end.reason,
+            replayer=replayer(setup.env, setup.task, self.snapshot),
         )
         graded = start_grading(setup.verifier, self.state, initial, ctx)
         if isinstance(graded, tuple) and setup.run_dir is None:

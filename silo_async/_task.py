@@ -7,6 +7,7 @@ world does not expose and may act with tools of their own. Its checks live in ``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -29,6 +30,13 @@ _USER = "user"
 _KNOWN_KEYS = (*(key for _, key in _REQUIRED), _DIFFICULTY, _USER)
 
 
+def _read_only(params: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """An instance's params as the task keeps them: a private copy, read-only."""
+    if params is None:
+        return None
+    return MappingProxyType(clone_json(dict(params)))
+
+
 @attrs.frozen(kw_only=False)
 class Task:
     """One objective the agent must achieve. On disk: ``tasks/<id>.json`` in camelCase.
@@ -42,6 +50,12 @@ class Task:
         user: the user the agent talks to, as the task file's ``user`` object (``None``: the
             agent works alone). Checked when the task is made (``task_invalid`` naming the
             field); kept as given.
+        family: an instance's family id (``None`` on a hand-written task).
+        seed: an instance's seed (``None`` on a hand-written task).
+        params: an instance's params, read-only (``None`` on a hand-written task).
+
+    Instances (``FAMILY#SEED``) are made by their environment (:meth:`Environment.task`);
+    a hand-written task's id may not contain ``#`` (``task_invalid``).
     """
 
     id: str
@@ -50,10 +64,22 @@ class Task:
     verifier_id: str
     difficulty: str = "unspecified"
     user: Mapping[str, Any] | None = attrs.field(default=None, hash=False)
+    family: str | None = attrs.field(default=None, kw_only=True)
+    seed: int | None = attrs.field(default=None, kw_only=True)
+    params: Mapping[str, Any] | None = attrs.field(
+        default=None, kw_only=True, hash=False, converter=_read_only
+    )
     _script: UserScript | None = attrs.field(init=False, eq=False, hash=False, repr=False)
     _prompt: str = attrs.field(init=False, eq=False, hash=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
+        if self.family is None and isinstance(self.id, str) and "#" in self.id:
+            raise SiloError(
+                "task_invalid",
+                f'Task id "{self.id}" contains "#", which marks a task family\'s instance '
+                "(FAMILY#SEED); rename the task without it.",
+                {"source": f'Task "{self.id}"', "field": "id"},
+            )
         script = None
         if self.user is not None:
             script = parse_user(self.user, f'Task "{self.id}"')
@@ -116,7 +142,10 @@ class Task:
         return cls(**fields)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form with Silo's keys, in Silo's order; ``user`` last, when the task has one."""
+        """JSON form with Silo's keys, in Silo's order; ``user`` when the task has one.
+
+        An instance adds ``family``, ``seed`` and ``params`` last.
+        """
         data: dict[str, Any] = {
             "id": self.id,
             "title": self.title,
@@ -126,6 +155,10 @@ class Task:
         }
         if self.user is not None:
             data["user"] = clone_json(dict(self.user))
+        if self.family is not None:
+            data["family"] = self.family
+            data["seed"] = self.seed
+            data["params"] = None if self.params is None else clone_json(dict(self.params))
         return data
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, overload
 
 import attrs
 
-from ._errors import DefinitionError
+from ._errors import DefinitionError, SiloError
 from ._task import Task
 
 __all__ = [
@@ -73,6 +73,7 @@ class VerifierContext:
         termination_reason: how the rollout ended, as ``result.json`` says it (``completed``,
             ``max_tool_calls``, ``timeout``, ``max_tokens``, ``agent_error``, ``cancelled``): a
             verifier that holds a rollout cut short to a stricter standard can tell.
+        replayer: what :meth:`replay` calls (given by the rollout that grades).
     """
 
     agent_output: str
@@ -80,6 +81,30 @@ class VerifierContext:
     output: Any = None
     conversation: tuple[dict[str, Any], ...] = ()
     termination_reason: str = "completed"
+    replayer: Callable[[Any], Awaitable[Any]] | None = attrs.field(
+        default=None, kw_only=True, repr=False, eq=False
+    )
+
+    async def replay(self, calls: Any) -> Any:
+        """The world ``calls`` reach from a fresh copy of the initial world.
+
+        ``calls`` is a list of :class:`~silo_async.Call` (or ``(tool, input)`` pairs), played
+        through the environment's tools in order; any tool of its registry may be called, a
+        task user's included. Compare the result with
+        :func:`silo_async.world.grade.matches`.
+
+        Raises:
+            SiloError: ``replay_failed`` when a call answers an error (so the verifier fails:
+                an environment fault, never a silent pass or zero), or when this context was
+                not given by a rollout.
+        """
+        if self.replayer is None:
+            raise SiloError(
+                "replay_failed",
+                "ctx.replay() needs the rollout's environment and initial world; this "
+                "VerifierContext was made without them (a rollout's verifier gets both).",
+            )
+        return await self.replayer(calls)
 
 
 @attrs.frozen

@@ -23,7 +23,10 @@ def template_dir(package: ModuleType) -> Path:
 
 
 def template_environment(name: str, package: ModuleType) -> silo.Environment:
-    """An Environment made of a template package's exports and its ``tasks/*.json``."""
+    """An Environment made of a template package's exports and its ``tasks/*.json``.
+
+    The package's ``families`` and ``vary`` come along when it exports them.
+    """
     tasks = [
         silo.Task.from_dict(json.loads(p.read_text(encoding="utf-8")))
         for p in sorted((template_dir(package) / "tasks").glob("*.json"))
@@ -34,6 +37,8 @@ def template_environment(name: str, package: ModuleType) -> silo.Environment:
         bind=package.bind_tools,
         verifiers=package.verifiers,
         tasks=tasks,
+        families=getattr(package, "families", ()),
+        vary=getattr(package, "vary", None),
     )
 
 

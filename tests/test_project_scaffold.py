@@ -59,6 +59,8 @@ async def test_create_copies_blank_template(tmp_path: Path) -> None:
         "data",
         "data/.gitkeep",
         "environment.py",
+        "families",
+        "families/__init__.py",
         "silo.environment.json",
         "state.py",
         "tasks",

@@ -17,6 +17,7 @@ import attrs
 
 from .._environment import Environment, check_reserved_name
 from .._errors import SiloError
+from .._family import TaskFamily
 from .._origin import remember
 from .._task import Task
 from .._tools import Tool
@@ -48,6 +49,8 @@ class OpenedEnvironment:
         bind_tools: the module's ``bind_tools``.
         verifiers: the module's ``verifiers`` entries, unchecked.
         tasks: the discovered tasks, sorted by id.
+        families: the module's ``families`` entries, unchecked (empty when it exports none).
+        vary: the module's ``vary``, or ``None``.
     """
 
     name: str
@@ -59,6 +62,8 @@ class OpenedEnvironment:
     bind_tools: Callable[[Any], Sequence[Any]]
     verifiers: tuple[Any, ...]
     tasks: tuple[Task, ...]
+    families: tuple[Any, ...] = ()
+    vary: Any = None
 
 
 def _contract(module: ModuleType, environment: str) -> tuple[Any, Any, tuple[Any, ...]]:
@@ -83,6 +88,31 @@ def _contract(module: ModuleType, environment: str) -> tuple[Any, Any, tuple[Any
         )
     assert isinstance(verifiers, list | tuple)
     return create_state, bind_tools, tuple(verifiers)
+
+
+def _families(module: ModuleType, environment: str) -> tuple[tuple[Any, ...], Any]:
+    """The entrypoint's ``families`` list (optional) and ``vary`` (optional), shapes checked.
+
+    Only the entrypoint's exports are read: a ``families/`` directory it does not export
+    is not looked at (magic for data, never for code).
+    """
+    families = getattr(module, "families", None)
+    vary = getattr(module, "vary", None)
+    if families is not None and not isinstance(families, list | tuple):
+        raise SiloError(
+            "runtime_contract_invalid",
+            f'Environment "{environment}" exports families as a {type(families).__name__}; it '
+            "must be the list of task families (families/__init__.py's registry).",
+            {"environment": environment, "missing": ["a families list"]},
+        )
+    if vary is not None and not callable(vary):
+        raise SiloError(
+            "runtime_contract_invalid",
+            f'Environment "{environment}" exports vary as a {type(vary).__name__}; it must be '
+            "a function vary(world, rng).",
+            {"environment": environment, "missing": ["vary()"]},
+        )
+    return tuple(families or ()), vary
 
 
 def _task_invalid(message: str, details: dict[str, Any]) -> SiloError:
@@ -191,6 +221,7 @@ def open_environment(
     entrypoint = resolve_entrypoint(env_dir, manifest.entrypoint, environment)
     module = import_environment(env_dir, entrypoint, environment)
     create_state, bind_tools, verifiers = _contract(module, environment)
+    families, vary = _families(module, environment)
     tasks = discover_tasks(env_dir, environment, task_problems)
     return OpenedEnvironment(
         name=environment,
@@ -202,6 +233,8 @@ def open_environment(
         bind_tools=bind_tools,
         verifiers=verifiers,
         tasks=tuple(tasks),
+        families=families,
+        vary=vary,
     )
 
 
@@ -224,12 +257,31 @@ def check_verifiers(opened: OpenedEnvironment) -> list[Verifier]:
     return checked
 
 
+def check_families(opened: OpenedEnvironment) -> list[TaskFamily]:
+    """The task families, each checked to be a :class:`~silo_async.TaskFamily`.
+
+    Raises:
+        SiloError: ``runtime_contract_invalid`` naming the first entry that is not.
+    """
+    checked: list[TaskFamily] = []
+    for index, item in enumerate(opened.families):
+        if not isinstance(item, TaskFamily):
+            raise SiloError(
+                "runtime_contract_invalid",
+                f'families[{index}] in environment "{opened.name}" is a {type(item).__name__}, '
+                "not a silo.TaskFamily.",
+                {"environment": opened.name, "index": index},
+            )
+        checked.append(item)
+    return checked
+
+
 def build_environment(opened: OpenedEnvironment) -> Environment:
     """The runnable :class:`~silo_async.Environment` for an opened environment.
 
     Raises:
-        SiloError: ``runtime_contract_invalid`` for a verifiers entry that is not a verifier;
-            ``definition_invalid`` for duplicate verifier ids.
+        SiloError: ``runtime_contract_invalid`` for a verifiers or families entry of the wrong
+            kind; ``definition_invalid`` for duplicate verifier or family ids.
     """
     return Environment(
         opened.name,
@@ -237,6 +289,8 @@ def build_environment(opened: OpenedEnvironment) -> Environment:
         bind=opened.bind_tools,
         verifiers=check_verifiers(opened),
         tasks=opened.tasks,
+        families=check_families(opened),
+        vary=opened.vary,
     )
 
 

@@ -6,6 +6,7 @@ A rollout given a ``runs_dir`` writes ``<runs_dir>/<run_id>/``::
     result.json       the grading summary: no timestamps, no ids (a byte-exact oracle)
     state-diff.json   what the rollout changed: no timestamps
     run.json          {"formatVersion": 1, "runId", "environment", "taskId", "task",
+                       "family", "seed", "split",
                        "verifierId", "agent", "run", "config", timings, counts, outcome}
 
 ``run.json`` is written last, so a directory with a readable ``run.json`` is a finished run

@@ -4,12 +4,15 @@
 * :func:`check_environment` — the checks of ``env validate`` (fresh worlds, tools, links, a
   do-nothing agent passing nothing, optionally a solver passing everything) on any
   :class:`~silo_async.Environment`;
-* :class:`ScriptedModelServer` — a local model server answering from a script.
+* :class:`ScriptedModelServer` — a local model server answering from a script;
+* :func:`gold_agent` — plays an instance of a task family as its gold solution says
+  (``--agent silo_async.testing:gold_agent``).
 """
 
 from __future__ import annotations
 
 from ._check import check_environment as check_environment
+from ._gold import gold_agent as gold_agent
 from ._model_script import ErrorReply as ErrorReply
 from ._model_script import ModelRequest as ModelRequest
 from ._model_script import Reply as Reply
@@ -29,4 +32,5 @@ __all__ = [
     "SeenResult",
     "ToolCall",
     "check_environment",
+    "gold_agent",
 ]

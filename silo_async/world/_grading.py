@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .._goldmatch import states
 from .._jsonutil import json_equal
 from ._values import fold
 
@@ -116,16 +117,6 @@ def mentions_id(text: str, record_id: str) -> bool:
     return re.search(pattern, text, re.IGNORECASE) is not None
 
 
-# A thousands separator between digits, and a currency sign just before a figure: "$1,200"
-# is said as "1200" or "1,200", and means the same.
-_SAID_GROUPED = re.compile(r"(?<=\d)[,_'\u00a0\u202f](?=\d{3}(?!\d))")
-_SAID_CURRENCY = re.compile(r"[$€£¥](?=\s?\d)")
-
-
-def _said(text: str) -> str:
-    return _SAID_CURRENCY.sub("", _SAID_GROUPED.sub("", text)).casefold()
-
-
 def told(ctx: Any, text: str) -> bool:
     """Whether the agent told the user ``text``: some ``message_user`` text of it contains it.
 
@@ -138,14 +129,8 @@ def told(ctx: Any, text: str) -> bool:
         ctx: the verifier's context (its ``conversation``).
         text: what the user must have been told.
     """
-    wanted = _said(text).strip()
-    if not wanted:
-        return False
-    start = r"(?<!\d)" if wanted[0].isdigit() else ""
-    end = r"(?!\d)" if wanted[-1].isdigit() else ""
-    pattern = re.compile(start + re.escape(wanted) + end)
     turns = getattr(ctx, "conversation", ()) or ()
-    return any(pattern.search(_said(str(turn.get("agentText", "")))) for turn in turns)
+    return any(states(str(turn.get("agentText", "")), text) for turn in turns)
 
 
 def unchanged(final: Any, initial: Any) -> bool:

@@ -2,8 +2,9 @@
 
 * **checks**: :func:`every` (a check that all of a list was done, ``2 of 3 moved (A, B, C)``
   as its detail);
-* **the world**: :func:`unchanged`, :func:`changed_ids`, :func:`modified_ids`, :func:`new_ids`,
-  :func:`new_records`, :func:`find_by`, :func:`new_audit_entries`;
+* **the world**: :func:`matches` (the final world against a gold world, record by record: what
+  task families grade with), :func:`unchanged`, :func:`changed_ids`, :func:`modified_ids`,
+  :func:`new_ids`, :func:`new_records`, :func:`find_by`, :func:`new_audit_entries`;
 * **the answer**: :func:`numbers_in` (ids and dates are not figures; ``1,250``, ``$48k``,
   ``1.2M``, ``forty-one`` are), :func:`states_number`, :func:`final_number`,
   :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`fold`;
@@ -12,6 +13,7 @@
 
 from __future__ import annotations
 
+from .._goldmatch import matches as matches
 from ._audit import new_audit_entries as new_audit_entries
 from ._checks import every as every
 from ._grading import changed_ids as changed_ids
@@ -36,6 +38,7 @@ __all__ = [
     "final_number",
     "find_by",
     "fold",
+    "matches",
     "mentions",
     "mentions_id",
     "modified_ids",

@@ -9,7 +9,8 @@ already a customer under a slightly different name.
 
 What the runtime loads: ``create_state`` builds a fresh world from ``data/*.json`` for each
 rollout, ``bind_tools`` closes the tools listed in ``tools/__init__.py`` over it, and
-``verifiers`` is the list in ``verifiers/__init__.py``; the tasks are the files in ``tasks/``.
+``verifiers`` is the list in ``verifiers/__init__.py``; the tasks are the files in ``tasks/``,
+and ``families`` (``families/__init__.py``) generate more: instances ``FAMILY#SEED``.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from __future__ import annotations
 import silo_async as silo
 
 from .environment import create_state
+from .families import families
 from .state import State
 from .tools import tools
 from .verifiers import verifiers
 
-__all__ = ["State", "bind_tools", "create_state", "tools", "verifiers"]
+__all__ = ["State", "bind_tools", "create_state", "families", "tools", "verifiers"]
 
 
 def bind_tools(state: State) -> list[silo.BoundTool]:

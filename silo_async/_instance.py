@@ -1,0 +1,305 @@
+"""Instances of task families: built from (environment, family, seed), graded against gold.
+
+An instance ``FAMILY#SEED`` is a pure function of its environment, family and seed
+(DESIGN.md section 18): one ``random.Random`` seeded with ``"<environment>/<family>#<seed>"``
+serves ``vary(world, rng)`` (when the environment has one) and then ``sample(world, rng)``. The
+world is packed once, after ``vary`` and before ``sample`` reads it; every rollout of the
+instance thaws its own copy. The gold world is reached once per instance too, the first time one
+of its rollouts is graded, and kept as a :class:`~silo_async._goldmatch.GoldPlan`: an eval of K
+runs of one instance replays its gold solution once.
+
+:class:`InstanceCache` keeps the most recently used instances of an environment, so runs of the
+same instance, close together as evals schedule them, share one build and one gold world.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from ._errors import SiloError
+from ._family import Call, NoInstance, TaskFamily, check_params, family_invalid, parse_instance_id
+from ._goldmatch import GoldPlan, states
+from ._jsonutil import Packed, pack, thaw
+from ._play import RuntimeTools, as_calls, play, play_sync
+from ._task import Task
+from ._verify import Check, Verifier, VerifierContext, check
+
+__all__ = ["Instance", "InstanceCache", "build_instance", "gold_verifier", "rng_seed"]
+
+#: Instances an environment keeps built (each holds its world, packed, and its gold plan).
+CACHED_INSTANCES = 256
+
+#: ``vary(world, rng) -> None``: an environment's per-instance surface changes.
+Vary = Callable[[Any, random.Random], Any]
+
+
+def rng_seed(environment: str, family: str, seed: int) -> str:
+    """The string an instance's ``random.Random`` is seeded with (DESIGN.md section 18)."""
+    return f"{environment}/{family}#{seed}"
+
+
+def _raised(family: TaskFamily, seed: int, what: str, exc: Exception) -> SiloError:
+    return family_invalid(family.id, seed, f"{what} raised {type(exc).__name__}: {exc}")
+
+
+def _itself(world: Any) -> Any:
+    return world
+
+
+def _or_itself(as_json: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+    return _itself if as_json is None else as_json
+
+
+@attrs.define(eq=False)
+class Instance:
+    """One built instance: its task, its initial world (packed) and, once graded, its gold plan.
+
+    Attributes:
+        task: the instance's :class:`~silo_async.Task`.
+        family: its family.
+        params: its params (the family functions' own copy).
+        snapshot: its initial world, packed: every rollout thaws a fresh copy.
+        plan: what its gold solution changes, once first needed.
+        as_json: the environment's JSON form of a world (``snapshot=``; else the world).
+    """
+
+    task: Task
+    family: TaskFamily
+    params: dict[str, Any]
+    snapshot: Packed
+    plan: GoldPlan | None = None
+    as_json: Callable[[Any], Any] = attrs.field(default=None, converter=_or_itself, repr=False)
+    _calls: list[Call] | None = None
+
+    @property
+    def seed(self) -> int:
+        """The instance's seed."""
+        assert self.task.seed is not None
+        return self.task.seed
+
+    def gold_calls(self) -> list[Call]:
+        """``family.gold(params)`` as :class:`~silo_async.Call` values.
+
+        Raises:
+            SiloError: ``family_invalid`` when gold raises or returns something else.
+        """
+        if self._calls is None:
+            try:
+                self._calls = as_calls(self.family.gold(self.params))
+            except Exception as exc:
+                raise _raised(self.family, self.seed, "gold()", exc) from exc
+        return self._calls
+
+    def fresh_world(self) -> Any:
+        """A fresh copy of the instance's initial world."""
+        return thaw(self.snapshot)
+
+    def answer(self) -> str | None:
+        """The fact the answer must state, or ``None`` when the family asks none.
+
+        Raises:
+            SiloError: ``family_invalid`` when ``answer`` raises or gives no text.
+        """
+        if self.family.answer is None:
+            return None
+        try:
+            said = self.family.answer(self.params)
+        except Exception as exc:
+            raise _raised(self.family, self.seed, "answer()", exc) from exc
+        if not isinstance(said, str) or not said.strip():
+            raise family_invalid(
+                self.family.id, self.seed, f"answer() returned {said!r:.60}; it must be text."
+            )
+        return said
+
+
+def build_instance(
+    environment: str,
+    family: TaskFamily,
+    seed: int,
+    create_state: Callable[[], Any],
+    vary: Any,
+    as_json: Callable[[Any], Any] | None = None,
+) -> Instance:
+    """Build instance ``family.id#seed`` of ``environment``.
+
+    Raises:
+        SiloError: ``task_not_found`` when ``sample`` raises :class:`NoInstance` (naming its
+            reason); ``family_invalid`` when a family function raises or returns something
+            that is not what it must be.
+    """
+    rng = random.Random(rng_seed(environment, family.id, seed))
+    world = create_state()
+    if vary is not None:
+        vary(world, rng)
+    snapshot = pack(world)
+    task_id = f"{family.id}#{seed}"
+    try:
+        sampled = family.sample(world, rng)
+    except NoInstance as exc:
+        reason = exc.reason or "sample() raised NoInstance"
+        raise SiloError(
+            "task_not_found",
+            f'Task "{task_id}" was not found in environment "{environment}": family '
+            f'"{family.id}" has no instance for seed {seed} ({reason}).',
+            {"environment": environment, "task": task_id, "family": family.id, "reason": reason},
+        ) from None
+    except Exception as exc:
+        raise _raised(family, seed, "sample()", exc) from exc
+    params = check_params(family.id, seed, sampled)
+    return Instance(_task(family, seed, task_id, params), family, params, snapshot, as_json=as_json)
+
+
+def _task(family: TaskFamily, seed: int, task_id: str, params: dict[str, Any]) -> Task:
+    try:
+        instruction = family.instruction(params)
+    except Exception as exc:
+        raise _raised(family, seed, "instruction()", exc) from exc
+    try:
+        user = None if family.user is None else family.user(params)
+    except Exception as exc:
+        raise _raised(family, seed, "user()", exc) from exc
+    if not isinstance(instruction, str) or not instruction.strip():
+        raise family_invalid(
+            family.id, seed, f"instruction() returned {instruction!r:.60}; it must be text."
+        )
+    try:
+        return Task(
+            task_id,
+            family.title,
+            instruction,
+            family.id,
+            family.difficulty,
+            user,
+            family=family.id,
+            seed=seed,
+            params=params,
+        )
+    except SiloError as exc:
+        raise family_invalid(family.id, seed, f"user() gave a user that {exc.message}") from None
+
+
+class InstanceCache:
+    """An environment's instances by id: built on first use, the recent ones kept."""
+
+    def __init__(
+        self,
+        environment: str,
+        families: Mapping[str, TaskFamily],
+        create_state: Callable[[], Any],
+        vary: Vary | None,
+        as_json: Callable[[Any], Any] | None = None,
+    ) -> None:
+        """Serve the instances of ``families`` in ``environment``."""
+        self.environment = environment
+        self.families = families
+        self.create_state = create_state
+        self.vary = vary
+        self.as_json = as_json
+        self._kept: OrderedDict[str, Instance] = OrderedDict()
+
+    def _not_found(self, task_id: str, why: str) -> SiloError:
+        return SiloError(
+            "task_not_found",
+            f'Task "{task_id}" was not found in environment "{self.environment}": {why}',
+            {"environment": self.environment, "task": task_id, "families": sorted(self.families)},
+        )
+
+    def get(self, task_id: str) -> Instance:
+        """Instance ``task_id`` (``FAMILY#SEED``), built now unless kept.
+
+        Raises:
+            SiloError: ``task_not_found`` for a malformed seed, an unknown family or a seed
+                without instance; ``family_invalid`` (see :func:`build_instance`).
+        """
+        kept = self._kept.get(task_id)
+        if kept is not None:
+            self._kept.move_to_end(task_id)
+            return kept
+        parsed = parse_instance_id(task_id)
+        if parsed is None:
+            raise self._not_found(
+                task_id,
+                "an instance id is FAMILY#SEED, the seed 0 or digits without a leading zero "
+                '(e.g. "reassign-account#17").',
+            )
+        name, seed = parsed
+        family = self.families.get(name)
+        if family is None:
+            known = ", ".join(sorted(self.families)) or "none"
+            raise self._not_found(task_id, f'it has no task family "{name}". Families: {known}.')
+        built = build_instance(
+            self.environment, family, seed, self.create_state, self.vary, self.as_json
+        )
+        self._kept[task_id] = built
+        if len(self._kept) > CACHED_INSTANCES:
+            self._kept.popitem(last=False)
+        return built
+
+
+def _graded(
+    instance: Instance, final: Any, initial: Any, ctx: VerifierContext, plan: GoldPlan
+) -> list[Check]:
+    """The record checks and ``nothing else changed``, then the answer, then extra checks.
+
+    ``final`` is the live world (what ``checks`` gets); ``plan`` compares its JSON form.
+    """
+    checks = plan.checks(instance.as_json(final), initial)
+    answer = instance.answer()
+    if answer is not None:
+        checks.append(check(f'the answer states "{answer}"', states(ctx.agent_output, answer)))
+    extra = instance.family.checks
+    if extra is not None:
+        more = extra(final, initial, ctx, instance.params)
+        if not isinstance(more, list | tuple) or not all(isinstance(c, Check) for c in more):
+            raise family_invalid(
+                instance.family.id,
+                instance.seed,
+                f"checks() returned {type(more).__name__}; it must return a list of "
+                "silo.check(...)/silo.optional(...).",
+            )
+        checks.extend(more)
+    return checks
+
+
+def gold_verifier(
+    family: TaskFamily,
+    instance_of: Callable[[Task], Instance],
+    runtime_tools: RuntimeTools,
+    as_json: Callable[[Any], Any],
+) -> Verifier:
+    """The verifier of ``family``'s instances: the final world against the gold world.
+
+    The gold world is reached once per instance (its plan kept on the instance): at once when
+    every gold call names a ``def`` tool, else awaited (the body then returns a coroutine).
+    A gold call answering an error raises, so the rollout's reward is an environment fault.
+    Worlds are compared as JSON (``as_json``: the environment's snapshot of a world).
+    """
+
+    def reach(instance: Instance, initial: Any) -> GoldPlan | None:
+        world = instance.fresh_world()
+        if not play_sync(runtime_tools, world, instance.gold_calls()):
+            return None
+        instance.plan = GoldPlan.of(as_json(world), initial, family.ignore)
+        return instance.plan
+
+    async def reach_async(
+        instance: Instance, final: Any, initial: Any, ctx: VerifierContext
+    ) -> list[Check]:
+        world = await play(runtime_tools, instance.fresh_world(), instance.gold_calls())
+        instance.plan = GoldPlan.of(as_json(world), initial, family.ignore)
+        return _graded(instance, final, initial, ctx, instance.plan)
+
+    def grade(final: Any, initial: Any, ctx: VerifierContext) -> Any:
+        instance = instance_of(ctx.task)
+        plan = instance.plan or reach(instance, initial)
+        if plan is None:
+            return reach_async(instance, final, initial, ctx)
+        return _graded(instance, final, initial, ctx, plan)
+
+    return Verifier(id=family.id, task_id=family.id, fn=grade, name=family.title)
