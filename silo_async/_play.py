@@ -113,7 +113,8 @@ async def play(runtime_tools: RuntimeTools, state: Any, calls: Sequence[Call]) -
 class _Replayable(Protocol):
     """What :func:`replayer` needs of an environment (``Environment`` has it)."""
 
-    snapshot: Any
+    @property
+    def snapshot(self) -> Any: ...  # pragma: no cover
 
     def runtime_tools(
         self, state: Any, /
