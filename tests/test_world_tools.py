@@ -279,6 +279,21 @@ async def test_audit_lists_oldest_first_with_filters() -> None:
     ]
 
 
+def test_written_by_checks_who_made_every_new_entry() -> None:
+    world = Bound()
+    initial = {"auditLog": []}
+    nobody = w.grade.written_by(world.state, initial, "USR-001")
+    assert (nobody.passed, nobody.detail) == (True, "0 entries by USR-001")
+    w.records.audit(world.state, "USR-001", "update_vendor", "vendor", "VEN-001", "Updated.")
+    w.records.audit(world.state, "USR-002", "block_vendor", "vendor", "VEN-002", "Blocked.")
+    mixed = w.grade.written_by(world.state, initial, "USR-001")
+    assert mixed.label == "every change was made as USR-001" and mixed.required
+    assert (mixed.passed, mixed.detail) == (False, "AUD-0002 block_vendor by USR-002")
+    # With two people acting, each is held to the actions that are theirs.
+    assert w.grade.written_by(world.state, initial, "USR-001", {"update_vendor"}).passed
+    assert w.grade.written_by(world.state, initial, "USR-002", {"block_vendor"}, label="x").passed
+
+
 def test_dates() -> None:
     assert w.clock.add_days("2026-02-27", 2) == "2026-03-01"
     assert w.clock.days_between("2026-03-16T09:00:00Z", "2026-03-01") == -15

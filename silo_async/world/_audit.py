@@ -12,10 +12,11 @@ in a world; page from ``offset = total - limit`` for the latest ones.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from .._errors import ToolError
+from .._verify import Check, check
 from ._dates import now
 from ._define import define_tool
 from ._fields import Input
@@ -23,7 +24,13 @@ from ._kinds import LIMIT, OFFSET, string
 from ._lists import paginate
 from ._records import Change, next_id
 
-__all__ = ["audit", "get_audit_entry", "list_audit_entries", "new_audit_entries"]
+__all__ = [
+    "audit",
+    "get_audit_entry",
+    "list_audit_entries",
+    "new_audit_entries",
+    "written_by",
+]
 
 
 def audit(
@@ -102,3 +109,37 @@ def new_audit_entries(final: Mapping[str, Any], initial: Mapping[str, Any]) -> l
     """The entries appended during a rollout (verifier side)."""
     known = {entry["id"] for entry in initial["auditLog"]}
     return [entry for entry in final["auditLog"] if entry["id"] not in known]
+
+
+def written_by(
+    final: Mapping[str, Any],
+    initial: Mapping[str, Any],
+    actor_id: str,
+    actions: Collection[str] | None = None,
+    *,
+    label: str | None = None,
+) -> Check:
+    """A required check: every audit entry the rollout wrote names ``actor_id`` as its actor.
+
+    A task that says who acts ("Acting as Noor (USR-003)") is done only when the changes are
+    that person's: the same write made as someone else leaves another world (the audit log
+    says who did it), which ``silo-async audit`` proves a verifier notices. ``actions`` limits
+    the check to entries of those tools, for a task where two people act. With no entry to
+    look at the check passes: the task's other checks say whether the work was done.
+
+    Args:
+        final: the world after the rollout.
+        initial: the world before it.
+        actor_id: who must have made the changes.
+        actions: only entries of these actions (tool names) must name ``actor_id``.
+        label: the check's label (default ``every change was made as <actor_id>``).
+    """
+    entries = [
+        e
+        for e in new_audit_entries(final, initial)
+        if actions is None or e.get("action") in actions
+    ]
+    others = [e for e in entries if e.get("actorId") != actor_id]
+    detail = ", ".join(f"{e['id']} {e.get('action')} by {e.get('actorId')}" for e in others[:5])
+    what = label or f"every change was made as {actor_id}"
+    return check(what, not others, detail or f"{len(entries)} entries by {actor_id}")

@@ -4,7 +4,8 @@
   as its detail);
 * **the world**: :func:`matches` (the final world against a gold world, record by record: what
   task families grade with), :func:`unchanged`, :func:`changed_ids`, :func:`modified_ids`,
-  :func:`new_ids`, :func:`new_records`, :func:`find_by`, :func:`new_audit_entries`;
+  :func:`new_ids`, :func:`new_records`, :func:`find_by`, :func:`new_audit_entries`,
+  :func:`written_by` (every change made by the actor the task names);
 * **the answer**: :func:`numbers_in` (ids and dates are not figures; ``1,250``, ``$48k``,
   ``1.2M``, ``forty-one`` are), :func:`states_number`, :func:`final_number`,
   :func:`few_numbers`, :func:`mentions`, :func:`mentions_id`, :func:`fold`;
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from .._goldmatch import matches as matches
 from ._audit import new_audit_entries as new_audit_entries
+from ._audit import written_by as written_by
 from ._checks import every as every
 from ._grading import changed_ids as changed_ids
 from ._grading import few_numbers as few_numbers
@@ -49,4 +51,5 @@ __all__ = [
     "states_number",
     "told",
     "unchanged",
+    "written_by",
 ]
