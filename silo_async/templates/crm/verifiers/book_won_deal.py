@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import silo_async as silo
 from silo_async.world.clock import today
-from silo_async.world.grade import modified_ids, new_records
+from silo_async.world.grade import modified_ids, new_records, written_by
 
 from ..state import State, opportunity_named, outcome_stage
 
 DEAL = "Obsidian chain-of-custody platform"
 SIGNED = 121500
+
+#: Who the task says acts: every change must be theirs.
+ACTOR = "USR-005"
 
 
 @silo.verifier(id="VER-004", task_id="TASK-004")
@@ -24,6 +27,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     ]
     others = [i for i in modified_ids(final, initial, "opportunities") if i != start["id"]]
     return [
+        written_by(final, initial, ACTOR),
         silo.check("the deal is won", opp["status"] == "won", opp["status"]),
         silo.check(f"amount is the signed {SIGNED}", opp["amount"] == SIGNED, str(opp["amount"])),
         silo.check(

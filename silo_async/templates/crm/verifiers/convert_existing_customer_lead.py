@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world.grade import modified_ids, new_records
+from silo_async.world.grade import modified_ids, new_records, written_by
 
 from ..state import State, account_named, lead_named
 from .conversion import converted
@@ -12,6 +12,9 @@ LEAD = "Felix Amadi"
 ACCOUNT = "Corvane Diagnostics"
 AMOUNT = 65000
 CLOSE = "2026-11-30"
+
+#: Who the task says acts: every change must be theirs.
+ACTOR = "USR-007"
 
 
 def _primaries(state: State, account_id: str) -> list[str]:
@@ -32,6 +35,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     new_accounts = [a["id"] for a in new_records(final, initial, "accounts")]
     other_opps = modified_ids(final, initial, "opportunities")
     return [
+        written_by(final, initial, ACTOR),
         silo.check("lead is converted", lead["status"] == "converted", lead["status"]),
         silo.check(
             "no new account was created",

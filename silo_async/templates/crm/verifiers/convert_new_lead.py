@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import silo_async as silo
-from silo_async.world.grade import mentions, modified_ids, new_records
+from silo_async.world.grade import mentions, modified_ids, new_records, written_by
 
 from ..state import State, lead_named, normalise_email
 from .conversion import converted
@@ -11,6 +11,9 @@ from .conversion import converted
 LEAD = "Tomasz Wierzbicki"
 AMOUNT = 48000
 CLOSE = "2026-12-15"
+
+#: Who the task says acts: every change must be theirs.
+ACTOR = "USR-003"
 
 
 @silo.verifier(id="VER-001", task_id="TASK-001")
@@ -20,6 +23,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     lead, account, contact, opp = converted(final, start["id"])
     new_accounts = {a["id"] for a in new_records(final, initial, "accounts")}
     return [
+        written_by(final, initial, ACTOR),
         silo.check("lead is converted", lead["status"] == "converted", lead["status"]),
         silo.check("the lead links to a converted opportunity", opp is not None),
         silo.check(

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import silo_async as silo
 from silo_async.world.clock import today
-from silo_async.world.grade import modified_ids
+from silo_async.world.grade import modified_ids, written_by
 
 from ..state import State, account_named, opportunity_named, outcome_stage
 
 DEAL = "Brackwater QC lab expansion"
 ACCOUNT = "Brackwater Brewing Co."
+
+#: Who the task says acts: every change must be theirs.
+ACTOR = "USR-006"
 
 
 @silo.verifier(id="VER-005", task_id="TASK-005")
@@ -25,6 +28,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     ]
     others = [i for i in modified_ids(final, initial, "opportunities") if i != start["id"]]
     return [
+        written_by(final, initial, ACTOR),
         silo.check("the deal is lost", opp["status"] == "lost", opp["status"]),
         silo.check(
             "the reason is a competitor", opp["lostReason"] == "competitor", str(opp["lostReason"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 from silo_async.world import every
 from silo_async.world.clock import add_days, today
-from silo_async.world.grade import modified_ids, new_records
+from silo_async.world.grade import modified_ids, new_records, written_by
 
 from ..state import (
     Activity,
@@ -17,6 +17,9 @@ from ..state import (
 
 THRESHOLD_DAYS = 30
 WINDOW_DAYS = 7
+
+#: Who the task says acts: every change must be theirs.
+ACTOR = "USR-001"
 
 
 def _director(state: State) -> str:
@@ -64,6 +67,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     ]
     deals_changed = modified_ids(final, initial, "opportunities")
     return [
+        written_by(final, initial, ACTOR),
         every("every stalled deal has a new open follow-up call", covered, stale),
         every(
             "each call is owned by the deal's owner, or the director if the owner has left",
