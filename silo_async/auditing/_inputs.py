@@ -69,139 +69,153 @@ class InputMaker:
             return False
         return bool(Draft202012Validator(schema).is_valid(value))
 
-    def make(self, seen: Seen, rng: random.Random, optional: float = 0.5) -> dict[str, Any] | None:
-        """An input the schema accepts, or ``None`` when none could be built."""
+    def make(
+        self, seen: Seen, rng: random.Random, *, optional: float = 0.5, invent: bool = True
+    ) -> dict[str, Any] | None:
+        """An input the schema accepts, or ``None`` when none could be built.
+
+        Args:
+            seen: the values to build from.
+            rng: the seeded random generator every choice draws from.
+            optional: how often an optional property is given.
+            invent: a required id or text nothing seen fits may be made up (a random valid
+                string); without it such a tool cannot be called yet.
+        """
+        build = _Builder(seen, rng, optional, invent)
         for _ in range(_ATTEMPTS):
-            value = _value(self.schema, "", seen, rng, optional, 0)
+            value = build.value(self.schema, "", 0)
             if isinstance(value, dict) and self.valid(value):
                 return value
         return None
 
 
-def _pick(tiers: Sequence[Sequence[Any]], rng: random.Random) -> Any:
-    filled = [t for t in tiers if t]
-    if not filled:
-        return NONE
-    tier = filled[0] if rng.random() < _BEST else rng.choice(filled)
-    return rng.choice(list(tier))
+class _Builder:
+    """Builds one value for a schema from what was seen, drawing every choice from ``rng``."""
 
+    def __init__(self, seen: Seen, rng: random.Random, optional: float, invent: bool) -> None:
+        self.seen = seen
+        self.rng = rng
+        self.optional = optional
+        self.invent = invent
 
-def _value(
-    schema: Any, key: str, seen: Seen, rng: random.Random, optional: float, depth: int
-) -> Any:
-    if depth > 6:
-        return NONE
-    if not isinstance(schema, Mapping):
-        return _string({}, key, seen, rng)
-    if "const" in schema:
-        return schema["const"]
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return rng.choice(schema["enum"])
-    for combinator in ("anyOf", "oneOf"):
-        branches = schema.get(combinator)
-        if isinstance(branches, list) and branches:
-            useful = [
-                b for b in branches if not (isinstance(b, Mapping) and b.get("type") == "null")
+    def pick(self, tiers: Sequence[Sequence[Any]]) -> Any:
+        """A value of the best tier that has one (or, now and then, of another)."""
+        filled = [t for t in tiers if t]
+        if not filled:
+            return NONE
+        tier = filled[0] if self.rng.random() < _BEST else self.rng.choice(filled)
+        return self.rng.choice(list(tier))
+
+    def value(self, schema: Any, key: str, depth: int) -> Any:
+        """A value for ``schema`` (the property ``key``), or ``NONE``."""
+        if depth > 6:
+            return NONE
+        if not isinstance(schema, Mapping):
+            return self.string({}, key)
+        if "const" in schema:
+            return schema["const"]
+        if isinstance(schema.get("enum"), list) and schema["enum"]:
+            return self.rng.choice(schema["enum"])
+        for combinator in ("anyOf", "oneOf"):
+            branches = schema.get(combinator)
+            if isinstance(branches, list) and branches:
+                useful = [
+                    b for b in branches if not (isinstance(b, Mapping) and b.get("type") == "null")
+                ]
+                return self.value(self.rng.choice(useful or branches), key, depth + 1)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            kinds = [k for k in kind if k != "null"] or kind
+            kind = self.rng.choice(kinds) if kinds else None
+        if kind is None:
+            kind = "object" if "properties" in schema else "string"
+        if kind == "object":
+            return self.object(schema, depth)
+        if kind == "array":
+            return self.array(schema, key, depth)
+        if kind in ("integer", "number"):
+            return self.number(schema, key, integer=kind == "integer")
+        if kind == "boolean":
+            return self.rng.random() < 0.5
+        if kind == "null":
+            return None
+        return self.string(schema, key)
+
+    def object(self, schema: Mapping[str, Any], depth: int) -> Any:
+        """Every required property, and each optional one now and then."""
+        properties = schema.get("properties") or {}
+        required = set(schema.get("required") or ())
+        built: dict[str, Any] = {}
+        for name, sub in properties.items():
+            if name not in required and self.rng.random() >= self.optional:
+                continue
+            value = self.value(sub, str(name), depth + 1)
+            if value is NONE:
+                if name in required:
+                    return NONE
+                continue
+            built[str(name)] = value
+        return built
+
+    def array(self, schema: Mapping[str, Any], key: str, depth: int) -> Any:
+        """A short list (its ``minItems`` at least)."""
+        low = int(schema.get("minItems", 0))
+        high = max(low, min(int(schema.get("maxItems", 2)), low + 2))
+        count = self.rng.randint(max(low, 1 if low == 0 and self.rng.random() < 0.7 else low), high)
+        items = []
+        for _ in range(count):
+            value = self.value(schema.get("items", {}), key, depth + 1)
+            if value is NONE:
+                return NONE if low else []
+            items.append(value)
+        return items
+
+    def number(self, schema: Mapping[str, Any], key: str, *, integer: bool) -> Any:
+        """A figure seen under the key, else any seen, else a random one within the bounds."""
+        low = schema.get("minimum", schema.get("exclusiveMinimum"))
+        high = schema.get("maximum", schema.get("exclusiveMaximum"))
+
+        def fits(v: Any) -> bool:
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                return False
+            if integer and float(v) != int(v):
+                return False
+            return (low is None or v >= low) and (high is None or v <= high)
+
+        found = self.pick(
+            [
+                [v for v in self.seen.under(key) if fits(v)],
+                [v for v in self.seen.numbers if fits(v)],
             ]
-            return _value(rng.choice(useful or branches), key, seen, rng, optional, depth + 1)
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kinds = [k for k in kind if k != "null"] or kind
-        kind = rng.choice(kinds) if kinds else None
-    if kind is None:
-        kind = "object" if "properties" in schema else "string"
-    if kind == "object":
-        return _object(schema, seen, rng, optional, depth)
-    if kind == "array":
-        return _array(schema, key, seen, rng, optional, depth)
-    if kind in ("integer", "number"):
-        return _number(schema, key, seen, rng, integer=kind == "integer")
-    if kind == "boolean":
-        return rng.random() < 0.5
-    if kind == "null":
-        return None
-    return _string(schema, key, seen, rng)
+        )
+        if found is NONE:
+            start = int(low) if low is not None else 0
+            stop = int(high) if high is not None else start + 100
+            found = self.rng.randint(start, max(start, stop))
+        return int(found) if integer else found
 
+    def string(self, schema: Mapping[str, Any], key: str) -> Any:
+        """A string seen under the key, else one of the same shape, else (inventing) a word."""
+        pattern = schema.get("pattern")
+        low, high = int(schema.get("minLength", 0)), schema.get("maxLength")
 
-def _object(
-    schema: Mapping[str, Any], seen: Seen, rng: random.Random, optional: float, depth: int
-) -> Any:
-    properties = schema.get("properties") or {}
-    required = set(schema.get("required") or ())
-    built: dict[str, Any] = {}
-    for name, sub in properties.items():
-        if name not in required and rng.random() >= optional:
-            continue
-        value = _value(sub, str(name), seen, rng, optional, depth + 1)
-        if value is NONE:
-            if name in required:
-                return NONE
-            continue
-        built[str(name)] = value
-    return built
+        def fits(v: Any) -> bool:
+            if not isinstance(v, str) or len(v) < low or (high is not None and len(v) > high):
+                return False
+            return pattern is None or re.search(str(pattern), v) is not None
 
-
-def _array(
-    schema: Mapping[str, Any], key: str, seen: Seen, rng: random.Random, optional: float, depth: int
-) -> Any:
-    low = int(schema.get("minItems", 0))
-    high = max(low, min(int(schema.get("maxItems", 2)), low + 2))
-    count = rng.randint(max(low, 1 if low == 0 and rng.random() < 0.7 else low), high)
-    items = []
-    for _ in range(count):
-        value = _value(schema.get("items", {}), key, seen, rng, optional, depth + 1)
-        if value is NONE:
-            return NONE if low else []
-        items.append(value)
-    return items
-
-
-def _number(
-    schema: Mapping[str, Any], key: str, seen: Seen, rng: random.Random, *, integer: bool
-) -> Any:
-    low = schema.get("minimum", schema.get("exclusiveMinimum"))
-    high = schema.get("maximum", schema.get("exclusiveMaximum"))
-
-    def fits(v: Any) -> bool:
-        if isinstance(v, bool) or not isinstance(v, int | float):
-            return False
-        if integer and float(v) != int(v):
-            return False
-        return (low is None or v >= low) and (high is None or v <= high)
-
-    tiers: list[list[Any]] = [
-        [v for v in seen.under(key) if fits(v)],
-        [v for v in seen.numbers if fits(v)],
-    ]
-    found = _pick(tiers, rng)
-    if found is NONE:
-        start = int(low) if low is not None else 0
-        stop = int(high) if high is not None else start + 100
-        found = rng.randint(start, max(start, stop))
-    return int(found) if integer else found
-
-
-def _string(schema: Mapping[str, Any], key: str, seen: Seen, rng: random.Random) -> Any:
-    pattern = schema.get("pattern")
-    low, high = int(schema.get("minLength", 0)), schema.get("maxLength")
-
-    def fits(v: Any) -> bool:
-        if not isinstance(v, str) or len(v) < low or (high is not None and len(v) > high):
-            return False
-        return pattern is None or re.search(str(pattern), v) is not None
-
-    under: list[Any] = [v for v in seen.under(key) if fits(v)]
-    if schema.get("format") in ("date", "date-time") or "date" in key.lower():
-        tiers: list[list[Any]] = [under, [v for v in seen.dates if fits(v) and is_date(v)]]
-    elif _is_idish(key):
-        prefixes = _prefixes(under)
-        same = [v for v in seen.ids if fits(v) and id_prefix(v) in prefixes]
-        tiers = [under, same, [v for v in seen.ids if fits(v)]]
-    else:
-        tiers = [under, [v for v in seen.strings if fits(v)]]
-    found = _pick(tiers, rng)
-    if found is not NONE or pattern is not None:
-        return found
-    word = f"{rng.choice(_WORDS)}-{rng.randint(1, 999)}"
-    word = word.ljust(low, "x")
-    return word[:high] if high is not None else word
+        seen = self.seen
+        under: list[Any] = [v for v in seen.under(key) if fits(v)]
+        if schema.get("format") in ("date", "date-time") or "date" in key.lower():
+            tiers: list[list[Any]] = [under, [v for v in seen.dates if fits(v) and is_date(v)]]
+        elif _is_idish(key):
+            prefixes = _prefixes(under)
+            same = [v for v in seen.ids if fits(v) and id_prefix(v) in prefixes]
+            tiers = [under, same, [v for v in seen.ids if fits(v)]]
+        else:
+            tiers = [under, [v for v in seen.strings if fits(v)]]
+        found = self.pick(tiers)
+        if found is not NONE or pattern is not None or not self.invent:
+            return found
+        word = f"{self.rng.choice(_WORDS)}-{self.rng.randint(1, 999)}".ljust(low, "x")
+        return word[:high] if high is not None else word

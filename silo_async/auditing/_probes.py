@@ -101,15 +101,20 @@ class Explorer:
     def _next(
         untried: list[InputMaker], makers: Sequence[InputMaker], seen: Seen, rng: random.Random
     ) -> tuple[InputMaker, dict[str, Any]] | None:
-        """The next call: a tool not called yet first, else any; ``None`` when none builds."""
+        """The next call, ``None`` when none builds.
+
+        A tool not called yet comes first, and a call made of values seen before one that has
+        to make some up: ids met in earlier outputs open the records a made-up id never finds.
+        """
         others = [m for m in makers if m not in untried]
         rng.shuffle(others)
-        for maker in [*untried, *others]:
-            args = maker.make(seen, rng)
-            if args is not None:
-                if maker in untried:
-                    untried.remove(maker)
-                return maker, args
+        for invent in (False, True):
+            for maker in [*untried, *others]:
+                args = maker.make(seen, rng, invent=invent)
+                if args is not None:
+                    if maker in untried:
+                        untried.remove(maker)
+                    return maker, args
         return None
 
 
