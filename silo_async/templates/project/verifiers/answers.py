@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import silo_async as silo
-from silo_async.world.grade import mentions, mentions_id, states_number, unchanged
+from silo_async.world.grade import few_numbers, mentions, mentions_id, states_number, unchanged
 
 from ..state import (
     Record,
@@ -29,8 +29,17 @@ from .seed import needs_seed, seed_record
 __all__ = ["ver_011", "ver_012", "ver_013", "ver_014", "ver_015", "ver_016", "ver_017"]
 
 
+#: The most figures an answer may state: it commits to one, it does not list all it saw.
+FEW = 3
+
+
 def _untouched(final: State, initial: State) -> silo.Check:
     return silo.optional("the world was left unchanged", unchanged(final, initial))
+
+
+def _commits(text: str) -> silo.Check:
+    """The answer states at most :data:`FEW` figures (a dump of everything in sight fails)."""
+    return silo.check(f"commits to an answer (at most {FEW} figures)", few_numbers(text, FEW))
 
 
 def _figure(
@@ -44,6 +53,7 @@ def _figure(
     return [
         silo.check(stated, states_number(text, figure)),
         silo.check(avoided, not any(states_number(text, v) for v in traps), f"{named} {traps}"),
+        _commits(text),
     ]
 
 
@@ -55,6 +65,7 @@ def _the_one(
         silo.check(f"names {name}", mentions(text, name)),
         silo.check(stated, states_number(text, figure)),
         silo.check(f"names no other {kind}", not any(mentions(text, n) for n in others)),
+        _commits(text),
     ]
 
 
@@ -80,6 +91,7 @@ def ver_011(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
             not any(mentions_id(text, i) for i in stale),
             f"stale Blocked status: {', '.join(stale)}",
         ),
+        _commits(text),
         silo.optional("the seed has a stale Blocked item to trip over", bool(stale)),
         _untouched(final, initial),
     ]

@@ -7,6 +7,7 @@ from silo_async.world import every
 from silo_async.world.grade import find_by
 
 from ..state import State, is_closed, is_done
+from .seed import acting
 
 __all__ = ["ver_009"]
 
@@ -29,6 +30,7 @@ def ver_009(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
         if p != project["id"] and final["projects"][p]["status"] != rec["status"]
     )
     return [
+        acting(final, initial, "Yara Benali"),
         silo.check(
             "the project is archived", final["projects"][project["id"]]["status"] == "archived"
         ),

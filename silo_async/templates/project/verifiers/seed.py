@@ -10,11 +10,11 @@ import functools
 from collections.abc import Callable
 
 import silo_async as silo
-from silo_async.world.grade import find_by
+from silo_async.world.grade import find_by, written_by
 
 from ..state import Record, State
 
-__all__ = ["needs_seed", "seed_record"]
+__all__ = ["acting", "needs_seed", "seed_record"]
 
 Grade = Callable[[State, State, silo.VerifierContext], list[silo.Check]]
 
@@ -49,3 +49,10 @@ def needs_seed(missing: str) -> Callable[[Grade], Grade]:
         return graded
 
     return wrap
+
+
+def acting(final: State, initial: State, name: str) -> silo.Check:
+    """Every change the rollout made was made as the member ``name`` ("You are Ruth Abebe")."""
+    member = seed_record(initial, "members", "name", name)
+    label = f"every change was made as {name} ({member['id']})"
+    return written_by(final, initial, member["id"], label=label)

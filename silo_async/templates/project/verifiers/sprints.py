@@ -17,7 +17,7 @@ from ..state import (
     over_capacity_by,
     sprint_over_budget_by,
 )
-from .seed import needs_seed, seed_record
+from .seed import acting, needs_seed, seed_record
 
 __all__ = ["expected_capacity_relief", "ver_003", "ver_004", "ver_005"]
 
@@ -75,6 +75,7 @@ def ver_003(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
         final["members"][wen["id"]]["sprintCapacityPoints"] == wen["sprintCapacityPoints"]
     )
     return [
+        acting(final, initial, "Ines Okafor"),
         silo.check(
             "Wen Zhao is within capacity",
             over_capacity_by(final, wen["id"]) == 0 and over_capacity_by(initial, wen["id"]) > 0,
@@ -141,6 +142,7 @@ def ver_004(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
         "status": "planned",
     }
     return [
+        acting(final, initial, "Leila Farouk"),
         silo.check("a sprint named Telemetry T4 exists in the project", t4 is not None),
         silo.check(
             "T4 has the requested dates, budget and is planned", shape == wanted, str(shape)

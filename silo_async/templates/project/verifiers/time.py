@@ -8,7 +8,7 @@ from silo_async.world.clock import today
 from silo_async.world.grade import modified_ids, new_records
 
 from ..state import State, logs_after_close
-from .seed import needs_seed, seed_record
+from .seed import acting, needs_seed, seed_record
 
 __all__ = ["ver_006", "ver_007"]
 
@@ -52,6 +52,7 @@ def ver_007(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
         == initial["workItems"][initial["timeLogs"][i]["workItemId"]]["statusChangedOn"]
     ]
     return [
+        acting(final, initial, "Yara Benali"),
         silo.check(
             "every entry logged after its item closed was removed",
             bool(offending) and not any(i in logs for i in offending),

@@ -7,7 +7,7 @@ from silo_async.world import every
 from silo_async.world.grade import changed_ids, find_by, new_audit_entries
 
 from ..state import State, active_sprint_ids, is_closed, is_done, unresolved_blockers
-from .seed import needs_seed, seed_record
+from .seed import acting, needs_seed, seed_record
 
 __all__ = ["ver_001", "ver_002", "ver_008", "ver_010"]
 
@@ -38,6 +38,7 @@ def ver_001(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     deps_before = _links_into(initial, start["id"])
     kept, detail = _others_kept_status(final, initial, {start["id"]})
     return [
+        acting(final, initial, "Anouk de Vries"),
         silo.check("the banner is in progress", status == "in_progress", f"status {status}"),
         silo.check(
             "the banner was stored as blocked before the rollout",
@@ -88,6 +89,7 @@ def ver_002(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
         if i not in targets and final["workItems"][i]["assigneeId"] != item["assigneeId"]
     )
     return [
+        acting(final, initial, "Mateo Salas"),
         every("every unfinished item went to Anouk de Vries", moved, targets, "moved", listed=True),
         silo.check("Kiri Walker holds no unfinished work", not stranded, f"left: {stranded}"),
         every(
@@ -124,6 +126,7 @@ def ver_008(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     links = _links_into(initial, start["id"])
     kept, detail = _others_kept_status(final, initial, {start["id"], *blockers})
     return [
+        acting(final, initial, "Ines Okafor"),
         silo.check("the rate cache is done", is_done(final, end), f"status {end['statusId']}"),
         every(
             "every blocker it waited on is done",
@@ -163,6 +166,7 @@ def ver_010(final: State, initial: State, ctx: silo.VerifierContext) -> list[sil
     modified = sorted(i["id"] for i in added if i["id"] in initial["workItems"])
     audited = any(e["entityId"] == bug.get("id") for e in new_audit_entries(final, initial))
     return [
+        acting(final, initial, "Ines Okafor"),
         silo.check(
             "exactly one item with that title was created",
             len(matching) == 1,
