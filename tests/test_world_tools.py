@@ -292,6 +292,8 @@ def test_written_by_checks_who_made_every_new_entry() -> None:
     # With two people acting, each is held to the actions that are theirs.
     assert w.grade.written_by(world.state, initial, "USR-001", {"update_vendor"}).passed
     assert w.grade.written_by(world.state, initial, "USR-002", {"block_vendor"}, label="x").passed
+    either = w.grade.written_by(world.state, initial, ["USR-002", "USR-001"])
+    assert (either.label, either.passed) == ("every change was made as USR-001 or USR-002", True)
 
 
 def test_dates() -> None:

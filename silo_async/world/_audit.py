@@ -114,7 +114,7 @@ def new_audit_entries(final: Mapping[str, Any], initial: Mapping[str, Any]) -> l
 def written_by(
     final: Mapping[str, Any],
     initial: Mapping[str, Any],
-    actor_id: str,
+    actor_id: str | Collection[str],
     actions: Collection[str] | None = None,
     *,
     label: str | None = None,
@@ -130,7 +130,8 @@ def written_by(
     Args:
         final: the world after the rollout.
         initial: the world before it.
-        actor_id: who must have made the changes.
+        actor_id: who must have made the changes (or the ids of those who may have: "You may
+            act as USR-006 or USR-007").
         actions: only entries of these actions (tool names) must name ``actor_id``.
         label: the check's label (default ``every change was made as <actor_id>``).
     """
@@ -139,7 +140,9 @@ def written_by(
         for e in new_audit_entries(final, initial)
         if actions is None or e.get("action") in actions
     ]
-    others = [e for e in entries if e.get("actorId") != actor_id]
+    allowed = {actor_id} if isinstance(actor_id, str) else set(actor_id)
+    who = " or ".join(sorted(allowed))
+    others = [e for e in entries if e.get("actorId") not in allowed]
     detail = ", ".join(f"{e['id']} {e.get('action')} by {e.get('actorId')}" for e in others[:5])
-    what = label or f"every change was made as {actor_id}"
-    return check(what, not others, detail or f"{len(entries)} entries by {actor_id}")
+    what = label or f"every change was made as {who}"
+    return check(what, not others, detail or f"{len(entries)} entries by {who}")
