@@ -40,6 +40,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     clean = [i["id"] for i in inbox if i["id"] not in failing]
     held = [final["vendorInvoices"][i] for i in failing]
     return [
+        w.grade.written_by(final, initial, "USR-003"),
         silo.check(
             "every invoice that matches (or has no order) is approved by an authorised approver",
             bool(clean) and all(_approved_properly(final, i) for i in clean),
@@ -55,11 +56,11 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             all(_reason_names(h["holdReason"], failing[h["id"]]) for h in held),
         ),
         silo.check("nothing was paid", not w.grade.new_ids(final, initial, "payments")),
-        silo.optional(
+        silo.check(
             "the match exceptions are recorded on the held invoices",
             all(h["matchExceptions"] for h in held),
         ),
-        silo.optional(
+        silo.check(
             "no invoice outside the inbox changed",
             not unchanged_except(final, initial, "vendorInvoices", [i["id"] for i in inbox]),
         ),

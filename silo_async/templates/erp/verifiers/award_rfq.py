@@ -45,6 +45,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     pending = pending_approval(final, po["id"]) if po else None
     approver = final["users"].get(pending["assigneeId"]) if pending else None
     return [
+        w.grade.written_by(final, initial, "USR-007"),
         silo.check(
             f"{RFQ} is awarded to {best['id']}, the cheapest quotation that can be ordered",
             rfq["status"] == "awarded"

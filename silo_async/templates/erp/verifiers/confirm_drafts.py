@@ -25,6 +25,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     status = {o: final["salesOrders"][o]["status"] for o in passing + failing}
     answer = ctx.agent_output
     return [
+        w.grade.written_by(final, initial, "USR-012"),
         silo.check(
             "the drafts that pass the credit check are confirmed",
             bool(passing) and all(status[o] == "confirmed" for o in passing),

@@ -25,6 +25,19 @@ def _lines(state: State) -> dict[tuple[str, int], tuple[int, int]]:
     }
 
 
+def _originals(state: State, doubled: list[tuple[str, int]]) -> list[str]:
+    """The first active reservation of each line reserved twice: the one to keep."""
+    firsts = []
+    for order_id, line_no in doubled:
+        same = [
+            r
+            for r in state["reservations"].values()
+            if (r["salesOrderId"], r["lineNo"]) == (order_id, line_no) and r["status"] == "active"
+        ]
+        firsts.append(min(same, key=lambda r: (r["createdAt"], r["id"]))["id"])
+    return firsts
+
+
 @silo.verifier(id="VER-004", task_id="TASK-004")
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Release the duplicate, reserve the starved order, leave stock and other orders alone."""
@@ -32,10 +45,12 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     doubled = [k for k, (held, need) in before.items() if held > need]
     mine = [k for k in before if k[0] == ORDER]
     others = [k for k in before if k not in doubled and k[0] != ORDER]
+    kept = _originals(initial, doubled)
     counts_same = all(
         final["stock"][k]["onHand"] == r["onHand"] for k, r in initial["stock"].items()
     )
     return [
+        w.grade.written_by(final, initial, "USR-013"),
         silo.check(
             f"every line of {ORDER} is fully reserved",
             all(after[k][0] == after[k][1] for k in mine),
@@ -46,8 +61,13 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             bool(doubled) and all(after[k][0] == after[k][1] for k in doubled),
             ", ".join(f"{k[0]} line {k[1]}: {after[k][0]}" for k in doubled),
         ),
+        silo.check(
+            "the duplicate is released, the line's first reservation kept",
+            bool(kept) and all(final["reservations"][r]["status"] == "active" for r in kept),
+            ", ".join(kept),
+        ),
         silo.check("no stock count was changed", counts_same),
-        silo.optional(
+        silo.check(
             "no other order's reservations changed",
             all(after[k][0] == before[k][0] for k in others),
         ),

@@ -25,6 +25,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     ]
     variance = COUNTED - before["onHand"]
     return [
+        w.grade.written_by(final, initial, "USR-009"),
         silo.check(f"on hand is {COUNTED}", after["onHand"] == COUNTED, str(after["onHand"])),
         silo.check(
             f"the variance {variance} is posted as one adjustment",

@@ -39,6 +39,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     ]
     new_ids = set(w.grade.new_ids(final, initial, "approvals"))
     return [
+        w.grade.written_by(final, initial, ("USR-006", "USR-007")),
         silo.check(
             f"the over-limit approval {bad['id']} is revoked",
             final["approvals"][bad["id"]]["status"] == "revoked",

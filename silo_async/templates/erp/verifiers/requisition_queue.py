@@ -22,6 +22,24 @@ def _expected_approver(state: State, approval: Record) -> str:
     return str(candidates[0]["id"])
 
 
+def _handed_over(final: State, initial: State) -> silo.Check:
+    """Each reassignment was made by the approver the approval was assigned to."""
+    moves = [
+        e for e in w.grade.new_audit_entries(final, initial) if e["action"] == "reassign_approval"
+    ]
+    wrong = [
+        f"{e['entityId']} by {e['actorId']}"
+        for e in moves
+        if e["entityId"] not in initial["approvals"]
+        or e["actorId"] != initial["approvals"][e["entityId"]]["assigneeId"]
+    ]
+    return silo.check(
+        "each reassignment was made by the approver it was assigned to",
+        not wrong,
+        ", ".join(wrong) or f"{len(moves)} reassignment(s)",
+    )
+
+
 @silo.verifier(id="VER-006", task_id="TASK-006")
 def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo.Check]:
     """Approve within budget and limit, else reject; budgets judged on the initial world.
@@ -44,6 +62,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     status = {i: final["requisitions"][i]["status"] for i in final["requisitions"]}
     decided = {a["documentId"]: approval_of(final, a["documentId"], "approved") for a in fits}
     return [
+        _handed_over(final, initial),
         silo.check(
             "the requisitions their budget can absorb are approved",
             bool(fits) and all(status[a["documentId"]] == "approved" for a in fits),

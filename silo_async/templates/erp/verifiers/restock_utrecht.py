@@ -7,7 +7,7 @@ from silo_async import world as w
 
 from ..domain.purchasing import pending_approval, requisition_net
 from ..domain.stock import available, find_stock, is_below_reorder
-from ..state import State, is_authorised
+from ..state import State, authorised_approvers, is_authorised
 from .common import user_named, warehouse_in
 
 
@@ -27,6 +27,12 @@ def _plan(state: State) -> tuple[set[tuple[str, int]], dict[str, int]]:
         else:
             requisition[line["productId"]] = quantity
     return transfers, requisition
+
+
+def _lowest(state: State, amount: float, requester: str) -> str | None:
+    """The authorised approver with the lowest limit (the requester aside)."""
+    found = authorised_approvers(state, "requisition", amount, [requester])
+    return str(found[0]["id"]) if found else None
 
 
 @silo.verifier(id="VER-013", task_id="TASK-013")
@@ -58,6 +64,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     pending = pending_approval(final, req["id"]) if req else None
     approver = final["users"].get(pending["assigneeId"]) if pending else None
     return [
+        w.grade.written_by(final, initial, "USR-009"),
         silo.check(
             "the products Rotterdam can spare were transferred in their reorder quantity",
             bool(transfers) and moved == transfers and routes_ok,
@@ -76,12 +83,14 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             and req["budgetId"] == budget["id"],
         ),
         silo.check(
-            "submitted to an approver whose limit covers it",
+            "submitted to the authorised approver with the lowest limit",
             req is not None
             and req["status"] == "pending_approval"
             and approver is not None
             and approver["id"] != lieke["id"]
-            and is_authorised(final, approver, "requisition", requisition_net(req)),
+            and is_authorised(final, approver, "requisition", requisition_net(req))
+            and approver["id"] == _lowest(final, requisition_net(req), lieke["id"]),
+            str(approver and approver["id"]),
         ),
         silo.optional(
             "no stock was adjusted",

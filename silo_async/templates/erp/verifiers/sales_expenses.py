@@ -13,8 +13,12 @@ from .common import unchanged_except, user_named
 MANAGER, FINANCE = "Jesper Holm", "Sanne Verbeek"
 
 
-def _decisions(state: State) -> dict[str, tuple[str, str | None]]:
-    """Claim -> (expected status, expected approver or the reason word)."""
+def _decisions(state: State) -> dict[str, tuple[str, str | None, str]]:
+    """Claim -> (expected status, the reason word for a rejection, who decides).
+
+    The sales manager decides every claim he may: not his own, and for an approval, not above
+    his limit; finance decides the others.
+    """
     sales = next(d for d in w.tools.sorted_by_id(state["departments"]) if d["name"] == "Sales")
     claims = [
         e
@@ -25,28 +29,27 @@ def _decisions(state: State) -> dict[str, tuple[str, str | None]]:
     manager, finance = user_named(state, MANAGER), user_named(state, FINANCE)
     threshold = state["policies"]["receiptRequiredAbove"]
     seen: set[tuple[Any, ...]] = set()
-    out: dict[str, tuple[str, str | None]] = {}
+    out: dict[str, tuple[str, str | None, str]] = {}
     for claim in claims:
         key = (claim["employeeId"], claim["amount"], claim["incurredOn"], claim["description"])
+        own = claim["employeeId"] == manager["id"]
+        decider = finance["id"] if own else manager["id"]
         if key in seen:
-            out[claim["id"]] = ("rejected", "duplicate")
+            out[claim["id"]] = ("rejected", "duplicate", decider)
         elif claim["amount"] > threshold and not claim["hasReceipt"]:
-            out[claim["id"]] = ("rejected", "receipt")
+            out[claim["id"]] = ("rejected", "receipt", decider)
         else:
-            own = claim["employeeId"] == manager["id"]
             fits = is_authorised(state, manager, "expense", claim["amount"])
-            out[claim["id"]] = ("approved", manager["id"] if fits and not own else finance["id"])
+            out[claim["id"]] = ("approved", None, decider if fits else finance["id"])
         seen.add(key)
     return out
 
 
-def _ok(claim: Record, expected: tuple[str, str | None]) -> bool:
-    status, detail = expected
-    if status == "approved":
-        return bool(claim["status"] == "approved" and claim["decidedBy"] == detail)
-    return bool(
-        claim["status"] == "rejected" and str(detail) in (claim["rejectionReason"] or "").lower()
-    )
+def _ok(claim: Record, expected: tuple[str, str | None, str]) -> bool:
+    status, reason, decider = expected
+    if claim["status"] != status or claim["decidedBy"] != decider:
+        return False
+    return status == "approved" or str(reason) in (claim["rejectionReason"] or "").lower()
 
 
 @silo.verifier(id="VER-018", task_id="TASK-018")
@@ -54,9 +57,9 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     """Each submitted Sales claim gets exactly the decision the rules give."""
     expected = _decisions(initial)
     claims = final["expenses"]
-    approve = [c for c, (s, _) in expected.items() if s == "approved"]
-    dupes = [c for c, (_, d) in expected.items() if d == "duplicate"]
-    unreceipted = [c for c, (_, d) in expected.items() if d == "receipt"]
+    approve = [c for c, (s, _, _) in expected.items() if s == "approved"]
+    dupes = [c for c, (_, d, _) in expected.items() if d == "duplicate"]
+    unreceipted = [c for c, (_, d, _) in expected.items() if d == "receipt"]
     return [
         silo.check(
             "valid claims approved by the sales manager where allowed, else by finance",
@@ -64,12 +67,12 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             ", ".join(f"{c}: {claims[c]['status']} by {claims[c]['decidedBy']}" for c in approve),
         ),
         silo.check(
-            "later duplicates rejected as duplicate (the earliest claim kept)",
+            "later duplicates rejected as duplicate (the earliest claim kept), by the right person",
             bool(dupes) and all(_ok(claims[c], expected[c]) for c in dupes),
             ", ".join(dupes),
         ),
         silo.check(
-            "claims above the threshold without a receipt rejected for the missing receipt",
+            "claims above the threshold without a receipt rejected for it, by the right person",
             bool(unreceipted) and all(_ok(claims[c], expected[c]) for c in unreceipted),
             ", ".join(unreceipted),
         ),

@@ -53,6 +53,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         if m["type"] == "adjustment"
     ]
     return [
+        w.grade.written_by(final, initial, "USR-009"),
         silo.check(
             "exactly the missing quantity was moved from the warehouse with most available",
             bool(wanted) and set(moved) == wanted,
