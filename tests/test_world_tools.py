@@ -281,7 +281,7 @@ async def test_audit_lists_oldest_first_with_filters() -> None:
 
 def test_written_by_checks_who_made_every_new_entry() -> None:
     world = Bound()
-    initial = {"auditLog": []}
+    initial: dict[str, list[dict[str, str]]] = {"auditLog": []}
     nobody = w.grade.written_by(world.state, initial, "USR-001")
     assert (nobody.passed, nobody.detail) == (True, "0 entries by USR-001")
     w.records.audit(world.state, "USR-001", "update_vendor", "vendor", "VEN-001", "Updated.")
