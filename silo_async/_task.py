@@ -6,9 +6,9 @@ world does not expose and may act with tools of their own. Its checks live in ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -16,7 +16,9 @@ from ._errors import SiloError
 from ._jsonutil import clone_json
 from ._taskuser import UserScript, parse_user, task_prompt
 
-__all__ = ["Task"]
+__all__ = ["Task", "task_problems"]
+
+T = TypeVar("T")
 
 #: Required fields as (attribute, key on disk), in the order they are checked (Silo's order).
 _REQUIRED = (
@@ -130,15 +132,18 @@ class Task:
         """
         if not isinstance(data, Mapping):
             raise SiloError("task_invalid", f"{source} is not a JSON object.", {"source": source})
+        problems: list[SiloError] = []
         fields: dict[str, Any] = {
-            attr: _required_string(data, key, source) for attr, key in _REQUIRED
+            attr: _checked(problems, _required_string, data, key, source) for attr, key in _REQUIRED
         }
-        difficulty = _difficulty(data, source)
+        difficulty = _checked(problems, _difficulty, data, source)
         if difficulty is not None:
             fields["difficulty"] = difficulty
-        user = _user(data, source)
+        user = _checked(problems, _user, data, source)
         if user is not None:
             fields["user"] = user
+        if problems:
+            raise task_problems(problems, source)
         return cls(**fields)
 
     def to_dict(self) -> dict[str, Any]:
@@ -160,6 +165,35 @@ class Task:
             data["seed"] = self.seed
             data["params"] = None if self.params is None else clone_json(dict(self.params))
         return data
+
+
+def _checked(problems: list[SiloError], check: Callable[..., T], *args: Any) -> T | None:
+    """``check(*args)``, or None with its ``task_invalid`` appended to ``problems``."""
+    try:
+        return check(*args)
+    except SiloError as exc:
+        if exc.code != "task_invalid":
+            raise
+        problems.append(exc)
+        return None
+
+
+def task_problems(problems: Sequence[SiloError], source: str) -> SiloError:
+    """One ``task_invalid`` naming every problem of one task (the first's ``field``).
+
+    A single problem is that problem as it is; several read ``<source> has 3 problems: (1) it
+    has "title" as a number; ... (2) it is missing ...``, and ``details["problems"]`` lists
+    each one's ``field`` and ``message``.
+    """
+    if len(problems) == 1:
+        return problems[0]
+    listed = [{"field": p.details.get("field"), "message": p.message} for p in problems]
+    parts = [f"({i}) it {p.message.removeprefix(f'{source} ')}" for i, p in enumerate(problems, 1)]
+    return SiloError(
+        "task_invalid",
+        f"{source} has {len(problems)} problems: {' '.join(parts)}",
+        {"source": source, "field": listed[0]["field"], "problems": listed},
+    )
 
 
 def _invalid(source: str, key: str, message: str) -> SiloError:

@@ -164,7 +164,7 @@ def test_store_errors_keep_their_codes(project: Path) -> None:
         (cli("task", "list", "--env", "ghost"), "environment_not_found"),
     ]
     (project / "tasks" / "BROKEN.json").write_text("{")
-    cases.append((cli("task", "list", "--env", "demo"), "invalid_json"))
+    cases.append((cli("task", "show", "BROKEN", "--env", "demo"), "invalid_json"))
     for result, code in cases:
         assert result.exit_code == 1, result.output
         assert result.stderr.startswith(f"error: {code}: "), result.stderr

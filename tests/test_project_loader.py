@@ -306,7 +306,15 @@ def test_missing_field_details_name_file_and_field(tmp_path: Path) -> None:
     env_dir = create_environment(tmp_path, "t")
     (env_dir / "tasks" / "x.json").write_text(json.dumps({"id": "T-1", "title": "x"}))
     err = error_of(load_environment, "t", tmp_path)
-    assert err.details == {"environment": "t", "file": "tasks/x.json", "field": "instruction"}
+    problems = err.details.pop("problems")
+    assert err.details == {
+        "environment": "t",
+        "file": "tasks/x.json",
+        "field": "instruction",
+        "id": "T-1",
+        "verifierId": None,
+    }
+    assert [p["field"] for p in problems] == ["instruction", "verifierId"]
 
 
 def test_duplicate_task_ids_name_both_files(tmp_path: Path) -> None:

@@ -158,10 +158,19 @@ async def test_broken_task_files_surface_on_list(tmp_path: Path) -> None:
     (env.path / "tasks" / "x.json").write_text(json.dumps({"id": "T", "title": "t"}))
     err = await error_of(env.tasks.list())
     assert err.code == "task_invalid"
-    assert err.message == 'Task file "tasks/x.json" is missing a non-empty "instruction".'
+    assert err.message == (
+        'Task file "tasks/x.json" has 2 problems: (1) it is missing a non-empty "instruction". '
+        '(2) it is missing a non-empty "verifierId".'
+    )
     (env.path / "tasks" / "x.json").write_text("[]")
-    err = await error_of(env.tasks.get("T"))
-    assert err.message == 'Task file "tasks/x.json" is not a JSON object.'
+    err = await error_of(env.tasks.get("T"))  # x.json may be T's: the message names it
+    assert err.message == (
+        'Task "T" was not found in environment "shop". Available: none. Not readable: '
+        "tasks/x.json (silo-async env validate names the problems)."
+    )
+    assert (await error_of(env.tasks.get("x"))).message == (
+        'Task file "tasks/x.json" is not a JSON object.'
+    )
 
 
 async def test_operations_on_a_deleted_environment(tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ def test_an_unparsable_task_file_is_named_relative_to_the_environment(tmp_path: 
     )
     assert listed.message.startswith('Task file "tasks/x.json" is not valid JSON: ')
     assert str(tmp_path) not in loaded.message + listed.message
-    assert loaded.details == {"environment": "shop", "file": "tasks/x.json"}
+    assert loaded.details == {"environment": "shop", "file": "tasks/x.json", "id": "x"}
 
 
 @pytest.mark.anyio
@@ -121,7 +121,13 @@ def test_a_task_difficulty_that_is_not_a_string_is_named_not_dropped(tmp_path: P
         'be a string such as "easy", "medium" or "hard" (leave it out for "unspecified").'
     )
     assert listed.message.startswith('Task file "tasks/x.json" has "difficulty" as a number')
-    assert loaded.details == {"environment": "shop", "file": "tasks/x.json", "field": "difficulty"}
+    assert loaded.details == {
+        "environment": "shop",
+        "file": "tasks/x.json",
+        "field": "difficulty",
+        "id": "T1",
+        "verifierId": "V",
+    }
 
 
 def test_a_misspelt_difficulty_key_is_named(tmp_path: Path) -> None:

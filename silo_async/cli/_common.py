@@ -11,13 +11,14 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import anyio
 import click
 
+from .._environment import Environment
 from .._errors import SiloError
 from .._jsonutil import pretty_json
 from ..project import (
@@ -252,3 +253,29 @@ def env_option(fn: F) -> F:
     return click.option(
         "--env", "env_name", required=True, metavar="NAME", help="Environment name."
     )(fn)
+
+
+def note_broken_tasks(broken: Sequence[SiloError], env_name: str) -> None:
+    """One line on stderr per task file left out because it cannot be read."""
+    for problem in broken:
+        file = problem.details.get("file", "a task file")
+        click.echo(
+            f"note: {file} is left out: it cannot be read (silo-async env validate --env "
+            f"{env_name} lists its problems).",
+            err=True,
+        )
+
+
+def load_for_tasks(store: EnvironmentStore, wanted: Collection[str] | None) -> Environment:
+    """The environment of ``store``, for running the tasks ``wanted`` (None: every task).
+
+    A broken task file blocks nothing but itself: one of ``wanted`` (or any, for every task)
+    is its own error; the others are left out, each with a note on stderr.
+    """
+    broken: list[SiloError] = []
+    environment = store.load(broken_tasks=broken)
+    for problem in broken:
+        if wanted is None or problem.details.get("id") in wanted:
+            raise problem
+    note_broken_tasks(broken, environment.name)
+    return environment

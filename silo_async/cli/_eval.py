@@ -37,6 +37,7 @@ from ._common import (
     environment_store,
     json_option,
     limit_options,
+    load_for_tasks,
     run_async,
 )
 from ._errors import fail
@@ -372,7 +373,8 @@ def eval_command(
     runner = build_executor(executor, ray_address, workers, worker_concurrency)
     prices = _prices(prices_file)
     store = environment_store(env_name)
-    environment, project_dir = store.load(), store.project.cwd
+    wanted = None if all_tasks or not tasks else set(tasks)
+    environment, project_dir = load_for_tasks(store, wanted), store.project.cwd
     task_ids = _select_tasks(environment, tasks, all_tasks)
     agents = _all_agents(agent_specs, model_specs, base_url, max_turns, cwd)
     eval_id = new_eval_id()

@@ -17,6 +17,7 @@ from ._common import (
     environment_store,
     json_option,
     limit_options,
+    load_for_tasks,
     run_async,
 )
 from ._errors import fail
@@ -105,7 +106,7 @@ def run(
     faults = read_faults(faults_spec, fault_seed)
     cwd = Path.cwd()
     store = environment_store(env_name)
-    environment = store.load()
+    environment = load_for_tasks(store, [task_id])
     # Fail on an unknown task or verifier before importing the agent (which may be slow).
     environment.verifier_for(environment.task(task_id))
     runs_dir = store.project.runs_dir

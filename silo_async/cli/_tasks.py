@@ -21,6 +21,7 @@ from ._common import (
     env_option,
     environment_store,
     json_option,
+    note_broken_tasks,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -37,9 +38,15 @@ def task() -> None:
 @env_option
 @json_option
 def list_(env_name: str, as_json: bool) -> None:
-    """List the tasks, sorted by id."""
+    """List the tasks, sorted by id.
+
+    A task file that cannot be read is left out and named on stderr.
+    """
+    broken: list[SiloError] = []
+    listed = environment_store(env_name).tasks.list(broken=broken)
+    note_broken_tasks(broken, env_name)
     echo_list(
-        environment_store(env_name).tasks.list(),
+        listed,
         as_json,
         line=lambda t: f"{t.id}\t{t.difficulty}\t{t.verifier_id}\t{t.title}",
         empty="No tasks.",

@@ -110,10 +110,14 @@ class EnvironmentStore:
         """Its tasks (``tasks/<id>.json``)."""
         return TaskStore(self.require(), self.name)
 
-    def load(self) -> Environment:
-        """Import the environment afresh and build the runnable :class:`silo.Environment`."""
+    def load(self, *, broken_tasks: list[SiloError] | None = None) -> Environment:
+        """Import the environment afresh and build the runnable :class:`silo.Environment`.
+
+        ``broken_tasks``: see :func:`~silo_async.project.load_environment` (collected and left
+        out instead of raised).
+        """
         self.require()
-        return load_environment(self.name, self.project.cwd)
+        return load_environment(self.name, self.project.cwd, broken_tasks=broken_tasks)
 
     def list_tools(self) -> list[dict[str, Any]]:
         """``[{name, description, inputSchema}]``: exactly what an agent would receive."""

@@ -119,18 +119,38 @@ def _task_invalid(message: str, details: dict[str, Any]) -> SiloError:
     return SiloError("task_invalid", message, details)
 
 
+def _named(data: object, key: str) -> str | None:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value.strip() else None
+
+
 def _read_task(path: Path, environment: str) -> Task:
+    """One task file, read and checked.
+
+    Raises:
+        SiloError: ``invalid_json`` or ``task_invalid`` naming every problem of the file; its
+            details hold ``file``, the ``id`` the file is for (its own, else the file's
+            name) and the ``verifierId`` it names (when it names one).
+    """
     rel = f"tasks/{path.name}"
     source = f'Task file "{rel}" in environment "{environment}"'
-    data = read_json_as(path, source, {"environment": environment, "file": rel})
+    where: dict[str, str | None] = {"environment": environment, "file": rel, "id": path.stem}
+    try:
+        data = read_json_as(path, source, where)
+    except SiloError as exc:
+        raise SiloError(exc.code, exc.message, {**exc.details, **where}) from None
+    where = {
+        **where,
+        "id": _named(data, "id") or path.stem,
+        "verifierId": _named(data, "verifierId"),
+    }
     if not isinstance(data, dict):
-        raise _task_invalid(
-            f"{source} is not a JSON object.", {"environment": environment, "file": rel}
-        )
+        raise _task_invalid(f"{source} is not a JSON object.", where)
     try:
         return Task.from_dict(data, source=source)
     except SiloError as exc:
-        details = {"environment": environment, "file": rel, "field": exc.details.get("field")}
+        details = {**exc.details, **where, "field": exc.details.get("field")}
+        details.pop("source", None)
         raise _task_invalid(exc.message, details) from None
 
 
@@ -305,7 +325,12 @@ def _check_registry_names(opened: OpenedEnvironment) -> None:
         check_reserved_name((t.name for t in registry if isinstance(t, Tool)), opened.name)
 
 
-def load_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> Environment:
+def load_environment(
+    name: str,
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    broken_tasks: list[SiloError] | None = None,
+) -> Environment:
     """Load ``<cwd>/.silo/environments/<name>/`` as a runnable environment.
 
     Every call imports the environment's code afresh, so edits are always picked up.
@@ -313,13 +338,16 @@ def load_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> En
     Args:
         name: the environment name (case-insensitive).
         cwd: the project directory holding ``.silo/`` (default: the current directory).
+        broken_tasks: when given, a task file that cannot be read is appended here (its
+            error, whose details name the ``file`` and the task ``id``) and left out, so the
+            other tasks still run; by default it is raised.
 
     Raises:
         SiloError: see :func:`open_environment` and :func:`build_environment`; ``invalid_json``
             for a ``data/*.json`` file that does not parse; ``tool_name_reserved`` for a tool
             of the registry named ``message_user``.
     """
-    opened = open_environment(name, cwd)
+    opened = open_environment(name, cwd, task_problems=broken_tasks)
     check_data_files(opened.path, opened.name)
     _check_registry_names(opened)
     # Recorded as (name, project): processes that cannot import this private module (Ray

@@ -190,41 +190,62 @@ class TaskStore(_ResourceDir):
 
     subdir = "tasks"
 
-    def _entries(self) -> list[tuple[Task, Path]]:
+    def _read(self, path: Path) -> tuple[Task, Path]:
+        rel = self.relative(path)
+        where = {"environment": self.environment, "file": rel, "id": path.stem}
+        try:
+            data = read_json_as(path, f'Task file "{rel}"', where)
+        except SiloError as exc:
+            raise SiloError(exc.code, exc.message, {**exc.details, **where}) from None
+        if isinstance(data, dict) and isinstance(data.get("id"), str) and data["id"].strip():
+            where["id"] = data["id"]
+        if not isinstance(data, dict):
+            raise SiloError("task_invalid", f'Task file "{rel}" is not a JSON object.', where)
+        try:
+            return Task.from_dict(data, source=f'Task file "{rel}"'), path
+        except SiloError as exc:
+            raise SiloError("task_invalid", exc.message, {**exc.details, **where}) from None
+
+    def _entries(self, broken: list[SiloError] | None = None) -> list[tuple[Task, Path]]:
+        """Every task file, read.
+
+        A broken one is raised, or appended to ``broken`` and left out (its error's details
+        name the ``file`` and the ``id`` it is for).
+        """
         if not self.dir.is_dir():
             return []
         entries: list[tuple[Task, Path]] = []
         for path in json_files(self.dir):
-            rel = self.relative(path)
-            details = {"environment": self.environment, "file": rel}
-            data = read_json_as(path, f'Task file "{rel}"', details)
-            if not isinstance(data, dict):
-                raise SiloError(
-                    "task_invalid",
-                    f'Task file "{rel}" is not a JSON object.',
-                    {"environment": self.environment, "file": rel},
-                )
-            source = f'Task file "{rel}"'
             try:
-                entries.append((Task.from_dict(data, source=source), path))
+                entries.append(self._read(path))
             except SiloError as exc:
-                details = {"environment": self.environment, "file": rel, **exc.details}
-                raise SiloError("task_invalid", exc.message, details) from None
+                if broken is None:
+                    raise
+                broken.append(exc)
         return entries
 
     def _find(self, task_id: str) -> tuple[Task, Path] | None:
-        for task, path in self._entries():
+        """The task ``task_id``; the others' broken files are no obstacle, its own is raised."""
+        broken: list[SiloError] = []
+        for task, path in self._entries(broken):
             if task.id == task_id:
                 return task, path
+        for problem in broken:
+            if problem.details.get("id") == task_id:
+                raise problem
         return None
 
-    def list(self) -> list[Task]:
+    def list(self, *, broken: list[SiloError] | None = None) -> list[Task]:
         """Every task, sorted by id.
+
+        Args:
+            broken: when given, a task file that cannot be read is appended here and left out
+                of the list; by default it is raised.
 
         Raises:
             SiloError: ``invalid_json`` or ``task_invalid`` for a broken task file.
         """
-        return sorted((t for t, _ in self._entries()), key=lambda t: t.id)
+        return sorted((t for t, _ in self._entries(broken)), key=lambda t: t.id)
 
     def get(self, task_id: str) -> Task:
         """The task with id ``task_id``.
@@ -239,7 +260,12 @@ class TaskStore(_ResourceDir):
 
     def _not_found(self, task_id: str, verb: str, *, available: bool = False) -> SiloError:
         # Listing the ids saves a "task list" round trip after a typo (as run does).
-        hint = f" Available: {', '.join(t.id for t in self.list()) or 'none'}." if available else ""
+        broken: list[SiloError] = []
+        known = ", ".join(t.id for t in self.list(broken=broken)) or "none"
+        hint = f" Available: {known}." if available else ""
+        files = ", ".join(str(p.details.get("file")) for p in broken)
+        if available and files:
+            hint += f" Not readable: {files} (silo-async env validate names the problems)."
         return SiloError(
             "task_not_found",
             f'Task "{task_id}" {verb} environment "{self.environment}".{hint}',

@@ -105,7 +105,9 @@ def _source_contains(fn: Callable[..., Any], marker: str) -> bool:
     return False
 
 
-def _check_verifiers(c: Checker, opened: OpenedEnvironment) -> list[Verifier] | None:
+def _check_verifiers(
+    c: Checker, opened: OpenedEnvironment, broken: set[str]
+) -> list[Verifier] | None:
     """Verifier findings; the verifiers when they are usable for a run, else None."""
     usable = True
     seen: set[str] = set()
@@ -127,8 +129,16 @@ def _check_verifiers(c: Checker, opened: OpenedEnvironment) -> list[Verifier] | 
                 "verifier_duplicate_id", f'Verifier id "{item.id}" is registered more than once.'
             )
         seen.add(item.id)
-    check_verifier_links(c, verifiers, opened.tasks, _verifier_stub)
+    check_verifier_links(c, verifiers, opened.tasks, _verifier_stub, broken)
     return verifiers if usable else None
+
+
+def _broken_task(problem: SiloError, verifier_ids: set[str]) -> str:
+    """A broken task file's finding: its problems, and the verifier it names if unregistered."""
+    named = problem.details.get("verifierId")
+    if named is None or named in verifier_ids:
+        return problem.message
+    return f'{problem.message} It also names verifier "{named}", which is not registered.'
 
 
 def _check_compiles(c: Checker, env_dir: Path) -> None:
@@ -158,15 +168,15 @@ def _check_runtime(c: Checker, environment: str, cwd: Path) -> tuple[Environment
     except SiloError as exc:
         _load_failure(c, exc)
         return None
-    for problem in broken:
-        c.error(problem.code, problem.message)
+    ids = {v.id for v in opened.verifiers if isinstance(v, Verifier)}
+    for problem in broken:  # one finding per file, with every problem it has
+        c.error(problem.code, _broken_task(problem, ids))
     c.counts["tasks"] = len(opened.tasks) + len(broken)
     if not opened.manifest.found:
         c.warning("manifest_missing", "No silo.environment.json; defaults were used.")
     made, state = check_worlds(c, opened.create_state)
     tools_ok = made and check_tools(c, opened.bind_tools, state, _tool_stub)
-    verifiers = _check_verifiers(c, opened)
-    ids = {v.id for v in opened.verifiers if isinstance(v, Verifier)}
+    verifiers = _check_verifiers(c, opened, {str(p.details.get("id")) for p in broken})
     runnable = check_task_links(c, opened.tasks, ids)
     if not opened.tasks:
         c.warning("no_tasks", "No tasks defined, so this environment cannot be run yet.")
