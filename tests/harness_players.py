@@ -1,9 +1,9 @@
 """Each harness plays the shared script once per session; tests read the play and its run.
 
 :func:`plays` is a session fixture: a crm project, and for each harness (``run``, ``mcp``,
-``openenv``, ``nemo-gym``, ``inspect``, ``verifiers``, ``trl``) the output of its play of
-:data:`~tests.harness_support.CALLS` and the run it left, played on first use. The one-grade
-test compares the runs; each harness's own test checks its protocol on the same play.
+``openenv``, ``openenv-mcp``, ``nemo-gym``, ``inspect``, ``verifiers``, ``trl``) the output of
+its play of :data:`~tests.harness_support.CALLS` and the run it left, played on first use. The
+one-grade test compares the runs; each harness's own test checks its protocol on the same play.
 :func:`chat_plays` is the same for the conversational task :data:`~tests.harness_support.CHAT`.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -90,6 +91,25 @@ def play_openenv(project: Path, scratch: Path, script: Script) -> tuple[dict[str
     return played, played["submit"]["observation"]["metadata"]["runId"]
 
 
+def play_openenv_mcp(
+    project: Path, scratch: Path, script: Script
+) -> tuple[dict[str, Any], str | None]:
+    """OpenEnv's own validator, then its ``MCPToolClient`` (sessions over ``/mcp`` + ``/ws``)."""
+    python = peer_python("openenv")
+    with serving(project, "openenv") as info:
+        validate = subprocess.run(
+            [str(python.parent / "openenv"), "validate", "--url", info["url"], "--json"],
+            cwd=scratch,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        played = run_peer(python, "openenv_mcp_play.py", info["url"], _spec(script), cwd=scratch)
+        played["validate"] = {"returncode": validate.returncode, **json.loads(validate.stdout)}
+    return played, played["submit"]["metadata"]["runId"]
+
+
 def play_nemo_gym(
     project: Path, scratch: Path, script: Script
 ) -> tuple[dict[str, Any], str | None]:
@@ -137,6 +157,7 @@ PLAYERS: dict[str, Player] = {
     "run": play_run,
     "mcp": play_mcp,
     "openenv": play_openenv,
+    "openenv-mcp": play_openenv_mcp,
     "nemo-gym": play_nemo_gym,
     "inspect": play_inspect,
     "verifiers": play_verifiers,

@@ -1,4 +1,9 @@
-"""``serve --protocol openenv``: OpenEnv's own client plays a silo world over ``/ws``."""
+"""``serve --protocol openenv``: OpenEnv's own clients and validator (DESIGN §16, §22).
+
+``GenericEnvClient`` plays a silo world over ``/ws``; ``openenv validate --url`` passes every
+criterion; ``MCPToolClient`` plays the same script to the world's reward through an HTTP MCP
+session (``/mcp``) joined by its WebSocket.
+"""
 
 from __future__ import annotations
 
@@ -35,6 +40,40 @@ def test_openenv_client_resets_calls_and_submits_for_the_worlds_reward(
     assert submit["done"] is True and submit["reward"] == run["result"]["reward"] == 1.0
     assert submit["observation"]["metadata"]["runId"] == run["runId"]
     assert played["state"]["done"] is True and played["state"]["step_count"] == len(CALLS) + 1
+    assert run["calls"] == [(n, a) for n, a in CALLS]
+    assert run["result"]["agentOutput"] == ANSWER
+
+
+def test_openenv_validate_passes_every_criterion(plays: Plays) -> None:
+    report = plays.get("openenv-mcp").output["validate"]
+    assert report["returncode"] == 0 and report["passed"] is True
+    assert report["summary"]["failed_criteria"] == []
+    assert {c["id"] for c in report["criteria"]} == {
+        "openapi_version_available",
+        "health_endpoint",
+        "metadata_endpoint",
+        "schema_endpoint",
+        "mcp_endpoint",
+        "mode_endpoint_consistency",
+    }
+    # Episodes are reset over /ws, not by OpenEnv's stateless HTTP /reset: production mode.
+    assert report["mode"] == "production" and report["standard_profile"] == "openenv-http/1.x"
+
+
+def test_mcp_tool_client_plays_an_episode_to_the_worlds_reward(plays: Plays) -> None:
+    play = plays.get("openenv-mcp")
+    played, run = play.output, play.run
+    assert played["session"] is True  # an HTTP MCP session, joined by the WebSocket
+    assert played["reset"]["observation"]["task_id"] == TASK_ID
+    assert played["tools"][-1] == "submit" and "convert_lead" in played["tools"]
+    first, refused, converted = played["calls"]
+    assert first["result"]["is_error"] is False and first["done"] is False
+    assert refused["result"]["is_error"] is True
+    assert refused["error"]["error_type"] == "invalid_args"
+    assert converted["reward"] is None
+    submit = played["submit"]
+    assert submit["done"] is True and submit["reward"] == run["result"]["reward"] == 1.0
+    assert played["state"] == {"episode_id": run["runId"], "step_count": len(CALLS) + 1}
     assert run["calls"] == [(n, a) for n, a in CALLS]
     assert run["result"]["agentOutput"] == ANSWER
 

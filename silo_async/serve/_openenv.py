@@ -1,24 +1,20 @@
 """``silo-async serve --protocol openenv``: episodes over OpenEnv's environment-server protocol.
 
 OpenEnv (``openenv`` on PyPI; its ``openenv.core.env_server``) keeps one environment per
-WebSocket session at ``/ws``. Frames in: ``{"type": "reset", "data": {...}}``,
-``{"type": "step", "data": <action>}``, ``{"type": "state"}``, ``{"type": "close"}``. Frames out:
-``{"type": "observation", "data": {"observation", "reward", "done"}}``,
-``{"type": "state", "data": {...}}`` and ``{"type": "error", "data": {"message", "code"}}``.
-Here each session plays episodes of a silo world:
+session. Here each session plays episodes of a silo world (:mod:`._openenv_session`):
 
-* ``reset`` ``{"task": ID}`` opens an episode on a fresh world (the one still open in the
-  session is finished first); without a task, the server's ``--task``.
-* ``step`` takes OpenEnv's MCP actions: ``{"type": "list_tools"}`` answers OpenEnv's
-  ``Tool{name, description, input_schema}`` list with ``submit`` last;
-  ``{"type": "call_tool", "tool_name", "arguments"}`` calls a tool through the episode and
-  answers ``{"tool_name", "result", "error"}`` — ``result`` shaped as an MCP
-  ``CallToolResult`` (``content``, ``structured_content``, ``meta``, ``data``, ``is_error``), a
-  rejected call an ``is_error`` result. ``submit`` (``{"answer": str}``) finishes the episode:
-  its observation has ``done: true`` and the world's ``reward``; so has every observation once
-  a limit ended the episode.
-* Leaving (``close``, or the socket going away) finishes the open episode with the output so
-  far. ``GET /health``, ``/metadata`` and ``/schema`` answer as OpenEnv's servers do.
+* ``/ws``: a WebSocket session. Frames in: ``{"type": "reset", "data": {"task": ID}}``,
+  ``{"type": "step", "data": <action>}`` (``list_tools``, ``call_tool``), ``{"type":
+  "state"}``, ``{"type": "close"}``. Frames out: ``{"type": "observation", "data":
+  {"observation", "reward", "done"}}``, ``{"type": "state", "data": {...}}`` and ``{"type":
+  "error", "data": {"message", "code"}}``. Leaving (``close``, or the socket going away)
+  finishes the open episode with the output so far.
+* ``/ws?session_id=ID`` joins a session created over ``POST /mcp`` (OpenEnv's JSON-RPC:
+  ``openenv/session/create``, ``tools/list``, ``tools/call``, ``openenv/session/close``;
+  :mod:`._openenv_mcp`), which its ``MCPToolClient`` plays: the socket resets, ``/mcp`` calls
+  the tools, and the session outlives the socket until it is closed over ``/mcp``.
+* ``GET /health``, ``/metadata``, ``/schema`` and ``/openapi.json`` answer as OpenEnv's servers
+  do, so ``openenv validate --url`` passes (production mode: no HTTP ``/reset``/``/step``).
 """
 
 from __future__ import annotations
@@ -33,34 +29,22 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .._environment import Environment
-from .._episode import Episode
-from .._errors import SiloError
 from .._faults import Faults, resolve_faults
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
-from .._tools import ToolResult, ToolSpec
+from .._tools import ToolSpec
 from ._asgi import json_bytes, json_text, send_json
-from ._harness_common import (
-    SUBMIT,
-    HeldEpisodes,
-    output_text,
-    serve_app,
-    submit,
-    tool_specs,
+from ._harness_common import HeldEpisodes, serve_app, tool_specs
+from ._openenv_mcp import McpEndpoint, Sessions, openapi_document
+from ._openenv_session import (
+    INVALID_JSON,
+    VALIDATION_ERROR,
+    ProtocolError,
+    Session,
+    error_frame,
 )
-from ._host import CapacityReachedError
 
 __all__ = ["OpenEnvApp", "serve_openenv"]
-
-#: OpenEnv's error codes (``WSErrorCode``).
-INVALID_JSON = "INVALID_JSON"
-UNKNOWN_TYPE = "UNKNOWN_TYPE"
-VALIDATION_ERROR = "VALIDATION_ERROR"
-EXECUTION_ERROR = "EXECUTION_ERROR"
-CAPACITY_REACHED = "CAPACITY_REACHED"
-
-#: silo's refusal codes, as OpenEnv's ``ToolErrorType``.
-_ERROR_TYPES = {"tool_not_found": "tool_not_found", "invalid_input": "invalid_args"}
 
 _ACTION_SCHEMA: dict[str, Any] = {
     "title": "SiloAction",
@@ -106,156 +90,6 @@ _STATE_SCHEMA: dict[str, Any] = {
 }
 
 
-class _ProtocolError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code, self.message = code, message
-
-
-def _tool_entry(spec: ToolSpec) -> dict[str, Any]:
-    # OpenEnv's Tool model forbids extra keys: exactly these three.
-    return {"name": spec.name, "description": spec.description, "input_schema": spec.input_schema}
-
-
-def _call_result(result: ToolResult) -> dict[str, Any]:
-    output = result.output
-    return {
-        "content": [{"type": "text", "text": output_text(output)}],
-        "structured_content": output if isinstance(output, dict) else None,
-        "meta": None,
-        "data": output,
-        "is_error": result.is_error,
-    }
-
-
-def _call_error(result: ToolResult) -> dict[str, str] | None:
-    output = result.output if isinstance(result.output, dict) else {}
-    kind = _ERROR_TYPES.get(str(output.get("code")))
-    if not result.is_error or kind is None:
-        return None
-    return {"error_type": kind, "message": str(output.get("message", ""))}
-
-
-class _Session:
-    """One WebSocket session: the episode it plays now, and its step count."""
-
-    def __init__(self, app: OpenEnvApp) -> None:
-        self._app = app
-        self.episode: Episode | None = None
-        self.steps = 0
-
-    async def handle(self, frame: Any) -> dict[str, Any] | None:
-        """The answer to one frame (``None`` for ``close``)."""
-        kind = frame.get("type")
-        if kind == "reset":
-            return await self._reset(frame.get("data") or {})
-        if kind == "step":
-            return await self._step(frame.get("data"))
-        if kind == "state":
-            return {"type": "state", "data": self.state()}
-        if kind == "close":
-            return None
-        raise _ProtocolError(UNKNOWN_TYPE, f"Unknown message type: {kind!r}.")
-
-    async def _reset(self, data: Any) -> dict[str, Any]:
-        if not isinstance(data, dict):
-            raise _ProtocolError(VALIDATION_ERROR, 'reset takes {"task": "TASK-ID"}.')
-        task = data.get("task", self._app.default_task)
-        if not isinstance(task, str):
-            raise _ProtocolError(
-                VALIDATION_ERROR,
-                'reset needs the task to play: {"type": "reset", "data": {"task": "TASK-ID"}}.',
-            )
-        await self.close()
-        try:
-            self.episode = await self._app.episodes.open(task)
-        except SiloError as exc:
-            raise _ProtocolError(VALIDATION_ERROR, f"{exc.code}: {exc.message}") from None
-        except CapacityReachedError as exc:
-            raise _ProtocolError(CAPACITY_REACHED, str(exc)) from None
-        self.steps = 0
-        observation = {"task_id": task, "instruction": self.episode.task, "metadata": {}}
-        return _observation(observation, None)
-
-    async def _step(self, action: Any) -> dict[str, Any]:
-        if not isinstance(action, dict):
-            raise _ProtocolError(VALIDATION_ERROR, "step takes an action object.")
-        kind = action.get("type")
-        if kind == "list_tools":
-            # The open episode's own tools when there is one (a task may change them), else
-            # the environment's: discovery needs no reset in OpenEnv.
-            specs = self._app.specs if self.episode is None else self._episode_specs()
-            tools = [_tool_entry(s) for s in specs]
-            return _observation({"tools": tools, "metadata": {}}, self._ended())
-        if kind != "call_tool":
-            raise _ProtocolError(
-                VALIDATION_ERROR,
-                f"Unknown action type {kind!r}: this server takes list_tools and call_tool.",
-            )
-        name, arguments = action.get("tool_name"), action.get("arguments", {})
-        if not isinstance(name, str):
-            raise _ProtocolError(VALIDATION_ERROR, "call_tool needs a tool_name string.")
-        ep = self.episode
-        if ep is None:
-            raise _ProtocolError(
-                EXECUTION_ERROR, 'No episode is open: send {"type": "reset", "data": {"task"}}.'
-            )
-        self.steps += 1
-        if name == SUBMIT:
-            result, _ = await submit(ep, arguments)
-        else:
-            result = await ep.call_tool(name, arguments if isinstance(arguments, dict) else {})
-        observation = {
-            "tool_name": name,
-            "result": _call_result(result),
-            "error": _call_error(result),
-            "metadata": {},
-        }
-        return _observation(observation, self._ended())
-
-    def _episode_specs(self) -> list[ToolSpec]:
-        assert self.episode is not None
-        return [*self.episode.tools, self._app.specs[-1]]  # submit stays last
-
-    def _ended(self) -> RunResult | None:
-        ep = self.episode
-        return ep.result if ep is not None and ep.finished else None
-
-    def state(self) -> dict[str, Any]:
-        """OpenEnv's ``State``: the episode's run id, steps taken, task, whether it ended."""
-        ep = self.episode
-        return {
-            "episode_id": None if ep is None else ep.run_id,
-            "step_count": self.steps,
-            "task_id": None if ep is None else ep.task_id,
-            "done": ep is not None and ep.finished,
-        }
-
-    async def close(self) -> None:
-        """Finish the open episode, if any, with the output so far."""
-        ep, self.episode = self.episode, None
-        if ep is not None:
-            await ep.finish()
-
-
-def _observation(fields: dict[str, Any], ended: RunResult | None) -> dict[str, Any]:
-    """An observation frame: ``reward`` and ``done`` once the episode has ended."""
-    data: dict[str, Any] = {"observation": fields, "reward": None, "done": False}
-    if ended is not None:
-        data.update(reward=ended.reward, done=True)
-        fields["metadata"] = {
-            "runId": ended.run_id,
-            "passed": ended.passed,
-            "terminationReason": ended.termination_reason,
-        }
-        data["metadata"] = fields["metadata"]
-    return {"type": "observation", "data": data}
-
-
-def _error(code: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "data": {"message": message, "code": code}}
-
-
 class OpenEnvApp:
     """The ASGI app of ``serve --protocol openenv`` (a class instance: ASGI servers call it).
 
@@ -271,15 +105,26 @@ class OpenEnvApp:
         self.episodes = episodes
         self.specs = specs
         self.default_task = default_task
+        # Sessions made over /mcp count against --max-episodes, as the episodes they hold do.
+        self.sessions = Sessions(self.new_session, episodes.max_open)
+        self._mcp = McpEndpoint(self.sessions, lambda: self.new_session().tools())
+        self._openapi = openapi_document(episodes.env.name)
+
+    def new_session(self) -> Session:
+        """A session with no episode yet."""
+        return Session(self.episodes, self.specs, self.default_task)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
             if scope["path"] == "/ws":
-                await self._session(WebSocket(scope, receive, send))
+                await self._websocket(WebSocket(scope, receive, send))
             else:
                 await send({"type": "websocket.close", "code": 1008})
             return
         if scope["type"] != "http":
+            return
+        if scope["path"] == "/mcp":
+            await self._mcp(scope, receive, send)
             return
         answer = self._get(scope["path"]) if scope["method"] in ("GET", "HEAD") else None
         if answer is None:
@@ -292,6 +137,8 @@ class OpenEnvApp:
         env: Environment = self.episodes.env
         if path == "/health":
             return {"status": "healthy"}
+        if path == "/openapi.json":
+            return self._openapi
         if path == "/metadata":
             return {
                 "name": env.name,
@@ -310,14 +157,32 @@ class OpenEnvApp:
             }
         return None
 
-    async def _session(self, ws: WebSocket) -> None:
+    async def _websocket(self, ws: WebSocket) -> None:
         await ws.accept()
-        session = _Session(self)
+        joined = ws.query_params.get("session_id")
         try:
+            session = self.sessions.attach(joined) if joined else self.new_session()
+        except ProtocolError as exc:  # as OpenEnv: one error frame, then the socket closes
+            await ws.send_text(json_text(error_frame(exc.code, exc.message)))
+            await ws.close()
+            return
+        try:
+            await self._play(ws, session)
+        finally:
+            if joined:  # the session is /mcp's: it outlives the socket
+                await self.sessions.detach(joined, session)
+            else:
+                await session.close()
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+    async def _play(self, ws: WebSocket, session: Session) -> None:
+        """Answer the socket's frames until it closes or sends ``close``."""
+        with contextlib.suppress(WebSocketDisconnect):
             while True:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
-                    break
+                    return
                 raw = message.get("text")
                 if raw is None:
                     raw = (message.get("bytes") or b"").decode("utf-8", "replace")
@@ -325,27 +190,21 @@ class OpenEnvApp:
                 if reply is not None:
                     await ws.send_text(json_text(reply))
                 if stop:
-                    break
-        except WebSocketDisconnect:
-            pass
-        finally:
-            await session.close()
-            with contextlib.suppress(Exception):
-                await ws.close()
+                    return
 
-    async def _answer(self, session: _Session, raw: str) -> tuple[dict[str, Any] | None, bool]:
+    async def _answer(self, session: Session, raw: str) -> tuple[dict[str, Any] | None, bool]:
         try:
             frame = json.loads(raw)
         except RecursionError:
-            return _error(INVALID_JSON, "Invalid JSON: the message nests too deeply."), False
+            return error_frame(INVALID_JSON, "Invalid JSON: the message nests too deeply."), False
         except ValueError as exc:
-            return _error(INVALID_JSON, f"Invalid JSON: {exc}"), False
+            return error_frame(INVALID_JSON, f"Invalid JSON: {exc}"), False
         if not isinstance(frame, dict):
-            return _error(VALIDATION_ERROR, "A message is a JSON object with a type."), False
+            return error_frame(VALIDATION_ERROR, "A message is a JSON object with a type."), False
         try:
             reply = await session.handle(frame)
-        except _ProtocolError as exc:
-            return _error(exc.code, exc.message), False
+        except ProtocolError as exc:
+            return error_frame(exc.code, exc.message), False
         return reply, reply is None
 
 
