@@ -153,13 +153,27 @@ def _changed(before: Any, after: Any, node: Trie) -> bool:
     return before is _ABSENT or after is _ABSENT or not _equal(before, after, node)
 
 
+def _unchanged(before: Any, after: Any, packed: Any) -> bool:
+    """A top-level value the same as it started: by the snapshot's bytes when there are some."""
+    if packed is None:
+        return _same_bytes(before, after)
+    try:
+        same: bool = marshal.dumps(after) == packed
+    except ValueError:
+        return False
+    return same
+
+
 def _walk(
-    initial: Mapping[Any, Any], world: Mapping[Any, Any], trie: Trie
+    initial: Mapping[Any, Any],
+    world: Mapping[Any, Any],
+    trie: Trie,
+    packed: Mapping[Any, bytes] | None = None,
 ) -> tuple[list[tuple[Any, Any, Trie]], list[tuple[Any, Any, Trie]]]:
     """The records ``world`` changed from ``initial``, as ``(key, row, ignore)``.
 
     In state-diff order: the top-level values, then each collection's records (added, removed,
-    changed).
+    changed). ``packed``: ``initial`` packed by top-level key (``_jsonutil.pack``), when at hand.
     """
     scalars: list[tuple[Any, Any, Trie]] = []
     rows: list[tuple[Any, Any, Trie]] = []
@@ -168,7 +182,7 @@ def _walk(
         if node is None:
             continue
         before, after = initial.get(key, _ABSENT), world.get(key, _ABSENT)
-        if _same_bytes(before, after):
+        if _unchanged(before, after, None if packed is None else packed.get(key)):
             continue
         if _is_collection(before) and _is_collection(after):  # _ABSENT is neither
             rows.extend(_changed_rows(key, before, after, node))
@@ -180,19 +194,32 @@ def _walk(
 
 def _changed_rows(key: Any, before: Any, after: Any, node: Trie) -> list[tuple[Any, Any, Trie]]:
     old, new = _rows(before), _rows(after)
-    found: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
-    for row in _top_keys(new, old):
+    added: list[Any] = []
+    changed: list[Any] = []
+    dumps = marshal.dumps
+    for row, now in new.items():
+        # Most rows are untouched: equal bytes settle them before any ignore path is read.
+        was = old.get(row, _ABSENT)
+        if was is not _ABSENT:
+            try:
+                if dumps(was) == dumps(now):
+                    continue
+            except ValueError:  # not plain data: compared below
+                pass
         below = _step(node, row)
         if below is None:
             continue
-        was, now = old.get(row, _ABSENT), new.get(row, _ABSENT)
-        if now is _ABSENT:
-            found[1].append((key, row, below))
-        elif was is _ABSENT:
-            found[0].append((key, row, below))
-        elif not _equal(was, now, below):
-            found[2].append((key, row, below))
-    return [*found[0], *found[1], *found[2]]
+        if was is _ABSENT:
+            added.append((key, row, below))
+        elif not json_equal(_strip(was, below), _strip(now, below)):
+            changed.append((key, row, below))
+    removed = []
+    for row in old:
+        if row not in new:
+            below = _step(node, row)
+            if below is not None:
+                removed.append((key, row, below))
+    return [*added, *removed, *changed]
 
 
 def _field_name(path: str) -> str:
@@ -256,12 +283,18 @@ class GoldPlan:
     _touched: frozenset[tuple[Any, Any]] = attrs.field(alias="touched")
 
     @classmethod
-    def of(cls, gold: Any, initial: Any, ignore: Iterable[str] = ()) -> GoldPlan:
-        """The plan of a gold world reached from ``initial``; ``ignore`` as a family's."""
+    def of(
+        cls, gold: Any, initial: Any, ignore: Iterable[str] = (), packed: Any = None
+    ) -> GoldPlan:
+        """The plan of a gold world reached from ``initial``; ``ignore`` as a family's.
+
+        ``packed``: ``initial`` as :func:`~silo_async._jsonutil.pack` froze it, when at hand
+        (its bytes spare packing ``initial`` again).
+        """
         trie = _compile(ignore)
         if not isinstance(gold, Mapping) or not isinstance(initial, Mapping):
-            gold, initial = {"": gold}, {"": initial}
-        scalars, rows = _walk(initial, gold, trie)
+            gold, initial, packed = {"": gold}, {"": initial}, None
+        scalars, rows = _walk(initial, gold, trie, packed if isinstance(packed, dict) else None)
         tables: dict[Any, Any] = {}
         records = []
         for key, row, node in (*scalars, *rows):
@@ -276,13 +309,15 @@ class GoldPlan:
         """Whether the gold solution changed anything (ignored paths aside)."""
         return bool(self.records)
 
-    def checks(self, final: Any, initial: Any) -> list[Check]:
-        """The record checks, then ``nothing else changed``."""
+    def checks(self, final: Any, initial: Any, packed: Any = None) -> list[Check]:
+        """The record checks, then ``nothing else changed`` (``packed`` as for :meth:`of`)."""
         if not isinstance(final, Mapping) or not isinstance(initial, Mapping):
-            final, initial = {"": final}, {"": initial}
+            final, initial, packed = {"": final}, {"": initial}, None
         tables: dict[Any, Any] = {}
         out = [_record_check(r, final, tables) for r in self.records]
-        scalars, rows = _walk(initial, final, self.ignore)
+        scalars, rows = _walk(
+            initial, final, self.ignore, packed if isinstance(packed, dict) else None
+        )
         others = [
             key if row is _ABSENT else row
             for key, row, _ in (*scalars, *rows)

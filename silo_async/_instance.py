@@ -3,13 +3,14 @@
 An instance ``FAMILY#SEED`` is a pure function of its environment, family and seed
 (DESIGN.md section 18): one ``random.Random`` seeded with ``"<environment>/<family>#<seed>"``
 serves ``vary(world, rng)`` (when the environment has one) and then ``sample(world, rng)``. The
-world is packed once, after ``vary`` and before ``sample`` reads it; every rollout of the
-instance thaws its own copy. The gold world is reached once per instance too, the first time one
-of its rollouts is graded, and kept as a :class:`~silo_async._goldmatch.GoldPlan`: an eval of K
-runs of one instance replays its gold solution once.
+world is packed after ``vary``, before ``sample`` reads it (:class:`Worlds`: without ``vary``,
+one packed world serves every instance); every rollout of the instance thaws its own copy. The
+gold world is reached once per instance, the first time one of its rollouts is graded, and kept
+as a :class:`~silo_async._goldmatch.GoldPlan`: an eval of K runs of one instance replays its
+gold solution once.
 
-:class:`InstanceCache` keeps the most recently used instances of an environment, so runs of the
-same instance, close together as evals schedule them, share one build and one gold world.
+:class:`InstanceCache` keeps the instances an environment built (tasks, params, plans: small)
+so an eval resolves its plan once and its rollouts, and their grading, find them again.
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ from ._play import RuntimeTools, as_calls, play, play_sync
 from ._task import Task
 from ._verify import Check, Verifier, VerifierContext, check
 
-__all__ = ["Instance", "InstanceCache", "build_instance", "gold_verifier", "rng_seed"]
+__all__ = ["Instance", "InstanceCache", "Worlds", "build_instance", "gold_verifier", "rng_seed"]
 
-#: Instances an environment keeps built (each holds its world, packed, and its gold plan).
-CACHED_INSTANCES = 256
+#: Instances an environment keeps built (task, params, gold plan: a few KB each), enough for a
+#: large eval's plan to be resolved once.
+CACHED_INSTANCES = 16_384
+#: Varied instance worlds an environment keeps packed (a world each: tens of KB).
+CACHED_WORLDS = 256
 
 #: ``vary(world, rng) -> None``: an environment's per-instance surface changes.
 Vary = Callable[[Any, random.Random], Any]
@@ -51,19 +55,76 @@ def _itself(world: Any) -> Any:
     return world
 
 
-def _or_itself(as_json: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
-    return _itself if as_json is None else as_json
+class Worlds:
+    """Where instances' initial worlds come from: built from the seed, the recent ones kept.
+
+    Without ``vary`` every instance starts from the same world: ``create_state()``, packed
+    once (a world is a pure function of its data). With ``vary``, an instance's world is
+    ``create_state()`` varied by its own ``rng``: packed when built, kept for the
+    :data:`CACHED_WORLDS` most recent instances, rebuilt (the same, from the same seed)
+    when asked for again after that.
+    """
+
+    def __init__(self, environment: str, create_state: Callable[[], Any], vary: Vary | None):
+        """Build the worlds of ``environment``'s instances."""
+        self.environment = environment
+        self.create_state = create_state
+        self.vary = vary
+        self._pristine: Packed | None = None
+        self._kept: OrderedDict[str, Packed] = OrderedDict()
+
+    def pristine(self) -> Packed:
+        """``create_state()``, packed once."""
+        if self._pristine is None:
+            self._pristine = pack(self.create_state())
+        return self._pristine
+
+    def build(self, family: str, seed: int) -> tuple[Any, random.Random, Packed]:
+        """A new instance's world, its ``rng`` and the world packed.
+
+        The world is live (``sample`` reads it), the ``rng`` has served ``vary``, and the
+        packed copy was taken before ``sample`` could touch the world.
+        """
+        rng = random.Random(rng_seed(self.environment, family, seed))
+        if self.vary is None:
+            pristine = self.pristine()
+            return thaw(pristine), rng, pristine
+        world = self.create_state()
+        self.vary(world, rng)
+        packed = pack(world)
+        self._keep(f"{family}#{seed}", packed)
+        return world, rng, packed
+
+    def packed(self, family: str, seed: int) -> Packed:
+        """Instance ``family#seed``'s initial world, packed (kept, or built again)."""
+        if self.vary is None:
+            return self.pristine()
+        key = f"{family}#{seed}"
+        kept = self._kept.get(key)
+        if kept is not None:
+            self._kept.move_to_end(key)
+            return kept
+        world = self.create_state()
+        self.vary(world, random.Random(rng_seed(self.environment, family, seed)))
+        packed = pack(world)
+        self._keep(key, packed)
+        return packed
+
+    def _keep(self, key: str, packed: Packed) -> None:
+        self._kept[key] = packed
+        if len(self._kept) > CACHED_WORLDS:
+            self._kept.popitem(last=False)
 
 
 @attrs.define(eq=False)
 class Instance:
-    """One built instance: its task, its initial world (packed) and, once graded, its gold plan.
+    """One built instance: its task, its params and, once graded, its gold plan.
 
     Attributes:
         task: the instance's :class:`~silo_async.Task`.
         family: its family.
         params: its params (the family functions' own copy).
-        snapshot: its initial world, packed: every rollout thaws a fresh copy.
+        worlds: where its initial world comes from (:attr:`snapshot`).
         plan: what its gold solution changes, once first needed.
         as_json: the environment's JSON form of a world (``snapshot=``; else the world).
     """
@@ -71,9 +132,9 @@ class Instance:
     task: Task
     family: TaskFamily
     params: dict[str, Any]
-    snapshot: Packed
+    worlds: Worlds = attrs.field(repr=False)
     plan: GoldPlan | None = None
-    as_json: Callable[[Any], Any] = attrs.field(default=None, converter=_or_itself, repr=False)
+    as_json: Callable[[Any], Any] = attrs.field(default=_itself, repr=False)
     _calls: list[Call] | None = None
 
     @property
@@ -81,6 +142,11 @@ class Instance:
         """The instance's seed."""
         assert self.task.seed is not None
         return self.task.seed
+
+    @property
+    def snapshot(self) -> Packed:
+        """The instance's initial world, packed: every rollout thaws its own copy."""
+        return self.worlds.packed(self.family.id, self.seed)
 
     def gold_calls(self) -> list[Call]:
         """``family.gold(params)`` as :class:`~silo_async.Call` values.
@@ -119,30 +185,25 @@ class Instance:
 
 
 def build_instance(
-    environment: str,
+    worlds: Worlds,
     family: TaskFamily,
     seed: int,
-    create_state: Callable[[], Any],
-    vary: Any,
     as_json: Callable[[Any], Any] | None = None,
 ) -> Instance:
-    """Build instance ``family.id#seed`` of ``environment``.
+    """Build instance ``family.id#seed`` of ``worlds``' environment.
 
     Raises:
         SiloError: ``task_not_found`` when ``sample`` raises :class:`NoInstance` (naming its
             reason); ``family_invalid`` when a family function raises or returns something
             that is not what it must be.
     """
-    rng = random.Random(rng_seed(environment, family.id, seed))
-    world = create_state()
-    if vary is not None:
-        vary(world, rng)
-    snapshot = pack(world)
+    world, rng, _ = worlds.build(family.id, seed)
     task_id = f"{family.id}#{seed}"
     try:
         sampled = family.sample(world, rng)
     except NoInstance as exc:
         reason = exc.reason or "sample() raised NoInstance"
+        environment = worlds.environment
         raise SiloError(
             "task_not_found",
             f'Task "{task_id}" was not found in environment "{environment}": family '
@@ -152,7 +213,8 @@ def build_instance(
     except Exception as exc:
         raise _raised(family, seed, "sample()", exc) from exc
     params = check_params(family.id, seed, sampled)
-    return Instance(_task(family, seed, task_id, params), family, params, snapshot, as_json=as_json)
+    task = _task(family, seed, task_id, params)
+    return Instance(task, family, params, worlds, as_json=as_json or _itself)
 
 
 def _task(family: TaskFamily, seed: int, task_id: str, params: dict[str, Any]) -> Task:
@@ -198,8 +260,7 @@ class InstanceCache:
         """Serve the instances of ``families`` in ``environment``."""
         self.environment = environment
         self.families = families
-        self.create_state = create_state
-        self.vary = vary
+        self.worlds = Worlds(environment, create_state, vary)
         self.as_json = as_json
         self._kept: OrderedDict[str, Instance] = OrderedDict()
 
@@ -233,9 +294,7 @@ class InstanceCache:
         if family is None:
             known = ", ".join(sorted(self.families)) or "none"
             raise self._not_found(task_id, f'it has no task family "{name}". Families: {known}.')
-        built = build_instance(
-            self.environment, family, seed, self.create_state, self.vary, self.as_json
-        )
+        built = build_instance(self.worlds, family, seed, self.as_json)
         self._kept[task_id] = built
         if len(self._kept) > CACHED_INSTANCES:
             self._kept.popitem(last=False)
@@ -249,7 +308,9 @@ def _graded(
 
     ``final`` is the live world (what ``checks`` gets); ``plan`` compares its JSON form.
     """
-    checks = plan.checks(instance.as_json(final), initial)
+    json_world = instance.as_json is _itself
+    packed = instance.snapshot if json_world else None
+    checks = plan.checks(instance.as_json(final), initial, packed)
     answer = instance.answer()
     if answer is not None:
         checks.append(check(f'the answer states "{answer}"', states(ctx.agent_output, answer)))
@@ -281,19 +342,25 @@ def gold_verifier(
     Worlds are compared as JSON (``as_json``: the environment's snapshot of a world).
     """
 
+    def planned(instance: Instance, gold: Any, initial: Any, packed: Packed) -> GoldPlan:
+        json_world = instance.as_json is _itself
+        plan = GoldPlan.of(as_json(gold), initial, family.ignore, packed if json_world else None)
+        instance.plan = plan
+        return plan
+
     def reach(instance: Instance, initial: Any) -> GoldPlan | None:
-        world = instance.fresh_world()
+        packed = instance.snapshot
+        world = thaw(packed)
         if not play_sync(runtime_tools, world, instance.gold_calls()):
             return None
-        instance.plan = GoldPlan.of(as_json(world), initial, family.ignore)
-        return instance.plan
+        return planned(instance, world, initial, packed)
 
     async def reach_async(
         instance: Instance, final: Any, initial: Any, ctx: VerifierContext
     ) -> list[Check]:
-        world = await play(runtime_tools, instance.fresh_world(), instance.gold_calls())
-        instance.plan = GoldPlan.of(as_json(world), initial, family.ignore)
-        return _graded(instance, final, initial, ctx, instance.plan)
+        packed = instance.snapshot
+        world = await play(runtime_tools, thaw(packed), instance.gold_calls())
+        return _graded(instance, final, initial, ctx, planned(instance, world, initial, packed))
 
     def grade(final: Any, initial: Any, ctx: VerifierContext) -> Any:
         instance = instance_of(ctx.task)

@@ -251,3 +251,41 @@ def test_split_of_hashes_the_canonical_params() -> None:
         seen.add(silo.split_of(task))
     assert silo.split_of(silo.Task("T-1", "t", "i", "v")) is None
     assert COUNT.id == "count-tier" and seen <= {"train", "test"}
+
+
+# --- what is kept -------------------------------------------------------------------------------
+
+
+def test_a_varied_world_is_rebuilt_the_same_once_no_longer_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import silo_async._instance as instances
+
+    def vary(world: dict[str, Any], rng: random.Random) -> None:
+        for customer in world["customers"].values():
+            customer["name"] += f" {rng.randint(1, 10**6)}"
+
+    monkeypatch.setattr(instances, "CACHED_WORLDS", 2)
+    env = environment(SET_TIER, vary=vary)
+    tasks = [env.task(f"set-tier#{seed}") for seed in range(5)]
+    first = [env.fresh_world(task)[0] for task in tasks]  # seeds 0-2 were let go meanwhile
+    again = [env.fresh_world(task)[0] for task in tasks]
+    assert first == again
+    assert first[0] != first[1]
+    assert [(t.params or {})["name"] for t in tasks] == [
+        w["customers"][(t.params or {})["customerId"]]["name"]
+        for t, w in zip(tasks, first, strict=True)
+    ]
+
+
+def test_without_vary_every_instance_starts_from_one_world() -> None:
+    made: list[int] = []
+
+    def create_state() -> dict[str, Any]:
+        made.append(1)
+        return environment().create_state()
+
+    env = silo.Environment(name="shop", create_state=create_state, families=[SET_TIER])
+    for seed in range(20):
+        env.fresh_world(env.task(f"set-tier#{seed}"))
+    assert len(made) == 1
