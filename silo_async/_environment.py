@@ -207,15 +207,22 @@ class Environment:
         Raises:
             SiloError: ``task_not_found`` naming the families that exist.
         """
-        found = self._instances.families.get(family_id)
-        if found is None:
-            known = ", ".join(sorted(self._instances.families)) or "none"
-            raise SiloError(
-                "task_not_found",
-                f'Environment "{self.name}" has no task family "{family_id}". Families: {known}.',
-                {"environment": self.name, "family": family_id},
-            )
-        return found
+        return self._instances.family(family_id)
+
+    def instances(
+        self, family: str, count: int = 10, *, split: str = "test", start: int = 0
+    ) -> list[Task]:
+        """The first ``count`` distinct instances of ``family`` in ``split``, from seed ``start``.
+
+        The rule of ``eval --family`` (and ``task sample``): seeds without an instance are
+        skipped, only distinct params count, and at most ``100 * count`` seeds are looked at.
+
+        Raises:
+            SiloError: ``task_not_found`` for an unknown family, or fewer than ``count``
+                instances found (naming family, split and count); ``family_invalid``.
+            ValueError: ``count`` < 1, ``start`` < 0, or a split other than train/test.
+        """
+        return [i.task for i in self._instances.scan(family, count, split, start)]
 
     def instance(self, task_id: str) -> Instance:
         """The built instance ``FAMILY#SEED`` (its task, world and gold), kept for reuse.

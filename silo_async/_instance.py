@@ -23,7 +23,17 @@ from typing import Any
 import attrs
 
 from ._errors import SiloError
-from ._family import Call, NoInstance, TaskFamily, check_params, family_invalid, parse_instance_id
+from ._family import (
+    SPLITS,
+    Call,
+    NoInstance,
+    TaskFamily,
+    canonical_params,
+    check_params,
+    family_invalid,
+    parse_instance_id,
+    split_of_params,
+)
 from ._goldmatch import GoldPlan, states
 from ._jsonutil import Packed, pack, thaw
 from ._play import RuntimeTools, as_calls, play, play_sync
@@ -197,23 +207,39 @@ def build_instance(
             reason); ``family_invalid`` when a family function raises or returns something
             that is not what it must be.
     """
-    world, rng, _ = worlds.build(family.id, seed)
-    task_id = f"{family.id}#{seed}"
-    try:
-        sampled = family.sample(world, rng)
-    except NoInstance as exc:
-        reason = exc.reason or "sample() raised NoInstance"
-        environment = worlds.environment
+    built = try_instance(worlds, family, seed, as_json)
+    if isinstance(built, NoInstance):
+        reason = built.reason or "sample() raised NoInstance"
+        environment, task_id = worlds.environment, f"{family.id}#{seed}"
         raise SiloError(
             "task_not_found",
             f'Task "{task_id}" was not found in environment "{environment}": family '
             f'"{family.id}" has no instance for seed {seed} ({reason}).',
             {"environment": environment, "task": task_id, "family": family.id, "reason": reason},
-        ) from None
+        )
+    return built
+
+
+def try_instance(
+    worlds: Worlds,
+    family: TaskFamily,
+    seed: int,
+    as_json: Callable[[Any], Any] | None = None,
+) -> Instance | NoInstance:
+    """:func:`build_instance`, with the :class:`NoInstance` of a seed without one returned.
+
+    Raises:
+        SiloError: ``family_invalid`` (see :func:`build_instance`).
+    """
+    world, rng, _ = worlds.build(family.id, seed)
+    try:
+        sampled = family.sample(world, rng)
+    except NoInstance as exc:
+        return exc
     except Exception as exc:
         raise _raised(family, seed, "sample()", exc) from exc
     params = check_params(family.id, seed, sampled)
-    task = _task(family, seed, task_id, params)
+    task = _task(family, seed, f"{family.id}#{seed}", params)
     return Instance(task, family, params, worlds, as_json=as_json or _itself)
 
 
@@ -295,10 +321,96 @@ class InstanceCache:
             known = ", ".join(sorted(self.families)) or "none"
             raise self._not_found(task_id, f'it has no task family "{name}". Families: {known}.')
         built = build_instance(self.worlds, family, seed, self.as_json)
-        self._kept[task_id] = built
+        self._keep(task_id, built)
+        return built
+
+    def _keep(self, task_id: str, instance: Instance) -> None:
+        self._kept[task_id] = instance
         if len(self._kept) > CACHED_INSTANCES:
             self._kept.popitem(last=False)
-        return built
+
+    def family(self, family_id: str) -> TaskFamily:
+        """The family with this id.
+
+        Raises:
+            SiloError: ``task_not_found`` naming the families that exist.
+        """
+        found = self.families.get(family_id)
+        if found is None:
+            known = ", ".join(sorted(self.families)) or "none"
+            raise SiloError(
+                "task_not_found",
+                f'Environment "{self.environment}" has no task family "{family_id}". '
+                f"Families: {known}.",
+                {"environment": self.environment, "family": family_id},
+            )
+        return found
+
+    def scan(self, family_id: str, count: int, split: str, start: int) -> list[Instance]:
+        """The first ``count`` distinct instances of ``split`` from seed ``start`` upward.
+
+        Seeds without an instance are skipped, an instance whose params an earlier seed gave
+        is not counted again, and no more than ``100 * count`` seeds are looked at.
+
+        Raises:
+            SiloError: ``task_not_found`` for an unknown family, or when fewer than ``count``
+                instances are found (naming family, split and count); ``family_invalid``.
+            ValueError: ``count`` below 1, ``start`` below 0 or an unknown ``split``.
+        """
+        family = self.family(family_id)
+        check_scan(count, split, start)
+        limit = SCAN_FACTOR * count
+        seen: set[bytes] = set()
+        found: list[Instance] = []
+        for seed in range(start, start + limit):
+            task_id = f"{family.id}#{seed}"
+            instance = self._kept.get(task_id) or try_instance(
+                self.worlds, family, seed, self.as_json
+            )
+            if isinstance(instance, NoInstance):
+                continue
+            key = canonical_params(instance.params)
+            if key in seen:
+                continue
+            seen.add(key)
+            if split_of_params(instance.params) != split:
+                continue
+            self._keep(task_id, instance)  # only what is asked for is kept
+            found.append(instance)
+            if len(found) == count:
+                return found
+        raise SiloError(
+            "task_not_found",
+            f'Task family "{family.id}" of environment "{self.environment}" has '
+            f"{len(found)} distinct {split} instances among seeds {start} to "
+            f"{start + limit - 1}, fewer than the {count} asked for (a scan looks at "
+            f"{SCAN_FACTOR} seeds per instance asked). Ask for fewer, or another split.",
+            {
+                "environment": self.environment,
+                "family": family.id,
+                "split": split,
+                "count": count,
+                "found": len(found),
+            },
+        )
+
+
+#: Seeds a scan looks at per instance asked for (DESIGN.md section 18).
+SCAN_FACTOR = 100
+
+
+def check_scan(count: int, split: str, start: int) -> None:
+    """Refuse a scan that cannot be asked.
+
+    Raises:
+        ValueError: ``count`` below 1, ``start`` below 0 or a split that is not train/test.
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a whole number >= 1; got {count!r}.")
+    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+        raise ValueError(f"start must be a whole number >= 0; got {start!r}.")
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {split!r}.")
 
 
 def _graded(

@@ -283,7 +283,8 @@ def test_without_vary_every_instance_starts_from_one_world() -> None:
 
     def create_state() -> dict[str, Any]:
         made.append(1)
-        return environment().create_state()
+        world: dict[str, Any] = environment().create_state()
+        return world
 
     env = silo.Environment(name="shop", create_state=create_state, families=[SET_TIER])
     for seed in range(20):
