@@ -111,7 +111,9 @@ class Task:
         return self._prompt
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, source: str = "task") -> Task:
+    def from_dict(
+        cls, data: Mapping[str, Any], *, source: str = "task", instance: bool = False
+    ) -> Task:
         """Build a task from its JSON form (``verifierId``).
 
         Required values are kept as written; ``difficulty`` is trimmed, and absent, null or
@@ -123,6 +125,9 @@ class Task:
         Args:
             data: the task's JSON object.
             source: how messages name the task, e.g. ``Task file "tasks/x.json"``.
+            instance: also read an instance's ``family``, ``seed`` and ``params`` (what
+                :meth:`to_dict` adds): for records of runs (``run.json``, ``summary.json``),
+                never for task files.
 
         Raises:
             SiloError: ``task_invalid`` (details ``source`` and, for a field, ``field``) when
@@ -144,6 +149,8 @@ class Task:
             fields["user"] = user
         if problems:
             raise task_problems(problems, source)
+        if instance and data.get("family") is not None:
+            fields.update(_instance_fields(data, source))
         return cls(**fields)
 
     def to_dict(self) -> dict[str, Any]:
@@ -194,6 +201,18 @@ def task_problems(problems: Sequence[SiloError], source: str) -> SiloError:
         f"{source} has {len(problems)} problems: {' '.join(parts)}",
         {"source": source, "field": listed[0]["field"], "problems": listed},
     )
+
+
+def _instance_fields(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """``family``, ``seed`` and ``params`` of an instance's JSON form, checked."""
+    family, seed, params = data.get("family"), data.get("seed"), data.get("params")
+    if not isinstance(family, str) or not family:
+        raise _invalid(source, "family", 'has a "family" that is not a family id.')
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise _invalid(source, "seed", 'has a "seed" that is not a whole number >= 0.')
+    if not isinstance(params, Mapping):
+        raise _invalid(source, "params", 'has "params" that are not an object.')
+    return {"family": family, "seed": seed, "params": params}
 
 
 def _invalid(source: str, key: str, message: str) -> SiloError:

@@ -28,6 +28,7 @@ from .._environment import Environment
 from .._runner import Agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
 from ..eval._evalfile import check_given, read_plan, user_ref
+from ..eval._evaluate import family_instances
 from ..eval._loaded import load_summary
 from ..eval._report._prices import Prices, PricesError, read_prices
 from ..runs import EvalDir, KnownEvals
@@ -41,7 +42,7 @@ from ._common import (
     run_async,
 )
 from ._errors import fail
-from ._eval_resume import resume_inputs
+from ._eval_resume import given, resume_inputs
 from ._eval_text import rel as _rel
 from ._eval_text import summary_text
 from ._executor import build_executor, executor_options
@@ -114,6 +115,28 @@ def _all_agents(
     """``--agent`` agents then ``--model`` agents; ./silo_agent.py only when neither is given."""
     agents = label_agents(agent_specs, cwd) if agent_specs or not model_specs else {}
     return model_agents(model_specs, base_url, max_turns, agents)
+
+
+def _plan_tasks(environment: Environment, values: dict[str, Any]) -> list[str]:
+    """The task ids the flags name: hand-written tasks first, then each family's instances.
+
+    ``--task``/``--tasks`` name tasks, ``--family`` (with ``--count``, ``--split``,
+    ``--start``) instances. With ``--family`` alone, only instances; with neither, every
+    hand-written task.
+    """
+    task_list = values["task_list"]
+    all_tasks = task_list == ["all"]
+    tasks = values["tasks"] if all_tasks or not task_list else tuple(task_list)
+    families = values["families"]
+    listed = (
+        _select_tasks(environment, tasks, all_tasks) if all_tasks or tasks or not families else []
+    )
+    counts = dict.fromkeys(families, values["count"])
+    try:
+        found = family_instances(environment, counts, values["split"], values["start_seed"], listed)
+    except ValueError as exc:  # pragma: no cover - the flags' types refuse these first
+        raise click.UsageError(str(exc)) from None
+    return [*listed, *found]
 
 
 def _select_tasks(environment: Environment, tasks: Sequence[str], all_tasks: bool) -> list[str]:
@@ -242,6 +265,36 @@ def _stopped_at_once(target: Path, cwd: Path) -> str:
     help="Every task (all, the default) or the tasks named, separated by commas.",
 )
 @click.option(
+    "--family",
+    "families",
+    multiple=True,
+    metavar="ID",
+    help="A task family (repeatable): play its first --count distinct instances of --split "
+    "from seed --start. Only instances, unless --task/--tasks name tasks too.",
+)
+@click.option(
+    "--count",
+    type=WholeNumber(min=1),
+    default=10,
+    show_default=True,
+    help="Instances per --family.",
+)
+@click.option(
+    "--split",
+    type=click.Choice(["train", "test"]),
+    default="test",
+    show_default=True,
+    help="The split --family takes instances from.",
+)
+@click.option(
+    "--start",
+    "start_seed",
+    type=WholeNumber(min=0),
+    default=0,
+    show_default=True,
+    help="The seed --family's scan starts from.",
+)
+@click.option(
     "--agent",
     "agent_specs",
     multiple=True,
@@ -316,6 +369,10 @@ def eval_command(
     env_name: str | None,
     tasks: tuple[str, ...],
     task_list: list[str] | None,
+    families: tuple[str, ...],
+    count: int,
+    split: str,
+    start_seed: int,
     agent_specs: tuple[str, ...],
     model_specs: tuple[str, ...],
     base_url: str | None,
@@ -357,14 +414,15 @@ def eval_command(
         raise click.UsageError(
             "use --task ID (repeatable) or --tasks all|ID,ID..., not both (they say the same)."
         )
+    for flag, name in (("count", "count"), ("split", "split"), ("start", "start_seed")):
+        if not families and given(ctx, name):
+            raise click.UsageError(f"--{flag} applies to --family: name a task family too.")
     cwd = Path.cwd()
     if resume_dir is not None:
         _resume(ctx, resume_dir, cwd)
         return
     if env_name is None:
         raise click.UsageError("Missing option '--env' (it may be left out only with --resume).")
-    all_tasks = task_list == ["all"]
-    tasks = tuple(task_list) if task_list and not all_tasks else tasks
     check_model_flags(model_specs, base_url, max_turns, user_model)
     user = user_factory(user_model, user_base_url, base_url)
     faults = read_faults(faults_spec, fault_seed)
@@ -373,9 +431,14 @@ def eval_command(
     runner = build_executor(executor, ray_address, workers, worker_concurrency)
     prices = _prices(prices_file)
     store = environment_store(env_name)
-    wanted = None if all_tasks or not tasks else set(tasks)
+    all_tasks = task_list == ["all"]
+    named = tuple(task_list) if task_list and not all_tasks else tasks
+    # Broken task files block only what is wanted: --family alone wants no hand-written task.
+    wanted = None if all_tasks or not named else set(named)
+    if families and wanted is None and not all_tasks:
+        wanted = set()
     environment, project_dir = load_for_tasks(store, wanted), store.project.cwd
-    task_ids = _select_tasks(environment, tasks, all_tasks)
+    task_ids = _plan_tasks(environment, ctx.params)
     agents = _all_agents(agent_specs, model_specs, base_url, max_turns, cwd)
     eval_id = new_eval_id()
     target = out_dir if out_dir is not None else project_dir / ".silo" / "evals" / eval_id
@@ -420,7 +483,7 @@ def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
         eval_dir,
         values,
         lambda specs, models, url, turns: _all_agents(specs, models, url, turns, cwd),
-        _select_tasks,
+        _plan_tasks,
         _prices,
     )
     # eval.json records a model user: left out, evaluate() rebuilds the plan's; given, it must

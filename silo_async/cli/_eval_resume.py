@@ -110,7 +110,8 @@ def resume_inputs(
         values: the command's parameters, by name.
         build_agents: ``(agent_specs, model_specs, base_url, max_turns) -> {label: agent}``,
             as a new eval builds them.
-        select_tasks: ``(environment, tasks, all_tasks) -> [task ids]``.
+        select_tasks: ``(environment, values) -> [task ids]``: what ``--task``, ``--tasks``
+            and ``--family`` (with its ``--count``, ``--split``, ``--start``) name.
         read_prices: ``(path) -> Prices | None``.
 
     Raises:
@@ -145,10 +146,8 @@ def resume_inputs(
     flags.update(_fault_flags(ctx, values))
     check_given(plan, flags, eval_dir, cli=True)
     environment = _load_environment(plan)
-    if given(ctx, "tasks") or given(ctx, "task_list"):
-        all_tasks = values["task_list"] == ["all"]
-        tasks = values["tasks"] if all_tasks or not values["task_list"] else values["task_list"]
-        task_ids = select_tasks(environment, tasks, all_tasks)
+    if any(given(ctx, name) for name in ("tasks", "task_list", "families")):
+        task_ids = select_tasks(environment, values)
         check_given(plan, {"tasks": task_ids}, eval_dir, cli=True)
     agents = _agents(ctx, plan, eval_dir, values, build_agents)
     return ResumeInputs(

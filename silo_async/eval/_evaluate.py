@@ -228,6 +228,9 @@ async def evaluate(
     user: UserFactory | None = None,
     faults: Faults | str | None = None,
     baseline: bool = False,
+    families: Mapping[str, int] | None = None,
+    split: str = "test",
+    start: int = 0,
 ) -> EvalSummary:
     """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each.
 
@@ -256,7 +259,9 @@ async def evaluate(
     Args:
         env: the environment.
         tasks: task ids in the order to report them (a single id is accepted too; ``None``:
-            every task of ``env``, in its order; with ``resume``: the plan's).
+            every task of ``env``, in its order, unless ``families`` is given: then no
+            hand-written task; with ``resume``: the plan's). Instance ids ``FAMILY#SEED``
+            are task ids too.
         agents: ``{label: agent}``; labels name the agents in every output.
         runs: rollouts per task and agent (>= 1).
         concurrency: the most rollouts in flight at once (>= 1).
@@ -289,6 +294,11 @@ async def evaluate(
             compares each agent's pass rates without and with them (``summary.robustness``,
             ``summary.json``'s ``baseline``), and the baseline's rollouts are indexed with
             ``"baseline": true``.
+        families: ``{family id: N}``: also play the first N distinct instances of each
+            family in ``split`` from seed ``start`` (:meth:`Environment.instances`), after
+            ``tasks``; the summary groups them by family and split.
+        split: the split ``families`` takes instances from (``train`` or ``test``).
+        start: the seed ``families``' scans start from.
 
     Returns:
         The :class:`EvalSummary` of every rollout (``resumed`` says what a resume kept and ran).
@@ -312,9 +322,10 @@ async def evaluate(
     options = _options(runs, prices, fault_plan, baseline, user_ref(user))
     if resume is None:
         if tasks is None:
-            task_ids = [t.id for t in env.tasks]
+            task_ids = [] if families else [t.id for t in env.tasks]
         else:
             task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
+        task_ids += family_instances(env, families, split, start, task_ids)
         _check_args(env, task_ids, agents, runs, concurrency)
         eval_dir = Path(out_dir) if out_dir is not None else None
         eval_id = eval_id or new_eval_id()
@@ -330,6 +341,9 @@ async def evaluate(
         )
     else:
         eval_dir = Path(resume)
+        if families:  # given again: they must name the plan's instances
+            listed = [] if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
+            tasks = listed + family_instances(env, families, split, start, listed)
         plan = _resumed_plan(eval_dir, env, tasks, agents, limits, options, out_dir, eval_id)
         if user is None:  # the plan's users play again: a model user is rebuilt from eval.json
             user = rebuilt_user(plan.options["user"])
@@ -341,6 +355,37 @@ async def evaluate(
         env, agents, plan, eval_dir, concurrency, report, executor, resumed=resumed, user=user
     )
     return await run.start(on_progress)
+
+
+def family_instances(
+    env: Environment,
+    families: Mapping[str, int] | None,
+    split: str,
+    start: int,
+    listed: Sequence[str] = (),
+) -> list[str]:
+    """The instance ids ``families`` (``{family id: N}``) stand for, by the scan rule.
+
+    Instances already ``listed`` are not listed twice.
+
+    Raises:
+        SiloError: ``task_not_found`` (an unknown family; too few instances).
+        ValueError: a count below 1, a start below 0, an unknown split.
+    """
+    if not families:
+        return []
+    if not isinstance(families, Mapping):
+        raise ValueError(
+            f'families must map family ids to counts, e.g. {{"f": 10}}; got {families!r}.'
+        )
+    found: list[str] = []
+    seen = set(listed)
+    for family, count in families.items():
+        for task in env.instances(family, count, split=split, start=start):
+            if task.id not in seen:
+                seen.add(task.id)
+                found.append(task.id)
+    return found
 
 
 def _options(

@@ -40,7 +40,7 @@ def load_summary(eval_dir: str | os.PathLike[str]) -> EvalSummary:
     finished = [r for r in indexed if r.termination_reason != "cancelled"]
     records = [r for r in finished if not r.baseline]
     without = [r for r in finished if r.baseline]
-    tasks = [Task.from_dict(t["task"], source="summary.json") for t in data["tasks"]]
+    tasks = [Task.from_dict(t["task"], source="summary.json", instance=True) for t in data["tasks"]]
     task_ids, labels = [t.id for t in tasks], list(config["agents"])
     ks = default_ks(int(config["runs"]))
     fair, compared = equal_work(records, task_ids, labels)

@@ -232,7 +232,7 @@ class RecordedRun:
         return RunResult(
             run_id=self.run_id,
             environment=str(r["environment"]),
-            task=Task.from_dict(r["task"]),
+            task=Task.from_dict(r["task"], instance=True),
             agent_name=str(r.get("agent", "")),
             agent_output=output,
             output_text=output_text(output),

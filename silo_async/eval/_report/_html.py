@@ -135,6 +135,40 @@ _BODY = (
 )
 
 
+#: Where the families' table goes: after the agents (and the robustness table).
+_FAMILIES_AT = "<div id=robustness></div>"
+
+
+def _families(summary: EvalSummary) -> str:
+    """The families' table (static: it does not follow the filters), or nothing."""
+    groups = summary.families
+    if not groups:
+        return ""
+    agents = summary.agents
+    head = "".join(f"<th>{_h(a)}</th>" for a in agents)
+    rows = []
+    for group in groups:
+        cells = []
+        for agent in agents:
+            s = group.agents.get(agent)
+            if s is None or s.pass_rate is None:
+                cells.append("<td>—</td>")
+                continue
+            ci = s.pass_rate_ci
+            band = f" [{ci.low:.2f}, {ci.high:.2f}]" if ci else ""
+            cells.append(f"<td>{s.passes}&#47;{s.valid} = {s.pass_rate:.2f}{band}</td>")
+        rows.append(
+            f"<tr><td>{_h(group.family)}</td><td>{_h(group.split)}</td>"
+            f"<td>{group.instances}</td>{''.join(cells)}</tr>"
+        )
+    return (
+        "<h2>Task families</h2><p class=ci>Instances grouped by family and split: pass rate "
+        "over every valid rollout of them, 95% Wilson interval (all rollouts, not filtered)."
+        f'</p><table id="families"><tr><th>family</th><th>split</th><th>instances</th>{head}'
+        f"</tr>{''.join(rows)}</table>"
+    )
+
+
 def render_report(summary: EvalSummary, texts: Sequence[str], refs: Sequence[int]) -> str:
     """The whole ``report.html``.
 
@@ -156,7 +190,8 @@ def render_report(summary: EvalSummary, texts: Sequence[str], refs: Sequence[int
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>Eval {_h(summary.eval_id)} — {_h(summary.environment)}</title>"
         f"<style>{_asset('_report.css')}</style></head><body>"
-        f"{_header(summary)}{_filters(summary, row_reasons)}{_BODY}"
+        f"{_header(summary)}{_filters(summary, row_reasons)}"
+        f"{_BODY.replace(_FAMILIES_AT, _FAMILIES_AT + _families(summary))}"
         '<script type="application/json" id="meta">'
         f"{_script_json(_meta(summary, row_reasons, embedded))}</script>"
         '<script type="application/octet-stream" id="index" data-encoding="gzip+base64url">'

@@ -1,7 +1,8 @@
 """``summary.md``: an eval's summary for a pull request or a terminal.
 
-Sections: a header line (and, for a partial eval, what was compared), the agents ranked, the
-side-by-side table (best cell in bold), with ``--baseline`` each agent's pass rate without and
+Sections: a header line (and, for a partial eval, what was compared), the agents ranked, an
+eval of task families' instances the pass rate of each family and split, the side-by-side table
+(best cell in bold), with ``--baseline`` each agent's pass rate without and
 with faults, and — when models recorded tokens — tokens (and cost) per task and agent.
 """
 
@@ -150,9 +151,30 @@ def _robustness(summary: EvalSummary) -> list[str]:
     ]
 
 
+def _families(summary: EvalSummary) -> list[str]:
+    agents = summary.agents
+    lines = [
+        "## Task families (pass rate, 95% Wilson · mean reward)",
+        "",
+        "| family | split | instances | " + " | ".join(_md(a) for a in agents) + " |",
+        "|---|---|---:|" + "---|" * len(agents),
+    ]
+    for group in summary.families:
+        cells = [
+            "—" if (s := group.agents.get(a)) is None else f"{_rate(s)} · {_reward(s)}"
+            for a in agents
+        ]
+        head = f"| {_md(group.family)} | {group.split} | {group.instances} | "
+        lines.append(head + " | ".join(cells) + " |")
+    return lines
+
+
 def render_markdown(summary: EvalSummary) -> str:
     """The whole ``summary.md``."""
-    lines = [*_header(summary), *_agents(summary), "", *_side_by_side(summary)]
+    lines = [*_header(summary), *_agents(summary)]
+    if summary.families:
+        lines += ["", *_families(summary)]
+    lines += ["", *_side_by_side(summary)]
     if summary.robustness is not None:
         lines += ["", *_robustness(summary)]
     if summary.has_tokens:

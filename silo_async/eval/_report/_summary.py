@@ -11,6 +11,7 @@ from ..._faults import Faults
 from ..._task import Task
 from ...runs import EvalDir
 from ._compare import Comparison
+from ._families import FamilyGroup, family_groups
 from ._markdown import render_markdown
 from ._records import RolloutRecord
 from ._robustness import AgentRobustness
@@ -233,9 +234,15 @@ class EvalSummary:
                 }
                 for task, row in zip(self.tasks, comparison.rows, strict=True)
             ],
+            "families": [group.to_dict() for group in self.families],
             "baseline": self._baseline_dict(),
             "index": EvalDir.INDEX,
         }
+
+    @property
+    def families(self) -> list[FamilyGroup]:
+        """The instances evaluated, grouped by family and split (empty without instances)."""
+        return family_groups(self.tasks, self.records, self.agents)
 
     def baseline_plan(self) -> dict[str, Any] | None:
         """``{"spec", "seed"}`` of the fault plan an eval with a baseline ran (else None)."""
