@@ -8,6 +8,7 @@ check on what the customer was told).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import silo_async as silo
@@ -17,6 +18,7 @@ from ..state import Case, Credit, Device, Line, State, device_with_sim, normalis
 
 __all__ = [
     "ACCOUNT_RECORDS",
+    "by_staff",
     "changed_elsewhere",
     "device_of",
     "line_numbered",
@@ -24,7 +26,10 @@ __all__ = [
     "new_credits",
     "resolved_case",
     "told_any",
+    "verified_case",
 ]
+
+_STAFF = re.compile(r"staff id (STF-[0-9]+)")
 
 #: The carrier's records an agent can change (cases and the audit log aside).
 ACCOUNT_RECORDS = (
@@ -86,12 +91,30 @@ def changed_elsewhere(
 
 
 def resolved_case(final: State, initial: State, customer_id: str | None = None) -> silo.Check:
-    """Optional: the contact is recorded in a case that was resolved (or escalated)."""
+    """The contact is recorded in a case of the customer that was resolved (or escalated).
+
+    Required: the case is a write the agent makes, so the verifier checks it (an agent that
+    opens a case for someone else, or leaves it open, has not recorded this contact).
+    """
     cases = new_cases(final, initial, customer_id)
     closed = [c["id"] for c in cases if c["status"] in ("resolved", "escalated")]
-    return silo.optional(
+    return silo.check(
         "the contact is recorded in a closed case", bool(closed), ", ".join(closed) or "none"
     )
+
+
+def by_staff(final: State, initial: State, ctx: silo.VerifierContext) -> silo.Check:
+    """Every change was made as the staff member the instruction names ("staff id STF-001")."""
+    found = _STAFF.search(ctx.task.instruction)
+    if found is None:
+        return silo.check("the instruction names the acting staff member", False)
+    return w.grade.written_by(final, initial, found.group(1))
+
+
+def verified_case(final: State, initial: State, customer_id: str) -> silo.Check:
+    """The caller was verified on a case of theirs opened in the rollout."""
+    verified = [c["id"] for c in new_cases(final, initial, customer_id) if c["verifiedBy"]]
+    return silo.check("the caller was verified on their case", bool(verified), ", ".join(verified))
 
 
 def told_any(ctx: silo.VerifierContext, *texts: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 
 from ..state import State, bills_of
-from .common import changed_elsewhere, line_numbered, new_credits, resolved_case
+from .common import by_staff, changed_elsewhere, line_numbered, new_credits, resolved_case
 
 NUMBER = "089 227 4415"
 PERIOD, DAY, BOOST = "2026-09", "2026-09-18", "Data Boost 5GB"
@@ -43,5 +43,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             "" if credit is None else str(credit["chargeId"]),
         ),
         silo.check("nothing else on the account changed", not changed, ", ".join(changed)),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, line["customerId"]),
     ]

@@ -6,7 +6,7 @@ import silo_async as silo
 from silo_async.world.amounts import sum_money
 
 from ..state import State, bills_of, device_with_sim
-from .common import changed_elsewhere, line_numbered, new_credits, resolved_case
+from .common import by_staff, changed_elsewhere, line_numbered, new_credits, resolved_case
 
 OWN_NUMBER = "087 555 0142"
 PERIOD = "2026-09"
@@ -24,6 +24,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         and device_with_sim(initial, line["simId"]) is None
     )
     bill = next(b for b in bills_of(initial, own["customerId"]) if b["period"] == PERIOD)
+    charges = {c["id"] for c in bill["charges"] if c["lineId"] == unused["id"]}
     owed = sum_money(c["amount"] for c in bill["charges"] if c["lineId"] == unused["id"])
     credits = new_credits(final, initial)
     credited = sum_money(c["amount"] for c in credits if c["billId"] == bill["id"])
@@ -40,6 +41,12 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             credited == owed and all(c["reason"] == "billing_error" for c in credits),
             f"{credited:.2f} of {owed:.2f}",
         ),
+        silo.check(
+            "each credit is against one of the unused line's charges",
+            bool(credits) and all(c["chargeId"] in charges for c in credits),
+            ", ".join(str(c["chargeId"]) for c in credits),
+        ),
         silo.check("nothing else on the account changed", not changed, ", ".join(changed)),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, own["customerId"]),
     ]

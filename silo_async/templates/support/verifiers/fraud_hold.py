@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 
 from ..state import State, active_hold
-from .common import changed_elsewhere, line_numbered, new_cases, told_any
+from .common import by_staff, changed_elsewhere, line_numbered, new_cases, told_any, verified_case
 
 NUMBER = "086 003 9917"
 
@@ -23,6 +23,7 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
     ]
     changed = changed_elsewhere(final, initial)
     return [
+        by_staff(final, initial, ctx),
         silo.check("roaming is still barred", not line["roamingEnabled"]),
         silo.check(
             "the fraud hold is still in place",
@@ -32,5 +33,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             "his case was escalated to the fraud team", bool(escalated), ", ".join(escalated)
         ),
         silo.check("he was told the fraud team must act", told_any(ctx, "fraud")),
-        silo.optional("nothing on the account changed", not changed, ", ".join(changed)),
+        silo.check("nothing on the account changed", not changed, ", ".join(changed)),
+        verified_case(final, initial, start["customerId"]),
     ]

@@ -6,7 +6,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import State, suspension_reason
-from .common import changed_elsewhere, line_numbered, resolved_case
+from .common import by_staff, changed_elsewhere, line_numbered, resolved_case
 
 NUMBER = "087 781 0345"
 
@@ -39,5 +39,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             line["simId"] == start["simId"] and line["msisdn"] == start["msisdn"],
         ),
         silo.check("nothing else on the account changed", not changed, ", ".join(changed)),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, start["customerId"]),
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 
 from ..state import State, service_of
-from .common import changed_elsewhere, device_of, line_numbered, resolved_case
+from .common import by_staff, changed_elsewhere, device_of, line_numbered, resolved_case
 
 NUMBER = "086 221 9034"
 
@@ -29,5 +29,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         ),
         silo.check("his phone is in service", service.in_service, service.cause),
         silo.check("nothing else on the account changed", not changed, ", ".join(changed)),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, start["customerId"]),
     ]

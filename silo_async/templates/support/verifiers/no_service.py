@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 
 from ..state import State, service_of
-from .common import changed_elsewhere, device_of, line_numbered, resolved_case
+from .common import by_staff, changed_elsewhere, device_of, line_numbered, resolved_case
 
 NUMBER = "087 210 4411"
 
@@ -21,5 +21,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         silo.check("airplane mode is off on her phone", not phone["airplaneMode"]),
         silo.check("her phone is in service", service.in_service, service.registration),
         silo.check("nothing on the account was changed", not changed, ", ".join(changed)),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, line["customerId"]),
     ]

@@ -6,7 +6,7 @@ import silo_async as silo
 from silo_async.world.amounts import to_money
 
 from ..state import State, bills_of
-from .common import changed_elsewhere, line_numbered, new_credits, resolved_case
+from .common import by_staff, changed_elsewhere, line_numbered, new_credits, resolved_case
 
 NUMBER = "085 144 7790"
 PERIOD = "2026-09"
@@ -46,5 +46,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             and credit["chargeId"] == charge["id"],
         ),
         silo.check("nothing else on the account changed", not changed, ", ".join(changed)),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, line["customerId"]),
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 
 from ..state import State, outage_at
-from .common import changed_elsewhere, device_of, line_numbered, resolved_case, told_any
+from .common import by_staff, changed_elsewhere, device_of, line_numbered, resolved_case, told_any
 
 NUMBER = "089 447 0061"
 SETTINGS = ("airplaneMode", "mobileData", "dataRoaming", "apn", "simId")
@@ -39,5 +39,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         silo.optional(
             "she was told when service should be back", told_any(ctx, eta, "4pm", "4 pm")
         ),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, line["customerId"]),
     ]

@@ -6,7 +6,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import State
-from .common import changed_elsewhere, line_numbered, resolved_case, told_any
+from .common import by_staff, changed_elsewhere, line_numbered, resolved_case, told_any
 
 NUMBER = "087 441 8822"
 
@@ -28,5 +28,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             f"{usage} GB",
         ),
         silo.check("nothing on any account changed", not changed, ", ".join(changed)),
-        resolved_case(final, initial),
+        by_staff(final, initial, ctx),
+        resolved_case(final, initial, line["customerId"]),
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 
 from ..state import State, current_plan, next_bill_date, scheduled_plan
-from .common import changed_elsewhere, line_numbered, new_cases, resolved_case
+from .common import by_staff, changed_elsewhere, line_numbered, new_cases, resolved_case
 
 NUMBER = "083 330 2268"
 PLAN = "Unlimited Max"
@@ -37,5 +37,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         ),
         silo.check("nothing else on the account changed", not changed, ", ".join(changed)),
         silo.optional("she was verified on the case", bool(by_code), ", ".join(by_code)),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, start["customerId"]),
     ]

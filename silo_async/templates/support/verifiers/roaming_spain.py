@@ -6,7 +6,7 @@ import silo_async as silo
 from silo_async import world as w
 
 from ..state import State, service_of
-from .common import changed_elsewhere, device_of, line_numbered, resolved_case
+from .common import by_staff, changed_elsewhere, device_of, line_numbered, resolved_case
 
 NUMBER = "083 145 2290"
 
@@ -34,5 +34,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         ),
         silo.check("no roaming pass was sold for a zone 1 country", not bought, ", ".join(bought)),
         silo.check("nothing else on the account changed", not changed, ", ".join(changed)),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, line["customerId"]),
     ]

@@ -5,7 +5,15 @@ from __future__ import annotations
 import silo_async as silo
 
 from ..state import State
-from .common import changed_elsewhere, line_numbered, new_credits, resolved_case, told_any
+from .common import (
+    by_staff,
+    changed_elsewhere,
+    line_numbered,
+    new_credits,
+    resolved_case,
+    told_any,
+    verified_case,
+)
 
 NUMBER = "085 119 0042"
 
@@ -22,6 +30,8 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             "she was told why (one goodwill credit in 12 months, hers in March)",
             told_any(ctx, "12 months", "twelve months", "march"),
         ),
-        silo.optional("nothing on the account changed", not changed, ", ".join(changed)),
+        silo.check("nothing on the account changed", not changed, ", ".join(changed)),
+        verified_case(final, initial, line["customerId"]),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, line["customerId"]),
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 
 from ..state import State, suspension_reason
-from .common import changed_elsewhere, line_numbered, resolved_case, told_any
+from .common import by_staff, changed_elsewhere, line_numbered, resolved_case, told_any
 
 NUMBER = "087 665 0918"
 
@@ -32,5 +32,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         ),
         silo.check("the caller was told to bring photo ID to a store", told_any(ctx, "photo ID")),
         silo.check("nothing else on the account changed", not changed, ", ".join(changed)),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, start["customerId"]),
     ]

@@ -7,7 +7,7 @@ from silo_async import world as w
 from silo_async.world.clock import add_days, days_between
 
 from ..state import State, cheapest_cover, days_covered, total, zone_of
-from .common import changed_elsewhere, line_numbered, resolved_case
+from .common import by_staff, changed_elsewhere, line_numbered, resolved_case
 
 NUMBER = "085 772 3316"
 #: What only the customer knows: where he goes and when.
@@ -54,5 +54,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
             "the pass starts on the day he leaves",
             bool(for_zone) and min(i["startDate"] for i in for_zone) == LEAVES,
         ),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, line["customerId"]),
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 
 from ..state import State, bill_balance, overdue_bills, payments_on, service_of
-from .common import device_of, line_numbered, new_credits, resolved_case
+from .common import by_staff, device_of, line_numbered, new_credits, resolved_case
 
 NUMBER = "087 906 1124"
 #: The card the customer chooses (she knows it; the expired Visa is also on file).
@@ -42,5 +42,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         silo.optional(
             "only the overdue amount was taken", round(taken - before, 2) == round(owed, 2)
         ),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, start["customerId"]),
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import silo_async as silo
 
 from ..state import State, service_of
-from .common import changed_elsewhere, device_of, line_numbered, resolved_case
+from .common import by_staff, changed_elsewhere, device_of, line_numbered, resolved_case
 
 NUMBER = "086 118 7730"
 
@@ -25,5 +25,6 @@ def verify(final: State, initial: State, ctx: silo.VerifierContext) -> list[silo
         ),
         silo.check("mobile data works", service.data_works, service.cause),
         silo.check("nothing on the account was changed", not changed, ", ".join(changed)),
+        by_staff(final, initial, ctx),
         resolved_case(final, initial, line["customerId"]),
     ]
