@@ -14,5 +14,6 @@ from ._probes import PROBES as PROBES
 from ._report import VERDICTS as VERDICTS
 from ._report import AuditReport as AuditReport
 from ._report import table as table
+from ._report import why as why
 
-__all__ = ["PROBES", "VERDICTS", "AuditReport", "audit", "table"]
+__all__ = ["PROBES", "VERDICTS", "AuditReport", "audit", "table", "why"]
