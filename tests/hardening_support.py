@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import resource
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,12 +81,30 @@ class Served:
         return self.proc.wait(timeout=WAIT_S)
 
 
+def _limit_files(files: int | None) -> Callable[[], None] | None:
+    """Run the child under ``ulimit -n FILES`` (soft and hard: it cannot raise it)."""
+    if files is None:
+        return None
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
+    return limit
+
+
 @contextlib.contextmanager
-def _process(command: list[str], cwd: Path, log: Path) -> Iterator[Served]:
+def _process(
+    command: list[str], cwd: Path, log: Path, files: int | None = None
+) -> Iterator[Served]:
     with (
         log.open("w", encoding="utf-8") as stderr,
         subprocess.Popen(
-            command, cwd=cwd, stdout=subprocess.PIPE, stderr=stderr, text=True
+            command,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            preexec_fn=_limit_files(files),  # only setrlimit between fork and exec
         ) as proc,
     ):
         try:
@@ -106,19 +125,22 @@ def _process(command: list[str], cwd: Path, log: Path) -> Iterator[Served]:
 
 
 @contextlib.contextmanager
-def served(project: Path, protocol: str, *flags: str) -> Iterator[Served]:
-    """``silo-async serve --protocol P --transport http --port 0 --json FLAGS`` in ``project``."""
+def served(project: Path, protocol: str, *flags: str, files: int | None = None) -> Iterator[Served]:
+    """``silo-async serve --protocol P --transport http --port 0 --json FLAGS`` in ``project``.
+
+    ``files``: the child's ``ulimit -n`` (None: this process's).
+    """
     task = ("--task", "TASK-001") if protocol == "mcp" else ()
     command = serve_command(*task, "--protocol", protocol, "--transport", "http")
     log = project / f"serve-{protocol}-{len(list(project.glob('serve-*.err')))}.err"
-    with _process([*command, "--port", "0", "--json", *flags], project, log) as server:
+    with _process([*command, "--port", "0", "--json", *flags], project, log, files) as server:
         yield server
 
 
 @contextlib.contextmanager
-def scripted_model(script: Path, *flags: str) -> Iterator[Served]:
+def scripted_model(script: Path, *flags: str, files: int | None = None) -> Iterator[Served]:
     """``silo-async scripted-model SCRIPT --json FLAGS``, run in the script's directory."""
     command = [sys.executable, "-m", "silo_async", "scripted-model", str(script), "--json"]
     log = script.parent / f"model-{len(list(script.parent.glob('model-*.err')))}.err"
-    with _process([*command, *flags], script.parent, log) as server:
+    with _process([*command, *flags], script.parent, log, files) as server:
         yield server

@@ -45,6 +45,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_runid",
             "_origin",
             "_modelstep",
+            "_flood",
         ),
     ),
     (

@@ -20,6 +20,7 @@ import click
 
 from .._environment import Environment
 from .._errors import SiloError
+from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT
 from .._jsonutil import pretty_json
 from ..project import (
     EnvironmentStore,
@@ -42,6 +43,7 @@ __all__ = [
     "elsewhere",
     "env_option",
     "environment_store",
+    "gate_options",
     "json_option",
     "limit_options",
     "project_root",
@@ -246,6 +248,25 @@ def call_and_time_options(calls_help: str, time_help: str) -> Callable[[F], F]:
         )(fn)
 
     return decorate
+
+
+def gate_options(fn: F) -> F:
+    """``--read-timeout-ms MS`` and ``--max-connections N``: every HTTP server's (DESIGN §23)."""
+    fn = click.option(
+        "--max-connections",
+        type=WholeNumber(min=1),
+        default=DEFAULT_MAX_CONNECTIONS,
+        show_default=True,
+        help="HTTP: connections open at once; one more is answered 503 and closed.",
+    )(fn)
+    return click.option(
+        "--read-timeout-ms",
+        type=WholeNumber(min=1),
+        default=round(DEFAULT_READ_TIMEOUT * 1000),
+        show_default=True,
+        help="HTTP: a client must send each request's headers and body within it, "
+        "or is disconnected.",
+    )(fn)
 
 
 def env_option(fn: F) -> F:

@@ -24,6 +24,7 @@ import click
 
 from ..testing import ModelRequest, ScriptedModelServer
 from ..testing._model_script import Script
+from ._common import gate_options
 from ._errors import fail
 from ._types import WholeNumber
 
@@ -136,18 +137,28 @@ def _stopped_by_signals(stop: Callable[[], None]) -> Iterator[None]:
     show_default=True,
     help="The port on 127.0.0.1 (0: any free port).",
 )
+@gate_options
 @click.option("--json", "as_json", is_flag=True, help="Print the URLs as one line of JSON.")
-def scripted_model(script_spec: str, port: int, as_json: bool) -> None:
+def scripted_model(
+    script_spec: str, port: int, read_timeout_ms: int, max_connections: int, as_json: bool
+) -> None:
     """Serve the replies of a script as a model on 127.0.0.1 until Ctrl-C.
 
     SCRIPT.py defines `script`: a list of replies (Reply, ErrorReply, str or a raw dict), each
     request taking the next, or a function of the request (ModelRequest -> reply) that can play
     any number of conversations (SCRIPT.py:NAME picks another attribute). The base URL is
     printed on stdout, for `--base-url` (OpenAI-compatible; the Anthropic SDK takes it without
-    `/v1`).
+    `/v1`). It keeps no record of the requests it answered, only their count: it can serve
+    for days.
     """
     script = load_script(script_spec, Path.cwd())
-    server = ScriptedModelServer(script, port=port)
+    server = ScriptedModelServer(
+        script,
+        port=port,
+        history=False,
+        read_timeout=read_timeout_ms / 1000,
+        max_connections=max_connections,
+    )
     try:
         server.start()
     except OSError as exc:
@@ -159,14 +170,13 @@ def scripted_model(script_spec: str, port: int, as_json: bool) -> None:
             stop.wait()
     finally:
         server.stop()
-    served = len(server.requests)
+    served = server.served
     click.echo(f"Stopped after {served} request{'' if served == 1 else 's'}.", err=True)
     if server.errors:
         first = server.errors[0]
         fail(
             "model_script_failed",
-            f"the script raised {len(server.errors)} time(s); first: "
-            f"{type(first).__name__}: {first}",
+            f"the script raised {server.failed} time(s); first: {type(first).__name__}: {first}",
         )
 
 

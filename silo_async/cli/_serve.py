@@ -20,7 +20,14 @@ import click
 from .._environment import Environment
 from .._limits import Limits
 from .._result import RunResult
-from ._common import BACKEND_KEY, call_and_time_options, env_option, environment_store, run_async
+from ._common import (
+    BACKEND_KEY,
+    call_and_time_options,
+    env_option,
+    environment_store,
+    gate_options,
+    run_async,
+)
 from ._errors import fail
 from ._faults import fault_options, read_faults
 from ._report import run_json, run_text
@@ -40,6 +47,8 @@ HTTP_ONLY = (
     ("allow_origins", "--allow-origin"),
     ("allow_hosts", "--allow-host"),
     ("max_episodes", "--max-episodes"),
+    ("read_timeout_ms", "--read-timeout-ms"),
+    ("max_connections", "--max-connections"),
 )
 
 
@@ -193,6 +202,7 @@ def _serve_harness(
     show_default=True,
     help="HTTP: episodes open at once; POST /episodes beyond it is 503 capacity_reached.",
 )
+@gate_options
 @click.option(
     "--token-limit",
     type=WholeNumber(min=0),
@@ -224,6 +234,8 @@ def serve(
     allow_origins: tuple[str, ...],
     allow_hosts: tuple[str, ...],
     max_episodes: int,
+    read_timeout_ms: int,
+    max_connections: int,
     max_tool_calls: int,
     timeout_ms: int,
     token_limit: int | None,
@@ -269,6 +281,7 @@ def serve(
     if ctx.meta.get(BACKEND_KEY) == "trio":
         raise click.UsageError("--transport http runs on asyncio (uvicorn); drop --backend trio.")
     stdout = sys.stdout
+    options.update(read_timeout=read_timeout_ms / 1000, max_connections=max_connections)
     if protocol != "mcp":
         http = {"allow_hosts": allow_hosts, "allow_origins": allow_origins}
         options.update(http, max_episodes=max_episodes, faults=faults)

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import uvicorn
 from anyio.abc import TaskGroup, TaskStatus
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -25,6 +24,7 @@ from .._environment import Environment
 from .._episode import Episode, episode
 from .._errors import SiloError
 from .._faults import Faults
+from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT, check_limits
 from .._jsonutil import compact_json
 from .._limits import Limits
 from .._result import RunResult
@@ -32,8 +32,17 @@ from .._tools import BoundTool, ToolResult, ToolSpec, tool
 from .._user import MESSAGE_USER_TOOL
 from ._access import Access
 from ._asgi import json_bytes, send_json
+from ._gate import Gate
 from ._host import CapacityReachedError
-from ._http import _base_url, _bind, _check_protected, _Server, stop_on_signals
+from ._http import (
+    BACKLOG,
+    _base_url,
+    _bind,
+    _check_protected,
+    _Server,
+    gated_config,
+    stop_on_signals,
+)
 from ._lifecycle import EndReport
 
 __all__ = [
@@ -192,15 +201,20 @@ async def serve_app(
     allow_origins: Iterable[str],
     announce: Callable[[str], dict[str, Any]],
     on_ready: Callable[[dict[str, Any]], None] | None,
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
 ) -> None:
     """Serve ``app`` (behind :class:`Guard`) on uvicorn until SIGINT/SIGTERM (asyncio only).
 
-    ``announce(base_url)`` builds the startup information passed to ``on_ready``.
+    ``announce(base_url)`` builds the startup information passed to ``on_ready``;
+    ``read_timeout`` and ``max_connections`` are the :class:`~._gate.Gate`'s.
 
     Raises:
         SiloError: ``serve_unprotected`` or ``address_unavailable``, before serving.
-        ValueError: an ``allow_hosts`` / ``allow_origins`` entry is no host or origin.
+        ValueError: an ``allow_hosts`` / ``allow_origins`` entry is no host or origin, or a
+            limit of the gate that no server can keep.
     """
+    check_limits(read_timeout, max_connections)
     Access.build(port=port, bound=host, allow_hosts=allow_hosts, allow_origins=allow_origins)
     _check_protected(host, token)
     sock = _bind(host, port)
@@ -212,18 +226,15 @@ async def serve_app(
         allow_hosts=allow_hosts,
         allow_origins=allow_origins,
     )
-    guarded = Guard(app, access)
-    config = uvicorn.Config(
-        guarded,
-        lifespan="off",
-        log_level="warning",
-        access_log=False,
+    gate = Gate(read_timeout, max_connections, BACKLOG)
+    config = gated_config(
+        Guard(app, access),
+        gate,
         timeout_graceful_shutdown=1,
         ws_ping_interval=None,  # clients ping; an RL step may think for minutes
-        proxy_headers=False,
     )
     server = _Server(config)
-    with sock:
+    with sock, gate.serving():
         async with episodes.running(), anyio.create_task_group() as group:
             await group.start(stop_on_signals, server, episodes)
             if on_ready is not None:

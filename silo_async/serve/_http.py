@@ -22,19 +22,23 @@ from typing import Any, Protocol
 import anyio
 import uvicorn
 from anyio.abc import TaskStatus
+from starlette.types import ASGIApp
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from .._environment import Environment
 from .._errors import SiloError
 from .._faults import Faults, resolve_faults
+from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT, check_limits
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from ._access import Access
 from ._app import ServeApp
+from ._gate import Gate
 from ._host import DEFAULT_MAX_EPISODES, EpisodeHost
 from ._lifecycle import STOP_SIGNALS, EndReport, tool_names
 from ._server import check_reserved
 
-__all__ = ["is_loopback", "serve_http", "stop_on_signals"]
+__all__ = ["gated_config", "is_loopback", "serve_http", "stop_on_signals"]
 
 #: Seconds uvicorn waits for requests in flight once asked to stop, before cancelling them
 #: (the episodes have ended by then: what is left is a client still reading its answer).
@@ -169,6 +173,8 @@ async def serve_http(
     on_end: Callable[[RunResult], None] | None = None,
     on_ready: Callable[[dict[str, Any]], None] | None = None,
     faults: Faults | str | None = None,
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
 ) -> None:
     """Serve episodes of ``env`` over streamable HTTP until SIGINT/SIGTERM (asyncio only).
 
@@ -192,18 +198,23 @@ async def serve_http(
         on_ready: called once listening, with ``{"url", "episodes": [{"id", "task", "url"}]}``.
         faults: faults every episode's tool calls meet (a ``silo.Faults`` or a SPEC); each
             episode is run 1 of its task, so the same calls meet the same faults as ``run``.
+        read_timeout: seconds a client has to send a request's head and body (from its first
+            byte; a connection's first request from its start), else it is disconnected.
+        max_connections: connections open at once; one more is answered 503 and closed.
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found``,
             ``task_invalid``, ``tool_name_reserved`` or ``faults_invalid``, before serving.
         TypeError: ``limits`` beside a keyword that differs from its default.
-        ValueError: ``max_episodes`` below 1, or an ``allow_hosts``/``allow_origins`` entry
-            that is not a host or an origin.
+        ValueError: ``max_episodes``, ``max_connections`` below 1, ``read_timeout`` not
+            above 0, or an ``allow_hosts``/``allow_origins`` entry that is not a host or an
+            origin.
     """
     settings = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     plan = resolve_faults(faults)
     if max_episodes < 1:
         raise ValueError(f"max_episodes must be at least 1, not {max_episodes}.")
+    check_limits(read_timeout, max_connections)
     Access.build(port=port, bound=host, allow_hosts=allow_hosts, allow_origins=allow_origins)
     _check_protected(host, token)
     env.verifier_for(env.task(task_id))
@@ -229,28 +240,46 @@ async def serve_http(
             faults=plan,
         )
         app = ServeApp(episodes, access=access, default_task=task_id)
-        server = _Server(_config(app))
-        async with episodes.running(), anyio.create_task_group() as group:
-            first = await episodes.open(task_id)
-            await group.start(stop_on_signals, server, episodes)
-            if on_ready is not None:
-                on_ready({"url": episodes.base_url, "episodes": [first.summary()]})
-            await server.serve(sockets=[sock])
-            await episodes.close()  # uvicorn stopped by itself: end what is open
-            group.cancel_scope.cancel()
+        gate = Gate(read_timeout, max_connections, BACKLOG)
+        server = _Server(_config(app, gate))
+        with gate.serving():
+            await _serve(server, episodes, task_id, on_ready, sock)
 
 
-def _config(app: ServeApp) -> uvicorn.Config:
-    return uvicorn.Config(
-        app,
-        lifespan="off",
-        log_level="warning",
-        access_log=False,
-        backlog=BACKLOG,
-        timeout_keep_alive=KEEP_ALIVE_S,
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
-        # httptools (in the mcp extra) when installed: its parser costs ~150 µs less CPU per
-        # call than h11's. No proxy in front of this server: X-Forwarded-* mean nothing here.
-        http="auto",
-        proxy_headers=False,
-    )
+async def _serve(
+    server: _Server,
+    episodes: EpisodeHost,
+    task_id: str,
+    on_ready: Callable[[dict[str, Any]], None] | None,
+    sock: socket.socket,
+) -> None:
+    """Open the first episode, announce, serve until a signal stops uvicorn."""
+    async with episodes.running(), anyio.create_task_group() as group:
+        first = await episodes.open(task_id)
+        await group.start(stop_on_signals, server, episodes)
+        if on_ready is not None:
+            on_ready({"url": episodes.base_url, "episodes": [first.summary()]})
+        await server.serve(sockets=[sock])
+        await episodes.close()  # uvicorn stopped by itself: end what is open
+        group.cancel_scope.cancel()
+
+
+def gated_config(app: ASGIApp, gate: Gate, **options: Any) -> uvicorn.Config:
+    """The uvicorn settings of ``app`` behind ``gate`` (every HTTP server of serve)."""
+    defaults: dict[str, Any] = {
+        "lifespan": "off",
+        "log_level": "warning",
+        "access_log": False,
+        "backlog": BACKLOG,
+        "timeout_keep_alive": KEEP_ALIVE_S,
+        # No proxy in front of these servers: X-Forwarded-* mean nothing here.
+        "proxy_headers": False,
+    }
+    # httptools (in the mcp extra) when installed: its parser costs ~150 µs less CPU per call
+    # than h11's. The gate wraps whichever uvicorn picks.
+    http = gate.protocol(AutoHTTPProtocol)
+    return uvicorn.Config(gate.app(app), http=http, **{**defaults, **options})
+
+
+def _config(app: ServeApp, gate: Gate) -> uvicorn.Config:
+    return gated_config(app, gate, timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)

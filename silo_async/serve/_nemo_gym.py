@@ -36,6 +36,7 @@ from .._environment import Environment
 from .._episode import Episode
 from .._errors import SiloError
 from .._faults import Faults, resolve_faults
+from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT
 from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from ._asgi import BodyTooLargeError, json_bytes, read_body, send_json
@@ -260,6 +261,8 @@ async def serve_nemo_gym(
     on_end: Callable[[RunResult], None] | None = None,
     on_ready: Callable[[dict[str, Any]], None] | None = None,
     faults: Faults | str | None = None,
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
 ) -> None:
     """Serve ``env`` as a NeMo Gym resources server until SIGINT/SIGTERM (asyncio only).
 
@@ -280,11 +283,15 @@ async def serve_nemo_gym(
         on_end: called with each episode's result when it ends.
         on_ready: called once listening, with ``{"url", "protocol", "episodes": []}``.
         faults: the faults every episode's tool calls meet (DESIGN §14; None: none).
+        read_timeout: seconds a client has to send a request's head and body (from its first
+            byte; a connection's first request from its start), else it is disconnected.
+        max_connections: connections open at once; one more is answered 503 and closed.
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found`` or
             ``tool_name_reserved``, before serving.
-        ValueError: an ``allow_hosts`` / ``allow_origins`` entry is no host or origin.
+        ValueError: an ``allow_hosts`` / ``allow_origins`` entry is no host or origin, or
+            ``read_timeout`` / ``max_connections`` no server can keep.
         TypeError: ``limits`` beside a keyword of the keyword form.
     """
     if task_id is not None:
@@ -312,4 +319,6 @@ async def serve_nemo_gym(
         allow_origins=allow_origins,
         announce=lambda url: {"url": url, "protocol": "nemo-gym", "episodes": []},
         on_ready=on_ready,
+        read_timeout=read_timeout,
+        max_connections=max_connections,
     )

@@ -6,6 +6,12 @@ tested end to end offline: real SDK, real HTTP, real retries, scripted model. Th
 on its own event loop in a background thread, so the same object serves sync tests, asyncio
 and trio tests alike, and a slow script never blocks the loop under test.
 
+Like every HTTP server of silo_async (DESIGN.md section 23) it gives a client ``read_timeout``
+seconds to send each request (:mod:`._http1`), keeps at most ``max_connections`` open (one more
+is answered 503 and closed at once), reports both on one line a second at most, and answers
+what it cannot read with a 4xx: nothing a client sends stops it. ``history=False`` (what
+``silo-async scripted-model`` runs) keeps counts only, so a long-lived server stays small.
+
 Example::
 
     from silo_async import agents
@@ -22,8 +28,8 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import http
 import json
+import logging
 import threading
 from collections.abc import Mapping
 from types import TracebackType
@@ -32,18 +38,26 @@ from typing import Any, Self
 import anyio
 import anyio.abc
 import anyio.from_thread
-from anyio.streams.buffered import BufferedByteReceiveStream
 
+from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT, FloodLog, check_limits
+from .._jsonutil import compact_json, utf8
+from ._http1 import BadRequestError, Request, RequestReader, TooSlowError, response_bytes
 from ._model_script import ErrorReply, ModelRequest, Reply, Script, Step, error_body, render
 
 __all__ = ["ScriptedModelServer"]
 
-_MAX_HEAD = 64 * 1024
 _ENDS = (("/chat/completions", "chat"), ("/messages", "messages"))
 _NO_RETRY = {"x-should-retry": "false"}
 _Response = tuple[int, dict[str, Any], Mapping[str, str]]
 #: What ``_next`` gives when a list script has no reply left.
 _EXHAUSTED: Any = object()
+#: Seconds a keep-alive connection may wait for its next request (an agent runs tools between
+#: two model calls; the SDKs' pools reuse connections).
+KEEP_ALIVE_S = 120.0
+#: Seconds between two tries to accept when the process is out of files.
+_ACCEPT_RETRY_S = 0.1
+
+LOG = logging.getLogger("silo_async.testing")
 
 
 class ScriptedModelServer:
@@ -58,6 +72,12 @@ class ScriptedModelServer:
             ``dict`` (a raw JSON body, sent as-is).
         host: the loopback address to bind.
         port: the port (0: a free one).
+        history: keep every request (:attr:`requests`) and every error of the script
+            (:attr:`errors`); ``False`` keeps the first error and counts only, for a server
+            that answers requests for days.
+        read_timeout: seconds a client has to send a request's head and body (from its first
+            byte; a connection's first request from its start), else it is disconnected.
+        max_connections: connections open at once; one more is answered 503 and closed.
 
     Attributes:
         errors: exceptions raised by a script function (each answered with a 500); the first
@@ -65,18 +85,59 @@ class ScriptedModelServer:
 
     Use it as ``with`` or ``async with`` (or :meth:`start` / :meth:`stop`). When a list script
     runs out, requests get a 500 that the SDKs do not retry, whose message says so.
+
+    Raises:
+        ValueError: ``read_timeout`` not above 0 or ``max_connections`` below 1.
     """
 
-    def __init__(self, script: Script, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        script: Script,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        history: bool = True,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    ) -> None:
+        check_limits(read_timeout, max_connections)
         self._script = script if callable(script) else list(script)
         self._host = host
         self._port = port
+        self._history = history
+        self._read_timeout = read_timeout
+        self._max_connections = max_connections
         self._requests: list[ModelRequest] = []
+        self._served = 0
+        self._failed = 0
+        self._open = 0
         self._lock = threading.Lock()
         self.errors: list[Exception] = []
         self._portal_cm: contextlib.AbstractContextManager[anyio.from_thread.BlockingPortal]
         self._portal: anyio.from_thread.BlockingPortal | None = None
         self._scope: anyio.CancelScope | None = None
+        self._refused = FloodLog(
+            LOG,
+            lambda n: (
+                f"scripted model: refused {n:,} connection(s): {max_connections} are "
+                f"open (--max-connections {max_connections})."
+            ),
+        )
+        ms = round(read_timeout * 1000)
+        self._dropped = FloodLog(
+            LOG,
+            lambda n: (
+                f"scripted model: disconnected {n:,} client(s) that did not send a whole "
+                f"request within {ms} ms (--read-timeout-ms {ms})."
+            ),
+        )
+        self._starved = FloodLog(
+            LOG,
+            lambda n: (
+                f"scripted model: could not accept a connection {n:,} time(s): the "
+                "process has no file left (ulimit -n); lower --max-connections."
+            ),
+        )
 
     @property
     def url(self) -> str:
@@ -95,9 +156,19 @@ class ScriptedModelServer:
 
     @property
     def requests(self) -> list[ModelRequest]:
-        """The requests received so far, in arrival order (a copy)."""
+        """The requests received so far, in arrival order (a copy; empty without history)."""
         with self._lock:
             return list(self._requests)
+
+    @property
+    def served(self) -> int:
+        """How many requests reached the script (with or without history)."""
+        return self._served
+
+    @property
+    def failed(self) -> int:
+        """How many times the script raised (with or without history)."""
+        return self._failed
 
     def start(self) -> Self:
         """Start serving in a background thread; returns once the port is bound."""
@@ -121,6 +192,8 @@ class ScriptedModelServer:
         if self._scope is not None:
             portal.call(self._scope.cancel)
         self._portal_cm.__exit__(None, None, None)
+        for log in (self._refused, self._dropped, self._starved):
+            log.flush()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -146,45 +219,72 @@ class ScriptedModelServer:
     async def _serve(self, *, task_status: anyio.abc.TaskStatus[int]) -> None:
         listener = await anyio.create_tcp_listener(local_host=self._host, local_port=self._port)
         with anyio.CancelScope() as self._scope:
-            async with listener:
+            async with listener, anyio.create_task_group() as group:
+                for one in listener.listeners:  # one per address the host name has
+                    assert isinstance(one, anyio.abc.SocketListener)  # what TCP listens with
+                    group.start_soon(self._accept, one, group)
                 task_status.started(listener.extra(anyio.abc.SocketAttribute.local_port))
-                await listener.serve(self._connection)
+
+    async def _accept(self, listener: anyio.abc.SocketListener, group: anyio.abc.TaskGroup) -> None:
+        """Accept connections for ever: one beyond the cap is refused, each other served."""
+        while True:
+            try:
+                stream = await listener.accept()
+            except OSError:  # out of files: the client waits in the kernel's queue meanwhile
+                self._starved.note()
+                await anyio.sleep(_ACCEPT_RETRY_S)
+                continue
+            if self._open >= self._max_connections:
+                group.start_soon(self._refuse, stream)
+            else:
+                self._open += 1
+                group.start_soon(self._connection, stream)
+
+    async def _refuse(self, stream: anyio.abc.SocketStream) -> None:
+        self._refused.note()
+        message = (
+            f"{self._max_connections} connections are open, as many as this server takes "
+            "(--max-connections). Try again once one has closed."
+        )
+        body = utf8(compact_json(error_body("chat", 503, message)))
+        async with stream:
+            with contextlib.suppress(anyio.BrokenResourceError), anyio.move_on_after(1):
+                await stream.send(response_bytes(503, body, close=True))
 
     async def _connection(self, stream: anyio.abc.SocketStream) -> None:
-        async with stream:
-            reader = BufferedByteReceiveStream(stream)
-            with contextlib.suppress(
-                anyio.EndOfStream,
-                anyio.IncompleteRead,
-                anyio.DelimiterNotFound,
-                anyio.BrokenResourceError,
-                anyio.ClosedResourceError,
-            ):
-                while await self._exchange(reader, stream):
-                    pass
+        try:
+            async with stream:
+                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    await self._exchanges(stream)
+        finally:
+            self._open -= 1
 
-    async def _exchange(
-        self, reader: BufferedByteReceiveStream, stream: anyio.abc.SocketStream
-    ) -> bool:
-        """Serve one request of a keep-alive connection; False once the client wants it closed."""
-        head = (await reader.receive_until(b"\r\n\r\n", _MAX_HEAD)).decode("latin-1")
-        request_line, *lines = head.split("\r\n")
-        method, _, rest = request_line.partition(" ")
-        path = rest.rpartition(" ")[0] or rest
-        headers = {}
-        for line in lines:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        body = await reader.receive_exactly(int(headers.get("content-length") or 0))
-        status, payload, extra = self._respond(method, path, headers, body)
-        data = json.dumps(payload).encode()
-        out = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}"]
-        out += ["content-type: application/json", f"content-length: {len(data)}"]
-        out += [f"{k}: {v}" for k, v in extra.items()]
-        await stream.send("\r\n".join(out).encode("latin-1") + b"\r\n\r\n" + data)
-        return headers.get("connection", "").lower() != "close"
+    async def _exchanges(self, stream: anyio.abc.SocketStream) -> None:
+        """Serve the requests of one keep-alive connection until either side ends it."""
+        reader = RequestReader(stream)
+        idle: float | None = None  # the first request's deadline runs from the connection's start
+        while True:
+            try:
+                request = await reader.next(idle=idle, deadline=self._read_timeout)
+            except TooSlowError:
+                self._dropped.note()
+                return
+            except BadRequestError as exc:
+                body = utf8(compact_json(error_body("chat", exc.status, exc.message)))
+                await stream.send(response_bytes(exc.status, body, _NO_RETRY, close=True))
+                return
+            if request is None:
+                return
+            status, payload, extra = self._respond(request)
+            body = utf8(compact_json(payload))
+            close = not request.keep_alive
+            await stream.send(response_bytes(status, body, extra, close=close))
+            if close:
+                return
+            idle = KEEP_ALIVE_S
 
-    def _respond(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> _Response:
+    def _respond(self, request: Request) -> _Response:
+        method, path = request.method, request.path
         protocol = next((p for end, p in _ENDS if path.split("?")[0].endswith(end)), None)
         if method != "POST" or protocol is None:
             message = (
@@ -193,13 +293,28 @@ class ScriptedModelServer:
             )
             return 404, error_body("chat", 404, message), _NO_RETRY
         try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
+            body = json.loads(request.body or b"{}")
+        except (ValueError, RecursionError):
             return 400, error_body(protocol, 400, "The body is not JSON."), _NO_RETRY
+        if not isinstance(body, dict):
+            return 400, error_body(protocol, 400, "The body must be a JSON object."), _NO_RETRY
         with self._lock:
-            request = ModelRequest(len(self._requests), protocol, path, headers, body)
-            self._requests.append(request)
-        return self._answer(request, self._next(request))
+            seen = ModelRequest(self._served, protocol, path, dict(request.headers), body)
+            self._served += 1
+            if self._history:
+                self._requests.append(seen)
+        try:
+            return self._answer(seen, self._next(seen))
+        except Exception as exc:  # a reply nothing can render (a broken script)
+            self._failure(exc)
+            text = f"ScriptedModelServer: the reply cannot be sent: {type(exc).__name__}: {exc}"
+            return 500, error_body(protocol, 500, text), _NO_RETRY
+
+    def _failure(self, exc: Exception) -> None:
+        with self._lock:
+            self._failed += 1
+            if self._history or not self.errors:
+                self.errors.append(exc)
 
     def _next(self, request: ModelRequest) -> Step | Exception:
         script = self._script
@@ -209,7 +324,7 @@ class ScriptedModelServer:
         try:
             return script(request)
         except Exception as exc:  # a broken script: answer, and report it at exit
-            self.errors.append(exc)
+            self._failure(exc)
             return exc
 
     def _answer(self, request: ModelRequest, step: Step | Exception) -> _Response:
