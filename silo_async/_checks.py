@@ -70,11 +70,14 @@ class ValidationReport:
         environment: the environment name.
         findings: the findings in check order.
         counts: ``{data, tasks, tools, verifiers}``.
+        solver: what a solver did (``{"passed", "tasks"}``: the tasks it passed with reward
+            1.0, of those it ran), or None when no solver ran.
     """
 
     environment: str
     findings: tuple[Finding, ...]
     counts: dict[str, int]
+    solver: dict[str, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -87,12 +90,13 @@ class ValidationReport:
         return [f for f in self.findings if f.level == "error"]
 
     def to_dict(self) -> dict[str, Any]:
-        """``{environment, ok, findings, counts}`` as printed by ``env validate --json``."""
+        """``{environment, ok, findings, counts, solver}`` as ``env validate --json`` prints it."""
         return {
             "environment": self.environment,
             "ok": self.ok,
             "findings": [f.to_dict() for f in self.findings],
             "counts": dict(self.counts),
+            "solver": None if self.solver is None else dict(self.solver),
         }
 
 
@@ -111,6 +115,8 @@ class Checker:
         self.counts = {"data": 0, "tasks": 0, "tools": 0, "verifiers": 0}
         #: The bound tools' names, once they bound (what a task's ``user.tools`` may name).
         self.tool_names: set[str] | None = None
+        #: What the solver did, once it ran: ``{"passed", "tasks"}``.
+        self.solver: dict[str, int] | None = None
 
     def error(self, code: str, message: str) -> None:
         """Record an error (it fails validation)."""
@@ -133,7 +139,7 @@ class Checker:
 
     def report(self) -> ValidationReport:
         """The findings so far, as a report."""
-        return ValidationReport(self.name, tuple(self.findings), dict(self.counts))
+        return ValidationReport(self.name, tuple(self.findings), dict(self.counts), self.solver)
 
 
 def _shares_mutable(a: Any, b: Any) -> bool:
@@ -307,6 +313,8 @@ async def check_solver(
     conversation before a write the solver needs (:func:`~silo_async._checks_users.check_ends`).
     """
     results = await run_many(env, task_ids, solver, limits=limits, agent_name="solver")
+    passed = sum(1 for r in results if r.passed and r.reward == 1.0)
+    c.solver = {"passed": passed, "tasks": len(results)}
     for result in results:
         if result.passed and result.reward == 1.0:
             continue

@@ -88,6 +88,7 @@ async def test_blank_environment_is_ok_with_warnings(tmp_path: Path) -> None:
             },
         ],
         "counts": {"data": 0, "tasks": 0, "tools": 0, "verifiers": 0},
+        "solver": None,
     }
 
 

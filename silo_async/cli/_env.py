@@ -45,6 +45,15 @@ def env_list(as_json: bool) -> None:
         click.echo(name)
 
 
+def _solver_text(spec: str | None, done: dict[str, int] | None) -> str:
+    """The OK line's last field: what ``--solver`` did (nothing without one)."""
+    if spec is None:
+        return ""
+    if done is None:
+        return "\tsolver not run (fix the errors above first)"
+    return f"\tsolver passed {done['passed']}/{done['tasks']}"
+
+
 @env.command("validate", short_help="Check an environment; exit 1 on any error.")
 @env_option
 @click.option(
@@ -75,7 +84,7 @@ def env_validate(ctx: click.Context, env_name: str, solver_spec: str | None, as_
         click.echo(
             f"{'OK' if report['ok'] else 'FAILED'}\t{report['environment']}\t"
             f"data={counts['data']} tasks={counts['tasks']} tools={counts['tools']} "
-            f"verifiers={counts['verifiers']}"
+            f"verifiers={counts['verifiers']}" + _solver_text(solver_spec, report["solver"])
         )
     if not report["ok"]:
         ctx.exit(1)

@@ -52,6 +52,7 @@ from ._models import (
     check_model_flags,
     model_agents,
     model_options,
+    note_unused_user_model,
     user_factory,
     user_options,
 )
@@ -439,6 +440,7 @@ def eval_command(
         wanted = set()
     environment, project_dir = load_for_tasks(store, wanted), store.project.cwd
     task_ids = _plan_tasks(environment, ctx.params)
+    note_unused_user_model(user_model, [environment.task(t) for t in task_ids])
     agents = _all_agents(agent_specs, model_specs, base_url, max_turns, cwd)
     eval_id = new_eval_id()
     target = out_dir if out_dir is not None else project_dir / ".silo" / "evals" / eval_id

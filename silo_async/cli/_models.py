@@ -16,9 +16,18 @@ from typing import Any, TypeVar
 import click
 
 from .._agentload import AgentLoadError
+from .._errors import SiloError
+from .._task import Task
 from ._types import WholeNumber
 
-__all__ = ["check_model_flags", "model_agents", "model_options", "user_factory", "user_options"]
+__all__ = [
+    "check_model_flags",
+    "model_agents",
+    "model_options",
+    "note_unused_user_model",
+    "user_factory",
+    "user_options",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -110,7 +119,37 @@ def user_factory(
         return None
     from ..users import model_user  # imports an SDK: only when --user-model is used
 
-    return model_user(user_model, user_base_url or base_url)
+    try:
+        return model_user(user_model, user_base_url or base_url)
+    except SiloError as exc:
+        # The SDK's message names the agents' flag; a model user's server is --user-base-url.
+        if exc.code != "model_invalid" or "(--base-url)" not in exc.message:
+            raise
+        message = exc.message.replace("(--base-url)", "(--user-base-url, or --base-url)")
+        raise SiloError(exc.code, message, exc.details) from None
+
+
+def note_unused_user_model(user_model: str | None, tasks: Sequence[Task]) -> None:
+    """Say once, on stderr, which tasks ``--user-model`` does not play (those without a user)."""
+    if user_model is None:
+        return
+    without = [t.id for t in tasks if t.user is None]
+    if not without:
+        return
+    if len(without) == len(tasks):
+        which = f"task {without[0]} has no user" if len(tasks) == 1 else "no task here has a user"
+        click.echo(
+            f"note: --user-model is not used: {which} (it plays the user of tasks that "
+            "declare one).",
+            err=True,
+        )
+        return
+    click.echo(
+        f"note: --user-model plays the user of {len(tasks) - len(without)} of {len(tasks)} "
+        f"tasks; the others have no user ({', '.join(without[:5])}"
+        f"{', ...' if len(without) > 5 else ''}).",
+        err=True,
+    )
 
 
 def model_agents(

@@ -27,6 +27,7 @@ from ._models import (
     check_model_flags,
     model_agents,
     model_options,
+    note_unused_user_model,
     user_factory,
     user_options,
 )
@@ -109,6 +110,7 @@ def run(
     environment = load_for_tasks(store, [task_id])
     # Fail on an unknown task or verifier before importing the agent (which may be slow).
     environment.verifier_for(environment.task(task_id))
+    note_unused_user_model(user_model, [environment.task(task_id)])
     runs_dir = store.project.runs_dir
     if model_spec is not None:
         ((label, fn),) = model_agents([model_spec], base_url, max_turns).items()
