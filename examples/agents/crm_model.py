@@ -7,13 +7,18 @@ speaks Chat Completions or Messages can be pointed at it; ``make demo`` points
 ``agents.openai_chat`` at it.
 
 Token usage is estimated as the JSON size of the request (and of the reply) over four, about
-four characters per token: the figures grow with the conversation, as a real model's do.
+four characters per token: the figures grow with the conversation, as a real model's do. They
+depend on the conversation alone: each tool call gets an id of its own turn (``call_t1_0``),
+not the server's running count of requests, so the same conversation costs the same tokens
+whatever else the server answered before (two identical evals bill identically).
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+import attrs
 
 from silo_async.testing import ModelRequest, Reply, ToolCall
 
@@ -22,6 +27,11 @@ LEAD = "Tomasz Wierzbicki"
 
 
 def _reply(request: ModelRequest, text: str | None, *calls: ToolCall) -> Reply:
+    # Ids of this conversation's own turn: the server's default ids count every request it
+    # answered, so they (and the next request's size) would differ from one eval to the next.
+    calls = tuple(
+        attrs.evolve(call, id=f"call_t{request.turn}_{i}") for i, call in enumerate(calls)
+    )
     size = len(json.dumps(request.body))
     out = len(text or "") + sum(len(json.dumps(c.input)) + len(c.name) for c in calls)
     return Reply(text=text, tool_calls=calls, input_tokens=size // 4, output_tokens=out // 4 + 8)
