@@ -23,6 +23,7 @@ from ._common import (
     json_option,
     note_broken_tasks,
 )
+from ._task_families import list_families, sample_command, show_instance
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,12 +37,18 @@ def task() -> None:
 
 @task.command("list")
 @env_option
+@click.option(
+    "--families", is_flag=True, help="List the task families instead (id, difficulty, title)."
+)
 @json_option
-def list_(env_name: str, as_json: bool) -> None:
-    """List the tasks, sorted by id.
+def list_(env_name: str, families: bool, as_json: bool) -> None:
+    """List the tasks, sorted by id (or, with --families, the task families).
 
     A task file that cannot be read is left out and named on stderr.
     """
+    if families:
+        list_families(env_name, as_json)
+        return
     broken: list[SiloError] = []
     listed = environment_store(env_name).tasks.list(broken=broken)
     note_broken_tasks(broken, env_name)
@@ -55,11 +62,16 @@ def list_(env_name: str, as_json: bool) -> None:
 
 
 @task.command("show")
-@click.argument("task_id", metavar="ID")
+@click.argument("id_arg", metavar="[ID]", required=False)
+@click.option("--task", "id_flag", default=None, metavar="ID", help="Task id (or ID).")
 @env_option
 @json_option
-def show(task_id: str, env_name: str, as_json: bool) -> None:
-    """Print a task as JSON."""
+def show(id_arg: str | None, id_flag: str | None, env_name: str, as_json: bool) -> None:
+    """Print a task as JSON; an instance FAMILY#SEED with its split, params and gold calls."""
+    task_id = _task_id(id_arg, id_flag)
+    if "#" in task_id:
+        show_instance(env_name, task_id, as_json)
+        return
     echo_json(environment_store(env_name).tasks.get(task_id).to_dict())
 
 
@@ -228,3 +240,6 @@ def remove(task_id: str, env_name: str, as_json: bool) -> None:
     """Delete the file the task came from."""
     removed = environment_store(env_name).tasks.remove(task_id)
     echo_done("remove", "Removed", removed, as_json, "id", task_id)
+
+
+task.add_command(sample_command)
