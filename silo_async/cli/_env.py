@@ -8,6 +8,7 @@ import click
 
 from .._agentload import load_agent
 from ..project._validate import validate_environment
+from ..testing._families_check import DEFAULT_INSTANCES
 from ._common import (
     OrderedGroup,
     check_agent_specs,
@@ -19,6 +20,7 @@ from ._common import (
     project_store,
     run_async,
 )
+from ._types import WholeNumber
 
 __all__ = ["env"]
 
@@ -65,15 +67,27 @@ def _solver_text(spec: str | None, done: dict[str, int] | None) -> str:
     help="An agent that solves every task: each must pass with reward 1.0 (tasks with a "
     "user, with their scripted user, whose script must not end before the solver's writes).",
 )
+@click.option(
+    "--instances",
+    type=WholeNumber(min=1),
+    default=DEFAULT_INSTANCES,
+    show_default=True,
+    help="Instances of each task family to check (seeds 0, 1, 2...): they build, their gold "
+    "calls succeed, the gold agent passes and a do-nothing agent fails.",
+)
 @json_option
 @click.pass_context
-def env_validate(ctx: click.Context, env_name: str, solver_spec: str | None, as_json: bool) -> None:
-    """Check data, loading, tools, verifiers and tasks; exit 1 on any error finding."""
+def env_validate(
+    ctx: click.Context, env_name: str, solver_spec: str | None, instances: int, as_json: bool
+) -> None:
+    """Check data, loading, tools, verifiers, tasks and task families; exit 1 on any error."""
     store = environment_store(env_name)
     solver = load_agent(solver_spec, Path.cwd()).fn if solver_spec is not None else None
     # The one event loop of this command: validation runs a do-nothing agent on every task.
     report = run_async(
-        lambda: validate_environment(store.path, store.project.cwd, solver=solver)
+        lambda: validate_environment(
+            store.path, store.project.cwd, solver=solver, instances=instances
+        )
     ).to_dict()
     if as_json:
         echo_json(report)

@@ -33,6 +33,7 @@ from .._limits import Limits
 from .._runner import Agent
 from .._tools import BoundTool
 from .._verify import Verifier
+from ..testing._families_check import DEFAULT_INSTANCES, check_families
 from ._files import json_files
 from ._loader import OpenedEnvironment, build_environment, open_environment
 from ._stubs import TODO_MARKER, VERIFIER_TODO_LABEL
@@ -178,14 +179,17 @@ def _check_runtime(c: Checker, environment: str, cwd: Path) -> tuple[Environment
     tools_ok = made and check_tools(c, opened.bind_tools, state, _tool_stub)
     verifiers = _check_verifiers(c, opened, {str(p.details.get("id")) for p in broken})
     runnable = check_task_links(c, opened.tasks, ids)
-    if not opened.tasks:
+    if not opened.tasks and not opened.families:
         c.warning("no_tasks", "No tasks defined, so this environment cannot be run yet.")
     if made and c.counts["tools"] == 0 and tools_ok:
         c.warning(
             "no_tools", "No tools registered, so the agent cannot observe or change anything."
         )
-    if tools_ok and verifiers is not None and runnable:
-        return build_environment(opened), runnable
+    if tools_ok and verifiers is not None and (runnable or opened.families):
+        try:
+            return build_environment(opened), runnable
+        except SiloError as exc:  # a families entry that is not a family, a duplicate id
+            c.error(exc.code, exc.message)
     return None
 
 
@@ -195,7 +199,12 @@ def _check_files(c: Checker, env_dir: Path, cwd: Path) -> tuple[Environment, lis
 
 
 async def validate_environment(
-    env_dir: Path, cwd: Path, *, solver: Agent | None = None, limits: Limits | None = None
+    env_dir: Path,
+    cwd: Path,
+    *,
+    solver: Agent | None = None,
+    limits: Limits | None = None,
+    instances: int = DEFAULT_INSTANCES,
 ) -> ValidationReport:
     """Validate the environment in ``env_dir`` (inside project ``cwd``).
 
@@ -210,12 +219,16 @@ async def validate_environment(
             must pass with reward 1.0 (tasks with a user, with their scripted user, whose
             script must not end the conversation before a write the solver needs).
         limits: the solver's limits per task (default: :class:`~silo_async.Limits`).
+        instances: how many instances of each task family are checked (``--instances``).
     """
     c = Checker(env_dir.name, env_dir)
     credible = await anyio.to_thread.run_sync(_check_files, c, env_dir, cwd)
     if credible is not None:
-        await check_credibility(c, *credible)
-        if solver is not None:
-            await check_solver(c, *credible, solver, limits or Limits())
+        environment, runnable = credible
+        if runnable:
+            await check_credibility(c, environment, runnable)
+            if solver is not None:
+                await check_solver(c, environment, runnable, solver, limits or Limits())
+        await check_families(c, environment, instances)
     await anyio.to_thread.run_sync(_check_compiles, c, env_dir)
     return c.report()
