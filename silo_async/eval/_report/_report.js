@@ -63,20 +63,155 @@ function longText(s, limit) {
   return box;
 }
 
-/* ---------- unpacking the embedded data ---------- */
+/* ---------- unpacking the embedded data ----------
+   The data is gzip (RFC 1952 around RFC 1951 deflate), inflated here synchronously rather than
+   by the browser's DecompressionStream, whose promises settle after the page's load: a page
+   drawn from them is blank to whatever captures it at load (chromium --headless --screenshot,
+   --print-to-pdf, --dump-dom). Drawn while the script runs, the page (and a #run= deep link's
+   rollout) is there before the load event. */
+var LBASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83,
+  99, 115, 131, 163, 195, 227, 258];
+var LEXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5,
+  5, 0];
+var DBASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769,
+  1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
+var DEXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11,
+  12, 12, 13, 13];
+var CLORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+var FAST = 10;  /* codes up to this many bits decode with one table look-up */
+function corrupt() { throw new Error('the embedded data is damaged'); }
+function huffman(lengths) {
+  /* a canonical Huffman code: a look-up table of (symbol << 4 | length) indexed by the next
+     FAST bits, and the counts and sorted symbols that decode the longer codes bit by bit */
+  var count = new Uint16Array(16), next = new Uint16Array(16), i, len;
+  var syms = new Uint16Array(lengths.length), offs = new Uint16Array(16);
+  var fast = new Int32Array(1 << FAST);
+  for (i = 0; i < lengths.length; i++) count[lengths[i]]++;
+  count[0] = 0;
+  for (len = 1, i = 0; len < 16; len++) {
+    i = (i + count[len - 1]) << 1;
+    next[len] = i;
+    offs[len] = offs[len - 1] + count[len - 1];
+  }
+  for (i = 0; i < lengths.length; i++) {
+    len = lengths[i];
+    if (!len) continue;
+    syms[offs[len]++] = i;
+    var code = next[len]++, rev = 0;
+    for (var b = 0; b < len; b++) rev |= ((code >> b) & 1) << (len - 1 - b);
+    if (len <= FAST) for (var j = rev; j < (1 << FAST); j += 1 << len) fast[j] = (i << 4) | len;
+  }
+  return {count: count, syms: syms, fast: fast};
+}
+function bits(s, n) {
+  while (s.bc < n) {
+    if (s.p >= s.b.length) corrupt();
+    s.bb |= s.b[s.p++] << s.bc;
+    s.bc += 8;
+  }
+  var v = s.bb & ((1 << n) - 1);
+  s.bb >>>= n;
+  s.bc -= n;
+  return v;
+}
+function symbol(s, h) {
+  while (s.bc < 15 && s.p < s.b.length) { s.bb |= s.b[s.p++] << s.bc; s.bc += 8; }
+  var e = h.fast[s.bb & ((1 << FAST) - 1)];
+  if (e) { s.bb >>>= e & 15; s.bc -= e & 15; return e >> 4; }
+  var code = 0, first = 0, index = 0;
+  for (var len = 1; len < 16; len++) {
+    code |= bits(s, 1);
+    var c = h.count[len];
+    if (code - first < c) return h.syms[index + code - first];
+    index += c;
+    first = (first + c) << 1;
+    code <<= 1;
+  }
+  return corrupt();
+}
+function fixedCodes() {
+  var l = new Uint8Array(288), d = new Uint8Array(30), i;
+  for (i = 0; i < 288; i++) l[i] = i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8;
+  for (i = 0; i < 30; i++) d[i] = 5;
+  return [huffman(l), huffman(d)];
+}
+function dynamicCodes(s) {
+  var nlen = bits(s, 5) + 257, ndist = bits(s, 5) + 1, ncode = bits(s, 4) + 4, i;
+  var cl = new Uint8Array(19);
+  for (i = 0; i < ncode; i++) cl[CLORDER[i]] = bits(s, 3);
+  var ch = huffman(cl), lengths = new Uint8Array(nlen + ndist);
+  for (i = 0; i < nlen + ndist;) {
+    var sym = symbol(s, ch), rep = 0, val = 0;
+    if (sym < 16) { lengths[i++] = sym; continue; }
+    if (sym === 16) { if (!i) corrupt(); val = lengths[i - 1]; rep = 3 + bits(s, 2); }
+    else if (sym === 17) rep = 3 + bits(s, 3);
+    else rep = 11 + bits(s, 7);
+    if (i + rep > nlen + ndist) corrupt();
+    while (rep--) lengths[i++] = val;
+  }
+  return [huffman(lengths.subarray(0, nlen)), huffman(lengths.subarray(nlen))];
+}
+function inflate(b) {
+  /* one gzip member: skip its header, inflate its blocks; the trailer is not checked */
+  if (b[0] !== 0x1f || b[1] !== 0x8b || b[2] !== 8) corrupt();
+  var flags = b[3], p = 10;
+  if (flags & 4) p += 2 + (b[p] | (b[p + 1] << 8));
+  if (flags & 8) while (b[p++]);
+  if (flags & 16) while (b[p++]);
+  if (flags & 2) p += 2;
+  var s = {b: b, p: p, bb: 0, bc: 0}, out = new Uint8Array(Math.max(1024, b.length * 4)), o = 0;
+  function room(n) {
+    if (o + n <= out.length) return;
+    var bigger = new Uint8Array(Math.max(out.length * 2, o + n));
+    bigger.set(out.subarray(0, o));
+    out = bigger;
+  }
+  var last = 0;
+  while (!last) {
+    last = bits(s, 1);
+    var type = bits(s, 2);
+    if (type === 0) {  /* stored: whole bytes, after what is left of the current one */
+      s.p -= s.bc >> 3;
+      s.bb = 0;
+      s.bc = 0;
+      var n = b[s.p] | (b[s.p + 1] << 8);
+      s.p += 4;
+      if (s.p + n > b.length) corrupt();
+      room(n);
+      out.set(b.subarray(s.p, s.p + n), o);
+      o += n;
+      s.p += n;
+      continue;
+    }
+    if (type === 3) corrupt();
+    var codes = type === 1 ? fixedCodes() : dynamicCodes(s);
+    for (;;) {
+      var sym = symbol(s, codes[0]);
+      if (sym < 256) { room(1); out[o++] = sym; continue; }
+      if (sym === 256) break;
+      sym -= 257;
+      if (sym >= 29) corrupt();
+      var len = LBASE[sym] + bits(s, LEXTRA[sym]);
+      var dsym = symbol(s, codes[1]);
+      if (dsym >= 30) corrupt();
+      var dist = DBASE[dsym] + bits(s, DEXTRA[dsym]);
+      if (dist > o) corrupt();
+      room(len);
+      for (var k = 0; k < len; k++, o++) out[o] = out[o - dist];
+    }
+  }
+  return out.subarray(0, o);
+}
 function unpack(id) {
-  var b = document.getElementById(id).textContent.trim();
-  var s = atob(b.replace(/-/g, '+').replace(/_/g, '\x2f'));
+  var text = document.getElementById(id).textContent.trim();
+  var s = atob(text.replace(/-/g, '+').replace(/_/g, '\x2f'));
   var u = new Uint8Array(s.length);
   for (var i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
-  if (typeof DecompressionStream === 'undefined')
-    return Promise.reject(new Error('this browser cannot decompress the embedded data'));
-  var st = new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'));
-  return new Response(st).text().then(JSON.parse);
+  return JSON.parse(new TextDecoder('utf-8').decode(inflate(u)));
 }
 function details() {
-  if (DETAILS) return Promise.resolve(DETAILS);
-  return unpack('details').then(function (d) { DETAILS = d; return d; });
+  if (!DETAILS) DETAILS = unpack('details');
+  return DETAILS;
 }
 
 /* ---------- statistics (the same estimators as summary.json) ---------- */
@@ -696,8 +831,15 @@ function rolloutDetails(box, d) {
   box.appendChild(el('h4', 'State diff'));
   box.appendChild(diffView(d.d || {}));
 }
-function showRun(i) {
+function showRun(i, first) {
+  /* first: the page opened on a #run= link. The rollout is then drawn at the top, above the
+     filters, and nothing scrolls: a page scrolled while it loads is captured blank by
+     chromium --headless --screenshot, and the rollout is what the link is for. */
   var r = ROWS[i], box = document.getElementById('run');
+  if (first) {
+    var filters = document.getElementById('filters');
+    filters.parentNode.insertBefore(box, filters);
+  }
   box.style.display = 'block';
   box.textContent = '';
   box.dataset.run = r[C.ID];
@@ -712,25 +854,24 @@ function showRun(i) {
     box.appendChild(el('p', 'Details of this rollout are not embedded in the report (it keeps ' +
       'those of ' + META.embedded.toLocaleString('en-US') + ' rollouts, failures first); ' +
       'see its run dir, or silo-async runs show ' + r[C.ID] + '.', 'ci'));
-    box.scrollIntoView();
+    if (!first) box.scrollIntoView();
     return;
   }
-  var wait = el('p', 'loading details…');
-  box.appendChild(wait);
-  details().then(function (all) {
-    box.removeChild(wait);
-    rolloutDetails(box, all[r[C.DET]] || {});
+  try {
+    rolloutDetails(box, details()[r[C.DET]] || {});
     box.dataset.loaded = '1';
-  }).catch(function (err) { wait.textContent = 'details unavailable: ' + err.message; });
-  box.scrollIntoView();
+  } catch (err) {
+    box.appendChild(el('p', 'details unavailable: ' + err.message));
+  }
+  if (!first) box.scrollIntoView();
 }
 
 /* ---------- wiring ---------- */
-function fromHash() {
+function fromHash(first) {
   var h = decodeURIComponent(location.hash.slice(1));
   if (h.indexOf('run=') === 0) {
     var id = h.slice(4);
-    for (var i = 0; i < ROWS.length; i++) if (ROWS[i][C.ID] === id) { showRun(i); return; }
+    for (var i = 0; i < ROWS.length; i++) if (ROWS[i][C.ID] === id) { showRun(i, first); return; }
   }
   if (h.indexOf('task-') === 0) {
     var b = document.getElementById(h);
@@ -747,18 +888,18 @@ function wire() {
     eq.checked = state.equal;
     eq.addEventListener('change', function () { state.equal = eq.checked; render(); });
   }
-  window.addEventListener('hashchange', fromHash);
+  window.addEventListener('hashchange', function () { fromHash(false); });
 }
-unpack('index').then(function (rows) {
-  rows.forEach(function (r, i) { r.index = i; });
-  ROWS = rows;
+try {
+  ROWS = unpack('index');
+  ROWS.forEach(function (r, i) { r.index = i; });
   wire();
   render();
-  fromHash();
+  fromHash(true);
   document.body.dataset.ready = '1';
   window.siloReadyMs = performance.now();
-}).catch(function (err) {
+} catch (err) {
   document.getElementById('shown').textContent = 'the report data cannot be read: ' + err.message;
-});
+}
 window.siloShowRun = function (i) { showRun(i); };
 })();
