@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import silo_async as silo
 from silo_async.eval import EvalSummary, evaluate, read_index
 
 from .browser import CHROMIUM, FLAGS, needs_chromium, run_async
@@ -27,7 +28,7 @@ WIDTH, HEIGHT = 1000, 700
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[EvalSummary, Path]:
     out = tmp_path_factory.mktemp("shot") / "ev"
-    agents = {"good": good_agent, "bad": bad_agent}
+    agents: dict[str, silo.Agent] = {"good": good_agent, "bad": bad_agent}
     summary = run_async(lambda: evaluate(make_env(), None, agents, runs=2, out_dir=out))
     return summary, out
 
@@ -59,20 +60,18 @@ def _rows(png: bytes) -> list[bytes]:
     raw, stride, rows = zlib.decompress(data), width * channels, []
     previous = bytearray(stride)
     for y in range(height):
-        kind, line = (
-            raw[y * (stride + 1)],
-            bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)]),
-        )
+        start = y * (stride + 1)
+        method, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
         for i in range(stride):
             left = line[i - channels] if i >= channels else 0
             up, corner = previous[i], previous[i - channels] if i >= channels else 0
-            if kind == 1:
+            if method == 1:
                 line[i] = (line[i] + left) & 255
-            elif kind == 2:
+            elif method == 2:
                 line[i] = (line[i] + up) & 255
-            elif kind == 3:
+            elif method == 3:
                 line[i] = (line[i] + (left + up) // 2) & 255
-            elif kind == 4:
+            elif method == 4:
                 p = left + up - corner
                 pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
                 near = left if pa <= pb and pa <= pc else up if pb <= pc else corner
