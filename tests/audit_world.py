@@ -11,8 +11,8 @@ Every flawed task is flawed in exactly one way, and the audit must name it:
 * ``T-FAILING`` is one the solver gets wrong (``unsolved``);
 
 and ``T-SOUND``, ``T-ANSWER`` and ``T-CHAT`` (a customer who must approve a change with their
-own tool) are ``sound``. :data:`EXPECTED` holds the verdicts; :func:`solver` solves every task
-but ``T-FAILING``.
+own tool) are ``sound``; so is every instance of the family ``discount-order``.
+:data:`EXPECTED` holds the verdicts; :func:`solver` solves every task but ``T-FAILING``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,16 @@ from typing import Any
 import silo_async as silo
 from silo_async.world import grade
 
-__all__ = ["EXPECTED", "bind_tools", "create_state", "environment", "solver", "tasks", "verifiers"]
+__all__ = [
+    "EXPECTED",
+    "bind_tools",
+    "create_state",
+    "environment",
+    "families",
+    "solver",
+    "tasks",
+    "verifiers",
+]
 
 EXPECTED = {
     "T-UNTOUCHED": "gameable",
@@ -337,10 +346,31 @@ verifiers = [
 ]
 
 
+def _sample_discount(world: dict[str, Any], rng: Any) -> dict[str, Any]:
+    order = rng.choice(sorted(o for o, r in world["orders"].items() if r["status"] == "open"))
+    return {"order": order, "percent": rng.randint(5, 40)}
+
+
+#: A family whose instances the audit solves with their gold: sound, instance after instance.
+DISCOUNT = silo.TaskFamily(
+    id="discount-order",
+    title="Discount an order",
+    sample=_sample_discount,
+    instruction=lambda p: f"Give {p['order']} a {p['percent']}% discount.",
+    gold=lambda p: [silo.Call("set_discount", {"orderId": p["order"], "percent": p["percent"]})],
+)
+families = [DISCOUNT]
+
+
 def environment() -> silo.Environment:
     """The shop as a code-first environment."""
     return silo.Environment(
-        name="shop", create_state=create_state, tools=TOOLS, verifiers=verifiers, tasks=tasks()
+        name="shop",
+        create_state=create_state,
+        tools=TOOLS,
+        verifiers=verifiers,
+        tasks=tasks(),
+        families=families,
     )
 
 

@@ -174,7 +174,8 @@ def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     assert cli("init", "shop").exit_code == 0
     env_dir = tmp_path / ".silo" / "environments" / "shop"
     (env_dir / "__init__.py").write_text(
-        "from tests.audit_world import bind_tools, create_state, verifiers\n", encoding="utf-8"
+        "from tests.audit_world import bind_tools, create_state, families, verifiers\n",
+        encoding="utf-8",
     )
     for task in audit_world.tasks():
         (env_dir / "tasks" / f"{task.id}.json").write_text(json.dumps(task.to_dict()))
@@ -242,3 +243,36 @@ def test_an_unknown_task_is_one_error_line(shop: Path) -> None:
     assert result.exit_code == 1
     assert result.output.startswith('error: task_not_found: Task "T-NOPE" was not found')
     assert not (shop / "elsewhere").exists()
+
+
+# --- family instances -----------------------------------------------------------------------------
+
+
+async def test_instances_are_solved_by_their_gold_and_audit_sound(tmp_path: Path) -> None:
+    report = await _audit(tmp_path, solver=None, families={"discount-order": 3})
+    ids = [e["task"] for e in report.tasks]
+    env = audit_world.environment()
+    assert ids == [t.id for t in env.instances("discount-order", 3)]  # eval's rule: test, seed 0
+    for entry in report.tasks:
+        assert entry["verdict"] == "sound", entry
+        assert entry["solver"]["passed"] and entry["gap"] is not None
+        kinds = {(m["kind"], m["call"].get("argument")) for m in entry["mutants"]}
+        assert kinds == {
+            ("drop", None),
+            ("repeat", None),
+            ("alter", "orderId"),
+            ("alter", "percent"),
+        }
+    # Hand-written tasks come first, instances after; --solver serves the hand-written ones.
+    both = await _audit(tmp_path / "both", tasks=["T-IGNORED"], families={"discount-order": 1})
+    assert [e["verdict"] for e in both.tasks] == ["loose", "sound"]
+
+
+def test_the_cli_audits_instances_with_family_and_count(shop: Path) -> None:
+    result = cli("audit", "--env", "shop", "--family", "discount-order", "--count", "2", "--json")
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)
+    assert [e["task"].split("#")[0] for e in printed["tasks"]] == ["discount-order"] * 2
+    assert printed["counts"]["sound"] == 2
+    alone = cli("audit", "--env", "shop", "--count", "2")
+    assert alone.exit_code == 2 and "--count applies to --family" in alone.output

@@ -27,7 +27,7 @@ from .._runid import new_run_id
 from .._runner import Agent, run
 from .._user import UserFactory
 from ..project import load_environment
-from ..testing import ScriptedAgent
+from ..testing import ScriptedAgent, gold_agent
 from ._inputs import InputMaker
 from ._mutants import Alteration, Mutant, alterations, mutants_of
 from ._probes import PROBES, make_probe
@@ -67,14 +67,10 @@ def default_audit_dir(env: Environment, audit_id: str) -> Path:
     return root / ".silo" / "audits" / audit_id
 
 
-def _world_values(env: Environment) -> tuple[Seen, dict[str, InputMaker]]:
-    """What a fresh world holds, and an input checker per tool (the user's included)."""
-    state = env.create_state()
-    snapshot = getattr(env, "snapshot", None)
-    seen = Seen()
-    seen.output(snapshot(state) if callable(snapshot) else state)
-    tools, _ = env.runtime_tools(state)
-    return seen, {t.name: InputMaker(t.spec) for t in tools}
+def _makers(env: Environment) -> dict[str, InputMaker]:
+    """An input checker per tool of the environment (the users' included)."""
+    tools, _ = env.runtime_tools(env.create_state())
+    return {t.name: InputMaker(t.spec) for t in tools}
 
 
 class _Audit:
@@ -95,11 +91,34 @@ class _Audit:
         self.watched = watched(env, self.worlds)
         self.solver = solver
         self.probes = probes
+        # One agent per probe for the whole audit: each rollout draws its own random choices.
+        self.agents = {name: make_probe(name, seed) for name in probes}
         self.seed = seed
         self.runs_dir = runs_dir
         self.user = user
         self.limiter = anyio.CapacityLimiter(concurrency)
-        self.world, self.makers = _world_values(env)
+        self.makers = _makers(env)
+        self._values: dict[str, Seen] = {}
+
+    def world_values(self, task_id: str) -> Seen:
+        """What the task's initial world holds (``alter``'s second source of values).
+
+        Hand-written tasks share one world unless the environment prepares one per task; an
+        instance has its own (``vary`` changes names and figures).
+        """
+        task = self.env.task(task_id)
+        key = task_id if task.family is not None or self.env.setup is not None else ""
+        found = self._values.get(key)
+        if found is None:
+            found = self._values[key] = Seen()
+            found.output(self.env.as_json(self.env.initial_world(task)))
+        return found
+
+    def solver_for(self, task_id: str) -> Agent | None:
+        """An instance's own gold agent, else the audit's solver (for hand-written tasks)."""
+        if self.env.task(task_id).family is not None:
+            return gold_agent
+        return self.solver
 
     async def play(
         self, task_id: str, agent: Agent, label: str, sink: Sink | None = None
@@ -124,14 +143,15 @@ class _Audit:
         sink = Sink(log=[])
 
         async def probe(name: str) -> None:
-            played[name] = await self.play(task_id, make_probe(name, self.seed), f"probe:{name}")
+            played[name] = await self.play(task_id, self.agents[name], f"probe:{name}")
 
         async def solve(solver: Agent) -> None:
             played[""] = await self.play(task_id, solver, "solver", sink)
 
+        solver = self.solver_for(task_id)
         async with anyio.create_task_group() as tg:
-            if self.solver is not None:
-                tg.start_soon(solve, self.solver)
+            if solver is not None:
+                tg.start_soon(solve, solver)
             for name in self.probes:
                 tg.start_soon(probe, name)
         solved = played.get("")
@@ -154,7 +174,13 @@ class _Audit:
         """Play every mutant of the solver's rollout; their entries, step by step."""
         steps = steps_of(solved, sink.log or ())
         plain = mutants_of(steps)
-        altered = alterations(steps, solved, self.world, self.makers, f"{self.seed}/{task_id}")
+        altered = alterations(
+            steps,
+            solved,
+            lambda: self.world_values(task_id),
+            self.makers,
+            f"{self.seed}/{task_id}",
+        )
         base = _Solved(solved, steps, sink.world)
         done: dict[int, dict[str, Any]] = {}
 
@@ -226,10 +252,28 @@ def _brief(result: RunResult) -> dict[str, Any]:
     return {"passed": result.passed, "reward": result.reward, "runId": result.run_id}
 
 
-def _task_ids(env: Environment, tasks: Sequence[str] | str | None) -> list[str]:
+def _task_ids(
+    env: Environment, tasks: Sequence[str] | str | None, families: Mapping[str, int] | None
+) -> list[str]:
+    """The tasks named, then each family's first instances by eval's rule (split test, seed 0).
+
+    ``tasks=None`` means every hand-written task, unless ``families`` are given.
+    """
     if tasks is None:
-        return [t.id for t in env.tasks]
-    return [tasks] if isinstance(tasks, str) else list(tasks)
+        named = [] if families else [t.id for t in env.tasks]
+    else:
+        named = [tasks] if isinstance(tasks, str) else list(tasks)
+    if families is not None and not isinstance(families, Mapping):
+        raise ValueError(
+            f'families must map family ids to counts, e.g. {{"f": 10}}; got {families!r}.'
+        )
+    seen = set(named)
+    for family, count in (families or {}).items():
+        for task in env.instances(family, count):
+            if task.id not in seen:
+                seen.add(task.id)
+                named.append(task.id)
+    return named
 
 
 async def audit(
@@ -238,6 +282,7 @@ async def audit(
     *,
     solver: Agent | None = None,
     probes: Sequence[str] | None = None,
+    families: Mapping[str, int] | None = None,
     seed: int = 0,
     out: str | Path | None = None,
     user: UserFactory | None = None,
@@ -253,10 +298,13 @@ async def audit(
 
     Args:
         env: any environment (code-first or loaded from a project).
-        tasks: task ids (``None``: every hand-written task).
-        solver: an agent that solves the tasks (optional: without one there are no mutants,
-            and ``solver`` and ``gap`` are null).
+        tasks: task ids (``None``: every hand-written task, unless ``families`` are given).
+        solver: an agent that solves the hand-written tasks (optional: without one they have
+            no mutants, and their ``solver`` and ``gap`` are null). An instance's solver is
+            always its own gold agent (:func:`silo_async.testing.gold_agent`).
         probes: the probes to play (``None``: all four).
+        families: ``{family id: N}``: the first N instances of each family, taken as ``eval
+            --family`` takes them (split ``test``, from seed 0).
         seed: seeds the probes and the choice of altered values.
         out: the audit directory (``None``: ``.silo/audits/<auditId>/`` of the environment's
             project, or of the current directory for a code-first environment).
@@ -269,13 +317,15 @@ async def audit(
         The :class:`AuditReport`; ``audit.json`` and ``audit.md`` are written in its ``path``.
 
     Raises:
-        SiloError: an unknown task or verifier, before anything runs.
-        ValueError: an unknown probe, an empty ``probes``, or ``concurrency`` below 1.
+        SiloError: an unknown task, family or verifier, or too few instances, before
+            anything runs.
+        ValueError: an unknown probe, an empty ``probes``, a count below 1, or
+            ``concurrency`` below 1.
     """
     chosen = check_probes(probes)
     if concurrency < 1:
         raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}.")
-    task_ids = _task_ids(env, tasks)
+    task_ids = _task_ids(env, tasks, families)
     check_tasks(env, task_ids)
     audit_id = "audit_" + new_run_id().removeprefix("run_")
     path = Path(out) if out is not None else default_audit_dir(env, audit_id)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -163,6 +163,8 @@ class Provenance:
                 entries.append(_Entry(position, False, str(event.get("agentText", "")), None))
                 entries.append(_Entry(position + 0.5, True, str(event.get("reply", "")), None))
         self.entries = entries
+        self._seen = Seen()
+        self._next = 0
 
     def _holds(self, entry: _Entry, value: Any) -> bool:
         if entry.text is not None:
@@ -179,18 +181,23 @@ class Provenance:
         return False
 
     def seen_before(self, step: Step) -> Seen:
-        """Every value given to the solver before ``step``."""
-        seen = Seen()
-        for entry in self.entries:
+        """Every value given to the solver before ``step``.
+
+        One :class:`Seen` grows as later steps are asked for (ask in step order): a solver of
+        many calls is not read again from the start for each of them.
+        """
+        while self._next < len(self.entries):
+            entry = self.entries[self._next]
             if entry.position >= step.position:
                 break
+            self._next += 1
             if not entry.given:
                 continue
             if entry.text is not None:
-                seen.text(entry.text)
+                self._seen.text(entry.text)
             else:
-                seen.output(entry.payload)
-        return seen
+                self._seen.output(entry.payload)
+        return self._seen
 
 
 # -- alter -----------------------------------------------------------------------------------------
@@ -261,15 +268,16 @@ def _pool(kind: str, key: str, original: Any, seen: Seen, schema: Mapping[str, A
 def alterations(
     steps: Sequence[Step],
     result: RunResult,
-    world: Seen,
+    world: Callable[[], Seen],
     makers: Mapping[str, InputMaker],
     rng_seed: str,
 ) -> list[Alteration]:
     """Every argument of a world-changing call that ``alter`` replaces, with its candidates.
 
     Candidates come from the values given to the solver before the call (shuffled with a
-    random generator seeded from ``rng_seed``, the step and the argument), then the world's;
-    only those the tool's schema accepts in the argument's place are kept.
+    random generator seeded from ``rng_seed``, the step and the argument), then the world's
+    (``world()``, read only when the first are too few); only those the tool's schema accepts
+    in the argument's place are kept.
     """
     provenance = Provenance(result)
     found: list[Alteration] = []
@@ -286,17 +294,11 @@ def alterations(
             earlier = earlier or provenance.seen_before(step)
             argument = ".".join(str(p) for p in path)
             rng = random.Random(f"{rng_seed}/{step.index}/{argument}")
-            tiers = []
-            for seen in (earlier, world):
-                tier = _pool(kind, key, value, seen, schema)
+            candidates: list[Any] = []
+            for source in (earlier, None):  # the world is read only when needed
+                tier = _pool(kind, key, value, source or world(), schema)
                 rng.shuffle(tier)
-                tiers.extend(tier)
-            candidates = []
-            for candidate in dict.fromkeys(map(_hashable, tiers)):
-                altered = clone_json(step.input)
-                _set(altered, path, _unhash(candidate))
-                if maker.valid(altered):
-                    candidates.append(_unhash(candidate))
+                _take(candidates, tier, step, path, maker)
                 if len(candidates) == ALTER_TRIES:
                     break
             if candidates:
@@ -304,9 +306,20 @@ def alterations(
     return found
 
 
-def _hashable(value: Any) -> tuple[str, Any]:
-    return (type(value).__name__, value)
-
-
-def _unhash(item: tuple[str, Any]) -> Any:
-    return item[1]
+def _take(
+    candidates: list[Any],
+    tier: Sequence[Any],
+    step: Step,
+    path: tuple[str | int, ...],
+    maker: InputMaker,
+) -> None:
+    """Add the values of ``tier`` the schema accepts in the argument's place, up to the tries."""
+    for value in tier:
+        if len(candidates) == ALTER_TRIES:
+            return
+        if any(value == c and type(value) is type(c) for c in candidates):
+            continue
+        altered = clone_json(step.input)
+        _set(altered, path, value)
+        if maker.valid(altered):
+            candidates.append(value)

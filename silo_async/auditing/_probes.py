@@ -23,6 +23,7 @@ from typing import Any
 from .._context import AgentContext
 from .._jsonutil import compact_json, output_text
 from .._taskuser import MESSAGE_USER
+from .._tools import ToolSpec
 from ._inputs import InputMaker
 from ._values import Seen, id_prefix, text_values
 
@@ -40,8 +41,27 @@ def _talks(ctx: AgentContext) -> bool:
     return any(t.name == MESSAGE_USER for t in ctx.tools)
 
 
-def _makers(ctx: AgentContext) -> list[InputMaker]:
-    return [InputMaker(t) for t in ctx.tools if t.name != MESSAGE_USER]
+class Makers:
+    """The input makers of the tools an agent sees, made once per tool for a whole audit.
+
+    A tool's :class:`~silo_async.ToolSpec` is the same object in every rollout, so its maker
+    (a compiled schema validator) is kept by the spec's identity, the spec held alongside.
+    """
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[ToolSpec, InputMaker]] = {}
+
+    def __call__(self, ctx: AgentContext) -> list[InputMaker]:
+        """The makers of ``ctx``'s tools, ``message_user`` aside, in registry order."""
+        found = []
+        for spec in ctx.tools:
+            if spec.name == MESSAGE_USER:
+                continue
+            kept = self._made.get(id(spec))
+            if kept is None:
+                kept = self._made[id(spec)] = (spec, InputMaker(spec))
+            found.append(kept[1])
+        return found
 
 
 async def _tell(ctx: AgentContext, text: str) -> None:
@@ -75,13 +95,14 @@ class Explorer:
     def __init__(self, seed: int, calls: int = EXPLORER_CALLS) -> None:
         self.seed = seed
         self.calls = calls
+        self.makers = Makers()
 
     async def __call__(self, ctx: AgentContext) -> str:
         """Walk, then answer (and tell the user) everything seen."""
         rng = random.Random(f"{self.seed}/explorer/{ctx.task}")
         seen = Seen()
         seen.text(ctx.task)
-        makers = _makers(ctx)
+        makers = self.makers(ctx)
         untried = makers[:]
         rng.shuffle(untried)
         lines = [ctx.task]
@@ -127,13 +148,14 @@ class Spammer:
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
+        self.makers = Makers()
 
     async def __call__(self, ctx: AgentContext) -> str:
         """Call, then answer (and tell the user) every number, id and capitalised phrase met."""
         seen = Seen()
         seen.text(ctx.task)
         given = text_values(ctx.task)[0]
-        makers = _makers(ctx)
+        makers = self.makers(ctx)
         # Tools without a required input first: what they list says which ids go where.
         for maker in [m for m in makers if not m.required]:
             if maker.valid({}):
@@ -148,7 +170,7 @@ class Spammer:
         return answer
 
     @staticmethod
-    def _ids(maker: InputMaker, given: list[str], seen: Seen) -> dict[str, Any] | None:
+    def _ids(maker: InputMaker, given: Sequence[str], seen: Seen) -> dict[str, Any] | None:
         """Each required property an id of the instruction (the likeliest first), or ``None``."""
         args: dict[str, Any] = {}
         for key in maker.required:

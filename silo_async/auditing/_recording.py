@@ -73,6 +73,10 @@ class Step:
         return self.tool == MESSAGE_USER
 
 
+#: The marshal format that notes no shared objects (see :class:`Worlds`).
+_FORMAT = 2
+
+
 class _Frozen:
     """A deep copy of a world that marshal cannot hold."""
 
@@ -85,9 +89,10 @@ class _Frozen:
 class Worlds:
     """Compares worlds (through the environment's snapshot, when it has one).
 
-    ``marshal`` bytes that are equal prove two worlds equal at C speed; bytes that differ may
-    differ only in reference counts (marshal notes shared objects), so the worlds are then
-    compared value by value.
+    ``marshal`` bytes that are equal prove two worlds equal at C speed. Format 2, because
+    later formats note which objects are shared, so the same world read at two moments (a
+    read-only call in between) gives other bytes; bytes that differ all the same (a string
+    interned meanwhile) send the worlds to a comparison value by value.
     """
 
     def __init__(self, env: Environment) -> None:
@@ -98,7 +103,7 @@ class Worlds:
         """The world as it is now (a copy that later calls do not change)."""
         value = self._view(state)
         try:
-            return marshal.dumps(value)
+            return marshal.dumps(value, _FORMAT)
         except ValueError:  # not plain data
             return _Frozen(copy.deepcopy(value))
 
@@ -109,7 +114,7 @@ class Worlds:
             return bool(frozen.value != value)
         assert isinstance(frozen, bytes)
         try:
-            if marshal.dumps(value) == frozen:
+            if marshal.dumps(value, _FORMAT) == frozen:
                 return False
         except ValueError:
             return True

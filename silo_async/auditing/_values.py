@@ -10,6 +10,7 @@ deterministic) and says what *kind* a value is.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -30,6 +31,7 @@ _VERBS = ("get", "list", "search", "find", "read", "show", "view", "lookup", "fe
 Scalar = str | int | float | bool
 
 
+@functools.lru_cache(maxsize=4096)
 def stem(name: str) -> str:
     """A key or a collection's name reduced to its noun: ``opportunityId`` -> ``opportunity``.
 
@@ -56,7 +58,12 @@ def is_date(value: object) -> bool:
 
 def is_id(value: object) -> bool:
     """A record id: a short token of letters and digits with no spaces, not a date."""
-    if not isinstance(value, str) or len(value) > 40 or is_date(value):
+    return isinstance(value, str) and _is_id(value)
+
+
+@functools.lru_cache(maxsize=65536)
+def _is_id(value: str) -> bool:
+    if len(value) > 40 or is_date(value):
         return False
     return _HYPHEN_ID.match(value) is not None or _TOKEN_ID.match(value) is not None
 
@@ -91,12 +98,18 @@ def kind_of(value: Any, key: str, enum: Iterable[Any] | None = None) -> str | No
     return f"field:{stem(key)}"
 
 
-def text_values(text: str) -> tuple[list[str], list[float], list[str], list[str]]:
-    """The ids, figures, dates and capitalised phrases stated in ``text``, in order."""
-    dates = _TEXT_DATE.findall(text)
-    ids = [t for t in _TEXT_TOKEN.findall(text) if is_id(t) and (t.upper() == t or "_" in t)]
-    phrases = _PHRASE.findall(text)
-    return ids, numbers_in(text), dates, phrases
+@functools.lru_cache(maxsize=65536)
+def text_values(
+    text: str,
+) -> tuple[tuple[str, ...], tuple[float, ...], tuple[str, ...], tuple[str, ...]]:
+    """The ids, figures, dates and capitalised phrases stated in ``text``, in order.
+
+    Cached: the same texts (names, statuses, descriptions) come back in output after output.
+    """
+    dates = tuple(_TEXT_DATE.findall(text))
+    ids = tuple(t for t in _TEXT_TOKEN.findall(text) if is_id(t) and (t.upper() == t or "_" in t))
+    phrases = tuple(_PHRASE.findall(text))
+    return ids, tuple(numbers_in(text)), dates, phrases
 
 
 def _walk(value: Any, key: str, parent: str) -> Iterator[tuple[str, str, Scalar]]:
@@ -159,7 +172,8 @@ class Seen:
         elif is_id(value):
             self._add(self.ids, value, "id")
         self._add(self.strings, value, "string")
-        self.text(value)
+        if " " in value:  # free text may state ids, figures and names; a token is itself
+            self.text(value)
 
     def output(self, value: Any, tool: str = "") -> None:
         """Record every scalar of a tool's output (a bare record is known by the tool's noun)."""

@@ -24,7 +24,10 @@ from ._common import (
 from ._report import relative
 from ._types import WholeNumber
 
-__all__ = ["audit_command", "parse_probes"]
+__all__ = ["DEFAULT_COUNT", "audit_command", "parse_probes"]
+
+#: Instances per ``--family`` when ``--count`` is not given (eval's rule).
+DEFAULT_COUNT = 10
 
 
 def parse_probes(
@@ -58,6 +61,21 @@ def audit_text(report: AuditReport, cwd: Path) -> str:
     multiple=True,
     metavar="ID",
     help="A task to audit (repeatable; default: every task).",
+)
+@click.option(
+    "--family",
+    "families",
+    multiple=True,
+    metavar="ID",
+    help="A task family (repeatable): audit its first --count instances (split test, from "
+    "seed 0), each with its own gold solution as the solver. Only instances, unless --task "
+    "names tasks too.",
+)
+@click.option(
+    "--count",
+    type=WholeNumber(min=1),
+    default=None,
+    help="Instances per --family (default 10).",
 )
 @click.option(
     "--solver",
@@ -101,6 +119,8 @@ def audit_command(
     ctx: click.Context,
     env_name: str,
     task_ids: tuple[str, ...],
+    families: tuple[str, ...],
+    count: int | None,
     solver_spec: str | None,
     probes: tuple[str, ...] | None,
     seed: int,
@@ -110,19 +130,31 @@ def audit_command(
 ) -> None:
     """Play probes (noop, echo, explorer, spammer) and a solver's mutants on every task.
 
-    A task is unsolved (the solver fails), gameable (a probe passes), loose (a mutant with a
-    world-changing call dropped or altered passes) or sound. Every rollout is written under
-    the audit directory, with audit.json and audit.md.
+    Tasks: --task (repeatable), --family F --count N (instances, each solved by its gold
+    solution), or every hand-written task. A task is unsolved (the solver fails), gameable (a
+    probe passes), loose (a mutant with a world-changing call dropped or altered passes) or
+    sound. Every rollout is written under the audit directory, with audit.json and audit.md.
     """
+    if count is not None and not families:
+        raise click.UsageError("--count applies to --family: name a task family too.")
     cwd = Path.cwd()
     environment = environment_store(env_name).load()
     tasks = list(task_ids) or None
     if tasks is not None:  # an unknown task fails before the solver is imported
         for task_id in tasks:
             environment.verifier_for(environment.task(task_id))
+    chosen = dict.fromkeys(families, count or DEFAULT_COUNT) or None
     solver = load_agent(solver_spec, cwd).fn if solver_spec is not None else None
     report = run_async(
-        lambda: audit(environment, tasks, solver=solver, probes=probes, seed=seed, out=out)
+        lambda: audit(
+            environment,
+            tasks,
+            solver=solver,
+            probes=probes,
+            families=chosen,
+            seed=seed,
+            out=out,
+        )
     )
     if as_json:
         echo_json(report.to_dict())

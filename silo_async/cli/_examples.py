@@ -61,6 +61,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "silo-async audit --env demo",
         "silo-async audit --env demo --solver agents/solver.py --fail-on loose",
         "silo-async audit --env demo --task TASK-001 --probes noop,explorer --json",
+        "silo-async audit --env demo --family hand-over-account --count 200",
     ),
     "evals list": ("silo-async evals list", "silo-async evals list --json"),
     "report": (
