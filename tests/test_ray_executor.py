@@ -98,6 +98,26 @@ def test_crm_eval_on_ray_is_the_local_eval(
     assert len(list((tmp_path / "remote" / "runs").iterdir())) == 44 + 1
 
 
+def test_a_family_eval_on_ray_is_the_local_one(
+    ray_executor: silo.RayExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Instances (DESIGN.md section 18) are built again in each worker: same tasks, same grades.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert cli("init", "crm", "--template", "crm").exit_code == 0
+    common = ["eval", "--env", "crm", "--family", "hand-over-account", "--count", "4"]
+    common += ["--split", "train", "--agent", "silo_async.testing:gold_agent", "--agent", NOOP]
+    local = cli(*common, "--json", "--out", "local")
+    assert local.exit_code == 0, local.output
+    remote = cli(*common, "--json", "--out", "remote", "--executor", "ray", "--workers", "2")
+    assert remote.exit_code == 0, remote.stderr
+    assert assert_same_rollout_files(tmp_path / "local", tmp_path / "remote") == 8
+    mine, theirs = json.loads(local.stdout), json.loads(remote.stdout)
+    for key in ("tasks", "families"):
+        assert without_timings(mine[key]) == without_timings(theirs[key]), key
+    assert theirs["families"][0]["agents"]["silo_async.testing:gold_agent"]["passRate"] == 1.0
+
+
 def test_faults_and_their_baseline_on_ray_are_the_local_ones(
     ray_executor: silo.RayExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

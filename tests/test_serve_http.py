@@ -23,6 +23,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 import silo_async as silo
+from silo_async.testing import ScriptedAgent, ScriptedCall
 
 from .serve_support import (
     ENV_NAME,
@@ -334,3 +335,34 @@ def test_http_needs_asyncio(server: Server) -> None:
         "--transport", "http", "--port", "0", cwd=server.project,
     )  # fmt: skip
     assert done.returncode == 2 and "runs on asyncio" in done.stderr
+
+
+async def test_an_instance_is_served_graded_and_written_as_run_and_episode_do(
+    server: Server, tmp_path: Path
+) -> None:
+    # A task family's instance (DESIGN.md section 18), played by three drivers: the server's
+    # (another process: it builds the instance itself), an episode and run() here.
+    task_id = "hand-over-account#5"
+    env = silo.load_environment(ENV_NAME, server.project)
+    calls = [(call.tool, call.input) for call in env.instance(task_id).gold_calls()]
+    opened = await open_episode(server, task_id)
+    async with mcp_client(opened["url"]) as mcp:
+        assert env.task(task_id).instruction in str(mcp.session.instructions)
+        outputs = [await mcp.call_tool(name, args) for name, args in calls]
+    async with http() as client:
+        url = f"{server.url}/episodes/{opened['id']}/finish"
+        finished = (await client.post(url, json={"answer": "done"})).json()
+    assert not any(o.is_error for o in outputs)
+    assert finished["result"]["passed"] is True
+    served = run_files(server.project, finished["runId"])
+    async with silo.episode(env, task_id, runs_dir=tmp_path / "episode") as direct:
+        for name, args in calls:
+            await direct.call_tool(name, args)
+        await direct.finish("done")
+    agent = ScriptedAgent([ScriptedCall(name, args) for name, args in calls], answer="done")
+    ran = await silo.run(env, task_id, agent, runs_dir=tmp_path / "run")
+    assert direct.run_dir is not None and ran.run_dir is not None
+    for name, key in (("result.json", "result_bytes"), ("state-diff.json", "diff_bytes")):
+        assert (
+            served[key] == (direct.run_dir / name).read_bytes() == (ran.run_dir / name).read_bytes()
+        )
