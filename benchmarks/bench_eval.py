@@ -56,7 +56,7 @@ import anyio.to_thread
 
 import silo_async as silo
 import silo_async.runs._appender as appender
-from silo_async._agentload import load_agent
+from silo_async.agents._load import load_agent
 from silo_async.eval import evaluate
 from silo_async.project import Project
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import anyio
 
-from silo_async._agentload import load_agent
+from silo_async.agents._load import load_agent
 from silo_async.eval import evaluate
 from silo_async.export import export_runs
 from silo_async.project import Project

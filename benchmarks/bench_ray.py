@@ -34,7 +34,7 @@ import anyio
 import anyio.to_thread
 
 import silo_async as silo
-from silo_async._agentload import load_agent
+from silo_async.agents._load import load_agent
 from silo_async.eval import evaluate
 from silo_async.project import Project
 

@@ -46,9 +46,9 @@ import anyio
 import anyio.to_thread
 
 import silo_async as silo
-from silo_async._agentload import load_agent
 from silo_async._diff import pack_diff, unpack_diff
 from silo_async._jsonutil import Packed, changes, compact_json, pack, thaw
+from silo_async.agents._load import load_agent
 from silo_async.project import Project
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

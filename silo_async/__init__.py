@@ -72,6 +72,7 @@ from .eval import load_run as load_run
 from .eval import pass_at_k as pass_at_k
 from .eval import pass_hat_k as pass_hat_k
 from .eval import replay as replay
+from .eval import resume as resume
 from .project import Project as Project
 from .project import load_environment as load_environment
 
@@ -130,6 +131,7 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "replay",
+    "resume",
     "run",
     "run_many",
     "split_of",

@@ -7,7 +7,7 @@ Tree (a class hangs from its first base, ``+X`` names a second one; then its mod
     │   ├── DefinitionError +ValueError  _errors         ``definition_invalid``
     │   ├── ModelError                   _errors         ``model_error``: the model API failed
     │   ├── ToolCallLimitExceededError   _context        the limit: ``max_tool_calls``, ...
-    │   ├── AgentLoadError               _agentload      ``agent_not_found``, ``agent_invalid``
+    │   ├── AgentLoadError               agents._load    ``agent_not_found``, ``agent_invalid``
     │   └── CliError                     cli._errors     the CLI's own codes
     ├── ToolError                        _errors         a tool's in-world rejection
     ├── NoInstance                       _family         a task family has no instance for a seed

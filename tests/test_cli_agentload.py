@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from silo_async._agentload import AgentLoadError, is_async_callable, load_agent
+from silo_async.agents._load import AgentLoadError, is_async_callable, load_agent
 from silo_async.cli._app import app
 
 AGENT = "async def agent(ctx):\n    return 'ok'\n"

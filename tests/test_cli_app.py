@@ -10,7 +10,7 @@ import click
 import pytest
 
 import silo_async as silo
-from silo_async._agentload import AgentLoadError
+from silo_async.agents._load import AgentLoadError
 from silo_async.cli._app import app
 from silo_async.cli._errors import CliError, error_line
 

@@ -25,7 +25,7 @@ import silo_async as silo
 import silo_async.eval as silo_eval
 import silo_async.export as silo_export
 from silo_async import _errors
-from silo_async._agentload import AgentLoadError
+from silo_async.agents._load import AgentLoadError
 from silo_async.cli._errors import CliError, error_line
 from tests.layers_support import find_modules, read_imports, template_worlds
 from tests.worlds import ENV

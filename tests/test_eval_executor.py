@@ -10,8 +10,8 @@ import anyio
 import pytest
 
 import silo_async as silo
-from silo_async._agentload import load_agent
 from silo_async._origin import origin_of, rebuild
+from silo_async.agents._load import load_agent
 from silo_async.eval import RolloutRecord, evaluate, read_index, read_summary
 from silo_async.eval._executor import (
     Books,

@@ -72,6 +72,13 @@ async def test_eval_json_holds_the_plan_before_the_first_rollout_starts(tmp_path
     )
     plan = json.loads((out / "eval.json").read_text())
     assert seen == [plan]
+    digests = plan.pop("digests")  # DESIGN §23: what the plan ran, for a resume to check
+    assert sorted(digests["tasks"]) == ["T-1", "T-2"] and sorted(digests["verifiers"]) == [
+        "VER-1",
+        "VER-2",
+    ]
+    found = [*digests["tasks"].values(), *digests["verifiers"].values(), digests["data"]]
+    assert all(d.startswith("sha256:") and len(d) == 7 + 64 for d in found)
     assert plan == {
         "format": "silo_async.eval-plan",
         "formatVersion": 1,
@@ -330,8 +337,14 @@ async def test_cli_resume_of_a_code_first_eval_says_to_resume_from_python(
     await cancelled_after(project / "ev", 3)
     result = cli("eval", "--resume", "ev")
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: environment_not_found: ")
-    assert "resume=EVAL_DIR" in result.stderr
+    assert result.stderr.startswith('error: resume_conflict: The environment "items" of eval ')
+    assert (
+        "silo.resume(EVAL_DIR, env=...)" in result.stderr and "pass the same env=" in result.stderr
+    )
     os.rename(project / "ev", project / "ev2")  # the directory is all a resume needs
-    summary = await evaluate(make_env(), None, AGENTS, resume=project / "ev2")
-    assert summary.complete
+    # The environment is given, and "bad" (a closure); "good" is importable: made again.
+    with pytest.raises(silo.SiloError, match=r'Agent "bad" .* agents=') as missing:
+        await silo.resume(project / "ev2", env=make_env())
+    assert missing.value.code == "resume_conflict"
+    summary = await silo.resume(project / "ev2", env=make_env(), agents={"bad": bad_agent})
+    assert summary.complete and summary.resumed is not None and summary.resumed.kept >= 3

@@ -96,9 +96,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("eval, export", ("eval", "export")),
     ("audit", ("auditing",)),
     ("integrations, serve", ("integrations", "serve")),
-    # _agentload turns --agent specs into agents: only the CLI uses it (it sits at the root
-    # for history; the layer says where it belongs).
-    ("cli", ("cli", "__main__", "_agentload")),
+    ("cli", ("cli", "__main__")),
     ("facade", ("__init__",)),
 )
 

@@ -5,6 +5,10 @@ Ollama, a LiteLLM proxy), ``anthropic`` the Messages API; ``from_spec("provider/
 one. Each returns an ordinary ``async def agent(ctx)``. The SDKs are optional extras
 (``pip install 'silo_async[openai]'``, ``'silo_async[anthropic]'``) imported only when a
 factory is called.
+
+Agents written as code are loaded from a spec by ``silo_async.agents._load`` (a file, a file's
+attribute, or ``module:name``): the CLI's ``--agent``, and a resume rebuilding the agents its
+``eval.json`` names.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .._agentload import load_agent
+from ..agents._load import load_agent
 from ..project._validate import validate_environment
 from ..testing._families_check import DEFAULT_INSTANCES
 from ._common import (

@@ -56,6 +56,7 @@ CLI_ERROR_CODES = (
     "eval_not_found",  # runs list --eval: no such eval
     "out_dir_not_empty",  # eval --out: the directory already holds files
     "eval_locked",  # eval --out / --resume: another process writes that eval directory
+    "eval_invalid",  # eval --resume: eval.json was edited into a plan silo_async cannot run
     "model_invalid",  # --model: bad spec, unknown provider, missing SDK extra or missing key
     "executor_invalid",  # eval --executor ray: an address, size or object it cannot use or ship
     "executor_unavailable",  # eval --executor ray: Ray missing, unreachable or failing to start

@@ -23,11 +23,10 @@ from typing import Any
 import anyio
 import click
 
-from .._agentload import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
 from .._environment import Environment
 from .._runner import Agent
+from ..agents._load import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
-from ..eval._evalfile import check_given, read_plan, user_ref
 from ..eval._evaluate import family_instances
 from ..eval._loaded import load_summary
 from ..eval._report._prices import Prices, PricesError, read_prices
@@ -42,7 +41,8 @@ from ._common import (
     run_async,
 )
 from ._errors import fail
-from ._eval_resume import given, resume_inputs
+from ._eval_resume import given
+from ._eval_resume import prepare as prepare_resume_flags
 from ._eval_text import rel as _rel
 from ._eval_text import summary_text
 from ._executor import build_executor, executor_options
@@ -476,24 +476,24 @@ def eval_command(
 
 
 def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
-    """``eval --resume EVAL_DIR``: the plan's eval, continued."""
+    """``eval --resume EVAL_DIR``: the plan's eval, continued (``silo.resume``, step by step)."""
     values = ctx.params
-    plan = read_plan(eval_dir)
-    inputs = resume_inputs(
+    user = user_factory(values["user_model"], values["user_base_url"], values["base_url"])
+    resumption = prepare_resume_flags(
         ctx,
-        plan,
         eval_dir,
-        values,
-        lambda specs, models, url, turns: _all_agents(specs, models, url, turns, cwd),
+        lambda: _all_agents(
+            values["agent_specs"],
+            values["model_specs"],
+            values["base_url"],
+            values["max_turns"],
+            cwd,
+        ),
+        user,
         _plan_tasks,
         _prices,
     )
-    # eval.json records a model user: left out, evaluate() rebuilds the plan's; given, it must
-    # be the plan's (named by its flag here).
-    user = user_factory(values["user_model"], values["user_base_url"], values["base_url"])
-    if user is not None:
-        check_given(plan, {"user": user_ref(user)}, eval_dir, cli=True)
-    total = len(plan.tasks) * len(plan.agents) * plan.runs * (2 if plan.baseline else 1)
+    plan = resumption.plan
     told = False
 
     def start(on_progress: Callable[[EvalProgress], None]) -> Any:
@@ -508,23 +508,9 @@ def _resume(ctx: click.Context, eval_dir: Path, cwd: Path) -> None:
                 )
             on_progress(p)
 
-        return evaluate(
-            inputs.environment,
-            plan.tasks,
-            inputs.agents,
-            runs=plan.runs,
-            concurrency=inputs.concurrency,
-            limits=plan.limits,
-            prices=plan.prices,
-            faults=plan.fault_plan,
-            baseline=plan.baseline,
-            resume=eval_dir,
-            on_progress=progress,
-            executor=inputs.executor,
-            user=user,
-        )
+        return resumption.run(progress)
 
-    _execute(ctx, start, eval_dir, cwd, total)
+    _execute(ctx, start, eval_dir, cwd, plan.rollouts)
 
 
 def _execute(

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from .._agentload import AgentLoadError
+from ..agents._load import AgentLoadError
 from .._errors import SiloError
 from .._task import Task
 from ._types import WholeNumber

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from .._agentload import DEFAULT_AGENT_FILE, load_agent
 from .._many import run_many
 from .._result import RunResult
 from .._runner import run as run_one
+from ..agents._load import DEFAULT_AGENT_FILE, load_agent
 from ._common import (
     check_agent_specs,
     echo_json,

@@ -1,6 +1,7 @@
 """Evaluating agents at scale: evaluate(), statistics, reports, recorded runs and replay.
 
-Public names (re-exported from ``silo_async``): :func:`evaluate`, :class:`EvalSummary`,
+Public names (re-exported from ``silo_async``): :func:`evaluate`, :func:`resume`,
+:class:`EvalSummary`,
 :class:`EvalProgress`, :func:`pass_at_k`, :func:`pass_hat_k`, :func:`replay`,
 :class:`ReplayReport`, :func:`list_runs`, :func:`find_run`, :func:`load_run`,
 :class:`RayExecutor`.
@@ -8,7 +9,7 @@ Public names (re-exported from ``silo_async``): :func:`evaluate`, :class:`EvalSu
 
 from __future__ import annotations
 
-from ._evaluate import EvalProgress, evaluate, new_eval_id
+from ._evaluate import evaluate, new_eval_id
 from ._recorded._replay import CallComparison, ReplayReport, replay
 from ._recorded._runs import RecordedRun, RunInfo, RunNotFoundError, find_run, list_runs, load_run
 from ._report._compare import Comparison, ComparisonRow
@@ -23,6 +24,8 @@ from ._report._stats import (
     wilson_interval,
 )
 from ._report._summary import EvalSummary
+from ._resuming import resume
+from ._run import EvalProgress
 from ._store import read_index, read_summary
 from .ray import RayExecutor
 
@@ -54,5 +57,6 @@ __all__ = [
     "read_prices",
     "read_summary",
     "replay",
+    "resume",
     "wilson_interval",
 ]

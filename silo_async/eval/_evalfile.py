@@ -1,73 +1,47 @@
-"""``eval.json``: an eval's plan on disk, everything needed to run it again (DESIGN §15).
+"""``eval.json``: an eval's plan on disk, everything needed to run it again (DESIGN §15, §23).
 
 Written (whole, synced to disk) before the first rollout starts, never changed after::
 
     {"format": "silo_async.eval-plan", "formatVersion": 1, "evalId", "createdAt",
      "environment": {"name", "project"},            project: null for a code-first one
      "tasks": [...], "agents": [{"label", "agent" | "model" | "code", ...}],
-     "runs", "prices", "faults", "faultSeed", "baseline",
+     "runs", "prices", "faults", "faultSeed", "baseline", "user",
      "limits": {"maxToolCalls", "timeoutMs", "tokenLimit"},
-     "concurrency", "executor": {"executor", ...}}
+     "concurrency", "executor": {"executor", ...},
+     "digests": {"tasks": {ID: SHA}, "verifiers": {ID: SHA}, "data": SHA | null}}
 
 ``faults`` is the fault plan's rules (``[{"kind", "p", "tools", "ms"}]``, as in a fault file) or
 null, ``faultSeed`` its seed and ``baseline`` whether the plan also runs without faults
-(DESIGN §14): a resume meets the same faults, and refuses other ones.
+(DESIGN §14): a resume meets the same faults, and refuses other ones. How the environment,
+the agents and the user are named is :mod:`._refs`'s; what ``digests`` hold is
+:mod:`._digests`'s (a plan written before them has none, and its resume checks none).
 
-An agent is recorded by how it can be made again: ``{"label", "agent": SPEC, "cwd"}`` for an
-``--agent`` file or module, ``{"label", "model": "PROVIDER/MODEL", "options": {...}}`` for a
-``--model`` agent (its keywords, never its key), ``{"label", "code": "module:name"}`` for an
-importable function, and ``{"label"}`` alone for an agent nothing can rebuild (a closure): that
-eval resumes only from Python, with the agent passed again.
-
-Resuming compares what the caller gives with the plan, setting by setting (:data:`SETTINGS`,
-by their key in :meth:`EvalPlan.settings`): a setting given with another value is refused with
-``resume_conflict``. A setting that is one JSON value (``runs``, ``prices``, ``faults``,
-``faultSeed``, ``baseline``, and ``user``: a model user's spec, server and options) is one
-line of :data:`OPTIONS`: it is then written, read back and compared with nothing else to
-change here (its keyword and flag pass it through, as they do for the eval itself).
+A setting that is one JSON value (``runs``, ``prices``, ``faults``, ``faultSeed``,
+``baseline``, ``user``) is one line of :data:`OPTIONS`: it is then written, read back and
+compared by a resume (:mod:`._conflicts`) with nothing else to change here. The file itself is
+:class:`silo_async.runs.EvalDir`'s to read and write; every field read back is checked
+(:mod:`._planread`), so a hand-edited plan is ``eval_invalid`` naming the field.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import attrs
 
 from .._environment import Environment
-from .._errors import SiloError
 from .._faults import Faults
-from .._jsonutil import compact_json
 from .._limits import Limits
-from .._origin import origin_of
 from .._trace import utc_now_iso
 from ..runs import EvalDir
 from ..runs._evaldir import PLAN_FORMAT, PLAN_VERSION
+from ._planread import PlanFields, read_fields
+from ._refs import AgentRef, agent_ref, environment_ref, executor_config
+from ._report._prices import Prices
 
-__all__ = [
-    "FORMAT",
-    "OPTIONS",
-    "SETTINGS",
-    "VERSION",
-    "AgentRef",
-    "EvalPlan",
-    "Option",
-    "agent_ref",
-    "check_given",
-    "environment_ref",
-    "executor_config",
-    "new_plan",
-    "read_plan",
-    "rebuilt_user",
-    "user_ref",
-    "write_plan",
-]
-
-#: ``eval.json``'s ``format`` marker and version (the directory's reader checks them).
-FORMAT = PLAN_FORMAT
-VERSION = PLAN_VERSION
+__all__ = ["OPTIONS", "EvalPlan", "Option", "new_plan", "read_plan", "write_plan"]
 
 
 @attrs.frozen
@@ -75,216 +49,23 @@ class Option:
     """A plan setting that is one JSON value, as ``eval.json`` holds it.
 
     Attributes:
-        keyword: ``evaluate``'s keyword for it.
-        flag: ``silo-async eval``'s flag for it.
+        keyword: ``evaluate``'s keyword for it (a ``resume_conflict`` names it so).
         default: its value when not given (a resume then takes the plan's).
     """
 
     keyword: str
-    flag: str
     default: Any = None
 
 
 #: The plan's one-value settings, by their key in ``eval.json`` (and in its order).
 OPTIONS: dict[str, Option] = {
-    "runs": Option("runs", "--runs", 1),
-    "prices": Option("prices", "--prices", None),
-    "faults": Option("faults", "--faults", None),
-    "faultSeed": Option("faults", "--fault-seed", 0),
-    "baseline": Option("baseline", "--baseline", False),
-    "user": Option("user", "--user-model", None),
+    "runs": Option("runs", 1),
+    "prices": Option("prices", None),
+    "faults": Option("faults", None),
+    "faultSeed": Option("faults", 0),
+    "baseline": Option("baseline", False),
+    "user": Option("user", None),
 }
-
-#: The settings a resume compares, by their key in :meth:`EvalPlan.settings`: how Python
-#: (``evaluate``'s keyword) and the CLI (its flag) name each one in a ``resume_conflict``.
-SETTINGS: dict[str, tuple[str, str]] = {
-    "environment": ("env", "--env"),
-    "tasks": ("tasks", "--task/--tasks"),
-    "agents": ("agents", "--agent/--model"),
-    "maxToolCalls": ("max_tool_calls", "--max-tool-calls"),
-    "timeoutMs": ("timeout", "--timeout-ms"),
-    "tokenLimit": ("token_limit", "--token-limit"),
-    **{key: (option.keyword, option.flag) for key, option in OPTIONS.items()},
-}
-
-#: Model agent keywords recorded in ``eval.json`` (camelCase there); never the key or client.
-_MODEL_OPTIONS = {
-    "base_url": "baseUrl",
-    "max_turns": "maxTurns",
-    "system": "system",
-    "max_output_tokens": "maxOutputTokens",
-    "temperature": "temperature",
-    "max_retries": "maxRetries",
-    "request_timeout": "requestTimeout",
-    "strict": "strict",
-}
-
-#: The loaders whose recipes (:mod:`silo_async._origin`) name an agent by its spec.
-_FROM_FILE = "silo_async._agentload.agent_from_spec"
-_FROM_MODEL = "silo_async.agents._spec.from_spec"
-_FROM_PROJECT = "silo_async.project._loader.load_environment"
-
-
-@attrs.frozen
-class AgentRef:
-    """How an agent of the plan can be made again.
-
-    Attributes:
-        label: the agent's label.
-        kind: ``agent`` (an ``--agent`` spec), ``model`` (a ``--model`` spec), ``code`` (an
-            importable ``module:name``) or ``""`` (nothing can rebuild it).
-        spec: the spec (None when ``kind`` is ``""``).
-        cwd: the directory an ``agent`` spec is resolved in.
-        options: a model agent's keywords, as ``from_spec`` takes them.
-    """
-
-    label: str
-    kind: str = ""
-    spec: str | None = None
-    cwd: str | None = None
-    options: dict[str, Any] = attrs.field(factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The agent's entry in ``eval.json``."""
-        data: dict[str, Any] = {"label": self.label}
-        if self.kind:
-            data[self.kind] = self.spec
-        if self.kind == "agent":
-            data["cwd"] = self.cwd
-        if self.kind == "model":
-            data["options"] = {_MODEL_OPTIONS[k]: v for k, v in self.options.items()}
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AgentRef:
-        """Read an agent's entry back."""
-        kind = next((k for k in ("agent", "model", "code") if isinstance(data.get(k), str)), "")
-        options: dict[str, Any] = {}
-        if kind == "model":
-            names = {camel: snake for snake, camel in _MODEL_OPTIONS.items()}
-            given = data.get("options") or {}
-            options = {names[k]: v for k, v in given.items() if k in names}
-        return cls(
-            label=str(data["label"]),
-            kind=kind,
-            spec=data.get(kind) if kind else None,
-            cwd=data.get("cwd") if kind == "agent" else None,
-            options=options,
-        )
-
-    def same_agent(self, other: AgentRef) -> bool:
-        """Both name the same agent, as far as they can tell.
-
-        Labels must match; specs are compared when both are of one kind (an agent file passed
-        from Python as a function cannot be told from another, so it is not refused).
-        """
-        if not self.kind or not other.kind or self.kind != other.kind:
-            return self.label == other.label
-        mine = (self.label, self.kind, self.spec, self.options)
-        return mine == (other.label, other.kind, other.spec, other.options)
-
-
-def _qualified(fn: Any) -> str:
-    return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', '')}"
-
-
-def agent_ref(label: str, agent: Any) -> AgentRef:
-    """How ``agent`` (labelled ``label``) can be made again, as far as anything can tell."""
-    recipe = origin_of(agent)
-    if recipe is not None:
-        fn, args, kwargs = recipe
-        if _qualified(fn) == _FROM_FILE and len(args) == 2:
-            return AgentRef(label, "agent", args[0], cwd=str(args[1]))
-        if _qualified(fn) == _FROM_MODEL and len(args) == 1:
-            options = {k: v for k, v in kwargs.items() if k in _MODEL_OPTIONS and v is not None}
-            return AgentRef(label, "model", str(args[0]), options=options)
-    module, name = getattr(agent, "__module__", None), getattr(agent, "__qualname__", None)
-    if (
-        isinstance(module, str)
-        and isinstance(name, str)
-        and name.isidentifier()
-        and module != "__main__"
-        and not module.startswith("_silo_")
-    ):
-        return AgentRef(label, "code", f"{module}:{name}")
-    return AgentRef(label)
-
-
-#: The recipe (:mod:`silo_async._origin`) of a model user: ``model_user(spec, base_url, ...)``.
-_MODEL_USER = "silo_async.users._model.model_user"
-#: A model user's keywords eval.json keeps, by their JSON names (never its key or client).
-_USER_OPTIONS = {
-    "system": "system",
-    "max_turns": "maxTurns",
-    "max_output_tokens": "maxOutputTokens",
-    "temperature": "temperature",
-    "max_retries": "maxRetries",
-    "request_timeout": "requestTimeout",
-}
-
-
-def user_ref(user: Any) -> dict[str, Any] | None:
-    """How the eval's ``user=`` can be made again: eval.json's ``user`` (None: scripted users).
-
-    ``{"model": "PROVIDER/MODEL", "baseUrl", "options": {...}}`` for a model user (its keywords,
-    never its key), ``{"label"}`` for a user factory nothing can rebuild (that eval resumes only
-    with the factory given again).
-    """
-    if user is None:
-        return None
-    recipe = origin_of(user)
-    if recipe is not None and _qualified(recipe[0]) == _MODEL_USER and recipe[1]:
-        spec, base_url = recipe[1][0], recipe[1][1] if len(recipe[1]) > 1 else None
-        kwargs = recipe[2]
-        options = {_USER_OPTIONS[k]: v for k, v in kwargs.items() if k in _USER_OPTIONS}
-        options = {k: v for k, v in options.items() if v is not None}
-        return {"model": str(spec), "baseUrl": base_url, "options": options}
-    return {"label": str(getattr(user, "__qualname__", type(user).__name__))}
-
-
-def rebuilt_user(ref: Mapping[str, Any] | None) -> Any:
-    """The ``user=`` that :func:`user_ref` recorded as ``ref`` (None: scripted users).
-
-    Raises:
-        SiloError: ``resume_conflict`` when the eval played a user factory nothing can rebuild.
-    """
-    if ref is None:
-        return None
-    if "model" not in ref:
-        raise SiloError(
-            "resume_conflict",
-            f"The eval played the users of {ref.get('label')!r}, which cannot be rebuilt from "
-            "eval.json: pass the same user= again to resume it.",
-            {"setting": "user", "given": None, "planned": ref.get("label")},
-        )
-    from ..users import model_user  # imports an SDK: only when the eval played a model user
-
-    names = {v: k for k, v in _USER_OPTIONS.items()}
-    options = {names[k]: v for k, v in (ref.get("options") or {}).items() if k in names}
-    return model_user(str(ref["model"]), ref.get("baseUrl"), **options)
-
-
-def environment_ref(env: Environment) -> dict[str, Any]:
-    """``{"name", "project"}``: the project the environment was loaded from (None: code)."""
-    recipe = origin_of(env)
-    project = None
-    if recipe is not None and _qualified(recipe[0]) == _FROM_PROJECT and len(recipe[1]) == 2:
-        project = str(Path(recipe[1][1]).absolute())
-    return {"name": env.name, "project": project}
-
-
-def executor_config(executor: Any) -> dict[str, Any]:
-    """The executor's entry in ``eval.json`` (informative: a resume may use another)."""
-    if executor is None or type(executor).__name__ == "LocalExecutor":
-        return {"executor": "local"}
-    if type(executor).__name__ == "RayExecutor":
-        return {
-            "executor": "ray",
-            "address": getattr(executor, "address", None),
-            "workers": getattr(executor, "workers", None),
-            "workerConcurrency": getattr(executor, "concurrency", None),
-        }
-    return {"executor": type(executor).__name__}
 
 
 @attrs.frozen
@@ -300,8 +81,10 @@ class EvalPlan:
         limits: per rollout.
         concurrency: the most rollouts at once (a resume may change it).
         options: the one-value settings (:data:`OPTIONS`: ``runs``, ``prices``, ``faults``,
-            ``faultSeed``, ``baseline``), by key.
+            ``faultSeed``, ``baseline``, ``user``), by key.
         executor: where the rollouts ran (a resume may change it).
+        digests: what the plan ran (:mod:`._digests`), or None (not computed yet, or a plan
+            written before digests).
     """
 
     eval_id: str
@@ -313,6 +96,7 @@ class EvalPlan:
     concurrency: int
     options: dict[str, Any]
     executor: dict[str, Any] = attrs.field(factory=lambda: {"executor": "local"})
+    digests: dict[str, Any] | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -344,8 +128,13 @@ class EvalPlan:
         """The plan also runs without faults (``eval --baseline``)."""
         return bool(self.options["baseline"])
 
+    @property
+    def rollouts(self) -> int:
+        """Rollouts the plan runs, its baseline's included."""
+        return len(self.tasks) * len(self.agents) * self.runs * (2 if self.baseline else 1)
+
     def settings(self) -> dict[str, Any]:
-        """The settings a resume compares (keys of :data:`SETTINGS`), as ``eval.json`` has them."""
+        """The settings a resume compares (:data:`._conflicts.SETTINGS`), as the plan has them."""
         return {
             "environment": self.environment["name"],
             "tasks": list(self.tasks),
@@ -356,9 +145,9 @@ class EvalPlan:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``eval.json`` document."""
-        return {
-            "format": FORMAT,
-            "formatVersion": VERSION,
+        data = {
+            "format": PLAN_FORMAT,
+            "formatVersion": PLAN_VERSION,
             "evalId": self.eval_id,
             "createdAt": self.created_at,
             "environment": dict(self.environment),
@@ -369,34 +158,106 @@ class EvalPlan:
             "concurrency": self.concurrency,
             "executor": dict(self.executor),
         }
+        if self.digests is not None:
+            data["digests"] = self.digests
+        return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> EvalPlan:
-        """Read ``eval.json`` back (its version already checked).
+    def from_dict(cls, data: Mapping[str, Any], where: str = "eval.json") -> EvalPlan:
+        """Read ``eval.json`` (read from ``where``) back, its version checked already.
 
         Raises:
-            KeyError, TypeError, ValueError: a field is missing or of the wrong kind.
+            SiloError: ``eval_invalid`` naming the first field that is not what silo_async
+                writes.
         """
-        limits = data["limits"]
-        timeout_ms = limits.get("timeoutMs")
-        return cls(
-            eval_id=str(data["evalId"]),
-            created_at=str(data.get("createdAt", "")),
-            environment={
-                "name": str(data["environment"]["name"]),
-                "project": data["environment"].get("project"),
-            },
-            tasks=[str(t) for t in data["tasks"]],
-            agents=[AgentRef.from_dict(a) for a in data["agents"]],
-            limits=Limits(
-                int(limits["maxToolCalls"]),
-                None if timeout_ms is None else timeout_ms / 1000,
-                limits.get("tokenLimit"),
-            ),
-            concurrency=int(data["concurrency"]),
-            options={key: data.get(key, option.default) for key, option in OPTIONS.items()},
-            executor=dict(data.get("executor") or {"executor": "local"}),
+        return read_fields(data, where, cls._read)
+
+    @classmethod
+    def _read(cls, f: PlanFields) -> EvalPlan:
+        created = f.value("createdAt", "")
+        timeout_ms = f.number("limits.timeoutMs", optional=True)
+        max_calls = f.count("limits.maxToolCalls", 0)
+        tokens = f.count("limits.tokenLimit", 0, optional=True, default=None)
+        limits = f.made(
+            "limits",
+            lambda: Limits(max_calls, None if timeout_ms is None else timeout_ms / 1000, tokens),
         )
+        executor = f.mapping("executor", optional=True, default=None)
+        return cls(
+            eval_id=str(f.text("evalId")),
+            created_at=created if isinstance(created, str) else "",
+            environment={
+                "name": f.text("environment.name"),
+                "project": f.text("environment.project", optional=True, default=None),
+            },
+            tasks=f.texts("tasks"),
+            agents=_agents(f),
+            limits=limits,
+            concurrency=f.count("concurrency", 1),
+            options=_options(f),
+            executor=dict(executor or {"executor": "local"}),
+            digests=_digests(f),
+        )
+
+
+def _agents(f: PlanFields) -> list[AgentRef]:
+    entries = f.items("agents")
+    labels = [f.text(f"agents.{n}.label") for n in range(len(entries))]
+    if len(set(labels)) != len(labels):
+        f.bad("agents", "gives two agents the same label")
+    for n, entry in enumerate(entries):
+        kinds = [kind for kind in ("agent", "model", "code") if kind in entry]
+        if len(kinds) > 1:
+            f.bad(f"agents.{n}", f"names its agent {len(kinds)} ways ({', '.join(kinds)})")
+        for kind in kinds:
+            f.text(f"agents.{n}.{kind}")
+        f.text(f"agents.{n}.cwd", optional=True, default=None)
+        f.mapping(f"agents.{n}.options", default={})
+    return [AgentRef.from_dict(entry) for entry in entries]
+
+
+def _options(f: PlanFields) -> dict[str, Any]:
+    prices = f.mapping("prices", optional=True, default=None)
+    if prices is not None:
+        f.made("prices", lambda: Prices.from_dict(prices))
+    faults = f.value("faults", None)
+    seed = f.count("faultSeed", 0, default=0)
+    if faults is not None:
+        if not isinstance(faults, list):
+            f.bad("faults", "must be a list of fault rules, or null")
+        f.made("faults", lambda: Faults.from_config({"seed": seed, "faults": faults}))
+    baseline = f.flag("baseline", default=False)
+    if baseline and faults is None:
+        f.bad("baseline", "is true in a plan without faults")
+    user = f.mapping("user", optional=True, default=None)
+    if user is not None and "model" in user:
+        f.text("user.model")
+        f.text("user.baseUrl", optional=True, default=None)
+        f.mapping("user.options", default={})
+    elif user is not None:
+        f.text("user.label")
+    runs = f.count("runs", 1, default=1)
+    return {
+        "runs": runs,
+        "prices": prices,
+        "faults": faults,
+        "faultSeed": seed,
+        "baseline": baseline,
+        "user": user,
+    }
+
+
+def _digests(f: PlanFields) -> dict[str, Any] | None:
+    if f.mapping("digests", optional=True, default=None) is None:
+        return None
+    found: dict[str, Any] = {}
+    for kind in ("tasks", "verifiers"):
+        entries = f.mapping(f"digests.{kind}")
+        if not all(value is None or isinstance(value, str) for value in entries.values()):
+            f.bad(f"digests.{kind}", "must map each name to a digest")
+        found[kind] = dict(entries)
+    found["data"] = f.text("digests.data", optional=True)
+    return found
 
 
 def new_plan(
@@ -410,7 +271,11 @@ def new_plan(
     options: Mapping[str, Any],
     executor: Any,
 ) -> EvalPlan:
-    """The plan of a new eval (started now); ``options`` by their key in :data:`OPTIONS`."""
+    """The plan of a new eval (started now); ``options`` by their key in :data:`OPTIONS`.
+
+    Its ``digests`` are added when it is written (:func:`._digests.digests`: that builds a
+    world, off the event loop).
+    """
     return EvalPlan(
         eval_id=eval_id,
         created_at=utc_now_iso(),
@@ -430,66 +295,12 @@ def write_plan(eval_dir: str | os.PathLike[str], plan: EvalPlan) -> None:
 
 
 def read_plan(eval_dir: str | os.PathLike[str]) -> EvalPlan:
-    """The plan in ``<eval_dir>/eval.json``.
+    """The plan in ``<eval_dir>/eval.json``, every field checked.
 
     Raises:
         SiloError: ``eval_not_found`` (no such directory, no ``eval.json`` in it, or one that
-            is not an eval plan), ``run_format_unsupported`` (written by a newer silo_async).
+            is not an eval plan), ``run_format_unsupported`` (written by a newer silo_async),
+            ``eval_invalid`` (a field that is not what silo_async writes: the file was edited).
     """
     base = EvalDir(eval_dir)
-    data = base.read_plan()
-    try:
-        return EvalPlan.from_dict(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        path = base.file(EvalDir.EVAL)
-        raise SiloError(
-            "eval_not_found",
-            f'No eval to resume in "{os.fspath(eval_dir)}": {path} is damaged '
-            f"({type(exc).__name__}: {exc}).",
-            {"evalDir": os.fspath(eval_dir)},
-        ) from None
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, list) and value and isinstance(value[0], AgentRef):
-        return compact_json([a.to_dict() for a in value])
-    return compact_json(value)
-
-
-def check_given(
-    plan: EvalPlan, given: Mapping[str, Any], eval_dir: str | os.PathLike[str], *, cli: bool
-) -> None:
-    """Refuse a setting given with a value other than the plan's.
-
-    Args:
-        plan: the eval's plan.
-        given: the settings the caller gave, by their key in :data:`SETTINGS`, in the form
-            :meth:`EvalPlan.settings` has them.
-        eval_dir: the eval directory (named in the message).
-        cli: name settings by their flags (else by ``evaluate``'s keywords).
-
-    Raises:
-        SiloError: ``resume_conflict`` naming the first setting that differs, both values and
-            the way out.
-    """
-    recorded = plan.settings()
-    for key, value in given.items():
-        planned = recorded[key]
-        if key == "agents":
-            same = len(value) == len(planned) and all(
-                a.same_agent(b) for a, b in zip(value, planned, strict=True)
-            )
-        else:
-            same = value == planned
-        if same:
-            continue
-        keyword, flag = SETTINGS[key]
-        name = flag if cli else f"{keyword}="
-        plan_file = EvalDir(eval_dir).file(EvalDir.EVAL)
-        raise SiloError(
-            "resume_conflict",
-            f"{name} differs from the plan of eval {plan.eval_id} ({key}: {_shown(value)} given, "
-            f"{_shown(planned)} in {plan_file}): a resumed eval runs its own plan. Leave "
-            f"{name.rstrip('=')} out (or give the plan's value), or start a new eval.",
-            {"setting": key, "given": _shown(value), "planned": _shown(planned)},
-        )
+    return EvalPlan.from_dict(base.read_plan(), base.file(EvalDir.EVAL))

@@ -15,7 +15,9 @@ once, at the end, off the loop.
 
 An eval survives being killed (DESIGN §15): ``eval.json`` (:mod:`._evalfile`) holds its plan
 before the first rollout starts, the index grows as rollouts finish, and ``resume=EVAL_DIR``
-continues it (:mod:`._resume`): finished rollouts kept, the others run, the summary written.
+continues it by the path of ``silo.resume`` (:mod:`._resuming`): finished rollouts kept, the
+others run, the summary written. The run itself (books, directory, summary) is
+:class:`._run.EvalRun`'s, for a new eval and a resumed one alike.
 
 With ``faults=`` every rollout meets the fault plan (each draws its own faults from its task and
 run number, so the executor and the concurrency change nothing); with ``baseline=True`` the plan
@@ -26,93 +28,33 @@ faults.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
 import anyio.to_thread
-import attrs
 
 from .._environment import Environment
-from .._errors import SiloError
 from .._faults import Faults, resolve_faults
-from .._jsonutil import compact_json
 from .._limits import DEFAULT_LIMITS, Limits, resolve_limits
 from .._many import check_counts, check_tasks
 from .._runner import Agent
-from .._trace import utc_now_iso
 from .._user import UserFactory
-from ..agents._replay import can_replay
-from ..runs import EvalDir
-from ..runs._appender import LineAppender
-from ._evalfile import (
-    OPTIONS,
-    EvalPlan,
-    agent_ref,
-    check_given,
-    new_plan,
-    read_plan,
-    rebuilt_user,
-    user_ref,
-)
-from ._executor import Details, Executor, ExecutorReport, LocalExecutor, PlanEntry, RolloutJob
-from ._interrupted import recover_interrupted
-from ._report._compare import compare, equal_work
-from ._report._data import DetailStore
+from ._evalfile import OPTIONS, new_plan
+from ._executor import Executor, LocalExecutor
+from ._refs import user_ref
 from ._report._prices import Prices
-from ._report._records import RolloutRecord
-from ._report._robustness import robustness
-from ._report._stats import default_ks
-from ._report._summary import EvalSummary, Resumed
-from ._resume import ResumeState, remove_parked, survey, tidy
-from ._store import write_eval_dir
+from ._report._summary import EvalSummary
+from ._resuming import prepare_resume
+from ._run import EvalProgress, EvalRun
 
 __all__ = ["EvalProgress", "evaluate", "new_eval_id"]
-
-#: How long writing the summary may take once the eval is cancelled.
-WRITE_GRACE_S = 60.0
 
 #: ``evaluate``'s defaults: a resume takes the plan's value for an argument left at its default.
 DEFAULT_RUNS = 1
 DEFAULT_CONCURRENCY = 64
-
-
-@attrs.frozen
-class EvalProgress:
-    """A snapshot of a running eval, passed to ``on_progress`` after each rollout.
-
-    Attributes:
-        total: rollouts planned.
-        done: rollouts finished.
-        passes: finished rollouts that passed.
-        faults: finished rollouts with an environment fault.
-        elapsed_s: seconds since the eval started (or resumed).
-        ended_early: finished rollouts that did not complete (agent error, timeout, a limit).
-        kept: rollouts a resumed eval kept from before it was interrupted (counted in
-            ``done``, ``passes``, ``faults`` and ``ended_early`` too); 0 for a new eval.
-    """
-
-    total: int
-    done: int
-    passes: int
-    faults: int
-    elapsed_s: float
-    ended_early: int = 0
-    kept: int = 0
-
-    @property
-    def left(self) -> int:
-        """Rollouts still to run."""
-        return self.total - self.done
-
-    @property
-    def rate(self) -> float:
-        """Rollouts finished per second so far (by this run: kept ones aside)."""
-        return (self.done - self.kept) / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
 
 def new_eval_id(now: float | None = None) -> str:
@@ -137,74 +79,6 @@ def _check_args(
     if len(set(task_ids)) != len(task_ids):
         raise ValueError("each task may be listed only once (use runs= for repetitions).")
     check_tasks(env, task_ids)
-
-
-class _Collector:
-    """Per-rollout bookkeeping: records and details by plan slot, counters for progress.
-
-    It is the executor's :class:`~silo_async.eval._executor.Books`: told when a slot of the
-    executor's job starts and when it finishes (on the event loop). The job holds the plan
-    slots left to run (``todo``: all of them, unless the eval resumed), in plan order.
-    """
-
-    def __init__(
-        self, total: int, details: bool, todo: list[int], index: LineAppender | None
-    ) -> None:
-        self.total = total
-        self.keep_details = details
-        self.todo = todo  # the job's slot -> the plan's slot
-        self.index = index
-        self.records: list[RolloutRecord | None] = [None] * total
-        self.details: list[int] = [-1] * total  # ids in ``store``
-        self.store = DetailStore()
-        self.done = self.passes = self.faults = self.early = self.kept = 0
-        self.started = 0  # workers take slots in job order: every slot below this has started
-        self.clock0 = time.perf_counter()
-        self.on_progress: Callable[[EvalProgress], None] | None = None
-
-    def keep(self, slot: int, record: RolloutRecord, details: Details) -> None:
-        """Count in a rollout a resumed eval kept (plan slot ``slot``)."""
-        self.add(slot, record, details)
-        self.kept += 1
-
-    def begin(self, slot: int) -> None:
-        self.started = max(self.started, slot + 1)
-
-    def deliver(self, slot: int, record: RolloutRecord, details: Details) -> None:
-        if self.index is not None:  # its run directory is complete: now the index may say so
-            self.index.append(compact_json(record.to_dict()))
-        progress = self.add(self.todo[slot], record, details)
-        if self.on_progress is not None:
-            self.on_progress(progress)
-
-    def add(self, slot: int, record: RolloutRecord, details: Details) -> EvalProgress:
-        self.records[slot] = record
-        if self.keep_details:
-            self.details[slot] = self.store.add(details)
-        self.done += 1
-        self.passes += record.passed
-        self.faults += record.env_fault
-        self.early += record.termination_reason != "completed"
-        return self.progress()
-
-    def progress(self) -> EvalProgress:
-        elapsed = time.perf_counter() - self.clock0
-        return EvalProgress(
-            self.total, self.done, self.passes, self.faults, elapsed, self.early, self.kept
-        )
-
-    def finished(self) -> tuple[list[RolloutRecord], list[int]]:
-        """The finished rollouts in plan order, and each one's details id in ``store``."""
-        pairs = [(r, d) for r, d in zip(self.records, self.details, strict=True) if r is not None]
-        return [r for r, _ in pairs], [d for _, d in pairs]
-
-    def in_flight(self) -> list[int]:
-        """Plan slots that started and did not finish (a cancellation cut them short)."""
-        return [s for s in self.todo[: self.started] if self.records[s] is None]
-
-    def close(self) -> None:
-        if self.index is not None:
-            self.index.close()
 
 
 async def evaluate(
@@ -254,7 +128,8 @@ async def evaluate(
     argument left at its default takes the plan's value, and one given with another value is
     refused (``resume_conflict``); ``concurrency``, ``executor``, ``report`` and
     ``on_progress`` may differ. Resuming an eval that finished runs and writes nothing
-    (``summary.resumed.finished``).
+    (``summary.resumed.finished``). :func:`silo_async.resume` does the same from the
+    directory alone.
 
     Args:
         env: the environment.
@@ -320,39 +195,45 @@ async def evaluate(
     if baseline and fault_plan is None:
         raise ValueError("baseline=True compares runs with and without faults: give faults= too.")
     options = _options(runs, prices, fault_plan, baseline, user_ref(user))
-    if resume is None:
-        if tasks is None:
-            task_ids = [] if families else [t.id for t in env.tasks]
-        else:
-            task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
-        task_ids += family_instances(env, families, split, start, task_ids)
-        _check_args(env, task_ids, agents, runs, concurrency)
-        eval_dir = Path(out_dir) if out_dir is not None else None
-        eval_id = eval_id or new_eval_id()
-        plan = new_plan(
-            eval_id,
-            env,
-            task_ids,
-            agents,
-            limits=limits,
-            concurrency=concurrency,
-            options=options,
-            executor=executor,
+    if resume is not None:
+        listed = None if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
+        # Families given again must name the plan's instances (of the environment resumed).
+        wanted = _with_instances(listed, families, split, start) if families else listed
+        prepared = await anyio.to_thread.run_sync(
+            lambda: prepare_resume(
+                resume,
+                env=env,
+                agents=agents,
+                user=user,
+                executor=executor or LocalExecutor(),
+                concurrency=None if concurrency == DEFAULT_CONCURRENCY else concurrency,
+                report=report,
+                given=_given(wanted, limits, options),
+                out_dir=out_dir,
+                eval_id=eval_id,
+                agents_complete=True,
+            )
         )
+        return await prepared.run(on_progress)
+    if tasks is None:
+        task_ids = [] if families else [t.id for t in env.tasks]
     else:
-        eval_dir = Path(resume)
-        if families:  # given again: they must name the plan's instances
-            listed = [] if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
-            tasks = listed + family_instances(env, families, split, start, listed)
-        plan = _resumed_plan(eval_dir, env, tasks, agents, limits, options, out_dir, eval_id)
-        if user is None:  # the plan's users play again: a model user is rebuilt from eval.json
-            user = rebuilt_user(plan.options["user"])
-        if concurrency == DEFAULT_CONCURRENCY:
-            concurrency = plan.concurrency
-        _check_args(env, plan.tasks, agents, plan.runs, concurrency)
-    resumed = resume is not None
-    run = _Run(
-        env, agents, plan, eval_dir, concurrency, report, executor, resumed=resumed, user=user
+        task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
+    task_ids += family_instances(env, families, split, start, task_ids)
+    _check_args(env, task_ids, agents, runs, concurrency)
+    plan = new_plan(
+        eval_id or new_eval_id(),
+        env,
+        task_ids,
+        agents,
+        limits=limits,
+        concurrency=concurrency,
+        options=options,
+        executor=executor,
+    )
+    eval_dir = Path(out_dir) if out_dir is not None else None
+    run = EvalRun(
+        env, agents, plan, eval_dir, concurrency, report, executor, resumed=False, user=user
     )
     return await run.start(on_progress)
 
@@ -406,337 +287,30 @@ def _options(
     }
 
 
-def _resumed_plan(
-    eval_dir: Path,
-    env: Environment,
-    tasks: Sequence[str] | str | None,
-    agents: Mapping[str, Agent],
-    limits: Limits,
-    options: Mapping[str, Any],
-    out_dir: str | Path | None,
-    eval_id: str | None,
-) -> EvalPlan:
-    """The plan of the eval in ``eval_dir``, once the arguments given agree with it."""
-    plan = read_plan(eval_dir)
-    if out_dir is not None and Path(out_dir).absolute() != eval_dir.absolute():
-        raise _conflict(plan, "out_dir=", os.fspath(out_dir), os.fspath(eval_dir))
-    if eval_id is not None and eval_id != plan.eval_id:
-        raise _conflict(plan, "eval_id=", eval_id, plan.eval_id)
-    given: dict[str, Any] = {
-        "environment": env.name,
-        "agents": [agent_ref(label, agent) for label, agent in agents.items()],
-    }
+def _with_instances(
+    listed: list[str] | None, families: Mapping[str, int], split: str, start: int
+) -> Callable[[Environment], list[str]]:
+    """The tasks ``listed`` and the instances ``families`` stand for, in an environment."""
+
+    def task_ids(environment: Environment) -> list[str]:
+        named = list(listed or [])
+        return named + family_instances(environment, families, split, start, named)
+
+    return task_ids
+
+
+def _given(tasks: Any, limits: Limits, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan settings a resuming ``evaluate`` call gives: those not left at their default.
+
+    An argument left at its default takes the plan's value; one given must be the plan's.
+    ``tasks`` are ids, or a function of the environment giving them (``families=``).
+    """
+    given: dict[str, Any] = {}
     if tasks is not None:
-        given["tasks"] = [tasks] if isinstance(tasks, str) else list(tasks)
+        given["tasks"] = tasks
     defaults = DEFAULT_LIMITS.config()
     given.update({k: v for k, v in limits.config().items() if v != defaults[k]})
-    # An argument left at its default takes the plan's value; one given must be the plan's.
     given.update({k: v for k, v in options.items() if v != OPTIONS[k].default})
     if options["faults"] is not None:  # a fault plan given is given with its seed
         given["faultSeed"] = options["faultSeed"]
-    check_given(plan, given, eval_dir, cli=False)
-    return plan
-
-
-def _conflict(plan: EvalPlan, name: str, given: str, planned: str) -> SiloError:
-    return SiloError(
-        "resume_conflict",
-        f"{name} {given} differs from eval {plan.eval_id}, which resumes in {planned}: a "
-        f"resumed eval writes into its own directory. Leave {name.rstrip('=')} out.",
-        {"setting": name.rstrip("="), "given": given, "planned": planned},
-    )
-
-
-class _Run:
-    """One run of an eval's plan: a new eval, or the rest of one that resumes."""
-
-    def __init__(
-        self,
-        env: Environment,
-        agents: Mapping[str, Agent],
-        plan: EvalPlan,
-        eval_dir: Path | None,
-        concurrency: int,
-        report: bool,
-        executor: Executor | None,
-        *,
-        resumed: bool,
-        user: UserFactory | None = None,
-    ) -> None:
-        self.env, self.agents, self.plan, self.eval_dir = env, dict(agents), plan, eval_dir
-        self.concurrency, self.report, self.executor = concurrency, report, executor
-        self.resumed, self.user = resumed, user
-        self.prices = None if plan.prices is None else Prices.from_dict(plan.prices)
-        self.faults = plan.fault_plan
-        # The baseline (the same plan without faults) follows the eval's own plan.
-        self.entries: list[PlanEntry] = [
-            (t, a, n, without)
-            for without in ((False, True) if plan.baseline else (False,))
-            for t in plan.tasks
-            for a in plan.labels
-            for n in range(1, plan.runs + 1)
-        ]
-        self.planned = sum(not entry[3] for entry in self.entries)
-        self.base = EvalDir(eval_dir) if eval_dir is not None else None
-        self.keep_details = report and eval_dir is not None
-        self.executor_report = ExecutorReport()
-        self.clock0 = time.perf_counter()
-        self.started = time.time()
-
-    async def start(self, on_progress: Callable[[EvalProgress], None] | None) -> EvalSummary:
-        """Prepare the directory and the executor, run what is left, write the summary.
-
-        The eval directory is locked from before it is read (a resume) or made (a new eval)
-        until the summary is written: one process at a time writes it.
-        """
-        try:
-            return await self._start(on_progress)
-        finally:
-            if self.base is not None:
-                self.base.unlock()
-
-    async def _start(self, on_progress: Callable[[EvalProgress], None] | None) -> EvalSummary:
-        state = await self._survey()
-        if state is not None and state.finished_summary is not None:
-            return self._finished(state)
-        todo = list(range(len(self.entries))) if state is None else state.todo
-        eval_dir = self.eval_dir
-        index = EvalDir(eval_dir).index_appender() if eval_dir else None
-        collector = _Collector(len(self.entries), self.keep_details, todo, index)
-        if state is not None:
-            for slot, record in state.kept.items():
-                collector.keep(slot, record, state.details.get(slot))
-        job = RolloutJob(
-            env=self.env,
-            agents=self.agents,
-            plan=[self.entries[i] for i in todo],
-            concurrency=self.concurrency,
-            limits=self.plan.limits,
-            runs_dir=eval_dir / "runs" if eval_dir is not None else None,
-            base=eval_dir,
-            details=self.keep_details,
-            prices=self.prices,
-            faults=self.faults,
-            replays={} if state is None else state.replays,
-            keep=frozenset() if state is None else state.kept_ids,
-            user=self.user,
-        )
-        prepared = (self.executor or LocalExecutor()).prepare(job)  # refuses before any write
-        if eval_dir is not None:
-            await self._prepare_dir(eval_dir, state)
-        self.clock0, self.started = time.perf_counter(), time.time()
-        collector.clock0, collector.on_progress = self.clock0, on_progress
-        if on_progress is not None and self.resumed:  # what was kept, before anything runs
-            on_progress(collector.progress())
-        try:
-            return await self._run(prepared, collector, len(todo))
-        finally:
-            collector.close()
-
-    async def _survey(self) -> ResumeState | None:
-        if not self.resumed or self.base is None:
-            return None
-        await anyio.to_thread.run_sync(self.base.lock)
-        replayable = {label for label, agent in self.agents.items() if can_replay(agent)}
-        return await anyio.to_thread.run_sync(
-            lambda: survey(
-                self.eval_dir,  # type: ignore[arg-type]
-                self.plan.eval_id,
-                self.entries,
-                replayable,
-                faulted=self.faults is not None,
-                prices=self.prices,
-                details=self.keep_details,
-            )
-        )
-
-    async def _prepare_dir(self, eval_dir: Path, state: ResumeState | None) -> None:
-        if state is not None:
-            await anyio.to_thread.run_sync(tidy, eval_dir, state, self.entries)
-            return
-        assert self.base is not None
-        await anyio.to_thread.run_sync(_make, self.base, self.plan)
-
-    async def _run(self, prepared: Any, collector: _Collector, todo: int) -> EvalSummary:
-        resumed = Resumed(collector.kept, todo) if self.resumed else None
-        try:
-            await prepared.run(collector, self.executor_report)
-        except anyio.get_cancelled_exc_class():
-            collector.close()
-            cut = [self.entries[i] for i in collector.in_flight()]
-            with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
-                summary = self.summary(collector, cancelled=True, resumed=resumed)
-                await _write(summary, collector, self.report, cut)
-            raise
-        except SiloError:
-            if not self.resumed and collector.started == 0 and self.eval_dir is not None:
-                _unmake(self.base)  # refused before any rollout: leave nothing behind
-            raise
-        collector.close()
-        result = self.summary(collector, cancelled=False, resumed=resumed)
-        # Every rollout finished: a Ctrl-C now must not lose the files (bounded all the same).
-        with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
-            await _write(result, collector, self.report)
-        return result
-
-    def summary(
-        self, collector: _Collector, *, cancelled: bool, resumed: Resumed | None
-    ) -> EvalSummary:
-        finished, _ = collector.finished()
-        return self.summary_of(
-            finished,
-            config={
-                "concurrency": self.concurrency,
-                **self.executor_report.config,
-            },
-            cancelled=cancelled,
-            # A resumed eval started when its plan was written; its wall time is this run's.
-            timing=(
-                self.plan.created_at if self.resumed else utc_now_iso(self.started),
-                utc_now_iso(),
-                time.perf_counter() - self.clock0,
-            ),
-            resumed=resumed,
-        )
-
-    def summary_of(
-        self,
-        finished: list[RolloutRecord],
-        *,
-        config: dict[str, Any],
-        cancelled: bool,
-        timing: tuple[str, str, float],
-        resumed: Resumed | None,
-        retries: int | None = None,
-        start_ms: float | None = None,
-    ) -> EvalSummary:
-        plan, env = self.plan, self.env
-        task_ids, labels = plan.tasks, plan.labels
-        records = [r for r in finished if not r.baseline]
-        without = [r for r in finished if r.baseline]
-        # A partial eval compares only the work every agent did equally (tasks and runs).
-        fair, compared = equal_work(records, task_ids, labels)
-        kept = {id(r) for r in fair}
-        shown = [r for r in records if id(r) in kept or r.task_id not in compared]
-        report = self.executor_report
-        return EvalSummary(
-            eval_id=plan.eval_id,
-            environment=env.name,
-            tasks=[env.task(t) for t in task_ids],
-            agents=labels,
-            config={
-                "tasks": task_ids,
-                "agents": labels,
-                "runs": plan.runs,
-                "concurrency": config.pop("concurrency"),
-                **plan.limits.config(),
-                "faults": None if self.faults is None else self.faults.config(),
-                "baseline": plan.baseline,
-                **({} if plan.prices is None else {"prices": plan.prices}),
-                **config,
-            },
-            planned=self.planned,
-            records=records,
-            comparison=compare(shown, task_ids, labels, default_ks(plan.runs), compared),
-            complete=len(finished) == len(self.entries),
-            cancelled=cancelled,
-            started_at=timing[0],
-            finished_at=timing[1],
-            wall_ms=timing[2] * 1000,
-            out_dir=self.eval_dir,
-            compared=compared,
-            infra_retries=report.infra_retries if retries is None else retries,
-            executor_start_ms=report.start_ms if start_ms is None else start_ms,
-            resumed=resumed,
-            fault_plan=self.faults,
-            baseline_records=without,
-            robustness=(
-                robustness(records, without, labels, default_ks(plan.runs))
-                if plan.baseline
-                else None
-            ),
-        )
-
-    def _finished(self, state: ResumeState) -> EvalSummary:
-        """The summary of an eval that had finished: read back, nothing run or written."""
-        data = state.finished_summary or {}
-        records = [state.kept[i] for i in range(len(self.entries))]
-        config = dict(data.get("config") or {})
-        for key in ("tasks", "agents", "runs", "maxToolCalls", "timeoutMs", "tokenLimit"):
-            config.pop(key, None)
-        for key in ("faults", "baseline"):
-            config.pop(key, None)
-        config.pop("prices", None)
-        config.setdefault("concurrency", self.plan.concurrency)
-        return self.summary_of(
-            records,
-            config=config,
-            cancelled=False,
-            timing=(
-                str(data.get("startedAt", "")),
-                str(data.get("finishedAt", "")),
-                float(data.get("wallMs", 0.0)) / 1000,
-            ),
-            resumed=Resumed(len(records), 0, finished=True),
-            retries=int(data.get("infraRetries", 0)),
-            start_ms=float(data.get("executorStartMs", 0.0)),
-        )
-
-
-def _make(base: EvalDir, plan: EvalPlan) -> None:
-    """Make a new eval's directory, locked: its plan first (without it, nothing ran), then runs/.
-
-    Raises:
-        SiloError: ``eval_locked``: another eval writes the directory (the same ``--out``).
-        FileExistsError: the directory holds files (an earlier eval's).
-    """
-    os.makedirs(base, exist_ok=True)
-    base.lock()
-    with os.scandir(base) as entries:
-        taken = any(entry.name != EvalDir.LOCK for entry in entries)
-    if taken:
-        base.unlock()
-        raise FileExistsError(
-            f'Eval directory "{os.fspath(base)}" already exists and is not empty.'
-        )
-    base.write_plan(plan.to_dict())
-    os.mkdir(base.runs)
-
-
-def _unmake(base: EvalDir | None) -> None:
-    """Remove what a new eval made before its executor refused it (nothing ran)."""
-    if base is None:
-        return
-    for name in (EvalDir.INDEX, EvalDir.EVAL):
-        with contextlib.suppress(OSError):
-            os.unlink(base.file(name))
-    base.unlock()
-    for directory in (base.runs, os.fspath(base)):
-        with contextlib.suppress(OSError):
-            os.rmdir(directory)
-
-
-async def _write(
-    summary: EvalSummary,
-    collector: _Collector,
-    report: bool,
-    cut: list[PlanEntry] | None = None,
-) -> None:
-    out = summary.out_dir
-    if out is None:
-        return
-    _, refs = collector.finished()
-
-    def write() -> None:
-        done = summary
-        if cut is not None:  # cancelled: index (or remove) what the cancellation cut short
-            known = {r.run_id for r in (*summary.records, *summary.baseline_records)}
-            faulted = summary.fault_plan is not None
-            interrupted = recover_interrupted(out, cut, known, faulted=faulted)
-            done = attrs.evolve(summary, interrupted=interrupted)
-        write_eval_dir(done, (collector.store.texts, refs) if report else None)
-        if done.complete:
-            remove_parked(out)  # every rerun finished: no recording is needed any more
-
-    # Rendering 10,000 rollouts takes a moment: do it in a worker thread, off the event loop.
-    await anyio.to_thread.run_sync(write, abandon_on_cancel=True)
+    return given

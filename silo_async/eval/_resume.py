@@ -110,6 +110,16 @@ def _indexed(eval_dir: Path) -> dict[PlanEntry, RolloutRecord]:
     return records
 
 
+def _still_whole(eval_dir: Path, record: RolloutRecord) -> bool:
+    """The run directory ``record`` points at is still complete.
+
+    A record without one (the Ray executor gave up on that rollout) is whole as recorded.
+    """
+    if record.run_dir is None:
+        return True
+    return EvalDir(eval_dir).run(record.run_dir).is_complete()
+
+
 def _slot(task: Any, agent: Any, run: Any, baseline: bool) -> PlanEntry | None:
     if isinstance(task, str) and isinstance(agent, str) and type(run) is int:
         return (task, agent, run, baseline)
@@ -215,8 +225,9 @@ def survey(
     indexed = _indexed(eval_dir)
     if finished is not None:
         kept = {i: indexed[e] for i, e in enumerate(plan) if e in indexed}
-        if len(kept) == len(plan):
+        if len(kept) == len(plan) and all(_still_whole(eval_dir, r) for r in kept.values()):
             return ResumeState(kept, {}, [], {}, [], [], finished)
+        # A run directory removed or damaged since the summary: resumed like any other.
     base = EvalDir(eval_dir)
     found = [f for d in base.run_dirs() if (f := _classify(d, False, faulted)) is not None]
     found += [f for d in base.resume_dirs() if (f := _classify(d, True, faulted)) is not None]

@@ -27,8 +27,8 @@ from typing import Any
 
 import attrs
 
-from ._errors import SiloError
-from ._origin import remember
+from .._errors import SiloError
+from .._origin import remember
 
 __all__ = [
     "DEFAULT_AGENT_FILE",

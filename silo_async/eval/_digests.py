@@ -1,0 +1,94 @@
+"""What the plan ran, as digests: a resume refuses to grade by anything else (DESIGN §23).
+
+``eval.json`` records, when the eval starts, a SHA-256 of:
+
+* every task of the plan: its JSON form (``Task.to_dict()``: instruction, verifier id, user...);
+* every verifier those tasks name: the source file of its function (the verifier with the
+  constants and helpers beside it: a project has one module per verifier; a verifier whose
+  source cannot be read is named by its module and qualified name);
+* the environment's data: the world ``create_state()`` builds, as JSON (its ``snapshot`` for
+  a world that is not JSON) — the data files as the world reads them, for a project's
+  environment as for one defined in code. ``null`` when the world has no JSON form.
+
+A resume computes them again with the environment it was given or rebuilt; one that differs is
+``resume_conflict`` naming the task, the verifier or the data: rollouts graded before and after
+an edit would otherwise share one summary row. Digests are canonical JSON (sorted keys, no
+spaces, UTF-8), so they are the same on any machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .._environment import Environment
+from .._errors import SiloError
+
+__all__ = ["changed", "digests"]
+
+
+def _sha(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _source(fn: Any) -> str:
+    """The source file of ``fn``: the verifier and the constants and helpers beside it."""
+    try:
+        path = inspect.getsourcefile(inspect.unwrap(fn))
+        if path is not None:
+            with open(path, "rb") as file:
+                return file.read().decode("utf-8", "backslashreplace")
+    except (OSError, TypeError):  # built in a REPL, or not a function: its name is all we have
+        pass
+    return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def _data(env: Environment) -> str | None:
+    try:
+        return _sha(_canonical(env.as_json(env.create_state())))
+    except (TypeError, ValueError):  # a world without a JSON form: nothing to compare
+        return None
+
+
+def _of_tasks(env: Environment, task_ids: Sequence[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Each task's digest (None: ``env`` has no such task) and each of their verifiers'."""
+    tasks: dict[str, Any] = {}
+    verifiers: dict[str, str] = {}
+    for task_id in task_ids:
+        try:
+            task = env.task(task_id)
+            verifier = env.verifier_for(task)
+        except SiloError:  # gone, or naming a verifier that is gone
+            tasks[task_id] = None
+            continue
+        tasks[task_id] = _sha(_canonical(task.to_dict()))
+        verifiers.setdefault(verifier.id, _sha(_source(verifier.fn)))
+    return tasks, verifiers
+
+
+def digests(env: Environment, task_ids: Sequence[str]) -> dict[str, Any]:
+    """``eval.json``'s ``digests`` for the plan's tasks of ``env`` (blocking: builds one world)."""
+    tasks, verifiers = _of_tasks(env, task_ids)
+    return {"tasks": tasks, "verifiers": verifiers, "data": _data(env)}
+
+
+def changed(recorded: dict[str, Any], env: Environment, task_ids: Sequence[str]) -> str | None:
+    """What differs between the ``recorded`` digests and ``env`` now, in words (None: nothing).
+
+    A task or verifier that is gone counts as changed.
+    """
+    tasks, verifiers = _of_tasks(env, task_ids)
+    for kind, now, noun in (("tasks", tasks, "task"), ("verifiers", verifiers, "verifier")):
+        for name, digest in (recorded.get(kind) or {}).items():
+            if now.get(name) != digest:
+                return f'{noun} "{name}"'
+    if recorded.get("data") is not None and _data(env) != recorded["data"]:
+        return f'the data of environment "{env.name}"'
+    return None
