@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sys
 import time
@@ -183,3 +184,26 @@ def test_the_lock_of_a_directory_nobody_can_write_is_not_needed(tmp_path: Path) 
         assert not readonly.held
     finally:
         tmp_path.chmod(0o700)
+
+
+@pytest.mark.parametrize("removed", ["ev", "ev/runs"])
+def test_an_eval_whose_directory_is_removed_stops_with_a_coded_line(
+    project: Path, removed: str
+) -> None:
+    running = start(project, [*PLAN, "--out", "ev"])
+    _wait_for(lambda: _started(project, running.pid, 2), project)
+    shutil.rmtree(project / removed)
+    (project / "go").touch()
+    assert _exit_code(running, project) == 1
+    log = (project / "child.log").read_text()
+    [line] = [line for line in log.splitlines() if line.startswith("error: ")]
+    assert line.startswith('error: eval_not_found: The eval directory "ev" lost '), log
+    assert "while the eval ran" in line and "internal_error" not in log
+    if removed == "ev":  # nothing to resume: no plan was left
+        assert "run the eval again" in line and not (project / "ev" / "eval.json").exists()
+        return
+    assert "resume it (silo-async eval --resume ev)" in line
+    (project / "go").touch()
+    resumed = cli("eval", "--resume", "ev", "--json")
+    assert resumed.exit_code == 0, resumed.output
+    _whole(project / "ev", 2)

@@ -270,18 +270,54 @@ class EvalRun:
             cut = [self.entries[i] for i in collector.in_flight()]
             with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
                 summary = self.summary(collector, cancelled=True, resumed=resumed)
-                await _write(summary, collector, self.report, cut)
+                if self._gone(collector) is None:  # else nothing is left to write a summary in
+                    await _write(summary, collector, self.report, cut)
             raise
         except SiloError:
+            self._check_there(collector)
             if not self.resumed and collector.started == 0 and self.eval_dir is not None:
                 _unmake(self.base)  # refused before any rollout: leave nothing behind
             raise
+        except Exception:
+            self._check_there(collector)  # a file gone under a rollout: say why, not how
+            raise
+        self._check_there(collector)
         collector.close()
         result = self.summary(collector, cancelled=False, resumed=resumed)
         # Every rollout finished: a Ctrl-C now must not lose the files (bounded all the same).
         with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
             await _write(result, collector, self.report)
         return result
+
+    def _gone(self, collector: _Collector) -> str | None:
+        """What of the eval directory was removed while the eval ran (None: nothing)."""
+        base = self.base
+        if base is None:
+            return None
+        if collector.index is not None and collector.index.removed():
+            return f"{EvalDir.INDEX} (and the runs/ holding it)"
+        return None if base.intact() else "the directory (or its eval.json or runs/)"
+
+    def _check_there(self, collector: _Collector) -> None:
+        """Refuse to go on in an eval directory that was removed under the eval.
+
+        Raises:
+            SiloError: ``eval_not_found`` naming what was removed; the eval stopped.
+        """
+        gone = self._gone(collector)
+        if gone is None:
+            return
+        assert self.base is not None
+        if os.path.isfile(self.base.file(EvalDir.EVAL)):  # its plan is left: a resume reruns
+            fix = f"resume it (silo-async eval --resume {self.eval_dir}) to run what was lost"
+        else:
+            fix = "there is no plan left to resume: run the eval again"
+        raise SiloError(
+            "eval_not_found",
+            f'The eval directory "{self.eval_dir}" lost {gone} while the eval ran, so the eval '
+            f"stopped; {fix}, into a directory nothing else removes.",
+            {"evalDir": str(self.eval_dir), "removed": gone},
+        )
 
     def summary(
         self, collector: _Collector, *, cancelled: bool, resumed: Resumed | None

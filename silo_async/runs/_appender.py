@@ -62,6 +62,10 @@ class LineAppender:
         except OSError as exc:
             raise OSError(exc.errno, exc.strerror, self._path) from None
 
+    def removed(self) -> bool:
+        """The file was removed (or its directory) since this appender opened it."""
+        return self._fd is not None and os.fstat(self._fd).st_nlink == 0
+
     def close(self) -> None:
         """Close the file (idempotent); a later append opens it again."""
         if self._fd is not None:

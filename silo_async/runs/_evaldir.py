@@ -267,6 +267,17 @@ class EvalDir:
         if self._lock is not None:
             self._lock.release()
 
+    def intact(self) -> bool:
+        """``eval.json`` and ``runs/`` are there, and the lock this value holds still is.
+
+        False once the directory (or its ``runs/``) was removed while the eval ran: a
+        directory made again by a rollout has no plan, and no lock file of ours.
+        """
+        lock = self._lock
+        if lock is not None and lock.held and not lock.still_there():
+            return False
+        return os.path.isfile(self.file(self.EVAL)) and os.path.isdir(self.runs)
+
     def locked_here(self) -> bool:
         """This value holds the lock, and its file is still in the directory.
 
