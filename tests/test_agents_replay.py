@@ -109,13 +109,18 @@ async def test_a_record_the_world_disagrees_with_is_run_from_scratch(tmp_path: P
         asked = len(server.requests)
         cut(tmp_path / "ev", "T-1", 3)
 
-        def changed() -> dict[str, Any]:  # the same environment, its data since edited
-            return {"items": [{"id": "A", "done": False, "note": "edited"}], "closed": 0}
+        # The same environment, a tool of it since edited (its data, tasks and verifiers are
+        # the plan's: an edit of those is refused before anything runs, DESIGN §23).
+        @silo.tool(
+            name="get_item", description="Read an item.", input_schema=get_item.spec.input_schema
+        )
+        def edited_get_item(state: dict[str, Any], args: dict[str, Any]) -> Any:
+            return {**state["items"][0], "note": "edited"}
 
         edited = silo.Environment(
             name="items",
-            create_state=changed,
-            tools=[get_item, complete_item],
+            create_state=make_env().create_state,
+            tools=[edited_get_item, complete_item],
             verifiers=make_env().verifiers,
             tasks=TASKS,
         )

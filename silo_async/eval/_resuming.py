@@ -215,7 +215,10 @@ def prepare_resume(
         plan=plan,
         eval_dir=directory,
         env=environment,
-        agents={r.label: made.get(r.label) or rebuild_agent(plan, r) for r in plan.agents},
+        agents={
+            r.label: made[r.label] if r.label in made else rebuild_agent(plan, r)
+            for r in plan.agents
+        },
         user=user if user is not None else rebuild_user(plan),
         executor=executor
         if executor is not None
