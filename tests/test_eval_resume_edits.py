@@ -63,7 +63,11 @@ def _replace(path: Path, old: str, new: str) -> Callable[[], None]:
     text = path.read_text()
     assert old in text
     path.write_text(text.replace(old, new, 1))
-    return lambda: path.write_text(text)
+
+    def put_back() -> None:
+        path.write_text(text)
+
+    return put_back
 
 
 EDITS = {

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .._agentload import load_agent
+from ..agents._load import load_agent
 from ..auditing import PROBES, AuditReport, audit, table
 from ._common import (
     check_agent_specs,

@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 
 import click
 
-from ..agents._load import AgentLoadError
 from .._errors import SiloError
 from .._task import Task
+from ..agents._load import AgentLoadError
 from ._types import WholeNumber
 
 __all__ = [
