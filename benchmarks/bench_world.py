@@ -24,8 +24,14 @@ script of five rules, traced and counted) next to one tool call (a three-propert
 ``bench_call_tool``), rounds of each interleaved in one rollout, on asyncio and on trio.
 Target: ``scripted_turn_us`` <= ``tool_call_us`` on each backend.
 
+Task families (issue 30): for each template that has families, what building a new instance and
+grading it against its gold the first time costs in CPU next to one of its hand-written rollouts
+with the solver, end to end (``benchmarks/_family_costs.py``). Target:
+``<template>_family_build_grade_ratio`` <= 1.5. The end-to-end rollout of a new instance with
+the gold agent, and of one played again, are printed beside it.
+
 Prints a table, then one JSON line with the overheads, the ratios, the rollout rates,
-``scripted_turn_us`` and ``tool_call_us`` (per backend).
+``scripted_turn_us`` and ``tool_call_us`` (per backend) and the families' costs.
 
 Run: ``.venv/bin/python benchmarks/bench_world.py [--rounds 5] [--rollouts 2000]``.
 """
@@ -53,6 +59,7 @@ from silo_async.project import Project
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_call_tool  # beside this file: the call a user turn is timed against
+from _family_costs import family_costs  # beside this file too
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ("crm", "project", "erp", "support")
@@ -256,6 +263,9 @@ async def main(rounds: int, rollouts: int) -> dict[str, Any]:
         envs = {t: await load(Path(tmp), t) for t in TEMPLATES}
         costs = await phases(envs, rounds)
         rates = {t: await rate(envs[t], rollouts) for t in ("crm", "erp", "support")}
+        families = {
+            t: await family_costs(env, solver_of(t)) for t, env in envs.items() if env.families
+        }
     print(
         f"{'template':<9} {'tools':>5} {'KB':>6} "
         + " ".join(f"{p:>9}" for p in PHASES)
@@ -275,6 +285,14 @@ async def main(rounds: int, rollouts: int) -> dict[str, Any]:
     print(f"erp overhead / crm overhead: {ratio:.2f} (target <= 2)")
     support_ratio = costs["support"]["overhead"] / costs["crm"]["overhead"]
     print(f"support overhead / crm overhead: {support_ratio:.2f} (target <= 2)")
+    for t, f in families.items():
+        print(
+            f"{t} families: a new instance built and graded {f['build_grade_us']:.0f} µs CPU, "
+            f"a hand-written rollout {f['rollout_us']:.0f} µs: "
+            f"{f['build_grade_ratio']:.2f} (target <= 1.5); a new instance's rollout "
+            f"{f['instance_rollout_us']:.0f} µs ({f['instance_rollout_ratio']:.2f}), played "
+            f"again {f['again_rollout_us']:.0f} µs"
+        )
     talk = await anyio.to_thread.run_sync(turn_costs, max(rounds, 5) * 2 + 1)
     for backend, cost in talk.items():
         print(
@@ -293,6 +311,8 @@ async def main(rounds: int, rollouts: int) -> dict[str, Any]:
         "erp_rollouts_per_s": round(rates["erp"], 1),
         "crm_rollouts_per_s": round(rates["crm"], 1),
         "support_rollouts_per_s": round(rates["support"], 1),
+        "families": families,
+        **{f"{t}_family_build_grade_ratio": f["build_grade_ratio"] for t, f in families.items()},
     }
 
 
