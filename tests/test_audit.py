@@ -167,18 +167,24 @@ async def test_unknown_probes_and_tasks_fail_before_anything_runs(tmp_path: Path
 # --- the CLI --------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A project whose environment ``shop`` is the audit world, on disk."""
-    monkeypatch.chdir(tmp_path)
-    assert cli("init", "shop").exit_code == 0
-    env_dir = tmp_path / ".silo" / "environments" / "shop"
+def _on_disk(project: Path, name: str, task_ids: list[str] | None = None) -> None:
+    """The audit world as the environment ``name`` of ``project`` (some of its tasks)."""
+    assert cli("init", name).exit_code == 0
+    env_dir = project / ".silo" / "environments" / name
     (env_dir / "__init__.py").write_text(
         "from tests.audit_world import bind_tools, create_state, families, verifiers\n",
         encoding="utf-8",
     )
     for task in audit_world.tasks():
-        (env_dir / "tasks" / f"{task.id}.json").write_text(json.dumps(task.to_dict()))
+        if task_ids is None or task.id in task_ids:
+            (env_dir / "tasks" / f"{task.id}.json").write_text(json.dumps(task.to_dict()))
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project whose environment ``shop`` is the audit world, on disk."""
+    monkeypatch.chdir(tmp_path)
+    _on_disk(tmp_path, "shop")
     return tmp_path
 
 
@@ -276,3 +282,49 @@ def test_the_cli_audits_instances_with_family_and_count(shop: Path) -> None:
     assert printed["counts"]["sound"] == 2
     alone = cli("audit", "--env", "shop", "--count", "2")
     assert alone.exit_code == 2 and "--count applies to --family" in alone.output
+
+
+def test_env_validate_audit_adds_task_gameable_and_task_loose(shop: Path) -> None:
+    # Tasks the do-nothing agent fails and the solver solves: validation alone passes them.
+    _on_disk(shop, "fine", ["T-NUMBER", "T-ANYWRITE", "T-ONEOFTWO", "T-IGNORED", "T-SOUND", CHAT])
+    plain = cli("env", "validate", "--env", "fine", "--solver", SOLVER, "--instances", "2")
+    assert plain.exit_code == 0, plain.output
+    result = cli(
+        "env",
+        "validate",
+        "--env",
+        "fine",
+        "--solver",
+        SOLVER,
+        "--instances",
+        "2",
+        "--audit",
+        "--json",
+    )
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    found = {
+        (f["code"], f["message"].split('"')[1]) for f in report["findings"] if f["level"] == "error"
+    }
+    assert found == {
+        ("task_gameable", "T-NUMBER"),
+        ("task_gameable", "T-ANYWRITE"),
+        ("task_loose", "T-ONEOFTWO"),
+        ("task_loose", "T-IGNORED"),
+    }
+    loose = next(f["message"] for f in report["findings"] if "T-IGNORED" in f["message"])
+    assert "alter of call 0 (set_discount) percent=" in loose and "/runs/run_" in loose
+    # Without a solver there are no mutants, so nothing is loose.
+    bare = cli("env", "validate", "--env", "fine", "--instances", "2", "--audit")
+    codes = {line.split("\t")[1] for line in bare.output.splitlines() if line.startswith("ERROR")}
+    assert codes == {"task_gameable"}
+
+
+def test_env_validate_audit_waits_for_a_valid_environment(shop: Path) -> None:
+    result = cli("env", "validate", "--env", "shop", "--instances", "2", "--audit")
+    assert result.exit_code == 1  # T-UNTOUCHED passes untouched: validation says so itself
+    assert "verifier_passes_noop" in result.output
+    assert "WARNING\taudit_skipped\tThe audit did not run: fix the errors above first." in (
+        result.output
+    )
+    assert not (shop / ".silo" / "audits").exists()

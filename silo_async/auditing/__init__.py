@@ -10,10 +10,11 @@ task, and gives each task a verdict: ``sound``, ``gameable``, ``loose`` or ``uns
 from __future__ import annotations
 
 from ._audit import audit as audit
+from ._findings import audit_findings as audit_findings
 from ._probes import PROBES as PROBES
 from ._report import VERDICTS as VERDICTS
 from ._report import AuditReport as AuditReport
 from ._report import table as table
 from ._report import why as why
 
-__all__ = ["PROBES", "VERDICTS", "AuditReport", "audit", "table", "why"]
+__all__ = ["PROBES", "VERDICTS", "AuditReport", "audit", "audit_findings", "table", "why"]

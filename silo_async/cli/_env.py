@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import click
 
+from .._checks import Finding, ValidationReport
 from ..agents._load import load_agent
+from ..auditing import audit, audit_findings
 from ..project._validate import validate_environment
 from ..testing._families_check import DEFAULT_INSTANCES
 from ._common import (
@@ -75,20 +78,44 @@ def _solver_text(spec: str | None, done: dict[str, int] | None) -> str:
     help="Instances of each task family to check (seeds 0, 1, 2...): they build, their gold "
     "calls succeed, the gold agent passes and a do-nothing agent fails.",
 )
+@click.option(
+    "--audit",
+    "with_audit",
+    is_flag=True,
+    help="Also audit every task (silo-async audit): a task a probe passes is an error "
+    "(task_gameable), and with --solver one a mutant of the solver passes (task_loose).",
+)
 @json_option
 @click.pass_context
 def env_validate(
-    ctx: click.Context, env_name: str, solver_spec: str | None, instances: int, as_json: bool
+    ctx: click.Context,
+    env_name: str,
+    solver_spec: str | None,
+    instances: int,
+    with_audit: bool,
+    as_json: bool,
 ) -> None:
     """Check data, loading, tools, verifiers, tasks and task families; exit 1 on any error."""
     store = environment_store(env_name)
     solver = load_agent(solver_spec, Path.cwd()).fn if solver_spec is not None else None
-    # The one event loop of this command: validation runs a do-nothing agent on every task.
-    report = run_async(
-        lambda: validate_environment(
+
+    async def validate() -> ValidationReport:
+        report = await validate_environment(
             store.path, store.project.cwd, solver=solver, instances=instances
         )
-    ).to_dict()
+        if not with_audit:
+            return report
+        if not report.ok:
+            skipped = Finding(
+                "warning", "audit_skipped", "The audit did not run: fix the errors above first."
+            )
+            return attrs.evolve(report, findings=(*report.findings, skipped))
+        audited = await audit(store.load(), solver=solver)
+        found = audit_findings(audited, Path.cwd())
+        return attrs.evolve(report, findings=(*report.findings, *found))
+
+    # The one event loop of this command: validation runs a do-nothing agent on every task.
+    report = run_async(validate).to_dict()
     if as_json:
         echo_json(report)
     else:
