@@ -9,6 +9,8 @@ is a rollout on disk; ``--fail-on`` sets the exit code.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -328,3 +330,14 @@ def test_env_validate_audit_waits_for_a_valid_environment(shop: Path) -> None:
         result.output
     )
     assert not (shop / ".silo" / "audits").exists()
+
+
+def test_the_docs_page_prints_what_it_shows() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "audit.md").read_text(encoding="utf-8")
+    section = page.split("## A weak verifier, and how to fix it", 1)[1]
+    program = section.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = section.split("```text\n", 1)[1].split("```", 1)[0]
+    ran = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert ran.stdout.strip() == shown.strip()
