@@ -9,6 +9,7 @@ Public names (re-exported from ``silo_async``): :func:`evaluate`, :func:`resume`
 
 from __future__ import annotations
 
+from ._books import EvalProgress
 from ._evaluate import evaluate, new_eval_id
 from ._recorded._replay import CallComparison, ReplayReport, replay
 from ._recorded._runs import RecordedRun, RunInfo, RunNotFoundError, find_run, list_runs, load_run
@@ -25,7 +26,6 @@ from ._report._stats import (
 )
 from ._report._summary import EvalSummary
 from ._resuming import resume
-from ._run import EvalProgress
 from ._store import read_index, read_summary
 from .ray import RayExecutor
 

@@ -42,13 +42,14 @@ from .._limits import DEFAULT_LIMITS, Limits, resolve_limits
 from .._many import check_counts, check_tasks
 from .._runner import Agent
 from .._user import UserFactory
+from ._books import EvalProgress
 from ._evalfile import OPTIONS, new_plan
 from ._executor import Executor, LocalExecutor
 from ._refs import user_ref
 from ._report._prices import Prices
 from ._report._summary import EvalSummary
 from ._resuming import prepare_resume
-from ._run import EvalProgress, EvalRun
+from ._run import EvalRun
 
 __all__ = ["EvalProgress", "evaluate", "new_eval_id"]
 

@@ -25,6 +25,7 @@ from .._errors import SiloError
 from .._many import check_counts, check_tasks
 from .._runner import Agent
 from .._user import UserFactory
+from ._books import EvalProgress
 from ._conflicts import changed_error, check_given
 from ._digests import changed
 from ._evalfile import EvalPlan, read_plan
@@ -32,7 +33,7 @@ from ._executor import Executor
 from ._rebuild import rebuild_agent, rebuild_environment, rebuild_executor, rebuild_user
 from ._refs import AgentRef, agent_ref, user_ref
 from ._report._summary import EvalSummary
-from ._run import EvalProgress, EvalRun
+from ._run import EvalRun
 
 __all__ = ["Resumption", "prepare_resume", "resume"]
 

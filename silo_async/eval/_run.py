@@ -22,19 +22,17 @@ import attrs
 
 from .._environment import Environment
 from .._errors import SiloError
-from .._jsonutil import compact_json
 from .._runner import Agent
 from .._trace import utc_now_iso
 from .._user import UserFactory
 from ..agents._replay import can_replay
 from ..runs import EvalDir
-from ..runs._appender import LineAppender
+from ._books import EvalBooks, EvalProgress
 from ._digests import digests
 from ._evalfile import EvalPlan
-from ._executor import Details, Executor, ExecutorReport, LocalExecutor, PlanEntry, RolloutJob
+from ._executor import Executor, ExecutorReport, LocalExecutor, PlanEntry, RolloutJob
 from ._interrupted import recover_interrupted
 from ._report._compare import compare, equal_work
-from ._report._data import DetailStore
 from ._report._prices import Prices
 from ._report._records import RolloutRecord
 from ._report._robustness import robustness
@@ -43,112 +41,10 @@ from ._report._summary import EvalSummary, Resumed
 from ._resume import ResumeState, remove_parked, survey, tidy
 from ._store import write_eval_dir
 
-__all__ = ["WRITE_GRACE_S", "EvalProgress", "EvalRun"]
+__all__ = ["WRITE_GRACE_S", "EvalRun"]
 
 #: How long writing the summary may take once the eval is cancelled.
 WRITE_GRACE_S = 60.0
-
-
-@attrs.frozen
-class EvalProgress:
-    """A snapshot of a running eval, passed to ``on_progress`` after each rollout.
-
-    Attributes:
-        total: rollouts planned.
-        done: rollouts finished.
-        passes: finished rollouts that passed.
-        faults: finished rollouts with an environment fault.
-        elapsed_s: seconds since the eval started (or resumed).
-        ended_early: finished rollouts that did not complete (agent error, timeout, a limit).
-        kept: rollouts a resumed eval kept from before it was interrupted (counted in
-            ``done``, ``passes``, ``faults`` and ``ended_early`` too); 0 for a new eval.
-    """
-
-    total: int
-    done: int
-    passes: int
-    faults: int
-    elapsed_s: float
-    ended_early: int = 0
-    kept: int = 0
-
-    @property
-    def left(self) -> int:
-        """Rollouts still to run."""
-        return self.total - self.done
-
-    @property
-    def rate(self) -> float:
-        """Rollouts finished per second so far (by this run: kept ones aside)."""
-        return (self.done - self.kept) / self.elapsed_s if self.elapsed_s > 0 else 0.0
-
-
-class _Collector:
-    """Per-rollout bookkeeping: records and details by plan slot, counters for progress.
-
-    It is the executor's :class:`~silo_async.eval._executor.Books`: told when a slot of the
-    executor's job starts and when it finishes (on the event loop). The job holds the plan
-    slots left to run (``todo``: all of them, unless the eval resumed), in plan order.
-    """
-
-    def __init__(
-        self, total: int, details: bool, todo: list[int], index: LineAppender | None
-    ) -> None:
-        self.total = total
-        self.keep_details = details
-        self.todo = todo  # the job's slot -> the plan's slot
-        self.index = index
-        self.records: list[RolloutRecord | None] = [None] * total
-        self.details: list[int] = [-1] * total  # ids in ``store``
-        self.store = DetailStore()
-        self.done = self.passes = self.faults = self.early = self.kept = 0
-        self.started = 0  # workers take slots in job order: every slot below this has started
-        self.clock0 = time.perf_counter()
-        self.on_progress: Callable[[EvalProgress], None] | None = None
-
-    def keep(self, slot: int, record: RolloutRecord, details: Details) -> None:
-        """Count in a rollout a resumed eval kept (plan slot ``slot``)."""
-        self.add(slot, record, details)
-        self.kept += 1
-
-    def begin(self, slot: int) -> None:
-        self.started = max(self.started, slot + 1)
-
-    def deliver(self, slot: int, record: RolloutRecord, details: Details) -> None:
-        if self.index is not None:  # its run directory is complete: now the index may say so
-            self.index.append(compact_json(record.to_dict()))
-        progress = self.add(self.todo[slot], record, details)
-        if self.on_progress is not None:
-            self.on_progress(progress)
-
-    def add(self, slot: int, record: RolloutRecord, details: Details) -> EvalProgress:
-        self.records[slot] = record
-        if self.keep_details:
-            self.details[slot] = self.store.add(details)
-        self.done += 1
-        self.passes += record.passed
-        self.faults += record.env_fault
-        self.early += record.termination_reason != "completed"
-        return self.progress()
-
-    def progress(self) -> EvalProgress:
-        elapsed = time.perf_counter() - self.clock0
-        return EvalProgress(
-            self.total, self.done, self.passes, self.faults, elapsed, self.early, self.kept
-        )
-
-    def finished(self) -> tuple[list[RolloutRecord], list[int]]:
-        """The finished rollouts in plan order, and each one's details id in ``store``."""
-        pairs = [(r, d) for r, d in zip(self.records, self.details, strict=True) if r is not None]
-        return [r for r, _ in pairs], [d for _, d in pairs]
-
-    def in_flight(self) -> list[int]:
-        """Plan slots that started and did not finish (a cancellation cut them short)."""
-        return [s for s in self.todo[: self.started] if self.records[s] is None]
-
-    def close(self) -> None:
-        if self.index is not None:
-            self.index.close()
 
 
 class EvalRun:
@@ -206,10 +102,10 @@ class EvalRun:
         todo = list(range(len(self.entries))) if state is None else state.todo
         eval_dir = self.eval_dir
         index = EvalDir(eval_dir).index_appender() if eval_dir else None
-        collector = _Collector(len(self.entries), self.keep_details, todo, index)
+        books = EvalBooks(len(self.entries), self.keep_details, todo, index)
         if state is not None:
             for slot, record in state.kept.items():
-                collector.keep(slot, record, state.details.get(slot))
+                books.keep(slot, record, state.details.get(slot))
         job = RolloutJob(
             env=self.env,
             agents=self.agents,
@@ -229,13 +125,13 @@ class EvalRun:
         if eval_dir is not None:
             await self._prepare_dir(eval_dir, state)
         self.clock0, self.started = time.perf_counter(), time.time()
-        collector.clock0, collector.on_progress = self.clock0, on_progress
+        books.clock0, books.on_progress = self.clock0, on_progress
         if on_progress is not None and self.resumed:  # what was kept, before anything runs
-            on_progress(collector.progress())
+            on_progress(books.progress())
         try:
-            return await self._run(prepared, collector, len(todo))
+            return await self._run(prepared, books, len(todo))
         finally:
-            collector.close()
+            books.close()
 
     async def _survey(self) -> ResumeState | None:
         if not self.resumed or self.base is None:
@@ -261,50 +157,50 @@ class EvalRun:
         assert self.base is not None
         await anyio.to_thread.run_sync(_make, self.base, self.plan, self.env)
 
-    async def _run(self, prepared: Any, collector: _Collector, todo: int) -> EvalSummary:
-        resumed = Resumed(collector.kept, todo) if self.resumed else None
+    async def _run(self, prepared: Any, books: EvalBooks, todo: int) -> EvalSummary:
+        resumed = Resumed(books.kept, todo) if self.resumed else None
         try:
-            await prepared.run(collector, self.executor_report)
+            await prepared.run(books, self.executor_report)
         except anyio.get_cancelled_exc_class():
-            collector.close()
-            cut = [self.entries[i] for i in collector.in_flight()]
+            books.close()
+            cut = [self.entries[i] for i in books.in_flight()]
             with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
-                summary = self.summary(collector, cancelled=True, resumed=resumed)
-                if self._gone(collector) is None:  # else nothing is left to write a summary in
-                    await _write(summary, collector, self.report, cut)
+                summary = self.summary(books, cancelled=True, resumed=resumed)
+                if self._gone(books) is None:  # else nothing is left to write a summary in
+                    await _write(summary, books, self.report, cut)
             raise
         except SiloError:
-            self._check_there(collector)
-            if not self.resumed and collector.started == 0 and self.eval_dir is not None:
+            self._check_there(books)
+            if not self.resumed and books.started == 0 and self.eval_dir is not None:
                 _unmake(self.base)  # refused before any rollout: leave nothing behind
             raise
         except Exception:
-            self._check_there(collector)  # a file gone under a rollout: say why, not how
+            self._check_there(books)  # a file gone under a rollout: say why, not how
             raise
-        self._check_there(collector)
-        collector.close()
-        result = self.summary(collector, cancelled=False, resumed=resumed)
+        self._check_there(books)
+        books.close()
+        result = self.summary(books, cancelled=False, resumed=resumed)
         # Every rollout finished: a Ctrl-C now must not lose the files (bounded all the same).
         with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
-            await _write(result, collector, self.report)
+            await _write(result, books, self.report)
         return result
 
-    def _gone(self, collector: _Collector) -> str | None:
+    def _gone(self, books: EvalBooks) -> str | None:
         """What of the eval directory was removed while the eval ran (None: nothing)."""
         base = self.base
         if base is None:
             return None
-        if collector.index is not None and collector.index.removed():
+        if books.index is not None and books.index.removed():
             return f"{EvalDir.INDEX} (and the runs/ holding it)"
         return None if base.intact() else "the directory (or its eval.json or runs/)"
 
-    def _check_there(self, collector: _Collector) -> None:
+    def _check_there(self, books: EvalBooks) -> None:
         """Refuse to go on in an eval directory that was removed under the eval.
 
         Raises:
             SiloError: ``eval_not_found`` naming what was removed; the eval stopped.
         """
-        gone = self._gone(collector)
+        gone = self._gone(books)
         if gone is None:
             return
         assert self.base is not None
@@ -319,10 +215,8 @@ class EvalRun:
             {"evalDir": str(self.eval_dir), "removed": gone},
         )
 
-    def summary(
-        self, collector: _Collector, *, cancelled: bool, resumed: Resumed | None
-    ) -> EvalSummary:
-        finished, _ = collector.finished()
+    def summary(self, books: EvalBooks, *, cancelled: bool, resumed: Resumed | None) -> EvalSummary:
+        finished, _ = books.finished()
         return self.summary_of(
             finished,
             config={
@@ -461,14 +355,14 @@ def _unmake(base: EvalDir | None) -> None:
 
 async def _write(
     summary: EvalSummary,
-    collector: _Collector,
+    books: EvalBooks,
     report: bool,
     cut: list[PlanEntry] | None = None,
 ) -> None:
     out = summary.out_dir
     if out is None:
         return
-    _, refs = collector.finished()
+    _, refs = books.finished()
 
     def write() -> None:
         done = summary
@@ -477,7 +371,7 @@ async def _write(
             faulted = summary.fault_plan is not None
             interrupted = recover_interrupted(out, cut, known, faulted=faulted)
             done = attrs.evolve(summary, interrupted=interrupted)
-        write_eval_dir(done, (collector.store.texts, refs) if report else None)
+        write_eval_dir(done, (books.store.texts, refs) if report else None)
         if done.complete:
             remove_parked(out)  # every rerun finished: no recording is needed any more
 
