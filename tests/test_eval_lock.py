@@ -202,8 +202,20 @@ def test_an_eval_whose_directory_is_removed_stops_with_a_coded_line(
     if removed == "ev":  # nothing to resume: no plan was left
         assert "run the eval again" in line and not (project / "ev" / "eval.json").exists()
         return
-    assert "resume it (silo-async eval --resume ev)" in line
+    assert "resume it (silo-async eval --resume ev, or silo.resume)" in line
     (project / "go").touch()
     resumed = cli("eval", "--resume", "ev", "--json")
     assert resumed.exit_code == 0, resumed.output
     _whole(project / "ev", 2)
+
+
+def test_a_stale_lock_alone_is_an_empty_directory(project: Path) -> None:
+    # What an eval killed between taking the lock and writing its plan leaves behind.
+    (project / "ev").mkdir()
+    (project / "ev" / EvalDir.LOCK).write_text(f"{2**22 + 7:>20}\n")
+    (project / "go").touch()
+    ran = cli(*PLAN, "--out", "ev")
+    assert ran.exit_code == 0, ran.output
+    _whole(project / "ev", 2)
+    taken = cli(*PLAN, "--out", "ev")
+    assert taken.exit_code == 1 and taken.stderr.startswith("error: out_dir_not_empty: ")

@@ -444,7 +444,10 @@ def eval_command(
     agents = _all_agents(agent_specs, model_specs, base_url, max_turns, cwd)
     eval_id = new_eval_id()
     target = out_dir if out_dir is not None else project_dir / ".silo" / "evals" / eval_id
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+    # A lock file alone is what an eval killed before its plan was written leaves: empty.
+    if target.exists() and (
+        not target.is_dir() or any(p.name != EvalDir.LOCK for p in target.iterdir())
+    ):
         if target.is_dir():
             EvalDir(target).check_unlocked()  # an eval still writing it: say which
         fail("out_dir_not_empty", f'Eval directory "{target}" already exists and is not empty.')

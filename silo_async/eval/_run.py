@@ -205,7 +205,10 @@ class EvalRun:
             return
         assert self.base is not None
         if os.path.isfile(self.base.file(EvalDir.EVAL)):  # its plan is left: a resume reruns
-            fix = f"resume it (silo-async eval --resume {self.eval_dir}) to run what was lost"
+            fix = (
+                f"resume it (silo-async eval --resume {self.eval_dir}, or silo.resume) to run "
+                "what was lost"
+            )
         else:
             fix = "there is no plan left to resume: run the eval again"
         raise SiloError(
