@@ -14,6 +14,7 @@ import json
 import os
 from pathlib import Path
 
+from .._errors import SiloError
 from ._evaldir import EvalDir
 
 __all__ = ["KnownEvals"]
@@ -93,8 +94,8 @@ def _is_eval(path: Path) -> bool:
 
 def _eval_id(path: Path) -> str | None:
     try:
-        data = json.loads(Path(EvalDir(path).file(EvalDir.EVAL)).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = EvalDir(path).read_plan()  # the plan's one reader: a damaged one names no id
+    except SiloError:
         return None
-    value = data.get("evalId") if isinstance(data, dict) else None
+    value = data.get("evalId")
     return value if isinstance(value, str) else None
