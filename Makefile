@@ -49,7 +49,8 @@ test: $(STAMP) peers browser lint typecheck
 # web UI is optional in openenv and left out). verifiers: mcp==2.0.0 and openai<3. NeMo Gym
 # 0.7 asks for Python >= 3.13.14; the newest Python here is pyenv's 3.13.0 and nothing
 # newer can be fetched, so it is installed with --ignore-requires-python and only what its
-# server, client and models import (not mlflow, datasets, pyarrow, GitPython...).
+# server, client, models, Simple Agent and rollout collection import (not mlflow, datasets,
+# pyarrow, GitPython...).
 PEERS := .peers
 PEER_PIP := --quiet --disable-pip-version-check
 PY313 := $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13) $(shell command -v python3.13 2>/dev/null))
@@ -58,7 +59,7 @@ OPENENV_DEPS := 'fastapi>=0.116' 'pydantic>=2' 'uvicorn>=0.24' 'requests>=2.25' 
   'websockets>=15.0.1' 'fastmcp>=3,<4' 'httpx>=0.28.1' 'jsonschema>=4.20' 'packaging>=24.2'
 NEMO_GYM_DEPS := fastapi pydantic uvicorn orjson requests aiohttp omegaconf hydra-core \
   'mcp>=1.28.1,<2' itsdangerous httpx 'openai==2.44.0' tqdm devtools packaging psutil rich \
-  httptools uvloop ray yappi pydot pandas scipy wandb
+  httptools uvloop ray yappi pydot pandas scipy wandb 'anthropic<=0.109.2'
 
 peers: $(VENV)/.peer-inspect $(PEERS)/openenv/.installed $(PEERS)/verifiers/.installed \
   $(PEERS)/nemo-gym/.installed $(PEERS)/mcp-conformance/.installed
@@ -78,7 +79,8 @@ $(PEERS)/verifiers/.installed: pyproject.toml
 	$(PEERS)/verifiers/bin/python -m pip install $(PEER_PIP) 'verifiers==0.4.0' -e .
 	@touch $@
 
-$(PEERS)/nemo-gym/.installed:
+# Rebuilt when this Makefile changes (its dependency list is here); pip skips what is there.
+$(PEERS)/nemo-gym/.installed: Makefile
 	@if [ -z "$(PY313)" ]; then mkdir -p $(PEERS)/nemo-gym; \
 	  echo "NeMo Gym needs Python 3.13, and none was found (pyenv install 3.13)" \
 	    > $(PEERS)/nemo-gym/.unavailable; cat $(PEERS)/nemo-gym/.unavailable; exit 0; fi; \

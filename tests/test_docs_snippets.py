@@ -33,7 +33,8 @@ FRAGMENTS = {
     "cli/walkthrough-from-an-empty-directory-to-a-passing-run-2",  # verifiers/ver_001.py
     "training/hand-the-world-to-trl",  # needs a GPU-sized model; tests/test_trl.py's adapter
     "harnesses/use-a-world-from-your-harness-2",  # OpenEnv's client: in OpenEnv's virtualenv
-    "harnesses/use-a-world-from-your-harness-3",  # verifiers: its own virtualenv (mcp==2.0.0)
+    "harnesses/use-a-world-from-your-harness-3",  # NeMo Gym's app.py: Gym runs it, execs serve
+    "harnesses/use-a-world-from-your-harness-4",  # verifiers: its own virtualenv (mcp==2.0.0)
 }
 # Generous: a block is a few imports and a few rollouts; this only stops a hung one.
 TIMEOUT_S = 120

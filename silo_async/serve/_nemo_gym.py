@@ -16,6 +16,8 @@ session's cookie from call to call. Here:
   ``output_text`` is the answer) finishes the episode and answers the body with ``reward``
   (and ``passed``, ``silo_run_id``).
 * ``POST /close_session`` finishes the session's episode (output so far) and closes it.
+* ``POST /aggregate_metrics`` with a collection's verify responses answers NeMo Gym's
+  ``AggregateMetrics`` (:mod:`._nemo_gym_metrics`), as its resources servers do.
 
 Errors outside a tool call are ``{"error": {"code", "message"}}``.
 """
@@ -42,6 +44,7 @@ from .._result import RunResult
 from ._asgi import BodyTooLargeError, json_bytes, read_body, send_json
 from ._harness_common import SUBMIT, HeldEpisodes, serve_app, tool_specs
 from ._host import CapacityReachedError
+from ._nemo_gym_metrics import aggregate_metrics
 
 __all__ = ["NemoGymApp", "serve_nemo_gym"]
 
@@ -77,6 +80,18 @@ def final_text(response: Any) -> str | None:
         if texts:
             return str(texts[-1])
     return None
+
+
+def _aggregate(body: Any) -> dict[str, Any]:
+    """``/aggregate_metrics``: ``{"verify_responses": [...]}`` → NeMo Gym's AggregateMetrics."""
+    found = body.get("verify_responses") if isinstance(body, dict) else None
+    if not isinstance(found, list):
+        raise _HttpError(
+            400,
+            "invalid_input",
+            'The body is {"verify_responses": [...]}: the verify responses of a collection.',
+        )
+    return aggregate_metrics(found)
 
 
 def _cookie_of(scope: Scope) -> str | None:
@@ -147,6 +162,8 @@ class NemoGymApp:
             return 200, answer
         if name == "close_session":
             return 200, await self._close(scope, body)
+        if name == "aggregate_metrics":
+            return 200, _aggregate(body)
         if name in RESERVED or "/" in name or not name:
             raise _HttpError(404, "not_found", f"No route {scope['path']}.")
         return await self._call(self._episode(scope), name, body)
