@@ -341,3 +341,23 @@ def test_the_docs_page_prints_what_it_shows() -> None:
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=True
     )
     assert ran.stdout.strip() == shown.strip()
+
+
+def test_the_progress_line_counts_verdicts_on_a_terminal_only() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from silo_async.cli._audit import AuditProgress
+
+    screen = StringIO()
+    console = Console(file=screen, force_terminal=True, width=100)
+    with AuditProgress(True, console) as progress:
+        progress.judged({"verdict": "sound"})
+        progress.judged({"verdict": "loose"})
+        progress.progress.refresh()
+    assert "2 tasks judged: 1 loose, 1 sound" in screen.getvalue()
+    quiet = AuditProgress(False)
+    with quiet:
+        quiet.judged({"verdict": "gameable"})
+    assert quiet.progress is None and quiet.counts["gameable"] == 1

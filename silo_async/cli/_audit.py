@@ -2,17 +2,21 @@
 
 Plays the probes and, with ``--solver``, the solver's mutants on every task; prints a table a
 person reads at a glance (task, verdict, the best probe and how far below the solver it stays,
-and why a task is not sound), then the counts. ``--fail-on`` decides the exit code.
+and why a task is not sound), then the counts. ``--fail-on`` decides the exit code. On a
+terminal a progress line counts the verdicts as tasks are judged.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..agents._load import load_agent
-from ..auditing import PROBES, AuditReport, audit, table
+from ..auditing import PROBES, VERDICTS, AuditReport, audit, table
 from ._common import (
     check_agent_specs,
     echo_json,
@@ -24,7 +28,7 @@ from ._common import (
 from ._report import relative
 from ._types import WholeNumber
 
-__all__ = ["DEFAULT_COUNT", "audit_command", "parse_probes"]
+__all__ = ["DEFAULT_COUNT", "AuditProgress", "audit_command", "parse_probes"]
 
 #: Instances per ``--family`` when ``--count`` is not given (eval's rule).
 DEFAULT_COUNT = 10
@@ -45,6 +49,53 @@ def parse_probes(
             f"unknown probe {unknown[0]!r}; pick some of: {','.join(PROBES)}.", ctx, param
         )
     return tuple(names)
+
+
+class AuditProgress:
+    """A progress line on stderr while tasks are judged: only on a terminal, only with rich.
+
+    Args:
+        enabled: draw it (stderr is a terminal and ``--json`` was not asked).
+        console: the rich console to draw on (default: stderr).
+    """
+
+    def __init__(self, enabled: bool, console: Any = None) -> None:
+        self.counts = dict.fromkeys(VERDICTS, 0)
+        self.progress: Any = None
+        if not enabled:
+            return
+        try:
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+        except ImportError:  # rich is an optional extra: no line, same audit
+            return
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("audit {task.fields[info]}"),
+            TimeElapsedColumn(),
+            console=console or Console(stderr=True),
+            transient=True,
+        )
+        self.task = self.progress.add_task("audit", total=None, info="")
+
+    def __enter__(self) -> AuditProgress:
+        if self.progress is not None:
+            self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+    def judged(self, entry: Mapping[str, Any]) -> None:
+        """One more task judged: count its verdict."""
+        self.counts[str(entry["verdict"])] += 1
+        if self.progress is not None:
+            done = sum(self.counts.values())
+            info = f"{done} task{'s' if done != 1 else ''} judged: " + ", ".join(
+                f"{n} {v}" for v, n in self.counts.items() if n
+            )
+            self.progress.update(self.task, info=info)
 
 
 def audit_text(report: AuditReport, cwd: Path) -> str:
@@ -145,17 +196,19 @@ def audit_command(
             environment.verifier_for(environment.task(task_id))
     chosen = dict.fromkeys(families, count or DEFAULT_COUNT) or None
     solver = load_agent(solver_spec, cwd).fn if solver_spec is not None else None
-    report = run_async(
-        lambda: audit(
-            environment,
-            tasks,
-            solver=solver,
-            probes=probes,
-            families=chosen,
-            seed=seed,
-            out=out,
+    with AuditProgress(not as_json and sys.stderr.isatty()) as progress:
+        report = run_async(
+            lambda: audit(
+                environment,
+                tasks,
+                solver=solver,
+                probes=probes,
+                families=chosen,
+                seed=seed,
+                out=out,
+                on_task=progress.judged,
+            )
         )
-    )
     if as_json:
         echo_json(report.to_dict())
     else:
