@@ -361,3 +361,30 @@ def test_the_progress_line_counts_verdicts_on_a_terminal_only() -> None:
     with quiet:
         quiet.judged({"verdict": "gameable"})
     assert quiet.progress is None and quiet.counts["gameable"] == 1
+
+
+async def test_an_eval_report_shows_the_verdicts_of_an_audit_of_its_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    env = audit_world.environment()
+    tasks = ["T-SOUND", "T-IGNORED", "T-NUMBER"]
+    agents = {"solver": audit_world.solver}
+    evals = tmp_path / ".silo" / "evals"
+    await silo.evaluate(env, tasks, agents, out_dir=evals / "e1")
+    assert 'id="audit"' not in (evals / "e1" / "report.html").read_text()  # no audit yet
+    older = await silo.audit(env, ["T-SOUND"], probes=["noop"])  # .silo/audits/ here
+    report = await silo.audit(env, ["T-IGNORED", "T-NUMBER"], solver=audit_world.solver)
+    other = silo.Environment(name="elsewhere", create_state=audit_world.create_state)
+    await silo.audit(other, [])  # another environment's audit is not this report's
+    await silo.evaluate(env, tasks, agents, out_dir=evals / "e2")
+    page = (evals / "e2" / "report.html").read_text()
+    table = page.split('<table id="audit">', 1)[1].split("</table>", 1)[0]
+    rows = [r.split("</td>")[:2] for r in table.split("<tr>")[2:]]
+    verdicts = {row[0].removeprefix("<td>"): row[1].rsplit("<b>", 1)[1] for row in rows}
+    assert verdicts == {
+        "T-SOUND": "sound</b>",
+        "T-IGNORED": "loose</b>",
+        "T-NUMBER": "gameable</b>",
+    }
+    assert report.audit_id in table and older.audit_id in table

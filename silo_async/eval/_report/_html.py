@@ -17,6 +17,8 @@ and to the charts, which the script recomputes from the index with the estimator
 ``summary.json`` (rates over valid rollouts only; baseline rollouts only in the robustness
 section).
 Every ``/`` in embedded data is escaped, so no text of the page can form a URL or close a tag.
+When the project holds an audit of the environment (``silo-async audit``), a static table gives
+each task's verdict (``_audits.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from importlib import resources
 
 from ..._jsonutil import compact_json
 from ..._result import INVALID_REASONS
+from ._audits import audit_table, audit_verdicts
 from ._cells import count
 from ._data import index_rows, pack, pack_details, reasons
 from ._summary import EvalSummary
@@ -169,6 +172,12 @@ def _families(summary: EvalSummary) -> str:
     )
 
 
+def _audit(summary: EvalSummary) -> str:
+    """The audit table, when the project holds an audit of this environment's tasks."""
+    tasks = [t.id for t in summary.tasks]
+    return audit_table(audit_verdicts(summary.out_dir, summary.environment, tasks), tasks)
+
+
 def render_report(summary: EvalSummary, texts: Sequence[str], refs: Sequence[int]) -> str:
     """The whole ``report.html``.
 
@@ -191,7 +200,7 @@ def render_report(summary: EvalSummary, texts: Sequence[str], refs: Sequence[int
         f"<title>Eval {_h(summary.eval_id)} — {_h(summary.environment)}</title>"
         f"<style>{_asset('_report.css')}</style></head><body>"
         f"{_header(summary)}{_filters(summary, row_reasons)}"
-        f"{_BODY.replace(_FAMILIES_AT, _FAMILIES_AT + _families(summary))}"
+        f"{_BODY.replace(_FAMILIES_AT, _FAMILIES_AT + _families(summary) + _audit(summary))}"
         '<script type="application/json" id="meta">'
         f"{_script_json(_meta(summary, row_reasons, embedded))}</script>"
         '<script type="application/octet-stream" id="index" data-encoding="gzip+base64url">'
