@@ -108,11 +108,13 @@ async def _gold_reaches(env: Environment, instance: Instance, d: _Defects) -> bo
 
 
 def _check_instructions(found: list[Instance], d: _Defects) -> None:
+    # What the agent is given: with a user, the instruction and the user's opening (a
+    # conversational family may word its instruction alike and vary what the user says).
     wanted = min(len(found), DISTINCT_INSTRUCTIONS)
     first: dict[str, int] = {}
     repeat: tuple[int, int] | None = None
     for instance in found:
-        earlier = first.setdefault(instance.task.instruction, instance.seed)
+        earlier = first.setdefault(instance.task.prompt, instance.seed)
         if earlier != instance.seed and repeat is None:
             repeat = (instance.seed, earlier)
     if len(first) < wanted and repeat is not None:
