@@ -12,6 +12,7 @@ block printed on two pages (the README's first agent is also Getting started's) 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -24,6 +25,7 @@ import attrs
 import pytest
 
 from .docs_support import ROOT, doc_pages, page_name
+from .peers import peer_python
 
 FRAGMENT = "<!-- fragment -->"
 # Blocks that are not programs on their own, each for a reason its page states next to it.
@@ -32,10 +34,13 @@ FRAGMENTS = {
     "cli/walkthrough-from-an-empty-directory-to-a-passing-run-1",  # tools/block_customer.py
     "cli/walkthrough-from-an-empty-directory-to-a-passing-run-2",  # verifiers/ver_001.py
     "training/hand-the-world-to-trl",  # needs a GPU-sized model; tests/test_trl.py's adapter
-    "harnesses/use-a-world-from-your-harness-2",  # OpenEnv's client: in OpenEnv's virtualenv
-    "harnesses/use-a-world-from-your-harness-3",  # NeMo Gym's app.py: Gym runs it, execs serve
-    "harnesses/use-a-world-from-your-harness-4",  # verifiers: its own virtualenv (mcp==2.0.0)
+    "harnesses/use-a-world-from-your-harness-4",  # NeMo Gym's app.py: Gym runs it, execs serve
+    "harnesses/use-a-world-from-your-harness-5",  # verifiers: its own virtualenv (mcp==2.0.0)
 }
+#: ``<!-- peer: NAME -->`` before a fence: a client run in peer virtualenv ``.peers/NAME``,
+#: against ``serve --protocol NAME`` on a crm environment, its URL as the one argument.
+PEER = re.compile(r"<!-- peer: ([a-z-]+) -->")
+PEER_BLOCKS = {"harnesses/use-a-world-from-your-harness-2": "openenv"}
 # Generous: a block is a few imports and a few rollouts; this only stops a hung one.
 TIMEOUT_S = 120
 
@@ -49,6 +54,7 @@ class Block:
     line: int
     code: str
     fragment: bool
+    peer: str | None = None
 
 
 def _slug(heading: str) -> str:
@@ -59,7 +65,7 @@ def _slug(heading: str) -> str:
 def page_blocks(text: str, page: str = "readme") -> list[Block]:
     """The ```python blocks of ``text``, named ``page/section`` (``-2`` for the second)."""
     lines = text.splitlines()
-    found: list[tuple[str, int, str, bool]] = []
+    found: list[tuple[str, int, str, bool, str | None]] = []
     section, i = page, 0
     while i < len(lines):
         line = lines[i]
@@ -68,8 +74,10 @@ def page_blocks(text: str, page: str = "readme") -> list[Block]:
         elif line.startswith("```"):  # any fence: a "#" inside one is no heading
             end = lines.index("```", i + 1)
             if line.strip() == "```python":
-                fragment = i > 0 and lines[i - 1].strip() == FRAGMENT
-                found.append((section, i + 2, "\n".join(lines[i + 1 : end]) + "\n", fragment))
+                before = lines[i - 1].strip() if i > 0 else ""
+                peer = PEER.fullmatch(before)
+                code = "\n".join(lines[i + 1 : end]) + "\n"
+                found.append((section, i + 2, code, before == FRAGMENT, peer and peer.group(1)))
             i = end
         i += 1
     counts: dict[str, int] = {}
@@ -77,10 +85,10 @@ def page_blocks(text: str, page: str = "readme") -> list[Block]:
         counts[name] = counts.get(name, 0) + 1
     seen: dict[str, int] = {}
     blocks = []
-    for name, line_no, code, fragment in found:
+    for name, line_no, code, fragment, peer in found:
         seen[name] = seen.get(name, 0) + 1
         block_id = name if counts[name] == 1 else f"{name}-{seen[name]}"
-        blocks.append(Block(f"{page}/{block_id}", page, line_no, code, fragment))
+        blocks.append(Block(f"{page}/{block_id}", page, line_no, code, fragment, peer))
     return blocks
 
 
@@ -96,7 +104,7 @@ def _programs(blocks: list[Block]) -> list[Block]:
     seen: set[str] = set()
     programs = []
     for block in blocks:
-        if not block.fragment and block.code not in seen:
+        if not block.fragment and block.peer is None and block.code not in seen:
             seen.add(block.code)
             programs.append(block)
     return programs
@@ -164,6 +172,7 @@ def outcomes(
 
 
 @pytest.mark.parametrize("block", PROGRAMS, ids=[b.id for b in PROGRAMS])
+@pytest.mark.timeout(900)  # the first one waits for all of them (the module's fixture)
 def test_docs_block_runs(
     block: Block, outcomes: dict[str, subprocess.CompletedProcess[str]]
 ) -> None:
@@ -176,6 +185,7 @@ def test_docs_block_runs(
 
 def test_fragments_are_the_pinned_few() -> None:
     assert {b.id for b in BLOCKS if b.fragment} == FRAGMENTS
+    assert {b.id: b.peer for b in BLOCKS if b.peer} == PEER_BLOCKS
     assert len(PROGRAMS) >= 10  # the extractor really finds the pages' blocks
     assert {b.page for b in PROGRAMS} >= {"readme", "agents", "models", "users", "worlds"}
 
@@ -207,3 +217,45 @@ def test_a_block_on_two_pages_runs_once() -> None:
     one = page_blocks("## A\n```python\nprint(1)\n```\n", "one")
     two = page_blocks("## B\n```python\nprint(1)\n```\n```python\nprint(2)\n```\n", "two")
     assert [b.id for b in _programs(one + two)] == ["one/a", "two/b-2"]
+
+
+@pytest.fixture(scope="module")
+def crm_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("peer-docs")
+    init = [sys.executable, "-m", "silo_async", "init", "crm", "--template", "crm"]
+    subprocess.run(init, cwd=project, env=_environment(str(project)), check=True, timeout=60)
+    return project
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.peer], ids=lambda b: b.id)
+@pytest.mark.timeout(240)
+def test_peer_block_runs_against_serve(block: Block, crm_project: Path) -> None:
+    """A peer's client as the page prints it, in that peer's own virtualenv, against serve."""
+    assert block.peer is not None
+    python = peer_python(block.peer)
+    serve = [sys.executable, "-m", "silo_async", "serve", "--env", "crm", "--protocol"]
+    with subprocess.Popen(
+        [*serve, block.peer, "--port", "0", "--json"],
+        cwd=crm_project,
+        env=_environment(str(crm_project)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as server:
+        try:
+            assert server.stdout is not None
+            url = json.loads(server.stdout.readline())["url"]
+            script = crm_project / f"{block.peer}_client.py"
+            script.write_text(block.code, encoding="utf-8")
+            done = subprocess.run(
+                [str(python), str(script), url],
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_S,
+                check=False,
+            )
+        finally:
+            server.terminate()
+    assert done.returncode == 0, f"{block.page} line {block.line}:\n{done.stdout}\n{done.stderr}"
+    printed = [line.split("  # ")[1] for line in block.code.splitlines() if "print(" in line]
+    assert done.stdout.splitlines() == printed  # what the comments say it prints

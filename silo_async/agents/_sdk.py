@@ -20,6 +20,7 @@ import anyio
 import attrs
 
 from .._errors import SiloError
+from .._install import install_line
 
 __all__ = [
     "PLACEHOLDER_KEY",
@@ -48,7 +49,7 @@ def import_sdk(provider: str, module: str) -> ModuleType:
         raise SiloError(
             "model_invalid",
             f'The {provider} provider needs the "{module}" SDK, which is not installed: '
-            f"pip install 'silo_async[{module}]'.",
+            f"{install_line(module)}.",
             {"provider": provider, "missing": module},
         ) from exc
 

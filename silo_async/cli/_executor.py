@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
+from .._install import install_line
 from ..eval import RayExecutor
 from ..eval._executor import Executor
 from ._types import WholeNumber
@@ -51,7 +52,7 @@ def executor_options(fn: F) -> F:
         default="local",
         show_default=True,
         help="Where rollouts run: this process's event loop, or a pool of Ray workers (all "
-        "cores, or a cluster; needs pip install 'silo_async[ray]').",
+        f"cores, or a cluster; needs {install_line('ray')}).",
     )(fn)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from .._environment import Environment
+from .._install import install_line
 from .._limits import Limits
 from .._result import RunResult
 from ._common import (
@@ -60,7 +61,7 @@ def _import_serve() -> ModuleType:
         fail(
             "mcp_not_installed",
             f"silo-async serve needs the official MCP SDK, which is not installed ({exc}): "
-            "pip install 'silo_async[mcp]'.",
+            f"{install_line('mcp')}.",
         )
 
 

@@ -35,11 +35,12 @@ from types import ModuleType
 from typing import Any
 
 from ..._errors import SiloError
+from ..._install import install_line
 
 __all__ = ["INSTALL", "RaySession", "import_ray", "parse_address", "resolve_join"]
 
 #: The fix named when Ray is missing.
-INSTALL = "pip install 'silo_async[ray]'"
+INSTALL = install_line("ray")
 #: How long joining a cluster may take before we give up (a live head answers in seconds).
 JOIN_TIMEOUT_S = 120.0
 #: How long the address probe may take.
