@@ -75,9 +75,10 @@ def page_blocks(text: str, page: str = "readme") -> list[Block]:
             end = lines.index("```", i + 1)
             if line.strip() == "```python":
                 before = lines[i - 1].strip() if i > 0 else ""
-                peer = PEER.fullmatch(before)
+                marked = PEER.fullmatch(before)
                 code = "\n".join(lines[i + 1 : end]) + "\n"
-                found.append((section, i + 2, code, before == FRAGMENT, peer and peer.group(1)))
+                peer = marked.group(1) if marked else None
+                found.append((section, i + 2, code, before == FRAGMENT, peer))
             i = end
         i += 1
     counts: dict[str, int] = {}
