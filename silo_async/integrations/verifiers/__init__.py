@@ -4,9 +4,12 @@ For the current verifiers release (0.4, its ``verifiers.v1`` API): a taskset wit
 silo task, whose rollout state is an episode (opened in the task's ``setup``, on a fresh
 world) and whose reward is the world's reward, plus the harness that plays it — the model's
 tool loop run in-process, every model call through verifiers' interception endpoint, every
-tool call through the episode. Evaluate with verifiers' own runner::
+tool call through the episode. Evaluate with verifiers' own runner, against any
+OpenAI-compatible model, nothing pushed (``--no-push``), the seat on this machine
+(:class:`SiloEnv`'s default)::
 
-    vf-eval silo_async_verifiers --env.taskset.env crm --model gpt-4.1-mini
+    vf-eval silo_async_verifiers --env.taskset.env crm --model gpt-4.1-mini \
+        --client.base-url http://127.0.0.1:8000/v1 --client.api-key-var OPENAI_API_KEY --no-push
 
 or build the environment in Python with :func:`load_environment`. verifiers pins its own
 ``mcp`` and ``openai``: install it beside silo_async in its own virtualenv.
@@ -22,12 +25,15 @@ from typing import Any
 import verifiers.v1 as vf
 
 from ..._limits import Limits
+from ._env import SiloEnv, SiloEnvConfig
 from ._episodes import served
 from ._harness import SiloHarness, SiloHarnessConfig
 from ._taskset import SiloTaskset, SiloTasksetConfig
 
 __all__ = [
     "TASKSET_ID",
+    "SiloEnv",
+    "SiloEnvConfig",
     "SiloHarness",
     "SiloHarnessConfig",
     "SiloTaskset",
@@ -56,7 +62,8 @@ def load_environment(
         tasks: the task ids to serve (default: all, in the environment's order).
         max_tool_calls: calls executed per episode before the next one ends it.
         timeout: seconds per episode from its start (``None``: no limit).
-        **env_config: other fields of verifiers' ``SingleAgentEnvConfig``.
+        **env_config: other fields of :class:`SiloEnvConfig` (verifiers' ``EnvConfig`` and
+            the ``agent`` seat).
 
     Returns:
         A ``verifiers.v1.Env``: evaluate it with verifiers' runner (``env.serving()`` and
@@ -82,8 +89,5 @@ def load_environment(
         max_tool_calls=max_tool_calls,
         timeout=timeout,
     )
-    # The harness runs in this process (its runtime only hosts nothing): a local runtime, so
-    # the interception endpoint needs no public tunnel.
-    agent = vf.AgentConfig(harness=SiloHarnessConfig(), runtime=vf.SubprocessConfig())
-    config = vf.SingleAgentEnvConfig(taskset=taskset, agent=agent, **env_config)
+    config = SiloEnvConfig(taskset=taskset, **env_config)  # the seat runs locally
     return vf.load_environment(config)
