@@ -19,10 +19,11 @@ servers answer with their reward profile, and so does this one:
   (``_ng_rollout_index``: its tasks' ``mean/``, ``median/``, ``std/``, ``sem/``, ``min/``,
   ``max/``, ``p25/``, ``p75/`` of each column) and ``agent_metrics`` the spread of each
   repeat's ``mean/`` across repeats (``mean_across_repeats/mean/reward``, ``median_``,
-  ``std_``, ``min_``, ``max_``, ``se_``).
+  ``std_``, ``min_``, ``max_``, ``se_``, ``ci_low_95_``, ``ci_high_95_``).
 
-Not computed: the 95% confidence intervals (``ci_low_95``/``ci_high_95``, a Student's t
-quantile NeMo Gym takes from scipy, which silo does not depend on), ``perf_summary``, and a
+Both carry 95% Student t intervals (``ci_low_95/``, ``ci_high_95/``; ``mean ± t·sem``, from
+two values on) with the quantile silo's eval report uses (its table has three decimals, where
+NeMo Gym asks scipy: the bounds agree to about 1e-4). Not computed: ``perf_summary``, and a
 group's copy of its row and list of rollouts (``sample``, ``rollout_infos``).
 """
 
@@ -32,6 +33,8 @@ import math
 import statistics
 from collections.abc import Iterable
 from typing import Any
+
+from ..eval._report._stats import t_quantile_975
 
 __all__ = ["aggregate_metrics"]
 
@@ -170,6 +173,15 @@ def _spread(values: list[float]) -> float:
     return statistics.stdev(values) if len(values) > 1 else 0.0
 
 
+def _interval(prefix: str, name: str, values: list[float], sem: float) -> dict[str, float]:
+    """The 95% t interval of the values' mean (none from one value; a point if sem is 0)."""
+    if len(values) < 2:
+        return {}
+    mean = statistics.fmean(values)
+    half = sem * t_quantile_975(len(values) - 1)
+    return {f"ci_low_95{prefix}/{name}": mean - half, f"ci_high_95{prefix}/{name}": mean + half}
+
+
 def _repeats(scored: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per repeat (rollout index) once tasks ran more than once, else none."""
     by_repeat: dict[Any, list[dict[str, Any]]] = {}
@@ -189,16 +201,17 @@ def _repeats(scored: list[dict[str, Any]]) -> list[dict[str, Any]]:
         columns = [_columns(r) for r in found]
         for name in sorted({name for c in columns for name in c}):
             values = [c[name] for c in columns if name in c]
-            spread = _spread(values)
+            sem = _spread(values) / math.sqrt(len(values))
             row |= {
                 f"mean/{name}": statistics.fmean(values),
                 f"median/{name}": float(statistics.median(values)),
-                f"std/{name}": spread,
-                f"sem/{name}": spread / math.sqrt(len(values)),
+                f"std/{name}": _spread(values),
+                f"sem/{name}": sem,
                 f"min/{name}": min(values),
                 f"max/{name}": max(values),
                 f"p25/{name}": _quantile(values, 0.25),
                 f"p75/{name}": _quantile(values, 0.75),
+                **_interval("", name, values, sem),
             }
         rows.append(row)
     return rows
@@ -210,13 +223,14 @@ def _across(repeats: list[dict[str, Any]]) -> dict[str, float]:
     found: dict[str, float] = {}
     for name in names:
         values = [row[name] for row in repeats if name in row]
-        spread = _spread(values)
+        se = _spread(values) / math.sqrt(len(values))
         found |= {
             f"mean_across_repeats/{name}": statistics.fmean(values),
             f"median_across_repeats/{name}": float(statistics.median(values)),
-            f"std_across_repeats/{name}": spread,
+            f"std_across_repeats/{name}": _spread(values),
             f"min_across_repeats/{name}": min(values),
             f"max_across_repeats/{name}": max(values),
-            f"se_across_repeats/{name}": spread / math.sqrt(len(values)),
+            f"se_across_repeats/{name}": se,
+            **_interval("_across_repeats", name, values, se),
         }
     return found
