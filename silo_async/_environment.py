@@ -23,7 +23,7 @@ __all__ = ["Environment", "check_reserved_name"]
 
 
 def check_reserved_name(names: Iterable[str], environment: str) -> None:
-    """Refuse an environment with its own tool named ``message_user`` (DESIGN §13).
+    """Refuse an environment with its own tool named ``message_user`` (docs/users.md).
 
     Raises:
         SiloError: ``tool_name_reserved``.
@@ -76,7 +76,7 @@ class Environment:
             policy, a benchmark's domain policy): ``ctx.policy``, and the system prompt of the
             model agents (before their own ``system=``). ``None``: no policy.
         families: task families (:class:`~silo_async.TaskFamily`): their instances
-            ``FAMILY#SEED`` are tasks of this environment too (DESIGN.md section 18).
+            ``FAMILY#SEED`` are tasks of this environment too (docs/task-families.md).
         vary: optional ``vary(world, rng)``: changes a world's surface per instance (names,
             amounts, dates), keeping its keys, records and references. Hand-written tasks
             never see it.

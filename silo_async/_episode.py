@@ -41,7 +41,7 @@ def _refusal(code: str, message: str) -> ToolResult:
 
 
 class Episode(ModelStepRecorder):
-    """One rollout driven from outside (DESIGN §7). Make one with :func:`episode`.
+    """One rollout driven from outside (docs/agents.md). Make one with :func:`episode`.
 
     Use it as an async context manager, entered and exited in one task; inside, ``call_tool``,
     ``finish`` and the rest may be called from any task of the same event loop. Leaving the

@@ -2,7 +2,7 @@
 
 A :class:`TaskFamily` samples what to ask from a world (``sample(world, rng) -> params``), words
 the instruction from the params and states the gold solution as tool calls (:class:`Call`). Its
-instances are task ids ``FAMILY#SEED`` (DESIGN.md section 18); this module holds the definitions
+instances are task ids ``FAMILY#SEED`` (docs/task-families.md); this module holds the definitions
 and the pure rules about them — the id grammar, the params' JSON check and canonical form, and
 the split an instance belongs to. Building an instance and grading it live in ``_instance.py``.
 """
@@ -126,7 +126,7 @@ class TaskFamily:
         difficulty: ``easy``, ``medium``, ``hard`` (default ``unspecified``).
         answer: optional ``(params) -> str``: a fact the agent's answer must state.
         user: optional ``(params) -> dict``: the instance's user (a task file's ``user``
-            object, DESIGN.md section 13).
+            object, docs/users.md).
         checks: optional ``(final, initial, ctx, params) -> list[Check]``, added after the
             gold comparison.
         ignore: state paths the comparison leaves out on both sides: dotted, ``*`` matching

@@ -1,4 +1,4 @@
-"""Users in the loop (DESIGN §13): the simulator protocol, its values and the scripted user.
+"""Users in the loop (docs/users.md): the simulator protocol, its values and the scripted user.
 
 A conversational task's agent speaks through the reserved tool ``message_user``; each call is a
 *turn*: the rollout core hands the agent's text to a :class:`User` as a :class:`UserTurn`, and
@@ -146,7 +146,7 @@ class UserTurn:
 
 @runtime_checkable
 class User(Protocol):
-    """A simulated user: answers each turn of the agent (DESIGN §13).
+    """A simulated user: answers each turn of the agent (docs/users.md).
 
     ``run``, ``run_many``, ``evaluate`` and ``episode`` take ``user=``, a function of the task
     returning a fresh ``User`` for each rollout (default: :meth:`ScriptedUser.from_task`).

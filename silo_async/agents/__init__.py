@@ -1,4 +1,4 @@
-"""Ready-made model agents: the loop everyone writes, on the official SDKs (DESIGN.md §9).
+"""Ready-made model agents: the loop everyone writes, on the official SDKs (docs/models.md).
 
 ``openai_chat`` speaks Chat Completions (OpenAI and every compatible server: vLLM, SGLang,
 Ollama, a LiteLLM proxy), ``anthropic`` the Messages API; ``from_spec("provider/model")`` picks

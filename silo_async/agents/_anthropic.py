@@ -47,7 +47,7 @@ def anthropic(
     max_retries: int = 2,
     request_timeout: float = 120.0,
 ) -> Callable[[AgentContext], Any]:
-    """An agent that runs ``model`` through Anthropic's Messages API (DESIGN.md section 9).
+    """An agent that runs ``model`` through Anthropic's Messages API (docs/models.md).
 
     Args:
         model: the model name, e.g. ``claude-sonnet-4-5``.

@@ -45,7 +45,7 @@ def openai_chat(
     request_timeout: float = 120.0,
     strict: bool = False,
 ) -> Callable[[AgentContext], Any]:
-    """An agent that runs ``model`` through the Chat Completions API (DESIGN.md section 9).
+    """An agent that runs ``model`` through the Chat Completions API (docs/models.md).
 
     Any OpenAI-compatible server works through ``base_url`` (vLLM, SGLang, Ollama, a LiteLLM
     proxy): ``openai_chat("Qwen/Qwen3-8B", base_url="http://127.0.0.1:8000/v1")``.

@@ -3,7 +3,7 @@
 :func:`audit` plays probes (agents that try to earn reward without doing the task) and mutants
 of a solver (its calls with one world-changing step dropped, repeated or altered) on every
 task, and gives each task a verdict: ``sound``, ``gameable``, ``loose`` or ``unsolved``
-(DESIGN §19). Every rollout is written under the audit directory with ``audit.json`` and
+(docs/audit.md). Every rollout is written under the audit directory with ``audit.json`` and
 ``audit.md``; ``silo-async audit`` is the same from the command line.
 """
 

@@ -13,7 +13,7 @@ the event loop pays one small append to ``runs/index.jsonl`` per finished rollou
 else: the progress callback is the caller's to keep cheap, and the summary files are written
 once, at the end, off the loop.
 
-An eval survives being killed (DESIGN §15): ``eval.json`` (:mod:`._evalfile`) holds its plan
+An eval survives being killed (docs/resuming.md): ``eval.json`` (:mod:`._evalfile`) holds its plan
 before the first rollout starts, the index grows as rollouts finish, and ``resume=EVAL_DIR``
 continues it by the path of ``silo.resume`` (:mod:`._resuming`): finished rollouts kept, the
 others run, the summary written. The run itself (books, directory, summary) is
@@ -121,7 +121,7 @@ async def evaluate(
     the summary of the rollouts that finished is written (shielded, within ``WRITE_GRACE_S``),
     and the cancellation propagates.
 
-    ``resume=EVAL_DIR`` continues an eval that was killed or cancelled (DESIGN §15): its
+    ``resume=EVAL_DIR`` continues an eval that was killed or cancelled (docs/resuming.md): its
     finished rollouts are kept, torn and cut-short ones removed and run again (a model
     agent's continuing from its recorded responses), the missing ones run, and the summary is
     written into ``EVAL_DIR``, which keeps its ``evalId``. The plan comes from its

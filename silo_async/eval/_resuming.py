@@ -1,4 +1,4 @@
-"""``silo.resume``: an eval continued from its directory alone (DESIGN §15, §23).
+"""``silo.resume``: an eval continued from its directory alone (docs/resuming.md).
 
 One path for every way to resume — ``silo.resume(EVAL_DIR)``, ``evaluate(..., resume=EVAL_DIR)``
 and ``silo-async eval --resume EVAL_DIR`` — in two steps. :func:`prepare_resume` reads
@@ -240,7 +240,7 @@ async def resume(
     on_progress: Callable[[EvalProgress], None] | None = None,
     report: bool = True,
 ) -> EvalSummary:
-    """Continue the eval in ``eval_dir`` from that directory alone (DESIGN §15).
+    """Continue the eval in ``eval_dir`` from that directory alone (docs/resuming.md).
 
     Everything comes from its ``eval.json``: the environment is loaded from the project it
     names, the agents are made again from their specs (``--agent`` files and modules,

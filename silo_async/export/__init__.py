@@ -1,4 +1,4 @@
-"""Recorded rollouts as training data (DESIGN §12): what ``silo-async runs export`` writes.
+"""Recorded rollouts as training data (docs/training.md): what ``silo-async runs export`` writes.
 
 One JSON line per rollout: ``{"runId", "environment", "task", "tools", "messages", "output",
 "reward", "rewardValid", "passed", "terminationReason", "usage"}``, with the tools in OpenAI

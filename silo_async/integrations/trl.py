@@ -1,4 +1,4 @@
-"""A silo world as a TRL GRPO environment (DESIGN §12): ``environment_factory`` and ``reward``.
+"""A silo world as a TRL GRPO environment (docs/training.md): environment_factory and reward.
 
 TRL's ``GRPOTrainer(environment_factory=...)`` makes one instance per rollout slot, calls
 ``reset(**row)`` before generating (a returned string is appended to the prompt), offers every
@@ -236,7 +236,7 @@ def _served(env: Environment, tasks: Sequence[str] | None) -> tuple[str, ...]:
 def _agent_specs(env: Environment, served: Sequence[str]) -> list[ToolSpec]:
     """The tools the agent may call on the served tasks, as the class's methods.
 
-    ``message_user`` comes last when a served task has a user (DESIGN §13); a tool that
+    ``message_user`` comes last when a served task has a user (docs/users.md); a tool that
     belongs to the user on every served task (``user.tools``) is not the agent's to call.
     """
     scripts = [env.task(task_id).user_script for task_id in served]

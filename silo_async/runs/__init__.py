@@ -1,4 +1,4 @@
-"""The run-directory format and its one owner: :class:`RunDir` (DESIGN §3, §15).
+"""The run-directory format and its one owner, :class:`RunDir` (docs/artifacts.md).
 
 A rollout given a ``runs_dir`` writes ``<runs_dir>/<run_id>/``::
 

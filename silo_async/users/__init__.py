@@ -1,4 +1,4 @@
-"""``silo_async.users``: who a conversational task's agent talks to (DESIGN §13).
+"""``silo_async.users``: who a conversational task's agent talks to (docs/users.md).
 
 * :class:`~silo_async.User` — the protocol: ``async def reply(self, turn) -> UserReply``;
 * :class:`~silo_async.ScriptedUser` — plays the task's ``script`` (the default ``user=``);

@@ -1,4 +1,4 @@
-"""A silo world as an Inspect AI task (DESIGN §16): ``silo_task(project, env, ...)``.
+"""A silo world as an Inspect AI task (docs/harnesses.md): ``silo_task(project, env, ...)``.
 
 One :class:`inspect_ai.dataset.Sample` per silo task (id = task id), the world's tools as
 Inspect ``ToolDef`` objects built from their JSON Schemas, a solver that plays each sample as one
