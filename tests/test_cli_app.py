@@ -50,7 +50,7 @@ def test_no_command_prints_help_and_exits_0() -> None:
     [
         ("env", ["list", "validate"]),
         ("data", ["list", "show", "add", "update", "remove"]),
-        ("task", ["list", "show", "add", "update", "remove"]),
+        ("task", ["list", "show", "sample", "add", "update", "remove"]),
         ("tool", ["list", "add"]),
         ("verifier", ["list", "add"]),
     ],

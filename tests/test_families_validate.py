@@ -165,3 +165,33 @@ def test_env_validate_checks_the_families_on_disk(
         'ERROR\tfamily_invalid\tTask family "same" (seed 1): the instructions are alike: 1 '
         "distinct among 3 instances (at least 3 needed); seed 1 is worded as seed 0."
     ) in bad.stdout.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("vary", "fragment"),
+    [
+        (lambda world, rng: world["customers"].pop("C-7"), "customers: removes the record C-7"),
+        (lambda world, rng: world.update(extra=1), "adds the key extra"),
+        (
+            lambda world, rng: world["customers"]["C-2"].pop("tier"),
+            "customers.C-2: removes the field tier",
+        ),
+    ],
+)
+async def test_a_vary_that_changes_the_worlds_shape_is_a_finding(vary: Any, fragment: str) -> None:
+    report = await check_environment(environment(family(), vary=vary), instances=3)
+    messages = [f.message for f in report.findings if f.code == "family_invalid"]
+    assert any(
+        m.startswith("vary changes the world's shape for instance probe#0 (seed 0): ")
+        and fragment in m
+        for m in messages
+    ), messages
+
+
+async def test_a_vary_that_changes_values_only_passes() -> None:
+    def vary(world: dict[str, Any], rng: random.Random) -> None:
+        for customer in world["customers"].values():
+            customer["name"] = f"{customer['name']} {rng.randint(1, 99)}"
+
+    report = await check_environment(environment(family(), vary=vary), instances=5)
+    assert report.ok, report.to_dict()

@@ -75,6 +75,9 @@ def show(id_arg: str | None, id_flag: str | None, env_name: str, as_json: bool) 
     echo_json(environment_store(env_name).tasks.get(task_id).to_dict())
 
 
+task.add_command(sample_command)  # listed after show: the commands that read come first
+
+
 @attrs.frozen
 class TaskFields:
     """The task id and the field flags of ``task add`` / ``task update`` (None: not given)."""
@@ -240,6 +243,3 @@ def remove(task_id: str, env_name: str, as_json: bool) -> None:
     """Delete the file the task came from."""
     removed = environment_store(env_name).tasks.remove(task_id)
     echo_done("remove", "Removed", removed, as_json, "id", task_id)
-
-
-task.add_command(sample_command)

@@ -5,7 +5,7 @@ without an instance skipped, at most 100 x ``instances`` seeds): every instance 
 gold call succeeds, the gold world differs from the initial one or an answer is asked, the gold
 agent passes, a do-nothing agent fails, and the instructions are not all alike (at least
 min(``instances``, 10) distinct). Each defect is one ``family_invalid`` finding naming the
-family and the first seed showing it.
+family and the first seed showing it. An environment's ``vary`` must keep the world's shape.
 """
 
 from __future__ import annotations
@@ -54,9 +54,82 @@ class _Defects:
 
 
 async def check_families(c: Checker, env: Environment, instances: int) -> None:
-    """Check every family of ``env`` on ``instances`` instances (see the module docstring)."""
+    """Check every family of ``env`` on ``instances`` instances (see the module docstring).
+
+    With ``vary``, the varied worlds of the first family's instances must keep the world's
+    shape: the same top-level keys, records and fields (``vary`` changes values only).
+    """
+    shaped = env.vary is None
     for family in env.families:
-        await _check_family(c, env, family, instances)
+        found = await _check_family(c, env, family, instances)
+        if not shaped and found:
+            shaped = True
+            _check_shapes(c, env, found)
+
+
+def _check_shapes(c: Checker, env: Environment, found: list[Instance]) -> None:
+    pristine = env.as_json(env.create_state())
+    for instance in found:
+        change = shape_change(pristine, env.as_json(instance.fresh_world()))
+        if change is not None:
+            c.error(
+                CODE,
+                f"vary changes the world's shape for instance {instance.task.id} (seed "
+                f"{instance.seed}): {change}; vary may change values, never add or remove keys "
+                "or records.",
+            )
+            return
+
+
+def _keys(value: Any) -> list[Any] | None:
+    if isinstance(value, dict):
+        return list(value)
+    if isinstance(value, list):
+        return [
+            row["id"] if isinstance(row, dict) and isinstance(row.get("id"), str) else i
+            for i, row in enumerate(value)
+        ]
+    return None
+
+
+def _rows(value: Any) -> dict[Any, Any]:
+    keys = _keys(value) or []
+    rows = value.values() if isinstance(value, dict) else value
+    return dict(zip(keys, rows, strict=True))
+
+
+def shape_change(before: Any, after: Any) -> str | None:
+    """How ``after`` differs from ``before`` in shape (keys, records, fields), or ``None``."""
+    top_b, top_a = _keys(before), _keys(after)
+    if top_b is None or top_a is None or not isinstance(before, dict):
+        return None
+    if set(top_b) != set(top_a):
+        return _named("key", top_b, top_a)
+    for key in top_b:
+        rows_b, rows_a = _keys(before[key]), _keys(after[key])
+        if rows_b is None or rows_a is None:
+            continue
+        if set(rows_b) != set(rows_a):
+            return f"{key}: " + _named("record", rows_b, rows_a)
+        old, new = _rows(before[key]), _rows(after[key])
+        for row in rows_b:
+            was, now = old[row], new[row]
+            if isinstance(was, dict) and isinstance(now, dict) and set(was) != set(now):
+                return f"{key}.{row}: " + _named("field", list(was), list(now))
+    return None
+
+
+def _named(kind: str, before: list[Any], after: list[Any]) -> str:
+    added = [str(k) for k in after if k not in before]
+    removed = [str(k) for k in before if k not in after]
+    parts = []
+    if added:
+        parts.append(f"adds the {kind}{'s' if len(added) > 1 else ''} {', '.join(added[:5])}")
+    if removed:
+        parts.append(
+            f"removes the {kind}{'s' if len(removed) > 1 else ''} {', '.join(removed[:5])}"
+        )
+    return " and ".join(parts)
 
 
 def _instances(env: Environment, family: TaskFamily, n: int, d: _Defects) -> list[Instance]:
@@ -126,7 +199,8 @@ def _check_instructions(found: list[Instance], d: _Defects) -> None:
         )
 
 
-async def _check_family(c: Checker, env: Environment, family: TaskFamily, n: int) -> None:
+async def _check_family(c: Checker, env: Environment, family: TaskFamily, n: int) -> list[Instance]:
+    """Check one family; the instances it was checked on."""
     d = _Defects(c, family)
     found = _instances(env, family, n, d)
     playable = [i for i in found if await _gold_reaches(env, i, d)]
@@ -146,3 +220,4 @@ async def _check_family(c: Checker, env: Environment, family: TaskFamily, n: int
                     f"{result.reward:.2f}); the instance must ask for a change or an answer.",
                 )  # fmt: skip
     _check_instructions(found, d)
+    return found
