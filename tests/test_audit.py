@@ -388,3 +388,28 @@ async def test_an_eval_report_shows_the_verdicts_of_an_audit_of_its_environment(
         "T-NUMBER": "gameable</b>",
     }
     assert report.audit_id in table and older.audit_id in table
+
+
+class _Customer:
+    """A user that is no script: it approves and gives its address in its own words."""
+
+    async def reply(self, turn: silo.UserTurn) -> silo.UserReply:
+        if "approve" in turn.text.lower():
+            await turn.call_tool("approve_change", {"orderId": "ORD-007"})
+            return silo.UserReply("Sure, approved.")
+        if "address" in turn.text.lower():
+            return silo.UserReply("It is 12 Elm Street.")
+        return silo.UserReply("Thanks, bye!", ended=True)
+
+
+async def test_another_user_plays_the_conversations(tmp_path: Path) -> None:
+    report = await _audit(tmp_path, tasks=[CHAT], user=lambda task: _Customer())
+    entry = report.tasks[0]
+    assert entry["verdict"] == "sound"
+    trace = (report.path / "runs" / entry["solver"]["runId"] / "trace.jsonl").read_text()
+    assert "Sure, approved." in trace  # the solver talked to this user, not the script
+
+
+def test_the_cli_user_flags_are_a_model_user_s(shop: Path) -> None:
+    result = cli("audit", "--env", "shop", "--user-base-url", "http://127.0.0.1:9")
+    assert result.exit_code == 2 and "--user-model" in result.output

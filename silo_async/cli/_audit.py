@@ -25,6 +25,7 @@ from ._common import (
     json_option,
     run_async,
 )
+from ._models import user_factory, user_options
 from ._report import relative
 from ._types import WholeNumber
 
@@ -157,6 +158,7 @@ def audit_text(report: AuditReport, cwd: Path) -> str:
     default=None,
     help="The audit directory (default: .silo/audits/<auditId>/).",
 )
+@user_options
 @click.option(
     "--fail-on",
     type=click.Choice(["gameable", "loose", "never"]),
@@ -176,6 +178,8 @@ def audit_command(
     probes: tuple[str, ...] | None,
     seed: int,
     out: Path | None,
+    user_model: str | None,
+    user_base_url: str | None,
     fail_on: str,
     as_json: bool,
 ) -> None:
@@ -188,6 +192,7 @@ def audit_command(
     """
     if count is not None and not families:
         raise click.UsageError("--count applies to --family: name a task family too.")
+    user = user_factory(user_model, user_base_url, None)
     cwd = Path.cwd()
     environment = environment_store(env_name).load()
     tasks = list(task_ids) or None
@@ -206,6 +211,7 @@ def audit_command(
                 families=chosen,
                 seed=seed,
                 out=out,
+                user=user,
                 on_task=progress.judged,
             )
         )
