@@ -174,7 +174,7 @@ class Spammer:
         """Each required property an id of the instruction (the likeliest first), or ``None``."""
         args: dict[str, Any] = {}
         for key in maker.required:
-            known = {id_prefix(v) for v in seen.under(key) if isinstance(v, str)}
+            known = {id_prefix(v) for v in seen.under(key) if isinstance(v, str)} - {None}
             ranked = sorted(given, key=lambda v: id_prefix(v) not in known)
             fits = [v for v in ranked if InputMaker.fits(maker.property_schema(key), v)]
             if not fits:
