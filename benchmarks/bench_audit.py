@@ -84,12 +84,12 @@ def summary(rounds: list[dict[str, float]]) -> dict[str, float]:
     }
 
 
-async def main(rounds: int, instances: int) -> dict[str, Any]:
-    """Audit crm ``rounds`` times each way; the figures."""
+async def main(rounds: int, instances: int, tasks: int | None = None) -> dict[str, Any]:
+    """Audit crm ``rounds`` times each way (``tasks``: only the first hand-written ones)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = await load(Path(tmp), "crm")
         solver = load_agent(str(ROOT / "examples" / "agents" / "crm_solver.py"), ROOT).fn
-        handwritten = [t.id for t in env.tasks]
+        handwritten = [t.id for t in env.tasks][:tasks]
         made = instance_ids(env, instances)
         results: dict[str, list[dict[str, float]]] = {"handwritten": [], "instances": []}
         for number in range(rounds):
