@@ -86,9 +86,10 @@ class _Audit:
         user: UserFactory | None,
         concurrency: int,
     ) -> None:
-        self.env = env
         self.worlds = Worlds(env)
-        self.watched = watched(env, self.worlds)
+        # Every rollout plays on the watched environment (its tools note what a call did only
+        # while a watched agent plays): one environment, so an instance is built once.
+        self.env = watched(env, self.worlds)
         self.solver = solver
         self.probes = probes
         # One agent per probe for the whole audit: each rollout draws its own random choices.
@@ -125,11 +126,11 @@ class _Audit:
     ) -> RunResult:
         """One rollout with the default limits, written under ``runs/``.
 
-        With a ``sink``, the agent plays on watched tools that note what its calls did.
+        With a ``sink``, the watched tools note in it what the agent's calls did.
         """
         async with self.limiter:
             return await run(
-                self.env if sink is None else self.watched,
+                self.env,
                 task_id,
                 agent if sink is None else watching(agent, sink),
                 runs_dir=self.runs_dir,
