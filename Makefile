@@ -117,6 +117,7 @@ bench: $(STAMP) peers
 	$(PY) benchmarks/bench_ray.py
 	$(PY) benchmarks/bench_world.py
 	$(PY) benchmarks/bench_harnesses.py
+	$(PY) benchmarks/bench_audit.py --rounds 1
 
 clean:
 	rm -rf $(VENV) $(PEERS) build *.egg-info
