@@ -14,8 +14,8 @@ per phase: tasks, rollouts, wall seconds, audited tasks per second (wall) and CP
 per task (this process's CPU time: a loaded machine stretches the wall clock, not the CPU),
 the median over rounds; then one JSON line with the same figures.
 
-Run: ``.venv/bin/python benchmarks/bench_audit.py [--rounds 3] [--instances 500]`` (1,000 once crm's
-families offer that many train instances: its one family has about 850).
+Run: ``.venv/bin/python benchmarks/bench_audit.py [--rounds 3] [--instances 500]`` (1,000
+once crm's families offer that many train instances: its one family has about 850).
 """
 
 from __future__ import annotations
