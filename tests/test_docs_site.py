@@ -73,6 +73,11 @@ def test_the_readme_links_resolve() -> None:
     assert linked == {p.name for p in DOCS.glob("*.md")}
 
 
+def test_the_home_page_maps_every_page() -> None:
+    linked = set(re.findall(r"\]\(([\w-]+\.md)\)", page("index")))
+    assert linked == {p.name for p in DOCS.glob("*.md")} - {"index.md"}
+
+
 def test_no_page_cites_a_document_users_do_not_have() -> None:
     for path in doc_pages():
         text = path.read_text(encoding="utf-8")
