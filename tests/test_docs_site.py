@@ -47,7 +47,9 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
 def test_every_page_is_in_the_nav() -> None:
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     listed = set(re.findall(r":\s*([\w-]+\.md)\s*$", nav, re.M))
-    assert listed == {p.name for p in DOCS.glob("*.md")}
+    unlisted = sorted({p.name for p in DOCS.glob("*.md")} - listed)
+    assert unlisted == [], f"add these pages to mkdocs.yml's nav: {unlisted}"
+    assert listed <= {p.name for p in DOCS.glob("*.md")}
 
 
 def test_every_page_starts_with_its_title() -> None:
@@ -70,12 +72,15 @@ def test_the_readme_links_resolve() -> None:
     missing = [t for t in local if not (README.parent / t).exists()]
     assert missing == []
     linked = {Path(t).name for t in local if t.startswith("docs/")}
-    assert linked == {p.name for p in DOCS.glob("*.md")}
+    unlisted = sorted({p.name for p in DOCS.glob("*.md")} - linked)
+    assert unlisted == [], f"add these pages to the README's map of the docs: {unlisted}"
 
 
 def test_the_home_page_maps_every_page() -> None:
     linked = set(re.findall(r"\]\(([\w-]+\.md)\)", page("index")))
-    assert linked == {p.name for p in DOCS.glob("*.md")} - {"index.md"}
+    missing = sorted({p.name for p in DOCS.glob("*.md")} - {"index.md"} - linked)
+    assert missing == [], f"link these pages from docs/index.md's map: {missing}"
+    assert linked <= {p.name for p in DOCS.glob("*.md")}
 
 
 def test_no_page_cites_a_document_users_do_not_have() -> None:
