@@ -168,7 +168,8 @@ class EvalDir:
             raise SiloError(
                 "run_format_unsupported",
                 f"{path} has eval format version {found!r}; this silo_async reads version "
-                f"{PLAN_VERSION}. Upgrade silo_async (pip install -U silo_async) to resume it.",
+                f"{PLAN_VERSION}. Upgrade silo_async (git pull in its clone, or pip install -U "
+                "silo_async) to resume it.",
                 {"path": path, "found": found, "supported": PLAN_VERSION},
             )
         return data

@@ -70,6 +70,7 @@ def check_format_version(run: dict[str, Any], path: str) -> int:
     raise SiloError(
         "run_format_unsupported",
         f"{path} has run format version {found!r}; this silo_async reads run format version "
-        f"{FORMAT_VERSION}. Upgrade silo_async (pip install -U silo_async) to read it.",
+        f"{FORMAT_VERSION}. Upgrade silo_async (git pull in its clone, or pip install -U "
+        "silo_async) to read it.",
         {"path": path, "found": found, "supported": FORMAT_VERSION},
     )
