@@ -40,6 +40,8 @@ __all__ = ["serve"]
 DEFAULT_PORT = 8765
 #: Open episodes an HTTP server holds at once unless told otherwise.
 DEFAULT_MAX_EPISODES = 1000
+#: Finished episodes an HTTP server remembers unless told otherwise.
+DEFAULT_KEEP_FINISHED = 1000
 #: The options that only ``--transport http`` takes (parameter name, flag).
 HTTP_ONLY = (
     ("host", "--host"),
@@ -50,6 +52,7 @@ HTTP_ONLY = (
     ("max_episodes", "--max-episodes"),
     ("read_timeout_ms", "--read-timeout-ms"),
     ("max_connections", "--max-connections"),
+    ("keep_finished", "--keep-finished"),
 )
 
 
@@ -203,6 +206,14 @@ def _serve_harness(
     show_default=True,
     help="HTTP: episodes open at once; POST /episodes beyond it is 503 capacity_reached.",
 )
+@click.option(
+    "--keep-finished",
+    type=WholeNumber(min=0),
+    default=DEFAULT_KEEP_FINISHED,
+    show_default=True,
+    help="HTTP: finished episodes remembered for GET /episodes/<id> (NeMo Gym: ended sessions); "
+    "older ones are forgotten, their run directories stay.",
+)
 @gate_options
 @click.option(
     "--token-limit",
@@ -237,6 +248,7 @@ def serve(
     max_episodes: int,
     read_timeout_ms: int,
     max_connections: int,
+    keep_finished: int,
     max_tool_calls: int,
     timeout_ms: int,
     token_limit: int | None,
@@ -283,6 +295,8 @@ def serve(
         raise click.UsageError("--transport http runs on asyncio (uvicorn); drop --backend trio.")
     stdout = sys.stdout
     options.update(read_timeout=read_timeout_ms / 1000, max_connections=max_connections)
+    if protocol != "openenv":  # a closed OpenEnv session leaves nothing to remember
+        options.update(keep_finished=keep_finished)
     if protocol != "mcp":
         http = {"allow_hosts": allow_hosts, "allow_origins": allow_origins}
         options.update(http, max_episodes=max_episodes, faults=faults)

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,14 @@ class HeldEpisodes:
         self._opening = 0
         self._group: TaskGroup | None = None
         self._idle: anyio.Event | None = None
+        self._on_ended: Callable[[Episode], Awaitable[None]] | None = None
+
+    def when_ended(self, callback: Callable[[Episode], Awaitable[None]]) -> None:
+        """Await ``callback(episode)`` in its holder once an episode has ended and is written.
+
+        Not for an episode the server's shutdown ends: nothing will ask about it any more.
+        """
+        self._on_ended = callback
 
     @property
     def open_now(self) -> int:
@@ -153,9 +161,11 @@ class HeldEpisodes:
                 self._held.add(ep)
                 task_status.started(ep)
                 await ep.wait_finished()
+            if self._on_ended is not None:
+                await self._on_ended(ep)
         finally:
             self._held.discard(ep)
-            self._report(ep.result)
+            self._report.once()(ep.result)
             if not self._held and self._idle is not None:
                 self._idle.set()
 

@@ -4,13 +4,16 @@ An episode's ``async with`` block is entered and left by one owner task (what ``
 asks); the HTTP handlers only call into it. Once the episode has ended, its owner lets it go:
 the host keeps a :class:`Finished` record (the status ``GET /episodes/<id>`` answers, already
 encoded) and the endpoint is served from then on by a shared server for ended episodes of that
-task, which answers every call as the episode did after its end (``invalid_state``). A
-long-running server therefore holds no world, trace or result per finished episode: a few
-hundred bytes. The shared servers are stateless, so a client still holding a session of the
-ended episode carries on there without noticing.
+task, which answers every call as the episode did after its end (``invalid_state``). The
+shared servers are stateless, so a client still holding a session of the ended episode carries
+on there without noticing. A finished episode therefore holds no world, trace or session, only
+its record: about 1.5 KB (mostly its status, the encoded ``result.json``). The newest
+``keep_finished`` records are kept (DESIGN.md section 23); older ones are forgotten (404
+``episode_not_found``; their run directories stay), so a server that lives for days stays small.
 
-Bounds (DESIGN.md section 17): ids carry 128 random bits; at most ``max_episodes`` are open at
-once (finished ones do not count); each ends itself at its deadline, called or not.
+Bounds (DESIGN.md sections 17 and 23): ids carry 128 random bits; at most ``max_episodes`` are
+open at once (finished ones do not count); each ends itself at its deadline, called or not; at
+most ``keep_finished`` finished (or failed) ones are remembered.
 
 :meth:`EpisodeHost.close` ends every open episode (``cancelled``, graded and written) while
 their endpoints still answer, so a call in flight gets its answer; leaving
@@ -19,6 +22,7 @@ their endpoints still answer, so a call in flight gets its answer; leaving
 
 from __future__ import annotations
 
+import collections
 import logging
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -45,6 +49,7 @@ from ._lifecycle import EndReport
 from ._server import SUBMIT, Ended, EpisodeServer, list_tools_result
 
 __all__ = [
+    "DEFAULT_KEEP_FINISHED",
     "DEFAULT_MAX_EPISODES",
     "CapacityReachedError",
     "EpisodeFailedError",
@@ -58,6 +63,8 @@ __all__ = [
 DRAIN_S = 30.0
 #: Open episodes a server holds at once unless told otherwise (``--max-episodes``).
 DEFAULT_MAX_EPISODES = 1000
+#: Finished episodes a server remembers unless told otherwise (``--keep-finished``).
+DEFAULT_KEEP_FINISHED = 1000
 #: Random bytes in an episode id: an id is a capability (whoever knows it may play).
 ID_BYTES = 16
 
@@ -273,6 +280,8 @@ class EpisodeHost:
         streamed: answer calls with the SDK's SSE streams (the reference path) instead of one
             JSON body each (the fast path: about 15% less server CPU per call).
         faults: the fault plan every episode's tool calls meet (None: no fault).
+        keep_finished: finished (or failed) episodes remembered; the oldest beyond it are
+            forgotten (``get`` gives ``None``; their run directories stay).
     """
 
     env: Environment
@@ -284,9 +293,10 @@ class EpisodeHost:
     max_episodes: int = DEFAULT_MAX_EPISODES
     streamed: bool = False
     faults: Faults | None = None
+    keep_finished: int = DEFAULT_KEEP_FINISHED
     _episodes: dict[str, Hosted | Finished] = attrs.field(factory=dict, init=False)
-    _ids: list[str] = attrs.field(factory=list, init=False)
-    _position: dict[str, int] = attrs.field(factory=dict, init=False)
+    _ids: list[str] = attrs.field(factory=list, init=False)  # opening order, for the listing
+    _finished: collections.deque[str] = attrs.field(factory=collections.deque, init=False)
     _slots: set[_Slot] = attrs.field(factory=set, init=False)
     _owners: int = attrs.field(default=0, init=False)
     _all_done: anyio.Event | None = attrs.field(default=None, init=False)
@@ -332,7 +342,8 @@ class EpisodeHost:
         The second value is the id to pass as ``after`` for the following page (``None`` at
         the end). ``after`` must be a known id.
         """
-        start = 0 if after is None else self._position[after] + 1
+        # A linear search: the list holds at most max_episodes + keep_finished ids.
+        start = 0 if after is None else self._ids.index(after) + 1
         ids = self._ids[start : start + limit]
         following = ids[-1] if ids and start + limit < len(self._ids) else None
         return [self._episodes[i].listed() for i in ids], following
@@ -377,9 +388,16 @@ class EpisodeHost:
                 return candidate
 
     def _add(self, hosted: Hosted) -> None:
-        self._position[hosted.id] = len(self._ids)
         self._ids.append(hosted.id)
         self._episodes[hosted.id] = hosted
+
+    def _done(self, episode_id: str) -> None:
+        """Count an episode among the finished ones; forget the oldest beyond ``keep_finished``."""
+        self._finished.append(episode_id)
+        while len(self._finished) > self.keep_finished:
+            oldest = self._finished.popleft()
+            if self._episodes.pop(oldest, None) is not None:
+                self._ids.remove(oldest)  # at most max_episodes + keep_finished ids to pass
 
     def _manager(self, served: EpisodeServer, *, stateless: bool) -> StreamableHTTPSessionManager:
         # One JSON body per call instead of an SSE stream (see _asgi); nothing of ours sends
@@ -407,6 +425,7 @@ class EpisodeHost:
             opened, name=self.env.name, reveal=self.reveal, tools_for=self._tools_result
         )
         manager = self._manager(served, stateless=False)
+        report = self.report.once()
         owned: Hosted | None = None  # once the episode is open
         try:
             # The endpoint outlives the episode's block: a shutdown that ends the episode
@@ -426,7 +445,7 @@ class EpisodeHost:
                         await ep.wait_finished()
                 result = opened.result
                 slot.release()  # finished episodes do not count against max_episodes
-                self.report(result)
+                report(result)
                 if result is not None:
                     await self._retire(hosted, result, await opened.call_tool(SUBMIT))
                 await hosted.drained(DRAIN_S)
@@ -435,13 +454,12 @@ class EpisodeHost:
             self._failed(task_id, owned, error_text(exc))
         finally:
             slot.release()
-            self.report(opened.result)  # an episode the shutdown cancelled is written by now
+            report(opened.result)  # an episode the shutdown cancelled is written by now
             self._owners -= 1
             if not self._owners and self._all_done is not None:
                 self._all_done.set()
 
-    @staticmethod
-    def _failed(task_id: str, hosted: Hosted | None, failure: str) -> None:
+    def _failed(self, task_id: str, hosted: Hosted | None, failure: str) -> None:
         """Report an episode the server could not open, grade or write; the others go on.
 
         Raises:
@@ -450,6 +468,7 @@ class EpisodeHost:
         if hosted is None:
             LOG.error("silo-async serve: could not open an episode of %s: %s", task_id, failure)
             raise EpisodeFailedError(f"Could not open an episode of {task_id}: {failure}")
+        self._done(hosted.id)  # once per owner: a failed episode counts as a finished one
         hosted.failure = hosted.failure or failure
         hosted.stopped = True
         LOG.error("silo-async serve: episode %s failed: %s", hosted.id, hosted.failure)
@@ -470,6 +489,7 @@ class EpisodeHost:
         self._episodes[hosted.id] = Finished(
             hosted.id, hosted.task_id, hosted.url, result.run_id, status, shared.manager
         )
+        self._done(hosted.id)
 
     @staticmethod
     async def _run_shared(shared: _Shared, *, task_status: TaskStatus[None]) -> None:

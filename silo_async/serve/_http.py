@@ -34,7 +34,7 @@ from .._result import RunResult
 from ._access import Access
 from ._app import ServeApp
 from ._gate import Gate
-from ._host import DEFAULT_MAX_EPISODES, EpisodeHost
+from ._host import DEFAULT_KEEP_FINISHED, DEFAULT_MAX_EPISODES, EpisodeHost
 from ._lifecycle import STOP_SIGNALS, EndReport, tool_names
 from ._server import check_reserved
 
@@ -175,6 +175,7 @@ async def serve_http(
     faults: Faults | str | None = None,
     read_timeout: float = DEFAULT_READ_TIMEOUT,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    keep_finished: int = DEFAULT_KEEP_FINISHED,
 ) -> None:
     """Serve episodes of ``env`` over streamable HTTP until SIGINT/SIGTERM (asyncio only).
 
@@ -201,20 +202,24 @@ async def serve_http(
         read_timeout: seconds a client has to send a request's head and body (from its first
             byte; a connection's first request from its start), else it is disconnected.
         max_connections: connections open at once; one more is answered 503 and closed.
+        keep_finished: finished episodes remembered for ``GET /episodes/<id>``; the oldest
+            beyond it are forgotten (404 ``episode_not_found``; their run directories stay).
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found``,
             ``task_invalid``, ``tool_name_reserved`` or ``faults_invalid``, before serving.
         TypeError: ``limits`` beside a keyword that differs from its default.
-        ValueError: ``max_episodes``, ``max_connections`` below 1, ``read_timeout`` not
-            above 0, or an ``allow_hosts``/``allow_origins`` entry that is not a host or an
-            origin.
+        ValueError: ``max_episodes``, ``max_connections`` below 1, ``keep_finished`` below 0,
+            ``read_timeout`` not above 0, or an ``allow_hosts``/``allow_origins`` entry that is
+            not a host or an origin.
     """
     settings = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     plan = resolve_faults(faults)
     if max_episodes < 1:
         raise ValueError(f"max_episodes must be at least 1, not {max_episodes}.")
     check_limits(read_timeout, max_connections)
+    if keep_finished < 0:
+        raise ValueError(f"keep_finished must be at least 0, not {keep_finished}.")
     Access.build(port=port, bound=host, allow_hosts=allow_hosts, allow_origins=allow_origins)
     _check_protected(host, token)
     env.verifier_for(env.task(task_id))
@@ -238,6 +243,7 @@ async def serve_http(
             report=EndReport(on_end),
             max_episodes=max_episodes,
             faults=plan,
+            keep_finished=keep_finished,
         )
         app = ServeApp(episodes, access=access, default_task=task_id)
         gate = Gate(read_timeout, max_connections, BACKLOG)

@@ -42,16 +42,26 @@ def tool_names(env: Environment) -> list[str]:
 
 
 class EndReport:
-    """Calls ``on_end`` once per episode, whichever way the episode ended."""
+    """Calls ``on_end`` with each episode's result, once per episode.
+
+    Each episode takes its own reporter (:meth:`once`), which reports the first result it is
+    given and ignores the rest: an owner may report on the way out too, whichever way the
+    episode ended. Nothing is kept across episodes, so a server that ends millions stays small.
+    """
 
     def __init__(self, on_end: Callable[[RunResult], None] | None) -> None:
         self._on_end = on_end
-        self._seen: set[str] = set()
 
-    def __call__(self, result: RunResult | None) -> None:
-        """Report ``result`` unless it was reported already (``None`` is ignored)."""
-        if result is None or result.run_id in self._seen:
-            return
-        self._seen.add(result.run_id)
-        if self._on_end is not None:
-            self._on_end(result)
+    def once(self) -> Callable[[RunResult | None], None]:
+        """A reporter for one episode: the first result it is given (``None`` is ignored)."""
+        done = False
+
+        def report(result: RunResult | None) -> None:
+            nonlocal done
+            if result is None or done:
+                return
+            done = True
+            if self._on_end is not None:
+                self._on_end(result)
+
+        return report

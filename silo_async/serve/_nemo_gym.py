@@ -32,6 +32,7 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
+import attrs
 from starlette.types import Receive, Scope, Send
 
 from .._environment import Environment
@@ -43,7 +44,7 @@ from .._limits import Limits, resolve_limits
 from .._result import RunResult
 from ._asgi import BodyTooLargeError, json_bytes, read_body, send_json
 from ._harness_common import SUBMIT, HeldEpisodes, serve_app, tool_specs
-from ._host import CapacityReachedError
+from ._host import DEFAULT_KEEP_FINISHED, CapacityReachedError
 from ._nemo_gym_metrics import aggregate_metrics
 
 __all__ = ["NemoGymApp", "serve_nemo_gym"]
@@ -54,9 +55,6 @@ COOKIE = "silo_session"
 RESERVED = frozenset({"seed_session", "verify", "close_session", "aggregate_metrics", "mcp"})
 #: Largest body read (a dataset row with its response, or a tool's arguments).
 MAX_BODY = 8 * 1024 * 1024
-#: Ended sessions still answered (``invalid_state``, or ``/verify``'s same reward) before the
-#: oldest are forgotten: a training run seeds millions, and each holds its episode's result.
-KEEP_ENDED = 1000
 
 
 class _HttpError(Exception):
@@ -108,21 +106,47 @@ def _set_cookie(token: str) -> dict[str, str]:
     return {"set-cookie": f"{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"}
 
 
+@attrs.frozen
+class _Ended:
+    """What an ended session still answers: its result and every tool call's refusal."""
+
+    result: RunResult
+    refusal: Any
+    """The output of any call after the end (``invalid_state``, as the episode said it)."""
+
+    async def finish(self, answer: Any = None) -> RunResult:
+        """Finishing again changes nothing: the same result."""
+        return self.result
+
+
 class NemoGymApp:
     """The ASGI app of ``serve --protocol nemo-gym`` (a class instance: ASGI servers call it).
+
+    A session whose episode has ended (verified, closed, at a limit, or abandoned until its
+    deadline) keeps only its result and the refusal its calls get; the newest
+    ``keep_finished`` ended sessions are remembered, older ones forgotten (and their typed
+    ``resources_session_id``), so a training run that seeds millions stays small.
 
     Args:
         episodes: where episodes are opened and held.
         tools: the names of the world's tools (each is a ``POST /<name>`` route).
+        keep_finished: ended sessions still answered (``invalid_state``, or ``/verify``'s
+            same reward) before the oldest are forgotten.
     """
 
-    def __init__(self, episodes: HeldEpisodes, tools: list[str]) -> None:
+    def __init__(
+        self, episodes: HeldEpisodes, tools: list[str], keep_finished: int = DEFAULT_KEEP_FINISHED
+    ) -> None:
         self.episodes = episodes
         self.tools = frozenset(tools)
-        self._sessions: dict[str, Episode] = {}
+        self.keep_finished = keep_finished
+        self._sessions: dict[str, Episode | _Ended] = {}
+        self._tokens: dict[Episode, str] = {}  # open episode -> its cookie token
         self._typed: dict[str, str] = {}  # resources_session_id -> cookie token
-        self._closed: set[str] = set()  # resources_session_ids closed (never seeded again)
+        self._typed_of: dict[str, str] = {}  # cookie token -> resources_session_id
+        self._closed: dict[str, None] = {}  # resources_session_ids closed, oldest first
         self._ended: collections.deque[str] = collections.deque()  # tokens, oldest first
+        episodes.when_ended(self._episode_ended)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -157,9 +181,7 @@ class NemoGymApp:
         if name == "seed_session":
             return 200, await self._seed(body, headers)
         if name == "verify":
-            answer = await self._verify(self._episode(scope), body)
-            self._forget_ended(_cookie_of(scope))
-            return 200, answer
+            return 200, await self._verify(self._episode(scope), body)
         if name == "close_session":
             return 200, await self._close(scope, body)
         if name == "aggregate_metrics":
@@ -181,6 +203,7 @@ class NemoGymApp:
             raise _HttpError(503, "capacity_reached", str(exc)) from None
         token = secrets.token_urlsafe(24)  # 192 bits: a session cannot be guessed
         self._sessions[token] = ep
+        self._tokens[ep] = token
         return token, ep
 
     async def _seed(self, body: Any, headers: dict[str, str]) -> dict[str, Any]:
@@ -206,10 +229,11 @@ class NemoGymApp:
             fallback = task_id.get("task_id") if isinstance(task_id, dict) else None
             token, _ = await self._open(data.get("task", fallback))
             self._typed[session_id] = token
+            self._typed_of[token] = session_id
         headers.update(_set_cookie(token))
         return {"resources_session_id": session_id}
 
-    def _episode(self, scope: Scope) -> Episode:
+    def _episode(self, scope: Scope) -> Episode | _Ended:
         token = _cookie_of(scope)
         ep = None if token is None else self._sessions.get(token)
         if ep is None:
@@ -220,13 +244,15 @@ class NemoGymApp:
             )
         return ep
 
-    async def _call(self, ep: Episode, name: str, body: Any) -> tuple[int, Any]:
+    async def _call(self, ep: Episode | _Ended, name: str, body: Any) -> tuple[int, Any]:
         if name == SUBMIT:  # over NeMo Gym the answer arrives with /verify
             raise _HttpError(404, "not_found", "No route /submit: /verify ends the episode.")
+        if isinstance(ep, _Ended):
+            return 400, ep.refusal
         result = await ep.call_tool(name, body if isinstance(body, dict) else {})
         return (400 if result.is_error else 200), result.output
 
-    async def _verify(self, ep: Episode, body: Any) -> dict[str, Any]:
+    async def _verify(self, ep: Episode | _Ended, body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise _HttpError(400, "invalid_input", "The body is the row plus its response.")
         result: RunResult = await ep.finish(final_text(body.get("response")))
@@ -241,23 +267,37 @@ class NemoGymApp:
         typed = body.get("resources_session_id") if isinstance(body, dict) else None
         if typed is not None:
             session_id = str(typed)
-            self._closed.add(session_id)
+            self._closed[session_id] = None
+            while len(self._closed) > self.keep_finished:  # the oldest closed ids are forgotten
+                del self._closed[next(iter(self._closed))]
             token = self._typed.get(session_id)
         else:
             session_id, token = "", _cookie_of(scope)
         ep = None if token is None else self._sessions.get(token)
         if ep is not None:
             await ep.finish()
-            self._forget_ended(token)
         return {"resources_session_id": session_id} if typed is not None else {}
 
-    def _forget_ended(self, token: str | None) -> None:
-        """Count ``token`` among the ended sessions; forget the oldest beyond ``KEEP_ENDED``."""
-        if token is None or token in self._ended:
+    async def _episode_ended(self, ep: Episode) -> None:
+        """Keep only what an ended session still answers; forget the oldest ended sessions."""
+        token = self._tokens.pop(ep, None)
+        if token is None:
             return
+        result = ep.result
+        if result is None:  # it could not be graded: nothing to answer about it
+            self._forget(token)
+            return
+        refusal = (await ep.call_tool(SUBMIT)).output  # what any call after the end gets
+        self._sessions[token] = _Ended(result, refusal)
         self._ended.append(token)
-        while len(self._ended) > KEEP_ENDED:
-            self._sessions.pop(self._ended.popleft(), None)
+        while len(self._ended) > self.keep_finished:
+            self._forget(self._ended.popleft())
+
+    def _forget(self, token: str) -> None:
+        self._sessions.pop(token, None)
+        session_id = self._typed_of.pop(token, None)
+        if session_id is not None:
+            self._typed.pop(session_id, None)
 
 
 async def serve_nemo_gym(
@@ -280,6 +320,7 @@ async def serve_nemo_gym(
     faults: Faults | str | None = None,
     read_timeout: float = DEFAULT_READ_TIMEOUT,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    keep_finished: int = DEFAULT_KEEP_FINISHED,
 ) -> None:
     """Serve ``env`` as a NeMo Gym resources server until SIGINT/SIGTERM (asyncio only).
 
@@ -303,14 +344,17 @@ async def serve_nemo_gym(
         read_timeout: seconds a client has to send a request's head and body (from its first
             byte; a connection's first request from its start), else it is disconnected.
         max_connections: connections open at once; one more is answered 503 and closed.
+        keep_finished: ended sessions still answered; the oldest beyond it are forgotten.
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found`` or
             ``tool_name_reserved``, before serving.
         ValueError: an ``allow_hosts`` / ``allow_origins`` entry is no host or origin, or
-            ``read_timeout`` / ``max_connections`` no server can keep.
+            ``read_timeout`` / ``max_connections`` / ``keep_finished`` no server can keep.
         TypeError: ``limits`` beside a keyword of the keyword form.
     """
+    if keep_finished < 0:
+        raise ValueError(f"keep_finished must be at least 0, not {keep_finished}.")
     if task_id is not None:
         env.verifier_for(env.task(task_id))
     names = [s.name for s in tool_specs(env)[:-1]]
@@ -327,7 +371,7 @@ async def serve_nemo_gym(
         env, resolved, runs_dir, "nemo-gym", on_end, max_episodes, resolve_faults(faults)
     )
     await serve_app(
-        NemoGymApp(episodes, names),
+        NemoGymApp(episodes, names, keep_finished),
         episodes,
         host=host,
         port=port,

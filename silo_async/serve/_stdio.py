@@ -74,7 +74,7 @@ async def serve_stdio(
     settings = resolve_limits(limits, max_tool_calls, timeout, token_limit)
     env.verifier_for(env.task(task_id))
     check_reserved(tool_names(env), env.name)
-    report = EndReport(on_end)
+    report = EndReport(on_end).once()
     opened = episode(env, task_id, limits=settings, runs_dir=runs_dir, faults=faults)
     served = EpisodeServer(opened, name=env.name, reveal=reveal)
     async with StdioWire() as wire, anyio.create_task_group() as group:
@@ -90,7 +90,10 @@ async def serve_stdio(
 
 
 async def _hold(
-    opened: Episode, report: EndReport, *, task_status: TaskStatus[anyio.CancelScope]
+    opened: Episode,
+    report: Callable[[RunResult | None], None],
+    *,
+    task_status: TaskStatus[anyio.CancelScope],
 ) -> None:
     """Enter the episode's block and stay in it until the episode ends (or is cancelled)."""
     with anyio.CancelScope() as scope:
