@@ -65,6 +65,9 @@ MAX_MS = 86_400_000
 _ENTRY = re.compile(r"^(?:(?P<glob>[^:@=]+):)?(?P<kind>[a-z_]+)(?:=(?P<ms>[^@]*))?@(?P<p>[^@]+)$")
 _GLOB = re.compile(r"^[A-Za-z0-9_.\-*?\[\]!]+$")
 _MS = re.compile(r"^(?P<n>[0-9]+)ms$")
+#: A probability as written in a plan: ASCII decimal digits only (``float`` would also take a
+#: fullwidth "１", underscores, "inf").
+_P = re.compile(r"^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
 _FILE_KEYS = frozenset({"kind", "p", "tools", "ms"})
 _EXAMPLE = "latency=200ms@0.2,unavailable@0.05,search_*:timeout=3000ms@0.3"
 #: A draw is 8 bytes: a number below 2**64.
@@ -159,10 +162,7 @@ def _inline_entry(entry: str, where: str) -> FaultRule:
     if found is None:
         raise _invalid(f"write [GLOB:]KIND[=Nms]@P, e.g. {_EXAMPLE}.", where)
     p_text, ms_text = found["p"], found["ms"]
-    try:
-        p: object = float(p_text)
-    except ValueError:
-        p = p_text
+    p: object = float(p_text) if _P.match(p_text) else p_text
     ms: int | str | None = None
     if ms_text is not None:
         parsed = _MS.match(ms_text)
@@ -218,7 +218,9 @@ class Faults:
             ``Faults.parse("latency=200ms@0.2,unavailable@0.05,search_*:timeout=3000ms@0.3")``
 
         Raises:
-            SiloError: ``faults_invalid``, naming the entry that cannot be read.
+            SiloError: ``faults_invalid``, naming the entry that cannot be read; also for a
+                plan with no rule (inline or in a file), a file that names a key twice in one
+                object or nests too deeply, a probability not written in ASCII decimals.
             ValueError: a seed that is not an integer >= 0.
         """
         _check_seed(seed)
@@ -227,7 +229,12 @@ class Faults:
             raise _invalid("a fault plan is a string or a path.", "--faults")
         path = Path(text)
         if text.strip() and path.is_file():
-            return cls.from_dict(_read_file(path), seed=seed, source=f'fault file "{text}"')
+            source = f'fault file "{text}"'
+            plan = cls.from_dict(_read_file(path), seed=seed, source=source)
+            if not plan.rules:  # refused, as an empty inline plan is
+                example = '{"faults": [{"kind": "unavailable", "p": 0.05}]}'
+                raise _invalid(f"the plan has no rule; write e.g. {example}.", source)
+            return plan
         entries = text.split(",")
         if not text.strip():
             raise _invalid(f"the plan is empty; write e.g. {_EXAMPLE}.", "--faults")
@@ -312,12 +319,37 @@ class Faults:
         return FaultSchedule(self, task_id, run_index) if self.rules else None
 
 
+class _DuplicateKeyError(ValueError):
+    """A JSON object that names one key twice (``json`` would keep the last silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _one_of_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKeyError(key)
+        found[key] = value
+    return found
+
+
 def _read_file(path: Path) -> Any:
     where = f'fault file "{path}"'
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_one_of_each)
     except (OSError, UnicodeDecodeError) as exc:
         raise _invalid(f"it cannot be read ({exc}).", where) from None
+    except _DuplicateKeyError as exc:
+        raise _invalid(
+            f"the key {exc.key!r} appears twice in one object (JSON would keep only the last); "
+            "write it once.",
+            where,
+        ) from None
+    except RecursionError:
+        raise _invalid("it nests too deeply to be a fault plan.", where) from None
     except json.JSONDecodeError as exc:
         raise _invalid(f"it is not JSON ({exc}).", where) from None
 

@@ -75,6 +75,14 @@ def test_a_malformed_plan_is_one_coded_line(crm: Path) -> None:
         "error: faults_invalid: fault entry 2 \"x@2\": unknown kind 'x'; the kinds are "
         "latency, unavailable, rate_limited, timeout.\n"
     )
+    Path("deep.json").write_text('{"faults": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    for command in ("run", "serve"):  # a RecursionError was internal_error
+        deep = cli(command, "--env", "crm", "--task", "TASK-001", "--faults", "deep.json")
+        assert deep.exit_code == 1
+        assert deep.stderr == (
+            'error: faults_invalid: fault file "deep.json": it nests too deeply to be a fault '
+            "plan.\n"
+        )
     seedless = cli("run", "--env", "crm", "--task", "TASK-001", "--fault-seed", "3")
     assert seedless.exit_code == 2 and "--fault-seed needs --faults" in seedless.stderr
     lone = cli("eval", "--env", "crm", "--tasks", "TASK-001", "--baseline")

@@ -66,6 +66,9 @@ def test_the_json_file_form_relative_to_the_current_directory(
         ("unavailable@1.5", "from 0 to 1, got 1.5"),
         ("unavailable@often", "got 'often'"),
         ("unavailable@nan", "from 0 to 1"),
+        ("unavailable@\uff11", "got '\uff11'"),  # a fullwidth 1: float() would take it
+        ("unavailable@0.0_1", "got '0.0_1'"),
+        ("unavailable@inf", "got 'inf'"),
         ("latency=2s@0.1", "must be whole milliseconds, e.g. 200ms"),
         ("unavailable=10ms@0.1", "unavailable takes no duration"),
         ("unavailable", "write [GLOB:]KIND[=Nms]@P"),
@@ -92,6 +95,10 @@ def test_a_malformed_spec_names_the_bad_entry(spec: str, named: str) -> None:
         ('{"faults": [{"kind": "unavailable", "p": 1, "tools": "x"}]}', "a list of tool-name"),
         ('{"faults": [{"kind": "latency", "p": 1, "ms": 1.5}]}', "whole milliseconds"),
         ("{not json", "it is not JSON"),
+        ('{"faults": []}', "the plan has no rule"),  # as an empty inline plan is refused
+        ('{"faults": [{"kind": "unavailable", "p": 0.1, "p": 1}]}', "the key 'p' appears twice"),
+        ('{"faults": [], "faults": [{"kind": "unavailable", "p": 1}]}', "'faults' appears twice"),
+        ('{"faults": ' + "[" * 100_000 + "]" * 100_000 + "}", "it nests too deeply"),
     ],
 )
 def test_a_malformed_file_names_the_file_and_the_rule(

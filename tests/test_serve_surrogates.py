@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import pytest
 from websockets.sync.client import connect
 
 from .hardening_support import Served, make_hardening_project, served
-from .serve_support import run_files
+from .serve_support import child_env, run_files, serve_command
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
 JSON = {"Content-Type": "application/json"}
@@ -152,3 +153,21 @@ def test_nemo_gym_lone_surrogates_and_deep_bodies_are_never_a_500(project: Path)
     assert verified["response"] == response and verified["passed"] is False
     assert _written_answer(project, verified["silo_run_id"])[0] == "\ud800"
     assert seeded.json() == closed.json() == {"resources_session_id": "\udfff"}
+
+
+@pytest.mark.parametrize(("protocol", "by"), [("mcp", "flag"), ("nemo-gym", "env")])
+def test_a_token_that_is_not_utf8_is_one_coded_line(project: Path, protocol: str, by: str) -> None:
+    # Bytes that are not UTF-8 reach Python as lone surrogates (it was internal_error).
+    command = [*serve_command("--protocol", protocol, "--transport", "http", "--port", "0")]
+    if protocol == "mcp":
+        command += ["--task", "TASK-001"]
+    env: dict[bytes, bytes] = {k.encode(): v.encode() for k, v in child_env().items()}
+    args: list[bytes] = [part.encode() for part in command]
+    if by == "flag":
+        args += [b"--token", b"s3cr\xff\xfet"]
+    else:
+        env[b"SILO_SERVE_TOKEN"] = b"\xc3\x28"
+    done = subprocess.run(args, cwd=project, env=env, capture_output=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.startswith(b"error: token_invalid: The token (--token or SILO_SERVE_TOKEN)")
+    assert done.stderr.count(b"\n") == 1 and b"\xff" not in done.stderr

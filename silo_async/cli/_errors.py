@@ -69,6 +69,7 @@ CLI_ERROR_CODES = (
     "mcp_not_installed",  # serve: the mcp extra is missing
     "tool_name_reserved",  # serve: the environment has its own tool named "submit"
     "serve_unprotected",  # serve --transport http on a non-loopback host without a token
+    "token_invalid",  # serve --token / SILO_SERVE_TOKEN: bytes that are not UTF-8
     "address_unavailable",  # serve --transport http / scripted-model: the port cannot be bound
     "model_script_not_found",  # scripted-model: no such script file or attribute
     "model_script_invalid",  # scripted-model: it does not import, or is no list nor function

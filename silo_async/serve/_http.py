@@ -62,6 +62,8 @@ def is_loopback(host: str) -> bool:
 
 
 def _check_protected(host: str, token: str | None) -> None:
+    """A token a client can send, and one at all off loopback (``serve_unprotected``)."""
+    _check_token(token)
     if token or is_loopback(host):
         return
     raise SiloError(
@@ -71,6 +73,24 @@ def _check_protected(host: str, token: str | None) -> None:
         "127.0.0.1.",
         {"host": host},
     )
+
+
+def _check_token(token: str | None) -> None:
+    r"""Refuse a token that is not text (``token_invalid``; the token itself is not shown).
+
+    Bytes that are not UTF-8 (``--token $'\xff'``) reach Python as lone surrogates, which no
+    header can carry: every request would be refused, or the server would fail.
+    """
+    if token is None:
+        return
+    try:
+        token.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SiloError(
+            "token_invalid",
+            "The token (--token or SILO_SERVE_TOKEN) is not UTF-8 text, so no client could send "
+            "it. Use printable ASCII, e.g. the output of `openssl rand -hex 32`.",
+        ) from None
 
 
 def _bind(host: str, port: int) -> socket.socket:
