@@ -8,6 +8,8 @@ task is its own error; ``env validate`` reports it as one finding with every pro
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import pytest
 import silo_async as silo
 
 from .cli_support import cli
+from .peers import require_module
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER = str(ROOT / "examples" / "agents" / "crm_solver.py")
@@ -116,3 +119,22 @@ def test_the_library_raises_unless_asked_to_collect(project: Path) -> None:
     ((problem),) = broken
     assert problem.details["file"] == "tasks/TASK-001.json" and problem.details["id"] == "TASK-001"
     assert problem.details["verifierId"] == "VER-404"
+
+
+def test_serve_of_another_task_works_beside_a_broken_file(project: Path) -> None:
+    require_module("mcp")
+    _break(project, json.dumps(BROKEN))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def serve(task: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "silo_async", "serve", "--env", "crm", "--task", task]
+        return subprocess.run(
+            command, cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+            text=True, timeout=60, check=False,
+        )  # fmt: skip
+
+    other = serve("TASK-002")  # stdio: no client, so the episode ends at once
+    assert other.returncode == 0, other.stderr
+    assert other.stderr.startswith(NOTE) and "Task        TASK-002" in other.stderr
+    own = serve("TASK-001")
+    assert own.returncode == 1 and "error: task_invalid:" in own.stderr

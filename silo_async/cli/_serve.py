@@ -27,6 +27,7 @@ from ._common import (
     env_option,
     environment_store,
     gate_options,
+    load_for_tasks,
     run_async,
 )
 from ._errors import fail
@@ -280,7 +281,9 @@ def serve(
     # Anything printed while the environment loads must not reach stdout, the MCP wire of stdio.
     with contextlib.redirect_stdout(sys.stderr):
         store = environment_store(env_name)
-        environment, runs_dir = store.load(), store.project.runs_dir
+        # A broken task file blocks only its own task (named on stderr, left out).
+        wanted = set() if task_id is None else {task_id}
+        environment, runs_dir = load_for_tasks(store, wanted), store.project.runs_dir
     report = _reporter(as_json, cwd)
     options: dict[str, Any] = {
         "limits": Limits(max_tool_calls, timeout_ms / 1000, token_limit),
