@@ -17,6 +17,7 @@ import pytest
 import silo_async as silo
 from silo_async.eval import evaluate, read_summary
 from silo_async.eval._loaded import load_summary
+from silo_async.runs import EvalDir
 
 from .cli_support import cli
 from .test_eval_partial import cancelled_eval
@@ -54,13 +55,13 @@ def test_evals_list_shows_every_eval_the_project_knows(project: Path, tmp_path: 
     (project / ".silo" / "evals" / unfinished / "summary.json").unlink()  # killed before it
     listed = json.loads(cli("evals", "list", "--json").stdout)
     assert [e["evalId"] for e in listed] == [here, elsewhere, unfinished]
-    assert [e["state"] for e in listed] == ["complete", "complete", "unfinished"]
+    assert [e["state"] for e in listed] == ["complete", "complete", "stopped"]
     assert listed[0]["agents"] == ["solver", "noop"]
     assert [(e["finished"], e["planned"]) for e in listed] == [(8, 8)] * 3
     assert listed[1]["path"] == str(tmp_path / "elsewhere")
     text = cli("evals", "list").stdout.splitlines()
     assert text[0].split() == ["eval", "started", "env", "agents", "rollouts", "state", "directory"]
-    assert here in text[1] and "../elsewhere" in text[2] and "unfinished" in text[3]
+    assert here in text[1] and "../elsewhere" in text[2] and "stopped" in text[3]
 
 
 def test_report_prints_what_eval_printed(project: Path, tmp_path: Path) -> None:
@@ -81,7 +82,7 @@ def test_report_of_an_unknown_or_unfinished_eval_says_what_to_do(project: Path) 
     eval_id, _ = _eval()
     (project / ".silo" / "evals" / eval_id / "summary.json").unlink()
     unfinished = cli("report", eval_id)
-    assert unfinished.exit_code == 1 and "has no summary yet" in unfinished.stderr
+    assert unfinished.exit_code == 1 and "has no summary yet: it stopped" in unfinished.stderr
     assert f"eval --resume .silo/evals/{eval_id}" in unfinished.stderr
 
 
@@ -140,3 +141,19 @@ async def test_an_eval_read_back_is_the_eval_that_wrote_it(tmp_path: Path) -> No
     await cancelled_eval(cancelled)
     for eval_dir in (plain, faulted, cancelled):
         assert load_summary(eval_dir).to_dict() == read_summary(eval_dir), eval_dir
+
+
+def test_an_eval_still_running_is_listed_as_running(project: Path) -> None:
+    eval_id, _ = _eval()
+    path = project / ".silo" / "evals" / eval_id
+    (path / "summary.json").unlink()
+    held = EvalDir(path)
+    held.lock()  # as the eval writing it holds it
+    try:
+        (listed,) = json.loads(cli("evals", "list", "--json").stdout)
+        assert listed["state"] == "running"
+        report = cli("report", eval_id)
+        assert report.exit_code == 1 and "has no summary yet: it is still running" in report.stderr
+    finally:
+        held.unlock()
+    assert json.loads(cli("evals", "list", "--json").stdout)[0]["state"] == "stopped"

@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 import click
 
+from .._errors import SiloError
 from ..eval import read_index, read_summary
 from ..eval._evalfile import read_plan
 from ..eval._loaded import load_summary
@@ -67,6 +68,15 @@ def _from_summary(path: Path) -> EvalInfo:
     )
 
 
+def _running(path: Path) -> bool:
+    """Another process holds the eval directory's lock: the eval is running."""
+    try:
+        EvalDir(path).check_unlocked()
+    except SiloError as exc:
+        return exc.code == "eval_locked"
+    return False
+
+
 def _from_plan(path: Path) -> EvalInfo:
     """An eval without a summary: running, or stopped before writing one."""
     plan = read_plan(path)
@@ -82,7 +92,7 @@ def _from_plan(path: Path) -> EvalInfo:
         agents=plan.labels,
         finished=finished,
         planned=per_plan * (2 if plan.baseline else 1),
-        state="unfinished",
+        state="running" if _running(path) else "stopped",
         path=path,
     )
 
@@ -109,8 +119,8 @@ def evals() -> None:
 def list_command(as_json: bool) -> None:
     """List evals, oldest first: id, start, environment, agents, rollouts, state, directory.
 
-    An unfinished eval is running, or stopped before writing its summary: eval --resume DIR
-    continues it.
+    An eval is complete or cancelled (it wrote its summary), running, or stopped (killed before
+    its summary: eval --resume DIR continues it).
     """
     root = project_root()
     infos = eval_infos(root)
@@ -172,11 +182,12 @@ def report_command(eval_name: str, open_report: bool, as_json: bool) -> None:
     try:
         summary = load_summary(path)
     except OSError:
-        fail(
-            "eval_not_found",
-            f"Eval {eval_name} in {shown} has no summary yet: it is still running, or it stopped "
-            f"before writing one (silo-async eval --resume {shown} finishes it).",
+        why = (
+            "it is still running"
+            if _running(path)
+            else f"it stopped before writing one (silo-async eval --resume {shown} finishes it)"
         )
+        fail("eval_not_found", f"Eval {eval_name} in {shown} has no summary yet: {why}.")
     except (ValueError, KeyError) as exc:
         fail("eval_not_found", f"Eval {eval_name} in {shown} cannot be read: {exc}.")
     report = path / EvalDir.REPORT
