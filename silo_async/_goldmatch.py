@@ -141,6 +141,7 @@ class _Record:
     row: Any  # the record's key in its collection (``_ABSENT`` for a top-level value)
     expected: Any  # the stripped gold value (``_ABSENT``: the gold removes it)
     ignore: Trie  # the ignore paths inside the record
+    added: bool = False  # the gold solution creates it (it is not in the initial world)
 
     @property
     def label(self) -> str:
@@ -255,7 +256,64 @@ def _value_of(world: Mapping[Any, Any], key: Any, row: Any, tables: dict[Any, An
     return table.get(row, _ABSENT)
 
 
-def _record_check(record: _Record, final: Mapping[Any, Any], tables: dict[Any, Any]) -> Check:
+def _without_id(value: Any) -> Any:
+    """A record without its ``id`` (what two creations in another order still share)."""
+    if isinstance(value, Mapping):
+        return {k: v for k, v in value.items() if k != "id"}
+    return value
+
+
+def _pair_new_records(
+    records: Iterable[_Record],
+    final: Mapping[Any, Any],
+    changed: Iterable[tuple[Any, Any, Trie]],
+    tables: dict[Any, Any],
+) -> dict[tuple[Any, Any], Any]:
+    """Which new record of the final world stands for each record the gold solution creates.
+
+    Ids of new records follow the order they were created in; a correct agent may create the
+    same records in another order. So a gold record whose id does not match is paired with a
+    record the agent created in the same collection that equals it but for its id (each
+    created record stands for one gold record at most). ``(key, gold row) -> final row``.
+    """
+    records = [r for r in records if r.added and r.expected is not _ABSENT]
+    if not records:
+        return {}
+    created: dict[Any, list[Any]] = {}
+    for key, row, _ in changed:
+        if _value_of(final, key, row, tables) is not _ABSENT:
+            created.setdefault(key, []).append(row)
+    claimed: dict[tuple[Any, Any], Any] = {}
+    taken: set[tuple[Any, Any]] = set()
+    pending = []
+    for record in records:  # a record where the gold put it needs no pairing
+        got = _value_of(final, record.key, record.row, tables)
+        if got is not _ABSENT and _equal(_strip(got, record.ignore), record.expected, _EMPTY):
+            taken.add((record.key, record.row))
+        else:
+            pending.append(record)
+    for record in pending:
+        want = _without_id(record.expected)
+        for row in created.get(record.key, ()):
+            if (record.key, row) in taken:
+                continue
+            got = _strip(_value_of(final, record.key, row, tables), record.ignore)
+            if json_equal(_without_id(got), want):
+                claimed[(record.key, record.row)] = row
+                taken.add((record.key, row))
+                break
+    return claimed
+
+
+def _claims(records: Iterable[_Record], claimed: Mapping[tuple[Any, Any], Any]) -> list[Any]:
+    return [(r, claimed[(r.key, r.row)]) for r in records if (r.key, r.row) in claimed]
+
+
+def _record_check(
+    record: _Record, final: Mapping[Any, Any], tables: dict[Any, Any], stand_in: Any = None
+) -> Check:
+    if stand_in is not None:  # created in another order: equal but for its id
+        return check(record.label, True, f"as {stand_in}")
     got = _value_of(final, record.key, record.row, tables)
     expected = record.expected
     if expected is _ABSENT:
@@ -297,10 +355,12 @@ class GoldPlan:
         scalars, rows = _walk(initial, gold, trie, packed if isinstance(packed, dict) else None)
         tables: dict[Any, Any] = {}
         records = []
+        initial_tables: dict[Any, Any] = {}
         for key, row, node in (*scalars, *rows):
             value = _value_of(gold, key, row, tables)
             expected = value if value is _ABSENT else clone_json(_strip(value, node))
-            records.append(_Record(key, row, expected, node))
+            added = row is not _ABSENT and _value_of(initial, key, row, initial_tables) is _ABSENT
+            records.append(_Record(key, row, expected, node, added))
         touched = frozenset((r.key, r.row) for r in records)
         return cls(tuple(records), trie, touched)
 
@@ -314,14 +374,16 @@ class GoldPlan:
         if not isinstance(final, Mapping) or not isinstance(initial, Mapping):
             final, initial, packed = {"": final}, {"": initial}, None
         tables: dict[Any, Any] = {}
-        out = [_record_check(r, final, tables) for r in self.records]
         scalars, rows = _walk(
             initial, final, self.ignore, packed if isinstance(packed, dict) else None
         )
+        claimed = _pair_new_records(self.records, final, rows, tables)
+        out = [_record_check(r, final, tables, claimed.get((r.key, r.row))) for r in self.records]
+        touched = self._touched | {(r.key, row) for r, row in _claims(self.records, claimed)}
         others = [
             key if row is _ABSENT else row
             for key, row, _ in (*scalars, *rows)
-            if (key, row) not in self._touched
+            if (key, row) not in touched
         ]
         detail = ""
         if others:

@@ -10,7 +10,8 @@ already a customer under a slightly different name.
 What the runtime loads: ``create_state`` builds a fresh world from ``data/*.json`` for each
 rollout, ``bind_tools`` closes the tools listed in ``tools/__init__.py`` over it, and
 ``verifiers`` is the list in ``verifiers/__init__.py``; the tasks are the files in ``tasks/``,
-and ``families`` (``families/__init__.py``) generate more: instances ``FAMILY#SEED``.
+and ``families`` (``families/__init__.py``) generate more: instances ``FAMILY#SEED``, each on a
+world ``vary`` (``variation.py``) has given new names, brands and amounts.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from .environment import create_state
 from .families import families
 from .state import State
 from .tools import tools
+from .variation import vary
 from .verifiers import verifiers
 
-__all__ = ["State", "bind_tools", "create_state", "families", "tools", "verifiers"]
+__all__ = ["State", "bind_tools", "create_state", "families", "tools", "vary", "verifiers"]
 
 
 def bind_tools(state: State) -> list[silo.BoundTool]:

@@ -8,10 +8,20 @@ from __future__ import annotations
 
 import silo_async as silo
 
-from . import hand_over_account
+from . import (
+    chase_stale_deals,
+    close_lost_deal,
+    hand_over_account,
+    pipeline_question,
+    win_lead,
+)
 
 __all__ = ["families"]
 
 families: list[silo.TaskFamily] = [
     hand_over_account.family,
+    close_lost_deal.family,
+    chase_stale_deals.family,
+    win_lead.family,
+    pipeline_question.family,
 ]
