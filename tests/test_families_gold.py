@@ -284,3 +284,34 @@ def test_matches_names_at_most_three_fields_then_how_many_more() -> None:
     assert record.detail == (
         "a: expected 1, got 0; b: expected 1, got 0; c: expected 1, got 0 (and 2 more)"
     )
+
+
+def test_records_created_in_another_order_match_by_what_they_hold() -> None:
+    # Ids of new records follow the order of creation: an agent that schedules B's follow-up
+    # before A's made the same records under swapped ids, and that is the gold solution too.
+    initial: dict[str, Any] = {"acts": {}, "seq": 0}
+    gold = {
+        "acts": {"A-1": {"id": "A-1", "about": "A"}, "A-2": {"id": "A-2", "about": "B"}},
+        "seq": 2,
+    }
+    swapped_acts = {"A-1": {"id": "A-1", "about": "B"}, "A-2": {"id": "A-2", "about": "A"}}
+    swapped = {"acts": swapped_acts, "seq": 2}
+    checks = w.grade.matches(swapped, gold, initial)
+    assert [(c.label, c.passed, c.detail) for c in checks] == [
+        ("seq matches the gold solution", True, ""),
+        ("A-1 matches the gold solution", True, "as A-2"),
+        ("A-2 matches the gold solution", True, "as A-1"),
+        ("nothing else changed", True, ""),
+    ]
+    # Each created record stands for one gold record at most: twice A is not A and B.
+    twice = {"acts": {"A-1": {"id": "A-1", "about": "A"}, "A-2": {"id": "A-2", "about": "A"}}}
+    failed = [c.label for c in w.grade.matches({**twice, "seq": 2}, gold, initial) if not c.passed]
+    assert failed == ["A-2 matches the gold solution"]
+    # A record the gold does not create is not paired with anything: it is something else.
+    extra = {"acts": {**swapped_acts, "A-3": {"id": "A-3", "about": "C"}}, "seq": 3}
+    checks = w.grade.matches(extra, gold, initial)
+    assert [(c.label, c.passed) for c in checks if not c.passed] == [
+        ("seq matches the gold solution", False),
+        ("nothing else changed", False),
+    ]
+    assert checks[-1].detail == "changed, and the gold solution leaves alone: A-3"

@@ -75,6 +75,7 @@ _STYLES: tuple[Callable[[str, str], str], ...] = (
     lambda f, la: f,
 )
 
+
 def _brand_of(name: str) -> str:
     """The word (or words, "St Aldric") an account or company name is known by."""
     words = name.split()
@@ -82,7 +83,9 @@ def _brand_of(name: str) -> str:
 
 
 def _people(world: State) -> list[dict[str, Any]]:
-    return [*world["users"].values(), *world["contacts"].values(), *world["leads"].values()]
+    """Everyone with a name: users, contacts and leads (plain dicts: vary edits them)."""
+    kinds: tuple[dict[str, Any], ...] = (world["users"], world["contacts"], world["leads"])
+    return [person for kind in kinds for person in kind.values()]
 
 
 def _words(world: State) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:

@@ -112,8 +112,7 @@ family = silo.TaskFamily(
     instruction=instruction,
     gold=gold,
     checks=checks,
-    # Subjects and notes are the agent's words; the order of creation (and so the ids of the
-    # new activities) follows the agent's order of work only when it works in id order, so the
-    # gold world schedules in id order and the instruction does not ask for another.
-    ignore=("auditLog", "sequences.AUD", "activities.*.subject", "activities.*.notes"),
+    # Subjects and notes are the agent's words; the audit log and the id counters follow its
+    # order of work (new activities created in another order are matched by what they hold).
+    ignore=("auditLog", "sequences", "activities.*.subject", "activities.*.notes"),
 )

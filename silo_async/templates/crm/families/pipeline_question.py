@@ -89,7 +89,9 @@ def instruction(p: Mapping[str, Any]) -> str:
             f"how many of {p['rep']}'s open deals are past their expected close date today?"
         ),
     }[p["question"]]
-    return f"{who}Quick question for the forecast call: {ask} Answer with the figure; change nothing."
+    return (
+        f"{who}Quick question for the forecast call: {ask} Answer with the figure; change nothing."
+    )
 
 
 def answer(p: Mapping[str, Any]) -> str:
