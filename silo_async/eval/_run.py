@@ -170,9 +170,10 @@ class EvalRun:
                     await _write(summary, books, self.report, cut)
             raise
         except SiloError:
-            self._check_there(books)
             if not self.resumed and books.started == 0 and self.eval_dir is not None:
                 _unmake(self.base)  # refused before any rollout: leave nothing behind
+                raise  # (an executor may have removed what it found empty: no loss to name)
+            self._check_there(books)
             raise
         except Exception:
             self._check_there(books)  # a file gone under a rollout: say why, not how
