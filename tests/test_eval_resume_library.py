@@ -213,3 +213,28 @@ def test_a_hand_edited_plan_is_one_line_on_the_cli(
     assert refused.stderr.startswith("error: eval_invalid: ")
     assert '"runs" must be a whole number >= 1' in refused.stderr
     assert len(refused.stderr.splitlines()) == 1
+
+
+def test_the_plans_executor_is_rebuilt_unless_the_flags_say_otherwise(
+    project: tuple[Path, ScriptedModelServer],
+) -> None:
+    path, _ = project
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(path)
+        solver_only = ["eval", "--env", "crm", *TASKS, "--agent", f"solver={SOLVER}"]
+        assert cli(*solver_only, "--out", "on-ray").exit_code == 0
+        plan = json.loads((path / "on-ray" / "eval.json").read_text())
+        plan["executor"] = {"executor": "ray", "address": "127.0.0.1:9", "workers": 2}
+        (path / "on-ray" / "eval.json").write_text(json.dumps(plan))  # as if it ran on Ray
+        (path / "on-ray" / "summary.json").unlink()
+        recorded = cli("eval", "--resume", "on-ray")  # the plan's cluster, not listening
+        assert recorded.exit_code == 1
+        [line] = [x for x in recorded.stderr.splitlines() if x.startswith("error: ")]
+        assert line.startswith("error: executor_unavailable: ") and "127.0.0.1:9" in line
+        here = cli("eval", "--resume", "on-ray", "--executor", "local", "--json")
+        assert here.exit_code == 0, here.output
+        assert json.loads(here.stdout)["config"]["executor"] == "local"
+        assert cli(*solver_only, "--out", "local").exit_code == 0
+        (path / "local" / "summary.json").unlink()
+        sized = cli("eval", "--resume", "local", "--workers", "2")
+        assert sized.exit_code == 1 and sized.stderr.startswith("error: executor_invalid: ")

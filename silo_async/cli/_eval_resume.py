@@ -21,7 +21,7 @@ from .._environment import Environment
 from .._errors import SiloError
 from .._runner import Agent
 from ..eval._conflicts import differs_text
-from ..eval._executor import Executor
+from ..eval._executor import Executor, LocalExecutor
 from ..eval._report._prices import Prices
 from ..eval._resuming import Resumption, prepare_resume
 from ._executor import build_executor
@@ -94,9 +94,9 @@ def _executor(
     ctx: click.Context, values: Mapping[str, Any]
 ) -> tuple[Executor | None, dict[str, Any]]:
     """The executor the flags ask for, or (left out: the plan's) the Ray settings given."""
-    if given(ctx, "executor"):
+    if given(ctx, "executor"):  # --executor local on a Ray plan means here, not the plan's
         names = ("executor", "ray_address", "workers", "worker_concurrency")
-        return build_executor(*(values[name] for name in names)), {}
+        return build_executor(*(values[name] for name in names)) or LocalExecutor(), {}
     keys = (
         ("ray_address", "address"),
         ("workers", "workers"),
