@@ -71,11 +71,21 @@ def _field_detail(
     return {"fields": detail}
 
 
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality of two rows; equal marshal bytes settle it in C (the usual, unchanged row)."""
+    try:
+        if marshal.dumps(a) == marshal.dumps(b):  # same types, values and key order
+            return True
+    except ValueError:  # not plain data: compared below
+        pass
+    return json_equal(a, b)
+
+
 def _collection_change(before: Any, after: Any, budget: _Budget) -> dict[str, Any] | None:
     old, new = _rows(before), _rows(after)
     added = [k for k in new if k not in old]
     removed = [k for k in old if k not in new]
-    changed = [k for k, v in new.items() if k in old and not json_equal(old[k], v)]
+    changed = [k for k, v in new.items() if k in old and not _same(old[k], v)]
     if not (added or removed or changed):
         return None
     change: dict[str, Any] = {"added": added, "removed": removed, "changed": changed}

@@ -44,7 +44,7 @@ from ._grading import (
     verifier_event,
     world_diff,
 )
-from ._jsonutil import Packed, compact_json, thaw
+from ._jsonutil import Packed, ThawedOnRead, compact_json, thaw
 from ._ledger import Ledger
 from ._modelstep import ModelStep
 from ._play import replayer
@@ -428,7 +428,7 @@ class Rollout:
         for scope in self.in_flight or ():
             scope.cancel()
         setup = self.setup
-        initial = thaw(self.snapshot) if self.snapshot is not None else None
+        initial = self.initial_world()
         self.trace.emit("agent_output", {"output": text})
         self.trace.emit(
             "run_end",
@@ -458,6 +458,19 @@ class Rollout:
             if setup.run_dir is not None:
                 await RunDir(setup.run_dir).write(result)
         return result
+
+    def initial_world(self) -> Any:
+        """The verifier's ``initial``: a fresh copy of the snapshot taken before the agent acted.
+
+        An environment with ``snapshot=`` (a world that is not JSON, often a large one) gets
+        a mapping thawed as it is read (:class:`~silo_async._jsonutil.ThawedOnRead`).
+        """
+        snapshot = self.snapshot
+        if snapshot is None:
+            return None
+        if self.setup.env.snapshot is not None and isinstance(snapshot, dict):
+            return ThawedOnRead(snapshot)
+        return thaw(snapshot)
 
     def conclude(self, end: End, output: Any, text: str, graded: Graded, initial: Any) -> RunResult:
         """Record the verifier's event, close the trace, build the result, let go of the world."""
