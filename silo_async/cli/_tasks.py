@@ -35,6 +35,20 @@ def task() -> None:
     """Tasks: list, show, add, update or remove tasks/<id>.json."""
 
 
+def _loaded_tasks(env_name: str) -> list[Task] | None:
+    """The tasks of an environment without a ``tasks/`` directory, from its entrypoint.
+
+    An imported environment (``silo-async import tau2``) has no task files: its entrypoint
+    makes its tasks when it loads. ``None`` for an environment with ``tasks/``.
+    """
+    store = environment_store(env_name)
+    if (store.require() / "tasks").is_dir():
+        return None
+    from ..project import load_environment  # imports the environment's code: only here
+
+    return list(load_environment(store.name, store.project.cwd).tasks)
+
+
 @task.command("list")
 @env_option
 @click.option(
@@ -49,11 +63,13 @@ def list_(env_name: str, families: bool, as_json: bool) -> None:
     if families:
         list_families(env_name, as_json)
         return
+    loaded = _loaded_tasks(env_name)
     broken: list[SiloError] = []
-    listed = environment_store(env_name).tasks.list(broken=broken)
-    note_broken_tasks(broken, env_name)
+    if loaded is None:
+        loaded = environment_store(env_name).tasks.list(broken=broken)
+        note_broken_tasks(broken, env_name)
     echo_list(
-        listed,
+        loaded,
         as_json,
         line=lambda t: f"{t.id}\t{t.difficulty}\t{t.verifier_id}\t{t.title}",
         empty="No tasks.",
@@ -72,7 +88,19 @@ def show(id_arg: str | None, id_flag: str | None, env_name: str, as_json: bool) 
     if "#" in task_id:
         show_instance(env_name, task_id, as_json)
         return
-    echo_json(environment_store(env_name).tasks.get(task_id).to_dict())
+    loaded = _loaded_tasks(env_name)
+    if loaded is None:
+        echo_json(environment_store(env_name).tasks.get(task_id).to_dict())
+        return
+    found = next((t for t in loaded if t.id == task_id), None)
+    if found is None:
+        raise SiloError(
+            "task_not_found",
+            f'Task "{task_id}" was not found in environment "{env_name}". Available: '
+            f"{', '.join(t.id for t in loaded) or 'none'}.",
+            {"environment": env_name, "id": task_id},
+        )
+    echo_json(found.to_dict())
 
 
 task.add_command(sample_command)  # listed after show: the commands that read come first

@@ -48,9 +48,13 @@ class OpenedEnvironment:
         create_state: the module's ``create_state``.
         bind_tools: the module's ``bind_tools``.
         verifiers: the module's ``verifiers`` entries, unchecked.
-        tasks: the discovered tasks, sorted by id.
+        tasks: the discovered tasks, sorted by id, then the module's own ``tasks`` (a world
+            whose tasks come from elsewhere, such as an imported benchmark, exports them).
         families: the module's ``families`` entries, unchecked (empty when it exports none).
         vary: the module's ``vary``, or ``None``.
+        setup: the module's ``setup`` (``Environment(setup=...)``), if it exports one.
+        snapshot: the module's ``snapshot`` (``Environment(snapshot=...)``), if any.
+        policy: the module's ``policy`` (``Environment(policy=...)``), if any.
     """
 
     name: str
@@ -64,6 +68,9 @@ class OpenedEnvironment:
     tasks: tuple[Task, ...]
     families: tuple[Any, ...] = ()
     vary: Any = None
+    setup: Callable[[Any, Task], Any] | None = None
+    snapshot: Callable[[Any], Any] | None = None
+    policy: str | None = None
 
 
 def _contract(module: ModuleType, environment: str) -> tuple[Any, Any, tuple[Any, ...]]:
@@ -113,6 +120,37 @@ def _families(module: ModuleType, environment: str) -> tuple[tuple[Any, ...], An
             {"environment": environment, "missing": ["vary()"]},
         )
     return tuple(families or ()), vary
+
+
+def _optional_exports(module: ModuleType, environment: str) -> dict[str, Any]:
+    """The entrypoint's optional exports: ``setup``, ``snapshot``, ``policy`` and ``tasks``.
+
+    Raises:
+        SiloError: ``runtime_contract_invalid`` naming an export of the wrong kind.
+    """
+    found = {name: getattr(module, name, None) for name in ("setup", "snapshot", "policy")}
+    tasks = getattr(module, "tasks", None)
+    wrong = [
+        label
+        for label, ok in (
+            ("setup (a function of the world and the task)", found["setup"] is None
+             or callable(found["setup"])),
+            ("snapshot (a function of the world)", found["snapshot"] is None
+             or callable(found["snapshot"])),
+            ("policy (text)", found["policy"] is None or isinstance(found["policy"], str)),
+            ("tasks (a list of silo.Task)", tasks is None or (
+                isinstance(tasks, list | tuple) and all(isinstance(t, Task) for t in tasks))),
+        )
+        if not ok
+    ]  # fmt: skip
+    if wrong:
+        raise SiloError(
+            "runtime_contract_invalid",
+            f'Environment "{environment}" exports {", ".join(wrong)} of the wrong kind.',
+            {"environment": environment, "exports": wrong},
+        )
+    found["tasks"] = tuple(tasks or ())
+    return found
 
 
 def _task_invalid(message: str, details: dict[str, Any]) -> SiloError:
@@ -242,7 +280,18 @@ def open_environment(
     module = import_environment(env_dir, entrypoint, environment)
     create_state, bind_tools, verifiers = _contract(module, environment)
     families, vary = _families(module, environment)
+    extra = _optional_exports(module, environment)
     tasks = discover_tasks(env_dir, environment, task_problems)
+    exported: tuple[Task, ...] = extra.pop("tasks")
+    on_disk = {t.id for t in tasks}
+    twice = [t.id for t in exported if t.id in on_disk]
+    if twice:
+        raise SiloError(
+            "task_invalid",
+            f'Task id "{twice[0]}" is declared twice in environment "{environment}": in '
+            "tasks/ and by the entrypoint's tasks.",
+            {"environment": environment, "id": twice[0]},
+        )
     return OpenedEnvironment(
         name=environment,
         path=env_dir,
@@ -252,9 +301,10 @@ def open_environment(
         create_state=create_state,
         bind_tools=bind_tools,
         verifiers=verifiers,
-        tasks=tuple(tasks),
+        tasks=(*tasks, *exported),
         families=families,
         vary=vary,
+        **extra,
     )
 
 
@@ -311,6 +361,9 @@ def build_environment(opened: OpenedEnvironment) -> Environment:
         tasks=opened.tasks,
         families=check_families(opened),
         vary=opened.vary,
+        setup=opened.setup,
+        snapshot=opened.snapshot,
+        policy=opened.policy,
     )
 
 

@@ -131,8 +131,30 @@ def create_environment(
         SiloError: ``unsafe_name``, ``template_not_found``, ``environment_already_exists``
             (suggesting the next free name).
     """
-    check_environment_name(name)
     source = template_dir(template)
+    return publish_environment(
+        cwd, name, template, lambda staging: copy_template(source, staging), tools
+    )
+
+
+def publish_environment(
+    cwd: Path,
+    name: str,
+    template: str,
+    fill: Callable[[Path], None],
+    tools: Sequence[str] = (),
+) -> Path:
+    """Create ``.silo/environments/<name>/`` whole or not at all; return its path.
+
+    ``fill(staging)`` writes the environment's files into a hidden staging directory, the
+    manifest (naming ``template``) is added, and one rename publishes it: a failure anywhere
+    leaves nothing behind, and an existing environment is never overwritten.
+
+    Raises:
+        SiloError: ``unsafe_name``, ``environment_already_exists`` (suggesting a free name);
+            whatever ``fill`` raises.
+    """
+    check_environment_name(name)
     existing = list_environment_names(cwd)
     root = environments_dir(cwd)
     if name.lower() in existing:
@@ -148,7 +170,7 @@ def create_environment(
     staging = _make_staging(root)
     destination = root / name
     try:
-        copy_template(source, staging)
+        fill(staging)
         write_text(staging / MANIFEST_FILE, to_json_text(manifest.to_dict()), exclusive=True)
         if destination.exists():  # created by someone else since the check above
             raise _already_exists(name, list_environment_names(cwd), root)
