@@ -10,6 +10,7 @@ model through ``--user-model`` (:func:`silo_async.users.model_user`).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import attrs
@@ -101,6 +102,22 @@ class Tau2Task(Task):
         return {**super().to_dict(), "tau2": {"domain": self.domain, "id": self.tau2_id}}
 
 
+def _history(task: Any) -> str:
+    """A task's earlier conversation (tau2's message history), as the agent is told it."""
+    state = task.initial_state
+    messages = (state.message_history or []) if state is not None else []
+    if not messages:
+        return ""
+    lines = ["", "", "Earlier in this conversation:"]
+    for message in messages:
+        role = {"assistant": "You", "user": "User", "tool": "Tool result"}.get(message.role, "")
+        for call in getattr(message, "tool_calls", None) or []:
+            lines.append(f"{role} called {call.name} with {json.dumps(call.arguments)}")
+        if message.content:
+            lines.append(f"{role}: {message.content}")
+    return "\n".join(lines)
+
+
 def silo_task(number: int, domain: str, task: Any, user_tools: list[str]) -> Tau2Task:
     """The silo task for the ``number``-th tau2 ``task`` of the split."""
     scenario = task.user_scenario
@@ -113,7 +130,7 @@ def silo_task(number: int, domain: str, task: Any, user_tools: list[str]) -> Tau
     return Tau2Task(
         identifier,
         f"tau2 {domain} task {task.id}",
-        INSTRUCTION,
+        INSTRUCTION + _history(task),
         identifier,
         user=user,
         tau2_id=str(task.id),
