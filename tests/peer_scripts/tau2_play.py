@@ -160,8 +160,9 @@ def to_tau2(t: dict[str, Any], result: silo.RunResult, task: Any) -> Any:
     )  # fmt: skip
 
 
-def tau2_gold_hash(t: dict[str, Any], domain: str, task: Any) -> tuple[str | None, bool]:
-    """tau2's gold database hash of ``task`` (its evaluator's steps); whether an action raised."""
+def tau2_gold_hash(t: dict[str, Any], domain: str, task: Any) -> tuple[Any, bool]:
+    """tau2's gold database hashes of ``task``, the agent's and the user's (its evaluator's
+    steps), and whether a gold action raised."""
     env = t["registry"].get_env_constructor(domain)()
     state = task.initial_state
     env.set_state(
@@ -176,7 +177,7 @@ def tau2_gold_hash(t: dict[str, Any], domain: str, task: Any) -> tuple[str | Non
                                **action.arguments)  # fmt: skip
         except Exception:
             raised = True
-    return env.get_db_hash(), raised
+    return [env.get_db_hash(), env.get_user_db_hash()], raised
 
 
 def capturing(env: silo.Environment, seen: dict[str, Any]) -> silo.Environment:
@@ -185,6 +186,7 @@ def capturing(env: silo.Environment, seen: dict[str, Any]) -> silo.Environment:
     def wrap(verifier: silo.Verifier) -> silo.Verifier:
         def body(final: Any, initial: Any, ctx: silo.VerifierContext) -> Any:
             seen["hash"] = final.env.get_db_hash()
+            seen["userHash"] = final.env.get_user_db_hash()
             return verifier.fn(final, initial, ctx)
 
         return silo.Verifier(id=verifier.id, task_id=verifier.task_id, fn=body)
@@ -264,9 +266,10 @@ def main() -> None:
             rollouts += 1
             theirs, took = tau2_verdict(t, domain, result, task)
             tau2_s += took
-            row[kind] = {"silo": verdict(result), "tau2": theirs, "siloHash": seen.get("hash")}
+            hashes = [seen.get("hash"), seen.get("userHash")]
+            row[kind] = {"silo": verdict(result), "tau2": theirs, "siloHashes": hashes}
         if "gold" in spec["plays"]:
-            row["goldHash"], row["goldRaises"] = tau2_gold_hash(t, domain, task)
+            row["goldHashes"], row["goldRaises"] = tau2_gold_hash(t, domain, task)
         rows.append(row)
     print(json.dumps({
         "domain": domain, "record": record, "directory": str(env_dir), "tasks": rows,
