@@ -94,12 +94,20 @@ def _tau2_passes(play: dict[str, Any]) -> bool:
     return bool(play["tau2"]["reward"] == 1.0)
 
 
-def _agrees(play: dict[str, Any]) -> bool:
-    """silo's verdict is tau2's; where tau2's evaluator itself raised, silo has no valid reward."""
+def _faulted(play: dict[str, Any]) -> bool:
     mine = play["silo"]
-    if play["tau2"].get("error"):
-        return not mine["passed"] and mine["rewardValid"] is False
-    return bool(mine["passed"] == _tau2_passes(play))
+    return not mine["passed"] and mine["invalidReason"] == "environment_fault"
+
+
+def _agrees(play: dict[str, Any], row: dict[str, Any]) -> bool:
+    """silo's verdict is tau2's — except where tau2 cannot give one honestly.
+
+    Where tau2's evaluator itself raised, or a gold action of a task graded on its database
+    raised (tau2 logs it and grades on), silo's rollout is an environment fault, no reward.
+    """
+    if play["tau2"].get("error") or (row["goldRaises"] and "DB" in row["basis"]):
+        return _faulted(play)
+    return bool(play["silo"]["passed"] == _tau2_passes(play))
 
 
 @pytest.mark.parametrize("domain", list(SPECS))
@@ -140,11 +148,9 @@ def test_the_gold_play_passes_and_reaches_tau2s_gold_database(
     rows = _domain(played, domain)["tasks"]
     for row in rows:
         gold, tid = row["gold"], row["id"]
+        assert _agrees(gold, row), (tid, gold)
         if row["goldRaises"]:  # tau2 swallows it; here the task is an environment fault
-            assert gold["silo"]["rewardValid"] is False, tid
-            assert gold["silo"]["invalidReason"] == "environment_fault", tid
             continue
-        assert _agrees(gold), (tid, gold)
         # tau2's own replay of the trajectory reaches its gold databases (the agent's and the
         # user's) exactly when silo's final world has tau2's gold hashes.
         reached = gold["siloHashes"] == row["goldHashes"]
@@ -164,7 +170,7 @@ def test_a_do_nothing_agent_gets_tau2s_verdict_on_every_task(
     played: dict[str, dict[str, Any]], domain: str
 ) -> None:
     for row in _domain(played, domain)["tasks"]:
-        assert _agrees(row["noop"]), (row["id"], row["noop"])
+        assert _agrees(row["noop"], row), (row["id"], row["noop"])
 
 
 @pytest.mark.parametrize("domain", ["mock", "airline", "telecom"])
@@ -176,6 +182,6 @@ def test_perturbed_plays_get_tau2s_verdicts(played: dict[str, dict[str, Any]], d
         for kind in ("drop", "alter", "silent"):
             if kind in row:
                 seen += 1
-                assert _agrees(row[kind]), (row["id"], kind, row[kind])
+                assert _agrees(row[kind], row), (row["id"], kind, row[kind])
                 failing += not row[kind]["silo"]["passed"]
     assert seen and failing, (seen, failing)  # the perturbations do change verdicts

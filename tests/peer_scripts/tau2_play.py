@@ -243,7 +243,9 @@ def main() -> None:
         actions = list(
             (task.evaluation_criteria.actions if task.evaluation_criteria else None) or []
         )
-        row: dict[str, Any] = {"id": silo_task.id, "tau2Id": task.id,
+        criteria = task.evaluation_criteria
+        basis = [r.value for r in criteria.reward_basis] if criteria is not None else []
+        row: dict[str, Any] = {"id": silo_task.id, "tau2Id": task.id, "basis": basis,
                                "shown": silo_task.to_dict().get("tau2")}  # fmt: skip
         plays: list[tuple[str, Any]] = []
         if "gold" in spec["plays"]:
