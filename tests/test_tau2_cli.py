@@ -78,7 +78,7 @@ def test_a_run_on_an_imported_environment_is_graded_by_tau2s_components(project:
     (project / "agent.py").write_text(AGENT)
     done = _cli(project, "run", "--env", "tau2-mock", "--task", "TASK-001", "--agent",
                 "agent.py", "--json")  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # the rollout failed (it created no task)
     result = json.loads(done.stdout)
     assert [c["label"] for c in result["checks"]] == ["db", "communicate"]
     assert result["passed"] is False and result["rewardValid"] is True
@@ -161,3 +161,29 @@ def test_tau2s_user_simulator_plays_the_user_on_a_model(tmp_path: Path) -> None:
         {"name": t["name"], "description": t["description"], "inputSchema": t["parameters"]}
         for t in tau2["tools"]
     ] == played["tools"]
+
+
+def test_a_judge_model_grades_assertions_in_natural_language_with_tau2s_prompt(
+    tmp_path: Path,
+) -> None:
+    python = peer_python("tau2")
+    script = ROOT / "tests" / "peer_scripts" / "tau2_judge_play.py"
+    done = subprocess.run([str(python), str(script), str(tmp_path)], capture_output=True,
+                          text=True, timeout=300, cwd=tmp_path, check=False,
+                          env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    played: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert played["record"]["judge"]["model"] == "openai/judge"
+    met, unmet = played["judged"]
+    assert met["passed"] and not unmet["passed"], played["judged"]
+    assert [(c["label"], c["required"]) for c in met["checks"]] == [
+        ("db", True),
+        ("nl_assertions", True),
+    ]
+    assert not next(c for c in unmet["checks"] if c["label"] == "nl_assertions")["passed"]
+    asked = played["calls"][0]["messages"]
+    assert "The agent confirmed the task was created successfully" in asked[-1]["content"]
+    assert "Your task Important Meeting is created." in asked[-1]["content"]
+    unjudged = played["unjudged"]  # without a judge: optional, labelled not graded
+    nl = next(c for c in unjudged["checks"] if c["label"] == "nl_assertions")
+    assert unjudged["passed"] and not nl["required"] and nl["detail"].startswith("not graded")

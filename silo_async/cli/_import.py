@@ -32,9 +32,22 @@ def import_command() -> None:
     metavar="S",
     help="Task split (default: the domain's own, e.g. base; telecom's full set: full).",
 )
+@click.option(
+    "--judge-model",
+    default=None,
+    metavar="PROVIDER/MODEL",
+    help="Judges assertions in natural language, with tau2's prompt (default: not graded).",
+)
+@click.option("--judge-base-url", default=None, metavar="URL", help="The judge model's server.")
 @json_option
 def tau2(
-    path: Path | None, domain: str, name: str | None, split: str | None, as_json: bool
+    path: Path | None,
+    domain: str,
+    name: str | None,
+    split: str | None,
+    judge_model: str | None,
+    judge_base_url: str | None,
+    as_json: bool,
 ) -> None:
     """Import tau2-bench's DOMAIN from the checkout at PATH (default: the installed tau2).
 
@@ -44,7 +57,17 @@ def tau2(
     """
     from ..integrations.tau2 import import_tau2  # loads tau2: only for this command
 
-    env_dir, record = import_tau2(project_root(), domain, path=path, name=name, split=split)
+    if judge_base_url is not None and judge_model is None:
+        raise click.UsageError("--judge-base-url applies to a judge; add --judge-model.")
+    env_dir, record = import_tau2(
+        project_root(),
+        domain,
+        path=path,
+        name=name,
+        split=split,
+        judge_model=judge_model,
+        judge_base_url=judge_base_url,
+    )
     if as_json:
         echo_json({"ok": True, "name": env_dir.name, "directory": str(env_dir), **record})
         return

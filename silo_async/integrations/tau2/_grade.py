@@ -25,14 +25,14 @@ not valid evidence.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..._verify import Check, VerifierContext, check, optional
 from ._domain import Domain
 from ._world import World, db_differences
 
-__all__ = ["COMPONENTS", "Judge", "grade", "trajectory"]
+__all__ = ["COMPONENTS", "Verdicts", "grade", "needs_judge", "trajectory"]
 
 #: tau2's reward types and the labels of their checks.
 COMPONENTS = {
@@ -43,22 +43,29 @@ COMPONENTS = {
     "NL_ASSERTION": "nl_assertions",
 }
 
-#: ``judge(trajectory, assertions) -> [(assertion, met, reasoning)]``: a model's verdicts.
-Judge = Callable[[Sequence[Any], Sequence[str]], Any]
+#: A judge model's verdicts on a task's natural-language assertions: ``(assertion, met,
+#: reasoning)`` each, as tau2's own evaluator read them.
+Verdicts = Sequence[tuple[str, bool, str]]
 
 
 def trajectory(domain: Domain, task: Any, world: World, ctx: VerifierContext) -> list[Any]:
     """The rollout as the tau2 messages its evaluator reads (text turns and tool calls).
 
-    The task's own message history first; then, in order, every tool call (the agent's as an
-    assistant message, the user's as a user message) and every ``message_user`` text; the
-    agent's final answer, when not empty, closes it as the agent's last message to the user.
-    The order of calls against texts is not kept (tau2's evaluators never look at it).
+    The task's own message history first (else tau2's greeting); then every tool call (the
+    agent's as an assistant message, the user's as a user message) and every ``message_user``
+    text with the user's reply; the agent's final answer, when not empty, closes it as the
+    agent's last message to the user. The order of calls against texts is not kept, and the
+    user's first message is not in it (tau2's evaluators of tool calls and of what the agent
+    said never look at either; its judge of natural-language assertions reads the texts).
     """
     from tau2.data_model.message import AssistantMessage, UserMessage
 
     state = task.initial_state
     messages: list[Any] = list(state.message_history or []) if state is not None else []
+    if not messages:  # tau2's orchestrator opens every other conversation with its greeting
+        from tau2.orchestrator.orchestrator import DEFAULT_FIRST_AGENT_MESSAGE
+
+        messages.append(DEFAULT_FIRST_AGENT_MESSAGE.model_copy())
     for number, (requestor, name, arguments) in enumerate(world.calls, start=1):
         made = domain.tool_call(
             id=f"call_{number}",
@@ -79,14 +86,24 @@ def trajectory(domain: Domain, task: Any, world: World, ctx: VerifierContext) ->
     return messages
 
 
+def needs_judge(task: Any, ctx: VerifierContext) -> bool:
+    """Whether grading this rollout asks a judge about natural-language assertions."""
+    criteria = task.evaluation_criteria
+    if criteria is None or not criteria.nl_assertions or ctx.termination_reason != "completed":
+        return False
+    return any(r.value == "NL_ASSERTION" for r in criteria.reward_basis)
+
+
 def grade(
     domain: Domain,
     task: Any,
     final: World,
     ctx: VerifierContext,
-    judge: Judge | None = None,
+    verdicts: Verdicts | None = None,
 ) -> list[Check]:
     """tau2's verdict on the rollout, one required check per reward-basis component.
+
+    ``verdicts`` are the judge's, when there is one (see :func:`needs_judge`).
 
     Raises:
         GoldActionError: the task's gold actions raise (an environment fault).
@@ -108,7 +125,7 @@ def grade(
         "ENV_ASSERTION": lambda: _env_assertions(task, final),
         "COMMUNICATE": lambda: _communicate(task, messages),
         "ACTION": lambda: _action(task, messages),
-        "NL_ASSERTION": lambda: _nl_assertions(task, messages, judge),
+        "NL_ASSERTION": lambda: _nl_assertions(task, verdicts),
     }
     checks = [graders[part]() for part in basis]
     if not any(c.required for c in checks):
@@ -184,19 +201,18 @@ def _action(task: Any, messages: list[Any]) -> Check:
     return check("action", False, f"Gold actions never made: {'; '.join(missing)}.")
 
 
-def _nl_assertions(task: Any, messages: list[Any], judge: Judge | None) -> Check:
+def _nl_assertions(task: Any, verdicts: Verdicts | None) -> Check:
     assertions = task.evaluation_criteria.nl_assertions
     if not assertions:
         return check("nl_assertions", True, "No assertions in natural language: tau2 gives 1.0.")
-    if judge is None:
+    if verdicts is None:
         return optional(
             "nl_assertions",
             False,
-            "not graded: these assertions need a judge model (--judge-model PROVIDER/MODEL): "
-            + "; ".join(assertions),
+            "not graded: these assertions need a judge model (import tau2 --judge-model "
+            "PROVIDER/MODEL): " + "; ".join(assertions),
         )
-    verdicts = list(judge(messages, assertions))
-    failed = [str(a) for a, met, _ in verdicts if not met]
-    met_all = bool(verdicts) and not failed
-    detail = "The judge finds every assertion met." if met_all else f"Not met: {'; '.join(failed)}"
-    return check("nl_assertions", met_all, detail)
+    failed = [f"{assertion} ({why})" for assertion, met, why in verdicts if not met]
+    if not failed:  # tau2 gives 1.0 when every verdict it read is met
+        return check("nl_assertions", True, f"The judge finds met: {'; '.join(assertions)}.")
+    return check("nl_assertions", False, f"The judge finds not met: {'; '.join(failed)}.")

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..._errors import SiloError
 from ..._version import __version__
+from ...agents._spec import parse_model_spec
 from ...project._files import to_json_text, write_text
 from ...project._scaffold import publish_environment
 from ._domain import DOMAINS, Domain
@@ -121,16 +122,21 @@ def import_tau2(
     path: str | Path | None = None,
     name: str | None = None,
     split: str | None = None,
+    judge_model: str | None = None,
+    judge_base_url: str | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     """Import tau2's ``domain`` as environment ``name`` (default ``tau2-<domain>``).
+
+    ``judge_model`` (``PROVIDER/MODEL``, on ``judge_base_url``) judges the tasks' assertions in
+    natural language, with tau2's own prompt; without one they are not graded.
 
     Returns:
         The environment directory and what ``tau2.json`` records.
 
     Raises:
         SiloError: ``tau2_unavailable`` (no tau2 there, or it cannot be imported),
-            ``task_not_found`` (no such split), ``environment_already_exists``,
-            ``unsafe_name``.
+            ``task_not_found`` (no such split), ``model_invalid`` (a malformed judge model),
+            ``environment_already_exists``, ``unsafe_name``.
     """
     if domain not in DOMAINS:
         raise SiloError(
@@ -138,6 +144,8 @@ def import_tau2(
             f'tau2 has no domain "{domain}" here; domains: {", ".join(DOMAINS)}.',
             {"domain": domain},
         )
+    if judge_model is not None:
+        parse_model_spec(judge_model)  # model_invalid now, not at every load
     source = locate(path)
     with _files_opened() as opened:
         domain_data = _read_as_loading_does(source, domain, split)
@@ -151,6 +159,7 @@ def import_tau2(
         "commit": source.commit,
         "tasks": len(domain_data.tasks),
         "digests": _data_files(source, opened),
+        "judge": None if judge_model is None else {"model": judge_model, "baseUrl": judge_base_url},
     }
     # The domain just parsed serves this process's later loads.
     keep_domain(source.root, domain, split, domain_data)

@@ -22,7 +22,8 @@ from ..._errors import SiloError, ToolError
 from ..._tools import BoundTool, Tool, bind_tools, tool
 from ..._verify import Check, Verifier, VerifierContext
 from ._domain import Domain
-from ._grade import Judge, grade
+from ._grade import grade, needs_judge, trajectory
+from ._judge import ModelJudge
 from ._source import activate, check_digests
 from ._task import Tau2Task, silo_task
 from ._world import Tau2ToolError, World
@@ -85,7 +86,7 @@ def keep_domain(root: Path, domain: str, split: str | None, parsed: Domain) -> N
         _DOMAINS.setdefault((str(root), domain, split), parsed)
 
 
-def load(env_dir: Path, judge: Judge | None = None) -> Loaded:
+def load(env_dir: Path) -> Loaded:
     """Load the tau2 environment imported into ``env_dir``.
 
     Raises:
@@ -97,6 +98,8 @@ def load(env_dir: Path, judge: Judge | None = None) -> Loaded:
     root = Path(record["root"])
     check_digests(Path(record["base"]), record["digests"], env_dir.name)
     domain = loaded_domain(root, record["domain"], record.get("split"))
+    wanted = record.get("judge")
+    judge = None if not wanted else ModelJudge(wanted["model"], wanted.get("baseUrl"))
     user_tools = [name for name, _, _ in domain.user_tools]
     tasks = tuple(
         silo_task(number, domain.name, task, user_tools)
@@ -107,7 +110,11 @@ def load(env_dir: Path, judge: Judge | None = None) -> Loaded:
         Verifier(
             id=silo.id,
             task_id=silo.id,
-            fn=functools.partial(_verify, domain, by_id[silo.id], judge),
+            fn=(
+                functools.partial(_verify, domain, by_id[silo.id])
+                if judge is None
+                else functools.partial(_verify_judged, domain, by_id[silo.id], judge)
+            ),
             name=f"tau2's evaluator on {domain.name} task {silo.tau2_id}",
         )
         for silo in tasks
@@ -120,14 +127,25 @@ def load(env_dir: Path, judge: Judge | None = None) -> Loaded:
 
 
 def _verify(
+    domain: Domain, task: Any, final: World, initial: Any, ctx: VerifierContext
+) -> list[Check]:
+    return grade(domain, task, final, ctx)
+
+
+async def _verify_judged(
     domain: Domain,
     task: Any,
-    judge: Judge | None,
+    judge: ModelJudge,
     final: World,
     initial: Any,
     ctx: VerifierContext,
 ) -> list[Check]:
-    return grade(domain, task, final, ctx, judge)
+    """As :func:`_verify`, asking the judge about natural-language assertions first."""
+    verdicts = None
+    if needs_judge(task, ctx):
+        messages = trajectory(domain, task, final, ctx)
+        verdicts = await judge.verdicts(messages, task.evaluation_criteria.nl_assertions)
+    return grade(domain, task, final, ctx, verdicts)
 
 
 def _tool(name: str, description: str, schema: dict[str, Any], requestor: str) -> Tool:
