@@ -28,7 +28,7 @@ Tree (a class hangs from its first base, ``+X`` names a second one; then its mod
         ├── CapacityReachedError         serve._host     every episode slot is taken
         ├── EpisodeFailedError           serve._host     an episode the server could not write
         ├── GoldActionError              integrations.tau2._domain  a tau2 task's gold action raised
-        └── Tau2ToolError                integrations.tau2._world  tau2 answered a call with an error
+        └── Tau2ToolError                integrations.tau2._world  tau2 answered a call with Error
     click.UsageError
     └── OneLineUsageError                cli._usage      a usage error on one line (exit 2)
 
