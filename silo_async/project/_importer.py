@@ -103,7 +103,9 @@ def import_environment(env_dir: Path, entrypoint: Path, environment: str) -> Mod
 
     Raises:
         SiloError: ``runtime_contract_invalid`` when the entrypoint is missing or importing it
-            raises; the message names the file and line inside the environment.
+            raises; the message names the file and line inside the environment. A
+            :class:`SiloError` the entrypoint raises itself (``environment_stale``) is raised
+            as it is.
     """
     root = env_dir.resolve()
     if entrypoint.suffix != ".py" or not entrypoint.is_file():
@@ -120,6 +122,11 @@ def import_environment(env_dir: Path, entrypoint: Path, environment: str) -> Mod
         _purge(package)
         try:
             return _exec(root, entrypoint, package)
+        except SiloError:
+            # Raised on purpose while loading (an imported benchmark's data changed since its
+            # import: environment_stale): its code and message already say what to do.
+            _purge(package)
+            raise
         except Exception as exc:
             _purge(package)
             raise _import_failure(exc, root, environment, package) from exc
