@@ -29,6 +29,9 @@ from .._errors import SiloError
 __all__ = ["import_environment", "package_name"]
 
 _PREFIX = "_silo_env_"
+#: Codes an entrypoint raises on purpose while loading, passed on as they are: an imported
+#: benchmark whose data changed since (``environment_stale``) or cannot be imported.
+LOADING_CODES = frozenset({"environment_stale", "tau2_unavailable"})
 _lock = threading.Lock()
 
 
@@ -103,9 +106,8 @@ def import_environment(env_dir: Path, entrypoint: Path, environment: str) -> Mod
 
     Raises:
         SiloError: ``runtime_contract_invalid`` when the entrypoint is missing or importing it
-            raises; the message names the file and line inside the environment. A
-            :class:`SiloError` the entrypoint raises itself (``environment_stale``) is raised
-            as it is.
+            raises; the message names the file and line inside the environment. The errors of
+            :data:`LOADING_CODES` an entrypoint raises on purpose are raised as they are.
     """
     root = env_dir.resolve()
     if entrypoint.suffix != ".py" or not entrypoint.is_file():
@@ -122,11 +124,11 @@ def import_environment(env_dir: Path, entrypoint: Path, environment: str) -> Mod
         _purge(package)
         try:
             return _exec(root, entrypoint, package)
-        except SiloError:
-            # Raised on purpose while loading (an imported benchmark's data changed since its
-            # import: environment_stale): its code and message already say what to do.
+        except SiloError as exc:
             _purge(package)
-            raise
+            if exc.code in LOADING_CODES:  # raised on purpose: it already says what to do
+                raise
+            raise _import_failure(exc, root, environment, package) from exc
         except Exception as exc:
             _purge(package)
             raise _import_failure(exc, root, environment, package) from exc
