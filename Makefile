@@ -134,6 +134,7 @@ bench: $(STAMP) peers
 	$(PY) benchmarks/bench_world.py
 	$(PY) benchmarks/bench_harnesses.py
 	$(PY) benchmarks/bench_audit.py --rounds 1
+	$(PY) benchmarks/bench_tau2.py
 
 clean:
 	rm -rf $(VENV) $(PEERS) build *.egg-info

@@ -142,6 +142,7 @@ def activate(root: Path) -> ModuleType:
                 "environments of one tau2 per process.",
                 {"loaded": str(where), "wanted": str(root)},
             )
+        _quiet()  # imported by someone else first: its logging is switched off all the same
         return loaded
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
