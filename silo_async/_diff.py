@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._diff_fields import MAX_FIELDS, MAX_RECORDS, MAX_TOTAL, fields
-from ._jsonutil import clone_json, compact_json, json_equal, thaw
+from ._jsonutil import FORMAT, clone_json, compact_json, json_equal, thaw
 
 __all__ = ["pack_diff", "state_diff", "unpack_diff"]
 
@@ -74,7 +74,7 @@ def _field_detail(
 def _same(a: Any, b: Any) -> bool:
     """JSON equality of two rows; equal marshal bytes settle it in C (the usual, unchanged row)."""
     try:
-        if marshal.dumps(a) == marshal.dumps(b):  # same types, values and key order
+        if marshal.dumps(a, FORMAT) == marshal.dumps(b, FORMAT):  # same types, values, order
             return True
     except ValueError:  # not plain data: compared below
         pass

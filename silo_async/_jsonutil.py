@@ -25,6 +25,7 @@ from typing import Any
 from ._jsonfast import FastPathError, compact, pretty
 
 __all__ = [
+    "FORMAT",
     "MAX_DEPTH",
     "JSONDepthError",
     "Packed",
@@ -328,6 +329,11 @@ class _Copied:
 #: nothing for its snapshot.
 Packed = dict[Any, "bytes | dict[Any, bytes]"] | bytes | _Copied
 
+#: The marshal format of snapshots: version 2 writes no shared-object references, whose presence
+#: depends on reference counts, so equal data always gives equal bytes (the comparisons below
+#: rely on it: a row merely read must not look changed).
+FORMAT = 2
+
 #: A top-level collection (a dict) with at least this many rows is packed row by row: a
 #: rollout that changes three reservations among thousands re-reads and diffs three rows, not
 #: the whole collection. Smaller ones are packed whole (one marshal call is cheaper).
@@ -336,8 +342,8 @@ ROWS_FROM = 256
 
 def _pack_entry(item: Any) -> bytes | dict[Any, bytes]:
     if type(item) is dict and len(item) >= ROWS_FROM:
-        return {row: marshal.dumps(value) for row, value in item.items()}
-    return marshal.dumps(item)
+        return {row: marshal.dumps(value, FORMAT) for row, value in item.items()}
+    return marshal.dumps(item, FORMAT)
 
 
 def _thaw_entry(entry: bytes | dict[Any, bytes]) -> Any:
@@ -360,7 +366,7 @@ def pack(value: Any) -> Packed:
     try:
         if type(value) is dict:
             return {key: _pack_entry(item) for key, item in value.items()}
-        return marshal.dumps(value)
+        return marshal.dumps(value, FORMAT)
     except ValueError:  # not made of exact built-in types (or nested too deeply)
         return _Copied(clone_json(value))
 
@@ -425,7 +431,7 @@ def changes(packed: Packed, value: Any) -> tuple[dict[Any, Any], dict[Any, Any]]
                 if rows is not None:
                     before[key], after[key] = rows
                 continue
-            data = marshal.dumps(item)
+            data = marshal.dumps(item, FORMAT)
             if old != data:
                 after[key] = data
     except ValueError:  # no longer plain data
@@ -443,7 +449,7 @@ def _row_changes(
     """The rows of one row-packed collection that may differ (``None``: none does)."""
     after = {}
     for row, item in rows.items():
-        data = marshal.dumps(item)
+        data = marshal.dumps(item, FORMAT)
         if old.get(row) != data:
             after[row] = data
     before = {row: data for row, data in old.items() if row in after or row not in rows}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from silo_async import state_diff
 
 
@@ -80,3 +82,32 @@ def test_diff_values_are_copies() -> None:
     diff = state_diff({"v": 1}, after)
     after["v"]["deep"].append(2)
     assert diff["scalars"][0]["to"] == {"deep": [1]}
+
+
+def test_a_large_collection_packed_row_by_row_diffs_as_a_whole_one_does() -> None:
+    """Rows packed one by one (256+): only changed rows are read again, the diff is the same."""
+    from silo_async._diff import pack_diff, unpack_diff
+    from silo_async._jsonutil import ROWS_FROM, changes, compact_json, pack
+
+    rows = {f"R{n:04d}": {"id": f"R{n:04d}", "n": n, "tags": ["a"]} for n in range(ROWS_FROM + 50)}
+    before: dict[str, Any] = {"rows": rows, "small": {"S1": {"v": 1}}, "count": 1}
+    packed = pack(before)
+    assert isinstance(packed, dict) and isinstance(packed["rows"], dict)  # row by row
+    copied = {"rows": {k: dict(v) for k, v in rows.items()}, "small": {"S1": {"v": 1}}, "count": 1}
+    assert changes(packed, copied) == ({}, {})  # equal data, other objects: nothing changed
+    after: dict[str, Any] = {
+        "rows": {k: dict(v) for k, v in rows.items()},
+        "small": {"S1": {"v": 1}},
+        "count": 2,
+    }
+    after["rows"]["R0007"]["n"] = -7
+    after["rows"]["R0009"] = {"n": 9, "tags": ["a"], "id": "R0009"}  # same JSON, keys reordered
+    del after["rows"]["R0003"]
+    after["rows"]["R9999"] = {"id": "R9999", "n": 0, "tags": []}
+    found = changes(packed, after)
+    assert found is not None
+    old, new = found
+    assert sorted(old["rows"]) == ["R0003", "R0007", "R0009"]  # only rows that may differ
+    assert sorted(new["rows"]) == ["R0007", "R0009", "R9999"]
+    assert "small" not in old and "small" not in new
+    assert unpack_diff(pack_diff(old, new)) == compact_json(state_diff(before, after))
