@@ -17,10 +17,15 @@ allocation; ``run_dir_create_us`` probes what creating one directory and four fi
 disk right now (see bench_rollouts.py on ext4 without a journal). Nothing is deleted until
 everything is measured.
 
+Each load is timed in CPU time too (``time.process_time``, which other processes on a shared
+machine do not move): ``cpu_us`` and ``bare_anyio_cpu_us`` per rollout, and their ratio
+``bare_anyio_cpu_ratio`` — what silo_async costs over the same rollout on bare anyio.
+
 Targets (issue "Close to the floor"): ``floor_ratio`` = silo wall / floor wall <= 1.25 on
-asyncio and <= 1.4 on trio; <= 20 KB of memory per rollout; ``artifacts_ratio`` (with artifacts /
-without) <= 2; ``artifacts_net_ratio`` is the same with the disk's own cost
-(``run_dir_create_us`` per rollout) taken out. Prints a table, then one JSON line.
+asyncio and <= 1.4 on trio; ``bare_anyio_cpu_ratio`` <= 1.5; <= 20 KB of memory per rollout;
+``artifacts_ratio`` (with artifacts / without) <= 2; ``artifacts_net_ratio`` is the same with
+the disk's own cost (``run_dir_create_us`` per rollout) taken out. Prints a table, then one
+JSON line.
 Run: ``.venv/bin/python benchmarks/bench_concurrency.py [asyncio|trio] [ROLLOUTS] [--rounds N]
 [--artifacts]``.
 """
@@ -192,13 +197,16 @@ def measure_all(
     if tmpfs_dir is not None:
         loads["artifacts_tmpfs"] = functools.partial(run_silo_artifacts, tmpfs_dir)
     walls: dict[str, list[float]] = {name: [] for name in loads}
+    cpus: dict[str, list[float]] = {name: [] for name in loads}
     gc.collect()
     before = rss_mb()
     peak = before
     for round_ in range(rounds):
         for name, load in loads.items():
             gc.collect()
+            cpu = time.process_time()
             walls[name].append(load(backend, rollouts))
+            cpus[name].append(time.process_time() - cpu)
             if name == "silo" and round_ == 0:
                 # ru_maxrss only grows: read it before any other load (the artifacts' runs keep
                 # every trace line as text) can raise it.
@@ -206,6 +214,8 @@ def measure_all(
     median = {name: statistics.median(values) for name, values in walls.items()}
     wall, floor, bare = median["silo"], median["floor"], median["bare_anyio"]
     per_rollout_kb = (peak - before) * 1024 / rollouts
+    cpu_us = {name: statistics.median(values) / rollouts * 1e6 for name, values in cpus.items()}
+    cpu_ratio = cpu_us["silo"] / cpu_us["bare_anyio"]
     target = 1.25 if backend == "asyncio" else 1.4
     print(f"{'measure':<36}{'median':>10}{'target':>12}")
     print(f"{'rollouts (concurrent)':<36}{rollouts:>10}")
@@ -214,6 +224,9 @@ def measure_all(
     print(f"{'silo_async run_many s':<36}{wall:>10.2f}")
     print(f"{'floor ratio (silo / floor)':<36}{wall / floor:>10.2f}{f'<= {target}':>12}")
     print(f"{'bare anyio ratio (silo / bare)':<36}{wall / bare:>10.2f}")
+    print(f"{'CPU µs per rollout: bare anyio':<36}{cpu_us['bare_anyio']:>10.1f}")
+    print(f"{'CPU µs per rollout: silo_async':<36}{cpu_us['silo']:>10.1f}")
+    print(f"{'CPU ratio (silo / bare anyio)':<36}{cpu_ratio:>10.2f}{'<= 1.5':>12}")
     print(f"{'KB per rollout (peak - start)':<36}{per_rollout_kb:>10.1f}{'<= 20':>12}")
     out: dict[str, object] = {
         "backend": backend,
@@ -224,6 +237,10 @@ def measure_all(
         "wall_s": round(wall, 3),
         "floor_ratio": round(wall / floor, 3),
         "bare_anyio_ratio": round(wall / bare, 3),
+        "floor_cpu_us": round(cpu_us["floor"], 1),
+        "bare_anyio_cpu_us": round(cpu_us["bare_anyio"], 1),
+        "cpu_us": round(cpu_us["silo"], 1),
+        "bare_anyio_cpu_ratio": round(cpu_ratio, 3),
         "peak_rss_mb": round(peak, 1),
         "kb_per_rollout": round(per_rollout_kb, 1),
     }
