@@ -44,8 +44,8 @@ async def _build_grade(env: silo.Environment, ids: list[str]) -> float:
         instance = twin.instance(task_id)
         world = instance.fresh_world()
         for call in instance.gold_calls():
-            tools = dict(twin.runtime_tools(world)[1])
-            await tools[call.tool].execute(world, call.input)
+            tools = twin.runtime_tools(world)
+            await tools[call.tool].invoke(call.input)
         answer = instance.answer() or ""
         finals.append((world, answer))
     spent = 0.0

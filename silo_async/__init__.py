@@ -40,6 +40,7 @@ from ._task import Task as Task
 from ._tools import BoundTool as BoundTool
 from ._tools import Tool as Tool
 from ._tools import ToolFault as ToolFault
+from ._tools import ToolOutcome as ToolOutcome
 from ._tools import ToolResult as ToolResult
 from ._tools import ToolSpec as ToolSpec
 from ._tools import bind_tools as bind_tools
@@ -106,6 +107,7 @@ __all__ = [
     "ToolCallLimitExceededError",
     "ToolError",
     "ToolFault",
+    "ToolOutcome",
     "ToolResult",
     "ToolSpec",
     "User",

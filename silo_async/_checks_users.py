@@ -122,7 +122,7 @@ async def _replay(env: Environment, calls: Sequence[_Call], skip: _Call | None =
     """
     state = env.create_state()
     initial = thaw(pack_world(state))
-    _, by_name = env.runtime_tools(state)
+    by_name = env.runtime_tools(state)
     writes: list[_Call] = []
     for call in calls:
         if call is skip:
@@ -131,10 +131,7 @@ async def _replay(env: Environment, calls: Sequence[_Call], skip: _Call | None =
         if tool is None:
             continue
         before = _fingerprint(state)
-        if tool.is_async:
-            await tool.execute(state, call.input)
-        else:
-            tool.execute_sync(state, call.input)
+        await tool.invoke(call.input)
         if call.actor == "agent" and _fingerprint(state) != before:
             writes.append(call)
     return state, initial, writes

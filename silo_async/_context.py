@@ -12,9 +12,10 @@ from typing import Any
 import anyio
 from anyio.lowlevel import checkpoint
 
+from ._end import Refusal
 from ._errors import SiloError
 from ._modelstep import ModelStep, ModelStepRecorder
-from ._rollout import Refusal, Rollout
+from ._rollout import Rollout
 from ._setup import RolloutSetup
 from ._tools import ToolResult, ToolSpec
 
@@ -61,7 +62,7 @@ class AgentContext(ModelStepRecorder):
         # Built on first use: a scripted agent never reads it, and 10,000 waiting rollouts
         # would otherwise keep 10,000 lists alive for nothing.
         if self._tools is None:
-            self._tools = [t.spec for t in self._rollout.tools]
+            self._tools = self._rollout.specs()
         return self._tools
 
     @property

@@ -18,26 +18,24 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
-import anyio
+import attrs
 
-from ._end import leaf_exception
-from ._tools import BoundTool, Tool, ToolFault, ToolResult
-from ._user import MESSAGE_USER_TOOL, User, UserReply, UserTurn, check_message
+from ._end import Refusal, leaf_exception
+from ._ledger import Ledger
+from ._task import Task
+from ._taskuser import UserScript
+from ._tools import BoundTool, ToolFault, ToolResult
+from ._trace import TraceRecorder
+from ._user import User, UserReply, UserTurn, check_message
 
-if TYPE_CHECKING:
-    from ._rollout import Rollout
-    from ._taskuser import UserScript
-
-__all__ = ["Conversation", "split_tools"]
+__all__ = ["Conversation", "RolloutPort", "split_tools"]
 
 #: Why the conversation is over, as later turns are told.
 _ENDED = "the user ended the conversation"
 _TURN_LIMIT = "the user's turn limit was reached"
-#: What :meth:`Conversation._reply` gives when the rollout's end cut the turn short.
-_CUT: Any = object()
 
 
 def _error(code: str, message: str) -> ToolResult:
@@ -45,19 +43,39 @@ def _error(code: str, message: str) -> ToolResult:
 
 
 def split_tools(
-    tools: Sequence[Tool | BoundTool], by_name: Mapping[str, Any], owned: Sequence[str]
-) -> tuple[tuple[Tool | BoundTool, ...], dict[str, Any], dict[str, Any]]:
-    """The agent's tools (``message_user`` last), the agent's by name, and the user's by name.
+    by_name: dict[str, BoundTool], owned: Sequence[str]
+) -> tuple[dict[str, BoundTool], dict[str, BoundTool]]:
+    """The agent's tools and the user's, each by name (in registry order).
 
     The user's tools (``user.tools``) are taken out of the agent's: an agent naming one gets
     ``tool_not_found``. A name of ``user.tools`` the environment lacks is left out (``env
     validate`` reports it; the user calling it gets ``tool_not_found``).
     """
     mine = set(owned)
-    agent = tuple(t for t in tools if t.name not in mine)
-    agent_by_name = {name: t for name, t in by_name.items() if name not in mine}
-    user_by_name = {name: by_name[name] for name in owned if name in by_name}
-    return (*agent, MESSAGE_USER_TOOL), agent_by_name, user_by_name
+    agent = {name: t for name, t in by_name.items() if name not in mine}
+    return agent, {name: by_name[name] for name in owned if name in by_name}
+
+
+@attrs.frozen
+class RolloutPort:
+    """All a conversation may use of its rollout (the rollout hands it over; nothing else).
+
+    Attributes:
+        task: the rollout's task.
+        ledger: the rollout's counters (the user's turns, calls, tokens and faults).
+        trace: the rollout's trace.
+        checkpoint: the event loop's checkpoint (every call of the user's tools is one).
+        ended: the end's reason once the rollout has ended, else ``None``.
+        awaited: for an episode, awaits a call as the rollout's end may cut it short
+            (``Refusal.CUT``); ``None`` for a run, whose agent scope does that itself.
+    """
+
+    task: Task
+    ledger: Ledger
+    trace: TraceRecorder
+    checkpoint: Callable[[], Awaitable[None]]
+    ended: Callable[[], str | None]
+    awaited: Callable[[Awaitable[Any]], Awaitable[Any]] | None
 
 
 class Conversation:
@@ -67,11 +85,25 @@ class Conversation:
         user: the rollout's fresh simulator.
         script: the task's user (for ``maxTurns`` and the user's tools).
         user_tools: the user's tools by name, bound to the rollout's world.
+        rollout: what the conversation may use of its rollout.
     """
 
-    __slots__ = ("_actions", "_busy", "_specs", "over", "script", "turns", "user", "user_tools")
+    __slots__ = (
+        "_actions",
+        "_busy",
+        "_rollout",
+        "_specs",
+        "over",
+        "script",
+        "turns",
+        "user",
+        "user_tools",
+    )
 
-    def __init__(self, user: User, script: UserScript, user_tools: dict[str, Any]) -> None:
+    def __init__(
+        self, user: User, script: UserScript, user_tools: dict[str, BoundTool], rollout: RolloutPort
+    ) -> None:
+        self._rollout = rollout
         self.user = user
         self.script = script
         self.user_tools = user_tools
@@ -86,7 +118,7 @@ class Conversation:
         """The turns so far, ``{"agentText", "reply", "ended"}`` each, as fresh copies."""
         return tuple(dict(turn) for turn in self.turns)
 
-    async def turn(self, rollout: Rollout, input: Any) -> ToolResult | None:
+    async def turn(self, input: Any) -> ToolResult | None:
         """One ``message_user`` call; ``None`` when the rollout's end cut it short.
 
         The checkpoint, and the refusal of a turn after the rollout's end or a limit, are the
@@ -100,29 +132,22 @@ class Conversation:
             return self._refused()
         self._busy = True
         self._actions = []
-        turn = UserTurn(
-            text,
-            self.turns,
-            rollout.setup.task,
-            len(self.turns) + 1,
-            rollout.user_call,
-            self._specs,
-        )
+        rollout = self._rollout
+        turn = UserTurn(text, self.turns, rollout.task, len(self.turns) + 1, self.call, self._specs)
         try:
-            in_flight = rollout.in_flight
-            if in_flight is None:
+            if rollout.awaited is None:
                 replied = await self.user.reply(turn)
             else:  # an episode: its end cuts a turn in flight short
-                replied = await _cuttable(self.user, turn, in_flight)
-                if replied is _CUT:
+                replied = await rollout.awaited(self.user.reply(turn))
+                if replied is Refusal.CUT:
                     return None
-            return self._said(rollout, text, _as_reply(replied))
+            return self._said(text, _as_reply(replied))
         except Exception as exc:  # the user simulator broke (or returned no reply)
-            return self._fault(rollout, text, exc)
+            return self._fault(text, exc)
         finally:
             self._busy = False
 
-    async def open(self, rollout: Rollout) -> str | None:
+    async def open(self) -> str | None:
         """The first message of a user whose task gives no ``opening``: the user writes it.
 
         The user is asked with turn number 0 and an empty ``text`` (nothing was said to it
@@ -134,14 +159,14 @@ class Conversation:
         """
         self._busy = True
         self._actions = []
-        turn = UserTurn("", self.turns, rollout.setup.task, 0, rollout.user_call, self._specs)
+        rollout = self._rollout
+        turn = UserTurn("", self.turns, rollout.task, 0, self.call, self._specs)
         try:
-            in_flight = rollout.in_flight
-            if in_flight is None:
+            if rollout.awaited is None:
                 replied = await self.user.reply(turn)
             else:
-                replied = await _cuttable(self.user, turn, in_flight)
-                if replied is _CUT:
+                replied = await rollout.awaited(self.user.reply(turn))
+                if replied is Refusal.CUT:
                     return None
             reply = _as_reply(replied)
         except Exception as exc:  # no first message: the environment's fault, recorded
@@ -183,9 +208,9 @@ class Conversation:
             "conversation is over.",
         )
 
-    def _said(self, rollout: Rollout, text: str, reply: UserReply) -> ToolResult:
+    def _said(self, text: str, reply: UserReply) -> ToolResult:
         """Count, remember and trace an answered turn; what the agent reads back."""
-        ledger = rollout.ledger
+        ledger = self._rollout.ledger
         ledger.user_turns += 1
         said, ended = reply.text, reply.ended
         self.turns.append({"agentText": text, "reply": said, "ended": ended})
@@ -196,28 +221,34 @@ class Conversation:
                 "inputTokens": reply.input_tokens or 0,
                 "outputTokens": reply.output_tokens or 0,
             }
-        rollout.trace.user_turn(text, said, ended, self._actions, usage)
+        self._rollout.trace.user_turn(text, said, ended, self._actions, usage)
         if ended:
             self.over = _ENDED
             return ToolResult({"reply": said, "ended": True})
         return ToolResult({"reply": said})
 
-    def _fault(self, rollout: Rollout, text: str, exc: Exception) -> ToolResult:
+    def _fault(self, text: str, exc: Exception) -> ToolResult:
         """A user that raised: the environment's fault, recorded; the agent gets a value."""
         fault = _fault_of(exc)
-        rollout.ledger.faults += 1
-        rollout.trace.emit(
+        self._rollout.ledger.faults += 1
+        self._rollout.trace.emit(
             "user_fault", {"agentText": text, "actions": self._actions, "error": fault.to_dict()}
         )
         return _error(
             "internal_error", f"The user could not answer ({fault.type}: {fault.message})."
         )
 
-    async def call(self, rollout: Rollout, name: str, input: Any) -> ToolResult:
-        """One call of the user's own tools: validated, executed, traced with its actor."""
-        await rollout.hooks.checkpoint()
-        if rollout.end is not None:
-            return _error("invalid_state", f"The rollout has ended ({rollout.end.reason}).")
+    async def call(self, name: str, input: Any) -> ToolResult:
+        """One call of the user's own tools (``UserTurn.call_tool``): the sibling call path.
+
+        Same check and world as the agent's calls, traced with ``"actor": "user"``, counted in
+        ``userToolCalls``; never the agent's ``toolCalls`` or limits.
+        """
+        rollout = self._rollout
+        await rollout.checkpoint()
+        reason = rollout.ended()
+        if reason is not None:
+            return _error("invalid_state", f"The rollout has ended ({reason}).")
         ledger = rollout.ledger
         ledger.user_calls += 1
         call_id = f"u{ledger.user_calls}"
@@ -227,10 +258,8 @@ class Conversation:
         found = self.user_tools.get(name)
         if found is None:
             result, fault = self._unknown(name), None
-        elif found.is_async:
-            result, fault = await found.execute(rollout.state, input)
         else:
-            result, fault = found.execute_sync(rollout.state, input)
+            result, fault = await found.invoke(input)
         if fault is not None:
             ledger.faults += 1
         trace.actor_result("user", call_id, name, result, time.perf_counter() - started, fault)
@@ -258,18 +287,6 @@ def _fault_of(exc: Exception) -> ToolFault:
         message=str(leaf),
         traceback="".join(traceback.format_exception(exc)),
     )
-
-
-async def _cuttable(user: User, turn: UserTurn, in_flight: set[anyio.CancelScope]) -> Any:
-    """The user's reply, or ``_CUT`` when an episode's end cancels the turn in flight."""
-    replied = _CUT
-    with anyio.CancelScope() as scope:
-        in_flight.add(scope)
-        try:
-            replied = await user.reply(turn)
-        finally:
-            in_flight.discard(scope)
-    return replied
 
 
 def _as_reply(value: Any) -> UserReply:

@@ -18,10 +18,14 @@ environment faulted (a tool raised; the verifier's failure is added once grading
 :meth:`End.with_verifier_failure`) is ``environment_fault``, else one whose agent failed because
 its model API did (:class:`~silo_async.ModelError`, or an SDK's API error) is ``model_error``.
 The termination reason is unchanged by validity; faults injected on purpose never invalidate.
+
+A call the rollout did not execute says why with a :class:`Refusal`; what that means (the
+agent's scope cancelled, or the episode finished) is each driver's to decide.
 """
 
 from __future__ import annotations
 
+import enum
 import math
 from typing import Literal
 
@@ -33,6 +37,7 @@ __all__ = [
     "LOOP_BLOCKED_S",
     "End",
     "LimitReason",
+    "Refusal",
     "Stop",
     "error_text",
     "leaf_exception",
@@ -46,6 +51,21 @@ LimitReason = Literal["max_tool_calls", "max_tokens"]
 #: An agent phase that ends this long after its deadline means the event loop was held (a
 #: blocking call in the agent): the trace records a ``loop_blocked`` event with the overrun.
 LOOP_BLOCKED_S = 0.1
+
+
+class Refusal(enum.Enum):
+    """Why a rollout's call executed nothing; what it means is the driver's to decide."""
+
+    #: This call is the one beyond ``max_tool_calls``: it stopped the rollout.
+    OVER_LIMIT = "over_limit"
+    #: A limit had already stopped the rollout.
+    STOPPED = "stopped"
+    #: The deadline has passed (the event loop was held past it).
+    LATE = "late"
+    #: The rollout has ended.
+    ENDED = "ended"
+    #: The call was in flight when the rollout ended (``cut_on_end`` rollouts only).
+    CUT = "cut"
 
 
 @attrs.frozen

@@ -5,7 +5,7 @@ Code-first environments and those on disk (``.silo/environments/<name>/``) are t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
@@ -101,7 +101,6 @@ class Environment:
     families: tuple[TaskFamily, ...] = attrs.field(default=(), converter=_tuple, kw_only=True)
     vary: Vary | None = attrs.field(default=None, kw_only=True)
     _tasks_by_id: dict[str, Task] = attrs.field(init=False, repr=False)
-    _tools_by_name: dict[str, Tool] = attrs.field(init=False, repr=False)
     _verifiers_by_id: dict[str, Verifier] = attrs.field(init=False, repr=False)
     _instances: InstanceCache = attrs.field(init=False, repr=False)
     _gold: dict[str, Verifier] = attrs.field(init=False, repr=False)
@@ -132,7 +131,6 @@ class Environment:
         check_tools(self.tools, f'Environment "{self.name}"')  # a typo fails here, not per run
         check_reserved_name((t.name for t in self.tools), self.name)
         object.__setattr__(self, "_tasks_by_id", _index(self.tasks, "Task", self.name))
-        object.__setattr__(self, "_tools_by_name", {t.name: t for t in self.tools})
         object.__setattr__(self, "_verifiers_by_id", _index(self.verifiers, "Verifier", self.name))
         families = _families(self.families, self.vary, self.name)
         as_json = None if self.snapshot is None else self.snapshot
@@ -155,18 +153,17 @@ class Environment:
         """The world as JSON: its ``snapshot``, or the world itself when it is JSON."""
         return world if self.snapshot is None else self.snapshot(world)
 
-    def runtime_tools(self, state: Any) -> tuple[Sequence[Tool | BoundTool], Mapping[str, Any]]:
-        """The tools a rollout on ``state`` calls, in registry order, and the same by name.
+    def runtime_tools(self, state: Any) -> dict[str, BoundTool]:
+        """The tools a rollout on ``state`` calls, by name, in registry order.
 
-        A code-first environment's tool definitions serve every world as they are (each call
-        is given the world): no per-rollout binding, so 10,000 live rollouts do not keep
-        10,000 sets of bound tools for the garbage collector to walk. ``bind`` environments
-        are bound per world, as :meth:`bind_tools` does.
+        Raises:
+            SiloError: ``tool_name_reserved`` when a ``bind`` environment's tool is named
+                ``message_user``.
         """
         if self.bind is None:
-            return self.tools, self._tools_by_name
-        bound = self.bind_tools(state)
-        return bound, {t.name: t for t in bound}
+            # The definitions were checked once, when the environment was made.
+            return {tool.name: BoundTool(tool, state) for tool in self.tools}
+        return {tool.name: tool for tool in self.bind_tools(state)}
 
     def bind_tools(self, state: Any) -> list[BoundTool]:
         """The runtime tools for one world, in registry order.

@@ -21,14 +21,14 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
-from ._end import leaf_exception, settle
+from ._end import Refusal, leaf_exception, settle
 from ._environment import Environment
 from ._errors import is_model_api_error
 from ._faults import Faults, resolve_faults
 from ._limits import Limits, resolve_limits
 from ._modelstep import ModelStep, ModelStepRecorder
 from ._result import RunResult
-from ._rollout import Refusal, Rollout
+from ._rollout import Rollout
 from ._setup import RolloutSetup
 from ._tools import ToolResult, ToolSpec
 from ._user import UserFactory
@@ -105,7 +105,7 @@ class Episode(ModelStepRecorder):
         rollout = Rollout(setup, cut_on_end=True)
         self._rollout = rollout
         self._done, self._wake = anyio.Event(), anyio.Event()
-        self.tools = [t.spec for t in rollout.tools]
+        self.tools = rollout.specs()
         await rollout.open()
         self._group = anyio.create_task_group()
         await self._group.__aenter__()

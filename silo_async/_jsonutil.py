@@ -47,7 +47,7 @@ __all__ = [
     "utf8",
 ]
 
-_ATOMS = (str, int, float, bool, type(None))
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 _MISSING: Any = object()
 
 #: The most arrays/objects a copy or a tool input may nest (``{"a": [1]}`` nests 2). Far more
@@ -77,8 +77,13 @@ def clone_json(value: Any, _depth: int = MAX_DEPTH) -> Any:
     if t is dict:
         if not _depth:
             raise JSONDepthError
-        d = _depth - 1
-        return {k: v if type(v) in _ATOMS else clone_json(v, d) for k, v in value.items()}
+        # Copied in C, then only the containers replaced: most values of a tool's output are
+        # strings and numbers, and a comprehension would rebuild the dict key by key.
+        out = value.copy()
+        for k, v in value.items():
+            if type(v) not in _ATOMS:
+                out[k] = clone_json(v, _depth - 1)
+        return out
     if t is list or t is tuple:
         if not _depth:
             raise JSONDepthError

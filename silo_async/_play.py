@@ -14,12 +14,12 @@ from typing import Any, Protocol
 from ._errors import SiloError
 from ._family import Call
 from ._jsonutil import Packed, compact_json, thaw
-from ._tools import BoundTool, Tool
+from ._tools import BoundTool
 
 __all__ = ["Replayer", "RuntimeTools", "as_calls", "play", "play_sync", "replayer"]
 
-#: ``runtime_tools(state) -> (tools, tools by name)``: :meth:`Environment.runtime_tools`.
-RuntimeTools = Callable[[Any], tuple[Sequence[Tool | BoundTool], Mapping[str, Any]]]
+#: ``runtime_tools(state) -> tools by name``: :meth:`Environment.runtime_tools`.
+RuntimeTools = Callable[[Any], Mapping[str, BoundTool]]
 #: ``await replay(calls) -> world``: what ``VerifierContext.replay`` calls.
 Replayer = Callable[[Iterable[Any]], Awaitable[Any]]
 
@@ -48,7 +48,7 @@ def as_calls(calls: Iterable[Any]) -> list[Call]:
     return out
 
 
-def _tool(by_name: Mapping[str, Any], call: Call, index: int, total: int) -> Tool | BoundTool:
+def _tool(by_name: Mapping[str, BoundTool], call: Call, index: int, total: int) -> BoundTool:
     tool = by_name.get(call.tool)
     if tool is None:
         raise SiloError(
@@ -57,8 +57,7 @@ def _tool(by_name: Mapping[str, Any], call: Call, index: int, total: int) -> Too
             f"environment does not have. Known: {', '.join(sorted(by_name)) or 'none'}.",
             {"index": index, "tool": call.tool},
         )
-    found: Tool | BoundTool = tool
-    return found
+    return tool
 
 
 def _failed(call: Call, index: int, total: int, output: Any) -> SiloError:
@@ -82,13 +81,13 @@ def play_sync(runtime_tools: RuntimeTools, state: Any, calls: Sequence[Call]) ->
     Raises:
         SiloError: ``replay_failed`` for an unknown tool or a call answering an error.
     """
-    _, by_name = runtime_tools(state)
+    by_name = runtime_tools(state)
     total = len(calls)
     tools = [_tool(by_name, call, i, total) for i, call in enumerate(calls)]
     if any(t.is_async for t in tools):
         return False
     for index, (tool, call) in enumerate(zip(tools, calls, strict=True)):
-        result, _ = tool.execute_sync(state, call.input)
+        result, _ = tool.invoke_sync(call.input)
         if result.is_error:
             raise _failed(call, index, total, result.output)
     return True
@@ -100,11 +99,11 @@ async def play(runtime_tools: RuntimeTools, state: Any, calls: Sequence[Call]) -
     Raises:
         SiloError: ``replay_failed`` for an unknown tool or a call answering an error.
     """
-    _, by_name = runtime_tools(state)
+    by_name = runtime_tools(state)
     total = len(calls)
     for index, call in enumerate(calls):
         tool = _tool(by_name, call, index, total)
-        result, _ = await tool.execute(state, call.input)
+        result, _ = await tool.invoke(call.input)
         if result.is_error:
             raise _failed(call, index, total, result.output)
     return state
@@ -116,9 +115,7 @@ class _Replayable(Protocol):
     @property
     def snapshot(self) -> Any: ...  # pragma: no cover
 
-    def runtime_tools(
-        self, state: Any, /
-    ) -> tuple[Sequence[Tool | BoundTool], Mapping[str, Any]]: ...  # pragma: no cover
+    def runtime_tools(self, state: Any, /) -> Mapping[str, BoundTool]: ...  # pragma: no cover
 
     def initial_world(self, task: Any, /) -> Any: ...  # pragma: no cover
 

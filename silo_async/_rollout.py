@@ -23,16 +23,16 @@ verifier, artifacts; shielded and bounded).
 from __future__ import annotations
 
 import difflib
-import enum
 import math
 import time
 import traceback
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 import anyio
 
-from ._conversation import Conversation, split_tools
-from ._end import End, Stop, error_text, leaf_exception
+from ._conversation import Conversation, RolloutPort, split_tools
+from ._end import End, Refusal, Stop, error_text, leaf_exception
 from ._fastpath import loop_hooks
 from ._faults import FaultSchedule, Injection
 from ._grading import (
@@ -51,29 +51,16 @@ from ._play import replayer
 from ._result import RunResult
 from ._setup import RolloutSetup
 from ._taskuser import MESSAGE_USER, task_prompt
-from ._tools import BoundTool, Tool, ToolFault, ToolResult
+from ._tools import BoundTool, ToolFault, ToolOutcome, ToolResult, ToolSpec
 from ._trace import TraceRecorder, utc_now_iso
+from ._user import MESSAGE_USER_TOOL
 from ._verify import VerifierContext
 from .runs import RunDir
 
-__all__ = ["Refusal", "Rollout"]
+__all__ = ["Rollout"]
 
 _UNSET: Any = object()
-
-
-class Refusal(enum.Enum):
-    """Why :meth:`Rollout.call` executed nothing; what it means is the driver's to decide."""
-
-    #: This call is the one beyond ``max_tool_calls``: it stopped the rollout.
-    OVER_LIMIT = "over_limit"
-    #: A limit had already stopped the rollout.
-    STOPPED = "stopped"
-    #: The deadline has passed (the event loop was held past it).
-    LATE = "late"
-    #: The rollout has ended.
-    ENDED = "ended"
-    #: The call was in flight when the rollout ended (``cut_on_end`` rollouts only).
-    CUT = "cut"
+_T = TypeVar("_T")
 
 
 class Rollout:
@@ -104,7 +91,6 @@ class Rollout:
         "snapshot",
         "state",
         "stopped",
-        "tools",
         "trace",
     )
 
@@ -120,15 +106,10 @@ class Rollout:
         self.hooks = loop_hooks()
         self.state, snapshot = setup.env.fresh_world(setup.task)
         self.snapshot: Packed | None = snapshot
-        self.tools, self.by_name = setup.env.runtime_tools(self.state)
-        self.chat: Conversation | None = None
+        self.by_name = setup.env.runtime_tools(self.state)
         #: What the agent is given (``ctx.task``): the task's prompt, with the user's own
         #: first message once it wrote one (:meth:`opening`).
         self.prompt = setup.task.prompt
-        script = setup.task.user_script
-        if script is not None and setup.user is not None:
-            self.tools, self.by_name, owned = split_tools(self.tools, self.by_name, script.tools)
-            self.chat = Conversation(setup.user, script, owned)
         self.trace = TraceRecorder()
         self.ledger = Ledger()
         self.deadline = math.inf
@@ -136,10 +117,37 @@ class Rollout:
         self.partial: Any = _UNSET
         self.end: End | None = None
         self.in_flight: set[anyio.CancelScope] | None = set() if cut_on_end else None
+        self.chat: Conversation | None = None
+        script = setup.task.user_script
+        if script is not None and setup.user is not None:
+            self.by_name, owned = split_tools(self.by_name, script.tools)
+            self.chat = Conversation(setup.user, script, owned, self.port())
         faults = setup.faults
         self.schedule: FaultSchedule | None = (
             None if faults is None else faults.schedule(setup.task.id, setup.run_index)
         )
+
+    def port(self) -> RolloutPort:
+        """What this rollout's conversation may use of it."""
+        return RolloutPort(
+            task=self.setup.task,
+            ledger=self.ledger,
+            trace=self.trace,
+            checkpoint=self.hooks.checkpoint,
+            ended=self.ended,
+            awaited=None if self.in_flight is None else self.awaited,
+        )
+
+    def ended(self) -> str | None:
+        """The end's reason once the rollout has ended, else ``None``."""
+        return None if self.end is None else self.end.reason
+
+    def specs(self) -> list[ToolSpec]:
+        """What the agent sees of its tools, in registry order (``message_user`` last)."""
+        specs = [tool.spec for tool in self.by_name.values()]
+        if self.chat is not None:
+            specs.append(MESSAGE_USER_TOOL.spec)
+        return specs
 
     async def open(self) -> None:
         """Create the run directory (off the event loop), start the clock, record ``run_start``.
@@ -161,7 +169,7 @@ class Rollout:
                 # The rollout's place in its eval, so a directory torn by a kill can be placed.
                 "run": setup.run_index,
                 "config": setup.limits.config(),
-                "tools": [t.name for t in self.tools],
+                "tools": [spec.name for spec in self.specs()],
                 # The fault plan it meets: in an eval with a baseline, what tells a torn
                 # directory of a faulted rollout from one of the baseline (eval._resume).
                 **({} if setup.faults is None else {"faults": setup.faults.config()}),
@@ -178,7 +186,7 @@ class Rollout:
         chat = self.chat
         if chat is None or chat.script.opening:
             return
-        said = await chat.open(self)
+        said = await chat.open()
         if said is not None:
             self.prompt = task_prompt(self.setup.task.instruction, said)
 
@@ -199,49 +207,71 @@ class Rollout:
             refusal = self.closed()
             if refusal is not None:
                 return refusal
-            said = await chat.turn(self, input)
+            said = await chat.turn(input)
             return Refusal.CUT if said is None else said
-        refusal = self.refusal()
-        if refusal is not None:
-            return refusal
-        tool = self.by_name.get(name)
         ledger = self.ledger
+        if (
+            self.end is not None
+            or self.stopped is not None
+            or ledger.calls >= self.setup.limits.max_tool_calls
+            or self.hooks.time() >= self.deadline
+        ):  # the common case in one test; refusal() says which one, in its order
+            refusal = self.refusal()
+            if refusal is not None:
+                return refusal
+        tool = self.by_name.get(name)
         ledger.calls = call_id = ledger.calls + 1
-        tool_json = tool.name_json if tool is not None else compact_json(name)
-        at = self.trace.tool_call(call_id, tool_json, input)
+        if tool is None:
+            tool_json = compact_json(name)
+            at = self.trace.tool_call(call_id, tool_json, input)
+            unknown = ToolOutcome(self.unknown_tool(name))
+            return self.answer(call_id, None, tool_json, unknown, time.perf_counter(), at)
+        at = self.trace.tool_call(call_id, tool.name_json, input)
         # The call's injected faults are drawn here (DESIGN.md section 14): a world tool's call
         # only, once it is counted, so a faulted call counts against max_tool_calls.
         schedule = self.schedule
-        if schedule is not None and tool is not None:
+        if schedule is not None:
             drawn = schedule.draw(call_id, tool.name)
             if drawn is not None:
-                return await self.call_faulted(call_id, tool, tool_json, input, drawn, at)
+                return await self.call_faulted(call_id, tool, input, drawn, at)
         started = time.perf_counter()
-        if tool is None:
-            result, fault = self.unknown_tool(name), None
-        elif tool.is_async:
-            executed = await self.execute_async(tool, input)
-            if executed is None:
-                return Refusal.CUT
-            result, fault = executed
+        if tool.is_async:
+            outcome = await self.awaited(tool.invoke(input))
+            if isinstance(outcome, Refusal):
+                return outcome
         else:
-            result, fault = tool.execute_sync(self.state, input)
+            outcome = tool.invoke_sync(input)
+        return self.answer(call_id, tool.name, tool.name_json, outcome, started, at)
+
+    def answer(
+        self,
+        call_id: int,
+        tool: str | None,
+        tool_json: str,
+        outcome: ToolOutcome,
+        started: float,
+        at: str,
+        *,
+        counted: bool = True,
+    ) -> ToolResult:
+        """Count and trace what an executed call gave (the one place either happens).
+
+        ``tool`` is the name of the world tool that ran (``None``: an unknown name); a failure
+        is the agent's error or the environment's fault, a success recovers the faults injected
+        into that tool so far. An answer that is itself an injected fault is not ``counted``.
+        """
+        result, fault = outcome
+        if counted:
+            if result.is_error:
+                self.ledger.count_failure(fault)
+            elif tool is not None and self.schedule is not None:
+                self.ledger.count_success(tool)
         elapsed = time.perf_counter() - started
-        if result.is_error:
-            ledger.count_failure(fault)
-        elif schedule is not None and tool is not None:
-            ledger.count_success(tool.name)  # faults injected into this tool are recovered
         self.trace.tool_result(call_id, tool_json, result, elapsed, fault, at)
         return result
 
     async def call_faulted(
-        self,
-        call_id: int,
-        tool: Tool | BoundTool,
-        tool_json: str,
-        input: Any,
-        drawn: Injection,
-        at: str,
+        self, call_id: int, tool: BoundTool, input: Any, drawn: Injection, at: str
     ) -> ToolResult | Refusal:
         """The rest of a call that faults strike: record them, wait, then fail or run the tool.
 
@@ -249,32 +279,41 @@ class Rollout:
         ``toolErrors`` nor a ``toolFaults``; a wait counts against the deadline, and a call
         whose wait reaches it is refused as late (``Refusal.LATE``), never executed.
         """
-        ledger, name = self.ledger, tool.name
+        name = tool.name
         for kind, ms in drawn.events:
             self.trace.emit(
                 "fault_injected", {"callId": call_id, "tool": name, "kind": kind, "ms": ms}
             )
-        ledger.count_injected(name, len(drawn.events))
+        self.ledger.count_injected(name, len(drawn.events))
         started = time.perf_counter()
         if drawn.wait_ms:
             refused = await self.wait_injected(drawn.wait_ms)
             if refused is not None:
                 return refused
-        fault: ToolFault | None = None
         if drawn.error is not None:
-            result = ToolResult(drawn.error, is_error=True)
-        else:
-            executed = await self.execute(tool, input)
-            if executed is None:
-                return Refusal.CUT
-            result, fault = executed
-            if result.is_error:
-                ledger.count_failure(fault)
-            else:
-                ledger.count_success(name)
-        elapsed = time.perf_counter() - started
-        self.trace.tool_result(call_id, tool_json, result, elapsed, fault, at)
-        return result
+            injected = ToolOutcome(ToolResult(drawn.error, True))
+            return self.answer(call_id, name, tool.name_json, injected, started, at, counted=False)
+        outcome = await self.awaited(tool.invoke(input))
+        if isinstance(outcome, Refusal):
+            return outcome
+        return self.answer(call_id, name, tool.name_json, outcome, started, at)
+
+    async def awaited(self, call: Awaitable[_T]) -> _T | Refusal:
+        """Await ``call`` (a tool's or a user's); ``Refusal.CUT`` when the rollout's end cut it.
+
+        Only an episode's end cuts what is in flight (``cut_on_end``); a run's agent scope
+        cancels its own calls.
+        """
+        in_flight = self.in_flight
+        if in_flight is None:
+            return await call
+        with anyio.CancelScope() as scope:
+            in_flight.add(scope)
+            try:
+                return await call
+            finally:
+                in_flight.discard(scope)
+        return Refusal.CUT
 
     async def wait_injected(self, ms: int) -> Refusal | None:
         """Wait an injected fault's ``ms``; why the call may not go on (``None``: it may).
@@ -283,27 +322,9 @@ class Rollout:
         like an ``async`` tool in flight when the episode ends (``CUT``). A wait that ends at
         or past the deadline leaves the call late (``LATE``), whichever backend woke first.
         """
-        in_flight = self.in_flight
-        if in_flight is None:
-            await anyio.sleep(ms / 1000)
-        else:
-            with anyio.CancelScope() as scope:
-                in_flight.add(scope)
-                try:
-                    await anyio.sleep(ms / 1000)
-                finally:
-                    in_flight.discard(scope)
-            if scope.cancelled_caught:
-                return Refusal.CUT
+        if await self.awaited(anyio.sleep(ms / 1000)) is Refusal.CUT:
+            return Refusal.CUT
         return Refusal.LATE if self.hooks.time() >= self.deadline else None
-
-    async def execute(
-        self, tool: Tool | BoundTool, input: Any
-    ) -> tuple[ToolResult, ToolFault | None] | None:
-        """Run ``tool`` on ``input``; ``None`` when the rollout's end cut an async one short."""
-        if tool.is_async:
-            return await self.execute_async(tool, input)
-        return tool.execute_sync(self.state, input)
 
     def closed(self) -> Refusal | None:
         """Why nothing more may happen (ended, stopped by a limit, late), or ``None``."""
@@ -325,34 +346,6 @@ class Rollout:
             return None
         self.stopped = Stop("max_tool_calls", f"Tool call limit exceeded ({limit}).")
         return Refusal.OVER_LIMIT
-
-    async def execute_async(
-        self, tool: Tool | BoundTool, input: Any
-    ) -> tuple[ToolResult, ToolFault | None] | None:
-        """Await an ``async def`` tool; ``None`` when the rollout's end cut it short."""
-        in_flight = self.in_flight
-        if in_flight is None:
-            return await tool.execute(self.state, input)
-        with anyio.CancelScope() as scope:
-            in_flight.add(scope)
-            try:
-                return await tool.execute(self.state, input)
-            finally:
-                in_flight.discard(scope)
-        return None
-
-    async def user_call(self, name: str, input: Any) -> ToolResult:
-        """A call of the user's own tools (``UserTurn.call_tool``): the sibling call path.
-
-        Same validation and world, traced with ``"actor": "user"``, counted in
-        ``userToolCalls``; never the agent's ``toolCalls`` or limits.
-        """
-        chat = self.chat
-        if chat is None:  # the rollout has ended (and let go of its conversation)
-            await self.hooks.checkpoint()
-            message = f"The rollout has ended ({self.end.reason if self.end else 'completed'})."
-            return ToolResult({"code": "invalid_state", "message": message}, is_error=True)
-        return await chat.call(self, name, input)
 
     def unknown_tool(self, name: str) -> ToolResult:
         """``tool_not_found``, naming the closest real tools."""
@@ -483,7 +476,6 @@ class Rollout:
         # A finished rollout may still queue to write its files: it must not hold its world,
         # the world's copy and the tools bound to it meanwhile (1,000 crm worlds are 300 MB).
         self.state = self.snapshot = None
-        self.tools = ()
         self.by_name = {}
         self.chat = None
         errors = [e for e in (end.error, verifier_error) if e]

@@ -1,7 +1,8 @@
 """Tool input schemas: checked once at definition, validated fast on every call.
 
-Every schema is checked against JSON Schema Draft 2020-12 when a tool is defined. At call time a
-compiled predicate answers "is this input valid?" for the keywords tools actually use (types,
+Every schema is checked against JSON Schema Draft 2020-12 when a tool is defined. At call time
+one method, :meth:`SchemaValidator.check`, answers "is this input valid?" and gives the copy the
+body receives: a compiled predicate decides for the keywords tools actually use (types,
 properties, required, additionalProperties, enum, const, items, numeric and length bounds,
 pattern); schemas with other keywords use jsonschema's own compiled validator. Only when the
 input is invalid does jsonschema walk it to produce the problems, which are then phrased in
@@ -25,6 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import attrs
 import jsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -34,7 +36,7 @@ from ._input import LARGEST_NUMBER, InputRejectedError, copy_input, input_proble
 from ._jsonutil import compact_json, json_equal
 from ._strict import NullPlan, null_plan
 
-__all__ = ["MAX_SAFE_INTEGER", "SchemaValidator", "json_kind"]
+__all__ = ["MAX_SAFE_INTEGER", "Invalid", "SchemaValidator", "json_kind"]
 
 #: The largest magnitude of a JSON Schema ``integer`` a tool accepts: 2**53 - 1.
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -257,24 +259,29 @@ def _compile_copier(schema: Any) -> Copier | None:
     properties = schema.get("properties")
     if schema.get("type") != "object" or not isinstance(properties, dict):
         return None
-    numbers = []
+    gen = _Codegen()
+    head = "if type(v0) is not dict"
+    head += f" or not {gen.const(frozenset(properties))}.issuperset(v0)"
+    required = schema.get("required")
+    if required:
+        head += f" or not {gen.const(frozenset(required))}.issubset(v0)"
+    gen.emit(1, head + ": return False")
+    # `in` then a subscript, never .get(): no method call per property on the hot path.
     for name, sub in properties.items():
         kinds = _scalar_kinds(sub)
         if kinds is None:
             return None
-        if "number" in kinds:
-            numbers.append(name)
-    gen = _Codegen()
-    gen.schema(schema, "v0", 1, 0)
-    lines = ["    if type(v0) is not dict: return False", *gen.lines]
-    for name in numbers:
-        lines += [
-            f"    x = v0.get({name!r})",
-            "    if type(x) is float and x - x != 0.0: return False",
-            f"    if type(x) is int and not -{LARGEST_NUMBER} <= x <= {LARGEST_NUMBER}:",
-            "        return False",
-        ]
-    source = "def copy(v0):\n" + "\n".join([*lines, "    return dict(v0)"]) + "\n"
+        gen.emit(1, f"if {name!r} in v0:")
+        gen.emit(2, f"v1 = v0[{name!r}]")
+        gen.schema(sub, "v1", 2, 1)
+        if "number" in kinds:  # copy_input's rule: finite, at most the largest double
+            gen.emit(2, "if type(v1) is float and v1 - v1 != 0.0: return False")
+            gen.emit(2, f"if type(v1) is int and not -{LARGEST_NUMBER} <= v1 <= {LARGEST_NUMBER}:")
+            gen.emit(3, "return False")
+    for key in schema:
+        if key not in ("type", "properties", "required", "additionalProperties", *_ANNOTATIONS):
+            return None  # a keyword about the object as a whole: the general path decides
+    source = "def copy(v0):\n" + "\n".join([*gen.lines, "    return dict(v0)"]) + "\n"
     namespace = dict(gen.consts)
     exec(compile(source, "<silo_async schema copier>", "exec"), namespace)
     copier: Copier = namespace["copy"]
@@ -358,24 +365,45 @@ class SchemaValidator:
     """For a flat closed schema, ``copier(value)``: the checked copy in one pass, or
     :data:`NOT_FLAT` when the general path must decide (see :func:`_compile_copier`)."""
 
-    def is_valid(self, value: Any) -> bool:
-        """True when ``value`` is a tool input (see ``copy_input``) that satisfies the schema.
+    def check(self, value: Any) -> Any:
+        """The checked copy of ``value`` a tool's body receives, or :class:`Invalid` saying why.
 
-        ``null`` for an optional property that does not allow it counts as not given.
+        The one place that decides whether an input is valid. A flat input of a flat closed
+        schema is checked and copied in one compiled pass; any other is copied by
+        ``copy_input`` (which refuses what is not JSON) and checked by the compiled predicate.
+        A copy the schema refuses is given one more chance without the ``null`` values that mean
+        "not given" (strict function calling's way to leave an optional property out, see
+        :meth:`drop_nulls`): the body never sees those keys, and valid inputs never pay for the
+        second look. Only a refused input is walked again, once, to phrase its problems.
         """
+        copier = self.copier
+        if copier is not None:
+            args = copier(value)
+            if args is not NOT_FLAT:
+                return args
         try:
-            copy = copy_input(value)
+            args = copy_input(value)
         except InputRejectedError:
-            return False
-        return self._fast(copy) or (self.drop_nulls(copy) and self._fast(copy))
+            return Invalid(tuple(input_problems(value) or ["the arguments are not JSON"]))
+        if self._fast(args) or (self.drop_nulls(args) and self._fast(args)):
+            return args
+        return Invalid(self._explain(args))
+
+    def is_valid(self, value: Any) -> bool:
+        """True when :meth:`check` accepts ``value``."""
+        return not isinstance(self.check(value), Invalid)
+
+    def problems(self, value: Any) -> list[str]:
+        """Every violation in ``value``, phrased for an agent (empty: :meth:`check` accepts it)."""
+        checked = self.check(value)
+        return list(checked.problems) if isinstance(checked, Invalid) else []
 
     def drop_nulls(self, value: Any) -> bool:
         """Drop, in place, every ``null`` that means "not given"; True when any was dropped.
 
         That is a ``null`` for an optional property whose schema does not allow ``null``, at
         any depth (strict function calling sends one for each property it leaves out; see
-        ``silo_async._strict``). ``value`` must be a copy made by ``copy_input``. The runtime
-        calls this only for an input the schema refused, so valid inputs never pay for it.
+        ``silo_async._strict``). ``value`` must be a copy made by ``copy_input``.
         """
         plan = self._nulls
         if plan is None:
@@ -384,31 +412,32 @@ class SchemaValidator:
 
     @property
     def predicate(self) -> Predicate:
-        """The compiled schema check for a value already copied by ``copy_input``.
-
-        Shared by every world the tool is bound to: the runtime copies an input once, then
-        checks the copy with this.
-        """
+        """The compiled schema check for a value already copied by ``copy_input``."""
         return self._fast
 
-    def problems(self, value: Any) -> list[str]:
-        """Every violation in ``value``, phrased for an agent; empty when valid."""
+    def _explain(self, copy: Any) -> tuple[str, ...]:
+        """The problems of a copy the schema refused, in Silo's words (jsonschema finds them)."""
         try:
-            value = copy_input(value)
-        except InputRejectedError:
-            return input_problems(value) or ["the arguments are not JSON"]
-        if self._fast(value) or (self.drop_nulls(value) and self._fast(value)):
-            return []
-        try:
-            errors = sorted(self._validator.iter_errors(value), key=_error_rank)
+            errors = sorted(self._validator.iter_errors(copy), key=_error_rank)
         except RecursionError:  # a recursive schema walked over a deep (but allowed) input
-            return ["the arguments do not match the tool's input schema"]
+            return ("the arguments do not match the tool's input schema",)
         out: list[str] = []
         for error in errors:
             for problem in _describe(error):
                 if problem not in out:
                     out.append(problem)
-        return out or ["the arguments do not match the tool's input schema"]
+        return tuple(out) or ("the arguments do not match the tool's input schema",)
+
+
+@attrs.frozen
+class Invalid:
+    """An input its schema refuses (what :meth:`SchemaValidator.check` gives instead of a copy).
+
+    Attributes:
+        problems: every violation, phrased for an agent (never empty).
+    """
+
+    problems: tuple[str, ...]
 
 
 _RANK = {"type": 0, "required": 1, "additionalProperties": 2, "unevaluatedProperties": 2}

@@ -2,33 +2,36 @@
 
 A :class:`Tool` pairs a body ``fn(state, input)`` (``def`` or ``async def``) with a name, a
 description and an explicit JSON Schema for its input. :func:`bind_tools` closes tools over one
-world; a :class:`BoundTool` copies and validates input before the body ever runs, copies the
-output (and a :class:`ToolError`'s details) so the agent never holds a live handle into the
-world, and turns failures into values. What an agent sees of a tool, :class:`ToolSpec`, hands
-out a fresh copy of the schema on every access: one agent editing it changes nothing for the
-next.
+world: a :class:`BoundTool` is the runtime tool, the one type a rollout calls. A call goes one
+way: :meth:`Tool.check` (the checked copy of the input, or its ``invalid_input`` result), the
+body on that copy, then the output copied (and a :class:`ToolError`'s details) so the agent never
+holds a live handle into the world, and failures turned into values — a :class:`ToolOutcome`.
+What an agent sees of a tool, :class:`ToolSpec`, hands out a fresh copy of the schema on every
+access: one agent editing it changes nothing for the next.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import traceback
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 import attrs
 
 from ._errors import DefinitionError, ToolError
 from ._input import InputRejectedError, copy_input, input_problems
 from ._jsonutil import clone_json, compact_json
-from ._schema import NOT_FLAT, SchemaValidator
+from ._schema import Invalid, SchemaValidator
 from ._strict import strict_schema
 
 __all__ = [
     "BoundTool",
     "Tool",
     "ToolFault",
+    "ToolOutcome",
     "ToolResult",
     "ToolSpec",
     "bind_tools",
@@ -37,8 +40,6 @@ __all__ = [
 
 ToolFn = Callable[[Any, dict[str, Any]], Any]
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
-#: A refused input (an object of its own: any JSON value, ``False`` included, may be valid).
-_REFUSED: Any = object()
 _NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
@@ -90,7 +91,7 @@ class ToolSpec:
         return {"name": self.name, "description": self.description, "inputSchema": schema}
 
 
-@attrs.frozen
+@attrs.frozen(init=False)
 class ToolResult:
     """The outcome of a tool call. Rejected calls come back as values, never as exceptions.
 
@@ -102,9 +103,19 @@ class ToolResult:
     output: Any
     is_error: bool = False
 
+    def __init__(self, output: Any, is_error: bool = False) -> None:
+        # Written by hand: one is made per call, and attrs' frozen __init__ costs twice this.
+        _set_output(self, output)
+        _set_is_error(self, is_error)
+
     def to_dict(self) -> dict[str, Any]:
         """``{"output", "isError"}`` as in traces."""
         return {"output": self.output, "isError": self.is_error}
+
+
+# The slots' own setters: a frozen class refuses setattr, its __init__ writes through these.
+_set_output = ToolResult.__dict__["output"].__set__
+_set_is_error = ToolResult.__dict__["is_error"].__set__
 
 
 @attrs.frozen
@@ -118,6 +129,28 @@ class ToolFault:
     def to_dict(self) -> dict[str, str]:
         """JSON form recorded in the trace."""
         return {"type": self.type, "message": self.message, "traceback": self.traceback}
+
+
+class ToolOutcome(NamedTuple):
+    """What one call of a :class:`BoundTool` gave: its result, and the fault behind it if any.
+
+    A named pair, so ``result, fault = await tool.invoke(input)`` reads as it always did.
+
+    Attributes:
+        result: what the agent reads.
+        fault: set when the body raised something other than :class:`ToolError` (the
+            result is then ``internal_error``): what the trace records of it.
+    """
+
+    result: ToolResult
+    fault: ToolFault | None = None
+
+
+#: ``ToolOutcome(*pair)`` made in C: one is made per call, and the Python ``__new__`` a named
+#: tuple gets costs as much as a small tool body's own work.
+_outcome: Callable[[tuple[ToolResult, ToolFault | None]], ToolOutcome] = functools.partial(
+    tuple.__new__, ToolOutcome
+)
 
 
 @attrs.frozen(eq=False)
@@ -142,10 +175,12 @@ class Tool:
     """The agent-facing view of this tool."""
     name_json: str = attrs.field(init=False, repr=False)
     """The name as a JSON string, ready for trace lines."""
-    predicate: Any = attrs.field(init=False, repr=False, eq=False)
-    """The compiled check of an input already copied by ``copy_input``."""
-    copier: Any = attrs.field(init=False, repr=False, eq=False)
-    """The one-pass check-and-copy of a flat input, if the schema is flat (else ``None``)."""
+    check: Callable[[Any], Any] = attrs.field(init=False, repr=False, eq=False)
+    """The one check of a call: ``check(input)`` is the checked copy of ``input`` the body
+    receives, or an :class:`~silo_async._schema.Invalid` that :meth:`invalid` turns into the
+    agent's ``invalid_input`` result. It is the schema's
+    :meth:`~silo_async._schema.SchemaValidator.check`, held directly (no call in between on
+    the hot path), or, with ``check_input=False``, only the JSON screen (``_json_screen``)."""
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -158,8 +193,7 @@ class Tool:
             raise DefinitionError(f'Tool "{self.name}" has no callable body.', {"tool": self.name})
         validator = SchemaValidator(self.input_schema, self.name)
         object.__setattr__(self, "validator", validator)
-        object.__setattr__(self, "predicate", validator.predicate)
-        object.__setattr__(self, "copier", validator.copier)
+        object.__setattr__(self, "check", validator.check if self.check_input else _json_screen)
         object.__setattr__(self, "is_async", inspect.iscoroutinefunction(self.fn))
         object.__setattr__(self, "spec", ToolSpec(self.name, self.description, self.input_schema))
         object.__setattr__(self, "name_json", compact_json(self.name))
@@ -168,65 +202,15 @@ class Tool:
         """Call the body directly (no validation): handy in unit tests of the body."""
         return self.fn(state, input)
 
-    async def execute(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
-        """Run the tool on ``input`` against ``state``; never raises for a rejected call.
+    def invalid(self, refused: Invalid) -> ToolResult:
+        """The ``invalid_input`` result of an input :attr:`check` refused, naming every problem."""
+        problems = list(refused.problems)
+        message = f'Invalid arguments for "{self.name}": {"; ".join(problems)}.'
+        output = {"code": "invalid_input", "message": message, "details": {"problems": problems}}
+        return ToolResult(output, True)
 
-        What the runtime calls (:class:`BoundTool` closes it over one world): validates, runs
-        the body on the validated copy, copies the output and maps failures to values.
-        """
-        if not self.is_async:
-            return self.execute_sync(state, input)
-        # The body gets the copy that was validated: never the agent's own objects.
-        args = self._checked(input)
-        if args is _REFUSED:
-            return self._invalid(input), None
-        try:
-            return ToolResult(clone_json(await self.fn(state, args))), None
-        except Exception as exc:
-            return self._failure(exc)
-
-    def execute_sync(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
-        """:meth:`execute` for a ``def`` body, without a coroutine."""
-        args = self._checked(input)
-        if args is _REFUSED:
-            return self._invalid(input), None
-        try:
-            return ToolResult(clone_json(self.fn(state, args))), None
-        except Exception as exc:
-            return self._failure(exc)
-
-    def _checked(self, input: Any) -> Any:
-        """The validated copy of ``input`` the body receives, or ``_REFUSED``."""
-        value = {} if input is None else input
-        if not self.check_input:  # the JSON screen only: the body judges the rest
-            try:
-                return copy_input(value)
-            except InputRejectedError:
-                return _REFUSED
-        # A flat input of a flat closed schema is checked and copied in one compiled pass.
-        copy = self.copier
-        if copy is not None:
-            args = copy(value)
-            if args is not NOT_FLAT:
-                return args
-        return self._checked_slowly(value)
-
-    def _checked_slowly(self, value: Any) -> Any:
-        """:meth:`_checked` for inputs the one-pass copier does not take (or cannot judge).
-
-        An input the schema refuses is given a second chance without the ``null`` values that
-        mean "not given" (strict function calling's way to leave an optional property out):
-        the body never sees those keys, and valid inputs never pay for the second look.
-        """
-        try:
-            args = copy_input(value)
-        except InputRejectedError:
-            return _REFUSED
-        if self.predicate(args) or (self.validator.drop_nulls(args) and self.predicate(args)):
-            return args
-        return _REFUSED
-
-    def _failure(self, exc: Exception) -> tuple[ToolResult, ToolFault | None]:
+    def failure(self, exc: Exception) -> ToolOutcome:
+        """What a body that raised ``exc`` gives: its :class:`ToolError` or an environment fault."""
         if not self.check_input and not isinstance(exc, ToolError):
             # A body that judges its own input answers with its exceptions: the agent's
             # mistakes or in-world refusals, not faults of the environment.
@@ -235,21 +219,14 @@ class Tool:
                 "message": str(exc) or type(exc).__name__,
                 "details": {"type": type(exc).__name__},
             }
-            return ToolResult(output, is_error=True), None
+            return ToolOutcome(ToolResult(output, True))
         if isinstance(exc, ToolError):
             try:
                 # Copied like any output: details often hold the world's own lists and rules.
-                return ToolResult(clone_json(exc.to_output()), is_error=True), None
+                return ToolOutcome(ToolResult(clone_json(exc.to_output()), True))
             except Exception as copy_failed:  # details that cannot be copied: the tool's bug
-                return _fault_result(self.name, copy_failed)
-        return _fault_result(self.name, exc)
-
-    def _invalid(self, args: Any) -> ToolResult:
-        value = {} if args is None else args
-        problems = self.validator.problems(value) if self.check_input else input_problems(value)
-        message = f'Invalid arguments for "{self.name}": {"; ".join(problems)}.'
-        output = {"code": "invalid_input", "message": message, "details": {"problems": problems}}
-        return ToolResult(output, is_error=True)
+                return _fault_outcome(self.name, copy_failed)
+        return _fault_outcome(self.name, exc)
 
 
 @overload
@@ -308,6 +285,18 @@ def tool(
     return make(fn) if fn is not None else make
 
 
+def _json_screen(value: Any) -> Any:
+    """The check of a ``check_input=False`` tool: the JSON screen alone (``copy_input``).
+
+    The input's copy (JSON values only, finite numbers, bounded nesting), or an
+    :class:`~silo_async._schema.Invalid` saying what is not JSON; the schema is not enforced.
+    """
+    try:
+        return copy_input(value)
+    except InputRejectedError:
+        return Invalid(tuple(input_problems(value) or ["the arguments are not JSON"]))
+
+
 def described(fn: Callable[..., Any]) -> str:
     """The first paragraph of ``fn``'s docstring, its lines joined by single spaces."""
     return " ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split())
@@ -321,46 +310,60 @@ def _schema_dict(schema: Any) -> Any:
 
 
 class BoundTool:
-    """A tool closed over one world, as the runtime calls it.
+    """A tool closed over one world: the runtime tool, the one type a rollout calls.
 
-    ``await invoke(input)`` validates, runs the body, copies the output and maps failures:
-    schema violations to ``invalid_input`` (the body never runs), :class:`ToolError` to its code,
-    anything else to ``internal_error`` plus a :class:`ToolFault` for the trace. For a ``def``
-    body, ``invoke_sync`` does the same without creating a coroutine (the runtime's fast path).
+    ``await invoke(input)`` checks the input, runs the body on the checked copy, copies the
+    output and maps failures: schema violations to ``invalid_input`` (the body never runs),
+    :class:`ToolError` to its code, anything else to ``internal_error`` plus a
+    :class:`ToolFault` for the trace. For a ``def`` body, ``invoke_sync`` does the same without
+    creating a coroutine (the runtime's fast path).
+
+    Args:
+        tool: the definition.
+        world: the world its body is given.
     """
 
-    __slots__ = ("_state", "is_async", "name", "name_json", "tool")
+    __slots__ = ("is_async", "name", "name_json", "tool", "world")
 
-    def __init__(self, tool: Tool, state: Any) -> None:
+    def __init__(self, tool: Tool, world: Any) -> None:
         self.tool = tool
+        self.world = world
         self.name = tool.name
         self.name_json = tool.name_json
         self.is_async = tool.is_async
-        self._state = state
 
     @property
     def spec(self) -> ToolSpec:
         """The agent-facing view of this tool."""
         return self.tool.spec
 
-    async def invoke(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
+    async def invoke(self, input: Any) -> ToolOutcome:
         """Run the tool on ``input``; never raises for a rejected or failing call."""
-        return await self.tool.execute(self._state, input)
+        tool = self.tool
+        if not tool.is_async:
+            return self.invoke_sync(input)
+        args = tool.check({} if input is None else input)  # None: a call without arguments
+        if type(args) is Invalid:
+            return _outcome((tool.invalid(args), None))
+        # The body gets the copy that was checked: never the agent's own objects.
+        try:
+            return _outcome((ToolResult(clone_json(await tool.fn(self.world, args)), False), None))
+        except Exception as exc:
+            return tool.failure(exc)
 
-    def invoke_sync(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
+    def invoke_sync(self, input: Any) -> ToolOutcome:
         """:meth:`invoke` for a ``def`` body, without a coroutine."""
-        return self.tool.execute_sync(self._state, input)
+        tool = self.tool
+        args = tool.check({} if input is None else input)  # None: a call without arguments
+        if type(args) is Invalid:
+            return _outcome((tool.invalid(args), None))
+        try:
+            return _outcome((ToolResult(clone_json(tool.fn(self.world, args)), False), None))
+        except Exception as exc:
+            return tool.failure(exc)
 
-    async def execute(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
-        """:meth:`invoke` (``state`` is ignored: a bound tool keeps its own world)."""
-        return await self.tool.execute(self._state, input)
 
-    def execute_sync(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
-        """:meth:`invoke_sync` (``state`` is ignored: a bound tool keeps its own world)."""
-        return self.tool.execute_sync(self._state, input)
-
-
-def _fault_result(name: str, exc: Exception) -> tuple[ToolResult, ToolFault]:
+def _fault_outcome(name: str, exc: Exception) -> ToolOutcome:
     fault = ToolFault(
         type=type(exc).__name__,
         message=str(exc),
@@ -370,7 +373,7 @@ def _fault_result(name: str, exc: Exception) -> tuple[ToolResult, ToolFault]:
         f'Tool "{name}" failed with an internal error ({fault.type}). '
         "This is a fault in the environment, not in your arguments."
     )
-    return ToolResult({"code": "internal_error", "message": message}, is_error=True), fault
+    return ToolOutcome(ToolResult({"code": "internal_error", "message": message}, True), fault)
 
 
 def _listed(tools: Any, where: str) -> list[Any]:
@@ -423,7 +426,7 @@ def bind_tools(state: Any, tools: Iterable[Tool | BoundTool]) -> list[BoundTool]
     for item, definition in zip(items, check_tools(items), strict=True):
         # A tool already bound to this very world (an environment's bind() built with
         # bind_tools) is kept as it is: binding 50 tools twice per rollout adds up.
-        if isinstance(item, BoundTool) and item._state is state:
+        if isinstance(item, BoundTool) and item.world is state:
             bound.append(item)
         else:
             bound.append(BoundTool(definition, state))

@@ -17,9 +17,10 @@ from typing import Any, Protocol, runtime_checkable
 import attrs
 
 from ._jsonutil import clone_json
+from ._schema import Invalid
 from ._task import Task
 from ._taskuser import MESSAGE_USER, Rule, UserScript
-from ._tools import BoundTool, Tool, ToolResult, ToolSpec, tool
+from ._tools import Tool, ToolResult, ToolSpec, tool
 
 __all__ = [
     "MESSAGE_USER",
@@ -62,8 +63,6 @@ def _message_user(state: Any, input: dict[str, Any]) -> Any:
 
 #: The reserved tool, as listed last in ``ctx.tools`` of a conversational task.
 MESSAGE_USER_TOOL: Tool = _message_user
-# Bound to no world: it only checks the arguments, with the same messages as any tool.
-_CHECK = BoundTool(_message_user, None)
 
 
 def check_message(input: Any) -> str | ToolResult:
@@ -72,10 +71,11 @@ def check_message(input: Any) -> str | ToolResult:
         text = input.get("text")
         if type(text) is str and text:
             return text
-    checked, _ = _CHECK.invoke_sync(input)
-    if checked.is_error:
-        return checked
-    return str(checked.output)
+    # The tool's own check, with the same messages as any tool's.
+    checked = _message_user.check({} if input is None else input)
+    if isinstance(checked, Invalid):
+        return _message_user.invalid(checked)
+    return str(checked["text"])
 
 
 @attrs.frozen

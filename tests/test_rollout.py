@@ -11,7 +11,8 @@ import attrs
 import pytest
 
 import silo_async as silo
-from silo_async._rollout import Refusal, Rollout
+from silo_async._end import Refusal
+from silo_async._rollout import Rollout
 from silo_async._setup import RolloutSetup
 
 from .worlds import ENV

@@ -166,3 +166,44 @@ def test_a_wrapped_first_paragraph_is_one_line_of_description() -> None:
         return []
 
     assert list_things.description == "List every thing, sorted by id, with the owner's name."
+
+
+def test_one_check_gives_the_body_its_copy_or_every_problem_once() -> None:
+    seen: list[Any] = []
+
+    @silo.tool(
+        input_schema={
+            "type": "object",
+            "properties": {"n": {"type": "integer"}, "tags": {"type": "array"}},
+            "required": ["n"],
+            "additionalProperties": False,
+        }
+    )
+    def count(state: Any, args: Any) -> int:
+        seen.append(args)
+        return len(args)
+
+    given = {"n": 1, "tags": None}  # strict function calling's "not given"
+    checked = count.check(given)
+    assert checked == {"n": 1} and checked is not given and given == {"n": 1, "tags": None}
+    refused = count.check({"n": "1", "x": 2})
+    assert not isinstance(refused, dict)
+    assert count.invalid(refused).output["details"]["problems"] == [
+        '"x" is not a parameter; expected one of: n, tags',
+        '"n" must be integer, received string',
+    ]
+    # The runtime tool runs the same check: the body gets exactly that copy.
+    outcome = silo.BoundTool(count, {}).invoke_sync(given)
+    assert outcome == silo.ToolOutcome(silo.ToolResult(1)) and seen == [{"n": 1}]
+
+
+async def test_a_bound_tool_gives_its_own_world_and_a_named_outcome() -> None:
+    state, other = create_state(), create_state()
+    [bound] = [t for t in silo.bind_tools(state, ENV.tools) if t.name == "block_customer"]
+    assert bound.world is state
+    outcome = await bound.invoke({"customerId": "CUS-001"})
+    assert outcome.fault is None and not outcome.result.is_error
+    result, fault = outcome  # still the (result, fault) pair it always was
+    assert result is outcome.result and fault is None
+    assert state["customers"]["CUS-001"]["status"] == "blocked"
+    assert other["customers"]["CUS-001"]["status"] == "active"

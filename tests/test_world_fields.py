@@ -1,7 +1,8 @@
 """silo_async.world typed fields: one declaration gives the schema, the parsed value, the message.
 
 Tools are built the way a world author builds them and called the way the runtime calls them
-(``execute_sync``: the schema check, then the body), so what is asserted is what an agent sees.
+(``BoundTool.invoke_sync``: the schema check, then the body), so what is asserted is what an
+agent sees.
 """
 
 from __future__ import annotations
@@ -230,7 +231,7 @@ def _world() -> dict[str, Any]:
 
 
 def _call(tool: silo.Tool, state: Any, input: dict[str, Any]) -> Any:
-    result, fault = tool.execute_sync(state, input)
+    result, fault = silo.BoundTool(tool, state).invoke_sync(input)
     assert fault is None
     return result.output
 

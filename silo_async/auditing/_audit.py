@@ -69,8 +69,8 @@ def default_audit_dir(env: Environment, audit_id: str) -> Path:
 
 def _makers(env: Environment) -> dict[str, InputMaker]:
     """An input checker per tool of the environment (the users' included)."""
-    tools, _ = env.runtime_tools(env.create_state())
-    return {t.name: InputMaker(t.spec) for t in tools}
+    tools = env.runtime_tools(env.create_state())
+    return {name: InputMaker(t.spec) for name, t in tools.items()}
 
 
 class _Audit:

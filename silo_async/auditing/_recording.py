@@ -28,7 +28,7 @@ from .._jsonutil import json_equal
 from .._result import RunResult
 from .._runner import Agent
 from .._taskuser import MESSAGE_USER
-from .._tools import BoundTool, Tool, ToolFault, ToolResult
+from .._tools import BoundTool, ToolOutcome
 
 __all__ = ["Sink", "Step", "Worlds", "steps_of", "watched"]
 
@@ -130,54 +130,45 @@ class _Watched(BoundTool):
 
     __slots__ = ("_inner", "_worlds")
 
-    def __init__(self, inner: Tool | BoundTool, state: Any, worlds: Worlds) -> None:
-        super().__init__(inner.tool if isinstance(inner, BoundTool) else inner, state)
+    def __init__(self, inner: BoundTool, worlds: Worlds) -> None:
+        super().__init__(inner.tool, inner.world)
         self._inner = inner
         self._worlds = worlds
 
-    async def execute(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
-        """The inner tool's call, on this tool's world, noted while a watched agent plays."""
+    async def invoke(self, input: Any) -> ToolOutcome:
+        """The inner tool's call, noted while a watched agent plays."""
         sink = _SINK.get()
         if sink is None:
-            return await self._inner.execute(self._state, input)
-        sink.world = self._state
+            return await self._inner.invoke(input)
+        sink.world = self.world
         if sink.log is None:
-            return await self._inner.execute(self._state, input)
-        before = self._worlds.freeze(self._state)
+            return await self._inner.invoke(input)
+        before = self._worlds.freeze(self.world)
         try:
-            return await self._inner.execute(self._state, input)
+            return await self._inner.invoke(input)
         finally:
-            sink.log.append((self.name, self._worlds.changed(before, self._state)))
+            sink.log.append((self.name, self._worlds.changed(before, self.world)))
 
-    def execute_sync(self, state: Any, input: Any) -> tuple[ToolResult, ToolFault | None]:
-        """:meth:`execute` for a ``def`` body."""
+    def invoke_sync(self, input: Any) -> ToolOutcome:
+        """:meth:`invoke` for a ``def`` body."""
         sink = _SINK.get()
         if sink is None:
-            return self._inner.execute_sync(self._state, input)
-        sink.world = self._state
+            return self._inner.invoke_sync(input)
+        sink.world = self.world
         if sink.log is None:
-            return self._inner.execute_sync(self._state, input)
-        before = self._worlds.freeze(self._state)
+            return self._inner.invoke_sync(input)
+        before = self._worlds.freeze(self.world)
         try:
-            return self._inner.execute_sync(self._state, input)
+            return self._inner.invoke_sync(input)
         finally:
-            sink.log.append((self.name, self._worlds.changed(before, self._state)))
-
-    async def invoke(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
-        """:meth:`execute` on this tool's world."""
-        return await self.execute(self._state, input)
-
-    def invoke_sync(self, input: Any) -> tuple[ToolResult, ToolFault | None]:
-        """:meth:`execute_sync` on this tool's world."""
-        return self.execute_sync(self._state, input)
+            sink.log.append((self.name, self._worlds.changed(before, self.world)))
 
 
 def watched(env: Environment, worlds: Worlds) -> Environment:
     """``env`` with every runtime tool watched (everything else, families included, kept)."""
 
     def bind(state: Any) -> list[BoundTool]:
-        tools, _ = env.runtime_tools(state)
-        return [_Watched(t, state, worlds) for t in tools]
+        return [_Watched(t, worlds) for t in env.runtime_tools(state).values()]
 
     return attrs.evolve(env, tools=(), bind=bind)
 
