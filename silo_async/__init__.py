@@ -32,6 +32,7 @@ from ._jsonutil import json_equal as json_equal
 from ._jsonutil import output_text as output_text
 from ._limits import Limits as Limits
 from ._many import run_many as run_many
+from ._options import RunOptions as RunOptions
 from ._result import TERMINATION_REASONS as TERMINATION_REASONS
 from ._result import RunResult as RunResult
 from ._runner import Agent as Agent
@@ -98,6 +99,7 @@ __all__ = [
     "Project",
     "RayExecutor",
     "ReplayReport",
+    "RunOptions",
     "RunResult",
     "ScriptedUser",
     "SiloError",

@@ -24,9 +24,10 @@ from anyio.abc import TaskGroup
 from ._end import Refusal, leaf_exception, settle
 from ._environment import Environment
 from ._errors import is_model_api_error
-from ._faults import Faults, resolve_faults
-from ._limits import Limits, resolve_limits
+from ._faults import Faults
+from ._limits import DEFAULT_LIMITS, Limits
 from ._modelstep import ModelStep, ModelStepRecorder
+from ._options import RunOptions, resolve_options
 from ._result import RunResult
 from ._rollout import Rollout
 from ._setup import RolloutSetup
@@ -60,21 +61,17 @@ class Episode(ModelStepRecorder):
         self,
         env: Environment,
         task_id: str,
-        limits: Limits,
+        options: RunOptions,
         *,
         runs_dir: Path | None,
         agent_name: str,
-        user: UserFactory | None = None,
-        faults: Faults | None = None,
     ) -> None:
         self._env = env
-        self._user = user
         self._task = env.task(task_id)
         self._verifier = env.verifier_for(self._task)
-        self._limits = limits
+        self._options = options
         self._runs_dir = runs_dir
         self._agent_name = agent_name
-        self._faults = faults
         self._rollout: Rollout | None = None
         self._group: TaskGroup | None = None
         self._ending = False
@@ -95,11 +92,9 @@ class Episode(ModelStepRecorder):
             self._env,
             self._task,
             self._verifier,
-            self._limits,
+            self._options,
             agent_name=self._agent_name,
             runs_dir=self._runs_dir,
-            user=self._user,
-            faults=self._faults,
         )
         # A call in flight when the episode ends is cut short: nobody else would stop it.
         rollout = Rollout(setup, cut_on_end=True)
@@ -296,14 +291,15 @@ def episode(
     env: Environment,
     task_id: str,
     *,
-    max_tool_calls: int = 100,
-    timeout: float | None = 120.0,
-    token_limit: int | None = None,
+    max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+    timeout: float | None = DEFAULT_LIMITS.timeout,
+    token_limit: int | None = DEFAULT_LIMITS.token_limit,
     runs_dir: str | Path | None = None,
     agent_name: str = "mcp",
     limits: Limits | None = None,
     user: UserFactory | None = None,
     faults: Faults | str | None = None,
+    options: RunOptions | None = None,
 ) -> Episode:
     """Open one rollout of ``task_id`` to be driven from outside (use it with ``async with``).
 
@@ -327,6 +323,8 @@ def episode(
         faults: faults to inject into the tool calls (a :class:`~silo_async.Faults`, or a
             SPEC string read with seed 0); an episode is run 1 of its task, so the same calls
             meet the same faults as a lone ``run()``.
+        options: how the episode runs as one :class:`~silo_async.RunOptions` (instead of the
+            limit, ``faults`` and ``user`` keywords).
 
     Returns:
         The :class:`Episode`; the world is built when the block is entered.
@@ -335,14 +333,17 @@ def episode(
         SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier);
             ``faults_invalid`` for a SPEC that cannot be read.
         ValueError: invalid limits.
-        TypeError: ``limits=`` given together with a limit keyword.
+        TypeError: ``limits=`` given together with a limit keyword (or ``options=`` with any
+            of the keywords it replaces).
     """
-    return Episode(
-        env,
-        task_id,
-        resolve_limits(limits, max_tool_calls, timeout, token_limit),
-        runs_dir=Path(runs_dir) if runs_dir is not None else None,
-        agent_name=agent_name,
+    how = resolve_options(
+        options,
+        limits=limits,
+        max_tool_calls=max_tool_calls,
+        timeout=timeout,
+        token_limit=token_limit,
+        faults=faults,
         user=user,
-        faults=resolve_faults(faults),
     )
+    runs = Path(runs_dir) if runs_dir is not None else None
+    return Episode(env, task_id, how, runs_dir=runs, agent_name=agent_name)

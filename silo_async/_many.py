@@ -8,8 +8,9 @@ from pathlib import Path
 import anyio
 
 from ._environment import Environment
-from ._faults import Faults, resolve_faults
-from ._limits import Limits, resolve_limits
+from ._faults import Faults
+from ._limits import DEFAULT_LIMITS, Limits
+from ._options import RunOptions, resolve_options
 from ._result import RunResult
 from ._runner import Agent, agent_label, run_agent
 from ._setup import RolloutSetup
@@ -25,15 +26,16 @@ async def run_many(
     *,
     runs: int = 1,
     concurrency: int = 64,
-    max_tool_calls: int = 100,
-    timeout: float | None = 120.0,
-    token_limit: int | None = None,
+    max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+    timeout: float | None = DEFAULT_LIMITS.timeout,
+    token_limit: int | None = DEFAULT_LIMITS.token_limit,
     runs_dir: str | Path | None = None,
     agent_name: str | None = None,
     on_result: Callable[[int, RunResult], None] | None = None,
     limits: Limits | None = None,
     user: UserFactory | None = None,
     faults: Faults | str | None = None,
+    options: RunOptions | None = None,
 ) -> list[RunResult]:
     """Run every task ``runs`` times, at most ``concurrency`` rollouts at once, in one loop.
 
@@ -61,18 +63,28 @@ async def run_many(
         faults: faults to inject into the tool calls (a :class:`~silo_async.Faults`, or a
             SPEC string read with seed 0); each rollout draws its own from its task and run
             number, so the results do not depend on ``concurrency``.
+        options: how every rollout runs as one :class:`~silo_async.RunOptions` (instead of the
+            limit, ``faults`` and ``user`` keywords).
 
     Raises:
         SiloError: an unknown task id or verifier, before any rollout starts;
             ``faults_invalid`` for a SPEC that cannot be read.
         ValueError: ``runs`` or ``concurrency`` below 1, or invalid limits.
-        TypeError: ``limits=`` given together with a limit keyword.
+        TypeError: ``limits=`` given together with a limit keyword (or ``options=`` with any
+            of the keywords it replaces).
     """
     task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
     check_counts(runs, concurrency)
     # Invalid limits fail before any rollout.
-    resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
-    plan_faults = resolve_faults(faults)
+    how = resolve_options(
+        options,
+        limits=limits,
+        max_tool_calls=max_tool_calls,
+        timeout=timeout,
+        token_limit=token_limit,
+        faults=faults,
+        user=user,
+    )
     check_tasks(env, task_ids)
     plan = [env.task(task_id) for task_id in task_ids for _ in range(runs)]
     verifiers = {task.id: env.verifier_for(task) for task in plan}
@@ -90,12 +102,10 @@ async def run_many(
                 env,
                 task,
                 verifiers[task.id],
-                resolved,
+                how,
                 agent_name=label,
                 runs_dir=base,
                 run_index=index % runs + 1,
-                user=user,
-                faults=plan_faults,
             )
             result = await run_agent(setup, agent)
             results[index] = result

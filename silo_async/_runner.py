@@ -20,8 +20,9 @@ from ._context import AgentContext
 from ._end import error_text, leaf_exception, settle
 from ._environment import Environment
 from ._errors import is_model_api_error
-from ._faults import Faults, resolve_faults
-from ._limits import Limits, resolve_limits
+from ._faults import Faults
+from ._limits import DEFAULT_LIMITS, Limits
+from ._options import RunOptions, resolve_options
 from ._result import RunResult
 from ._rollout import Rollout
 from ._setup import RolloutSetup
@@ -49,14 +50,15 @@ async def run(
     task_id: str,
     agent: Agent,
     *,
-    max_tool_calls: int = 100,
-    timeout: float | None = 120.0,
-    token_limit: int | None = None,
+    max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+    timeout: float | None = DEFAULT_LIMITS.timeout,
+    token_limit: int | None = DEFAULT_LIMITS.token_limit,
     runs_dir: str | Path | None = None,
     agent_name: str | None = None,
     limits: Limits | None = None,
     user: UserFactory | None = None,
     faults: Faults | str | None = None,
+    options: RunOptions | None = None,
 ) -> RunResult:
     """Run one rollout of ``task_id`` with ``agent`` on a fresh world and grade it.
 
@@ -74,6 +76,8 @@ async def run(
             :class:`~silo_async.User` (default: :meth:`~silo_async.ScriptedUser.from_task`).
         faults: faults to inject into the tool calls (a :class:`~silo_async.Faults`, or a
             SPEC string read with seed 0); a lone ``run()`` is run 1 of its task.
+        options: how the rollout runs as one :class:`~silo_async.RunOptions` (instead of the
+            limit, ``faults`` and ``user`` keywords).
 
     Returns:
         The graded :class:`RunResult`. Agent crashes, limits and verifier failures are
@@ -83,21 +87,26 @@ async def run(
         SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier), before anything
             runs; ``faults_invalid`` for a SPEC that cannot be read.
         ValueError: invalid limits.
-        TypeError: ``limits=`` given together with a limit keyword, or ``user(task)`` is not a
-            :class:`~silo_async.User`.
+        TypeError: ``limits=`` given together with a limit keyword (or ``options=`` with any
+            of the keywords it replaces), or ``user(task)`` is not a :class:`~silo_async.User`.
     """
-    resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
-    plan = resolve_faults(faults)
+    how = resolve_options(
+        options,
+        limits=limits,
+        max_tool_calls=max_tool_calls,
+        timeout=timeout,
+        token_limit=token_limit,
+        faults=faults,
+        user=user,
+    )
     task = env.task(task_id)
     setup = RolloutSetup.new(
         env,
         task,
         env.verifier_for(task),
-        resolved,
+        how,
         agent_name=agent_name or agent_label(agent),
         runs_dir=Path(runs_dir) if runs_dir is not None else None,
-        user=user,
-        faults=plan,
     )
     return await run_agent(setup, agent)
 

@@ -1,15 +1,15 @@
 """RolloutSetup: what one rollout is, fixed before it starts.
 
-Everything a rollout is given — environment, task, verifier, limits, its fault plan, its label,
-its run number — and its identity — run id, run directory, start time — in one frozen value: the
-rollout core reads it and never changes it. A conversational task's setup also holds its user: a
-fresh simulator made for this rollout alone (its state, a ``once`` rule spent, is the rollout's
-own).
+Everything a rollout is given — environment, task, verifier, how it runs (its
+:class:`~silo_async.RunOptions`: limits, fault plan, user...), its label, its run number — and
+its identity — run id, run directory, start time — in one frozen value: the rollout core reads
+it and never changes it. A conversational task's setup also holds its user: a fresh simulator
+made for this rollout alone (its state, a ``once`` rule spent, is the rollout's own).
 
-The fault plan travels here, beside the limits, wherever a rollout is set up: ``run``,
-``run_many``, an eval's job (and so its Ray workers, which receive the job's plan), an episode
-(and so ``serve``). It is shared by every rollout of its plan: each draws its own faults from
-its task id and run index (:meth:`~silo_async._faults.Faults.schedule`).
+The options travel here wherever a rollout is set up: ``run``, ``run_many``, an eval's job (and
+so its Ray workers), an episode (and so ``serve``). A fault plan is shared by every rollout of
+its plan: each draws its own faults from its task id and run index
+(:meth:`~silo_async._faults.Faults.schedule`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import attrs
 from ._environment import Environment
 from ._faults import Faults
 from ._limits import Limits
+from ._options import RunOptions
 from ._runid import new_run_id
 from ._task import Task
 from ._user import ScriptedUser, User, UserFactory
@@ -38,7 +39,7 @@ class RolloutSetup:
         env: the environment.
         task: the task.
         verifier: the task's verifier.
-        limits: the rollout's limits.
+        options: how the rollout runs (its limits, faults, user factory...).
         agent_name: the label recorded in the trace and ``run.json``.
         run_index: the rollout's run number for its task, 1-based.
         run_id: the rollout's id (also its run directory's name).
@@ -46,13 +47,12 @@ class RolloutSetup:
         started: when it was set up (``time.time()``).
         started_perf: the same moment on ``time.perf_counter()``, for durations.
         user: the task's user for this rollout (``None`` when the task has none).
-        faults: the fault plan, or ``None`` (no fault is injected).
     """
 
     env: Environment
     task: Task
     verifier: Verifier
-    limits: Limits
+    options: RunOptions
     agent_name: str
     run_index: int
     run_id: str
@@ -60,7 +60,16 @@ class RolloutSetup:
     started: float
     started_perf: float
     user: User | None = None
-    faults: Faults | None = None
+
+    @property
+    def limits(self) -> Limits:
+        """The rollout's limits (``options.limits``)."""
+        return self.options.limits
+
+    @property
+    def faults(self) -> Faults | None:
+        """The fault plan (``options.faults``), or ``None``: no fault is injected."""
+        return self.options.faults
 
     @classmethod
     def new(
@@ -68,25 +77,23 @@ class RolloutSetup:
         env: Environment,
         task: Task,
         verifier: Verifier,
-        limits: Limits,
+        options: RunOptions,
         *,
         agent_name: str,
         runs_dir: Path | None = None,
         run_index: int = 1,
-        user: UserFactory | None = None,
-        faults: Faults | None = None,
     ) -> RolloutSetup:
         """A rollout of ``task`` starting now, with a fresh run id (and a fresh user).
 
         Raises:
             TypeError: ``user(task)`` returned something that is not a :class:`User`.
         """
-        simulator = None if task.user_script is None else make_user(user, task)
+        simulator = None if task.user_script is None else make_user(options.user, task)
         started, started_perf = time.time(), time.perf_counter()
         run_id = new_run_id(started)
         run_dir = runs_dir / run_id if runs_dir is not None else None
         identity = (run_index, run_id, run_dir, started, started_perf)
-        return cls(env, task, verifier, limits, agent_name, *identity, simulator, faults)
+        return cls(env, task, verifier, options, agent_name, *identity, simulator)
 
 
 def make_user(factory: UserFactory | None, task: Task) -> User:

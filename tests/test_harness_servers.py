@@ -14,6 +14,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from silo_async._limits import Limits
+from silo_async._options import RunOptions
 from silo_async.serve._access import Access
 from silo_async.serve._harness_common import Guard, HeldEpisodes
 from silo_async.serve._host import CapacityReachedError
@@ -28,7 +29,8 @@ pytestmark = pytest.mark.anyio
 
 async def test_held_episodes_are_bounded_and_each_ends_written_once() -> None:
     ended: list[Any] = []
-    held = HeldEpisodes(ENV, Limits(5, None, None), None, "test", ended.append, 1)
+    options = RunOptions(limits=Limits(5, None, None))
+    held = HeldEpisodes(ENV, options, None, "test", ended.append, 1)
     async with held.running():
         first = await held.open("TASK-ANSWER")
         with pytest.raises(CapacityReachedError):

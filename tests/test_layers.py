@@ -59,6 +59,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_taskuser",
             "_task",
             "_user",
+            "_options",
             "_verify",
             "_diff_fields",
             "_diff",

@@ -92,9 +92,11 @@ async def test_a_call_after_the_run_has_ended_executes_nothing() -> None:
 async def test_the_setup_is_frozen_and_the_counters_live_in_the_ledger(tmp_path: Path) -> None:
     task = ENV.task("TASK-ANSWER")
     limits = silo.Limits(max_tool_calls=5, token_limit=50)
+    options = silo.RunOptions(limits=limits)
     setup = RolloutSetup.new(
-        ENV, task, ENV.verifier_for(task), limits, agent_name="a", runs_dir=tmp_path, run_index=3
+        ENV, task, ENV.verifier_for(task), options, agent_name="a", runs_dir=tmp_path, run_index=3
     )
+    assert setup.limits is limits and setup.faults is None
     assert setup.run_dir == tmp_path / setup.run_id and setup.run_index == 3
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         setup.run_index = 4  # type: ignore[misc]

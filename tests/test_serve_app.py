@@ -43,7 +43,7 @@ async def hosting(
     host = EpisodeHost(
         ENV,
         BASE,
-        silo.Limits(timeout=60.0),
+        silo.RunOptions(limits=silo.Limits(timeout=60.0)),
         runs_dir,
         max_episodes=max_episodes,
         streamed=streamed,

@@ -46,7 +46,8 @@ async def hosting(
         if ended is not None:
             ended.append(weakref.ref(result))
 
-    host = EpisodeHost(ENV, BASE, limits, runs_dir=runs_dir, report=EndReport(on_end))
+    options = silo.RunOptions(limits=limits)
+    host = EpisodeHost(ENV, BASE, options, runs_dir=runs_dir, report=EndReport(on_end))
     app = ServeApp(host, access=Access.build(port=8765, bound="127.0.0.1"), default_task=TASK)
     transport = httpx2.ASGITransport(app=app)
     async with (

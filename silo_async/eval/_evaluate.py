@@ -37,9 +37,10 @@ from typing import Any
 import anyio.to_thread
 
 from .._environment import Environment
-from .._faults import Faults, resolve_faults
-from .._limits import DEFAULT_LIMITS, Limits, resolve_limits
+from .._faults import Faults
+from .._limits import DEFAULT_LIMITS, Limits
 from .._many import check_counts, check_tasks
+from .._options import RunOptions, resolve_options
 from .._runner import Agent
 from .._user import UserFactory
 from ._books import EvalProgress
@@ -89,9 +90,9 @@ async def evaluate(
     *,
     runs: int = DEFAULT_RUNS,
     concurrency: int = DEFAULT_CONCURRENCY,
-    max_tool_calls: int = 100,
-    timeout: float | None = 120.0,
-    token_limit: int | None = None,
+    max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+    timeout: float | None = DEFAULT_LIMITS.timeout,
+    token_limit: int | None = DEFAULT_LIMITS.token_limit,
     out_dir: str | Path | None = None,
     eval_id: str | None = None,
     on_progress: Callable[[EvalProgress], None] | None = None,
@@ -106,6 +107,7 @@ async def evaluate(
     families: Mapping[str, int] | None = None,
     split: str = "test",
     start: int = 0,
+    options: RunOptions | None = None,
 ) -> EvalSummary:
     """Evaluate ``agents`` on ``tasks`` of ``env``, ``runs`` times each.
 
@@ -175,6 +177,8 @@ async def evaluate(
             ``tasks``; the summary groups them by family and split.
         split: the split ``families`` takes instances from (``train`` or ``test``).
         start: the seed ``families``' scans start from.
+        options: how every rollout runs as one :class:`~silo_async.RunOptions` (instead of the
+            limit, ``faults`` and ``user`` keywords).
 
     Returns:
         The :class:`EvalSummary` of every rollout (``resumed`` says what a resume kept and ran).
@@ -186,16 +190,26 @@ async def evaluate(
             (an argument differs from the resumed eval's plan); ``faults_invalid`` for a SPEC
             that cannot be read.
         ValueError: invalid arguments (``baseline`` without ``faults``).
-        TypeError: ``limits=`` given together with a limit keyword.
+        TypeError: ``limits=`` given together with a limit keyword (or ``options=`` with any
+            of the keywords it replaces).
         FileExistsError: ``out_dir`` exists and is not empty.
     """
-    limits = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+    how = resolve_options(
+        options,
+        limits=limits,
+        max_tool_calls=max_tool_calls,
+        timeout=timeout,
+        token_limit=token_limit,
+        faults=faults,
+        user=user,
+    )
+    limits, fault_plan, user = how.limits, how.faults, how.user
     if prices is not None and not isinstance(prices, Prices):
         prices = Prices.from_dict(prices)
-    fault_plan = resolve_faults(faults)
     if baseline and fault_plan is None:
         raise ValueError("baseline=True compares runs with and without faults: give faults= too.")
-    options = _options(runs, prices, fault_plan, baseline, user_ref(user))
+    # What eval.json records of them (its "options").
+    recorded = _options(runs, prices, fault_plan, baseline, user_ref(user))
     if resume is not None:
         listed = None if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
         # Families given again must name the plan's instances (of the environment resumed).
@@ -209,7 +223,7 @@ async def evaluate(
                 executor=executor or LocalExecutor(),
                 concurrency=None if concurrency == DEFAULT_CONCURRENCY else concurrency,
                 report=report,
-                given=_given(wanted, limits, options),
+                given=_given(wanted, limits, recorded),
                 out_dir=out_dir,
                 eval_id=eval_id,
                 agents_complete=True,
@@ -229,12 +243,21 @@ async def evaluate(
         agents,
         limits=limits,
         concurrency=concurrency,
-        options=options,
+        options=recorded,
         executor=executor,
     )
     eval_dir = Path(out_dir) if out_dir is not None else None
     run = EvalRun(
-        env, agents, plan, eval_dir, concurrency, report, executor, resumed=False, user=user
+        env,
+        agents,
+        plan,
+        eval_dir,
+        concurrency,
+        report,
+        executor,
+        resumed=False,
+        user=user,
+        options=how,
     )
     return await run.start(on_progress)
 

@@ -18,13 +18,11 @@ import anyio.to_thread
 import attrs
 
 from .._environment import Environment
-from .._faults import Faults
-from .._limits import Limits
 from .._many import run_pool
+from .._options import RunOptions
 from .._runner import Agent, run_agent
 from .._setup import RolloutSetup
 from .._task import Task
-from .._user import UserFactory
 from .._verify import Verifier
 from ..agents._replay import continuing
 from ._report._details import compact_details
@@ -72,7 +70,8 @@ class RolloutJob:
         agents: ``{label: agent}``.
         plan: the rollouts, by slot.
         concurrency: the most rollouts in flight at once, over the whole eval.
-        limits: per rollout, as for :func:`silo_async.run`.
+        options: how every rollout runs (limits, faults, user...), as for
+            :func:`silo_async.run`; a baseline rollout runs without its faults.
         runs_dir: where rollouts write their run directories (None: nowhere).
         base: the eval directory; records name run directories relative to it.
         details: keep compact per-rollout details for the report.
@@ -81,24 +80,19 @@ class RolloutJob:
             absolute) that the rerun of a model agent's rollout continues, by plan entry.
         keep: run ids of the directories under ``runs_dir`` that the eval kept from before
             it resumed (an executor never removes them).
-        user: makes the fresh user of each rollout of a task with a user (None: its
-            scripted user).
-        faults: the fault plan every rollout but a baseline one meets (None: none).
     """
 
     env: Environment
     agents: Mapping[str, Agent]
     plan: list[PlanEntry]
     concurrency: int
-    limits: Limits
+    options: RunOptions
     runs_dir: Path | None
     base: Path | None
     details: bool
     prices: Prices | None = None
-    faults: Faults | None = None
     replays: Mapping[PlanEntry, str] = attrs.field(factory=dict)
     keep: frozenset[str] = frozenset()
-    user: UserFactory | None = None
     # Each task and its verifier, looked up once (on its first rollout), not once per rollout.
     _tasks: dict[str, tuple[Task, Verifier]] = attrs.field(
         init=False, factory=dict, repr=False, eq=False
@@ -112,16 +106,16 @@ class RolloutJob:
             task = self.env.task(task_id)
             found = self._tasks[task_id] = (task, self.env.verifier_for(task))
         task, verifier = found
+        # A baseline rollout (eval --baseline) runs the same plan without the eval's faults.
+        options = attrs.evolve(self.options, faults=None) if baseline else self.options
         return RolloutSetup.new(
             self.env,
             task,
             verifier,
-            self.limits,
+            options,
             agent_name=label,
             runs_dir=self.runs_dir,
             run_index=run_no,
-            user=self.user,
-            faults=None if baseline else self.faults,
         )
 
 

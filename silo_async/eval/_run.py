@@ -22,6 +22,7 @@ import attrs
 
 from .._environment import Environment
 from .._errors import SiloError
+from .._options import DEFAULT_OPTIONS, RunOptions
 from .._runner import Agent
 from .._trace import utc_now_iso
 from .._user import UserFactory
@@ -62,10 +63,14 @@ class EvalRun:
         *,
         resumed: bool,
         user: UserFactory | None = None,
+        options: RunOptions = DEFAULT_OPTIONS,
     ) -> None:
         self.env, self.agents, self.plan, self.eval_dir = env, dict(agents), plan, eval_dir
         self.concurrency, self.report, self.executor = concurrency, report, executor
-        self.resumed, self.user = resumed, user
+        self.resumed = resumed
+        # How every rollout runs: the plan's limits and faults (a resumed eval's are its
+        # eval.json's), the users' factory, and any other option as given.
+        self.options = attrs.evolve(options, limits=plan.limits, faults=plan.fault_plan, user=user)
         self.prices = None if plan.prices is None else Prices.from_dict(plan.prices)
         self.faults = plan.fault_plan
         # The baseline (the same plan without faults) follows the eval's own plan.
@@ -111,15 +116,13 @@ class EvalRun:
             agents=self.agents,
             plan=[self.entries[i] for i in todo],
             concurrency=self.concurrency,
-            limits=self.plan.limits,
+            options=self.options,
             runs_dir=eval_dir / "runs" if eval_dir is not None else None,
             base=eval_dir,
             details=self.keep_details,
             prices=self.prices,
-            faults=self.faults,
             replays={} if state is None else state.replays,
             keep=frozenset() if state is None else state.kept_ids,
-            user=self.user,
         )
         prepared = (self.executor or LocalExecutor()).prepare(job)  # refuses before any write
         if eval_dir is not None:

@@ -20,8 +20,9 @@ from typing import Any, ParamSpec, TypeVar
 import anyio.to_thread
 
 from .._environment import Environment
-from .._limits import Limits, resolve_limits
+from .._limits import DEFAULT_LIMITS, Limits
 from .._many import run_many as _run_many
+from .._options import RunOptions, resolve_options
 from .._result import RunResult
 from .._runner import Agent
 from .._runner import run as _run
@@ -174,30 +175,31 @@ class EnvironmentHandle:
         agent: Agent,
         *,
         limits: Limits | None = None,
-        max_tool_calls: int = 100,
-        timeout: float | None = 120.0,
-        token_limit: int | None = None,
+        max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+        timeout: float | None = DEFAULT_LIMITS.timeout,
+        token_limit: int | None = DEFAULT_LIMITS.token_limit,
         agent_name: str | None = None,
+        options: RunOptions | None = None,
     ) -> RunResult:
         """Run one rollout; artifacts go to ``.silo/runs/<run_id>/``.
 
-        ``limits=silo.Limits(...)`` or the keywords ``max_tool_calls``, ``timeout`` and
-        ``token_limit`` (not both), as for :func:`silo.run`.
+        ``options=silo.RunOptions(...)``, ``limits=silo.Limits(...)`` or the keywords
+        ``max_tool_calls``, ``timeout`` and ``token_limit`` (one form), as for :func:`silo.run`.
 
         Raises:
-            TypeError: ``limits=`` together with a limit keyword.
+            TypeError: ``limits=`` together with a limit keyword, or ``options=`` with either.
         """
-        resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+        how = resolve_options(
+            options,
+            limits=limits,
+            max_tool_calls=max_tool_calls,
+            timeout=timeout,
+            token_limit=token_limit,
+        )
         env = await self.load()
+        runs_dir = self.project.runs_dir
         return await _run(
-            env,
-            task_id,
-            agent,
-            max_tool_calls=resolved.max_tool_calls,
-            timeout=resolved.timeout,
-            token_limit=resolved.token_limit,
-            runs_dir=self.project.runs_dir,
-            agent_name=agent_name,
+            env, task_id, agent, runs_dir=runs_dir, agent_name=agent_name, options=how
         )
 
     async def run_many(
@@ -208,20 +210,27 @@ class EnvironmentHandle:
         runs: int = 1,
         concurrency: int = 64,
         limits: Limits | None = None,
-        max_tool_calls: int = 100,
-        timeout: float | None = 120.0,
-        token_limit: int | None = None,
+        max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+        timeout: float | None = DEFAULT_LIMITS.timeout,
+        token_limit: int | None = DEFAULT_LIMITS.token_limit,
         agent_name: str | None = None,
         on_result: Callable[[int, RunResult], None] | None = None,
+        options: RunOptions | None = None,
     ) -> builtins.list[RunResult]:
         """Run every task ``runs`` times in one loop; artifacts go to ``.silo/runs/``.
 
-        Limits as for :meth:`run`.
+        Limits and options as for :meth:`run`.
 
         Raises:
-            TypeError: ``limits=`` together with a limit keyword.
+            TypeError: ``limits=`` together with a limit keyword, or ``options=`` with either.
         """
-        resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+        how = resolve_options(
+            options,
+            limits=limits,
+            max_tool_calls=max_tool_calls,
+            timeout=timeout,
+            token_limit=token_limit,
+        )
         env = await self.load()
         return await _run_many(
             env,
@@ -229,12 +238,10 @@ class EnvironmentHandle:
             agent,
             runs=runs,
             concurrency=concurrency,
-            max_tool_calls=resolved.max_tool_calls,
-            timeout=resolved.timeout,
-            token_limit=resolved.token_limit,
             runs_dir=self.project.runs_dir,
             agent_name=agent_name,
             on_result=on_result,
+            options=how,
         )
 
 

@@ -23,10 +23,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .._environment import Environment
 from .._episode import Episode, episode
 from .._errors import SiloError
-from .._faults import Faults
 from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT, check_limits
 from .._jsonutil import compact_json
-from .._limits import Limits
+from .._options import RunOptions
 from .._result import RunResult
 from .._tools import BoundTool, ToolResult, ToolSpec, tool
 from .._user import MESSAGE_USER_TOOL
@@ -61,28 +60,25 @@ class HeldEpisodes:
 
     Args:
         env: the environment.
-        limits: the limits of every episode.
+        options: how every episode runs (its limits, faults...).
         runs_dir: where run directories go (``None``: nothing written).
         agent_name: the label recorded in each trace (the protocol's name).
         on_end: called once with each episode's result when it ends.
         max_open: episodes open at once; beyond it :meth:`open` raises
             :class:`CapacityReachedError`.
-        faults: the faults every episode's tool calls meet (None: none).
     """
 
     def __init__(
         self,
         env: Environment,
-        limits: Limits,
+        options: RunOptions,
         runs_dir: Path | None,
         agent_name: str,
         on_end: Callable[[RunResult], None] | None,
         max_open: int,
-        faults: Faults | None = None,
     ) -> None:
         self.env = env
-        self._limits = limits
-        self._faults = faults
+        self._options = options
         self._runs_dir = runs_dir
         self._agent_name = agent_name
         self._report = EndReport(on_end)
@@ -153,8 +149,7 @@ class HeldEpisodes:
             task_id,
             runs_dir=self._runs_dir,
             agent_name=self._agent_name,
-            limits=self._limits,
-            faults=self._faults,
+            options=self._options,
         )
         try:
             async with ep:

@@ -40,8 +40,7 @@ from starlette.types import Receive, Scope, Send
 from .._end import error_text
 from .._environment import Environment
 from .._episode import Episode, episode
-from .._faults import Faults
-from .._limits import Limits
+from .._options import RunOptions
 from .._result import RunResult
 from .._tools import ToolResult, ToolSpec
 from ._asgi import call_cancelled_on_disconnect, call_streamed, json_bytes, send_json
@@ -272,27 +271,25 @@ class EpisodeHost:
     Args:
         env: the environment every episode plays.
         base_url: ``http://host:port`` the server is reached at (for the endpoints' URLs).
-        limits: the limits of every episode.
+        options: how every episode runs (its limits, faults...).
         runs_dir: where run directories go.
         reveal: what ``submit`` answers (``None``: ``Submitted.``).
         report: called once per episode when it ends.
         max_episodes: episodes open at once, at most.
         streamed: answer calls with the SDK's SSE streams (the reference path) instead of one
             JSON body each (the fast path: about 15% less server CPU per call).
-        faults: the fault plan every episode's tool calls meet (None: no fault).
         keep_finished: finished (or failed) episodes remembered; the oldest beyond it are
             forgotten (``get`` gives ``None``; their run directories stay).
     """
 
     env: Environment
     base_url: str
-    limits: Limits
+    options: RunOptions
     runs_dir: Path | None = None
     reveal: Callable[[RunResult], str] | None = None
     report: EndReport = attrs.field(factory=lambda: EndReport(None))
     max_episodes: int = DEFAULT_MAX_EPISODES
     streamed: bool = False
-    faults: Faults | None = None
     keep_finished: int = DEFAULT_KEEP_FINISHED
     _episodes: dict[str, Hosted | Finished] = attrs.field(factory=dict, init=False)
     _ids: list[str] = attrs.field(factory=list, init=False)  # opening order, for the listing
@@ -418,9 +415,7 @@ class EpisodeHost:
     async def _own(self, task_id: str, slot: _Slot, *, task_status: TaskStatus[Hosted]) -> None:
         slot.started = True
         self._owners += 1
-        opened = episode(
-            self.env, task_id, limits=self.limits, runs_dir=self.runs_dir, faults=self.faults
-        )
+        opened = episode(self.env, task_id, runs_dir=self.runs_dir, options=self.options)
         served = EpisodeServer(
             opened, name=self.env.name, reveal=self.reveal, tools_for=self._tools_result
         )

@@ -27,9 +27,10 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from .._environment import Environment
 from .._errors import SiloError
-from .._faults import Faults, resolve_faults
+from .._faults import Faults
 from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT, check_limits
-from .._limits import Limits, resolve_limits
+from .._limits import DEFAULT_LIMITS, Limits
+from .._options import RunOptions, resolve_options
 from .._result import RunResult
 from ._access import Access
 from ._app import ServeApp
@@ -185,9 +186,9 @@ async def serve_http(
     allow_origins: Sequence[str] = (),
     max_episodes: int = DEFAULT_MAX_EPISODES,
     limits: Limits | None = None,
-    max_tool_calls: int = 100,
-    timeout: float | None = 120.0,
-    token_limit: int | None = None,
+    max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+    timeout: float | None = DEFAULT_LIMITS.timeout,
+    token_limit: int | None = DEFAULT_LIMITS.token_limit,
     runs_dir: Path | None = None,
     reveal: Callable[[RunResult], str] | None = None,
     on_end: Callable[[RunResult], None] | None = None,
@@ -196,6 +197,7 @@ async def serve_http(
     read_timeout: float = DEFAULT_READ_TIMEOUT,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
     keep_finished: int = DEFAULT_KEEP_FINISHED,
+    options: RunOptions | None = None,
 ) -> None:
     """Serve episodes of ``env`` over streamable HTTP until SIGINT/SIGTERM (asyncio only).
 
@@ -224,17 +226,26 @@ async def serve_http(
         max_connections: connections open at once; one more is answered 503 and closed.
         keep_finished: finished episodes remembered for ``GET /episodes/<id>``; the oldest
             beyond it are forgotten (404 ``episode_not_found``; their run directories stay).
+        options: how every episode runs as one :class:`~silo_async.RunOptions` (instead of the
+            limit keywords and ``faults``).
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found``,
             ``task_invalid``, ``tool_name_reserved`` or ``faults_invalid``, before serving.
-        TypeError: ``limits`` beside a keyword that differs from its default.
+        TypeError: ``limits`` beside a keyword that differs from its default (or ``options``
+            beside any of the keywords it replaces).
         ValueError: ``max_episodes``, ``max_connections`` below 1, ``keep_finished`` below 0,
             ``read_timeout`` not above 0, or an ``allow_hosts``/``allow_origins`` entry that is
             not a host or an origin.
     """
-    settings = resolve_limits(limits, max_tool_calls, timeout, token_limit)
-    plan = resolve_faults(faults)
+    how = resolve_options(
+        options,
+        limits=limits,
+        max_tool_calls=max_tool_calls,
+        timeout=timeout,
+        token_limit=token_limit,
+        faults=faults,
+    )
     if max_episodes < 1:
         raise ValueError(f"max_episodes must be at least 1, not {max_episodes}.")
     check_limits(read_timeout, max_connections)
@@ -257,12 +268,11 @@ async def serve_http(
         episodes = EpisodeHost(
             env,
             _base_url(sock),
-            settings,
+            how,
             runs_dir=runs_dir,
             reveal=reveal,
             report=EndReport(on_end),
             max_episodes=max_episodes,
-            faults=plan,
             keep_finished=keep_finished,
         )
         app = ServeApp(episodes, access=access, default_task=task_id)

@@ -38,9 +38,10 @@ from starlette.types import Receive, Scope, Send
 from .._environment import Environment
 from .._episode import Episode
 from .._errors import SiloError
-from .._faults import Faults, resolve_faults
+from .._faults import Faults
 from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT
-from .._limits import Limits, resolve_limits
+from .._limits import DEFAULT_LIMITS, Limits
+from .._options import RunOptions, resolve_options
 from .._result import RunResult
 from ._asgi import BodyTooLargeError, json_bytes, read_body, send_json
 from ._harness_common import SUBMIT, HeldEpisodes, serve_app, tool_specs
@@ -310,9 +311,9 @@ async def serve_nemo_gym(
     allow_hosts: Iterable[str] = (),
     allow_origins: Iterable[str] = (),
     limits: Limits | None = None,
-    max_tool_calls: int = 100,
-    timeout: float | None = 120.0,
-    token_limit: int | None = None,
+    max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+    timeout: float | None = DEFAULT_LIMITS.timeout,
+    token_limit: int | None = DEFAULT_LIMITS.token_limit,
     runs_dir: Path | None = None,
     max_episodes: int = 1000,
     on_end: Callable[[RunResult], None] | None = None,
@@ -321,6 +322,7 @@ async def serve_nemo_gym(
     read_timeout: float = DEFAULT_READ_TIMEOUT,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
     keep_finished: int = DEFAULT_KEEP_FINISHED,
+    options: RunOptions | None = None,
 ) -> None:
     """Serve ``env`` as a NeMo Gym resources server until SIGINT/SIGTERM (asyncio only).
 
@@ -345,13 +347,16 @@ async def serve_nemo_gym(
             byte; a connection's first request from its start), else it is disconnected.
         max_connections: connections open at once; one more is answered 503 and closed.
         keep_finished: ended sessions still answered; the oldest beyond it are forgotten.
+        options: how every episode runs as one :class:`~silo_async.RunOptions` (instead of the
+            limit keywords and ``faults``).
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found`` or
             ``tool_name_reserved``, before serving.
         ValueError: an ``allow_hosts`` / ``allow_origins`` entry is no host or origin, or
             ``read_timeout`` / ``max_connections`` / ``keep_finished`` no server can keep.
-        TypeError: ``limits`` beside a keyword of the keyword form.
+        TypeError: ``limits`` beside a keyword of the keyword form (or ``options`` beside
+            any of the keywords it replaces).
     """
     if keep_finished < 0:
         raise ValueError(f"keep_finished must be at least 0, not {keep_finished}.")
@@ -366,10 +371,15 @@ async def serve_nemo_gym(
             "reserves for itself. Rename the tool in the environment's tools registry.",
             {"environment": env.name, "tool": clash[0]},
         )
-    resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
-    episodes = HeldEpisodes(
-        env, resolved, runs_dir, "nemo-gym", on_end, max_episodes, resolve_faults(faults)
+    how = resolve_options(
+        options,
+        limits=limits,
+        max_tool_calls=max_tool_calls,
+        timeout=timeout,
+        token_limit=token_limit,
+        faults=faults,
     )
+    episodes = HeldEpisodes(env, how, runs_dir, "nemo-gym", on_end, max_episodes)
     await serve_app(
         NemoGymApp(episodes, names, keep_finished),
         episodes,

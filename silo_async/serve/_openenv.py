@@ -29,9 +29,10 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .._environment import Environment
-from .._faults import Faults, resolve_faults
+from .._faults import Faults
 from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT
-from .._limits import Limits, resolve_limits
+from .._limits import DEFAULT_LIMITS, Limits
+from .._options import RunOptions, resolve_options
 from .._result import RunResult
 from .._tools import ToolSpec
 from ._asgi import json_bytes, json_text, send_json
@@ -219,9 +220,9 @@ async def serve_openenv(
     allow_hosts: Iterable[str] = (),
     allow_origins: Iterable[str] = (),
     limits: Limits | None = None,
-    max_tool_calls: int = 100,
-    timeout: float | None = 120.0,
-    token_limit: int | None = None,
+    max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+    timeout: float | None = DEFAULT_LIMITS.timeout,
+    token_limit: int | None = DEFAULT_LIMITS.token_limit,
     runs_dir: Path | None = None,
     max_episodes: int = 1000,
     on_end: Callable[[RunResult], None] | None = None,
@@ -229,6 +230,7 @@ async def serve_openenv(
     faults: Faults | str | None = None,
     read_timeout: float = DEFAULT_READ_TIMEOUT,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    options: RunOptions | None = None,
 ) -> None:
     """Serve episodes of ``env`` over OpenEnv's protocol until SIGINT/SIGTERM (asyncio only).
 
@@ -252,21 +254,29 @@ async def serve_openenv(
         read_timeout: seconds a client has to send a request's head and body (from its first
             byte; a connection's first request from its start), else it is disconnected.
         max_connections: connections open at once; one more is answered 503 and closed.
+        options: how every episode runs as one :class:`~silo_async.RunOptions` (instead of the
+            limit keywords and ``faults``).
 
     Raises:
         SiloError: ``serve_unprotected``, ``address_unavailable``, ``task_not_found`` or
             ``tool_name_reserved``, before serving.
         ValueError: an ``allow_hosts`` / ``allow_origins`` entry is no host or origin, or
             ``read_timeout`` / ``max_connections`` no server can keep.
-        TypeError: ``limits`` beside a keyword of the keyword form.
+        TypeError: ``limits`` beside a keyword of the keyword form (or ``options`` beside
+            any of the keywords it replaces).
     """
     if task_id is not None:
         env.verifier_for(env.task(task_id))
     specs = tool_specs(env)
-    resolved = resolve_limits(limits, max_tool_calls, timeout, token_limit)
-    episodes = HeldEpisodes(
-        env, resolved, runs_dir, "openenv", on_end, max_episodes, resolve_faults(faults)
+    how = resolve_options(
+        options,
+        limits=limits,
+        max_tool_calls=max_tool_calls,
+        timeout=timeout,
+        token_limit=token_limit,
+        faults=faults,
     )
+    episodes = HeldEpisodes(env, how, runs_dir, "openenv", on_end, max_episodes)
 
     def announce(url: str) -> dict[str, Any]:
         ws = "ws" + url.removeprefix("http") + "/ws"

@@ -21,7 +21,8 @@ from anyio.abc import TaskStatus
 from .._environment import Environment
 from .._episode import Episode, episode
 from .._faults import Faults
-from .._limits import Limits, resolve_limits
+from .._limits import DEFAULT_LIMITS, Limits
+from .._options import RunOptions, resolve_options
 from .._result import RunResult
 from ._lifecycle import STOP_SIGNALS, EndReport, tool_names
 from ._server import EpisodeServer, check_reserved
@@ -38,13 +39,14 @@ async def serve_stdio(
     task_id: str,
     *,
     limits: Limits | None = None,
-    max_tool_calls: int = 100,
-    timeout: float | None = 120.0,
-    token_limit: int | None = None,
+    max_tool_calls: int = DEFAULT_LIMITS.max_tool_calls,
+    timeout: float | None = DEFAULT_LIMITS.timeout,
+    token_limit: int | None = DEFAULT_LIMITS.token_limit,
     runs_dir: Path | None = None,
     reveal: Callable[[RunResult], str] | None = None,
     on_end: Callable[[RunResult], None] | None = None,
     faults: Faults | str | None = None,
+    options: RunOptions | None = None,
 ) -> RunResult:
     """Serve one episode of ``task_id`` on this process's stdin/stdout until the client leaves.
 
@@ -62,6 +64,8 @@ async def serve_stdio(
         reveal: when given, ``submit`` answers ``reveal(result)`` instead of ``Submitted.``.
         on_end: called with the result as soon as the episode ends (the CLI prints the report).
         faults: faults the episode's tool calls meet (a ``silo.Faults`` or a SPEC).
+        options: how the episode runs as one :class:`~silo_async.RunOptions` (instead of the
+            limit keywords and ``faults``).
 
     Returns:
         The episode's result.
@@ -69,13 +73,21 @@ async def serve_stdio(
     Raises:
         SiloError: ``task_not_found``, ``task_invalid``, ``tool_name_reserved`` or
             ``faults_invalid``, before the episode starts.
-        TypeError: ``limits`` beside a keyword that differs from its default.
+        TypeError: ``limits`` beside a keyword that differs from its default (or ``options``
+            beside any of the keywords it replaces).
     """
-    settings = resolve_limits(limits, max_tool_calls, timeout, token_limit)
+    how = resolve_options(
+        options,
+        limits=limits,
+        max_tool_calls=max_tool_calls,
+        timeout=timeout,
+        token_limit=token_limit,
+        faults=faults,
+    )
     env.verifier_for(env.task(task_id))
     check_reserved(tool_names(env), env.name)
     report = EndReport(on_end).once()
-    opened = episode(env, task_id, limits=settings, runs_dir=runs_dir, faults=faults)
+    opened = episode(env, task_id, runs_dir=runs_dir, options=how)
     served = EpisodeServer(opened, name=env.name, reveal=reveal)
     async with StdioWire() as wire, anyio.create_task_group() as group:
         block: anyio.CancelScope = await group.start(_hold, opened, report)

@@ -27,6 +27,7 @@ from ..._errors import SiloError
 from ..._faults import Faults
 from ..._jsonutil import compact_json, json_equal, pretty_json
 from ..._limits import Limits
+from ..._options import RunOptions
 from ..._result import RunResult
 from ..._runner import run_agent
 from ..._setup import RolloutSetup
@@ -267,13 +268,15 @@ async def replay(
         env,
         task,
         env.verifier_for(task),
-        Limits(
-            max_tool_calls=int(config.get("maxToolCalls", 100)),
-            timeout=None if timeout_ms is None else timeout_ms / 1000,
+        RunOptions(
+            limits=Limits(
+                max_tool_calls=int(config.get("maxToolCalls", 100)),
+                timeout=None if timeout_ms is None else timeout_ms / 1000,
+            ),
+            faults=None if faults is None else Faults.from_config(faults),
         ),
         agent_name=str(recorded.run.get("agent") or "replay"),
         run_index=int(recorded.run.get("run", 1)),
-        faults=None if faults is None else Faults.from_config(faults),
     )
     result = await run_agent(setup, _script(recorded, compared))
     result_text = pretty_json(result.result_dict())

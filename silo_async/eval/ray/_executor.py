@@ -132,9 +132,9 @@ class RayExecutor:
         names.update({f"agent:{label}": f'agent "{label}"' for label in job.agents})
         objects: dict[str, object] = {"environment": job.env}
         objects.update({f"agent:{label}": agent for label, agent in job.agents.items()})
-        if job.user is not None:  # the users of conversational tasks (user=)
+        if job.options.user is not None:  # the users of conversational tasks (user=)
             names["user"] = "user factory (user=)"
-            objects["user"] = job.user
+            objects["user"] = job.options.user
         shipment = {key: ship(names[key], obj) for key, obj in objects.items()}
         return _RayRun(self, job, shipment, names)
 
@@ -249,12 +249,12 @@ class _RayRun:
         job = self.job
         config = WorkerConfig(
             concurrency=per_worker,
-            limits=job.limits,
+            # By value; the user factory is shipped with the environment and agents instead.
+            options=attrs.evolve(job.options, user=None),
             runs_dir=job.runs_dir.absolute() if job.runs_dir is not None else None,
             base=job.base.absolute() if job.base is not None else None,
             details=job.details,
             replays=dict(job.replays),
-            faults=job.faults,
         )
         actor = ray.remote(RolloutWorker).options(
             num_cpus=1, max_restarts=MAX_RESTARTS, max_task_retries=0

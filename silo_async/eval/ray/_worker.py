@@ -28,8 +28,7 @@ from typing import Any
 import anyio
 import attrs
 
-from ..._faults import Faults
-from ..._limits import Limits
+from ..._options import RunOptions
 from .._executor import Details, PlanEntry, RolloutJob, run_plan_entry
 from .._report._records import RolloutRecord
 from ._shipping import unship
@@ -53,21 +52,19 @@ class WorkerConfig:
 
     Attributes:
         concurrency: rollouts at once on this worker.
-        limits: per rollout.
+        options: how every rollout runs, but its user factory (shipped with the environment).
         runs_dir: the eval's ``runs/`` (an absolute path every worker sees), or None.
         base: the eval directory (records name run directories relative to it), or None.
         details: keep compact details for the report.
         replays: recordings that reruns of a resumed eval continue, by plan entry.
-        faults: the eval's fault plan (travels by value, like the limits).
     """
 
     concurrency: int
-    limits: Limits
+    options: RunOptions
     runs_dir: Path | None
     base: Path | None
     details: bool
     replays: Mapping[PlanEntry, str] = attrs.field(factory=dict)
-    faults: Faults | None = None
 
 
 class RolloutWorker:
@@ -82,13 +79,11 @@ class RolloutWorker:
                 agents={k[len("agent:") :]: v for k, v in loaded.items() if k.startswith("agent:")},
                 plan=[],
                 concurrency=config.concurrency,
-                limits=config.limits,
+                options=attrs.evolve(config.options, user=loaded.get("user")),
                 runs_dir=config.runs_dir,
                 base=config.base,
                 details=config.details,
                 replays=config.replays,
-                user=loaded.get("user"),
-                faults=config.faults,
             )
         self.concurrency = config.concurrency
         self.queue: deque[tuple[int, PlanEntry]] = deque()
