@@ -119,7 +119,10 @@ def test_a_process_killed_while_appending_long_lines_leaves_only_whole_lines(
     index.parent.mkdir()
     for attempt in range(3):  # three kills at whatever moment each lands
         index.unlink(missing_ok=True)
-        child = subprocess.Popen([sys.executable, "-c", _APPENDER, str(index)])
+        child = subprocess.Popen(  # this checkout's silo_async, whatever the venv points at
+            [sys.executable, "-c", _APPENDER, str(index)],
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        )
         deadline = time.monotonic() + 30
         try:
             target = (attempt + 1) * 3_000_000
