@@ -6,10 +6,10 @@ same) and under ``if TYPE_CHECKING:`` (naming another module's type is knowing a
 module belongs to one layer of :data:`LAYERS`; a module may import from its own layer and the
 layers below, never from a layer above, and nothing inside the package imports the facade
 (``silo_async/__init__.py``: ``import silo_async``, ``from .. import X``). No module imports
-itself back through others (a cycle), counting top-level and lazy imports; ``TYPE_CHECKING``
-imports never run, so they cannot make an import-time cycle and are left out of that search
-only. The same holds one level up: no two units (a root module or a subpackage) import each
-other, even through different modules.
+itself back through others (a cycle), counting top-level, lazy and ``TYPE_CHECKING`` imports:
+a type named both ways is two modules that must be read together, even if no import-time
+error could come of it. The same holds one level up: no two units (a root module or a
+subpackage) import each other, even through different modules.
 
 The template worlds (``silo_async/templates/<id>/``) are not layered: ``init`` copies them into
 users' projects, where they are user code. They may import only the public API, as a user does.
@@ -92,9 +92,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("world", ("world",)),
-    ("templates", ("templates",)),
     ("agents, testing, users", ("agents", "testing", "users")),
     ("project", ("project",)),
+    # The template worlds are data that imports the public API; the package's own module
+    # only re-exports the registry, whose home is the project layer.
+    ("templates", ("templates",)),
     ("eval, export", ("eval", "export")),
     ("audit", ("auditing",)),
     ("integrations, serve", ("integrations", "serve")),
@@ -103,11 +105,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 #: Layers that may import fewer layers than all those below them: the world toolkit builds
-#: on definitions only (it knows nothing of rollouts or run directories), and the template
-#: registry only lists directories.
+#: on definitions only (it knows nothing of rollouts or run directories), and the templates
+#: package only names the registry of the project layer.
 ONLY_FROM: Mapping[str, frozenset[str]] = {
     "world": frozenset({"foundations", "definitions", "world"}),
-    "templates": frozenset({"foundations", "templates"}),
+    "templates": frozenset({"project", "templates"}),
 }
 
 _RANK = {unit: rank for rank, (_, units) in enumerate(LAYERS) for unit in units}
@@ -157,11 +159,9 @@ def facade_imports(imports: Iterable[Import]) -> list[str]:
 
 
 def _graph(imports: Iterable[Import], *, units: bool = False) -> dict[str, set[str]]:
-    """Who imports whom at run time (``TYPE_CHECKING`` imports left out), by module or unit."""
+    """Who imports whom (``TYPE_CHECKING`` imports included), by module or unit."""
     graph: dict[str, set[str]] = {}
     for imp in imports:
-        if imp.kind == "typing":
-            continue
         source, target = imp.source, imp.target
         if units:
             source, target = unit_of(source), unit_of(target)
@@ -172,7 +172,7 @@ def _graph(imports: Iterable[Import], *, units: bool = False) -> dict[str, set[s
 
 
 def module_cycles(imports: Iterable[Import]) -> list[list[str]]:
-    """Cycles between modules (top-level and lazy imports)."""
+    """Cycles between modules (top-level, lazy and ``TYPE_CHECKING`` imports)."""
     return cycles(_graph(imports))
 
 
@@ -207,11 +207,7 @@ def test_the_walk_sees_the_package() -> None:
     # resolved, ``from pkg import module`` taken as the module.
     seen = {(i.source, i.target, i.kind) for i in IMPORTS}
     assert ("silo_async.cli", "silo_async.cli._app", "lazy") in seen
-    assert (
-        "silo_async.eval._report._markdown",
-        "silo_async.eval._report._summary",
-        "typing",
-    ) in seen
+    assert ("silo_async._trace", "silo_async._tools", "typing") in seen
     assert ("silo_async._runner", "silo_async._rollout", "top") in seen
     assert ("silo_async.world", "silo_async.world.amounts", "top") in seen
     assert len(IMPORTS) > 500
@@ -375,6 +371,16 @@ def test_a_cycle_is_caught_even_when_lazy(copy: Path) -> None:
     imports = package_imports(copy)
     assert upward(imports) == []
     assert module_cycles(imports) == [["silo_async._jsonfast", "silo_async._jsonutil"]]
+
+
+def test_a_cycle_of_type_only_imports_is_caught(copy: Path) -> None:
+    # _trace names _tools' types under TYPE_CHECKING; _tools naming a _trace type back, even
+    # only for the type checker, makes the two modules one to read.
+    _plant(copy / "_tools.py", "if TYPE_CHECKING:\n    from ._trace import TraceRecorder")
+    _plant(copy / "_tools.py", "from typing import TYPE_CHECKING")
+    imports = package_imports(copy)
+    assert upward(imports) == []
+    assert module_cycles(imports) == [["silo_async._tools", "silo_async._trace"]]
 
 
 def test_a_cycle_between_units_is_caught(copy: Path) -> None:

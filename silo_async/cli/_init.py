@@ -8,9 +8,8 @@ from pathlib import Path
 import click
 
 from .._errors import SiloError
-from ..project import enclosing_project, suggest_free_name
+from ..project import TemplateInfo, enclosing_project, list_templates, suggest_free_name
 from ..project._names import check_environment_name
-from ..templates import TemplateInfo, list_templates
 from ._common import echo_json, json_option, project_store
 
 __all__ = ["init"]

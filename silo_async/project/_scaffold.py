@@ -17,7 +17,6 @@ import attrs
 
 from .._errors import SiloError
 from .._version import __version__
-from ..templates import template_dir
 from ._files import (
     environments_dir,
     list_environment_names,
@@ -35,6 +34,7 @@ from ._names import (
 )
 from ._registry import register
 from ._stubs import tool_stub, verifier_stub
+from ._templates import template_dir
 
 __all__ = [
     "ScaffoldResult",

@@ -8,15 +8,65 @@ with faults, and — when models recorded tokens — tokens (and cost) per task 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
+from ..._faults import Faults
+from ..._task import Task
 from ._cells import cost_text, count, early_text, invalid_text, robustness_rows, tokens_text
+from ._compare import Comparison
+from ._families import FamilyGroup
+from ._robustness import AgentRobustness
 from ._stats import GroupStats
 
-if TYPE_CHECKING:
-    from ._summary import EvalSummary
+__all__ = ["SummaryView", "render_markdown"]
 
-__all__ = ["render_markdown"]
+
+class SummaryView(Protocol):
+    """What ``summary.md`` reads of an eval's summary (:class:`~silo_async.EvalSummary` is one).
+
+    The renderer knows this much of a summary and no more, so the summary may render itself
+    (``EvalSummary.markdown``) without the two modules knowing each other.
+    """
+
+    @property
+    def eval_id(self) -> str: ...  # pragma: no cover
+    @property
+    def environment(self) -> str: ...  # pragma: no cover
+    @property
+    def tasks(self) -> Sequence[Task]: ...  # pragma: no cover
+    @property
+    def agents(self) -> Sequence[str]: ...  # pragma: no cover
+    @property
+    def config(self) -> Mapping[str, Any]: ...  # pragma: no cover
+    @property
+    def planned(self) -> int: ...  # pragma: no cover
+    @property
+    def finished(self) -> int: ...  # pragma: no cover
+    @property
+    def comparison(self) -> Comparison: ...  # pragma: no cover
+    @property
+    def compared(self) -> Mapping[str, int]: ...  # pragma: no cover
+    @property
+    def complete(self) -> bool: ...  # pragma: no cover
+    @property
+    def cancelled(self) -> bool: ...  # pragma: no cover
+    @property
+    def wall_ms(self) -> float: ...  # pragma: no cover
+    @property
+    def fault_plan(self) -> Faults | None: ...  # pragma: no cover
+    @property
+    def robustness(self) -> Sequence[AgentRobustness] | None: ...  # pragma: no cover
+    @property
+    def families(self) -> Sequence[FamilyGroup]: ...  # pragma: no cover
+    @property
+    def has_tokens(self) -> bool: ...  # pragma: no cover
+    @property
+    def has_cost(self) -> bool: ...  # pragma: no cover
+    def faults_text(self) -> str: ...  # pragma: no cover
+    def partial_note(self) -> str | None: ...  # pragma: no cover
+    def warnings(self) -> list[str]: ...  # pragma: no cover
+    def baseline_plan(self) -> dict[str, Any] | None: ...  # pragma: no cover
 
 
 def _md(text: str) -> str:
@@ -50,7 +100,7 @@ def _kmax(values: dict[int, float]) -> str:
     return f"{values[k]:.2f} (k={k})"
 
 
-def _header(summary: EvalSummary) -> list[str]:
+def _header(summary: SummaryView) -> list[str]:
     state = "complete" if summary.complete else "cancelled" if summary.cancelled else "partial"
     note = summary.partial_note()
     runs = summary.config.get("runs")
@@ -68,7 +118,7 @@ def _header(summary: EvalSummary) -> list[str]:
     ]
 
 
-def _agents(summary: EvalSummary) -> list[str]:
+def _agents(summary: SummaryView) -> list[str]:
     c = summary.comparison
     extra = (["tokens (mean in / out, total)"] if summary.has_tokens else []) + (
         ["cost"] if summary.has_cost else []
@@ -103,7 +153,7 @@ def _cell(cell: GroupStats | None, best: bool) -> str:
     return f"**{text}**" if best else text
 
 
-def _side_by_side(summary: EvalSummary) -> list[str]:
+def _side_by_side(summary: SummaryView) -> list[str]:
     c = summary.comparison
     best = "; best in bold" if len(c.agents) > 1 else ""
     lines = [f"## Side by side (pass rate · mean reward{best})", ""]
@@ -118,7 +168,7 @@ def _side_by_side(summary: EvalSummary) -> list[str]:
     return lines
 
 
-def _tokens(summary: EvalSummary) -> list[str]:
+def _tokens(summary: SummaryView) -> list[str]:
     c = summary.comparison
     title = "## Tokens (mean input / output per rollout, total"
     title += "; cost by the price table)" if summary.has_cost else ")"
@@ -136,7 +186,7 @@ def _tokens(summary: EvalSummary) -> list[str]:
     return lines
 
 
-def _robustness(summary: EvalSummary) -> list[str]:
+def _robustness(summary: SummaryView) -> list[str]:
     plan = summary.baseline_plan() or {}
     head, *rows = robustness_rows(summary.robustness)
     return [
@@ -151,7 +201,7 @@ def _robustness(summary: EvalSummary) -> list[str]:
     ]
 
 
-def _families(summary: EvalSummary) -> list[str]:
+def _families(summary: SummaryView) -> list[str]:
     agents = summary.agents
     lines = [
         "## Task families (pass rate, 95% Wilson · mean reward)",
@@ -169,7 +219,7 @@ def _families(summary: EvalSummary) -> list[str]:
     return lines
 
 
-def render_markdown(summary: EvalSummary) -> str:
+def render_markdown(summary: SummaryView) -> str:
     """The whole ``summary.md``."""
     lines = [*_header(summary), *_agents(summary)]
     if summary.families:
