@@ -124,3 +124,14 @@ def test_another_asyncio_loop_gets_its_own_clock() -> None:
     finally:
         loop.close()
     assert abs(ours - anyio_time) < 1.0
+
+
+def test_on_trio_the_hooks_are_trios_own_public_pair() -> None:
+    import trio
+
+    async def main() -> LoopHooks:
+        return loop_hooks()
+
+    hooks = anyio.run(main, backend="trio")
+    assert hooks.checkpoint is trio.lowlevel.checkpoint and hooks.time is trio.current_time
+    assert anyio.run(main, backend="trio") is hooks  # one pair for every trio rollout
