@@ -104,7 +104,6 @@ def app(ctx: click.Context, backend: str, show_traceback: bool) -> None:
 runs.add_command(export_command)
 for _command in (
     init,
-    import_command,
     env,
     data,
     task,
@@ -119,6 +118,7 @@ for _command in (
     replay_command,
     serve,
     scripted_model,
+    import_command,
 ):
     app.add_command(_command)
 attach_examples(app)
