@@ -237,4 +237,5 @@ def test_the_plans_executor_is_rebuilt_unless_the_flags_say_otherwise(
         assert cli(*solver_only, "--out", "local").exit_code == 0
         (path / "local" / "summary.json").unlink()
         sized = cli("eval", "--resume", "local", "--workers", "2")
-        assert sized.exit_code == 1 and sized.stderr.startswith("error: executor_invalid: ")
+        assert sized.exit_code == 1
+        assert sized.stderr.startswith("error: executor_invalid: --workers apply to --executor ray")

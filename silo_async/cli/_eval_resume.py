@@ -105,9 +105,25 @@ def _executor(
     return None, {key: values[name] for name, key in keys if given(ctx, name)}
 
 
+#: The Ray settings a resume takes over the plan's executor, by their flag.
+_RAY_FLAGS = {
+    "address": "--ray-address",
+    "workers": "--workers",
+    "workerConcurrency": "--worker-concurrency",
+}
+
+
 def _flagged(error: SiloError) -> SiloError:
-    """A ``resume_conflict`` named by the flag that gives the setting, not by its keyword."""
+    """A refused setting named by the flag that gives it, not by its keyword or plan key."""
     details = error.details or {}
+    if error.code == "executor_invalid" and "settings" in details:  # Ray flags, local plan
+        named = ", ".join(_RAY_FLAGS.get(k, k) for k in details["settings"])
+        return SiloError(
+            error.code,
+            f"{named} apply to --executor ray, and eval {details['evalId']} ran in one event "
+            "loop: add --executor ray to run the rest of it on Ray.",
+            details,
+        )
     if error.code != "resume_conflict" or details.get("kind") not in ("differs", "unused"):
         return error
     flag = FLAGS.get(details.get("setting", "")) if details.get("kind") == "differs" else None

@@ -95,7 +95,7 @@ def rebuild_executor(plan: EvalPlan, settings: Mapping[str, Any]) -> Executor | 
                 "executor_invalid",
                 f"{', '.join(settings)} apply to a Ray executor, and eval {plan.eval_id} ran in "
                 "one event loop: give a Ray executor to run the rest of it on Ray.",
-                {"settings": sorted(settings)},
+                {"settings": sorted(settings), "evalId": plan.eval_id},
             )
         return None
     from .ray import RayExecutor  # Ray itself is imported only when the executor starts
