@@ -30,8 +30,19 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "data update": ("silo-async data update customers --env demo --file customers.json",),
     "data remove": ("silo-async data remove customers --env demo",),
-    "task list": ("silo-async task list --env demo",),
-    "task show": ("silo-async task show TASK-001 --env demo",),
+    "task list": (
+        "silo-async task list --env demo",
+        "silo-async task list --env crm --families --json",
+    ),
+    "task show": (
+        "silo-async task show TASK-001 --env demo",
+        "silo-async task show --env crm --task hand-over-account#17 --json",
+    ),
+    "task sample": (
+        "silo-async task sample --env crm --family hand-over-account --count 5",
+        "silo-async task sample --env crm --family hand-over-account --split train --start 100 "
+        "--json",
+    ),
     "task add": (
         'silo-async task add TASK-001 --env demo --title "Block a customer" '
         '--instruction "Customer CUS-001 failed a fraud review. Block them." '
@@ -56,6 +67,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "silo-async eval --env demo --agent agents/mine.py --runs 10",
         "silo-async eval --env demo --agent new=agents/mine.py --agent old=agents/base.py "
         "--task TASK-001 --task TASK-002 --runs 5",
+        "silo-async eval --env crm --family hand-over-account --count 100 --agent agents/mine.py",
     ),
     "audit": (
         "silo-async audit --env demo",

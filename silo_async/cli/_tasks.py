@@ -49,7 +49,7 @@ def _loaded_tasks(env_name: str) -> list[Task] | None:
     return list(load_environment(store.name, store.project.cwd).tasks)
 
 
-@task.command("list")
+@task.command("list", short_help="List the tasks (or, with --families, the task families).")
 @env_option
 @click.option(
     "--families", is_flag=True, help="List the task families instead (id, difficulty, title)."
@@ -77,7 +77,7 @@ def list_(env_name: str, families: bool, as_json: bool) -> None:
     )
 
 
-@task.command("show")
+@task.command("show", short_help="Print a task, or an instance FAMILY#SEED with its gold.")
 @click.argument("id_arg", metavar="[ID]", required=False)
 @click.option("--task", "id_flag", default=None, metavar="ID", help="Task id (or ID).")
 @env_option
