@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from .._jsonutil import clone_json
+from .._jsonutil import clone_json, compact_json
 from .._result import RunResult
 from ..testing import ScriptedCall
 from ..world.grade import numbers_in
@@ -257,12 +257,14 @@ def _pool(kind: str, key: str, original: Any, seen: Seen, schema: Mapping[str, A
         found = [v for v in seen.ids if id_prefix(v) == kind[3:]]
     else:
         found = [v for v in seen.under(key) if isinstance(v, str) and not is_id(v)]
-    unique = []
+    unique: dict[object, Any] = {}
     for value in found:
-        same = value == original and type(value) is type(original)
-        if not same and value != original and value not in unique and not isinstance(value, bool):
-            unique.append(value)
-    return unique
+        if isinstance(value, bool) or value is None or value == original:
+            continue
+        # 3 and 3.0 are one figure; "3" is another value; an enum may list objects.
+        figure = isinstance(value, int | float)
+        unique.setdefault(float(value) if figure else compact_json(value), value)
+    return list(unique.values())
 
 
 def alterations(
