@@ -18,7 +18,8 @@ Tree (a class hangs from its first base, ``+X`` names a second one; then its mod
     │   ├── NoRequiredChecksError        _verify         a verifier gave no required check
     │   ├── SeedError                    world._seed     a world's seed data is inconsistent
     │   ├── PricesError                  eval._report._prices  a price table that cannot be used
-    │   └── BodyTooLargeError            serve._asgi     an HTTP request body over its limit
+    │   ├── BodyTooLargeError            serve._asgi     an HTTP request body over its limit
+    │   └── ProtocolError                serve._openenv_session  an OpenEnv frame refused
     ├── LookupError
     │   ├── RunNotFoundError             eval._recorded._runs  no such run, or a file of it missing
     │   └── EvalNotFoundError            export._source  no such eval

@@ -53,7 +53,7 @@ INVALID_PARAMS = -32602
 SERVER_ERROR = -32000
 
 
-class RpcError(Exception):
+class _RpcError(Exception):
     """A JSON-RPC error answering one request."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
@@ -97,11 +97,15 @@ class Sessions:
         """The session ``sid``.
 
         Raises:
-            RpcError: ``-32602``, no such session.
+            _RpcError: ``-32602``, no such session.
         """
         session = self._held.get(sid) if isinstance(sid, str) else None
         if session is None:
-            raise RpcError(INVALID_PARAMS, f"Unknown session_id: {sid}.")
+            raise _RpcError(
+                INVALID_PARAMS,
+                f"Unknown session_id: {sid} (never created, or closed). Create one with "
+                "openenv/session/create.",
+            )
         return session
 
     def attach(self, sid: str) -> Session:
@@ -112,9 +116,17 @@ class Sessions:
         """
         session = self._held.get(sid)
         if session is None:
-            raise ProtocolError(SESSION_ERROR, f"Unknown session_id: {sid}.")
+            raise ProtocolError(
+                SESSION_ERROR,
+                f"Unknown session_id: {sid} (never created, or closed). Create one with "
+                "openenv/session/create over POST /mcp.",
+            )
         if session.attached:
-            raise ProtocolError(SESSION_ERROR, f"Session {sid} already has a WebSocket attached.")
+            raise ProtocolError(
+                SESSION_ERROR,
+                f"Session {sid} already has a WebSocket attached: one socket per session "
+                "(close it first, or create another session).",
+            )
         session.attached = True
         return session
 
@@ -129,7 +141,7 @@ class Sessions:
         """Close session ``sid`` and finish its episode (while a socket holds it: closing).
 
         Raises:
-            RpcError: ``-32602``, no such session.
+            _RpcError: ``-32602``, no such session.
         """
         session = self.get(sid)
         if session.attached:
@@ -144,32 +156,32 @@ def _parse(raw: bytes) -> Any:
     """The body's JSON value.
 
     Raises:
-        RpcError: ``-32700``.
+        _RpcError: ``-32700``.
     """
     try:
         return json.loads(raw)
     except (ValueError, RecursionError):
-        raise RpcError(PARSE_ERROR, "Parse error: the body is not JSON.") from None
+        raise _RpcError(PARSE_ERROR, "Parse error: the body is not JSON.") from None
 
 
 def _request(value: Any) -> tuple[str, dict[str, Any]]:
     """The request's method and params.
 
     Raises:
-        RpcError: ``-32600`` (not a request object), ``-32602`` (params not an object).
+        _RpcError: ``-32600`` (not a request object), ``-32602`` (params not an object).
     """
     if not isinstance(value, dict):
-        raise RpcError(INVALID_REQUEST, "Invalid Request: the body is one JSON-RPC request object.")
+        raise _RpcError(INVALID_REQUEST, "Invalid Request: the body is one JSON-RPC request.")
     method, params = value.get("method"), value.get("params", {})
     request_id = value.get("id")
     valid_id = request_id is None or type(request_id) in (int, str)
     if value.get("jsonrpc") != "2.0" or not isinstance(method, str) or not valid_id:
-        raise RpcError(
+        raise _RpcError(
             INVALID_REQUEST,
             'Invalid Request: {"jsonrpc": "2.0", "method": str, "params": {...}, "id": int|str}.',
         )
     if not isinstance(params, dict):
-        raise RpcError(INVALID_PARAMS, "Params must be an object.")
+        raise _RpcError(INVALID_PARAMS, "Params must be an object.")
     return method, params
 
 
@@ -199,7 +211,7 @@ class McpEndpoint:
         try:
             raw = await read_body(receive, MAX_BODY)
         except BodyTooLargeError:
-            answer = _error(None, RpcError(INVALID_REQUEST, "The body is over 8 MiB."))
+            answer = _error(None, _RpcError(INVALID_REQUEST, "The body is over 8 MiB."))
         else:
             if raw is None:  # the client is gone
                 return
@@ -214,7 +226,7 @@ class McpEndpoint:
             request_id = _id_of(value)
             method, params = _request(value)
             result = await self._dispatch(method, params)
-        except RpcError as exc:
+        except _RpcError as exc:
             return _error(request_id, exc)
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
@@ -223,10 +235,10 @@ class McpEndpoint:
             try:
                 return {"session_id": self._sessions.create()}
             except CapacityReachedError as exc:
-                raise RpcError(SERVER_ERROR, str(exc)) from None
+                raise _RpcError(SERVER_ERROR, str(exc)) from None
         if method == "openenv/session/close":
             if not params.get("session_id"):
-                raise RpcError(INVALID_PARAMS, "Invalid params: 'session_id' is required.")
+                raise _RpcError(INVALID_PARAMS, "Invalid params: 'session_id' is required.")
             return await self._sessions.close(params["session_id"])
         if method == "tools/list":
             sid = params.get("session_id")
@@ -234,15 +246,15 @@ class McpEndpoint:
             return {"tools": tools}
         if method == "tools/call":
             return await self._call(params)
-        raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}.")
+        raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}.")
 
     async def _call(self, params: dict[str, Any]) -> dict[str, Any]:
         name = params.get("name")
         if not isinstance(name, str) or not name:
-            raise RpcError(INVALID_PARAMS, "Invalid params: 'name' (the tool) is required.")
+            raise _RpcError(INVALID_PARAMS, "Invalid params: 'name' (the tool) is required.")
         sid = params.get("session_id")
         if sid is None:
-            raise RpcError(
+            raise _RpcError(
                 SERVER_ERROR,
                 "A tool call needs a session with an episode: openenv/session/create, then "
                 'reset over /ws?session_id=ID ({"type": "reset", "data": {"task"}}), then '
@@ -253,12 +265,12 @@ class McpEndpoint:
             frame = await self._sessions.get(sid).step(action)
         except ProtocolError as exc:
             code = INVALID_PARAMS if exc.code == VALIDATION_ERROR else SERVER_ERROR
-            raise RpcError(code, exc.message, {"code": exc.code}) from None
+            raise _RpcError(code, exc.message, {"code": exc.code}) from None
         data = frame["data"]
         return {**data["observation"], "done": data["done"], "reward": data["reward"]}
 
 
-def _error(request_id: Any, exc: RpcError) -> dict[str, Any]:
+def _error(request_id: Any, exc: _RpcError) -> dict[str, Any]:
     error = {"code": exc.code, "message": exc.message, "data": exc.data}
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 

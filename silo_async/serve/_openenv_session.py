@@ -50,7 +50,7 @@ SESSION_ERROR = "SESSION_ERROR"
 _ERROR_TYPES = {"tool_not_found": "tool_not_found", "invalid_input": "invalid_args"}
 
 
-class ProtocolError(Exception):
+class ProtocolError(ValueError):
     """A frame or request the session refuses, with OpenEnv's error code."""
 
     def __init__(self, code: str, message: str) -> None:
