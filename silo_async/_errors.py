@@ -11,6 +11,8 @@ Tree (a class hangs from its first base, ``+X`` names a second one; then its mod
     │   └── CliError                     cli._errors     the CLI's own codes
     ├── ToolError                        _errors         a tool's in-world rejection
     ├── NoInstance                       _family         a task family has no instance for a seed
+    ├── BadRequestError                  testing._http1  a request the scripted model refuses
+    ├── TooSlowError                     testing._http1  a request not read within its deadline
     ├── ValueError
     │   ├── JSONDepthError               _jsonutil       data nested deeper than ``MAX_DEPTH``
     │   ├── FastPathError                _jsonfast       data a fast path leaves to the reference

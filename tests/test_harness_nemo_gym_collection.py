@@ -159,9 +159,10 @@ def lay_out(scratch: Path, project: Path, gym_python: Path, silo_port: int) -> N
 
 
 def gym_env() -> dict[str, str]:
-    """The environment of Gym's commands: Ray on loopback only, its token this run's own."""
+    """The environment of Gym's commands: a fresh Ray on loopback only, its token this run's own
+    (no ``RAY_*`` of ours: a ``RAY_ADDRESS`` would make Gym join that cluster instead)."""
     return {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if not k.startswith("RAY_")},
         "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
         "RAY_USAGE_STATS_ENABLED": "0",
         "RAY_AUTH_TOKEN": secrets.token_hex(32),
