@@ -22,7 +22,7 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (["reprot"], "No such command 'reprot'. See 'silo-async --help'."),
+        (["reprot"], "No such command 'reprot'. Did you mean 'report'? See 'silo-async --help'."),
         (["rnu"], "No such command 'rnu'. Did you mean 'run'? See 'silo-async --help'."),
         (
             ["run", "--env", "e", "--task", "T", "--agnet", "x.py"],
