@@ -105,6 +105,19 @@ def test_eval_family_count_split_start_on_the_cli(project: Path) -> None:
     assert [t["task"]["id"] for t in data["tasks"]] == expected
     assert data["families"][0]["family"] == "say-number"
     assert data["families"][0]["agents"]["silo_async.testing:gold_agent"]["passRate"] == 1.0
+    text = cli(
+        "eval", "--env", "shop", "--family", "say-number", "--count", "4", "--split", "train",
+        "--agent", "silo_async.testing:gold_agent",
+    )  # fmt: skip
+    lines = text.stdout.splitlines()
+    at = lines.index("Task families (passed/valid, pass rate [95% CI])")
+    assert lines[at + 1].split() == [
+        "family",
+        "split",
+        "instances",
+        "silo_async.testing:gold_agent",
+    ]
+    assert lines[at + 2].split()[:4] == ["say-number", "train", "4", "4/4"]
 
 
 def test_family_flags_need_a_family_and_a_known_one(project: Path) -> None:

@@ -1,4 +1,4 @@
-"""What ``silo-async eval`` prints: the agents ranked and the side-by-side table.
+"""What ``silo-async eval`` prints: the agents ranked, task families, the side-by-side table.
 
 Pure functions of an :class:`~silo_async.eval.EvalSummary`, tested without a terminal.
 """
@@ -77,6 +77,23 @@ def _agents(summary: EvalSummary) -> list[str]:
     return aligned([head, *rows])
 
 
+def _families(summary: EvalSummary) -> list[str]:
+    """Each family and split's instances: every agent's passes and pass rate with its interval."""
+    groups = summary.families
+    if not groups:
+        return []
+    grid = [["family", "split", "instances", *summary.agents]]
+    for group in groups:
+        cells = []
+        for agent in summary.agents:
+            s = group.agents.get(agent)
+            cells.append(
+                "—" if s is None else f"{s.passes}/{s.valid} {_ci(s.pass_rate, s.pass_rate_ci)}"
+            )
+        grid.append([group.family, group.split, str(group.instances), *cells])
+    return ["", "Task families (passed/valid, pass rate [95% CI])", *aligned(grid)]
+
+
 def _grid(summary: EvalSummary) -> list[str]:
     c = summary.comparison
     grid = [["task", *c.agents]]
@@ -106,7 +123,7 @@ def summary_text(summary: EvalSummary, cwd: Path) -> str:
         lines += [*warnings, ""]
     if summary.config.get("executor") == "ray":
         lines += [_ray_line(summary), ""]
-    lines += [*_agents(summary), *_grid(summary)]
+    lines += [*_agents(summary), *_families(summary), *_grid(summary)]
     plan = summary.baseline_plan()
     if plan is not None:
         title = f"Robustness (--faults {plan['spec']}, seed {plan['seed']}; without vs with)"
