@@ -25,7 +25,7 @@ from ._common import (
     json_option,
     run_async,
 )
-from ._models import user_factory, user_options
+from ._models import user_factory
 from ._report import relative
 from ._types import WholeNumber
 
@@ -158,7 +158,13 @@ def audit_text(report: AuditReport, cwd: Path) -> str:
     default=None,
     help="The audit directory (default: .silo/audits/<auditId>/).",
 )
-@user_options
+@click.option(
+    "--user-model",
+    default=None,
+    metavar="PROVIDER/MODEL",
+    help="A model plays the user of conversational tasks (default: each task's script).",
+)
+@click.option("--user-base-url", default=None, metavar="URL", help="The model user's server.")
 @click.option(
     "--fail-on",
     type=click.Choice(["gameable", "loose", "never"]),
