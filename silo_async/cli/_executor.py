@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 
 import click
 
-from .._install import install_line
 from ..eval import RayExecutor
 from ..eval._executor import Executor
 from ._types import WholeNumber
@@ -52,7 +51,7 @@ def executor_options(fn: F) -> F:
         default="local",
         show_default=True,
         help="Where rollouts run: this process's event loop, or a pool of Ray workers (all "
-        f"cores, or a cluster; needs {install_line('ray')}).",
+        "cores, or a cluster; needs pip install 'silo_async[ray]').",
     )(fn)
 
 
