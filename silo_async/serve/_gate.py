@@ -17,6 +17,9 @@ header (the token check included):
   (the deadline stops there: a tool call then takes as long as it takes) and closes the
   connection after a response given before the body was read, which nothing would read.
 
+The two halves meet by the client's address: the connection's peer name is what uvicorn puts
+in ``scope["client"]``, and one address holds one connection at a time.
+
 Refusals and disconnections are reported on one line a second at most
 (:class:`~silo_async._flood.FloodLog`), whatever a flood does; so are asyncio's and uvicorn's
 own complaints (:func:`~silo_async._flood.filtering`).
