@@ -7,7 +7,7 @@ encoded) and the endpoint is served from then on by a shared server for ended ep
 task, which answers every call as the episode did after its end (``invalid_state``). The
 shared servers are stateless, so a client still holding a session of the ended episode carries
 on there without noticing. A finished episode therefore holds no world, trace or session, only
-its record: about 1.5 KB (mostly its status, the encoded ``result.json``). The newest
+its record: 1.5-2.5 KB (mostly its status, the encoded ``result.json``). The newest
 ``keep_finished`` records are kept (DESIGN.md section 23); older ones are forgotten (404
 ``episode_not_found``; their run directories stay), so a server that lives for days stays small.
 
