@@ -1,5 +1,7 @@
 r"""Lone surrogates and deep nesting on every HTTP server (DESIGN §17, §23; issue 32, point 1).
 
+Also the token a client could never send (point 6), and what the scripted model cannot read.
+
 ``json.loads`` turns ``"\ud800"`` into a string UTF-8 cannot encode; a task id, an answer or a
 tool output holding one is escaped like any other string, on the wire and on disk, and reads
 back as the same string. Never a 500, a closed socket or a traceback (each server's stderr is
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +22,7 @@ import httpx2
 import pytest
 from websockets.sync.client import connect
 
-from .hardening_support import Served, make_hardening_project, served
+from .hardening_support import Served, make_hardening_project, scripted_model, served
 from .serve_support import child_env, run_files, serve_command
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
@@ -171,3 +174,31 @@ def test_a_token_that_is_not_utf8_is_one_coded_line(project: Path, protocol: str
     assert done.returncode == 1
     assert done.stderr.startswith(b"error: token_invalid: The token (--token or SILO_SERVE_TOKEN)")
     assert done.stderr.count(b"\n") == 1 and b"\xff" not in done.stderr
+
+
+#: A scripted model that answers with what it was told (a lone surrogate included).
+ECHO = """from silo_async.testing import Reply
+
+
+def script(request):
+    return Reply(text="heard " + request.task)
+"""
+
+
+def test_the_scripted_model_answers_what_it_cannot_read_and_keeps_serving(tmp_path: Path) -> None:
+    # A 100,000-deep body killed the server's thread: every later request was refused.
+    (tmp_path / "echo.py").write_text(ECHO, encoding="utf-8")
+    chat = b'{"messages":[{"role":"user","content":"a\\ud800"}]}'
+    with scripted_model(tmp_path / "echo.py") as model, httpx2.Client(base_url=model.url) as http:
+        answers = [
+            http.post("/v1/chat/completions", content=body, headers=JSON)
+            for body in (DEEP, b"[1]", b"{not json", chat)
+        ]
+        with socket.create_connection((model.host, model.port), timeout=30) as raw:
+            raw.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: ten\r\n\r\n")
+            bad_length = raw.recv(65536)
+        after = http.post("/v1/chat/completions", content=chat, headers=JSON)
+    assert [a.status_code for a in answers] == [400, 400, 400, 200]
+    assert answers[3].json()["choices"][0]["message"]["content"] == "heard a\ud800"
+    assert bad_length.startswith(b"HTTP/1.1 400 ") and b"is not a number" in bad_length
+    assert after.status_code == 200
