@@ -72,6 +72,18 @@ def test_eval_json_ranks_the_solver_first(project: Path) -> None:
     assert len(lines) == 8 and json.loads(lines[0])["agent"] == "solver"
 
 
+def test_stdout_carries_the_result_only_while_an_eval_runs(project: Path) -> None:
+    # What is printed to stdout during the eval (an agent's prints here; Ray's driver prints
+    # its "a worker died" lines there too) goes to stderr: --json stays one JSON document.
+    (project / "chatty.py").write_text(
+        "async def agent(ctx):\n    print('thinking out loud')\n    return ''\n"
+    )
+    result = cli("eval", "--env", "crm", "--task", "TASK-001", "--agent", "chatty.py", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["finished"] == 1
+    assert "thinking out loud" in result.stderr
+
+
 def test_eval_text_and_out_dir(project: Path) -> None:
     result = cli(
         "eval",

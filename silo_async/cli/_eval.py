@@ -531,7 +531,9 @@ def _execute(
         "written.",
         lambda: _stopped_at_once(target, cwd),
     )
-    with interrupts:
+    # stdout carries the eval's result only: while it runs, what is printed there (an agent's
+    # prints; the lines Ray's driver prints to stdout, "a worker died...") goes to stderr.
+    with interrupts, contextlib.redirect_stdout(sys.stderr):
         summary = run_async(lambda: _run_eval(start, display, interrupts))
     if summary is None:
         _report_cancelled(target, cwd, as_json)

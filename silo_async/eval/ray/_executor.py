@@ -25,7 +25,7 @@ import attrs
 from ..._errors import SiloError
 from .._executor import Books, ExecutorReport, RolloutJob
 from ._dispatch import Dispatcher
-from ._session import RaySession, import_ray, parse_address, resolve_join
+from ._session import RaySession, import_ray, parse_address, require_ray, resolve_join
 from ._shipping import load_problem, ship
 from ._worker import RolloutWorker, WorkerConfig
 
@@ -125,7 +125,7 @@ class RayExecutor:
             SiloError: ``executor_unavailable`` without Ray; ``executor_invalid`` naming what
                 cannot be sent (see :func:`~silo_async.eval.ray._shipping.ship`).
         """
-        import_ray()
+        require_ray()  # not imported yet: a local session sets Ray's environment first
         if self._session is None and RaySession.existing() is None:
             resolve_join(self.address)  # auto without RAY_ADDRESS: refused before any file
         names = {"environment": f'environment "{job.env.name}"'}

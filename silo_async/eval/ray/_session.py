@@ -10,8 +10,20 @@ Ray's defaults are handled here, explicitly:
   ``RAY_AUTH_MODE`` says otherwise) with a random token of this process in ``RAY_AUTH_TOKEN``,
   so Ray writes none to ``~/.ray``. The token is one per process: Ray caches the token it read.
   No dashboard, no usage stats, no worker output on our stdout (it would corrupt ``--json``),
-  Ray's logger at ERROR, workers at the driver's niceness (Ray's default is 15). The raylet's
-  messages to the driver ("a worker died...") go to stderr, not to stdout where Ray prints them.
+  Ray's logger at ERROR, workers at the driver's niceness (Ray's default is 15). (The raylet's
+  own messages to the driver, "a worker died...", Ray prints to stdout unconditionally: the CLI
+  keeps stdout for its result while an eval runs, see ``cli/_eval.py``.)
+
+Only Ray's public API is used: ``ray.init``'s documented arguments, and for everything else the
+environment variables Ray documents as its configuration (usage stats, token auth, worker
+niceness, the loopback mode). Environment variables are the one way: Ray's head processes
+(GCS, raylet) are started by ``ray.init`` with the driver's environment, and ``ray.init`` takes
+no setting for them. They are set for the session's length, from the thread that starts Ray,
+and put back when it ends. Ray reads ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER`` once, when it is
+first imported, and offers no way to change it later: so silo_async imports Ray for a local
+session only once that variable is set (:func:`require_ray` checks that Ray is installed
+without importing it). A process that imported Ray itself before (or joined a cluster first)
+gets Ray's default instead: the node's own address, still token-protected.
 * Joining (``HOST:PORT``, or ``auto`` = ``RAY_ADDRESS``) probes the address first: ``ray.init``
   on an address where nothing listens waits for minutes.
 * ``ray.init`` runs in a thread of its own that lives as long as the session: Ray stops working
@@ -24,6 +36,7 @@ Environment variables set for the session are put back when it is shut down.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 import os
 import secrets
@@ -37,7 +50,7 @@ from typing import Any
 from ..._errors import SiloError
 from ..._install import install_line
 
-__all__ = ["INSTALL", "RaySession", "import_ray", "parse_address", "resolve_join"]
+__all__ = ["INSTALL", "RaySession", "import_ray", "parse_address", "require_ray", "resolve_join"]
 
 #: The fix named when Ray is missing.
 INSTALL = install_line("ray")
@@ -65,16 +78,32 @@ def _local_env() -> dict[str, str | None]:
     return values
 
 
+def _missing(why: str) -> SiloError:
+    return SiloError(
+        "executor_unavailable",
+        f"The Ray executor needs Ray, which is not installed ({why}); install it with "
+        f"{INSTALL} (or run without --executor ray).",
+    )
+
+
+def require_ray() -> None:
+    """``executor_unavailable`` naming the pip line unless Ray can be imported (not imported)."""
+    if sys.modules.get("ray") is not None:
+        return
+    try:
+        found = "ray" not in sys.modules and importlib.util.find_spec("ray") is not None
+    except (ImportError, ValueError):  # a broken installation: as if there were none
+        found = False
+    if not found:  # not installed, or its import blocked (None in sys.modules)
+        raise _missing("No module named 'ray'")
+
+
 def import_ray() -> ModuleType:
     """``import ray``, or ``executor_unavailable`` naming the pip line."""
     try:
         return importlib.import_module("ray")
     except ImportError as exc:
-        raise SiloError(
-            "executor_unavailable",
-            f"The Ray executor needs Ray, which is not installed ({exc}); install it with "
-            f"{INSTALL} (or run without --executor ray).",
-        ) from None
+        raise _missing(str(exc)) from None
 
 
 def parse_address(address: str | None) -> str | None:
@@ -149,8 +178,6 @@ class RaySession:
         self._done = threading.Event()
         self._error: BaseException | None = None
         self._saved: dict[str, str | None] = {}
-        self._cluster_flag: bool | None = None
-        self._printer: Any = None
 
     @classmethod
     def existing(cls) -> RaySession | None:
@@ -212,7 +239,6 @@ class RaySession:
             else:
                 ray.init(address=target, **kwargs)
             self.address = str(ray.get_runtime_context().gcs_address)
-            self._errors_to_stderr()
         except BaseException as exc:
             self._error = exc if isinstance(exc, SiloError) else _start_failed(exc, target)
             self._restore_env()
@@ -224,28 +250,8 @@ class RaySession:
         try:
             ray.shutdown()
         finally:
-            self._restore_printer()
             self._restore_env()
             self._done.set()
-
-    def _errors_to_stderr(self) -> None:
-        """Send Ray's driver-side error lines to stderr (Ray prints them to stdout)."""
-        worker: Any = sys.modules.get("ray._private.worker")
-        printer = getattr(worker, "print_to_stdstream", None)
-        if printer is None:
-            return  # another Ray version: nothing to redirect
-
-        def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
-            printer({**data, "is_err": True}, ignore_prefix)
-
-        self._printer = printer
-        worker.print_to_stdstream = to_stderr
-
-    def _restore_printer(self) -> None:
-        worker: Any = sys.modules.get("ray._private.worker")
-        if self._printer is not None and worker is not None:
-            worker.print_to_stdstream = self._printer
-            self._printer = None
 
     def _set_env(self, values: dict[str, str | None]) -> None:
         for key, value in values.items():
@@ -254,11 +260,6 @@ class RaySession:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        constants: Any = sys.modules.get("ray._private.ray_constants")
-        if target_is_local(values) and hasattr(constants, "ENABLE_RAY_CLUSTER"):
-            # Ray read the variable when it was imported, before we could set it.
-            self._cluster_flag = bool(constants.ENABLE_RAY_CLUSTER)
-            constants.ENABLE_RAY_CLUSTER = False
 
     def _restore_env(self) -> None:
         for key, value in self._saved.items():
@@ -267,10 +268,6 @@ class RaySession:
             else:
                 os.environ[key] = value
         self._saved.clear()
-        constants: Any = sys.modules.get("ray._private.ray_constants")
-        if self._cluster_flag is not None and constants is not None:
-            constants.ENABLE_RAY_CLUSTER = self._cluster_flag
-            self._cluster_flag = None
 
     def close(self, timeout: float = 30.0) -> None:
         """Shut Ray down if we started it (blocking, bounded); a no-op otherwise."""
@@ -278,11 +275,6 @@ class RaySession:
             return
         self._stop.set()
         self._done.wait(timeout)
-
-
-def target_is_local(values: dict[str, str | None]) -> bool:
-    """True when ``values`` ask for Ray's loopback-only mode."""
-    return values.get("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER") == "0"
 
 
 def _start_failed(exc: BaseException, target: str | None) -> SiloError:
