@@ -159,7 +159,7 @@ class Rollout:
         if setup.run_dir is not None:
             self.trace.attach(await RunDir(setup.run_dir).create())
         self.deadline = self.hooks.time() + setup.limits.seconds
-        self.trace.emit(
+        self.trace.emit_plain(
             "run_start",
             {
                 "runId": setup.run_id,
@@ -422,8 +422,8 @@ class Rollout:
             scope.cancel()
         setup = self.setup
         initial = self.initial_world()
-        self.trace.emit("agent_output", {"output": text})
-        self.trace.emit(
+        self.trace.emit_plain("agent_output", {"output": text})
+        self.trace.emit_plain(
             "run_end",
             {
                 "terminationReason": end.reason,
@@ -470,7 +470,8 @@ class Rollout:
         setup = self.setup
         outcome = outcome_of(setup.verifier, setup.task.id, graded)
         verifier_error = graded[1]
-        self.trace.emit("verifier_result", verifier_event(setup.verifier, outcome, verifier_error))
+        event = verifier_event(setup.verifier, outcome, verifier_error)
+        self.trace.emit_plain("verifier_result", event)
         self.trace.close()
         diff = world_diff(self.snapshot, setup.env.as_json(self.state), initial)
         # A finished rollout may still queue to write its files: it must not hold its world,

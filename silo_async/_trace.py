@@ -67,10 +67,10 @@ def utc_now_iso(now: float | None = None) -> str:
     return _cached_text
 
 
-#: A tool event kept in memory until the run is over, as the arguments of its line builder
-#: (:func:`_call_line`: 5 items, :func:`_result_line`: 8), the variable document frozen as
-#: marshal bytes (or JSON text when marshal cannot hold it). Tuples of strings, numbers and
-#: bytes are invisible to the garbage collector.
+#: An event kept in memory until the run is over, as the arguments of its line builder
+#: (:func:`_call_line`: 5 items, :func:`_result_line`: 8, :func:`_plain_line`: 4), the variable
+#: document frozen as marshal bytes (or JSON text when marshal cannot hold it). Tuples of
+#: strings, numbers and bytes are invisible to the garbage collector.
 _Deferred = tuple[Any, ...]
 
 
@@ -103,6 +103,25 @@ class TraceRecorder:
         """
         event = {"seq": len(self._entries) + 1, "type": type, **fields, "at": utc_now_iso()}
         self._record(encode_event(event))
+
+    def emit_plain(self, type: str, fields: dict[str, Any]) -> None:
+        """:meth:`emit` for an event of the rollout's own, built of plain data.
+
+        ``fields`` hold only strings, numbers, booleans, ``None`` and lists and dicts of them
+        (the rollout's start, its end, its output, its grade). In memory they are
+        frozen as ``marshal`` bytes and encoded when the trace is read, as tool events are: a
+        rollout whose trace nobody reads never pays for their JSON. The line is the one
+        :meth:`emit` writes.
+        """
+        if self._fd is not None:
+            self.emit(type, fields)
+            return
+        try:
+            packed = marshal.dumps(fields)
+        except ValueError:  # not plain after all: encoded now, as emit() does
+            self.emit(type, fields)
+            return
+        self._entries.append((len(self._entries) + 1, type, packed, utc_now_iso()))
 
     def tool_call(self, call_id: int, tool_json: str, input: Any) -> str:
         """Record a ``tool_call`` event; ``tool_json`` is the tool name already JSON-encoded.
@@ -253,11 +272,17 @@ def unpack_lines(packed: bytes) -> tuple[str, ...]:
 
 
 def _encode_deferred(entry: _Deferred) -> str:
+    if len(entry) == 4:  # an event of emit_plain()
+        return _plain_line(*entry)
     seq, call_id, tool_json, packed, at, *result = entry
     text = _json_text(marshal.loads(packed)) if isinstance(packed, bytes) else packed
     if not result:
         return _call_line(seq, call_id, tool_json, text, at)
     return _result_line(seq, call_id, tool_json, text, at, *result)
+
+
+def _plain_line(seq: int, type: str, packed: bytes, at: str) -> str:
+    return encode_event({"seq": seq, "type": type, **marshal.loads(packed), "at": at})
 
 
 # The two events of a tool call are assembled around their one variable document: the same

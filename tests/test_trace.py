@@ -58,3 +58,17 @@ def test_an_event_nested_deeper_than_the_trace_depth_is_refused_at_any_length() 
     # Long and shallow (the brackets are inside strings): written as it is.
     wide = {"type": "x", "v": ["[{" * 200, {"k": list(range(500))}]}
     assert json.loads(encode_event(wide)) == wide
+
+
+def test_the_rollouts_own_events_are_frozen_then_written_as_emit_writes_them() -> None:
+    fields: dict[str, Any] = {"task": {"id": "T-1", "tags": ["a"]}, "ratio": 0.5, "x": "\ud83d"}
+    plain, eager = TraceRecorder(), TraceRecorder()
+    plain.emit_plain("run_start", fields)
+    eager.emit("run_start", fields)
+    fields["task"]["tags"].append("later")  # frozen when emitted: the trace does not see it
+    plain.emit_plain("odd", {"value": object()})  # not plain data: encoded at once instead
+    eager.emit("odd", {"value": object()})
+    strip = [line.rsplit(',"at":', 1)[0] for line in plain.freeze()]
+    assert strip == [line.rsplit(',"at":', 1)[0] for line in eager.freeze()]
+    assert json.loads(plain.freeze()[0])["task"]["tags"] == ["a"]
+    assert not isinstance(plain.frozen(), tuple)  # kept packed until someone reads it
