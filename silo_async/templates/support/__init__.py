@@ -20,11 +20,13 @@ from __future__ import annotations
 import silo_async as silo
 
 from .environment import create_state
+from .families import families
 from .state import State
 from .tools import tools
+from .variation import vary
 from .verifiers import verifiers
 
-__all__ = ["State", "bind_tools", "create_state", "tools", "verifiers"]
+__all__ = ["State", "bind_tools", "create_state", "families", "tools", "vary", "verifiers"]
 
 
 def bind_tools(state: State) -> list[silo.BoundTool]:
