@@ -333,8 +333,14 @@ async def audit(
     work = _Audit(env, solver, chosen, seed, path / "runs", user, concurrency)
     entries: dict[int, dict[str, Any]] = {}
 
+    # Tasks in flight at once: enough to keep ``concurrency`` rollouts busy (a task plays five
+    # rollouts, then its mutants, at once), few enough that a thousand instances do not all
+    # hold their solver's final world while they wait for a rollout slot.
+    tasks_at_once = anyio.CapacityLimiter(max(1, concurrency // 4))
+
     async def one(index: int, task_id: str) -> None:
-        entries[index] = await work.task(task_id)
+        async with tasks_at_once:
+            entries[index] = await work.task(task_id)
         if on_task is not None:
             on_task(entries[index])
 
