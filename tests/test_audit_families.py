@@ -24,7 +24,7 @@ from tests.template_support import template_environment
 
 TEMPLATES = ("crm", "project", "erp", "support")
 #: Instances per family in ``make test`` (``SILO_AUDIT_INSTANCES`` overrides it).
-DEFAULT_INSTANCES = 50
+DEFAULT_INSTANCES = 20
 INSTANCES = int(os.environ.get("SILO_AUDIT_INSTANCES", DEFAULT_INSTANCES))
 
 
