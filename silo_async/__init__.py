@@ -7,9 +7,9 @@ the transcript.
 
 from __future__ import annotations
 
-import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from . import _deprecation
 from ._context import AgentContext as AgentContext
 from ._context import ToolCallLimitExceededError as ToolCallLimitExceededError
 from ._diff import state_diff as state_diff
@@ -145,28 +145,16 @@ __all__ = [
     "verifier",
 ]
 
-#: Names renamed in this release, old -> new. The old name still works, with a
-#: ``DeprecationWarning``, and goes in the next release; it is left out of ``__all__`` so that
+#: Names renamed in this release, each with its replacement. The old name still works, with a
+#: ``DeprecationWarning``, until silo_async 0.2.0; it is left out of ``__all__`` so that
 #: ``from silo_async import *`` stays quiet.
-_RENAMED = {"ToolCallLimitExceeded": "ToolCallLimitExceededError"}
-#: Each deprecated name and where it lives now: what a tool walking the surface reads.
-__deprecated__ = {old: f"silo_async.{new}" for old, new in _RENAMED.items()}
-
-
-def _renamed(name: str) -> Any:
-    """A name from before the rename: its new value, with a deprecation warning."""
-    new = _RENAMED.get(name)
-    if new is None:
-        raise AttributeError(f"module 'silo_async' has no attribute {name!r}")
-    warnings.warn(
-        f"silo_async.{name} was renamed silo_async.{new}; the old name goes in the next release.",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return globals()[new]
-
+_DEPRECATED = _deprecation.DeprecatedNames(
+    __name__, {"ToolCallLimitExceeded": "silo_async.ToolCallLimitExceededError"}
+)
+#: Each deprecated name and its replacement: what a tool walking the surface reads.
+__deprecated__ = _DEPRECATED.replacements
 
 if TYPE_CHECKING:  # type checkers know the old names; at run time __getattr__ serves them
     ToolCallLimitExceeded = ToolCallLimitExceededError
 else:
-    __getattr__ = _renamed
+    __getattr__ = _DEPRECATED.attribute

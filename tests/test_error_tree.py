@@ -209,7 +209,7 @@ def test_errors_cross_processes_whole(error: Exception) -> None:
 
 
 def test_the_old_name_works_with_a_warning() -> None:
-    with pytest.warns(DeprecationWarning, match="renamed silo_async.ToolCallLimitExceededError"):
+    with pytest.warns(DeprecationWarning, match="use silo_async.ToolCallLimitExceededError"):
         old = silo.ToolCallLimitExceeded
     assert old is silo.ToolCallLimitExceededError
     with pytest.warns(DeprecationWarning):

@@ -38,6 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "_errors",
             "_version",
+            "_deprecation",
             "_install",
             "_jsonfast",
             "_jsonutil",

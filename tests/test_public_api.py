@@ -139,9 +139,8 @@ def test_every_public_module_has_a_complete_unique_documented_all(name: str) -> 
     missing = _surface(module) - set(exported)
     assert not missing, f"{name}.__all__ leaves out {sorted(missing)}"
     deprecated = getattr(module, "__deprecated__", {})  # name -> where it lives now
+    assert not set(exported) & set(deprecated), f"{name}.__all__ lists deprecated names"
     for item in exported:
-        if item in deprecated:
-            continue  # kept one release for old imports; it warns (the module's tests say so)
         value = getattr(module, item)  # importable: `from name import *` gives every name
         if inspect.isclass(value) or inspect.isfunction(value):
             assert inspect.getdoc(value), f"{name}.{item} has no docstring"

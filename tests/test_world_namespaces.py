@@ -72,8 +72,9 @@ def test_every_name_has_one_home() -> None:
 
 
 def test_the_top_level_holds_the_namespaces_and_the_names_every_world_uses() -> None:
-    assert sorted(dir(world)) == sorted(world._CURRENT)
-    for name in world._CURRENT:
+    assert sorted(dir(world)) == sorted(world.__all__)
+    assert not set(world.__all__) & set(world.__deprecated__)  # only current names
+    for name in world.__all__:
         assert name in world.__doc__, name
         assert getattr(world, name) is not None
     for name in ("every", "Collection", "Actor", "Seed", "Input", "define_tool"):
@@ -89,11 +90,10 @@ def test_a_flat_name_still_works_and_says_where_it_moved() -> None:
             value = getattr(world, name)
         assert value is getattr(NAMESPACES[home], name)
         assert str(caught[0].message) == (
-            f"silo_async.world.{name} moved to silo_async.world.{home}.{name}; the old name "
-            "goes in the next release."
+            f"silo_async.world.{name} is deprecated: use silo_async.world.{home}.{name} "
+            f"instead; silo_async.world.{name} goes in silo_async 0.2.0."
         )
         assert caught[0].filename == __file__  # the warning points at the caller
-    assert set(world.__all__) == set(world._CURRENT) | set(world._MOVED)
     assert world.__deprecated__["read_string"] == "silo_async.world.fields.read_string"
     assert set(world.__deprecated__) == set(world._MOVED)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
@@ -104,7 +104,7 @@ def test_a_flat_import_still_works() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         exec("from silo_async.world import read_string, today", {})
-    assert {str(w.message).split(" moved")[0] for w in caught} == {
+    assert {str(w.message).split(" is deprecated")[0] for w in caught} == {
         "silo_async.world.read_string",
         "silo_async.world.today",
     }

@@ -30,16 +30,16 @@ ISO-8601 UTC timestamp) and nothing reads the wall clock; ``state["auditLog"]`` 
 entries ``{id, at, actorId, action, entityType, entityId, detail, changes}``; every write names
 its actor with an ``actorId`` input.
 
-Before the namespaces, every name sat here; those names still work for this release, with a
-``DeprecationWarning`` naming their new home (``silo_async.world.read_string`` ->
-``silo_async.world.fields.read_string``).
+Before the namespaces, every name sat here; those names still work until silo_async 0.2.0, with
+a ``DeprecationWarning`` naming their new home (``silo_async.world.read_string`` ->
+``silo_async.world.fields.read_string``); they are not in ``__all__``.
 """
 
 from __future__ import annotations
 
-import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .. import _deprecation
 from . import amounts as amounts
 from . import clock as clock
 from . import fields as fields
@@ -235,36 +235,23 @@ _FLAT = [
 _MOVED: dict[str, str] = {
     name: home for home, module in _NAMESPACES.items() for name in module.__all__ if name in _FLAT
 }
-#: The deprecated names (in ``__all__`` for this release) and where each lives now: what a tool
-#: walking the surface reads to tell them apart.
-__deprecated__ = {name: f"silo_async.world.{home}.{name}" for name, home in _MOVED.items()}
-
-
-def _moved(name: str) -> Any:
-    """A name from before the namespaces: found in its new home, with a deprecation warning."""
-    home = _MOVED.get(name)
-    if home is None:
-        raise AttributeError(f"module 'silo_async.world' has no attribute {name!r}")
-    warnings.warn(
-        f"silo_async.world.{name} moved to silo_async.world.{home}.{name}; the old name goes "
-        "in the next release.",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(_NAMESPACES[home], name)
-
+_DEPRECATED = _deprecation.DeprecatedNames(
+    __name__, {name: f"{__name__}.{home}.{name}" for name, home in _MOVED.items()}
+)
+#: The deprecated names and where each lives now: what a tool walking the surface reads.
+__deprecated__ = _DEPRECATED.replacements
 
 if not TYPE_CHECKING:  # mypy sees the moved names above; a typo stays an error there
-    __getattr__ = _moved
+    __getattr__ = _DEPRECATED.attribute
 
 
 def __dir__() -> list[str]:
     """What a newcomer scans: the namespaces and the names used in every world."""
-    return sorted(_CURRENT)
+    return sorted(__all__)
 
 
-#: The names of this release (``__all__`` also lists the moved ones while they still work).
-_CURRENT = [
+#: The names of this release (the moved ones work without being listed, with a warning).
+__all__ = [
     "Actor",
     "Collection",
     "Input",
@@ -284,5 +271,3 @@ _CURRENT = [
     "told",
     "tools",
 ]
-
-__all__ = [*_CURRENT, *_MOVED]
