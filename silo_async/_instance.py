@@ -15,7 +15,9 @@ so an eval resolves its plan once and its rollouts, and their grading, find them
 
 from __future__ import annotations
 
+import marshal
 import random
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -47,6 +49,8 @@ __all__ = ["Instance", "InstanceCache", "Worlds", "build_instance", "gold_verifi
 CACHED_INSTANCES = 16_384
 #: Varied instance worlds an environment keeps packed (a world each: tens of KB).
 CACHED_WORLDS = 256
+#: Bytes of compressed varied worlds kept beyond those (about a tenth of a world each).
+COMPRESSED_WORLD_BYTES = 128 * 1024 * 1024
 
 #: ``vary(world, rng) -> None``: an environment's per-instance surface changes.
 Vary = Callable[[Any, random.Random], Any]
@@ -70,9 +74,11 @@ class Worlds:
 
     Without ``vary`` every instance starts from the same world: ``create_state()``, packed
     once (a world is a pure function of its data). With ``vary``, an instance's world is
-    ``create_state()`` varied by its own ``rng``: packed when built, kept for the
-    :data:`CACHED_WORLDS` most recent instances, rebuilt (the same, from the same seed)
-    when asked for again after that.
+    ``create_state()`` varied by its own ``rng``: packed when built and kept for the
+    :data:`CACHED_WORLDS` most recent instances; older ones are kept compressed (up to
+    :data:`COMPRESSED_WORLD_BYTES`: an eval builds every instance of its plan before the
+    first rollout, and a varied world is far cheaper to inflate than to build again), and
+    beyond that rebuilt (the same, from the same seed) when asked for again.
     """
 
     def __init__(self, environment: str, create_state: Callable[[], Any], vary: Vary | None):
@@ -82,6 +88,8 @@ class Worlds:
         self.vary = vary
         self._pristine: Packed | None = None
         self._kept: OrderedDict[str, Packed] = OrderedDict()
+        self._cold: OrderedDict[str, bytes] = OrderedDict()
+        self._cold_bytes = 0
 
     def pristine(self) -> Packed:
         """``create_state()``, packed once."""
@@ -114,6 +122,12 @@ class Worlds:
         if kept is not None:
             self._kept.move_to_end(key)
             return kept
+        cold = self._cold.pop(key, None)
+        if cold is not None:
+            self._cold_bytes -= len(cold)
+            packed: Packed = marshal.loads(zlib.decompress(cold))
+            self._keep(key, packed)
+            return packed
         world = self.create_state()
         self.vary(world, random.Random(rng_seed(self.environment, family, seed)))
         packed = pack(world)
@@ -123,7 +137,17 @@ class Worlds:
     def _keep(self, key: str, packed: Packed) -> None:
         self._kept[key] = packed
         if len(self._kept) > CACHED_WORLDS:
-            self._kept.popitem(last=False)
+            self._chill(*self._kept.popitem(last=False))
+
+    def _chill(self, key: str, packed: Packed) -> None:
+        """Keep a world let go from the hot set compressed, within the byte budget."""
+        if not isinstance(packed, dict):  # not plain data: rebuilt when asked for again
+            return
+        cold = zlib.compress(marshal.dumps(packed), 1)
+        self._cold[key] = cold
+        self._cold_bytes += len(cold)
+        while self._cold_bytes > COMPRESSED_WORLD_BYTES:
+            self._cold_bytes -= len(self._cold.popitem(last=False)[1])
 
 
 @attrs.define(eq=False)

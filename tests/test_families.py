@@ -256,22 +256,29 @@ def test_split_of_hashes_the_canonical_params() -> None:
 # --- what is kept -------------------------------------------------------------------------------
 
 
-def test_a_varied_world_is_rebuilt_the_same_once_no_longer_kept(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(("compressed", "varied"), [(10**6, 5), (0, 15)])
+def test_a_varied_world_let_go_is_inflated_or_rebuilt_the_same(
+    monkeypatch: pytest.MonkeyPatch, compressed: int, varied: int
 ) -> None:
     import silo_async._instance as instances
 
+    calls: list[int] = []
+
     def vary(world: dict[str, Any], rng: random.Random) -> None:
+        calls.append(1)
         for customer in world["customers"].values():
             customer["name"] += f" {rng.randint(1, 10**6)}"
 
     monkeypatch.setattr(instances, "CACHED_WORLDS", 2)
+    monkeypatch.setattr(instances, "COMPRESSED_WORLD_BYTES", compressed)
     env = environment(SET_TIER, vary=vary)
     tasks = [env.task(f"set-tier#{seed}") for seed in range(5)]
     first = [env.fresh_world(task)[0] for task in tasks]  # seeds 0-2 were let go meanwhile
     again = [env.fresh_world(task)[0] for task in tasks]
     assert first == again
     assert first[0] != first[1]
+    # Kept compressed, a world is never built twice; with no room for it, it is built again.
+    assert len(calls) == varied
     assert [(t.params or {})["name"] for t in tasks] == [
         w["customers"][(t.params or {})["customerId"]]["name"]
         for t, w in zip(tasks, first, strict=True)
