@@ -29,31 +29,48 @@ def _cpu() -> float:
     return time.process_time()
 
 
+class _Capturing(silo.Environment):
+    """The same environment, keeping what each instance's verifier was given (not timed)."""
+
+    def verifier_for(self, task: silo.Task) -> silo.Verifier:
+        gold = super().verifier_for(task)
+        seen = CAPTURED
+
+        def body(final: Any, initial: Any, ctx: silo.VerifierContext) -> Any:
+            seen[task.id] = (final, ctx)
+            return gold.fn(final, initial, ctx)
+
+        return silo.Verifier(id=gold.id, task_id=gold.task_id, fn=body)
+
+
+#: task id -> (the gold agent's final world, the verifier's context), from :class:`_Capturing`.
+CAPTURED: dict[str, tuple[Any, silo.VerifierContext]] = {}
+
+
 async def _build_grade(env: silo.Environment, ids: list[str]) -> float:
     """Mean CPU µs to build each instance and grade its gold final world the first time."""
-    finals = []
-    for task_id in ids:  # the final worlds, made with a copy of the environment (not timed)
-        twin = silo.Environment(
-            name=env.name,
-            create_state=env.create_state,
-            bind=env.bind,
-            tools=env.tools,
-            families=env.families,
-            vary=env.vary,
-        )
-        instance = twin.instance(task_id)
-        world = instance.fresh_world()
-        for call in instance.gold_calls():
-            tools = twin.runtime_tools(world)
-            await tools[call.tool].invoke(call.input)
-        answer = instance.answer() or ""
-        finals.append((world, answer))
+    twin = _Capturing(
+        name=env.name,
+        create_state=env.create_state,
+        bind=env.bind,
+        tools=env.tools,
+        families=env.families,
+        vary=env.vary,
+    )
+    CAPTURED.clear()
+    await silo.run_many(twin, ids, gold_agent, concurrency=100)  # the final worlds (not timed)
     spent = 0.0
-    for task_id, (final, answer) in zip(ids, finals, strict=True):
+    for task_id in ids:
+        final, seen = CAPTURED[task_id]
         start = _cpu()
         task = env.task(task_id)  # built now: every id is new to this environment
-        initial = env.instance(task_id).fresh_world()
-        ctx = silo.VerifierContext(agent_output=answer, task=task, output=answer)
+        spent += _cpu() - start
+        initial = env.instance(task_id).fresh_world()  # (a rollout's thaw, not the instance's)
+        ctx = silo.VerifierContext(
+            agent_output=seen.agent_output, task=task, output=seen.output,
+            conversation=seen.conversation,
+        )  # fmt: skip
+        start = _cpu()
         outcome = await env.verifier_for(task).evaluate(final, initial, ctx)
         spent += _cpu() - start
         assert outcome.passed, (task_id, outcome.failed_required)
