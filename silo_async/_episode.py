@@ -34,7 +34,7 @@ from ._setup import RolloutSetup
 from ._tools import ToolResult, ToolSpec
 from ._user import UserFactory
 
-__all__ = ["Episode", "episode"]
+__all__ = ["Episode", "episode", "open_episode"]
 
 
 def _refusal(code: str, message: str) -> ToolResult:
@@ -299,7 +299,6 @@ def episode(
     limits: Limits | None = None,
     user: UserFactory | None = None,
     faults: Faults | str | None = None,
-    options: RunOptions | None = None,
 ) -> Episode:
     """Open one rollout of ``task_id`` to be driven from outside (use it with ``async with``).
 
@@ -323,8 +322,6 @@ def episode(
         faults: faults to inject into the tool calls (a :class:`~silo_async.Faults`, or a
             SPEC string read with seed 0); an episode is run 1 of its task, so the same calls
             meet the same faults as a lone ``run()``.
-        options: how the episode runs as one :class:`~silo_async.RunOptions` (instead of the
-            limit, ``faults`` and ``user`` keywords).
 
     Returns:
         The :class:`Episode`; the world is built when the block is entered.
@@ -333,11 +330,10 @@ def episode(
         SiloError: ``task_not_found`` or ``task_invalid`` (unknown verifier);
             ``faults_invalid`` for a SPEC that cannot be read.
         ValueError: invalid limits.
-        TypeError: ``limits=`` given together with a limit keyword (or ``options=`` with any
-            of the keywords it replaces).
+        TypeError: ``limits=`` given together with a limit keyword.
     """
     how = resolve_options(
-        options,
+        None,
         limits=limits,
         max_tool_calls=max_tool_calls,
         timeout=timeout,
@@ -345,5 +341,17 @@ def episode(
         faults=faults,
         user=user,
     )
+    return open_episode(env, task_id, how, runs_dir=runs_dir, agent_name=agent_name)
+
+
+def open_episode(
+    env: Environment,
+    task_id: str,
+    options: RunOptions,
+    *,
+    runs_dir: str | Path | None = None,
+    agent_name: str = "mcp",
+) -> Episode:
+    """Open an episode from one :class:`RunOptions` (how the servers open theirs)."""
     runs = Path(runs_dir) if runs_dir is not None else None
-    return Episode(env, task_id, how, runs_dir=runs, agent_name=agent_name)
+    return Episode(env, task_id, options, runs_dir=runs, agent_name=agent_name)

@@ -10,6 +10,7 @@ import attrs
 import pytest
 
 import silo_async as silo
+from silo_async._episode import open_episode
 from silo_async._options import resolve_options
 
 from .worlds import ENV
@@ -80,8 +81,9 @@ async def test_run_and_run_many_take_options_as_the_keywords_would_be() -> None:
         await silo.run(ENV, "TASK-BLOCK", _three_calls, options=OPTIONS, max_tool_calls=5)
 
 
-async def test_an_episode_runs_as_its_options_say() -> None:
-    async with silo.episode(ENV, "TASK-BLOCK", options=OPTIONS) as ep:
+async def test_a_served_episode_runs_as_its_options_say() -> None:
+    # silo.episode keeps its own keywords; the servers open theirs from one RunOptions
+    async with open_episode(ENV, "TASK-BLOCK", OPTIONS) as ep:
         first = await ep.call_tool("get_customer", LOOKUP)  # the fault answers instead
         second = await ep.call_tool("get_customer", LOOKUP)
         beyond = await ep.call_tool("get_customer", LOOKUP)

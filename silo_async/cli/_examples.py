@@ -75,6 +75,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "silo-async audit --env demo --task TASK-001 --probes noop,explorer --json",
         "silo-async audit --env demo --family hand-over-account --count 200",
     ),
+    "import tau2": (
+        "silo-async import tau2 --domain airline",
+        "silo-async import tau2 ../tau2-bench --domain telecom --name telecom-full --split full",
+        "silo-async import tau2 --domain retail --judge-model openai/gpt-4.1-mini --json",
+    ),
     "evals list": ("silo-async evals list", "silo-async evals list --json"),
     "report": (
         "silo-async report eval_20261130T012730_a1b2c3",

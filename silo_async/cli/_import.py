@@ -1,7 +1,7 @@
 """``silo-async import``: environments made from another benchmark's own code and data.
 
 ``silo-async import tau2 [PATH] --domain airline|retail|telecom|mock [--name NAME] [--split S]``
-records a tau2 domain as an environment of the project (DESIGN §20), copying nothing of tau2.
+records a tau2 domain as an environment of the project, copying nothing of tau2.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._environment import Environment
-from .._episode import Episode, episode
+from .._episode import Episode, open_episode
 from .._errors import SiloError
 from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT, check_limits
 from .._jsonutil import compact_json
@@ -144,12 +144,12 @@ class HeldEpisodes:
         return held
 
     async def _hold(self, task_id: str, *, task_status: TaskStatus[Episode]) -> None:
-        ep = episode(
+        ep = open_episode(
             self.env,
             task_id,
+            self._options,
             runs_dir=self._runs_dir,
             agent_name=self._agent_name,
-            options=self._options,
         )
         try:
             async with ep:

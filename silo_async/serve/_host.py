@@ -39,7 +39,7 @@ from starlette.types import Receive, Scope, Send
 
 from .._end import error_text
 from .._environment import Environment
-from .._episode import Episode, episode
+from .._episode import Episode, open_episode
 from .._options import RunOptions
 from .._result import RunResult
 from .._tools import ToolResult, ToolSpec
@@ -415,7 +415,7 @@ class EpisodeHost:
     async def _own(self, task_id: str, slot: _Slot, *, task_status: TaskStatus[Hosted]) -> None:
         slot.started = True
         self._owners += 1
-        opened = episode(self.env, task_id, runs_dir=self.runs_dir, options=self.options)
+        opened = open_episode(self.env, task_id, self.options, runs_dir=self.runs_dir)
         served = EpisodeServer(
             opened, name=self.env.name, reveal=self.reveal, tools_for=self._tools_result
         )

@@ -19,7 +19,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from .._environment import Environment
-from .._episode import Episode, episode
+from .._episode import Episode, open_episode
 from .._faults import Faults
 from .._limits import DEFAULT_LIMITS, Limits
 from .._options import RunOptions, resolve_options
@@ -87,7 +87,7 @@ async def serve_stdio(
     env.verifier_for(env.task(task_id))
     check_reserved(tool_names(env), env.name)
     report = EndReport(on_end).once()
-    opened = episode(env, task_id, runs_dir=runs_dir, options=how)
+    opened = open_episode(env, task_id, how, runs_dir=runs_dir)
     served = EpisodeServer(opened, name=env.name, reveal=reveal)
     async with StdioWire() as wire, anyio.create_task_group() as group:
         block: anyio.CancelScope = await group.start(_hold, opened, report)
