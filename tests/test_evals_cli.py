@@ -75,6 +75,16 @@ def test_report_prints_what_eval_printed(project: Path, tmp_path: Path) -> None:
     assert data["evalId"] == other_id and data["report"] == str(out / "report.html")
 
 
+def test_report_without_an_eval_shows_the_latest(project: Path, tmp_path: Path) -> None:
+    none = cli("report")
+    assert none.exit_code == 1 and "No eval of this project has a summary yet" in none.stderr
+    _eval()
+    _, latest = _eval("--out", str(tmp_path / "elsewhere"))
+    stopped, _ = _eval()
+    (project / ".silo" / "evals" / stopped / "summary.json").unlink()  # no summary: skipped
+    assert cli("report").stdout == latest
+
+
 def test_report_of_an_unknown_or_unfinished_eval_says_what_to_do(project: Path) -> None:
     missing = cli("report", "eval_nope")
     assert missing.exit_code == 1

@@ -150,6 +150,18 @@ def list_command(as_json: bool) -> None:
         click.echo(line)
 
 
+def _latest(root: Path) -> str:
+    """The directory of the latest eval with a summary (started last), as ``report`` takes it."""
+    done = [i for i in eval_infos(root) if i.state in ("complete", "cancelled")]
+    if not done:
+        fail(
+            "eval_not_found",
+            "No eval of this project has a summary yet: silo-async eval --env NAME --agent SPEC "
+            "runs one (silo-async evals list lists them all).",
+        )
+    return str(done[-1].path)
+
+
 def find_eval(name: str, root: Path) -> Path:
     """The eval directory ``name`` names: a directory holding eval.json, or a known eval's id."""
     as_path = Path(name)
@@ -167,16 +179,18 @@ def find_eval(name: str, root: Path) -> Path:
 
 
 @click.command("report", short_help="Show an eval's summary again; --open its report.html.")
-@click.argument("eval_name", metavar="EVAL")
+@click.argument("eval_name", metavar="[EVAL]", required=False)
 @click.option("--open", "open_report", is_flag=True, help="Open report.html in a web browser.")
 @json_option
-def report_command(eval_name: str, open_report: bool, as_json: bool) -> None:
+def report_command(eval_name: str | None, open_report: bool, as_json: bool) -> None:
     """Print the summary of EVAL (an eval id or its directory) as eval printed it.
 
-    The last lines say where its report.html and summary.json are; --open also opens the
-    report in a web browser.
+    Without EVAL, the latest eval that wrote a summary. The last lines say where its
+    report.html and summary.json are; --open also opens the report in a web browser.
     """
     root = project_root()
+    if eval_name is None:
+        eval_name = _latest(root)
     path = find_eval(eval_name, root)
     shown = relative(path, root)
     try:

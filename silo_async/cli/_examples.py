@@ -82,6 +82,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "evals list": ("silo-async evals list", "silo-async evals list --json"),
     "report": (
+        "silo-async report",
         "silo-async report eval_20261130T012730_a1b2c3",
         "silo-async report out/my-eval --open",
     ),
