@@ -1,4 +1,4 @@
-"""A long life stays small (DESIGN §23): a server's memory after 1,000 and after 100,000 items.
+"""A long life stays small: a server's memory after 1,000 and after 100,000 items.
 
 Three servers, each in its own process on 127.0.0.1, each driven by one keep-alive client that
 plays its items one after the other; the server's resident memory (``VmRSS``) is read after

@@ -1,4 +1,4 @@
-"""The checks of conversational tasks (DESIGN §13), beside ``env validate``'s others.
+"""The checks of conversational tasks, beside ``env validate``'s others.
 
 A simulated user grades nobody until it is proven, so ``env validate`` and
 ``check_environment`` check each task that has a ``user``:

@@ -1,7 +1,7 @@
 """The conversation of one rollout: ``message_user`` turns and the user's own tool calls.
 
 A conversational task's rollout holds one :class:`Conversation`. :meth:`Rollout.call` hands it
-every ``message_user`` call (DESIGN §13): a *turn*, not a world tool call — never counted in
+every ``message_user`` call: a *turn*, not a world tool call — never counted in
 ``toolCalls`` nor refused by ``max_tool_calls``, counted in ``userTurns`` and limited by the
 user's ``maxTurns`` (the turn beyond it is ``limit_exceeded`` and nothing is said; the
 conversation is then over and later turns are ``invalid_state``; the rollout goes on).

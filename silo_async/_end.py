@@ -13,7 +13,7 @@ caller cancelled — and hand them to :func:`settle`, which applies one order of
 An error already known (the agent's crash) is kept over the message of a later cause, so the
 result names what actually went wrong.
 
-The end also says whether the reward is evidence (DESIGN.md section 14): a rollout in which the
+The end also says whether the reward is evidence: a rollout in which the
 environment faulted (a tool raised; the verifier's failure is added once grading is over, by
 :meth:`End.with_verifier_failure`) is ``environment_fault``, else one whose agent failed because
 its model API did (:class:`~silo_async.ModelError`, or an SDK's API error) is ``model_error``.

@@ -36,12 +36,12 @@ Tree (a class hangs from its first base, ``+X`` names a second one; then its mod
     └── OneLineUsageError                cli._usage      a usage error on one line (exit 2)
 
 A :class:`SiloError` is a failure its caller can act on; its ``code`` is one of the 17
-authoring codes of DESIGN.md section 5 (:data:`ERROR_CODES`), ``definition_invalid`` (a
+authoring codes (:data:`ERROR_CODES`), ``definition_invalid`` (a
 code-first definition that can never work: a bad JSON Schema, a duplicate tool name), a code
 of the CLI's list (``silo_async.cli._errors.CLI_ERROR_CODES``; the library raises some of them
-too, e.g. ``run_invalid`` or ``executor_invalid``), ``run_format_unsupported`` (DESIGN.md
-section 15), ``faults_invalid`` (a fault plan that cannot be read, DESIGN.md section 14),
-``family_invalid`` (a task family that cannot give a working instance, DESIGN.md section 18),
+too, e.g. ``run_invalid`` or ``executor_invalid``), ``run_format_unsupported`` (a run
+directory of a newer format), ``faults_invalid`` (a fault plan that cannot be read),
+``family_invalid`` (a task family that cannot give a working instance),
 ``replay_failed`` (a replayed call, a gold solution's, answered an error),
 ``model_error`` (:class:`ModelError`: the model API failed after the SDK's retries) or, for
 :class:`~silo_async.ToolCallLimitExceededError`, the limit that stopped the rollout
@@ -67,7 +67,7 @@ __all__ = [
     "tool_error",
 ]
 
-#: The SiloError codes raised while authoring (CLI and SDK), in DESIGN.md order.
+#: The SiloError codes raised while authoring (CLI and SDK), in their documented order.
 ERROR_CODES: tuple[str, ...] = (
     "environment_not_found",
     "environment_already_exists",

@@ -5,7 +5,7 @@ turns it into a :class:`FaultSchedule`; the rollout core asks it, for every call
 which faults strike that call (:meth:`FaultSchedule.draw`). A draw is a pure function of (seed,
 task id, run index, call index, tool name, rule): a keyed BLAKE2b hash, never the global
 ``random``, so the same plan strikes the same calls whatever the concurrency, the backend, the
-executor or the driver (DESIGN.md section 14). One hash of the call gives 8 bytes per rule of
+executor or the driver. One hash of the call gives 8 bytes per rule of
 the plan (8 rules per 64-byte digest): rule ``i`` strikes when the number in its 8 bytes is
 below ``P`` × 2**64.
 

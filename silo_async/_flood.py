@@ -1,4 +1,4 @@
-"""Slow clients and floods (DESIGN.md section 23): the limits every HTTP server keeps, and its log.
+"""Slow clients and floods: the limits every HTTP server keeps, and its log.
 
 Every HTTP server of silo_async (``serve``'s MCP, OpenEnv and NeMo Gym servers, the scripted
 model server) gives a client :data:`DEFAULT_READ_TIMEOUT` seconds to send a request's head and

@@ -1,7 +1,7 @@
 """Instances of task families: built from (environment, family, seed), graded against gold.
 
-An instance ``FAMILY#SEED`` is a pure function of its environment, family and seed
-(DESIGN.md section 18): one ``random.Random`` seeded with ``"<environment>/<family>#<seed>"``
+An instance ``FAMILY#SEED`` is a pure function of its environment, family and seed: one
+``random.Random`` seeded with ``"<environment>/<family>#<seed>"``
 serves ``vary(world, rng)`` (when the environment has one) and then ``sample(world, rng)``. The
 world is packed after ``vary``, before ``sample`` reads it (:class:`Worlds`: without ``vary``,
 one packed world serves every instance); every rollout of the instance thaws its own copy. The
@@ -57,7 +57,7 @@ Vary = Callable[[Any, random.Random], Any]
 
 
 def rng_seed(environment: str, family: str, seed: int) -> str:
-    """The string an instance's ``random.Random`` is seeded with (DESIGN.md section 18)."""
+    """The string an instance's ``random.Random`` is seeded with."""
     return f"{environment}/{family}#{seed}"
 
 
@@ -419,7 +419,7 @@ class InstanceCache:
         )
 
 
-#: Seeds a scan looks at per instance asked for (DESIGN.md section 18).
+#: Seeds a scan looks at per instance asked for.
 SCAN_FACTOR = 100
 
 

@@ -1,7 +1,7 @@
 """The ledger: what one rollout has done and spent so far, counted in one place.
 
 Every counter that reaches ``run_end``, ``result.json`` and the limits lives here, and nowhere
-else: a driver reads it, the rollout core writes it. Injected faults (DESIGN.md section 14) are
+else: a driver reads it, the rollout core writes it. Injected faults are
 counted here with the ones the agent recovered from. A conversational task's user has counters of
 its own (turns, its tool calls, a model user's tokens): they are never the agent's ``toolCalls``,
 nor its limits.

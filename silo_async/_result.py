@@ -37,7 +37,7 @@ TerminationReason = Literal[
 #: The termination reasons, in the order reports list them.
 TERMINATION_REASONS: tuple[str, ...] = get_args(TerminationReason)
 
-#: Why a rollout's reward is not evidence (DESIGN.md section 14): the model API failed after
+#: Why a rollout's reward is not evidence: the model API failed after
 #: the SDK's retries, the environment faulted (a tool or the verifier raised), or the worker
 #: running the rollout was lost. The termination reason is unchanged by it.
 InvalidReason = Literal["model_error", "environment_fault", "worker_lost"]
@@ -225,7 +225,7 @@ class RunResult:
             "environment": self.environment,
             "taskId": self.task.id,
             "task": self.task.to_dict(),
-            # An instance's family, seed and split (DESIGN.md section 18); null when hand-written.
+            # An instance's family, seed and split; null when hand-written.
             "family": self.task.family,
             "seed": self.task.seed,
             "split": split_of(self.task),

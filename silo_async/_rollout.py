@@ -227,7 +227,7 @@ class Rollout:
             unknown = ToolOutcome(self.unknown_tool(name))
             return self.answer(call_id, None, tool_json, unknown, time.perf_counter(), at)
         at = self.trace.tool_call(call_id, tool.name_json, input)
-        # The call's injected faults are drawn here (DESIGN.md section 14): a world tool's call
+        # The call's injected faults are drawn here: a world tool's call
         # only, once it is counted, so a faulted call counts against max_tool_calls.
         schedule = self.schedule
         if schedule is not None:

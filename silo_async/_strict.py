@@ -2,7 +2,7 @@
 
 Strict function calling (OpenAI's ``strict: true``, the Agents SDK's
 ``convert_schemas_to_strict``) makes every property of every object required and lets the model
-send ``null`` for one it means to leave out (DESIGN.md section 17). Two halves:
+send ``null`` for one it means to leave out. Two halves:
 
 * :func:`strict_schema` turns a tool's input schema into that form: at every depth, every
   declared property required, the optional ones made nullable (an optional ``enum`` lists

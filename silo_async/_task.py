@@ -1,6 +1,6 @@
 """Tasks: objectives only — an instruction, a title, the verifier that grades it, and a user.
 
-A task may declare a ``user`` (DESIGN §13): someone the agent must talk to, who knows what the
+A task may declare a ``user``: someone the agent must talk to, who knows what the
 world does not expose and may act with tools of their own. Its checks live in ``_taskuser.py``.
 """
 

@@ -1,4 +1,4 @@
-"""A task's user (DESIGN §13): the ``user`` object of a task file, checked and compiled once.
+"""A task's user: the ``user`` object of a task file, checked and compiled once.
 
 A conversational task names a user the agent must talk to::
 

@@ -1,6 +1,6 @@
 """Agent resolution: turn an ``--agent`` spec into an ``async def agent(ctx)`` callable.
 
-Specs (DESIGN.md section 1):
+Specs:
 
 * none: ``./silo_agent.py`` in the working directory (only that name);
 * ``path.py``: the module's ``agent`` attribute;

@@ -121,7 +121,7 @@ def recorded_turn(step: RecordedStep) -> Turn:
 
 
 async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns: int) -> Any:
-    """Run the loop of DESIGN.md section 9 and return the output.
+    """Run the model agents' loop and return the output.
 
     Each response is recorded as a ``model_step`` before its tool calls run (so a token limit
     stops the agent before it acts on a response over budget). The loop ends at a response

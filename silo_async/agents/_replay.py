@@ -1,6 +1,6 @@
 """Continuing a model agent's interrupted rollout: its recorded responses replayed, then live.
 
-An eval that resumes (DESIGN §15) reruns the rollouts a kill interrupted. A model agent's
+An eval that resumes reruns the rollouts a kill interrupted. A model agent's
 responses are already in the interrupted attempt's trace (one ``model_step`` per response,
 recorded as it arrived, with the assistant turn in ``message``), so asking the model again
 would pay for them twice, and might not even give the same answers. Instead:

@@ -96,7 +96,7 @@ def _positive_int(name: str, value: Any, minimum: int) -> None:
 
 @attrs.frozen
 class ModelSettings:
-    """The keywords every model agent takes (DESIGN.md section 9), checked once.
+    """The keywords every model agent takes, checked once.
 
     Attributes:
         model: the model name the provider knows.

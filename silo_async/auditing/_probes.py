@@ -1,4 +1,4 @@
-"""The probes: agents that try to earn reward without doing the task (DESIGN §19).
+"""The probes: agents that try to earn reward without doing the task.
 
 * ``noop`` makes no call and answers ``""``;
 * ``echo`` makes no call and answers the instruction and the user's opening;

@@ -1,4 +1,4 @@
-"""``silo-async audit``: try to earn each task's reward without doing it (DESIGN §19).
+"""``silo-async audit``: try to earn each task's reward without doing it.
 
 Plays the probes and, with ``--solver``, the solver's mutants on every task; prints a table a
 person reads at a glance (task, verdict, the best probe and how far below the solver it stays,

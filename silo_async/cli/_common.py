@@ -251,7 +251,7 @@ def call_and_time_options(calls_help: str, time_help: str) -> Callable[[F], F]:
 
 
 def gate_options(fn: F) -> F:
-    """``--read-timeout-ms MS`` and ``--max-connections N``: every HTTP server's (DESIGN §23)."""
+    """``--read-timeout-ms MS`` and ``--max-connections N``: every HTTP server's."""
     fn = click.option(
         "--max-connections",
         type=WholeNumber(min=1),

@@ -2,8 +2,8 @@
 
 * ``SiloError`` (:class:`CliError` and agent-loading errors among them) ->
   ``error: <code>: <message>``, exit 1. Besides the 17 authoring codes, the CLI's own failures
-  use the codes of :data:`CLI_ERROR_CODES` (Silo printed these without a code; DESIGN.md asks
-  for one on every error line).
+  use the codes of :data:`CLI_ERROR_CODES` (Silo printed these without a code; silo_async
+  gives one on every error line).
 * Usage errors (bad flags, missing arguments) are click's ``UsageError``: exit 2, printed as
   ``error: usage_error: <message> See '<command> --help'.`` (``_usage.OneLineUsageError``).
 * Anything else (a bug, or an exception escaping environment code such as ``create_state``) ->

@@ -20,7 +20,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fault_options(fn: F) -> F:
-    """``--faults SPEC`` and ``--fault-seed N`` (DESIGN.md section 14)."""
+    """``--faults SPEC`` and ``--fault-seed N``."""
     fn = click.option(
         "--fault-seed",
         type=WholeNumber(min=0),

@@ -38,7 +38,7 @@ class Summary:
     """Aggregates over the rollouts of one task; rewards over the valid ones only.
 
     ``mean_reward``, ``best_reward`` and ``worst_reward`` are None when no rollout's reward is
-    valid (every one failed for a reason that is not the agent's: DESIGN.md section 14).
+    valid (every one failed for a reason that is not the agent's).
     """
 
     runs: int

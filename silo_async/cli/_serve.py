@@ -116,7 +116,7 @@ def _serve_harness(
     options: dict[str, Any],
     as_json: bool,
 ) -> None:
-    """``--protocol openenv|nemo-gym``: the harness's own server, over HTTP (DESIGN §16)."""
+    """``--protocol openenv|nemo-gym``: the harness's own server, over HTTP."""
     from ..serve._nemo_gym import serve_nemo_gym
     from ..serve._openenv import serve_openenv
 

@@ -1,4 +1,4 @@
-"""``resume_conflict``: what a resume refuses, and how it says so (DESIGN §15, §23).
+"""``resume_conflict``: what a resume refuses, and how it says so.
 
 A resume runs its own plan. It refuses, with ``SiloError("resume_conflict")``:
 

@@ -1,4 +1,4 @@
-"""What the plan ran, as digests: a resume refuses to grade by anything else (DESIGN §23).
+"""What the plan ran, as digests: a resume refuses to grade by anything else.
 
 ``eval.json`` records, when the eval starts, a SHA-256 of:
 

@@ -1,4 +1,4 @@
-"""``eval.json``: an eval's plan on disk, everything needed to run it again (DESIGN §15, §23).
+"""``eval.json``: an eval's plan on disk, everything needed to run it again.
 
 Written (whole, synced to disk) before the first rollout starts, never changed after::
 
@@ -11,8 +11,8 @@ Written (whole, synced to disk) before the first rollout starts, never changed a
      "digests": {"tasks": {ID: SHA}, "verifiers": {ID: SHA}, "data": SHA | null}}
 
 ``faults`` is the fault plan's rules (``[{"kind", "p", "tools", "ms"}]``, as in a fault file) or
-null, ``faultSeed`` its seed and ``baseline`` whether the plan also runs without faults
-(DESIGN §14): a resume meets the same faults, and refuses other ones. How the environment,
+null, ``faultSeed`` its seed and ``baseline`` whether the plan also runs without faults: a resume
+meets the same faults, and refuses other ones. How the environment,
 the agents and the user are named is :mod:`._refs`'s; what ``digests`` hold is
 :mod:`._digests`'s (a plan written before them has none, and its resume checks none).
 

@@ -1,4 +1,4 @@
-"""How ``eval.json`` names what an eval ran, so that a resume can make it again (DESIGN §15).
+"""How ``eval.json`` names what an eval ran, so that a resume can make it again.
 
 Each loader of silo_async records how it made an object (:mod:`silo_async._origin`); what it
 recorded becomes the plan's reference:

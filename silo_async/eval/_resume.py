@@ -1,4 +1,4 @@
-"""Resuming an eval: what its directory holds, decided rollout by rollout (DESIGN §15).
+"""Resuming an eval: what its directory holds, decided rollout by rollout.
 
 An eval killed at any moment leaves, per planned rollout, any of: a complete run directory
 (``run.json`` written last, so present only when the rest is), an index line pointing at one,

@@ -1,4 +1,4 @@
-"""One rollout's trace as an OpenAI chat conversation (DESIGN §12, ``--format chat``).
+"""One rollout's trace as an OpenAI chat conversation (``--format chat``).
 
 The conversation opens with the task's instruction as the user message. A model agent's replies
 are its ``model_step`` events' ``message`` (``{"role": "assistant", "content", "toolCalls":
@@ -12,7 +12,7 @@ Calls a reply announced but the rollout never executed (the refused call beyond 
 calls after a deadline) are dropped from the reply: a chat transcript cannot hold a tool call
 without its answer, and the world never saw them.
 
-A conversational task (DESIGN §13): the first user message is the instruction with the
+A conversational task: the first user message is the instruction with the
 opening (the caller gives it); each ``message_user`` turn (a ``user_turn`` event) stays an
 assistant tool call, answered by a ``tool`` message holding the reply as the agent saw it
 (``{"reply": ...}``, with ``"ended": true`` when the user ended the conversation). The user's

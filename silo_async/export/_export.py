@@ -1,4 +1,4 @@
-"""Recorded rollouts as training data: one JSON line per rollout (DESIGN §12).
+"""Recorded rollouts as training data: one JSON line per rollout.
 
 Lines are built one rollout at a time and handed on at once, so an export holds one rollout in
 memory however many it reads. The tool list of a line comes from the rollout's environment (the
@@ -112,7 +112,7 @@ class _Filters:
 def _line(
     run: dict[str, Any], result: dict[str, Any], events: list[dict[str, Any]], tools: str
 ) -> str:
-    """One rollout's line: the keys of DESIGN §12, in that order, with ``rewardValid`` (§14).
+    """One rollout's line: the export's keys, in that order, with ``rewardValid``.
 
     ``rewardValid`` is false when the reward is not evidence (the model API failed, the
     environment faulted): a trainer should not learn from it. A run recorded before rewards had

@@ -1,4 +1,4 @@
-"""One writer per eval directory: an OS lock that a killed process gives up (DESIGN §23).
+"""One writer per eval directory: an OS lock that a killed process gives up.
 
 An eval, or a resume, holds ``<eval dir>/.lock`` while it writes the directory. The lock is
 ``flock``'s: the kernel releases it when the holder's descriptor closes, so also when the

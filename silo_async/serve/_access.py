@@ -1,6 +1,6 @@
 """Who may talk to the HTTP server: the Host and Origin checks, and the bearer token.
 
-DESIGN.md section 17. On every bind, not only loopback (the MCP spec's MUST for streamable
+On every bind, not only loopback (the MCP spec's MUST for streamable
 HTTP, against DNS rebinding and cross-site requests from a browser):
 
 * ``Host`` must name a loopback host (``127.0.0.1``, ``localhost``, ``[::1]``), the bound

@@ -1,4 +1,4 @@
-"""Slow clients and floods (DESIGN.md section 23): one deadline per request, a cap on connections.
+"""Slow clients and floods: one deadline per request, a cap on connections.
 
 uvicorn reads the requests of every HTTP server of ``serve`` (MCP, OpenEnv, NeMo Gym). It gives a
 request no deadline for its head or its body, and no cap on connections (its

@@ -168,7 +168,7 @@ class HeldEpisodes:
 class Guard:
     """Checks every request and WebSocket before the app sees it (an ASGI wrapper).
 
-    The checks are ``serve``'s own (:class:`~._access.Access`, DESIGN §17): ``Host`` and
+    The checks are ``serve``'s own (:class:`~._access.Access`): ``Host`` and
     ``Origin`` on every bind, then the bearer token. A refused WebSocket is closed before its
     handshake completes (the client sees an HTTP 403).
 
@@ -249,7 +249,7 @@ async def serve_app(
             group.cancel_scope.cancel()
 
 
-#: The tool that ends an episode with an answer, as over MCP (DESIGN §8): listed last.
+#: The tool that ends an episode with an answer, as over MCP: listed last.
 SUBMIT = "submit"
 SUBMIT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -290,7 +290,7 @@ async def submit(ep: Episode, arguments: Any) -> tuple[ToolResult, RunResult | N
 def tool_specs(env: Environment) -> list[ToolSpec]:
     """The tools every episode of ``env`` offers (bound to a throwaway world), ``submit`` last.
 
-    ``message_user`` comes before ``submit`` when a task of ``env`` has a user (DESIGN §13);
+    ``message_user`` comes before ``submit`` when a task of ``env`` has a user;
     an episode of a task without one answers it ``tool_not_found``.
 
     Raises:

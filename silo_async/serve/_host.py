@@ -8,10 +8,10 @@ task, which answers every call as the episode did after its end (``invalid_state
 shared servers are stateless, so a client still holding a session of the ended episode carries
 on there without noticing. A finished episode therefore holds no world, trace or session, only
 its record: 1.5-2.5 KB (mostly its status, the encoded ``result.json``). The newest
-``keep_finished`` records are kept (DESIGN.md section 23); older ones are forgotten (404
+``keep_finished`` records are kept; older ones are forgotten (404
 ``episode_not_found``; their run directories stay), so a server that lives for days stays small.
 
-Bounds (DESIGN.md sections 17 and 23): ids carry 128 random bits; at most ``max_episodes`` are
+Bounds: ids carry 128 random bits; at most ``max_episodes`` are
 open at once (finished ones do not count); each ends itself at its deadline, called or not; at
 most ``keep_finished`` finished (or failed) ones are remembered.
 

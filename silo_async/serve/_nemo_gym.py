@@ -342,7 +342,7 @@ async def serve_nemo_gym(
         max_episodes: episodes open at once; a seed beyond it is ``503 capacity_reached``.
         on_end: called with each episode's result when it ends.
         on_ready: called once listening, with ``{"url", "protocol", "episodes": []}``.
-        faults: the faults every episode's tool calls meet (DESIGN §14; None: none).
+        faults: the faults every episode's tool calls meet (None: none).
         read_timeout: seconds a client has to send a request's head and body (from its first
             byte; a connection's first request from its start), else it is disconnected.
         max_connections: connections open at once; one more is answered 503 and closed.

@@ -250,7 +250,7 @@ async def serve_openenv(
         max_episodes: episodes open at once; a reset beyond it is ``CAPACITY_REACHED``.
         on_end: called with each episode's result when it ends.
         on_ready: called once listening, with ``{"url", "protocol", "ws", "episodes": []}``.
-        faults: the faults every episode's tool calls meet (DESIGN §14; None: none).
+        faults: the faults every episode's tool calls meet (None: none).
         read_timeout: seconds a client has to send a request's head and body (from its first
             byte; a connection's first request from its start), else it is disconnected.
         max_connections: connections open at once; one more is answered 503 and closed.

@@ -4,7 +4,7 @@ The ``mcp`` SDK's own stdio transport hands an unparseable line to the server as
 which answers nothing: the client waits for its own timeout. It also reads stdin in a worker
 thread, which no signal can interrupt while the client keeps stdin open. This wire:
 
-* answers every line it cannot take with a JSON-RPC error (DESIGN.md section 17): ``-32700``
+* answers every line it cannot take with a JSON-RPC error: ``-32700``
   for bytes that are not UTF-8 JSON (also truncated or too deep), ``-32600`` for JSON that is
   not one message (``[]``, an object ``id``); ``id`` is the request's when it has a valid one,
   else ``null``. Requests among bad lines are served as usual;

@@ -1,4 +1,4 @@
-"""The checks of task families (DESIGN.md section 18): ``env validate``, ``check_environment``.
+"""The checks of task families: ``env validate``, ``check_environment``.
 
 Each family is checked on its first ``instances`` distinct instances from seed 0 upward (seeds
 without an instance skipped, at most 100 x ``instances`` seeds): every instance builds, every

@@ -2,8 +2,8 @@
 
 A request is read whole (head, then a ``Content-Length`` body) before anything answers it, under
 two clocks: a connection waits for a request's first byte at most ``idle`` seconds (between
-requests of a keep-alive connection), then the client has ``deadline`` seconds to send the rest
-(DESIGN.md section 23; a connection's first request has ``deadline`` from its start). What this
+requests of a keep-alive connection), then the client has ``deadline`` seconds to send the rest (a
+connection's first request has ``deadline`` from its start). What this
 reader cannot take is a :class:`BadRequestError` with the status to answer before closing: a head
 over :data:`MAX_HEAD` bytes (431), a body without a length (411), a length that is no number
 (400) or over :data:`MAX_BODY` (413).

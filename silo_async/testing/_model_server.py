@@ -6,7 +6,7 @@ tested end to end offline: real SDK, real HTTP, real retries, scripted model. Th
 on its own event loop in a background thread, so the same object serves sync tests, asyncio
 and trio tests alike, and a slow script never blocks the loop under test.
 
-Like every HTTP server of silo_async (DESIGN.md section 23) it gives a client ``read_timeout``
+Like every HTTP server of silo_async it gives a client ``read_timeout``
 seconds to send each request (:mod:`._http1`), keeps at most ``max_connections`` open (one more
 is answered 503 and closed at once), reports both on one line a second at most, and answers
 what it cannot read with a 4xx: nothing a client sends stops it. ``history=False`` (what

@@ -1,4 +1,4 @@
-"""``model_user``: a task's user played by a model, on the model agents' adapters (DESIGN §9).
+"""``model_user``: a task's user played by a model, on the model agents' adapters.
 
 Each turn runs the same loop a model agent runs (:mod:`silo_async.agents`), seen from the
 user's side: the prompt is the user's persona, what they know and the conversation so far; the

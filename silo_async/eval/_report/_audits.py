@@ -3,7 +3,7 @@
 When the project an eval was written in holds audits (``.silo/audits/*/audit.json``, written by
 ``silo-async audit``) of the eval's environment, the report says, per task, how far its grade
 can be trusted: the verdict of the latest audit covering the task, the best probe's reward
-and the gap. Only the audit's file is read (its format is fixed, DESIGN §19): the eval knows
+and the gap. Only the audit's file is read (its format is fixed): the eval knows
 nothing else of the audit.
 """
 

@@ -8,7 +8,7 @@
   ``pass^k = C(c, k) / C(n, k)`` (all k draws pass), for n rollouts of which c passed; over
   several tasks both are the mean of the per-task values.
 * Token counts (mean and total) and, with a price table, cost.
-* **Valid rollouts only** (DESIGN.md section 14): a rollout whose reward is not evidence — the
+* **Valid rollouts only**: a rollout whose reward is not evidence — the
   model API failed, the environment faulted (a tool or the verifier raised), its worker was
   lost — is counted in ``runs`` and ``invalid`` and in no rate: pass rates, mean reward, their
   intervals, pass@k and pass^k are over the valid rollouts, and a group without any has none

@@ -1,4 +1,4 @@
-"""An eval's rollouts across Ray workers: :class:`RayExecutor` (DESIGN.md §10).
+"""An eval's rollouts across Ray workers: :class:`RayExecutor`.
 
 Kept apart from the rest of :mod:`silo_async.eval`: nothing here is imported (and Ray never is)
 unless an eval runs on Ray. ``_executor`` is the executor the eval sees, ``_session`` starts or

@@ -1,4 +1,4 @@
-"""``silo.RayExecutor``: an eval's rollouts on a pool of async Ray actors (DESIGN.md §10).
+"""``silo.RayExecutor``: an eval's rollouts on a pool of async Ray actors.
 
 One event loop uses one core. This executor starts (or joins) Ray, creates ``workers`` async
 actors (:mod:`._worker`), each running rollouts in its own loop under its own limit, and feeds

@@ -20,7 +20,7 @@ from ..._tools import ToolResult, ToolSpec
 
 __all__ = ["SUBMIT", "as_text", "tool_defs", "tool_message"]
 
-#: The tool that ends an episode with an answer, as over MCP (DESIGN §8).
+#: The tool that ends an episode with an answer, as over MCP.
 SUBMIT = "submit"
 _SUBMIT_PARAMS = {
     "type": "object",

@@ -1,4 +1,4 @@
-"""tau2-bench inside silo (DESIGN §20): a user's tau2, imported and graded as tau2 grades.
+"""tau2-bench inside silo: a user's tau2, imported and graded as tau2 grades.
 
 ``silo-async import tau2 [PATH] --domain airline|retail|telecom|mock`` (or :func:`import_tau2`)
 records a tau2 domain as an environment of the project — where tau2 is, its version and commit,

@@ -1,6 +1,6 @@
 """Where the user's tau2 lives, what it is, and whether its data is still what was imported.
 
-An imported environment records its tau2 (DESIGN §20): the directory it is imported from (a
+An imported environment records its tau2: the directory it is imported from (a
 checkout's ``src/`` or the directory holding an installed ``tau2`` package), the version, the
 commit of a git checkout, and the SHA-256 of every data file loading reads. Nothing of tau2 is
 copied: each load imports the user's tau2 again, after checking those digests — a changed file

@@ -1,4 +1,4 @@
-"""A silo world as a verifiers environment (DESIGN §16): ``load_environment(project, env)``.
+"""A silo world as a verifiers environment: ``load_environment(project, env)``.
 
 For the current verifiers release (0.4, its ``verifiers.v1`` API): a taskset with one task per
 silo task, whose rollout state is an episode (opened in the task's ``setup``, on a fresh
