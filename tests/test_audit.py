@@ -1,4 +1,4 @@
-"""The audit (DESIGN §19) on a shop whose tasks carry one deliberate flaw each, or none.
+"""The audit on a shop whose tasks carry one deliberate flaw each, or none.
 
 ``tests/audit_world.py`` holds the shop: every flawed task must get exactly its verdict
 (``gameable``, ``loose``, ``unsolved``) and every sound one ``sound``, through the library and
@@ -9,6 +9,7 @@ is a rollout on disk; ``--fail-on`` sets the exit code.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -100,14 +101,36 @@ async def test_every_probe_and_mutant_is_a_rollout_written_under_the_audit(tmp_p
 
 
 async def test_the_same_audit_twice_gives_the_same_audit_json(tmp_path: Path) -> None:
-    first = await silo.audit(
-        audit_world.environment(), solver=audit_world.solver, out=tmp_path / "one", seed=3
-    )
+    env = audit_world.environment()
+    options: dict[str, Any] = {"solver": audit_world.solver, "seed": 3}
+    options["families"] = {"discount-order": 2}
+    tasks = list(EXPECTED)
+    first = await silo.audit(env, tasks, out=tmp_path / "one", **options)
+    # One rollout at a time instead of 32: nothing depends on the order rollouts finish in.
     second = await silo.audit(
-        audit_world.environment(), solver=audit_world.solver, out=tmp_path / "two", seed=3
+        audit_world.environment(), tasks, out=tmp_path / "two", concurrency=1, **options
     )
     assert first.audit_id != second.audit_id
     assert _without_ids(first.to_dict()) == _without_ids(second.to_dict())
+    assert _markdown_without_ids(first) == _markdown_without_ids(second)
+    # Another seed changes the probes' walks: the audit is seeded, not fixed.
+    third = await silo.audit(env, ["T-ANYWRITE"], out=tmp_path / "three", solver=None, seed=4)
+    walk = next(e for e in first.tasks if e["task"] == "T-ANYWRITE")["probes"]["explorer"]
+    other = third.tasks[0]["probes"]["explorer"]
+    assert _calls(first.path, walk["runId"]) != _calls(third.path, other["runId"])
+
+
+def _markdown_without_ids(report: silo.AuditReport) -> str:
+    """``audit.md`` with its audit id and run ids blanked."""
+    text = (report.path / "audit.md").read_text(encoding="utf-8")
+    return re.sub(r"(audit|run)_[0-9T]+_[0-9]+_[0-9a-f]+", "ID", text)
+
+
+def _calls(audit_dir: Path, run_id: str) -> list[Any]:
+    """The tool calls of one rollout of an audit, from its trace."""
+    trace = (audit_dir / "runs" / run_id / "trace.jsonl").read_text(encoding="utf-8")
+    events = [json.loads(line) for line in trace.splitlines()]
+    return [(e["tool"], e["input"]) for e in events if e.get("type") == "tool_call"]
 
 
 async def test_a_conversation_is_mutated_by_its_turns_that_changed_the_world(
@@ -219,6 +242,17 @@ def test_the_cli_prints_audit_json_with_json(shop: Path) -> None:
     assert list(entry["probes"]) == ["noop"]
     audit_dir = shop / ".silo" / "audits" / printed["auditId"]
     assert json.loads((audit_dir / "audit.json").read_text()) == printed
+
+
+def test_the_cli_gives_the_same_audit_json_twice(shop: Path) -> None:
+    args = ["audit", "--env", "shop", "--solver", SOLVER, "--family", "discount-order"]
+    args += ["--count", "2", "--task", "T-IGNORED", "--task", CHAT, "--seed", "7", "--json"]
+    first, second = cli(*args), cli(*args, "--out", "elsewhere")
+    assert first.exit_code == second.exit_code == 0, first.output  # loose fails only on loose
+    one, two = json.loads(first.stdout), json.loads(second.stdout)
+    assert [e["verdict"] for e in one["tasks"]] == ["loose", "sound", "sound", "sound"]
+    assert _without_ids(one) == _without_ids(two)
+    assert json.loads((shop / "elsewhere" / "audit.json").read_text()) == two
 
 
 @pytest.mark.parametrize(
