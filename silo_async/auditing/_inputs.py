@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 from .._tools import ToolSpec
 from ._values import Seen, id_prefix, is_date
 
-__all__ = ["NONE", "InputMaker"]
+__all__ = ["NONE", "InputMaker", "takes_id"]
 
 #: No value could be built (a pattern nothing seen matches, a schema this does not read).
 NONE: Any = object()
@@ -29,7 +29,8 @@ _ATTEMPTS = 6
 _WORDS = ("test", "probe", "sample", "urgent", "note", "update", "review", "other")
 
 
-def _is_idish(key: str) -> bool:
+def takes_id(key: str) -> bool:
+    """Whether a property named ``key`` takes a record id (``orderId``, ``case_id``, ``id``)."""
     return bool(re.search(r"(?:Id|_id|ID|Ids|_ids)$", key)) or key.lower() in ("id", "ids")
 
 
@@ -208,7 +209,7 @@ class _Builder:
         under: list[Any] = [v for v in seen.under(key) if fits(v)]
         if schema.get("format") in ("date", "date-time") or "date" in key.lower():
             tiers: list[list[Any]] = [under, [v for v in seen.dates if fits(v) and is_date(v)]]
-        elif _is_idish(key):
+        elif takes_id(key):
             prefixes = _prefixes(under)
             same = [v for v in seen.ids if fits(v) and id_prefix(v) in prefixes]
             tiers = [under, same, [v for v in seen.ids if fits(v)]]

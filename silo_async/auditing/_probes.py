@@ -24,7 +24,7 @@ from .._context import AgentContext
 from .._jsonutil import compact_json, output_text
 from .._taskuser import MESSAGE_USER
 from .._tools import ToolSpec
-from ._inputs import InputMaker
+from ._inputs import InputMaker, takes_id
 from ._values import Seen, id_prefix, text_values
 
 __all__ = ["EXPLORER_CALLS", "PROBES", "Probe", "make_probe"]
@@ -171,9 +171,15 @@ class Spammer:
 
     @staticmethod
     def _ids(maker: InputMaker, given: Sequence[str], seen: Seen) -> dict[str, Any] | None:
-        """Each required property an id of the instruction (the likeliest first), or ``None``."""
+        """Each required property an id of the instruction (the likeliest first), or ``None``.
+
+        ``None`` too when a required property takes something else than an id (a text, a
+        figure, a choice): the spammer calls only what ids from the instruction open.
+        """
         args: dict[str, Any] = {}
         for key in maker.required:
+            if not takes_id(key):
+                return None
             known = {id_prefix(v) for v in seen.under(key) if isinstance(v, str)} - {None}
             ranked = sorted(given, key=lambda v: id_prefix(v) not in known)
             fits = [v for v in ranked if InputMaker.fits(maker.property_schema(key), v)]
