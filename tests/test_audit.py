@@ -74,6 +74,29 @@ async def test_every_flaw_gets_its_verdict_and_every_sound_task_sound(tmp_path: 
     assert report.verdict("T-SOUND") == "sound"
 
 
+async def test_verdicts_follow_their_precedence(tmp_path: Path) -> None:
+    async def breaking(ctx: silo.AgentContext) -> str:
+        await ctx.call_tool("cancel_order", {"orderId": "ORD-002", "reason": "fraud"})
+        return "Done."
+
+    # unsolved before gameable: the noop probe passes, but the solver fails.
+    broken = await _audit(tmp_path / "a", tasks=["T-UNTOUCHED"], solver=breaking)
+    entry = broken.tasks[0]
+    assert entry["probes"]["noop"]["passed"] and entry["verdict"] == "unsolved"
+    # gameable before loose: the explorer passes, and so does a mutant noting another order.
+    report = await _audit(tmp_path / "b", tasks=["T-ANYWRITE", "T-SOUND"])
+    entry, sound = report.tasks
+    loose = [m for m in entry["mutants"] if m["passed"] and m["kind"] != "repeat"]
+    assert loose and not any(m["sameWorld"] for m in loose)
+    assert entry["probes"]["explorer"]["passed"] and entry["verdict"] == "gameable"
+    # A passing repeat is no verdict: T-SOUND's second cancel is refused, and it stays sound.
+    assert [(m["kind"], m["passed"]) for m in sound["mutants"] if m["kind"] != "alter"] == [
+        ("drop", False),
+        ("repeat", True),
+    ]
+    assert sound["verdict"] == "sound"
+
+
 async def test_every_probe_and_mutant_is_a_rollout_written_under_the_audit(tmp_path: Path) -> None:
     report = await _audit(tmp_path, tasks=["T-ONEOFTWO", "T-UNTOUCHED"])
     assert report.path == tmp_path / "audit"
