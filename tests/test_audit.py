@@ -256,6 +256,21 @@ def test_the_cli_prints_the_verdicts_and_writes_the_audit(shop: Path) -> None:
     assert {e["task"]: e["verdict"] for e in written["tasks"]} == EXPECTED
 
 
+async def test_an_audit_is_written_in_its_environment_s_project_by_default(
+    shop: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = shop / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    env = silo.load_environment("shop", shop)
+    report = await silo.audit(env, ["T-SOUND"], probes=["noop"])
+    assert report.path == shop / ".silo" / "audits" / report.audit_id
+    assert (report.path / "audit.json").is_file() and not (elsewhere / ".silo").exists()
+    # A code-first environment has no project: the current directory's .silo/audits/.
+    code_first = await silo.audit(audit_world.environment(), ["T-SOUND"], probes=["noop"])
+    assert code_first.path == elsewhere / ".silo" / "audits" / code_first.audit_id
+
+
 def test_the_cli_prints_audit_json_with_json(shop: Path) -> None:
     result = cli("audit", "--env", "shop", "--task", "T-SOUND", "--probes", "noop", "--json")
     assert result.exit_code == 0, result.output
