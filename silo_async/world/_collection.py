@@ -17,7 +17,7 @@ import attrs
 
 from .._errors import DefinitionError
 from .._tools import Tool
-from ._lists import Property, View, Where, get_tool, list_tool, search_tool
+from ._lists import Properties, View, Where, get_tool, list_tool, search_tool
 
 __all__ = ["Collection"]
 
@@ -65,9 +65,9 @@ class Collection:
         self,
         description: str,
         *,
-        filters: Mapping[str, Property] | None = None,
+        filters: Properties | None = None,
         references: Mapping[str, str] | None = None,
-        extra: Mapping[str, Property] | None = None,
+        extra: Properties | None = None,
         where: Where | None = None,
         view: View | _Inherit | None = _INHERIT,
         name: str | None = None,
@@ -76,9 +76,13 @@ class Collection:
 
         Args:
             description: what the agent reads.
-            filters: equality filters: each key is also the record field it compares.
-            references: filter key -> the collection its value must name a record of.
-            extra: more properties, for ``where`` to read.
+            filters: the equality filters, an Input class: each field compares the records'
+                field of its key (a ``w.fields.ref`` compares the id, ``not_found`` when
+                unknown); or, the form from before typed fields, a mapping of properties.
+            references: with a mapping of filters: filter key -> the collection its value
+                must name a record of.
+            extra: more properties, for ``where`` to read: an Input class (``where`` gets its
+                typed view) or a mapping (``where`` gets the input as given).
             where: an extra predicate ``where(state, record, input)``.
             view: this tool's view, when not the collection's.
             name: the tool name, when not the convention's.

@@ -133,13 +133,13 @@ def viewing(fn: Callable[[Any, I], Any], input: type[I]) -> Callable[[Any, dict[
 
         @functools.wraps(fn)
         async def async_body(state: Any, given: dict[str, Any]) -> Any:
-            return await fn(state, input(given))
+            return await fn(state, input(given, state=state))
 
         return async_body
 
     @functools.wraps(fn)
     def body(state: Any, given: dict[str, Any]) -> Any:
-        return fn(state, input(given))
+        return fn(state, input(given, state=state))
 
     return body
 

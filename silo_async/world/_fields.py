@@ -18,6 +18,7 @@ and an absent key and a null one both mean "not given".
 
 from __future__ import annotations
 
+import copy
 import keyword
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar, cast, overload
@@ -111,11 +112,22 @@ class Field(Generic[T]):
         default = self.default
         return default.copy() if self.fresh else default
 
+    def key_for(self, attr: str) -> str:
+        """The input key the attribute ``attr`` reads: its name (``from_`` reads ``from``)."""
+        return attr[:-1] if attr.endswith("_") and keyword.iskeyword(attr[:-1]) else attr
+
     def bound(self, attr: str, key: str) -> Field[T]:
         """This field as the attribute ``attr`` of an :class:`Input` class, reading ``key``."""
-        copy: Field[T] = Field(self.schema, self.reader, self.default, self.options, self.rule)
-        copy.attr, copy.key = attr, key
-        return copy
+        bound = copy.copy(self)
+        bound.attr, bound.key = attr, key
+        return bound
+
+    def stored(self, args: Input) -> Any:
+        """The value this field puts under its key: what an update sets, a list filter compares.
+
+        The value read, for most fields (a ref: the id of the record it read).
+        """
+        return getattr(args, self.attr)
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> Field[T]: ...
@@ -145,12 +157,15 @@ class Input:
     Args:
         input: the input (already checked against the schema when a tool built it).
         path: where ``input`` sits in a larger input, for messages (``lines[2]``).
+        state: the world, where a field looks a record up (:func:`~silo_async.world.fields.ref`);
+            ``define_tool`` and ``write_tool`` give it.
     """
 
     _fields: ClassVar[Mapping[str, Field[Any]]] = {}
 
     _input: Mapping[str, Any]
     _path: str | None
+    _state: Any
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -159,27 +174,28 @@ class Input:
             found.update(getattr(base, "_fields", {}))
         for attr, value in list(vars(cls).items()):
             if isinstance(value, Field):
-                bound = value.bound(attr, _key(cls, attr))
+                bound = value.bound(attr, value.key_for(_checked(cls, attr)))
                 setattr(cls, attr, bound)
                 found[bound.key] = bound
         cls._fields = found
 
-    def __init__(self, input: Mapping[str, Any], path: str | None = None) -> None:
+    def __init__(
+        self, input: Mapping[str, Any], path: str | None = None, state: Any = None
+    ) -> None:
         self._input = input
         self._path = path
+        self._state = state
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({dict(self._input)!r})"
 
 
-def _key(cls: type, attr: str) -> str:
+def _checked(cls: type, attr: str) -> str:
     if attr.startswith("_"):
         raise DefinitionError(
             f"{cls.__name__}.{attr}: a field's name is its input key; it may not start with '_'.",
             {"field": attr},
         )
-    if attr.endswith("_") and keyword.iskeyword(attr[:-1]):
-        return attr[:-1]
     return attr
 
 
@@ -235,7 +251,7 @@ def value_of(args: Input | Mapping[str, Any], key: str) -> Any:
     if isinstance(args, Input):
         field = args._fields.get(key)
         if field is not None:
-            return getattr(args, field.attr)
+            return field.stored(args)
         return args._input.get(key)
     return args.get(key)
 

@@ -6,6 +6,8 @@ and reads an amount rounded half up to cents. Every kind takes ``default=`` (the
 optional: an absent or null key gives the default) and, where the reader checks more than the
 schema states, ``raw=True`` (take the value exactly as the schema admitted it: not stripped, not
 range-checked beyond the schema) for worlds whose rules were written against the raw input.
+``ref("accounts", "Account id.")`` reads an id as ``string`` does and gives the record it names
+(``not_found`` in the one shape of :func:`~silo_async.world.records.require_record`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar, overload
 
+from .._errors import DefinitionError
 from . import _builders as schema
 from ._fields import Field, Input, Reader, schema_of
 from ._numbers import (
@@ -39,10 +42,12 @@ from ._readers import (
     strings_rule,
     take,
 )
+from ._records import require_record
 
 __all__ = [
     "LIMIT",
     "OFFSET",
+    "Ref",
     "boolean",
     "date",
     "enum",
@@ -51,6 +56,7 @@ __all__ = [
     "money",
     "number",
     "objects",
+    "ref",
     "string",
     "strings",
 ]
@@ -261,6 +267,22 @@ def _items(name: str, value: Any, item: type[Input]) -> list[Input]:
     return [item(each, f"{name}[{index}]") for index, each in enumerate(given)]
 
 
+class _Objects(Field[Any]):
+    """A list of objects, whose items see the world their input does (for their refs)."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Input | None, owner: type[Any]) -> Any:
+        if obj is None:
+            return self
+        items = super().__get__(obj, owner)
+        if isinstance(items, list):
+            for item in items:
+                if isinstance(item, Input):
+                    item._state = obj._state
+        return items
+
+
 def _read_items(input: Any, key: str, default: Any, *, path: str | None, item: type[Input]) -> Any:
     return take(input, key, default, path, _items, item=item)
 
@@ -275,7 +297,128 @@ def objects(description: str, item: type[I], *, default: Any = REQUIRED) -> Any:
     Read as a list of ``item`` views whose messages name their place (``lines[2].quantity``).
     """
     prop = schema.array(description, schema_of(item))
-    return Field(prop, _read_items, default, {"item": item}, _items)
+    return _Objects(prop, _read_items, default, {"item": item}, _items)
+
+
+class Ref(Field[Any]):
+    """An id input that knows its collection: its value is the record the id names.
+
+    Built by :func:`ref`. The id is read first (as :func:`string` reads it, or as given with
+    ``raw=True``), then looked up in the world the :class:`Input` view was given; an id that
+    names no record is ``not_found`` with :func:`~silo_async.world.records.require_record`'s
+    message (``Account "ACC-999" was not found.``). An absent optional id gives the default,
+    not looked up. :meth:`stored` (what an update sets, what a list filter compares) is the id.
+
+    Attributes:
+        collection: the state key of the collection, e.g. ``accounts``.
+        label: names the record in ``not_found`` where ``label_of(collection)`` cannot.
+        explicit_key: the input key, when not the attribute's name followed by ``Id``.
+    """
+
+    __slots__ = ("collection", "explicit_key", "label")
+
+    def __init__(
+        self,
+        prop: schema.Schema,
+        collection: str,
+        default: Any,
+        raw: bool,
+        label: str | None,
+        key: str | None,
+    ) -> None:
+        if raw:
+            super().__init__(prop, None, default)
+        else:
+            super().__init__(prop, read_string, default, rule=string_rule)
+        self.collection = collection
+        self.label = label
+        self.explicit_key = key
+
+    def key_for(self, attr: str) -> str:
+        """The input key: ``key=`` if given, else the attribute's name followed by ``Id``."""
+        if self.explicit_key is not None:
+            return self.explicit_key
+        if attr.endswith("Id"):
+            raise DefinitionError(
+                f"ref field {attr!r}: a ref is named after its record and reads <name>Id "
+                f"(account = w.fields.ref(...) reads accountId); name it {attr[:-2]!r} or pass "
+                f"key={attr!r}.",
+                {"field": attr},
+            )
+        return f"{attr}Id"
+
+    def __get__(self, obj: Input | None, owner: type[Any]) -> Any:
+        if obj is None:
+            return self
+        record_id = self.read(obj._input, self.key, obj._path)
+        if obj._input.get(self.key) is None:  # absent or null: the default, not looked up
+            value = record_id
+        elif obj._state is None:
+            raise TypeError(
+                f"{owner.__name__}.{self.attr} looks its record up in the world: build the view "
+                "with state= (define_tool and write_tool do)"
+            )
+        else:
+            value = require_record(obj._state, self.collection, record_id, self.label)
+        obj.__dict__[self.attr] = value
+        return value
+
+    def stored(self, args: Input) -> Any:
+        """The id (once the record it names is found)."""
+        getattr(args, self.attr)
+        return self.read(args._input, self.key, args._path)
+
+
+@overload
+def ref(
+    collection: str,
+    description: str,
+    *,
+    raw: bool = False,
+    label: str | None = None,
+    key: str | None = None,
+) -> Field[Any]: ...
+@overload
+def ref(
+    collection: str,
+    description: str,
+    *,
+    default: T,
+    raw: bool = False,
+    label: str | None = None,
+    key: str | None = None,
+) -> Field[Any | T]: ...
+def ref(
+    collection: str,
+    description: str,
+    *,
+    default: Any = REQUIRED,
+    raw: bool = False,
+    label: str | None = None,
+    key: str | None = None,
+) -> Any:
+    """The id of a record of ``collection``, read as the record itself.
+
+    Named after the record, it reads the input key ``<name>Id``::
+
+        class NewContact(w.Input):
+            account = w.fields.ref("accounts", "Account id.")   # the key accountId
+
+        args.account["name"]   # the account; "Account "ACC-9" was not found." when missing
+
+    The schema is :func:`string`'s. In a list tool's ``filters`` it compares the records' field
+    of its key with the id (an unknown id is ``not_found``, not an empty page).
+
+    Args:
+        collection: the state key of the collection the id names a record of.
+        description: what the agent reads.
+        default: the value when the key is absent or null (then the field is optional).
+        raw: take the id exactly as given (not stripped).
+        label: names the record in ``not_found`` where ``label_of(collection)`` cannot
+            (``RFQ``, not ``Rfq``).
+        key: the input key, when not ``<name>Id``.
+    """
+    return Ref(schema.string(description), collection, default, raw, label, key)
 
 
 #: ``limit``: the page size of a list (1..MAX_LIMIT, default DEFAULT_LIMIT), as ``PAGING`` has it.

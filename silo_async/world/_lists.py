@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from .._tools import Tool, tool
 from ._builders import DEFAULT_LIMIT, MAX_LIMIT, PAGING, Schema, closed_object, string
-from ._fields import Field, Input, input_of
+from ._fields import Field, Input, fields_of, input_of
 from ._numbers import read_int
 from ._readers import read_string
 from ._records import check_references, require_record
@@ -33,10 +33,14 @@ __all__ = [
 T = TypeVar("T")
 #: ``view(state, record)``: what an agent sees of one record.
 View = Callable[[Any, Any], Any]
-#: ``where(state, record, input)``: whether a record belongs in a list.
-Where = Callable[[Any, Any, Mapping[str, Any]], bool]
+#: ``where(state, record, input)``: whether a record belongs in a list (``input``: the typed
+#: view of the list's ``extra`` Input class, or the input as given).
+Where = Callable[[Any, Any, Any], bool]
 #: A property of a list tool: a schema (its value compared as given) or a field (read by it).
 Property = Schema | Field[Any]
+#: A list tool's filters or extra properties: an Input class, or (the form from before typed
+#: fields) a mapping of properties.
+Properties = type[Input] | Mapping[str, Property]
 
 
 def paginate(
@@ -76,8 +80,21 @@ def _viewer(view: View | None, state: Any) -> Callable[[Any], Any] | None:
     return None if view is None else (lambda record: view(state, record))
 
 
-def _schemas(properties: Mapping[str, Property]) -> dict[str, Schema]:
-    return {k: p.schema if isinstance(p, Field) else p for k, p in properties.items()}
+def _schemas(properties: Properties | None) -> dict[str, Schema]:
+    if isinstance(properties, type):
+        return {key: field.schema for key, field in fields_of(properties).items()}
+    return {k: p.schema if isinstance(p, Field) else p for k, p in (properties or {}).items()}
+
+
+def _required(*declared: Properties | None) -> list[str]:
+    """The keys an Input class declares without a default (a mapping's are all optional)."""
+    return [
+        key
+        for properties in declared
+        if isinstance(properties, type)
+        for key, field in fields_of(properties).items()
+        if field.required
+    ]
 
 
 def _filter_value(input: Mapping[str, Any], key: str, prop: Property) -> Any:
@@ -86,48 +103,91 @@ def _filter_value(input: Mapping[str, Any], key: str, prop: Property) -> Any:
     return value if value is None or not isinstance(prop, Field) else prop.read(input, key)
 
 
+#: ``wanted(state, input)``: the (record field, value) pairs a list's records must match.
+Wanted = Callable[[Any, Mapping[str, Any]], list[tuple[str, Any]]]
+
+
+def _wanted(filters: Properties | None, references: Mapping[str, str] | None) -> Wanted:
+    """How a list reads its equality filters from a call's input."""
+    if isinstance(filters, type):
+        if references:
+            raise TypeError(
+                "filters declared as an Input class name their collections: w.fields.ref"
+            )
+        fields = list(fields_of(filters).values())
+        view = filters
+
+        def wanted(state: Any, input: Mapping[str, Any]) -> list[tuple[str, Any]]:
+            args = view(input, state=state)  # each field read in turn, a ref looked up
+            return [(f.key, f.stored(args)) for f in fields if input.get(f.key) is not None]
+
+        return wanted
+    equal = dict(filters or {})
+    refs = dict(references or {})
+
+    def wanted_as_given(state: Any, input: Mapping[str, Any]) -> list[tuple[str, Any]]:
+        check_references(state, input, refs)
+        given = [(key, _filter_value(input, key, prop)) for key, prop in equal.items()]
+        return [(key, value) for key, value in given if value is not None]
+
+    return wanted_as_given
+
+
 def list_tool(
     name: str,
     description: str,
     collection: str,
     *,
-    filters: Mapping[str, Property] | None = None,
+    filters: Properties | None = None,
     references: Mapping[str, str] | None = None,
-    extra: Mapping[str, Property] | None = None,
+    extra: Properties | None = None,
     where: Where | None = None,
     view: View | None = None,
 ) -> Tool:
     """A paged list of ``state[collection]`` in id order.
 
+    Its filters are declared as an :class:`Input` class whose every field is an equality
+    filter on the records' field of its key (not given: no filter)::
+
+        class VendorFilters(w.Input):
+            status = w.fields.enum("Only vendors with this status.", STATUSES, default=None)
+            owner = w.fields.ref("users", "Only vendors this user owns.", default=None)
+
+    A ref compares the id and is ``not_found`` for an unknown one (a mistake to report, not an
+    empty page). The schema is the filters' fields, ``extra``'s, then ``limit`` and ``offset``.
+
     Args:
         name: the tool name.
         description: what the agent reads.
         collection: the state key of the collection.
-        filters: equality filters: each key is also the record field it compares; a filter
-            declared as a field is read by it (e.g. ``fields.string``: stripped), a schema's
-            value is compared as given.
-        references: filter key -> the collection its value must name a record of
-            (an unknown id is ``not_found``, not an empty page).
-        extra: more properties, for ``where`` to read.
+        filters: the equality filters: an Input class, or (the form from before typed
+            fields) a mapping of key to schema (compared as given) or field (read by it).
+        references: with a mapping of filters: filter key -> the collection its value must
+            name a record of (an Input class says it with ``w.fields.ref``).
+        extra: more properties, for ``where`` to read: an Input class (``where`` then gets its
+            typed view) or a mapping (``where`` gets the input as given).
         where: an extra predicate ``where(state, record, input)``.
         view: ``view(state, record)``, applied to the page only.
+
+    Raises:
+        TypeError: ``references`` beside filters declared as an Input class.
     """
-    equal = dict(filters or {})
-    refs = dict(references or {})
+    wanted_of = _wanted(filters, references)
+    extra_view = extra if isinstance(extra, type) else None
 
     def list_records(state: Any, input: dict[str, Any]) -> dict[str, Any]:
-        check_references(state, input, refs)
-        given = [(key, _filter_value(input, key, prop)) for key, prop in equal.items()]
-        wanted = [(key, value) for key, value in given if value is not None]
+        wanted = wanted_of(state, input)
+        seen = input if extra_view is None else extra_view(input, state=state)
         rows = [
             record
             for record in sorted_by_id(state[collection])
             if all(record.get(key) == value for key, value in wanted)
-            and (where is None or where(state, record, input))
+            and (where is None or where(state, record, seen))
         ]
         return paginate(rows, input, _viewer(view, state))
 
-    schema = closed_object({**_schemas(equal), **_schemas(extra or {}), **PAGING})
+    properties = {**_schemas(filters), **_schemas(extra), **PAGING}
+    schema = closed_object(properties, _required(filters, extra))
     return tool(name=name, description=description, input_schema=schema)(list_records)
 
 

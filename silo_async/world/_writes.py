@@ -166,12 +166,13 @@ class Write(Generic[A]):
         """:meth:`set` each of ``fields`` the input gives, in that order.
 
         The value set is the field's (read by the tool's :class:`Input`, when it declares the
-        field), else the value as given; a field not given (absent or null) is left alone.
+        field: a :func:`~silo_async.world.fields.ref` sets the id), else the value as given; a
+        field not given (absent or null) is left alone.
         """
-        declared = self.args._fields if isinstance(self.args, Input) else {}
+        args = self.args
         for field in fields:
-            if field in declared:
-                value = getattr(self.args, declared[field].attr)
+            if isinstance(args, Input) and field in args._fields:
+                value = args._fields[field].stored(args)
             else:
                 value = self.input.get(field)
             if value is not None:
@@ -343,7 +344,7 @@ class Actor:
             def body(state: Any, input: dict[str, Any]) -> Any:
                 actor = self.actor_of(state, input)
                 record = None if target is None else target.find(state, input)
-                args = None if view is None else view(input)
+                args = None if view is None else view(input, state=state)
                 return fn(Write(state, input, actor, record, action, target, args))
 
             return named.build(body, schema)

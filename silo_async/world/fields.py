@@ -16,9 +16,11 @@ and the messages of refused input all come from that one declaration::
 
 * **kinds**: :func:`string`, :func:`enum`, :func:`integer`, :func:`number`, :func:`money`,
   :func:`boolean`, :func:`date`, :func:`strings`, :func:`objects` (a list of objects, each an
-  :class:`Input`), :func:`field` (any schema, any reader), and :data:`LIMIT` / :data:`OFFSET`
-  (a list's paging, as ``paginate`` reads it). Every kind takes ``default=`` (then the field is
-  optional: absent and null both give the default);
+  :class:`Input`), :func:`ref` (an id read as the record it names, a :class:`Ref`: ``account =
+  ref("accounts", "Account id.")`` reads ``accountId`` and is ``not_found`` for a missing
+  record), :func:`field` (any schema, any reader), and :data:`LIMIT` / :data:`OFFSET` (a list's
+  paging, as ``paginate`` reads it). Every kind takes ``default=`` (then the field is optional:
+  absent and null both give the default);
 * **the input**: :class:`Input`, :class:`Field`, :func:`schema_of`, :func:`fields_of`,
   :func:`read` (a field read again with a bound or default known only at call time, or
   with ``default=REQUIRED`` where a call needs a field the schema leaves optional),
@@ -44,6 +46,7 @@ from ._fields import require_some as require_some
 from ._fields import schema_of as schema_of
 from ._kinds import LIMIT as LIMIT
 from ._kinds import OFFSET as OFFSET
+from ._kinds import Ref as Ref
 from ._kinds import boolean as boolean
 from ._kinds import date as date
 from ._kinds import enum as enum
@@ -52,6 +55,7 @@ from ._kinds import integer as integer
 from ._kinds import money as money
 from ._kinds import number as number
 from ._kinds import objects as objects
+from ._kinds import ref as ref
 from ._kinds import string as string
 from ._kinds import strings as strings
 from ._numbers import MAX_AMOUNT as MAX_AMOUNT
@@ -78,6 +82,7 @@ __all__ = [
     "REQUIRED",
     "Field",
     "Input",
+    "Ref",
     "boolean",
     "date",
     "enum",
@@ -100,6 +105,7 @@ __all__ = [
     "read_objects",
     "read_string",
     "read_strings",
+    "ref",
     "require_some",
     "schema_of",
     "string",
