@@ -10,7 +10,15 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-__all__ = ["REPLAYED", "ModelStep", "ModelStepRecorder", "model_step_event"]
+__all__ = [
+    "NOT_SENT",
+    "POLICY_VERSION",
+    "REPLAYED",
+    "TOKEN_KEYS",
+    "ModelStep",
+    "ModelStepRecorder",
+    "model_step_event",
+]
 
 #: Deeper than this, a field is refused rather than walked (a model message is shallow).
 _MAX_DEPTH = 64
@@ -18,6 +26,28 @@ _MAX_DEPTH = 64
 #: The extra field (``true``) of a model step replayed from a recording when an eval resumed:
 #: counted in ``run.json``'s ``resumedModelSteps``, not a request made again.
 REPLAYED = "replayed"
+
+#: The keys of a step's exact tokens: the prompt's and the completion's token ids
+#: and the sampled tokens' logprobs, as the model server sent them.
+TOKEN_KEYS = ("promptTokenIds", "completionTokenIds", "logprobs")
+
+#: The key of the policy (model weights) version that answered.
+POLICY_VERSION = "policyVersion"
+
+
+class _NotSent:
+    """The type of :data:`NOT_SENT`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_SENT"
+
+
+#: What a model adapter that asked its server for token ids passes for a field the server did
+#: not send: recorded as ``null`` with its key, so every step of such an adapter has the three
+#: :data:`TOKEN_KEYS` (``None`` means "not asked": the keys are left out unless one is given).
+NOT_SENT: Any = _NotSent()
 
 
 class ModelStep(NamedTuple):
@@ -48,6 +78,10 @@ class ModelStepRecorder:
         duration_ms: float | None = None,
         attempts: int | None = None,
         message: dict[str, Any] | None = None,
+        prompt_token_ids: list[int] | None = None,
+        completion_token_ids: list[int] | None = None,
+        logprobs: list[float] | None = None,
+        policy_version: Any = None,
         **fields: Any,
     ) -> None:
         """Record one model response as a ``model_step`` trace event and count its tokens.
@@ -65,6 +99,14 @@ class ModelStepRecorder:
             attempts: requests it took (1 + the SDK's retries).
             message: the assistant turn, ``{"role": "assistant", "content": text | None,
                 "toolCalls": [{"id", "name", "input"}]}``.
+            prompt_token_ids: the prompt's token ids, exactly as the model server sent them
+                (``promptTokenIds``; never re-tokenised).
+            completion_token_ids: the completion's token ids as sent (``completionTokenIds``).
+            logprobs: the sampled tokens' logprobs as sent, one float per completion token
+                (``logprobs``). Given any of the three, the step has all three keys (``null``
+                for those not given).
+            policy_version: the version of the policy that answered, recorded as its ``str()``
+                (``policyVersion``); a run's ``policy_version`` stamps the steps without one.
             **fields: extra JSON fields, stored as given.
 
         Raises:
@@ -79,6 +121,8 @@ class ModelStepRecorder:
             duration_ms=duration_ms,
             attempts=attempts,
             message=message,
+            tokens=(prompt_token_ids, completion_token_ids, logprobs),
+            policy_version=policy_version,
             extra=fields,
         )
         self._record_step(step)
@@ -97,11 +141,17 @@ def model_step_event(
     attempts: int | None,
     message: dict[str, Any] | None,
     extra: dict[str, Any],
+    tokens: tuple[Any, Any, Any] = (None, None, None),
+    policy_version: Any = None,
 ) -> ModelStep:
     """Build and check the fields of a ``model_step`` event.
 
+    ``tokens`` are the prompt token ids, completion token ids and logprobs (each ``None``: not
+    given, or :data:`NOT_SENT`); the three :data:`TOKEN_KEYS` are recorded when any is given.
+
     Raises:
-        TypeError: a field is not JSON (or a token count is not an integer).
+        TypeError: a field is not JSON (or a token count is not an integer, a token id list
+            not a list of ints, logprobs not a list of numbers).
         ValueError: a token count or ``attempts`` is negative.
     """
     event: dict[str, Any] = {
@@ -115,6 +165,11 @@ def model_step_event(
         "attempts": None if attempts is None else _tokens("attempts", attempts),
         "message": message,
     }
+    if any(value is not None for value in tokens):
+        for key, value, check in zip(TOKEN_KEYS, tokens, _TOKEN_CHECKS, strict=True):
+            event[key] = None if value is None or value is NOT_SENT else check(key, value)
+    if policy_version is not None:
+        event[POLICY_VERSION] = str(policy_version)
     for key, value in extra.items():
         if key in event or key in ("seq", "type", "at"):
             raise TypeError(f"record_model_step: {key!r} is not an extra field (it is reserved).")
@@ -123,6 +178,27 @@ def model_step_event(
         check_json(value, key)
     replayed = extra.get(REPLAYED) is True
     return ModelStep(event, input_tokens or 0, output_tokens or 0, replayed)
+
+
+def _ids(key: str, value: Any) -> list[int]:
+    """Token ids as a list of ints (a tuple is taken as a list), else TypeError."""
+    if not isinstance(value, list | tuple) or any(
+        isinstance(i, bool) or not isinstance(i, int) for i in value
+    ):
+        raise TypeError(f"record_model_step: {key} must be a list of ints.")
+    return list(value)
+
+
+def _logprobs(key: str, value: Any) -> list[float]:
+    """Logprobs as a list of numbers (kept as sent: ints stay ints), else TypeError."""
+    if not isinstance(value, list | tuple) or any(
+        isinstance(v, bool) or not isinstance(v, int | float) for v in value
+    ):
+        raise TypeError(f"record_model_step: {key} must be a list of numbers.")
+    return list(value)
+
+
+_TOKEN_CHECKS = (_ids, _ids, _logprobs)
 
 
 def _tokens(name: str, value: int | None) -> int | None:

@@ -33,6 +33,10 @@ def _limits(value: Limits) -> Limits:
     return value
 
 
+def _version(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
 @attrs.frozen(kw_only=True)
 class RunOptions:
     """How a rollout runs: one value, passed as ``options=`` (or as the keywords it replaces).
@@ -48,6 +52,8 @@ class RunOptions:
             SPEC string read with seed 0; ``None``: none).
         user: for a task with a user, a function of the task returning a fresh
             :class:`~silo_async.User` for each rollout (``None``: the task's scripted user).
+        policy_version: stamped as ``policyVersion`` (its ``str()``) on every ``model_step`` of
+            the rollout that has none, a hand-written agent's included (``None``: no stamp).
 
     Raises:
         TypeError: ``limits`` is not a :class:`~silo_async.Limits`, or ``faults`` is neither a
@@ -58,6 +64,7 @@ class RunOptions:
     limits: Limits = attrs.field(default=DEFAULT_LIMITS, converter=_limits)
     faults: Faults | None = attrs.field(default=None, converter=resolve_faults)
     user: UserFactory | None = None
+    policy_version: str | None = attrs.field(default=None, converter=_version)
 
 
 #: A rollout nobody configured.

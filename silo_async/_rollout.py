@@ -46,7 +46,7 @@ from ._grading import (
 )
 from ._jsonutil import Packed, ThawedOnRead, compact_json, thaw
 from ._ledger import Ledger
-from ._modelstep import ModelStep
+from ._modelstep import POLICY_VERSION, ModelStep
 from ._play import replayer
 from ._result import RunResult
 from ._setup import RolloutSetup
@@ -366,6 +366,9 @@ class Rollout:
         """Record a ``model_step`` event; True once a limit has stopped the rollout."""
         if self.end is not None:
             return False
+        version = self.setup.options.policy_version
+        if version is not None and POLICY_VERSION not in step.event:
+            step.event[POLICY_VERSION] = version
         self.trace.emit("model_step", step.event)
         ledger = self.ledger
         ledger.count_step(step)

@@ -7,6 +7,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import Result
@@ -241,3 +242,39 @@ def test_a_crash_names_its_exception_and_shows_the_traceback(project: Path) -> N
     assert "Traceback" in data["agentError"]["traceback"]
     many = run("--agent", "crash.py", "--runs=2", "--traceback")
     assert many.stdout.count("raised:\nTraceback (most recent call last):") == 2
+
+
+def model_steps_under(root: Path) -> list[dict[str, Any]]:
+    """Every model step of every trace under ``root``."""
+    found = []
+    for trace in sorted(root.rglob("trace.jsonl")):
+        events = map(json.loads, trace.read_text().splitlines())
+        found += [e for e in events if e["type"] == "model_step"]
+    return found
+
+
+def test_run_policy_version_stamps_every_model_step(
+    server: ScriptedModelServer, project: Path
+) -> None:
+    """--policy-version V on run stamps policyVersion (a str) on every step."""
+    url = f"--base-url={server.base_url}"
+    result = run("--model=openai/scripted", url, "--policy-version", "17", "--runs=2")
+    assert result.exit_code == 0, result.output
+    steps = model_steps_under(project / ".silo" / "runs")
+    assert len(steps) == 4 and {s["policyVersion"] for s in steps} == {"17"}
+
+
+def test_eval_policy_version_is_in_the_plan_and_on_every_step(
+    server: ScriptedModelServer, project: Path
+) -> None:
+    out = project / "ev"
+    args = ["eval", "--env=shop", "--model=openai/scripted", f"--base-url={server.base_url}"]
+    result = cli(*args, f"--out={out}", "--policy-version=ckpt-3")
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "eval.json").read_text())["policyVersion"] == "ckpt-3"
+    steps = model_steps_under(out)
+    assert len(steps) == 2 and {s["policyVersion"] for s in steps} == {"ckpt-3"}
+    # A resume may repeat it, not change it.
+    again = cli("eval", f"--resume={out}", "--policy-version=ckpt-4")
+    assert again.exit_code == 1
+    assert "resume_conflict" in again.stderr and "--policy-version" in again.stderr

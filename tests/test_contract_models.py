@@ -87,8 +87,12 @@ KEYWORDS = {
 }
 
 
-#: Keywords one factory adds to section 9's (section 17: strict function calling).
-EXTRA: dict[Any, dict[str, Any]] = {agents.openai_chat: {"strict": False}, agents.anthropic: {}}
+#: Keywords one factory adds to section 9's (section 17: strict function calling; section 21:
+#: exact tokens, and the policy version every model agent stamps).
+EXTRA: dict[Any, dict[str, Any]] = {
+    agents.openai_chat: {"strict": False, "token_ids": False, "policy_version": None},
+    agents.anthropic: {"policy_version": None},
+}
 
 
 @pytest.mark.parametrize("factory", [agents.openai_chat, agents.anthropic])

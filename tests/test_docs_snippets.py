@@ -34,6 +34,7 @@ FRAGMENTS = {
     "cli/walkthrough-from-an-empty-directory-to-a-passing-run-1",  # tools/block_customer.py
     "cli/walkthrough-from-an-empty-directory-to-a-passing-run-2",  # verifiers/ver_001.py
     "training/hand-the-world-to-trl",  # needs a GPU-sized model; tests/test_trl.py's adapter
+    "rl-tokens/any-agent-can-record-them",  # a call inside an agent; tests/test_token_ids.py
     "harnesses/use-a-world-from-your-harness-4",  # NeMo Gym's app.py: Gym runs it, execs serve
     "harnesses/use-a-world-from-your-harness-5",  # verifiers: its own virtualenv (mcp==2.0.0)
 }

@@ -336,3 +336,33 @@ def test_a_code_first_class_that_cannot_travel_says_how_to_make_one_that_can() -
     cls = environment_factory(CRM, tasks=["TASK-001"])
     with pytest.raises(pickle.PicklingError, match=r"environment_factory\(NAME, cwd=PROJECT\)"):
         pickle.dumps(cls)
+
+
+def test_reward_keeps_the_token_ids_trl_sampled(tmp_path: Path) -> None:
+    """TRL's completion_ids are kept with the rollout, and export as they came."""
+    from silo_async.export import trajectories
+
+    cls = environment_factory(ENV, runs_dir=tmp_path / "trl")
+    shop, plain = cls(), cls()
+    shop.reset(task="TASK-BLOCK")
+    plain.reset(task="TASK-BLOCK")
+    shop.block_customer(customerId="CUS-001")
+    plain.block_customer(customerId="CUS-001")
+    completions = [[{"role": "assistant", "content": "Blocked."}]] * 2
+    ids = [[151644, 77, 12, 151645], [9, 9]]
+    assert reward(completions, [shop, plain], completion_ids=ids) == [1.0, 1.0]
+    assert reward(completions, [shop, plain], completion_ids=ids) == [1.0, 1.0]  # once
+    lines = {
+        line["runId"]: line
+        for line in trajectories(
+            [str(d) for d in (tmp_path / "trl").iterdir()], environment=ENV, cwd=tmp_path
+        )
+    }
+    tokens = sorted(
+        m["tokenIds"]
+        for line in lines.values()
+        for m in line["messages"]
+        if m["role"] == "assistant" and "tokenIds" in m
+    )
+    assert tokens == [[9, 9], [151644, 77, 12, 151645]]
+    assert all(line["usage"]["modelSteps"] == 1 for line in lines.values())

@@ -46,6 +46,7 @@ def anthropic(
     temperature: float | None = None,
     max_retries: int = 2,
     request_timeout: float = 120.0,
+    policy_version: Any = None,
 ) -> Callable[[AgentContext], Any]:
     """An agent that runs ``model`` through Anthropic's Messages API (docs/models.md).
 
@@ -63,6 +64,7 @@ def anthropic(
             longer has the parameter).
         max_retries: the SDK's retries of a failed request (429, 5xx, connection errors).
         request_timeout: seconds per HTTP request.
+        policy_version: recorded on every step as ``policyVersion`` (its ``str()``).
 
     Returns:
         ``async def agent(ctx)``.
@@ -82,6 +84,7 @@ def anthropic(
         temperature=temperature,
         max_retries=max_retries,
         request_timeout=request_timeout,
+        policy_version=policy_version,
     )
     return model_agent(
         PROVIDER, settings, lambda session, ctx: _MessagesDialogue(session, settings, ctx)

@@ -68,7 +68,13 @@ def model_agent(
 
     async def agent(ctx: AgentContext) -> Any:
         async with rollout_client(given, build) as session:  # type: ignore[arg-type]
-            return await converse(ctx, dialogue(session, ctx), settings.model, settings.max_turns)
+            return await converse(
+                ctx,
+                dialogue(session, ctx),
+                settings.model,
+                settings.max_turns,
+                settings.policy_version,
+            )
 
     agent.__name__ = provider.factory
     agent.__qualname__ = f"{provider.name}/{settings.model}"  # the label, as --model names it

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 
 from .._errors import ModelError, is_model_api_error
-from .._modelstep import REPLAYED
+from .._modelstep import NOT_SENT, POLICY_VERSION, REPLAYED, TOKEN_KEYS
 from ._replay import PROVIDER_MESSAGE, RESUME_EVENT, RecordedStep, current_replay
 
 if TYPE_CHECKING:
     from .._context import AgentContext
     from .._tools import ToolResult
 
-__all__ = ["Call", "Dialogue", "Turn", "converse", "recorded_turn"]
+__all__ = ["Call", "Dialogue", "Tokens", "Turn", "converse", "recorded_turn"]
 
 
 @attrs.frozen(slots=True)
@@ -51,6 +51,33 @@ class Call:
 
 
 @attrs.frozen(slots=True)
+class Tokens:
+    """A response's exact tokens, as the model server sent them (``None``: it sent none).
+
+    Attributes:
+        prompt_token_ids: the prompt's token ids.
+        completion_token_ids: the completion's token ids.
+        logprobs: the sampled tokens' logprobs, one per completion token.
+    """
+
+    prompt_token_ids: list[int] | None = None
+    completion_token_ids: list[int] | None = None
+    logprobs: list[float] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """The ``record_model_step`` keywords: every key kept, what was not sent as null."""
+        return {
+            "prompt_token_ids": _sent(self.prompt_token_ids),
+            "completion_token_ids": _sent(self.completion_token_ids),
+            "logprobs": _sent(self.logprobs),
+        }
+
+
+def _sent(value: Any) -> Any:
+    return NOT_SENT if value is None else value
+
+
+@attrs.frozen(slots=True)
 class Turn:
     """One model response, provider-neutral.
 
@@ -65,6 +92,7 @@ class Turn:
         provider_message: the turn in the provider's own form, as the conversation sends it
             back, when :meth:`Dialogue.restore` could not rebuild it from the rest (None
             otherwise): recorded with the step, so a resumed rollout rebuilds it exactly.
+        tokens: its exact tokens when the adapter asked for them (None: not asked).
     """
 
     text: str | None
@@ -75,6 +103,7 @@ class Turn:
     attempts: int
     duration_ms: float
     provider_message: dict[str, Any] | None = None
+    tokens: Tokens | None = None
 
     def message(self) -> dict[str, Any]:
         """The assistant turn in the trace's one shape (``model_step.message``)."""
@@ -117,10 +146,17 @@ def recorded_turn(step: RecordedStep) -> Turn:
         attempts=event.get("attempts") or 1,
         duration_ms=event.get("durationMs") or 0.0,
         provider_message=event.get(PROVIDER_MESSAGE),
+        tokens=Tokens(*(event.get(key) for key in TOKEN_KEYS)) if TOKEN_KEYS[1] in event else None,
     )
 
 
-async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns: int) -> Any:
+async def converse(
+    ctx: AgentContext,
+    dialogue: Dialogue,
+    model: str,
+    max_turns: int,
+    policy_version: str | None = None,
+) -> Any:
     """Run the model agents' loop and return the output.
 
     Each response is recorded as a ``model_step`` before its tool calls run (so a token limit
@@ -133,6 +169,9 @@ async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns:
     responses come first, each going through the same steps (recorded again, marked
     ``"replayed": true``; its tool calls run into this rollout's world); a replayed call that
     returns something else than recorded ends the replay, and the model is asked from there.
+
+    Each step carries the response's exact tokens when the adapter asked for them
+    (:class:`Tokens`) and ``policy_version`` when given (a replayed step: as recorded).
     """
     replay = current_replay()
     last_text: str | None = None
@@ -147,6 +186,9 @@ async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns:
             extra[REPLAYED] = True
         if turn.provider_message is not None:
             extra[PROVIDER_MESSAGE] = turn.provider_message
+        if turn.tokens is not None:
+            extra.update(turn.tokens.fields())
+        version = policy_version if recorded is None else recorded.event.get(POLICY_VERSION)
         ctx.record_model_step(
             model=model if recorded is None else recorded.event.get("model") or model,
             input_tokens=turn.input_tokens,
@@ -155,6 +197,7 @@ async def converse(ctx: AgentContext, dialogue: Dialogue, model: str, max_turns:
             duration_ms=turn.duration_ms,
             attempts=turn.attempts,
             message=turn.message(),
+            policy_version=version,
             **extra,
         )
         if turn.text is not None:

@@ -11,7 +11,7 @@ import attrs
 
 from .._jsonutil import output_text
 from ._factory import Provider, model_agent
-from ._loop import Call, Turn
+from ._loop import Call, Tokens, Turn
 from ._sdk import ModelSettings
 
 if TYPE_CHECKING:
@@ -44,6 +44,8 @@ def openai_chat(
     max_retries: int = 2,
     request_timeout: float = 120.0,
     strict: bool = False,
+    token_ids: bool = False,
+    policy_version: Any = None,
 ) -> Callable[[AgentContext], Any]:
     """An agent that runs ``model`` through the Chat Completions API (docs/models.md).
 
@@ -67,6 +69,12 @@ def openai_chat(
             schema-shaped arguments, ``null`` for what it leaves out. Off by default: many
             OpenAI-compatible servers (and some models) refuse or ignore ``strict``, and the
             plain schemas keep every keyword a tool declares.
+        token_ids: ask the server for the exact tokens (vLLM's ``return_token_ids: true`` and
+            ``logprobs: true``; SGLang and others that follow them) and record each step's
+            ``promptTokenIds``, ``completionTokenIds`` and ``logprobs`` as the server sent
+            them, ``null`` when it sent none — never re-tokenised (docs/rl-tokens.md).
+        policy_version: the version of the policy being served, recorded on every step as
+            ``policyVersion`` (its ``str()``), so a trainer knows which weights sampled it.
 
     Returns:
         ``async def agent(ctx)``.
@@ -86,11 +94,14 @@ def openai_chat(
         temperature=temperature,
         max_retries=max_retries,
         request_timeout=request_timeout,
+        policy_version=policy_version,
     )
     return model_agent(
         PROVIDER,
         settings,
-        lambda session, ctx: _ChatDialogue(session, settings, ctx, strict=strict),
+        lambda session, ctx: _ChatDialogue(
+            session, settings, ctx, strict=strict, token_ids=token_ids
+        ),
     )
 
 
@@ -121,10 +132,16 @@ def _arguments(text: str | None) -> Any:
 class _ChatDialogue:
     """A conversation as Chat Completions messages."""
 
-    __slots__ = ("_assistant", "_create", "_messages", "_params")
+    __slots__ = ("_assistant", "_create", "_messages", "_params", "_token_ids")
 
     def __init__(
-        self, client: Any, settings: ModelSettings, ctx: AgentContext, *, strict: bool
+        self,
+        client: Any,
+        settings: ModelSettings,
+        ctx: AgentContext,
+        *,
+        strict: bool,
+        token_ids: bool = False,
     ) -> None:
         self._create = client.chat.completions.with_raw_response.create
         messages: list[dict[str, Any]] = []
@@ -140,6 +157,10 @@ class _ChatDialogue:
             params["max_completion_tokens"] = settings.max_output_tokens
         if settings.temperature is not None:
             params["temperature"] = settings.temperature
+        if token_ids:  # vLLM's documented fields (SGLang's OpenAI server reads the same)
+            params["logprobs"] = True
+            params["extra_body"] = {"return_token_ids": True}
+        self._token_ids = token_ids
         self._params = params
         self._assistant: dict[str, Any] = {}
 
@@ -172,6 +193,7 @@ class _ChatDialogue:
             stop_reason=choice.finish_reason,
             attempts=1 + raw.retries_taken,
             duration_ms=duration_ms,
+            tokens=chat_tokens(completion, choice) if self._token_ids else None,
         )
         if _rebuilt(turn) != self._assistant:  # e.g. arguments spaced otherwise: keep as sent
             turn = attrs.evolve(turn, provider_message=self._assistant)
@@ -185,6 +207,21 @@ class _ChatDialogue:
         append(self._assistant)
         for call, result in zip(turn.calls, results, strict=True):
             append({"role": "tool", "tool_call_id": call.id, "content": output_text(result.output)})
+
+
+def chat_tokens(completion: Any, choice: Any) -> Tokens:
+    """The exact tokens of a Chat Completions response, as a vLLM-style server sends them.
+
+    ``prompt_token_ids`` beside ``choices``, each choice's ``token_ids``, and the sampled
+    tokens' ``logprobs.content[].logprob``; what the server did not send is ``None``.
+    """
+    logprobs = getattr(choice, "logprobs", None)
+    content = getattr(logprobs, "content", None)
+    return Tokens(
+        prompt_token_ids=getattr(completion, "prompt_token_ids", None),
+        completion_token_ids=getattr(choice, "token_ids", None),
+        logprobs=None if content is None else [item.logprob for item in content],
+    )
 
 
 def _rebuilt(turn: Turn) -> dict[str, Any]:

@@ -110,6 +110,7 @@ class ModelSettings:
         temperature: sampling temperature, if any.
         max_retries: the SDK's own retries of a failed request.
         request_timeout: seconds per HTTP request (the SDK's ``timeout``).
+        policy_version: stamped as ``policyVersion`` (its ``str()``) on every model step.
     """
 
     model: str
@@ -122,6 +123,7 @@ class ModelSettings:
     temperature: float | None = None
     max_retries: int = 2
     request_timeout: float = 120.0
+    policy_version: str | None = attrs.field(default=None, converter=attrs.converters.optional(str))
 
     def system_for(self, ctx: Any) -> str | None:
         """The system prompt for one rollout: the environment's policy, then ``system``.

@@ -46,6 +46,7 @@ __all__ = [
     "gate_options",
     "json_option",
     "limit_options",
+    "policy_version_option",
     "project_root",
     "project_store",
     "run_async",
@@ -222,6 +223,17 @@ def limit_options(fn: F) -> F:
     return call_and_time_options(
         "Tool calls per rollout before the agent is stopped.",
         "Time limit per rollout, in milliseconds.",
+    )(fn)
+
+
+def policy_version_option(fn: F) -> F:
+    """``--policy-version V``: stamped on every model step of each rollout."""
+    return click.option(
+        "--policy-version",
+        default=None,
+        metavar="V",
+        help="Stamp policyVersion V on every model step that has none (a trainer's weights "
+        "version; docs/rl-tokens.md).",
     )(fn)
 
 

@@ -24,6 +24,8 @@ import anyio
 import click
 
 from .._environment import Environment
+from .._limits import Limits
+from .._options import RunOptions
 from .._runner import Agent
 from ..agents._load import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
@@ -38,6 +40,7 @@ from ._common import (
     json_option,
     limit_options,
     load_for_tasks,
+    policy_version_option,
     run_async,
 )
 from ._errors import fail
@@ -323,6 +326,7 @@ def _stopped_at_once(target: Path, cwd: Path) -> str:
 )
 @limit_options
 @fault_options
+@policy_version_option
 @click.option(
     "--baseline",
     is_flag=True,
@@ -387,6 +391,7 @@ def eval_command(
     token_limit: int | None,
     faults_spec: str | None,
     fault_seed: int | None,
+    policy_version: str | None,
     baseline: bool,
     out_dir: Path | None,
     fail_under: float | None,
@@ -462,17 +467,18 @@ def eval_command(
             agents,
             runs=runs,
             concurrency=concurrency,
-            max_tool_calls=max_tool_calls,
-            timeout=timeout_ms / 1000,
-            token_limit=token_limit,
             out_dir=target,
             eval_id=eval_id,
             on_progress=on_progress,
             prices=prices,
             executor=runner,
-            user=user,
-            faults=faults,
             baseline=baseline,
+            options=RunOptions(
+                limits=Limits(max_tool_calls, timeout_ms / 1000, token_limit),
+                faults=faults,
+                user=user,
+                policy_version=policy_version,
+            ),
         )
 
     _execute(ctx, start, target, cwd, total)

@@ -44,6 +44,7 @@ FLAGS = {
     "faultSeed": "--fault-seed",
     "baseline": "--baseline",
     "user": "--user-model",
+    "policyVersion": "--policy-version",
     "out_dir": "--out",
     "base_url": "--base-url",
     "max_turns": "--max-turns",
@@ -55,6 +56,7 @@ _PLAIN = (
     ("maxToolCalls", "max_tool_calls"),
     ("timeoutMs", "timeout_ms"),
     ("tokenLimit", "token_limit"),
+    ("policyVersion", "policy_version"),
 )
 
 

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
+from .._limits import Limits
 from .._many import run_many
+from .._options import RunOptions
 from .._result import RunResult
 from .._runner import run as run_one
 from ..agents._load import DEFAULT_AGENT_FILE, load_agent
@@ -18,6 +20,7 @@ from ._common import (
     json_option,
     limit_options,
     load_for_tasks,
+    policy_version_option,
     run_async,
 )
 from ._errors import fail
@@ -65,6 +68,7 @@ MAX_DEFAULT_CONCURRENCY = 16
 @user_options
 @limit_options
 @fault_options
+@policy_version_option
 @click.option(
     "--traceback",
     "show_traceback",
@@ -90,6 +94,7 @@ def run(
     token_limit: int | None,
     faults_spec: str | None,
     fault_seed: int | None,
+    policy_version: str | None,
     show_traceback: bool,
     as_json: bool,
 ) -> None:
@@ -117,21 +122,17 @@ def run(
     else:
         loaded = load_agent(agent_spec, cwd)
         label, fn = loaded.label, loaded.fn
-    timeout = timeout_ms / 1000
+    how = RunOptions(
+        limits=Limits(max_tool_calls, timeout_ms / 1000, token_limit),
+        faults=faults,
+        user=user,
+        policy_version=policy_version,
+    )
 
     async def execute() -> list[RunResult]:
         if runs == 1:
             one = await run_one(
-                environment,
-                task_id,
-                fn,
-                max_tool_calls=max_tool_calls,
-                timeout=timeout,
-                token_limit=token_limit,
-                runs_dir=runs_dir,
-                agent_name=label,
-                user=user,
-                faults=faults,
+                environment, task_id, fn, runs_dir=runs_dir, agent_name=label, options=how
             )
             return [one]
         return await run_many(
@@ -141,12 +142,8 @@ def run(
             runs=runs,
             concurrency=concurrency or min(runs, MAX_DEFAULT_CONCURRENCY),
             runs_dir=runs_dir,
-            max_tool_calls=max_tool_calls,
-            timeout=timeout,
-            token_limit=token_limit,
             agent_name=label,
-            user=user,
-            faults=faults,
+            options=how,
         )
 
     saved = f"the runs that finished are saved in {relative(runs_dir)} (silo-async runs list)"

@@ -5,15 +5,16 @@ Written (whole, synced to disk) before the first rollout starts, never changed a
     {"format": "silo_async.eval-plan", "formatVersion": 1, "evalId", "createdAt",
      "environment": {"name", "project"},            project: null for a code-first one
      "tasks": [...], "agents": [{"label", "agent" | "model" | "code", ...}],
-     "runs", "prices", "faults", "faultSeed", "baseline", "user",
+     "runs", "prices", "faults", "faultSeed", "baseline", "user", "policyVersion",
      "limits": {"maxToolCalls", "timeoutMs", "tokenLimit"},
      "concurrency", "executor": {"executor", ...},
      "digests": {"tasks": {ID: SHA}, "verifiers": {ID: SHA}, "data": SHA | null}}
 
 ``faults`` is the fault plan's rules (``[{"kind", "p", "tools", "ms"}]``, as in a fault file) or
-null, ``faultSeed`` its seed and ``baseline`` whether the plan also runs without faults: a resume
-meets the same faults, and refuses other ones. How the environment,
-the agents and the user are named is :mod:`._refs`'s; what ``digests`` hold is
+null, ``faultSeed`` its seed and ``baseline`` whether the plan also runs without faults:
+a resume meets the same faults, and refuses other ones. ``policyVersion``, what
+stamps the rollouts' model steps, is there only when one was given. How the
+environment, the agents and the user are named is :mod:`._refs`'s; what ``digests`` hold is
 :mod:`._digests`'s (a plan written before them has none, and its resume checks none).
 
 A setting that is one JSON value (``runs``, ``prices``, ``faults``, ``faultSeed``,
@@ -65,7 +66,12 @@ OPTIONS: dict[str, Option] = {
     "faultSeed": Option("faults", 0),
     "baseline": Option("baseline", False),
     "user": Option("user", None),
+    "policyVersion": Option("policy_version", None),
 }
+
+
+#: Options ``eval.json`` holds only when they are set (newer than the plan's first format).
+_WHEN_SET = frozenset({"policyVersion"})
 
 
 @attrs.frozen
@@ -124,6 +130,12 @@ class EvalPlan:
         return Faults.from_config({"seed": self.options["faultSeed"], "faults": rules})
 
     @property
+    def policy_version(self) -> str | None:
+        """What stamps every rollout's model steps (``--policy-version``), or None."""
+        version: str | None = self.options.get("policyVersion")
+        return version
+
+    @property
     def baseline(self) -> bool:
         """The plan also runs without faults (``eval --baseline``)."""
         return bool(self.options["baseline"])
@@ -153,7 +165,8 @@ class EvalPlan:
             "environment": dict(self.environment),
             "tasks": list(self.tasks),
             "agents": [a.to_dict() for a in self.agents],
-            **self.options,
+            # An option written only when set: a plan without it reads the same everywhere.
+            **{k: v for k, v in self.options.items() if k not in _WHEN_SET or v is not None},
             "limits": self.limits.config(),
             "concurrency": self.concurrency,
             "executor": dict(self.executor),
@@ -237,6 +250,7 @@ def _options(f: PlanFields) -> dict[str, Any]:
     elif user is not None:
         f.text("user.label")
     runs = f.count("runs", 1, default=1)
+    version = f.text("policyVersion", optional=True, default=None)
     return {
         "runs": runs,
         "prices": prices,
@@ -244,6 +258,7 @@ def _options(f: PlanFields) -> dict[str, Any]:
         "faultSeed": seed,
         "baseline": baseline,
         "user": user,
+        "policyVersion": version,
     }
 
 

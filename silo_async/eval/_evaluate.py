@@ -209,7 +209,7 @@ async def evaluate(
     if baseline and fault_plan is None:
         raise ValueError("baseline=True compares runs with and without faults: give faults= too.")
     # What eval.json records of them (its "options").
-    recorded = _options(runs, prices, fault_plan, baseline, user_ref(user))
+    recorded = _options(runs, prices, fault_plan, baseline, user_ref(user), how.policy_version)
     if resume is not None:
         listed = None if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
         # Families given again must name the plan's instances (of the environment resumed).
@@ -299,6 +299,7 @@ def _options(
     faults: Faults | None,
     baseline: bool,
     user: dict[str, Any] | None,
+    policy_version: str | None = None,
 ) -> dict[str, Any]:
     """The plan's one-value settings (:data:`~._evalfile.OPTIONS`) as this call gives them."""
     return {
@@ -308,6 +309,7 @@ def _options(
         "faultSeed": 0 if faults is None else faults.seed,
         "baseline": baseline,
         "user": user,
+        "policyVersion": policy_version,
     }
 
 

@@ -47,6 +47,8 @@ MODEL_OPTIONS = {
     "max_retries": "maxRetries",
     "request_timeout": "requestTimeout",
     "strict": "strict",
+    "token_ids": "tokenIds",
+    "policy_version": "policyVersion",
 }
 #: A model user's keywords ``eval.json`` keeps, by their JSON names (never its key or client).
 USER_OPTIONS = {

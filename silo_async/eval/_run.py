@@ -70,7 +70,13 @@ class EvalRun:
         self.resumed = resumed
         # How every rollout runs: the plan's limits and faults (a resumed eval's are its
         # eval.json's), the users' factory, and any other option as given.
-        self.options = attrs.evolve(options, limits=plan.limits, faults=plan.fault_plan, user=user)
+        self.options = attrs.evolve(
+            options,
+            limits=plan.limits,
+            faults=plan.fault_plan,
+            user=user,
+            policy_version=plan.policy_version,
+        )
         self.prices = None if plan.prices is None else Prices.from_dict(plan.prices)
         self.faults = plan.fault_plan
         # The baseline (the same plan without faults) follows the eval's own plan.

@@ -8,6 +8,9 @@ announced (a scripted agent's, or one a model agent made outside its model loop)
 assistant message of its own, with one tool call whose id is derived from its ``callId``. Every
 executed call is answered by a ``tool`` message with the same ``tool_call_id``.
 
+A reply whose model step recorded its exact tokens carries them: ``tokenIds`` (the
+completion's token ids) and ``logprobs``, each only when recorded (not null).
+
 Calls a reply announced but the rollout never executed (the refused call beyond the limit, the
 calls after a deadline) are dropped from the reply: a chat transcript cannot hold a tool call
 without its answer, and the world never saw them.
@@ -60,10 +63,14 @@ def _text(value: Any) -> str:
 class _Turn:
     """One assistant message being rebuilt: its text, the calls it announced, those executed."""
 
-    __slots__ = ("announced", "calls", "content")
+    __slots__ = ("announced", "calls", "content", "tokens")
 
-    def __init__(self, content: Any, announced: Iterable[Any] = ()) -> None:
+    def __init__(
+        self, content: Any, announced: Iterable[Any] = (), tokens: dict[str, Any] | None = None
+    ) -> None:
         self.content = content
+        #: ``tokenIds`` / ``logprobs`` of the message, those the model step recorded.
+        self.tokens = tokens or {}
         self.announced: deque[dict[str, Any]] = deque(c for c in announced if isinstance(c, dict))
         # (tool_call_id, tool name, arguments text, key) of each executed call, in call order.
         self.calls: list[tuple[str, str, str, _Key]] = []
@@ -126,7 +133,7 @@ def _turns(events: Iterable[dict[str, Any]]) -> tuple[list[_Turn], dict[_Key, An
         kind = event.get("type")
         if kind == "model_step" and isinstance(event.get("message"), dict):
             message = event["message"]
-            current = _Turn(message.get("content"), message.get("toolCalls") or ())
+            current = _Turn(message.get("content"), message.get("toolCalls") or (), _tokens(event))
             turns.append(current)
         elif "actor" in event:  # the user's own tool calls: not the agent's trajectory
             continue
@@ -143,6 +150,12 @@ def _turns(events: Iterable[dict[str, Any]]) -> tuple[list[_Turn], dict[_Key, An
     return turns, outputs
 
 
+def _tokens(step: dict[str, Any]) -> dict[str, Any]:
+    """A model step's exact tokens, as an assistant message carries them (those recorded)."""
+    found = {"tokenIds": step.get("completionTokenIds"), "logprobs": step.get("logprobs")}
+    return {key: value for key, value in found.items() if value is not None}
+
+
 def _assistant(turn: _Turn, outputs: dict[_Key, Any]) -> list[dict[str, Any]]:
     """The assistant message of ``turn`` and the ``tool`` messages answering its calls."""
     done = [c for c in turn.calls if c[3] in outputs]
@@ -154,6 +167,7 @@ def _assistant(turn: _Turn, outputs: dict[_Key, Any]) -> list[dict[str, Any]]:
             {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
             for cid, name, args, _ in done
         ]
+    message.update(turn.tokens)
     answers = [
         {"role": "tool", "tool_call_id": cid, "content": _text(outputs[call_id])}
         for cid, _, _, call_id in done

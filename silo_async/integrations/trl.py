@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copyreg
 import itertools
+import operator
 import os
 import pickle
 import re
@@ -136,11 +137,18 @@ class _SiloEnvironment:
             raise RuntimeError("No episode is open: call reset(**row) before calling a tool.")
         return _observation(call(session.episode.call_tool, tool, tool_input))
 
-    def _silo_finish(self, answer: Any) -> RunResult:
+    def _silo_finish(self, answer: Any, token_ids: Sequence[int] | None = None) -> RunResult:
         with self._silo_lock:
             session = self._silo_session
             if session is None:
                 raise RuntimeError("No episode to score: reset(**row) was never called.")
+            if token_ids is not None and not session.episode.finished:
+                # The tokens TRL sampled, kept with the rollout: its trace and
+                # `runs export` carry them, exactly as TRL gave them.
+                session.record_model_step(
+                    completion_token_ids=[operator.index(t) for t in token_ids],
+                    message={"role": "assistant", "content": answer, "toolCalls": []},
+                )
             return session.close(answer)
 
 
@@ -359,10 +367,15 @@ def reward(
     the verifier raised) gets ``None``, which TRL leaves out of the loss instead of learning
     from a 0 the policy did not earn.
 
+    The token ids TRL sampled for each completion (its ``completion_ids`` keyword) are kept
+    with the rollout: recorded as a model step's ``completionTokenIds`` before the episode is
+    finished, so a rollout written with ``runs_dir=`` exports with its exact tokens.
+
     Args:
         completions: the completions, one per instance (text, or a list of chat messages).
         environments: the instances TRL made with the class from :func:`environment_factory`.
-        **kwargs: TRL's other arguments (prompts, dataset columns...), ignored.
+        **kwargs: TRL's other arguments: ``completion_ids`` (one list of token ids per
+            completion) is recorded; the others (prompts, dataset columns...) are ignored.
 
     Returns:
         One reward in [0, 1] per instance, in order; ``None`` for an invalid rollout.
@@ -376,12 +389,14 @@ def reward(
             f"{len(completions)} completions for {len(environments)} environments: "
             "TRL passes one of each per rollout."
         )
+    ids = kwargs.get("completion_ids")
     rewards: list[float | None] = []
-    for completion, instance in zip(completions, environments, strict=True):
+    for index, (completion, instance) in enumerate(zip(completions, environments, strict=True)):
         if not isinstance(instance, _SiloEnvironment):
             raise TypeError(
                 f"{type(instance).__name__} is not an environment made by environment_factory()."
             )
-        result = instance._silo_finish(_final_text(completion))
+        tokens = ids[index] if isinstance(ids, Sequence) and index < len(ids) else None
+        result = instance._silo_finish(_final_text(completion), tokens)
         rewards.append(float(result.reward) if result.reward_valid else None)
     return rewards

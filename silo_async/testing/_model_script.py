@@ -47,6 +47,10 @@ def _calls(value: Sequence[ToolCall | tuple[str, Any]]) -> tuple[ToolCall, ...]:
     return tuple(c if isinstance(c, ToolCall) else ToolCall(*c) for c in value)
 
 
+def _numbers(value: Sequence[Any] | None) -> tuple[Any, ...] | None:
+    return None if value is None else tuple(value)
+
+
 @attrs.frozen
 class Reply:
     """A successful model response.
@@ -58,6 +62,13 @@ class Reply:
         output_tokens: the usage reported as completion / output tokens.
         stop_reason: the finish reason to report (default: ``tool_calls`` / ``tool_use`` with
             calls, else ``stop`` / ``end_turn``).
+        prompt_token_ids: sent as the response's ``prompt_token_ids`` when the request asks
+            (``return_token_ids: true``, as vLLM does); None: not sent.
+        token_ids: sent as the choice's (or the Responses output's) ``token_ids`` when the
+            request asks for token ids.
+        logprobs: the sampled tokens' logprobs, sent as the choice's ``logprobs.content`` when
+            the request asks (``logprobs: true``; Responses: ``include`` of
+            ``message.output_text.logprobs``).
     """
 
     text: str | None = None
@@ -65,6 +76,9 @@ class Reply:
     input_tokens: int = 10
     output_tokens: int = 5
     stop_reason: str | None = None
+    prompt_token_ids: tuple[int, ...] | None = attrs.field(default=None, converter=_numbers)
+    token_ids: tuple[int, ...] | None = attrs.field(default=None, converter=_numbers)
+    logprobs: tuple[float, ...] | None = attrs.field(default=None, converter=_numbers)
 
 
 @attrs.frozen
@@ -223,14 +237,45 @@ def _chat(reply: Reply, request: ModelRequest, number: int) -> dict[str, Any]:
     usage = {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens}
     usage["total_tokens"] = reply.input_tokens + reply.output_tokens
     finish = reply.stop_reason or ("tool_calls" if calls else "stop")
-    return {
+    choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish}
+    choice["logprobs"] = _chat_logprobs(reply) if request.body.get("logprobs") is True else None
+    body: dict[str, Any] = {
         "id": f"chatcmpl-{number}",
         "object": "chat.completion",
         "created": 0,
         "model": request.model or "scripted",
-        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "choices": [choice],
         "usage": usage,
     }
+    if request.body.get("return_token_ids") is True:  # vLLM's extension, where vLLM puts it
+        body["prompt_token_ids"] = _listed(reply.prompt_token_ids)
+        choice["token_ids"] = _listed(reply.token_ids)
+    return body
+
+
+def _listed(value: tuple[Any, ...] | None) -> list[Any] | None:
+    return None if value is None else list(value)
+
+
+def sampled_logprobs(reply: Reply) -> list[dict[str, Any]] | None:
+    """The reply's logprobs as OpenAI's per-token entries (token text ``token_id:<id>``)."""
+    if reply.logprobs is None:
+        return None
+    ids = reply.token_ids or ()
+    return [
+        {
+            "token": f"token_id:{ids[i]}" if i < len(ids) else "",
+            "logprob": logprob,
+            "bytes": None,
+            "top_logprobs": [],
+        }
+        for i, logprob in enumerate(reply.logprobs)
+    ]
+
+
+def _chat_logprobs(reply: Reply) -> dict[str, Any] | None:
+    entries = sampled_logprobs(reply)
+    return None if entries is None else {"content": entries, "refusal": None}
 
 
 def _message(reply: Reply, request: ModelRequest, number: int) -> dict[str, Any]:
