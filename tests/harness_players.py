@@ -145,7 +145,10 @@ def play_verifiers(
 def play_trl(project: Path, scratch: Path, script: Script) -> tuple[dict[str, Any], str | None]:
     from silo_async.integrations.trl import environment_factory, reward
 
-    cls = environment_factory(ENV_NAME, cwd=project, runs_dir=project / ".silo" / "runs")
+    # By default the class serves the hand-written tasks; an instance is served when named.
+    tasks = [script.task] if "#" in script.task else None
+    runs = project / ".silo" / "runs"
+    cls = environment_factory(ENV_NAME, tasks=tasks, cwd=project, runs_dir=runs)
     instance = cls()
     instance.reset(task=script.task)
     answers = [getattr(instance, name)(**arguments) for name, arguments in script.calls]
