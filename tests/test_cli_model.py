@@ -278,3 +278,14 @@ def test_eval_policy_version_is_in_the_plan_and_on_every_step(
     again = cli("eval", f"--resume={out}", "--policy-version=ckpt-4")
     assert again.exit_code == 1
     assert "resume_conflict" in again.stderr and "--policy-version" in again.stderr
+
+
+def test_run_with_a_responses_model(server: ScriptedModelServer, project: Path) -> None:
+    """The spec openai-responses/MODEL on --model."""
+    result = run("--model=openai-responses/scripted", f"--base-url={server.base_url}", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["passed"] and data["agent"] == "openai-responses/scripted"
+    assert {r.protocol for r in server.requests} == {"responses"}
+    bad = run("--model=openai-response/scripted", f"--base-url={server.base_url}")
+    assert bad.exit_code == 1 and "openai-responses" in bad.stderr

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .._context import AgentContext
     from .._tools import ToolResult, ToolSpec
 
-__all__ = ["openai_chat"]
+__all__ = ["PROVIDER", "arguments_of", "arguments_text", "chat_tokens", "chat_tool", "openai_chat"]
 
 #: The SDK the agents of this module run on.
 PROVIDER = Provider(
@@ -118,7 +118,7 @@ def chat_tool(spec: ToolSpec, *, strict: bool = False) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def _arguments(text: str | None) -> Any:
+def arguments_of(text: str | None) -> Any:
     """The call's arguments: a dict, or the raw text when it is not a JSON object."""
     if not text:
         return {}  # some servers send "" for a call without arguments
@@ -179,7 +179,7 @@ class _ChatDialogue:
             Call(
                 getattr(tc, "id", None) or f"call_{i}",
                 tc.function.name,
-                _arguments(tc.function.arguments),
+                arguments_of(tc.function.arguments),
             )
             for i, tc in enumerate(tool_calls)
         ]
@@ -232,14 +232,15 @@ def _rebuilt(turn: Turn) -> dict[str, Any]:
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.name, "arguments": _arguments_text(call.input)},
+                "function": {"name": call.name, "arguments": arguments_text(call.input)},
             }
             for call in turn.calls
         ]
     return message
 
 
-def _arguments_text(value: Any) -> str:
+def arguments_text(value: Any) -> str:
+    """A call's arguments as the text a model sends: a str as-is, else ``json.dumps``."""
     return value if isinstance(value, str) else json.dumps(value)
 
 

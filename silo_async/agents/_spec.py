@@ -12,6 +12,7 @@ from .._errors import SiloError
 from .._origin import remember
 from ._anthropic import anthropic
 from ._openai import openai_chat
+from ._responses import openai_responses
 
 if TYPE_CHECKING:
     from .._context import AgentContext
@@ -23,10 +24,11 @@ __all__ = ["PROVIDERS", "ModelSpec", "from_spec", "parse_model_spec"]
 PROVIDERS: dict[str, Callable[..., Callable[[AgentContext], Any]]] = {
     "openai": openai_chat,
     "anthropic": anthropic,
+    "openai-responses": openai_responses,
 }
 
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_EXAMPLE = "e.g. openai/gpt-4.1-mini or anthropic/claude-sonnet-4-5"
+_EXAMPLE = "e.g. openai/gpt-4.1-mini, openai-responses/gpt-4.1-mini or anthropic/claude-sonnet-4-5"
 
 
 @attrs.frozen
@@ -82,10 +84,11 @@ def parse_model_spec(spec: str, *, allow_label: bool = False) -> ModelSpec:
 
 
 def from_spec(spec: str, **options: Any) -> Callable[[AgentContext], Any]:
-    """The agent for ``"provider/model"``: ``openai_chat`` or ``anthropic`` with ``options``.
+    """The agent for ``"provider/model"``: ``openai_chat``, ``openai_responses`` or ``anthropic``.
 
     Args:
-        spec: ``openai/MODEL`` or ``anthropic/MODEL``; the model part may hold slashes.
+        spec: ``openai/MODEL``, ``openai-responses/MODEL`` or ``anthropic/MODEL``; the model
+            part may hold slashes.
         **options: the keywords of :func:`openai_chat` (``base_url``, ``max_turns``, ...).
 
     Returns:

@@ -35,8 +35,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 def model_options(*, repeatable: bool) -> Callable[[F], F]:
     """The model flags: ``--model`` (repeatable on eval), ``--base-url``, ``--max-turns``."""
     help_text = (
-        "A model agent, PROVIDER/MODEL (openai or anthropic; OpenAI-compatible servers are "
-        "openai/MODEL with --base-url), optionally LABEL=..."
+        "A model agent, PROVIDER/MODEL (openai, openai-responses or anthropic; "
+        "OpenAI-compatible servers are openai/MODEL with --base-url), optionally LABEL=..."
     )
     if repeatable:
         help_text += " (repeatable, beside --agent; label default: PROVIDER/MODEL)."

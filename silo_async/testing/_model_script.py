@@ -2,9 +2,9 @@
 
 Replies are written once, provider-neutral (:class:`Reply`, :class:`ToolCall`,
 :class:`ErrorReply`), and rendered in the protocol of the request that gets them: a Chat
-Completions ``chat.completion`` or a Messages API ``message``. :class:`ModelRequest` reads a
-request of either protocol the same way, so a script can follow a conversation whichever SDK
-sent it.
+Completions ``chat.completion``, a Responses API ``response`` or a Messages API ``message``.
+:class:`ModelRequest` reads a request of any of them the same way, so a script can follow a
+conversation whichever SDK sent it.
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ class ModelRequest:
 
     Attributes:
         index: 0-based arrival order over the whole server.
-        protocol: ``chat`` (Chat Completions) or ``messages`` (Messages API).
+        protocol: ``chat`` (Chat Completions), ``responses`` (Responses API) or ``messages``
+            (Messages API).
         path: the request path.
         headers: its headers, names lower-cased.
         body: the decoded JSON body.
@@ -148,7 +149,10 @@ class ModelRequest:
 
     @property
     def messages(self) -> list[Any]:
-        """The conversation sent (without Messages' separate ``system``)."""
+        """The conversation sent: messages (Responses: its ``input`` items)."""
+        if self.protocol == "responses":
+            given = self.body.get("input")
+            return [{"role": "user", "content": given}] if isinstance(given, str) else given or []
         messages = self.body.get("messages")
         return messages if isinstance(messages, list) else []
 
@@ -163,8 +167,21 @@ class ModelRequest:
 
     @property
     def turn(self) -> int:
-        """How many assistant messages the conversation holds (0 for its first request)."""
-        return sum(1 for m in self.messages if isinstance(m, dict) and m.get("role") == "assistant")
+        """How many model responses the conversation holds (0 for its first request).
+
+        An assistant message each; in Responses input, each run of output items (messages,
+        function calls, reasoning) between the user's and the tools' items.
+        """
+        if self.protocol != "responses":
+            return sum(
+                1 for m in self.messages if isinstance(m, dict) and m.get("role") == "assistant"
+            )
+        runs, inside = 0, False
+        for item in self.messages:
+            said = _is_output(item)
+            runs += said and not inside
+            inside = said
+        return runs
 
     @property
     def task(self) -> str:
@@ -184,10 +201,17 @@ class ModelRequest:
         """The tool results after the last assistant message."""
         tail = self.messages
         for i in range(len(tail) - 1, -1, -1):
-            if isinstance(tail[i], dict) and tail[i].get("role") == "assistant":
+            if _is_output(tail[i]):
                 tail = tail[i + 1 :]
                 break
         return _results(tail)
+
+
+def _is_output(item: Any) -> bool:
+    """An assistant message, or a Responses output item sent back (a call, reasoning...)."""
+    if not isinstance(item, dict):
+        return False
+    return item.get("role") == "assistant" or item.get("type") in ("function_call", "reasoning")
 
 
 def _results(messages: list[Any]) -> list[SeenResult]:
@@ -195,7 +219,9 @@ def _results(messages: list[Any]) -> list[SeenResult]:
     for m in messages:
         if not isinstance(m, dict):
             continue
-        if m.get("role") == "tool":
+        if m.get("type") == "function_call_output":
+            seen.append(SeenResult(str(m.get("call_id")), _text(m.get("output")), None))
+        elif m.get("role") == "tool":
             seen.append(SeenResult(str(m.get("tool_call_id")), _text(m.get("content")), None))
         elif m.get("role") == "user" and isinstance(m.get("content"), list):
             for block in m["content"]:
@@ -216,6 +242,8 @@ def render(reply: Reply, request: ModelRequest, number: int) -> dict[str, Any]:
     """``reply`` as a response body of ``request``'s protocol; ``number`` makes ids unique."""
     if request.protocol == "chat":
         return _chat(reply, request, number)
+    if request.protocol == "responses":
+        return _response(reply, request, number)
     return _message(reply, request, number)
 
 
@@ -276,6 +304,64 @@ def sampled_logprobs(reply: Reply) -> list[dict[str, Any]] | None:
 def _chat_logprobs(reply: Reply) -> dict[str, Any] | None:
     entries = sampled_logprobs(reply)
     return None if entries is None else {"content": entries, "refusal": None}
+
+
+def _response(reply: Reply, request: ModelRequest, number: int) -> dict[str, Any]:
+    """A Responses API ``response``: a message item (its text), then one item per call."""
+    body = request.body
+    output: list[dict[str, Any]] = []
+    if reply.text is not None:
+        part: dict[str, Any] = {"type": "output_text", "text": reply.text, "annotations": []}
+        if LOGPROBS_INCLUDE in (body.get("include") or ()):
+            part["logprobs"] = sampled_logprobs(reply) or []
+        output.append(
+            {
+                "type": "message",
+                "id": f"msg_{number}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [part],
+            }
+        )
+    for i, call in enumerate(reply.tool_calls):
+        arguments = call.input if isinstance(call.input, str) else json.dumps(call.input)
+        output.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{number}_{i}",
+                "call_id": call.id or f"call_{number}_{i}",
+                "name": call.name,
+                "arguments": arguments,
+                "status": "completed",
+            }
+        )
+    total = reply.input_tokens + reply.output_tokens
+    response: dict[str, Any] = {
+        "id": f"resp_{number}",
+        "object": "response",
+        "created_at": 0,
+        "status": reply.stop_reason or "completed",
+        "model": request.model or "scripted",
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": reply.input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": reply.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": total,
+        },
+    }
+    if body.get("return_token_ids") is True:  # beside output, as the chat extension does
+        response["prompt_token_ids"] = _listed(reply.prompt_token_ids)
+        response["token_ids"] = _listed(reply.token_ids)
+    return response
+
+
+#: What a Responses request lists in ``include`` to get its output texts' logprobs.
+LOGPROBS_INCLUDE = "message.output_text.logprobs"
 
 
 def _message(reply: Reply, request: ModelRequest, number: int) -> dict[str, Any]:

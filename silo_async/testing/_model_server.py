@@ -1,7 +1,8 @@
 """``ScriptedModelServer``: a loopback model server that answers from a script.
 
-It speaks OpenAI Chat Completions (``POST .../chat/completions``) and Anthropic Messages
-(``POST .../messages``) well enough for the official SDKs, so a model loop (ours, or yours) is
+It speaks OpenAI Chat Completions (``POST .../chat/completions``), OpenAI Responses
+(``POST .../responses``) and Anthropic Messages (``POST .../messages``) well enough for the
+official SDKs, so a model loop (ours, or yours) is
 tested end to end offline: real SDK, real HTTP, real retries, scripted model. The server runs
 on its own event loop in a background thread, so the same object serves sync tests, asyncio
 and trio tests alike, and a slow script never blocks the loop under test.
@@ -46,7 +47,7 @@ from ._model_script import ErrorReply, ModelRequest, Reply, Script, Step, error_
 
 __all__ = ["ScriptedModelServer"]
 
-_ENDS = (("/chat/completions", "chat"), ("/messages", "messages"))
+_ENDS = (("/chat/completions", "chat"), ("/responses", "responses"), ("/messages", "messages"))
 _NO_RETRY = {"x-should-retry": "false"}
 _Response = tuple[int, dict[str, Any], Mapping[str, str]]
 #: What ``_next`` gives when a list script has no reply left.
@@ -61,7 +62,7 @@ LOG = logging.getLogger("silo_async.testing")
 
 
 class ScriptedModelServer:
-    """A Chat Completions + Messages server on 127.0.0.1 that replies from a script.
+    """A Chat Completions + Responses + Messages server on 127.0.0.1 that replies from a script.
 
     Args:
         script: the replies in order (each request takes the next one: retries included), or
@@ -288,7 +289,8 @@ class ScriptedModelServer:
         protocol = next((p for end, p in _ENDS if path.split("?")[0].endswith(end)), None)
         if method != "POST" or protocol is None:
             message = (
-                "ScriptedModelServer serves POST .../chat/completions and .../messages, "
+                "ScriptedModelServer serves POST .../chat/completions, .../responses and "
+                ".../messages, "
                 f"not {method} {path}."
             )
             return 404, error_body("chat", 404, message), _NO_RETRY

@@ -191,7 +191,7 @@ def model_user(
 
     Args:
         spec: ``PROVIDER/MODEL`` (``openai`` — any OpenAI-compatible server with ``base_url``
-            — or ``anthropic``), as ``--user-model`` takes it.
+            —, ``openai-responses`` or ``anthropic``), as ``--user-model`` takes it.
         base_url: the model server (``--user-base-url``).
         api_key: the key (default: the SDK's variable; a ``base_url`` server needs none).
         client: an SDK client to use as-is.
