@@ -131,3 +131,24 @@ def test_a_scan_of_an_unknown_family_or_with_bad_arguments_is_refused() -> None:
         env.instances("set-tier", 0)
     with pytest.raises(ValueError, match="start must be a whole number >= 0"):
         env.instances("set-tier", 1, start=-1)
+
+
+def test_train_and_test_scans_never_share_an_instance_from_any_start() -> None:
+    # A seeded loop over many starts and counts: a family with repeated params (seeds drawing
+    # the same number) must still keep each params' every seed in one split.
+    env = environment(PICK)
+    split_by_params: dict[str, set[str | None]] = {}
+    for seed in range(400):
+        task = env.task(f"pick#{seed}")
+        key = json.dumps(dict(task.params or {}), sort_keys=True)
+        split_by_params.setdefault(key, set()).add(silo.split_of(task))
+    assert all(len(splits) == 1 for splits in split_by_params.values())
+    rng = random.Random(30)
+    for _ in range(25):
+        start, count = rng.randrange(0, 200), rng.randint(1, 3)
+        test = env.instances("pick", count, split="test", start=start)
+        train = env.instances("pick", rng.randint(1, 30), split="train", start=start)
+        test_params = {json.dumps(dict(t.params or {}), sort_keys=True) for t in test}
+        train_params = {json.dumps(dict(t.params or {}), sort_keys=True) for t in train}
+        assert not test_params & train_params
+        assert not {t.id for t in test} & {t.id for t in train}
