@@ -13,9 +13,11 @@ import shutil
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
 import silo_async as silo
+from silo_async.testing import gold_agent
 
 from .cli_support import cli
 from .harness_support import make_crm_project
@@ -96,3 +98,22 @@ def test_audit_takes_an_instance_id(project: Path) -> None:
     assert audited["task"] == INSTANCE and audited["verdict"] == "sound"
     assert audited["solver"]["passed"] is True
     assert not any(probe["passed"] for probe in audited["probes"].values())
+
+
+def test_a_family_alone_plays_ten_test_instances_from_seed_zero(project: Path) -> None:
+    # --count 10, --split test, --start 0 by default; no hand-written task beside them.
+    env = silo.load_environment("crm")
+    expected = [t.id for t in env.instances("win-lead", 10, split="test", start=0)]
+    result = cli("eval", "--env", "crm", "--family", "win-lead", "--agent", GOLD, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [t["task"]["id"] for t in data["tasks"]] == expected
+    assert [(f["family"], f["split"], f["instances"]) for f in data["families"]] == [
+        ("win-lead", "test", 10)
+    ]
+    summary = anyio.run(
+        lambda: silo.evaluate(
+            env, None, {"gold": gold_agent}, families={"win-lead": 10}, report=False
+        )
+    )
+    assert [t.id for t in summary.tasks] == expected
