@@ -14,8 +14,7 @@ per phase: tasks, rollouts, wall seconds, audited tasks per second (wall) and CP
 per task (this process's CPU time: a loaded machine stretches the wall clock, not the CPU),
 the median over rounds; then one JSON line with the same figures.
 
-Run: ``.venv/bin/python benchmarks/bench_audit.py [--rounds 3] [--instances 500]`` (1,000
-once crm's families offer that many train instances: its one family has about 850).
+Run: ``.venv/bin/python benchmarks/bench_audit.py [--rounds 3] [--instances 1000]``.
 """
 
 from __future__ import annotations
@@ -117,7 +116,7 @@ def report(figures: dict[str, Any]) -> str:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--instances", type=int, default=500)
+    parser.add_argument("--instances", type=int, default=1000)
     args = parser.parse_args()
     found = anyio.run(main, args.rounds, args.instances)
     print(report(found))
