@@ -173,6 +173,26 @@ def test_a_do_nothing_agent_gets_tau2s_verdict_on_every_task(
         assert _agrees(row["noop"], row), (row["id"], row["noop"])
 
 
+@pytest.mark.parametrize("domain", list(SPECS))
+def test_a_gold_action_that_raises_in_tau2_is_an_environment_fault(
+    played: dict[str, dict[str, Any]], domain: str
+) -> None:
+    rows = _domain(played, domain)["tasks"]
+    # Which gold actions raise is tau2's own finding (its environment replays them in the play).
+    broken = sorted(r["id"] for r in rows if r["goldRaises"])
+    faulted = sorted(r["id"] for r in rows if _faulted(r["gold"]))
+    assert faulted == broken, (faulted, broken)
+    for row in rows:
+        if not row["goldRaises"]:
+            continue
+        for kind in ("gold", "noop"):
+            mine = row[kind]["silo"]
+            assert mine["rewardValid"] is False and mine["passed"] is False, (row["id"], kind)
+            assert mine["invalidReason"] == "environment_fault", (row["id"], kind, mine)
+    # retail's subset holds some (tau2 26.3: 18 of its 114 tasks); the other domains none.
+    assert bool(broken) == (domain == "retail"), broken
+
+
 @pytest.mark.parametrize("domain", ["mock", "airline", "telecom"])
 def test_perturbed_plays_get_tau2s_verdicts(played: dict[str, dict[str, Any]], domain: str) -> None:
     seen = failing = 0
