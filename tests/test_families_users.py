@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import silo_async as silo
+from silo_async import world as w
 from silo_async.testing import ScriptedAgent, ScriptedCall, check_environment, gold_agent
 
 pytestmark = pytest.mark.anyio
@@ -152,3 +153,32 @@ async def test_a_world_that_is_not_json_is_graded_through_its_snapshot() -> None
         ScriptedAgent([ScriptedCall("mark", {"cell": other})]),
     )
     assert not wrong.passed and wrong.checks[-1].detail.endswith(other)
+
+
+async def test_a_hand_written_verifier_may_replay_the_users_own_tools() -> None:
+    # restart_phone is the user's (the agent is refused it), yet a verifier's gold world needs it.
+    @silo.verifier(id="VER-1", task_id="T-1")
+    async def verify(final: Any, initial: Any, ctx: silo.VerifierContext) -> list[silo.Check]:
+        gold = await ctx.replay([silo.Call("restart_phone", {"phoneId": "P-3"})])
+        return w.grade.matches(final, gold, initial)
+
+    task = silo.Task("T-1", "t", "Help the customer.", "VER-1", user=user({"phoneId": "P-3"}))
+    env = silo.Environment(
+        name="phones",
+        create_state=create_state,
+        tools=[check_phone, restart_phone],
+        verifiers=[verify],
+        tasks=[task],
+    )
+    refused = await silo.run(
+        env, "T-1", ScriptedAgent([ScriptedCall("restart_phone", {"phoneId": "P-3"})])
+    )
+    assert refused.tool_errors == 1 and not refused.passed and refused.reward_valid
+    asked = await silo.run(
+        env, "T-1", ScriptedAgent([ScriptedCall("message_user", {"text": "Please restart."})])
+    )
+    assert asked.passed, [(c.label, c.detail) for c in asked.checks]
+    assert [c.label for c in asked.checks] == [
+        "P-3 matches the gold solution",
+        "nothing else changed",
+    ]
