@@ -19,12 +19,14 @@ from typing import Any
 
 import pytest
 
+import silo_async as silo
 from silo_async import SiloError
 from silo_async.runs import EvalDir
 from silo_async.runs._lock import EvalLock
 
 from .cli_support import cli
 from .resume_support import start
+from .test_eval_support import good_agent, make_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX locks and signals")
 
@@ -210,12 +212,28 @@ def test_an_eval_whose_directory_is_removed_stops_with_a_coded_line(
 
 
 def test_a_stale_lock_alone_is_an_empty_directory(project: Path) -> None:
-    # What an eval killed between taking the lock and writing its plan leaves behind.
+    # What an eval killed between taking the lock and writing its plan leaves behind; and a
+    # taker's own file, which lives beside the lock while another process takes it.
     (project / "ev").mkdir()
     (project / "ev" / EvalDir.LOCK).write_text(f"{2**22 + 7:>20}\n")
+    (project / "ev" / f"{EvalDir.LOCK}.{2**22 + 9}").write_text(f"{2**22 + 9:>20}\n")
     (project / "go").touch()
     ran = cli(*PLAN, "--out", "ev")
     assert ran.exit_code == 0, ran.output
     _whole(project / "ev", 2)
     taken = cli(*PLAN, "--out", "ev")
     assert taken.exit_code == 1 and taken.stderr.startswith("error: out_dir_not_empty: ")
+
+
+@pytest.mark.anyio
+async def test_a_takers_file_beside_the_lock_is_nothing_to_evaluate(tmp_path: Path) -> None:
+    # Two evals into one new --out: the one holding the lock may look while the other's file,
+    # on its way to becoming the lock, is there; that is no eval's file, so it runs.
+    out = tmp_path / "ev"
+    out.mkdir()
+    (out / f"{EvalDir.LOCK}.{2**22 + 9}").write_text(f"{2**22 + 9:>20}\n")
+    summary = await silo.evaluate(make_env(), None, {"good": good_agent}, out_dir=out)
+    assert summary.complete and (out / "eval.json").is_file()
+    (out / "stray.txt").write_text("an earlier eval's")
+    with pytest.raises(FileExistsError):
+        await silo.evaluate(make_env(), None, {"good": good_agent}, out_dir=tmp_path / "ev")

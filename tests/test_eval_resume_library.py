@@ -180,6 +180,12 @@ async def test_what_a_python_resume_refuses_names_its_keyword(tmp_path: Path) ->
         (lambda plan: plan.pop("evalId"), "evalId"),
         (lambda plan: plan.update(environment={"project": None}), "environment.name"),
         (lambda plan: plan.update(digests={"tasks": [], "verifiers": {}}), "digests.tasks"),
+        # A count laid out in memory before anything runs (it took 16 GB and went on).
+        (lambda plan: plan.update(runs=10**30), "runs"),
+        # A lone surrogate no file name can hold (a non-UTF-8 name's bytes, U+DC80..U+DCFF, can).
+        (lambda plan: plan["environment"].update(project="/tmp/\ud800"), "environment.project"),
+        (lambda plan: plan.update(tasks=["T-1", "T-\udfff"]), "tasks.1"),
+        (lambda plan: plan.update(evalId="eval_\ud800"), "evalId"),
     ],
 )
 async def test_a_hand_edited_plan_is_eval_invalid_naming_the_field(
@@ -196,6 +202,17 @@ async def test_a_hand_edited_plan_is_eval_invalid_naming_the_field(
     assert refused.value.details["field"] == field
     assert f'"{field}" ' in refused.value.message
     assert sorted(p.name for p in (out / "runs").iterdir()) == before  # nothing touched
+
+
+@pytest.mark.anyio
+async def test_an_eval_too_large_to_lay_out_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    env = make_env()
+    runs = 10_000_000 // len(env.tasks) + 1  # one task over the most an eval.json may plan
+    with pytest.raises(ValueError, match=r"an eval runs at most 10,000,000\.$"):
+        await silo.evaluate(env, None, {"good": good_agent}, runs=runs, out_dir=tmp_path / "ev")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_hand_edited_plan_is_one_line_on_the_cli(

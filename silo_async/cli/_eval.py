@@ -29,6 +29,7 @@ from .._options import RunOptions
 from .._runner import Agent
 from ..agents._load import DEFAULT_AGENT_FILE, AgentLoadError, load_agent
 from ..eval import EvalProgress, EvalSummary, evaluate, new_eval_id, read_summary
+from ..eval._evalfile import MAX_ROLLOUTS
 from ..eval._evaluate import family_instances
 from ..eval._loaded import load_summary
 from ..eval._report._prices import Prices, PricesError, read_prices
@@ -447,18 +448,20 @@ def eval_command(
     task_ids = _plan_tasks(environment, ctx.params)
     note_unused_user_model(user_model, [environment.task(t) for t in task_ids])
     agents = _all_agents(agent_specs, model_specs, base_url, max_turns, cwd)
+    total = len(task_ids) * len(agents) * runs * (2 if baseline else 1)
+    if total > MAX_ROLLOUTS:
+        raise click.UsageError(
+            f"--runs {runs} makes {total:,} rollouts; an eval runs at most {MAX_ROLLOUTS:,}."
+        )
     eval_id = new_eval_id()
     target = out_dir if out_dir is not None else project_dir / ".silo" / "evals" / eval_id
     # A lock file alone is what an eval killed before its plan was written leaves: empty.
-    if target.exists() and (
-        not target.is_dir() or any(p.name != EvalDir.LOCK for p in target.iterdir())
-    ):
+    if target.exists() and not EvalDir(target).holds_nothing():
         if target.is_dir():
             EvalDir(target).check_unlocked()  # an eval still writing it: say which
         fail("out_dir_not_empty", f'Eval directory "{target}" already exists and is not empty.')
     if out_dir is not None:  # found again by id (evals list, report, runs show) from here
         KnownEvals(project_dir).remember(target)
-    total = len(task_ids) * len(agents) * runs * (2 if baseline else 1)
 
     def start(on_progress: Callable[[EvalProgress], None]) -> Any:
         return evaluate(

@@ -42,7 +42,7 @@ from ._planread import PlanFields, read_fields
 from ._refs import AgentRef, agent_ref, environment_ref, executor_config
 from ._report._prices import Prices
 
-__all__ = ["OPTIONS", "EvalPlan", "Option", "new_plan", "read_plan", "write_plan"]
+__all__ = ["MAX_ROLLOUTS", "OPTIONS", "EvalPlan", "Option", "new_plan", "read_plan", "write_plan"]
 
 
 @attrs.frozen
@@ -57,6 +57,10 @@ class Option:
     keyword: str
     default: Any = None
 
+
+#: The most rollouts one eval runs (its baseline's included): an eval lays out its whole plan
+#: in memory before the first rollout, and ten million slots already take a few gigabytes.
+MAX_ROLLOUTS = 10_000_000
 
 #: The plan's one-value settings, by their key in ``eval.json`` (and in its order).
 OPTIONS: dict[str, Option] = {
@@ -196,7 +200,7 @@ class EvalPlan:
             lambda: Limits(max_calls, None if timeout_ms is None else timeout_ms / 1000, tokens),
         )
         executor = f.mapping("executor", optional=True, default=None)
-        return cls(
+        plan = cls(
             eval_id=str(f.text("evalId")),
             created_at=created if isinstance(created, str) else "",
             environment={
@@ -211,6 +215,11 @@ class EvalPlan:
             executor=dict(executor or {"executor": "local"}),
             digests=_digests(f),
         )
+        if plan.rollouts > MAX_ROLLOUTS:  # a resume lays out every rollout before it runs one
+            f.bad(
+                "runs", f"makes {plan.rollouts:,} rollouts; an eval runs at most {MAX_ROLLOUTS:,}"
+            )
+        return plan
 
 
 def _agents(f: PlanFields) -> list[AgentRef]:

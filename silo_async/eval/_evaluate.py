@@ -44,7 +44,7 @@ from .._options import RunOptions, resolve_options
 from .._runner import Agent
 from .._user import UserFactory
 from ._books import EvalProgress
-from ._evalfile import OPTIONS, new_plan
+from ._evalfile import MAX_ROLLOUTS, OPTIONS, new_plan
 from ._executor import Executor, LocalExecutor
 from ._refs import user_ref
 from ._report._prices import Prices
@@ -66,7 +66,12 @@ def new_eval_id(now: float | None = None) -> str:
 
 
 def _check_args(
-    env: Environment, task_ids: list[str], agents: Mapping[str, Agent], runs: int, conc: int
+    env: Environment,
+    task_ids: list[str],
+    agents: Mapping[str, Agent],
+    runs: int,
+    conc: int,
+    baseline: bool = False,
 ) -> None:
     if not agents:
         raise ValueError("evaluate needs at least one agent.")
@@ -76,6 +81,13 @@ def _check_args(
         if not callable(agent):
             raise ValueError(f'agent "{label}" is not callable.')
     check_counts(runs, conc)
+    rollouts = len(task_ids) * len(agents) * runs * (2 if baseline else 1)
+    if rollouts > MAX_ROLLOUTS:  # laid out in memory before the first one runs
+        raise ValueError(
+            f"{rollouts:,} rollouts ({len(task_ids)} tasks x {len(agents)} agents x {runs} "
+            f"runs{' x 2 for the baseline' if baseline else ''}); an eval runs at most "
+            f"{MAX_ROLLOUTS:,}."
+        )
     if not task_ids:
         raise ValueError(f'environment "{env.name}" has no tasks to evaluate.')
     if len(set(task_ids)) != len(task_ids):
@@ -235,7 +247,7 @@ async def evaluate(
     else:
         task_ids = [tasks] if isinstance(tasks, str) else list(tasks)
     task_ids += family_instances(env, families, split, start, task_ids)
-    _check_args(env, task_ids, agents, runs, concurrency)
+    _check_args(env, task_ids, agents, runs, concurrency, baseline)
     plan = new_plan(
         eval_id or new_eval_id(),
         env,

@@ -32,6 +32,22 @@ def _is_count(value: Any, minimum: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
 
 
+def _check_text(path: str, value: str) -> None:
+    """Refuse a string no file name can hold: a lone surrogate not standing for a raw byte.
+
+    silo_async writes a name that is not UTF-8 (a directory's raw bytes) as the surrogates
+    U+DC80..U+DCFF, which the file system takes back as those bytes; any other lone surrogate
+    was written by hand, and would fail the first time it meets a file name.
+    """
+    try:
+        value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        code = ord(value[exc.start])
+        raise _Invalid(
+            path, f"holds a lone surrogate (U+{code:04X}), which no text can hold"
+        ) from None
+
+
 class PlanFields:
     """The fields of a parsed ``eval.json``, each read with the kind it must have.
 
@@ -67,6 +83,7 @@ class PlanFields:
             return None
         if not isinstance(value, str) or not value:
             raise _Invalid(path, f"must be a non-empty string{' or null' if optional else ''}")
+        _check_text(path, value)
         return value
 
     def count(self, path: str, minimum: int, *, optional: bool = False, default: Any = ...) -> Any:
@@ -99,6 +116,8 @@ class PlanFields:
             raise _Invalid(path, "must hold only non-empty strings")
         if len(set(value)) != len(value):
             raise _Invalid(path, "lists an entry twice")
+        for n, item in enumerate(value):
+            _check_text(f"{path}.{n}", item)
         return list(value)
 
     def items(self, path: str) -> list[Mapping[str, Any]]:

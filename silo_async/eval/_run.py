@@ -342,9 +342,7 @@ def _make(base: EvalDir, plan: EvalPlan, env: Environment) -> None:
     """
     os.makedirs(base, exist_ok=True)
     base.lock()
-    with os.scandir(base) as entries:
-        taken = any(entry.name != EvalDir.LOCK for entry in entries)
-    if taken:
+    if not base.holds_nothing():  # (another taker's file beside the lock is nothing)
         base.unlock()
         raise FileExistsError(
             f'Eval directory "{os.fspath(base)}" already exists and is not empty.'

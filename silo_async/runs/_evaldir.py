@@ -39,7 +39,7 @@ from .._errors import SiloError
 from .._jsonutil import pretty_json, utf8
 from ._appender import LineAppender
 from ._atomic import write_atomic
-from ._lock import LOCK, EvalLock
+from ._lock import LOCK, EvalLock, is_lock_file
 from ._rundir import RunDir
 
 __all__ = ["PLAN_FORMAT", "PLAN_VERSION", "SUMMARY_FORMAT", "EvalDir", "IndexLine"]
@@ -262,6 +262,18 @@ class EvalDir:
             SiloError: ``eval_locked``, naming the pid of the process that holds the lock.
         """
         EvalLock(self._path).check_free()
+
+    def holds_nothing(self) -> bool:
+        """The directory holds no file but the lock's (False: it is missing or holds others).
+
+        What an eval killed before it wrote its plan leaves, and what another process taking
+        the lock leaves for an instant: an empty directory for a new eval.
+        """
+        try:
+            with os.scandir(self._path) as entries:
+                return all(is_lock_file(entry.name) for entry in entries)
+        except OSError:
+            return False
 
     def unlock(self) -> None:
         """Let the lock go (idempotent)."""

@@ -28,7 +28,7 @@ import os
 
 from .._errors import SiloError
 
-__all__ = ["LOCK", "EvalLock"]
+__all__ = ["LOCK", "EvalLock", "is_lock_file"]
 
 #: The lock file's name in the eval directory.
 LOCK = ".lock"
@@ -36,6 +36,15 @@ LOCK = ".lock"
 _WIDTH = 20
 #: Errors of a directory nobody can write: no lock is needed where nothing can be written.
 _READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def is_lock_file(name: str) -> bool:
+    """``name`` is the lock file, or a taker's private file on its way to becoming it.
+
+    A taker's ``.lock.<pid>`` lives a few system calls (longer when its taker was killed in
+    between): a directory holding only these holds nothing of an eval.
+    """
+    return name == LOCK or (name.startswith(f"{LOCK}.") and name[len(LOCK) + 1 :].isdigit())
 
 
 class EvalLock:
