@@ -256,3 +256,9 @@ async def test_a_run_reached_twice_is_exported_once(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert [line["runId"] for line in named] == [made[0].run_id, made[1].run_id]
+    # runs list counts them as the export does: the link beside the run is not a run of its own.
+    listed = silo.list_runs(tmp_path)
+    assert [i.run_id for i in listed] == sorted([made[0].run_id, made[0].run_id, made[1].run_id])
+    assert sorted(i.run_dir.name for i in listed) == [
+        first.name, second.name, "run_zz_outside"
+    ]  # fmt: skip

@@ -108,6 +108,19 @@ class RunInfo:
         }
 
 
+def _once(paths: Iterable[Path]) -> Iterable[Path]:
+    """The directories among ``paths``, each once: a symbolic link to one listed is the same run.
+
+    (As ``runs export`` counts them: a run reached twice is one rollout.)
+    """
+    seen: set[str] = set()
+    for path in paths:
+        real = os.path.realpath(path)
+        if real not in seen and path.is_dir():
+            seen.add(real)
+            yield path
+
+
 def _info(run_dir: Path) -> RunInfo | None:
     """The run's line, or None for a directory that holds no readable finished run.
 
@@ -164,7 +177,7 @@ def list_runs(
         base = (root / "evals" / eval_id if found is None else found) / "runs"
     if not base.is_dir():
         return []
-    infos = [i for d in sorted(base.iterdir()) if d.is_dir() and (i := _info(d)) is not None]
+    infos = [i for d in _once(sorted(base.iterdir())) if (i := _info(d)) is not None]
     if env is not None:
         infos = [i for i in infos if i.environment.lower() == env.lower()]
     return sorted(infos, key=lambda i: i.run_id)
