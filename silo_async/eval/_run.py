@@ -160,11 +160,13 @@ class EvalRun:
         )
 
     async def _prepare_dir(self, eval_dir: Path, state: ResumeState | None) -> None:
+        base = self.base
+        assert base is not None
         if state is not None:
             await anyio.to_thread.run_sync(tidy, eval_dir, state, self.entries)
-            return
-        assert self.base is not None
-        await anyio.to_thread.run_sync(_make, self.base, self.plan, self.env)
+        else:
+            await anyio.to_thread.run_sync(_make, base, self.plan, self.env)
+        await anyio.to_thread.run_sync(base.pin_runs)  # a runs/ made again is not this one
 
     async def _run(self, prepared: Any, books: EvalBooks, todo: int) -> EvalSummary:
         resumed = Resumed(books.kept, todo) if self.resumed else None

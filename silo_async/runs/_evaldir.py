@@ -72,7 +72,7 @@ class EvalDir:
         path: the eval directory (``.silo/evals/<eval_id>`` or an ``eval --out`` directory).
     """
 
-    __slots__ = ("_lock", "_path")
+    __slots__ = ("_lock", "_path", "_runs_id")
 
     #: The plan, written before the first rollout starts.
     EVAL = "eval.json"
@@ -94,6 +94,7 @@ class EvalDir:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = os.fspath(path)
         self._lock: EvalLock | None = None
+        self._runs_id: tuple[int, int] | None = None
 
     def __repr__(self) -> str:
         return f"EvalDir({self._path!r})"
@@ -280,14 +281,25 @@ class EvalDir:
         if self._lock is not None:
             self._lock.release()
 
+    def pin_runs(self) -> None:
+        """Remember which directory ``runs/`` is now, for :meth:`intact` (blocking: one stat).
+
+        A rollout starting after ``runs/`` was removed makes it again, empty of the runs
+        before: only its identity tells the two apart.
+        """
+        self._runs_id = _identity(self.runs)
+
     def intact(self) -> bool:
         """``eval.json`` and ``runs/`` are there, and the lock this value holds still is.
 
         False once the directory (or its ``runs/``) was removed while the eval ran: a
-        directory made again by a rollout has no plan, and no lock file of ours.
+        directory made again by a rollout has no plan, and no lock file of ours; a ``runs/``
+        made again is not the one :meth:`pin_runs` saw.
         """
         lock = self._lock
         if lock is not None and lock.held and not lock.still_there():
+            return False
+        if self._runs_id is not None and _identity(self.runs) != self._runs_id:
             return False
         return os.path.isfile(self.file(self.EVAL)) and os.path.isdir(self.runs)
 
@@ -315,6 +327,14 @@ def _lines(path: str) -> Iterator[IndexLine]:
             except ValueError:
                 data = None
             yield IndexLine(number, data if isinstance(data, dict) else None)
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
 
 
 def _sync(path: str) -> None:
