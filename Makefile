@@ -17,7 +17,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) --upgrade pip
-	$(PIP) -e '.[test,docs,openai,anthropic,ray,mcp]'
+	$(PIP) -e '.[test,docs,openai,anthropic,ray,mcp,otel]'
 	@touch $(STAMP)
 
 $(DEMO_STAMP): pyproject.toml

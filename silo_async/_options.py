@@ -54,6 +54,8 @@ class RunOptions:
             :class:`~silo_async.User` for each rollout (``None``: the task's scripted user).
         policy_version: stamped as ``policyVersion`` (its ``str()``) on every ``model_step`` of
             the rollout that has none, a hand-written agent's included (``None``: no stamp).
+        otel: export the finished rollout as OpenTelemetry GenAI spans over OTLP (the
+            ``otel`` extra; ``SILO_OTEL=1`` does it for every rollout of the process).
 
     Raises:
         TypeError: ``limits`` is not a :class:`~silo_async.Limits`, or ``faults`` is neither a
@@ -65,6 +67,7 @@ class RunOptions:
     faults: Faults | None = attrs.field(default=None, converter=resolve_faults)
     user: UserFactory | None = None
     policy_version: str | None = attrs.field(default=None, converter=_version)
+    otel: bool = False
 
 
 #: A rollout nobody configured.

@@ -51,6 +51,7 @@ from ._play import replayer
 from ._result import RunResult
 from ._setup import RolloutSetup
 from ._taskuser import MESSAGE_USER, task_prompt
+from ._telemetry import rollout_observer
 from ._tools import BoundTool, ToolFault, ToolOutcome, ToolResult, ToolSpec
 from ._trace import TraceRecorder, utc_now_iso
 from ._user import MESSAGE_USER_TOOL
@@ -84,6 +85,7 @@ class Rollout:
         "hooks",
         "in_flight",
         "ledger",
+        "observer",
         "partial",
         "prompt",
         "schedule",
@@ -126,6 +128,8 @@ class Rollout:
         self.schedule: FaultSchedule | None = (
             None if faults is None else faults.schedule(setup.task.id, setup.run_index)
         )
+        #: Told the finished result when telemetry is on (``None``, and nothing loaded, if off).
+        self.observer = rollout_observer(setup.options)
 
     def port(self) -> RolloutPort:
         """What this rollout's conversation may use of it."""
@@ -486,7 +490,7 @@ class Rollout:
         if verifier_error is not None:
             end = end.with_verifier_failure()
         ledger = self.ledger
-        return RunResult(
+        result = RunResult(
             run_id=setup.run_id,
             environment=setup.env.name,
             task=setup.task,
@@ -527,6 +531,9 @@ class Rollout:
             invalid_reason=end.invalid,
             faults=None if setup.faults is None else setup.faults.config(),
         )
+        if self.observer is not None:
+            self.observer(result, self.trace)
+        return result
 
     def elapsed_ms(self) -> float:
         """Milliseconds since the rollout was set up."""

@@ -13,6 +13,7 @@ is refused as ``invalid_input`` anyway) is recorded as its ``str()``.
 
 from __future__ import annotations
 
+import json
 import json.encoder
 import marshal
 import os
@@ -242,6 +243,25 @@ class TraceRecorder:
                 raise OSError(exc.errno, exc.strerror, getattr(self._fd, "path", None)) from None
         self._entries.append(line)
 
+    def outline(self, types: frozenset[str]) -> list[dict[str, Any]]:
+        """The events of these ``types`` as dicts, without encoding what is still deferred.
+
+        For a reader of the trace's shape (OpenTelemetry's spans): a deferred tool call keeps
+        its ``callId``, ``tool`` and ``at`` but not its input, a deferred result only a failed
+        call's ``output``; a written line is decoded only when its type is asked for.
+        """
+        found: list[dict[str, Any]] = []
+        for entry in self._entries:
+            if isinstance(entry, str):
+                if _line_type(entry) in types:
+                    found.append(json.loads(entry))
+            elif len(entry) == 4:  # an event of emit_plain()
+                if entry[1] in types:
+                    found.append({"type": entry[1], **marshal.loads(entry[2]), "at": entry[3]})
+            elif ("tool_call" if len(entry) == 5 else "tool_result") in types:
+                found.append(_deferred_outline(entry))
+        return found
+
     def close(self) -> None:
         """Close the trace file (idempotent)."""
         if self._fd is not None:
@@ -279,6 +299,27 @@ def _encode_deferred(entry: _Deferred) -> str:
     if not result:
         return _call_line(seq, call_id, tool_json, text, at)
     return _result_line(seq, call_id, tool_json, text, at, *result)
+
+
+def _line_type(line: str) -> str:
+    """The ``type`` of an event line: its second key (``{"seq":N,"type":"..."``)."""
+    start = line.find('"type":"') + 8
+    return line[start : line.find('"', start)]
+
+
+def _deferred_outline(entry: _Deferred) -> dict[str, Any]:
+    """A deferred tool event as :meth:`TraceRecorder.outline` gives it."""
+    call_id, tool, at = entry[1], json.loads(entry[2]), entry[4]
+    if len(entry) == 5:
+        return {"type": "tool_call", "callId": call_id, "tool": tool, "at": at}
+    packed, is_error, elapsed_s, fault_json = entry[3], entry[5], entry[6], entry[7]
+    event = {"type": "tool_result", "callId": call_id, "tool": tool, "isError": is_error}
+    event.update(durationMs=round(elapsed_s * 1000, 3), at=at)
+    if is_error:  # what failed, and how
+        event["output"] = marshal.loads(packed) if isinstance(packed, bytes) else json.loads(packed)
+    if fault_json:
+        event["fault"] = json.loads(fault_json[len(',"fault":') :])
+    return event
 
 
 def _plain_line(seq: int, type: str, packed: bytes, at: str) -> str:

@@ -77,6 +77,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "rollout core",
         (
+            "_telemetry",
             "_fastpath",
             "_end",
             "_setup",

@@ -22,6 +22,7 @@ from .._environment import Environment
 from .._errors import SiloError
 from .._flood import DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT
 from .._jsonutil import pretty_json
+from .._telemetry import env_enabled, shutdown, switch_on
 from ..project import (
     EnvironmentStore,
     ProjectStore,
@@ -46,6 +47,7 @@ __all__ = [
     "gate_options",
     "json_option",
     "limit_options",
+    "otel_option",
     "policy_version_option",
     "project_root",
     "project_store",
@@ -235,6 +237,31 @@ def policy_version_option(fn: F) -> F:
         help="Stamp policyVersion V on every model step that has none (a trainer's weights "
         "version; docs/rl-tokens.md).",
     )(fn)
+
+
+def otel_option(fn: F) -> F:
+    """``--otel``: export each rollout as OpenTelemetry spans while the command runs.
+
+    On (``--otel`` or ``SILO_OTEL=1``), the SDK is loaded before anything runs (a missing one
+    is ``otel_unavailable`` at once), and every span is sent before the command returns.
+    """
+
+    @functools.wraps(fn)
+    def with_telemetry(*args: Any, otel: bool, **kwargs: Any) -> Any:
+        if not (otel or env_enabled()):
+            return fn(*args, **kwargs)
+        switch_on()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            shutdown()
+
+    return click.option(
+        "--otel",
+        is_flag=True,
+        help="Export each rollout as OpenTelemetry GenAI spans over OTLP (the OTEL_EXPORTER_"
+        "OTLP_* variables; SILO_OTEL=1 too; needs the otel extra; docs/opentelemetry.md).",
+    )(cast(F, with_telemetry))
 
 
 def call_and_time_options(calls_help: str, time_help: str) -> Callable[[F], F]:

@@ -41,6 +41,7 @@ from ._common import (
     json_option,
     limit_options,
     load_for_tasks,
+    otel_option,
     policy_version_option,
     run_async,
 )
@@ -368,6 +369,7 @@ def _stopped_at_once(target: Path, cwd: Path) -> str:
     "repeat the plan's values; --concurrency and the executor flags may change.",
 )
 @executor_options
+@otel_option
 @json_option
 @click.pass_context
 def eval_command(

@@ -20,6 +20,7 @@ from ._common import (
     json_option,
     limit_options,
     load_for_tasks,
+    otel_option,
     policy_version_option,
     run_async,
 )
@@ -75,6 +76,7 @@ MAX_DEFAULT_CONCURRENCY = 16
     is_flag=True,
     help="Print the traceback of an agent that raised (also: silo-async runs show RUN_ID).",
 )
+@otel_option
 @json_option
 @click.pass_context
 def run(

@@ -28,6 +28,7 @@ from ._common import (
     environment_store,
     gate_options,
     load_for_tasks,
+    otel_option,
     run_async,
 )
 from ._errors import fail
@@ -233,6 +234,7 @@ def _serve_harness(
     is_flag=True,
     help="submit answers the grade (PASS/FAIL, reward, failed checks) instead of 'Submitted.'.",
 )
+@otel_option
 @click.option("--json", "as_json", is_flag=True, help="Print the startup line and reports as JSON.")
 @click.pass_context
 def serve(
