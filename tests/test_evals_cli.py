@@ -47,6 +47,19 @@ def _eval(*extra: str) -> tuple[str, str]:
     return first, result.stdout
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="a file name that is not UTF-8")
+def test_an_out_directory_whose_name_is_not_utf8_is_remembered_and_found(
+    project: Path, tmp_path: Path
+) -> None:
+    out = os.fsdecode(os.fsencode(tmp_path) + b"/ev\xffx")  # the byte 0xff: U+DCFF in Python
+    eval_id, _ = _eval("--out", out)  # it was internal_error: UnicodeEncodeError
+    listed = json.loads(cli("evals", "list", "--json").stdout)
+    assert [e["evalId"] for e in listed] == [eval_id]
+    assert cli("runs", "list", "--eval", eval_id).stdout.count("\n") == 8
+    done = cli("eval", "--resume", out)
+    assert done.exit_code == 0 and done.stdout.startswith("Nothing to resume")
+
+
 def test_evals_list_shows_every_eval_the_project_knows(project: Path, tmp_path: Path) -> None:
     assert cli("evals", "list").stdout.startswith("No evals yet")
     here, _ = _eval()

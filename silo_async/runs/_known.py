@@ -53,7 +53,8 @@ class KnownEvals:
         path = Path(eval_dir).absolute()
         if path.parent == self.evals_dir or path in self._remembered():
             return
-        line = json.dumps({"path": os.fspath(path)}, ensure_ascii=False) + "\n"
+        # ASCII: a name that is not UTF-8 (its bytes as U+DC80..U+DCFF) reads back as it was.
+        line = json.dumps({"path": os.fspath(path)}) + "\n"
         self.file.parent.mkdir(parents=True, exist_ok=True)
         with open(self.file, "a", encoding="utf-8") as out:  # one write: a whole line or none
             out.write(line)
