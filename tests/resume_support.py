@@ -4,10 +4,11 @@ A kill is a plan, not a timer: :func:`drive` runs ``silo-async ARGS`` in a child
 trigger armed, and the child signals itself (``SIGKILL`` or ``SIGINT``) at the moment the
 trigger names: the N-th tool call of any rollout, or the N-th file ``os.replace`` puts in place
 (the eval's plan, a run directory's ``result.json``/``state-diff.json``/``run.json``, the
-index rewritten at a resume, the summary files). Children are forked from a forkserver that has
-imported silo_async once and loaded the test project's environment once (so its tool schemas
-are compiled in every child already): a kill costs a fraction of a second, not an interpreter
-start and an environment's first load.
+index rewritten at a resume, the summary files; ``name`` counts only files of that name, and
+``remove`` removes a directory there instead of signalling). Children are forked from a
+forkserver that has imported silo_async once and loaded the test project's environment once
+(so its tool schemas are compiled in every child already): a kill costs a fraction of a
+second, not an interpreter start and an environment's first load.
 
 :func:`same_eval` compares two eval directories file by file, timings and ids aside.
 """
@@ -18,6 +19,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 from pathlib import Path
 from typing import Any
@@ -83,14 +85,21 @@ def _arm(trigger: dict[str, Any] | None) -> None:
     if trigger["at"] == "replace":
         real = os.replace
         after = trigger.get("after", False)
+        name = trigger.get("name")  # only files of this name count
+
+        def act() -> None:
+            if "remove" in trigger:  # a hand removing a directory, at that very moment
+                shutil.rmtree(trigger["remove"], ignore_errors=True)
+            else:
+                os.kill(os.getpid(), sig)
 
         def replace(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
-            fire = hit()
+            fire = (name is None or os.path.basename(os.fspath(dst)) == name) and hit()
             if fire and not after:
-                os.kill(os.getpid(), sig)
+                act()
             real(src, dst, *args, **kwargs)
             if fire and after:
-                os.kill(os.getpid(), sig)
+                act()
 
         os.replace = replace
     elif trigger["at"] == "call":

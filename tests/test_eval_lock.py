@@ -25,7 +25,7 @@ from silo_async.runs import EvalDir
 from silo_async.runs._lock import EvalLock
 
 from .cli_support import cli
-from .resume_support import start
+from .resume_support import drive, start
 from .test_eval_support import good_agent, make_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX locks and signals")
@@ -240,3 +240,17 @@ async def test_a_takers_file_beside_the_lock_is_nothing_to_evaluate(tmp_path: Pa
     (out / "stray.txt").write_text("an earlier eval's")
     with pytest.raises(FileExistsError):
         await silo.evaluate(make_env(), None, {"good": good_agent}, out_dir=tmp_path / "ev")
+
+
+def test_runs_removed_while_the_summary_is_written_is_said_not_passed_over(project: Path) -> None:
+    (project / "go").touch()
+    removal = {"at": "replace", "n": 1, "name": "summary.md", "remove": "ev/runs"}
+    assert drive(project, [*PLAN, "--out", "ev"], removal) == 1  # it said the eval was complete
+    log = (project / "child.log").read_text()
+    [line] = [line for line in log.splitlines() if line.startswith("error: ")]
+    assert line.startswith('error: eval_not_found: The eval directory "ev" lost '), log
+    assert "resume it (silo-async eval --resume ev, or silo.resume)" in line
+    resumed = cli("eval", "--resume", "ev", "--json")
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)["resumed"] == {"kept": 0, "rerun": 2}
+    _whole(project / "ev", 2)

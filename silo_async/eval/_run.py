@@ -194,7 +194,10 @@ class EvalRun:
         result = self.summary(books, cancelled=False, resumed=resumed)
         # Every rollout finished: a Ctrl-C now must not lose the files (bounded all the same).
         with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_GRACE_S):
-            await _write(result, books, self.report)
+            try:
+                await _write(result, books, self.report)
+            finally:  # removed while the summary was written: its runs are lost all the same
+                self._check_there(books)
         return result
 
     def _gone(self, books: EvalBooks) -> str | None:
