@@ -1,10 +1,17 @@
-"""Shared fixtures: every async test runs on asyncio and on trio."""
+"""Shared fixtures: every async test runs on asyncio and on trio.
+
+This file loads on a core-only install (``pip install -e .`` plus the test tools): what needs an
+optional extra is imported by the tests that need it, after ``require_extra`` (tests/peers.py),
+or marked ``@pytest.mark.extra(NAME)``, and skips without it (fails under ``make test``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+
+from .peers import require_extra
 
 
 @pytest.fixture(params=["asyncio", "trio"])
@@ -26,6 +33,12 @@ def fake_clock_backend(request: pytest.FixtureRequest) -> Any:
 
         return ("trio", {"clock": trio.testing.MockClock(autojump_threshold=0)})
     return "asyncio"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked ``@pytest.mark.extra(NAME)`` skips (fails under make test) without NAME."""
+    for mark in item.iter_markers("extra"):
+        require_extra(*mark.args)
 
 
 # The harness tests' shared plays (one per harness per session; tests/harness_players.py).

@@ -19,7 +19,6 @@ from typing import Any
 
 import anyio
 import attrs
-import httpx2
 import pytest
 
 import silo_async as silo
@@ -38,7 +37,7 @@ from .harness_support import (
     run_peer,
     serving,
 )
-from .peers import peer_python, require_module
+from .peers import peer_python, require_extra
 
 __all__ = ["Play", "Plays", "chat_plays", "plays"]
 
@@ -60,6 +59,7 @@ def play_run(project: Path, scratch: Path, script: Script) -> tuple[dict[str, An
 
 
 def play_mcp(project: Path, scratch: Path, script: Script) -> tuple[dict[str, Any], str | None]:
+    require_extra("mcp")
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -83,6 +83,10 @@ def play_mcp(project: Path, scratch: Path, script: Script) -> tuple[dict[str, An
 
 def play_openenv(project: Path, scratch: Path, script: Script) -> tuple[dict[str, Any], str | None]:
     python = peer_python("openenv")
+    require_extra("mcp")  # serve's package, and httpx2
+    require_extra("harness-servers")
+    import httpx2
+
     with serving(project, "openenv") as info:
         played = run_peer(python, "openenv_play.py", info["url"], _spec(script), cwd=scratch)
         played["info"] = info
@@ -96,6 +100,8 @@ def play_openenv_mcp(
 ) -> tuple[dict[str, Any], str | None]:
     """OpenEnv's own validator, then its ``MCPToolClient`` (sessions over ``/mcp`` + ``/ws``)."""
     python = peer_python("openenv")
+    require_extra("mcp")
+    require_extra("harness-servers")
     with serving(project, "openenv") as info:
         validate = subprocess.run(
             [str(python.parent / "openenv"), "validate", "--url", info["url"], "--json"],
@@ -114,6 +120,8 @@ def play_nemo_gym(
     project: Path, scratch: Path, script: Script
 ) -> tuple[dict[str, Any], str | None]:
     python = peer_python("nemo-gym")
+    require_extra("mcp")
+    require_extra("harness-servers")
     with serving(project, "nemo-gym") as info:
         played = run_peer(python, "nemo_gym_play.py", info["url"], _spec(script), cwd=scratch)
         played["info"] = info
@@ -121,7 +129,7 @@ def play_nemo_gym(
 
 
 def play_inspect(project: Path, scratch: Path, script: Script) -> tuple[dict[str, Any], str | None]:
-    require_module("inspect_ai")
+    require_extra("inspect")
     task_args = {"env": ENV_NAME, "tasks": script.task}
     spec = {"task_args": task_args, "log_dir": str(scratch / "logs"), "calls": script.calls}
     spec["answer"] = script.answer
@@ -189,18 +197,32 @@ class Plays:
         self.script = script
         self.project = make_project(root / "project")
         self._done: dict[str, Play] = {}
+        self._missed: dict[str, BaseException] = {}
 
     def get(self, harness: str) -> Play:
-        """``harness``'s play (a skip, or a failure under ``make test``, without its peer)."""
+        """``harness``'s play (a skip, or a failure under ``make test``, without its peer).
+
+        A play is tried once: every test of a harness that skipped or failed sees that same
+        skip or failure, not a second play in a scratch directory the first one left behind.
+        """
+        if harness in self._missed:
+            raise self._missed[harness]
         if harness not in self._done:
-            scratch = self.root / harness
-            scratch.mkdir()
-            before = run_ids(self.project)
-            output, run_id = PLAYERS[harness](self.project, scratch, self.script)
-            if run_id is None:
-                (run_id,) = run_ids(self.project) - before
-            self._done[harness] = Play(output, read_run(self.project, run_id))
+            try:
+                self._done[harness] = self._play(harness)
+            except (Exception, pytest.skip.Exception, pytest.fail.Exception) as missed:
+                self._missed[harness] = missed
+                raise
         return self._done[harness]
+
+    def _play(self, harness: str) -> Play:
+        scratch = self.root / harness
+        scratch.mkdir()
+        before = run_ids(self.project)
+        output, run_id = PLAYERS[harness](self.project, scratch, self.script)
+        if run_id is None:
+            (run_id,) = run_ids(self.project) - before
+        return Play(output, read_run(self.project, run_id))
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,8 @@
 """Peer harnesses the harness tests drive: where their virtualenvs are, and skipping without them.
 
 ``make test`` builds every peer (``make peers``) and sets ``SILO_REQUIRE_PEERS=1``, so there a
-missing peer fails its tests instead of skipping them; a bare ``pytest`` skips what is absent.
+missing peer (or extra) fails its tests instead of skipping them; a bare ``pytest`` skips what is
+absent, so a core-only install (``pip install -e .`` and the test tools) runs the core tests.
 Peers whose dependencies clash with ours live in their own virtualenvs under ``.peers/``
 (OpenEnv: fastmcp needs mcp<2; verifiers: mcp==2.0.0 and openai<3; NeMo Gym: Python 3.13);
 MCP's conformance suite is an npm package, installed with its Node under ``.peers/``.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -20,17 +22,43 @@ PEERS = ROOT / ".peers"
 REQUIRED = os.environ.get("SILO_REQUIRE_PEERS") == "1"
 
 
-def _missing(what: str) -> None:
-    message = f"{what} is not installed here: run `make peers` (make test does)."
+def _missing(what: str, fix: str = "run `make peers`") -> None:
+    message = f"{what} is not installed here: {fix} (make test does)."
     if REQUIRED:
-        pytest.fail(message)
-    pytest.skip(message)
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message, allow_module_level=True)
 
 
 def require_module(name: str) -> None:
     """Skip (or, under ``make test``, fail) unless ``name`` imports in this interpreter."""
     if importlib.util.find_spec(name) is None:
         _missing(f"The {name} package")
+
+
+#: What each optional extra of pyproject.toml installs that its tests import (top-level names).
+EXTRAS: Mapping[str, tuple[str, ...]] = {
+    "anthropic": ("anthropic",),
+    "docs": ("mkdocs",),
+    "harness-servers": ("starlette", "uvicorn", "websockets"),
+    "inspect": ("inspect_ai",),
+    "mcp": ("mcp", "httpx2", "httptools"),
+    "openai": ("openai",),
+    "ray": ("ray",),
+    "rich": ("rich",),
+}
+
+
+def require_extra(extra: str) -> None:
+    """Skip (or, under ``make test``, fail) unless the optional ``extra`` is installed here.
+
+    At the top of a test module, before it imports what the extra installs, it turns the
+    module into one skip naming the extra and its install line, so a core-only install
+    (``pip install -e .`` and the test tools) collects every module; a test (or a fixture,
+    or ``@pytest.mark.extra(NAME)``) that needs an extra only at run time calls it the same.
+    """
+    missing = [name for name in EXTRAS[extra] if importlib.util.find_spec(name) is None]
+    if missing:
+        _missing(f"The {extra} extra ({', '.join(missing)})", f"pip install -e '.[{extra}]'")
 
 
 def peer_dir(name: str) -> Path:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp.types import TextContent
 
 #: A tool that sleeps and, when cancelled, leaves a marker file (so a test sees the interruption).
 NAP_TOOL = '''"""Tool nap: sleeps; a cancelled nap writes "cancelled" to the marker file given."""
@@ -79,6 +78,8 @@ ENV_NAME = "sales"
 
 def text_of(result: Any) -> str:
     """The text of a tool result (every silo result has one text block)."""
+    from mcp.types import TextContent  # the mcp extra: only its tests read results
+
     (block,) = result.content
     assert isinstance(block, TextContent)
     return block.text

@@ -23,9 +23,12 @@ from typing import Any, TextIO
 import anyio
 import pytest
 
-mcp = pytest.importorskip("mcp", reason="DESIGN §8 needs the mcp extra (serve has not landed)")
+from .peers import require_extra
 
-import httpx2  # noqa: E402 - after the skip: the mcp SDK brings it
+require_extra("mcp")
+
+import httpx2  # noqa: E402 - after the check: the mcp SDK brings it
+import mcp.client.stdio  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402

@@ -9,12 +9,16 @@ from pathlib import Path
 
 import anyio
 import pytest
-from rich.console import Console
 
 from silo_async.cli._eval import REFRESH_HZ, _Display, _run_eval
 from silo_async.eval import EvalProgress, evaluate
 
+from .peers import require_extra
 from .test_eval_support import good_agent, make_env
+
+require_extra("rich")
+
+from rich.console import Console  # noqa: E402 - after the check
 
 pytestmark = pytest.mark.anyio
 

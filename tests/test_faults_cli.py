@@ -17,15 +17,20 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from websockets.asyncio.client import connect
 
 from silo_async.eval import read_summary
 
 from .cli_support import cli
 from .harness_support import serving
+from .peers import require_extra
 from .serve_support import ENV_NAME, child_env, make_project, serve_command, silo_cli
+
+require_extra("mcp")
+require_extra("harness-servers")
+
+from mcp import Client, StdioServerParameters  # noqa: E402 - after the check
+from mcp.client.stdio import stdio_client  # noqa: E402 - after the check
+from websockets.asyncio.client import connect  # noqa: E402 - after the check
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER = str(ROOT / "examples" / "agents" / "crm_solver.py")

@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from silo_async.project import load_environment
@@ -42,7 +41,11 @@ from .harness_support import (
     run_peer,
     serving,
 )
-from .peers import peer_python
+from .peers import peer_python, require_extra
+
+require_extra("mcp")
+
+import httpx2  # noqa: E402 - after the check
 
 # Ray and five servers start on a shared 2-core machine: minutes, not the default 2.
 pytestmark = pytest.mark.timeout(600)

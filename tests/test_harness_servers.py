@@ -10,19 +10,24 @@ from typing import Any
 
 import anyio
 import pytest
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
 
 from silo_async._limits import Limits
 from silo_async._options import RunOptions
-from silo_async.serve._access import Access
-from silo_async.serve._harness_common import Guard, HeldEpisodes
-from silo_async.serve._host import CapacityReachedError
-from silo_async.serve._nemo_gym import final_text
 
 from .harness_players import Plays
 from .harness_support import read_run, run_ids, serving
+from .peers import require_extra
 from .worlds import ENV
+
+require_extra("harness-servers")
+
+from websockets.asyncio.client import connect  # noqa: E402 - after the check
+from websockets.exceptions import ConnectionClosed  # noqa: E402 - after the check
+
+from silo_async.serve._access import Access  # noqa: E402 - it needs the extra
+from silo_async.serve._harness_common import Guard, HeldEpisodes  # noqa: E402 - it needs the extra
+from silo_async.serve._host import CapacityReachedError  # noqa: E402 - it needs the extra
+from silo_async.serve._nemo_gym import final_text  # noqa: E402 - it needs the extra
 
 pytestmark = pytest.mark.anyio
 

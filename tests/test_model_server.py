@@ -7,11 +7,17 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
 from silo_async.testing import ErrorReply, ModelRequest, Reply, ScriptedModelServer, ToolCall
+
+from .peers import require_extra
+
+require_extra("openai")
+require_extra("anthropic")
+
+import anthropic  # noqa: E402 - after the check
+import openai  # noqa: E402 - after the check
 
 
 def post(url: str, body: Any, path: str = "/v1/chat/completions") -> tuple[int, Any, Any]:

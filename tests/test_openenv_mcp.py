@@ -13,11 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
 
 from .harness_support import CALLS, make_crm_project, read_run, run_ids, serving
+from .peers import require_extra
+
+require_extra("mcp")
+require_extra("harness-servers")
+
+import httpx2  # noqa: E402 - after the check
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402 - after the check
 
 
 @pytest.fixture(scope="module")

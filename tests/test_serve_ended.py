@@ -15,19 +15,24 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.types import TextContent, TextResourceContents
 
 import silo_async as silo
-from silo_async.serve._access import Access
-from silo_async.serve._app import ServeApp
-from silo_async.serve._host import EpisodeHost, Hosted
-from silo_async.serve._lifecycle import EndReport
 
+from .peers import require_extra
 from .worlds import ENV
+
+require_extra("mcp")
+
+import httpx2  # noqa: E402 - after the check
+from mcp import Client  # noqa: E402 - after the check
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402 - after the check
+from mcp.types import TextContent, TextResourceContents  # noqa: E402 - after the check
+
+from silo_async.serve._access import Access  # noqa: E402 - it needs the extra
+from silo_async.serve._app import ServeApp  # noqa: E402 - it needs the extra
+from silo_async.serve._host import EpisodeHost, Hosted  # noqa: E402 - it needs the extra
+from silo_async.serve._lifecycle import EndReport  # noqa: E402 - it needs the extra
 
 pytestmark = pytest.mark.anyio
 

@@ -17,14 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
 import silo_async as silo
 from silo_async.testing import ScriptedAgent, ScriptedCall
 
+from .peers import require_extra
 from .serve_support import (
     ENV_NAME,
     child_env,
@@ -35,6 +33,12 @@ from .serve_support import (
     text_of,
     until_called,
 )
+
+require_extra("mcp")
+
+import httpx2  # noqa: E402 - after the check
+from mcp import Client  # noqa: E402 - after the check
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402 - after the check
 
 pytestmark = pytest.mark.anyio
 

@@ -17,12 +17,16 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-import httpx2
 import pytest
 
 from silo_async.testing import ScriptedModelServer
 
 from .hardening_support import make_hardening_project, served
+from .peers import require_extra
+
+require_extra("mcp")
+
+import httpx2  # noqa: E402 - after the check
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_serve_memory.py"
 TOKEN = {"Authorization": "Bearer long-life"}

@@ -14,14 +14,19 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, MCPError
-from mcp.types import TextContent, TextResourceContents
 
 import silo_async as silo
-from silo_async.serve import SUBMIT, EpisodeServer, check_reserved
 
+from .peers import require_extra
 from .serve_support import text_of
 from .worlds import ENV, TASKS, create_state, get_customer
+
+require_extra("mcp")
+
+from mcp import Client, MCPError  # noqa: E402 - after the check
+from mcp.types import TextContent, TextResourceContents  # noqa: E402 - after the check
+
+from silo_async.serve import SUBMIT, EpisodeServer, check_reserved  # noqa: E402 - it needs the extra
 
 pytestmark = pytest.mark.anyio
 

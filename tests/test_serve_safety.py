@@ -22,16 +22,10 @@ from typing import Any
 
 import anyio
 import anyio.abc
-import httpx2
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
-from mcp import Client, StdioServerParameters
-from mcp.client import stdio as mcp_stdio
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
 
-from silo_async.serve._wire import NOT_ONE_MESSAGE
-
+from .peers import require_extra
 from .serve_support import (
     ENV_NAME,
     child_env,
@@ -41,6 +35,16 @@ from .serve_support import (
     text_of,
     until_called,
 )
+
+require_extra("mcp")
+
+import httpx2  # noqa: E402 - after the check
+from mcp import Client, StdioServerParameters  # noqa: E402 - after the check
+from mcp.client import stdio as mcp_stdio  # noqa: E402 - after the check
+from mcp.client.stdio import stdio_client  # noqa: E402 - after the check
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402 - after the check
+
+from silo_async.serve._wire import NOT_ONE_MESSAGE  # noqa: E402 - it needs the extra
 
 pytestmark = pytest.mark.anyio
 

@@ -19,11 +19,16 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
-from websockets.sync.client import connect
 
 from .hardening_support import Served, make_hardening_project, scripted_model, served
+from .peers import require_extra
+
+require_extra("mcp")
+require_extra("harness-servers")
+
+import httpx2  # noqa: E402 - after the check
+from websockets.sync.client import connect  # noqa: E402 - after the check
 
 TOKEN = "slow-token"
 AUTH = f"Authorization: Bearer {TOKEN}\r\n"

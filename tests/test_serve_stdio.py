@@ -15,10 +15,8 @@ from typing import TextIO
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client import stdio as mcp_stdio
-from mcp.client.stdio import stdio_client
 
+from .peers import require_extra
 from .serve_support import (
     ENV_NAME,
     child_env,
@@ -29,6 +27,12 @@ from .serve_support import (
     silo_cli,
     text_of,
 )
+
+require_extra("mcp")
+
+from mcp import Client, StdioServerParameters  # noqa: E402 - after the check
+from mcp.client import stdio as mcp_stdio  # noqa: E402 - after the check
+from mcp.client.stdio import stdio_client  # noqa: E402 - after the check
 
 pytestmark = pytest.mark.anyio
 

@@ -18,12 +18,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
-from websockets.sync.client import connect
 
 from .hardening_support import Served, make_hardening_project, scripted_model, served
+from .peers import require_extra
 from .serve_support import child_env, run_files, serve_command
+
+require_extra("mcp")
+require_extra("harness-servers")
+
+import httpx2  # noqa: E402 - after the check
+from websockets.sync.client import connect  # noqa: E402 - after the check
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
 JSON = {"Content-Type": "application/json"}

@@ -15,17 +15,21 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
 
 import silo_async as silo
 from silo_async.testing import ScriptedAgent
 
 from .chat_world import ENV, write_project
+from .peers import require_extra
 from .serve_support import child_env, only_run, run_files
+
+require_extra("mcp")
+
+import httpx2  # noqa: E402 - after the check
+from mcp import Client, StdioServerParameters  # noqa: E402 - after the check
+from mcp.client.stdio import stdio_client  # noqa: E402 - after the check
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402 - after the check
 
 pytestmark = pytest.mark.anyio
 
