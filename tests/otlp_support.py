@@ -17,11 +17,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import attrs
-import pytest
 
-trace_service = pytest.importorskip(
-    "opentelemetry.proto.collector.trace.v1.trace_service_pb2",
-    reason="needs the otel extra (make venv installs it)",
+from .peers import require_extra
+
+require_extra("otel")
+
+# The OTLP exporter's own messages (opentelemetry-proto, which the otel extra brings).
+from opentelemetry.proto.collector.trace.v1 import (  # noqa: E402 - after the check
+    trace_service_pb2 as trace_service,
 )
 
 

@@ -35,7 +35,7 @@ def require_module(name: str) -> None:
         _missing(f"The {name} package")
 
 
-#: What each optional extra of pyproject.toml installs that its tests import (top-level names).
+#: What each optional extra of pyproject.toml installs that its tests import.
 EXTRAS: Mapping[str, tuple[str, ...]] = {
     "anthropic": ("anthropic",),
     "docs": ("mkdocs",),
@@ -43,9 +43,17 @@ EXTRAS: Mapping[str, tuple[str, ...]] = {
     "inspect": ("inspect_ai",),
     "mcp": ("mcp", "httpx2", "httptools"),
     "openai": ("openai",),
+    "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
     "ray": ("ray",),
     "rich": ("rich",),
 }
+
+
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent is missing
+        return False
 
 
 def require_extra(extra: str) -> None:
@@ -56,7 +64,7 @@ def require_extra(extra: str) -> None:
     (``pip install -e .`` and the test tools) collects every module; a test (or a fixture,
     or ``@pytest.mark.extra(NAME)``) that needs an extra only at run time calls it the same.
     """
-    missing = [name for name in EXTRAS[extra] if importlib.util.find_spec(name) is None]
+    missing = [name for name in EXTRAS[extra] if not _importable(name)]
     if missing:
         _missing(f"The {extra} extra ({', '.join(missing)})", f"pip install -e '.[{extra}]'")
 

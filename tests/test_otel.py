@@ -25,6 +25,7 @@ from silo_async.testing import Reply, ScriptedModelServer, ToolCall
 
 from .cli_support import cli
 from .otlp_support import Receiver, Span, otlp_receiver
+from .peers import require_extra
 from .test_cli_run import GOOD, TOOL, VERIFIER
 from .worlds import ENV
 
@@ -259,7 +260,7 @@ def test_off_nothing_of_opentelemetry_is_imported(project: Path) -> None:
 
 
 async def test_serve_otel_exports_each_episode(receiver: Receiver, project: Path) -> None:
-    pytest.importorskip("mcp", reason="serve needs the mcp extra")
+    require_extra("mcp")  # serve's
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
