@@ -187,3 +187,53 @@ def test_a_judge_model_grades_assertions_in_natural_language_with_tau2s_prompt(
     unjudged = played["unjudged"]  # without a judge: optional, labelled not graded
     nl = next(c for c in unjudged["checks"] if c["label"] == "nl_assertions")
     assert unjudged["passed"] and not nl["required"] and nl["detail"].startswith("not graded")
+
+
+TELECOM_FACTS = """
+import json
+from tau2.domains.telecom.environment import get_environment, get_tasks
+env = get_environment()
+print(json.dumps({
+    "small": [t.id for t in get_tasks("small")],
+    "agent": [t.openai_schema["function"]["name"] for t in env.get_tools()],
+    "user": [t.openai_schema["function"]["name"] for t in env.get_user_tools()],
+}))
+"""
+
+
+TOOLS_AGENT = """
+import json
+
+async def agent(ctx):
+    return json.dumps(sorted(t.name for t in ctx.tools))
+"""
+
+
+def test_split_picks_tau2s_task_split_and_telecoms_user_tools_are_the_users(
+    tmp_path: Path,
+) -> None:
+    tau2 = subprocess.run([str(peer_python("tau2")), "-c", TELECOM_FACTS], capture_output=True,
+                          text=True, timeout=300, check=True)  # fmt: skip
+    facts = json.loads(tau2.stdout.strip().splitlines()[-1])
+    done = _cli(tmp_path, "import", "tau2", "--domain", "telecom", "--split", "small", "--json")
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert (record["split"], record["tasks"]) == ("small", len(facts["small"]))
+    listed = _cli(tmp_path, "task", "list", "--env", "tau2-telecom", "--json")
+    assert listed.returncode == 0, listed.stderr
+    ids = [t["id"] for t in json.loads(listed.stdout)]
+    assert ids == [f"TASK-{n:03d}" for n in range(1, len(facts["small"]) + 1)]
+    last = _cli(tmp_path, "task", "show", ids[-1], "--env", "tau2-telecom", "--json")
+    assert last.returncode == 0, last.stderr
+    task = json.loads(last.stdout)
+    assert task["tau2"] == {"domain": "telecom", "id": facts["small"][-1]}
+    assert task["user"]["tools"] == facts["user"]  # the customer's phone is the user's
+    (tmp_path / "agent.py").write_text(TOOLS_AGENT)
+    ran = _cli(tmp_path, "run", "--env", "tau2-telecom", "--task", ids[-1], "--agent", "agent.py",
+               "--json")  # fmt: skip
+    seen = json.loads(json.loads(ran.stdout)["agentOutput"])  # the agent's ctx.tools
+    assert seen == sorted([*facts["agent"], "message_user"]), seen
+    unknown = _cli(tmp_path, "import", "tau2", "--domain", "telecom", "--split", "nope",
+                   "--name", "other")  # fmt: skip
+    assert unknown.returncode == 1 and unknown.stderr.startswith("error: task_not_found: ")
+    assert "nope" in unknown.stderr
