@@ -31,10 +31,10 @@ SCRIPT = ROOT / "tests" / "peer_scripts" / "tau2_play.py"
 AIRLINE_PERTURBED = [1, 3, 4, 9, 10, 12, 13, 15]
 RETAIL_TASKS = list(range(1, 115, 3))
 SPECS: dict[str, dict[str, Any]] = {
-    "mock": {"domain": "mock", "plays": ["gold", "noop", "perturbed"]},
+    "mock": {"domain": "mock", "plays": ["gold", "noop", "perturbed"], "audit": "graded"},
     "airline": {"domain": "airline", "plays": ["gold", "noop", "perturbed"],
                 "perturb": AIRLINE_PERTURBED, "audit": True},
-    "telecom": {"domain": "telecom", "plays": ["gold", "noop", "perturbed"]},
+    "telecom": {"domain": "telecom", "plays": ["gold", "noop", "perturbed"], "audit": "graded"},
     "retail": {"domain": "retail", "tasks": RETAIL_TASKS, "plays": ["gold", "noop"]},
 }  # fmt: skip
 
@@ -211,8 +211,29 @@ def test_the_audit_finds_gameable_exactly_the_airline_tasks_tau2_passes_for_doin
     played: dict[str, dict[str, Any]],
 ) -> None:
     done = _domain(played, "airline")
-    verdicts = done["audit"]
+    verdicts = {task: entry["verdict"] for task, entry in done["audit"].items()}
     idle = sorted(r["id"] for r in done["tasks"] if _tau2_passes(r["noop"]))
     assert sorted(t for t, v in verdicts.items() if v == "gameable") == idle
     assert set(verdicts.values()) == {"gameable", "sound"}  # no solver: never loose
     assert len(idle) == 19  # tau2 26.3's airline split (docs/tau2.md lists them)
+
+
+#: What silo's audit finds gameable in tau2 26.3 beyond doing nothing: telecom's tasks whose
+#: only gold action is a transfer to a human agent pass for the explorer probe's random walk
+#: (it transfers; nothing else is checked); mock's task 8 passes for the walk's update.
+@pytest.mark.parametrize("domain", ["mock", "telecom"])
+def test_every_audit_probe_gets_tau2s_verdict_so_gameable_is_what_tau2_passes(
+    played: dict[str, dict[str, Any]], domain: str
+) -> None:
+    done = _domain(played, domain)
+    rows = {row["id"]: row for row in done["tasks"]}
+    assert sorted(done["audit"]) == sorted(rows)  # every task of the domain is audited
+    passed_by_tau2 = []
+    for task, entry in done["audit"].items():
+        for probe, play in entry["probes"].items():
+            assert _agrees(play, rows[task]), (task, probe, play)
+        if any(_tau2_passes(play) for play in entry["probes"].values()):
+            passed_by_tau2.append(task)
+    gameable = sorted(t for t, entry in done["audit"].items() if entry["verdict"] == "gameable")
+    assert gameable == sorted(passed_by_tau2)
+    assert len(gameable) == {"mock": 2, "telecom": 20}[domain]  # docs/tau2.md lists them

