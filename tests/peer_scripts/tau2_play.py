@@ -113,7 +113,7 @@ async def noop_agent(ctx: silo.AgentContext) -> str:
     return ""
 
 
-def to_tau2(t: dict[str, Any], result: silo.RunResult, task: Any) -> Any:
+def to_tau2(t: dict[str, Any], result: silo.RunResult | Recorded, task: Any) -> Any:
     """The silo rollout as the SimulationRun tau2's orchestrator would have recorded."""
     state = task.initial_state
     history = list(state.message_history or []) if state is not None else []
@@ -215,7 +215,9 @@ async def play(env: silo.Environment, silo_id: str, agent: Any, user: Any) -> si
     return await silo.run(env, silo_id, agent, user=lambda task: user, max_tool_calls=200)
 
 
-def tau2_verdict(t: dict[str, Any], domain: str, result: silo.RunResult, task: Any) -> Any:
+def tau2_verdict(
+    t: dict[str, Any], domain: str, result: silo.RunResult | Recorded, task: Any
+) -> Any:
     simulation = to_tau2(t, result, task)
     started = time.perf_counter()
     try:
