@@ -39,6 +39,7 @@ __all__ = [
     "json_equal",
     "output_text",
     "pack",
+    "parse_json",
     "pretty_json",
     "pretty_reference",
     "text_form",
@@ -126,6 +127,19 @@ def utf8(text: str) -> bytes:
         return text.encode()
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace")
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``json.loads(text)``; a document nested too deeply to decode is a :class:`ValueError`.
+
+    Like any other JSON that does not read. Every reader of a file silo_async wrote (run
+    files, traces, ``eval.json``, the index) reads through this: such a file was damaged or
+    written by hand, and ``RecursionError`` is no way to say so.
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("it nests too deeply to be read") from None
 
 
 def text_form(value: Any) -> str:

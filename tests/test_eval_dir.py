@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from silo_async import SiloError
 from silo_async.eval import read_index
-from silo_async.runs import EvalDir, IndexLine
+from silo_async.runs import EvalDir, IndexLine, RunDir
 from silo_async.runs._appender import LineAppender
 
 
@@ -149,3 +150,25 @@ def test_run_dirs_are_the_directories_of_runs_not_links_to_them(tmp_path: Path) 
     (tmp_path / "elsewhere").mkdir()
     (runs / "run_d").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
     assert [d.name for d in EvalDir(tmp_path).run_dirs()] == ["run_a", "run_b"]
+
+
+def test_a_document_nested_too_deeply_is_damaged_not_a_crash(tmp_path: Path) -> None:
+    # 100,000 levels: Python's decoder gives up with RecursionError (it was internal_error).
+    deep = "[" * 100_000 + "]" * 100_000
+    index = tmp_path / "runs" / "index.jsonl"
+    index.parent.mkdir()
+    index.write_text('{"n": 0}\n' + deep + "\n")
+    assert _read(tmp_path) == [IndexLine(1, {"n": 0}), IndexLine(2, None)]
+    (tmp_path / EvalDir.EVAL).write_text(deep)
+    with pytest.raises(SiloError) as plan:
+        EvalDir(tmp_path).read_plan()
+    assert plan.value.code == "eval_not_found" and "nests too deeply" in plan.value.message
+    run = RunDir(tmp_path / "runs" / "run_1")
+    run.path.mkdir()
+    (run.path / RunDir.RUN).write_text(deep)
+    with pytest.raises(SiloError) as damaged:
+        run.read_run()
+    assert damaged.value.code == "run_invalid" and "nests too deeply" in damaged.value.message
+    (run.path / RunDir.TRACE).write_text('{"type": "run_start"}\n' + deep + "\n")
+    events = run.events(strict=False)
+    assert list(events) == [{"type": "run_start"}] and events.skipped == (2,)

@@ -118,3 +118,14 @@ def test_a_run_directory_gone_or_torn_after_the_eval_finished_is_run_again(proje
     same_eval(project / "reference", project / "ev")
     again = cli("eval", "--resume", "ev")
     assert again.exit_code == 0 and again.stdout.startswith("Nothing to resume")
+
+
+def test_a_run_file_nested_too_deeply_is_run_again_not_a_crash(project: Path) -> None:
+    out = _interrupted(project)  # five rollouts kept, three to run
+    kept = json.loads((out / "runs" / "index.jsonl").read_text().splitlines()[1])
+    deep = "[" * 100_000 + "]" * 100_000  # Python's decoder gives up (it was internal_error)
+    (out / kept["runDir"] / "result.json").write_text(deep)
+    resumed = cli("eval", "--resume", "ev", "--json")
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)["resumed"] == {"kept": 4, "rerun": 4}
+    same_eval(project / "reference", out)

@@ -24,7 +24,6 @@ removals. Run again, it finds what it left and finishes the job.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Collection, Sequence
@@ -34,7 +33,7 @@ from typing import Any
 import attrs
 
 from .._errors import SiloError
-from .._jsonutil import compact_json
+from .._jsonutil import compact_json, parse_json
 from ..agents._replay import read_recording
 from ..runs import EvalDir, RunDir
 from ._executor import Details, PlanEntry
@@ -130,7 +129,7 @@ def _started_as(run_dir: RunDir, faulted: bool) -> PlanEntry | None:
     """The rollout a torn directory belongs to, from its trace's first event."""
     try:
         with open(run_dir.file(RunDir.TRACE), encoding="utf-8", errors="replace") as trace:
-            first = json.loads(trace.readline())
+            first = parse_json(trace.readline())
     except (OSError, ValueError):
         return None
     if not isinstance(first, dict) or first.get("type") != "run_start":

@@ -29,14 +29,13 @@ hand or a disk — and each reader says what that means to it.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from .._errors import SiloError
-from .._jsonutil import pretty_json, utf8
+from .._jsonutil import parse_json, pretty_json, utf8
 from ._appender import LineAppender
 from ._atomic import write_atomic
 from ._lock import LOCK, EvalLock, is_lock_file
@@ -153,7 +152,7 @@ class EvalDir:
         path = self.file(self.EVAL)
         try:
             with open(path, "rb") as file:
-                data = json.loads(file.read())
+                data = parse_json(file.read())
         except FileNotFoundError:
             raise self._not_found(
                 f"it has no {self.EVAL}. An eval directory starts with one (written before the "
@@ -221,7 +220,7 @@ class EvalDir:
             ValueError: it does not parse, or is not a silo_async eval summary of version 1.
         """
         with open(self.file(self.SUMMARY), "rb") as file:
-            data = json.loads(file.read())
+            data = parse_json(file.read())
         if not isinstance(data, dict) or data.get("format") != SUMMARY_FORMAT:
             raise ValueError(f"{self._path}/{self.SUMMARY} is not a silo_async eval summary.")
         if data.get("version") != 1:
@@ -323,7 +322,7 @@ def _lines(path: str) -> Iterator[IndexLine]:
             if raw.isspace():
                 continue
             try:
-                data = json.loads(raw)
+                data = parse_json(raw)
             except ValueError:
                 data = None
             yield IndexLine(number, data if isinstance(data, dict) else None)

@@ -9,13 +9,13 @@ and lists the line numbers it skipped.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import attrs
 
 from .._errors import SiloError
+from .._jsonutil import parse_json
 
 __all__ = ["TraceEvents", "read_events"]
 
@@ -64,7 +64,7 @@ def read_events(path: str, *, strict: bool) -> TraceEvents:
     with open(path, encoding="utf-8", errors="surrogateescape") as lines:
         for number, line in enumerate(lines, start=1):
             try:
-                event = json.loads(line)
+                event = parse_json(line)
             except ValueError as exc:
                 event, why = None, str(exc)
             else:

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from .._errors import SiloError
+from .._jsonutil import parse_json
 from ._evaldir import EvalDir
 
 __all__ = ["KnownEvals"]
@@ -67,7 +68,7 @@ class KnownEvals:
         paths = []
         for line in text.splitlines():
             with contextlib.suppress(ValueError, TypeError, KeyError):
-                paths.append(Path(json.loads(line)["path"]))
+                paths.append(Path(parse_json(line)["path"]))
         return paths
 
     def dirs(self) -> list[Path]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import SiloError
+from .._jsonutil import parse_json
 from ._events import TraceEvents, read_events
 from ._format import RESULT, RUN, STATE_DIFF, TRACE, check_format_version
 from ._writer import create_run_dir, write_run
@@ -142,7 +142,7 @@ class RunDir:
             SiloError: ``run_invalid``: it does not parse or is not an object.
         """
         try:
-            data = json.loads(text)
+            data = parse_json(text)
         except ValueError as exc:
             why = f"is not valid JSON: {exc}"
         else:
