@@ -254,3 +254,22 @@ def test_runs_removed_while_the_summary_is_written_is_said_not_passed_over(proje
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.stdout)["resumed"] == {"kept": 0, "rerun": 2}
     _whole(project / "ev", 2)
+
+
+def test_a_run_directory_removed_under_its_rollout_stops_with_a_coded_line(project: Path) -> None:
+    running = start(project, [*PLAN, "--out", "ev"])
+    _wait_for(lambda: _started(project, running.pid, 2), project)
+    [first, _] = sorted(p for p in (project / "ev" / "runs").iterdir() if p.is_dir())
+    shutil.rmtree(first)  # the rest of the directory left as it was
+    (project / "go").touch()
+    assert _exit_code(running, project) == 1
+    log = (project / "child.log").read_text()
+    [line] = [line for line in log.splitlines() if line.startswith("error: ")]
+    assert line.startswith(
+        f'error: eval_not_found: The eval directory "ev" lost runs/{first.name}/ (a run '
+        "directory, removed while its rollout ran) while the eval ran"
+    ), log  # it was internal_error: FileNotFoundError
+    assert "resume it (silo-async eval --resume ev, or silo.resume)" in line
+    resumed = cli("eval", "--resume", "ev", "--json")
+    assert resumed.exit_code == 0, resumed.output
+    _whole(project / "ev", 2)

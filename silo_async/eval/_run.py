@@ -186,8 +186,8 @@ class EvalRun:
                 raise  # (an executor may have removed what it found empty: no loss to name)
             self._check_there(books)
             raise
-        except Exception:
-            self._check_there(books)  # a file gone under a rollout: say why, not how
+        except Exception as error:
+            self._check_there(books, error)  # a file gone under a rollout: say why, not how
             raise
         self._check_there(books)
         books.close()
@@ -209,13 +209,28 @@ class EvalRun:
             return f"{EvalDir.INDEX} (and the runs/ holding it)"
         return None if base.intact() else "the directory (or its eval.json or runs/)"
 
-    def _check_there(self, books: EvalBooks) -> None:
+    def _lost_run(self, error: BaseException | None) -> str | None:
+        """The run directory a file missing in ``error`` (or its group) was in, if in this eval."""
+        if error is None or self.eval_dir is None:
+            return None
+        runs = os.path.abspath(os.path.join(self.eval_dir, EvalDir.RUNS))
+        for leaf in _leaves(error):
+            name = leaf.filename if isinstance(leaf, FileNotFoundError) else None
+            if isinstance(name, str) and os.path.abspath(name).startswith(runs + os.sep):
+                run = os.path.relpath(os.path.abspath(name), runs).split(os.sep)[0]
+                return f"{EvalDir.RUNS}/{run}/ (a run directory, removed while its rollout ran)"
+        return None
+
+    def _check_there(self, books: EvalBooks, error: BaseException | None = None) -> None:
         """Refuse to go on in an eval directory that was removed under the eval.
+
+        ``error``, what stopped the rollouts, may name a run directory removed under its
+        rollout (the directory around it left as it was).
 
         Raises:
             SiloError: ``eval_not_found`` naming what was removed; the eval stopped.
         """
-        gone = self._gone(books)
+        gone = self._gone(books) or self._lost_run(error)
         if gone is None:
             return
         assert self.base is not None
@@ -333,6 +348,13 @@ class EvalRun:
             retries=int(data.get("infraRetries", 0)),
             start_ms=float(data.get("executorStartMs", 0.0)),
         )
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions ``error`` holds, groups opened (what many rollouts raised at once)."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
 
 
 def _make(base: EvalDir, plan: EvalPlan, env: Environment) -> None:

@@ -29,6 +29,7 @@ hand or a disk — and each reader says what that means to it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -71,7 +72,7 @@ class EvalDir:
         path: the eval directory (``.silo/evals/<eval_id>`` or an ``eval --out`` directory).
     """
 
-    __slots__ = ("_lock", "_path", "_runs_id")
+    __slots__ = ("_lock", "_path", "_runs_fd")
 
     #: The plan, written before the first rollout starts.
     EVAL = "eval.json"
@@ -93,7 +94,7 @@ class EvalDir:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = os.fspath(path)
         self._lock: EvalLock | None = None
-        self._runs_id: tuple[int, int] | None = None
+        self._runs_fd: int | None = None
 
     def __repr__(self) -> str:
         return f"EvalDir({self._path!r})"
@@ -276,29 +277,38 @@ class EvalDir:
             return False
 
     def unlock(self) -> None:
-        """Let the lock go (idempotent)."""
+        """Let the lock go, and ``runs/`` (idempotent)."""
+        self._unpin()
         if self._lock is not None:
             self._lock.release()
 
+    def _unpin(self) -> None:
+        fd, self._runs_fd = self._runs_fd, None
+        if fd is not None:
+            os.close(fd)
+
     def pin_runs(self) -> None:
-        """Remember which directory ``runs/`` is now, for :meth:`intact` (blocking: one stat).
+        """Hold ``runs/`` open until :meth:`unlock`, for :meth:`intact` (blocking: one open).
 
         A rollout starting after ``runs/`` was removed makes it again, empty of the runs
-        before: only its identity tells the two apart.
+        before, and the file system may give it the very inode number the old one had: only
+        a directory held open keeps its number, so only that tells the two apart.
         """
-        self._runs_id = _identity(self.runs)
+        self._unpin()
+        with contextlib.suppress(OSError):
+            self._runs_fd = os.open(self.runs, os.O_RDONLY | os.O_CLOEXEC)
 
     def intact(self) -> bool:
         """``eval.json`` and ``runs/`` are there, and the lock this value holds still is.
 
         False once the directory (or its ``runs/``) was removed while the eval ran: a
         directory made again by a rollout has no plan, and no lock file of ours; a ``runs/``
-        made again is not the one :meth:`pin_runs` saw.
+        made again is not the one :meth:`pin_runs` holds.
         """
         lock = self._lock
         if lock is not None and lock.held and not lock.still_there():
             return False
-        if self._runs_id is not None and _identity(self.runs) != self._runs_id:
+        if self._runs_fd is not None and not _names(self._runs_fd, self.runs):
             return False
         return os.path.isfile(self.file(self.EVAL)) and os.path.isdir(self.runs)
 
@@ -328,12 +338,14 @@ def _lines(path: str) -> Iterator[IndexLine]:
             yield IndexLine(number, data if isinstance(data, dict) else None)
 
 
-def _identity(path: str) -> tuple[int, int] | None:
+def _names(fd: int, path: str) -> bool:
+    """``path`` names the file or directory open as ``fd``."""
     try:
-        found = os.stat(path)
+        named = os.stat(path)
     except OSError:
-        return None
-    return (found.st_dev, found.st_ino)
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
 
 def _sync(path: str) -> None:
