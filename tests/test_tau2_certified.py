@@ -102,10 +102,10 @@ def _faulted(play: dict[str, Any]) -> bool:
 def _agrees(play: dict[str, Any], row: dict[str, Any]) -> bool:
     """silo's verdict is tau2's — except where tau2 cannot give one honestly.
 
-    Where tau2's evaluator itself raised, or a gold action of a task graded on its database
-    raised (tau2 logs it and grades on), silo's rollout is an environment fault, no reward.
+    Where tau2's evaluator itself raised, or a gold action of the task raised (tau2 logs it
+    and grades on), silo's rollout is an environment fault, no reward.
     """
-    if play["tau2"].get("error") or (row["goldRaises"] and "DB" in row["basis"]):
+    if play["tau2"].get("error") or row["goldRaises"]:
         return _faulted(play)
     return bool(play["silo"]["passed"] == _tau2_passes(play))
 

@@ -163,16 +163,24 @@ def test_tau2s_user_simulator_plays_the_user_on_a_model(tmp_path: Path) -> None:
     ] == played["tools"]
 
 
-def test_a_judge_model_grades_assertions_in_natural_language_with_tau2s_prompt(
-    tmp_path: Path,
-) -> None:
+@pytest.fixture(scope="module")
+def checkout_plays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """tests/peer_scripts/tau2_judge_play.py's plays on a changed checkout of tau2's mock."""
+    where = tmp_path_factory.mktemp("tau2-judge")
     python = peer_python("tau2")
     script = ROOT / "tests" / "peer_scripts" / "tau2_judge_play.py"
-    done = subprocess.run([str(python), str(script), str(tmp_path)], capture_output=True,
-                          text=True, timeout=300, cwd=tmp_path, check=False,
+    done = subprocess.run([str(python), str(script), str(where)], capture_output=True,
+                          text=True, timeout=300, cwd=where, check=False,
                           env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     played: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return played
+
+
+def test_a_judge_model_grades_assertions_in_natural_language_with_tau2s_prompt(
+    checkout_plays: dict[str, Any],
+) -> None:
+    played = checkout_plays
     assert played["record"]["judge"]["model"] == "openai/judge"
     met, unmet = played["judged"]
     assert met["passed"] and not unmet["passed"], played["judged"]
@@ -237,3 +245,15 @@ def test_split_picks_tau2s_task_split_and_telecoms_user_tools_are_the_users(
                    "--name", "other")  # fmt: skip
     assert unknown.returncode == 1 and unknown.stderr.startswith("error: task_not_found: ")
     assert "nope" in unknown.stderr
+
+
+def test_a_gold_action_that_raises_is_an_environment_fault_where_tau2_passes_silently(
+    checkout_plays: dict[str, Any],
+) -> None:
+    broken = checkout_plays["brokenGold"]  # graded on its actions alone; its gold call raises
+    assert broken["tau2"]["reward"] == 1.0  # tau2 passes an agent that repeats the broken call
+    mine = broken["silo"]
+    assert (mine["passed"], mine["rewardValid"], mine["invalidReason"]) == (
+        False, False, "environment_fault",
+    ), mine  # fmt: skip
+    assert "broken_gold_action" in mine["error"], mine

@@ -19,8 +19,8 @@ task an agent passes by doing nothing passes here too; the audit is what flags i
 
 tau2 gives 0 to a simulation that did not end with the agent or the user stopping: a rollout
 that a limit or a crash ended (any termination reason but ``completed``) fails every component.
-A gold action that raises is an environment fault: the verifier raises, the rollout's reward is
-not valid evidence.
+A gold action that raises is an environment fault, whatever the reward basis: the verifier
+raises, the rollout's reward is not valid evidence.
 """
 
 from __future__ import annotations
@@ -113,6 +113,12 @@ def grade(
     if not basis:
         note = "no evaluation criteria" if criteria is None else "an empty reward basis"
         return [check("tau2", True, f"tau2 gives 1.0 to a task with {note}.")]
+    if criteria.actions:
+        # tau2 replays the gold actions whatever the basis and grades on when one raises: a
+        # task graded on its actions or assertions alone would then pass an agent that repeats
+        # the broken step. Building the gold world (once per task) raises here instead, for
+        # every play of the task, cut short or not.
+        domain.gold(task)
     if ctx.termination_reason != "completed":
         detail = (
             f"The rollout ended early ({ctx.termination_reason}): tau2 gives 0 to a simulation "
