@@ -83,6 +83,11 @@ EDITS = {
         lambda p: _replace(p / ENV / "data" / "clock.json", "2026-09-14", "2026-09-15"),
         'the data of environment "crm"',
     ),
+    # The task names a verifier that is gone: the verifier is what changed, not the task.
+    "verifier renamed": (
+        lambda p: _replace(p / ENV / "verifiers" / "book_won_deal.py", '"VER-004"', '"VER-099"'),
+        'verifier "VER-004"',
+    ),
 }
 
 

@@ -64,11 +64,14 @@ def _of_tasks(env: Environment, task_ids: Sequence[str]) -> tuple[dict[str, Any]
     for task_id in task_ids:
         try:
             task = env.task(task_id)
-            verifier = env.verifier_for(task)
-        except SiloError:  # gone, or naming a verifier that is gone
+        except SiloError:  # gone
             tasks[task_id] = None
             continue
         tasks[task_id] = _sha(_canonical(task.to_dict()))
+        try:
+            verifier = env.verifier_for(task)
+        except SiloError:  # the verifier it names is gone (renamed): named as the verifier's
+            continue
         verifiers.setdefault(verifier.id, _sha(_source(verifier.fn)))
     return tasks, verifiers
 
