@@ -189,7 +189,7 @@ def same_eval(expected: Path, actual: Path, *, any_executor: bool = False) -> No
     index, want_index = _index(actual), _index(expected)
     assert [scrub(r) for r in index] == [scrub(r) for r in want_index]
     slots = [(r["task"], r["agent"], r["run"], r.get("baseline", False)) for r in index]
-    planned = got["planned"] * (2 if got["config"].get("baseline") else 1)  # DESIGN §14
+    planned = got["planned"] * (2 if got["config"].get("baseline") else 1)  # and its baseline
     assert len(set(slots)) == len(slots) == planned  # each rollout recorded once
     for line, want_line in zip(index, want_index, strict=True):
         for name in ("result.json", "state-diff.json"):

@@ -1,4 +1,4 @@
-"""One writer per eval directory (DESIGN §23): an OS lock a killed process gives up.
+"""One writer per eval directory: an OS lock a killed process gives up.
 
 Real processes (``silo-async eval`` children, forked from the resume tests' forkserver) hold
 the lock while an agent of theirs waits for a file named ``go``: a second process meets it

@@ -1,4 +1,4 @@
-"""A resume sees edits (DESIGN §23): what the plan ran is what a resume runs, or it refuses.
+"""A resume sees edits: what the plan ran is what a resume runs, or it refuses.
 
 ``eval.json`` holds digests of every task, verifier source and the environment's data as the
 plan ran them. Edit a task file (TASK-004 graded by VER-011 instead of VER-004, as the hostile

@@ -1,4 +1,4 @@
-"""``silo.resume``: an eval continued from its directory alone (DESIGN §15), and what it refuses.
+"""``silo.resume``: an eval continued from its directory alone, and what it refuses.
 
 The headline fact: an eval of a project's environment with two ``--agent`` files and a model
 agent (on a ScriptedModelServer), killed with SIGKILL, is resumed by ``silo.resume(EVAL_DIR)``
