@@ -6,7 +6,10 @@ True)``: one ``invoke_agent`` span, one ``execute_tool`` span per call, the eval
 * ``bench`` — the benchmark world's scripted agent making 10 tool calls, in memory (no run
   directory), concurrency 64: the cheapest rollout there is, so the worst case for telemetry;
 * ``crm`` — the crm template's scripted solver on every task, each rollout writing its run
-  directory (on /dev/shm when it exists), concurrency 64: a rollout as an eval runs one.
+  directory (on /dev/shm when it exists), concurrency 64: a rollout as an eval runs one;
+* ``model`` — ``agents.openai_chat`` on the benchmark world against ``silo-async
+  scripted-model`` (in a process of its own): two responses, two tool calls per rollout, a
+  tenth of ``--rollouts``, concurrency 16: the rollout the GenAI spans describe.
 
 CPU is the process's (``time.process_time``: every thread, the SDK's batch exporter's
 included) divided by the rollouts of the round; the receiver (an OTLP/HTTP endpoint answering
@@ -15,7 +18,7 @@ the rounds, and the median of the on/off ratios of the pairs. Prints a table, th
 Target: on costs at most 10 % more CPU per rollout.
 
 Run: ``.venv/bin/python benchmarks/bench_otel.py [--rounds 7] [--rollouts 2000]
-[--workload bench|crm|both]`` (needs the ``otel`` extra).
+[--workload bench|crm|model|all]`` (needs the ``otel`` and ``openai`` extras).
 """
 
 from __future__ import annotations
@@ -67,6 +70,24 @@ print(server.server_address[1], flush=True)
 server.serve_forever()
 """
 
+#: The model of the ``model`` workload: read the account, note it, then say so.
+MODEL_SCRIPT = """
+from silo_async.testing import Reply, ToolCall
+
+def play(request):
+    if request.turn == 0:
+        return Reply(
+            text="Reading ACC-001, then noting it.",
+            tool_calls=[
+                ToolCall("get_account", {"accountId": "ACC-001"}),
+                ToolCall("add_note", {"accountId": "ACC-001", "text": "Called back."}),
+            ],
+            input_tokens=200,
+            output_tokens=40,
+        )
+    return Reply(text="Noted ACC-001.", input_tokens=320, output_tokens=8)
+"""
+
 Batch = Callable[[bool], Awaitable[int]]
 
 
@@ -89,6 +110,38 @@ def bench_world(rollouts: int) -> Batch:
             ENV, ["TASK-001"], ten_calls, runs=rollouts, concurrency=64, options=how
         )
         assert all(r.passed for r in results)
+        return len(results)
+
+    return batch
+
+
+@contextmanager
+def model_server(scratch: Path) -> Iterator[str]:
+    """``silo-async scripted-model`` playing :data:`MODEL_SCRIPT`, in a process of its own."""
+    script = scratch / "bench_model.py"
+    script.write_text(MODEL_SCRIPT)
+    command = [sys.executable, "-m", "silo_async", "scripted-model", f"{script}:play"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def model_agent(rollouts: int, base_url: str) -> Batch:
+    from silo_async import agents
+
+    agent = agents.openai_chat("scripted", base_url=base_url)
+
+    async def batch(otel: bool) -> int:
+        how = silo.RunOptions(otel=otel)
+        count = max(1, rollouts // 10)
+        results = await silo.run_many(
+            ENV, ["TASK-001"], agent, runs=count, concurrency=16, options=how
+        )
+        assert all(r.passed for r in results), results[0].error
         return len(results)
 
     return batch
@@ -149,13 +202,16 @@ async def main(args: argparse.Namespace) -> None:
     found: dict[str, Any] = {}
     with receiver() as endpoint, tempfile.TemporaryDirectory(dir=args.dir) as scratch:
         os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
-        workloads = ["bench", "crm"] if args.workload == "both" else [args.workload]
+        workloads = ["bench", "crm", "model"] if args.workload == "all" else [args.workload]
         for name in workloads:
             if name == "bench":
-                batch = bench_world(args.rollouts)
-            else:
+                found[name] = await measure(bench_world(args.rollouts), args.rounds)
+            elif name == "crm":
                 batch = await crm_world(args.rollouts, Path(scratch))
-            found[name] = await measure(batch, args.rounds)
+                found[name] = await measure(batch, args.rounds)
+            else:
+                with model_server(Path(scratch)) as base_url:
+                    found[name] = await measure(model_agent(args.rollouts, base_url), args.rounds)
         _telemetry.shutdown()
     print(f"{'workload':<10}{'off µs':>10}{'on µs':>10}{'overhead':>10}  range")
     for name, row in found.items():
@@ -171,6 +227,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--rollouts", type=int, default=2000)
-    parser.add_argument("--workload", choices=["bench", "crm", "both"], default="both")
+    parser.add_argument("--workload", choices=["bench", "crm", "model", "all"], default="all")
     parser.add_argument("--dir", default="/dev/shm" if os.path.isdir("/dev/shm") else None)
     anyio.run(main, parser.parse_args())

@@ -29,6 +29,7 @@ application set: its instrumentation and silo's rollouts reach the collector sid
 from __future__ import annotations
 
 import atexit
+import functools
 import importlib
 import os
 import random
@@ -184,8 +185,12 @@ def _exporter() -> Any:
 
 def _ns(at: Any) -> int | None:
     """An event's ISO-8601 time as nanoseconds since the epoch (None when it has none)."""
-    if not isinstance(at, str):
-        return None
+    return _parsed_ns(at) if isinstance(at, str) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_ns(at: str) -> int:
+    # Cached: a trace's times are milliseconds, shared by the events (and rollouts) in each.
     return int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1e9)
 
 

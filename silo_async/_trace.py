@@ -13,6 +13,7 @@ is refused as ``invalid_input`` anyway) is recorded as its ``str()``.
 
 from __future__ import annotations
 
+import functools
 import json
 import json.encoder
 import marshal
@@ -307,9 +308,16 @@ def _line_type(line: str) -> str:
     return line[start : line.find('"', start)]
 
 
+@functools.lru_cache(maxsize=1024)
+def _tool_name(tool_json: str) -> str:
+    """A tool's name from its JSON text (a world has few: each decoded once)."""
+    name: str = json.loads(tool_json)
+    return name
+
+
 def _deferred_outline(entry: _Deferred) -> dict[str, Any]:
     """A deferred tool event as :meth:`TraceRecorder.outline` gives it."""
-    call_id, tool, at = entry[1], json.loads(entry[2]), entry[4]
+    call_id, tool, at = entry[1], _tool_name(entry[2]), entry[4]
     if len(entry) == 5:
         return {"type": "tool_call", "callId": call_id, "tool": tool, "at": at}
     packed, is_error, elapsed_s, fault_json = entry[3], entry[5], entry[6], entry[7]
