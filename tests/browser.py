@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 import anyio
 import pytest
 
+from .peers import require_extra
+
 T = TypeVar("T")
 
 CHROMIUM = os.environ.get("SILO_CHROMIUM", "/usr/bin/chromium")
@@ -38,6 +40,7 @@ needs_chromium = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """One headless Chromium per test module."""
+    require_extra("test")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

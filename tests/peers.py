@@ -14,6 +14,7 @@ import importlib.util
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,16 @@ EXTRAS: Mapping[str, tuple[str, ...]] = {
     "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
     "ray": ("ray",),
     "rich": ("rich",),
+    "test": ("playwright",),  # the test extra's browser driver (the rest are the test tools)
 }
+
+#: The pytest mark of a test that needs an extra (tests/conftest.py checks it before the test).
+extra = pytest.mark.extra
+
+
+def by_extra(*names: str) -> list[Any]:
+    """Parameters ``names`` (each an extra's name, as model providers are), each needing it."""
+    return [pytest.param(name, id=name, marks=extra(name)) for name in names]
 
 
 def _importable(name: str) -> bool:
@@ -54,6 +64,11 @@ def _importable(name: str) -> bool:
         return importlib.util.find_spec(name) is not None
     except ModuleNotFoundError:  # a dotted name whose parent is missing
         return False
+
+
+def has_extra(extra: str) -> bool:
+    """Whether the optional ``extra`` is installed here."""
+    return all(_importable(name) for name in EXTRAS[extra])
 
 
 def require_extra(extra: str) -> None:

@@ -16,11 +16,12 @@ import pytest
 import silo_async as silo
 from silo_async import agents
 from silo_async.testing import ErrorReply, ModelRequest, Reply, ScriptedModelServer, ToolCall
+from tests.peers import by_extra, extra
 from tests.worlds import ENV
 
 pytestmark = pytest.mark.anyio
 
-PROVIDERS = ["openai", "anthropic"]
+PROVIDERS = by_extra("openai", "anthropic")
 
 WRONG = ToolCall("get_customer", {"customerID": "CUS-001"})  # the wrong key: invalid_input
 READ = ToolCall("get_customer", {"customerId": "CUS-001"})
@@ -238,8 +239,12 @@ def test_bad_keywords_are_refused_when_the_agent_is_made(
 @pytest.mark.parametrize(
     ("factory", "key", "url"),
     [
-        (agents.openai_chat, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
-        (agents.anthropic, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+        pytest.param(
+            agents.openai_chat, "OPENAI_API_KEY", "OPENAI_BASE_URL", marks=extra("openai")
+        ),
+        pytest.param(
+            agents.anthropic, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", marks=extra("anthropic")
+        ),
     ],
 )
 def test_no_key_and_no_server_is_model_invalid(
@@ -254,6 +259,7 @@ def test_no_key_and_no_server_is_model_invalid(
     assert callable(factory("m"))  # the SDK's own variable is enough
 
 
+@extra("openai")
 async def test_chat_request_shape(anyio_backend: str) -> None:
     async with ScriptedModelServer(["2", "2"]) as server:
         options = {"system": "Be brief.", "max_output_tokens": 64, "temperature": 0.2}
@@ -281,6 +287,7 @@ async def test_chat_request_shape(anyio_backend: str) -> None:
     assert set(bare) == {"model", "messages", "tools"}
 
 
+@extra("anthropic")
 async def test_messages_request_shape(anyio_backend: str) -> None:
     async with ScriptedModelServer(["2", "2"]) as server:
         options = {"system": "Be brief.", "max_output_tokens": 64, "temperature": 0.2}
@@ -299,6 +306,7 @@ async def test_messages_request_shape(anyio_backend: str) -> None:
     assert set(bare) == {"model", "messages", "tools", "max_tokens"}
 
 
+@extra("openai")
 async def test_arguments_that_are_not_json_are_rejected_as_a_value(anyio_backend: str) -> None:
     script: list[Any] = [Reply(tool_calls=[ToolCall("get_customer", '{"customerId": "CUS')]), "2"]
     async with ScriptedModelServer(script) as server:
@@ -356,6 +364,7 @@ async def test_the_time_limit_stops_a_model_that_hangs(anyio_backend: str, provi
     assert events(result, "model_step") == [] and result.agent_output != "too late"
 
 
+@extra("anthropic")
 async def test_thinking_blocks_go_back_as_received_and_cached_tokens_count(
     anyio_backend: str,
 ) -> None:
@@ -386,6 +395,7 @@ async def test_thinking_blocks_go_back_as_received_and_cached_tokens_count(
     assert step["message"]["content"] == "Reading."
 
 
+@extra("openai")
 async def test_chat_calls_without_ids_are_still_paired(anyio_backend: str) -> None:
     calls = [
         {"type": "function", "function": {"name": "get_customer", "arguments": ""}},

@@ -21,6 +21,7 @@ from silo_async import agents
 from silo_async.agents._replay import RecordedStep, parse_recording
 from silo_async.eval import evaluate
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
+from tests.peers import by_extra, extra
 
 from .resume_support import same_eval
 from .test_eval_support import TASKS, complete_item, get_item, make_env
@@ -72,7 +73,7 @@ def cut(eval_dir: Path, task: str, keep: int) -> dict[str, Any]:
     return record
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", by_extra("openai", "anthropic"))
 @pytest.mark.parametrize(("keep", "replayed"), [(1, 1), (2, 2), (3, 2)])  # tool results kept
 async def test_an_interrupted_model_rollout_goes_on_from_its_record(
     tmp_path: Path, provider: str, keep: int, replayed: int
@@ -102,6 +103,7 @@ async def test_an_interrupted_model_rollout_goes_on_from_its_record(
     assert not (tmp_path / "ev" / ".resume").exists()
 
 
+@extra("openai")
 async def test_a_record_the_world_disagrees_with_is_run_from_scratch(tmp_path: Path) -> None:
     with ScriptedModelServer(script) as server:
         plan = {"m": model_agent("openai", server)}
@@ -155,6 +157,7 @@ async def test_a_plain_agent_is_run_again_from_the_start(tmp_path: Path) -> None
     assert [e["type"] for e in trace][:2] == ["run_start", "tool_call"]  # no resume event
 
 
+@extra("openai")
 async def test_the_provider_message_is_recorded_only_when_message_cannot_rebuild_it(
     tmp_path: Path,
 ) -> None:

@@ -12,6 +12,7 @@ import silo_async as silo
 from silo_async import agents
 from silo_async.agents._spec import parse_model_spec
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
+from tests.peers import by_extra, extra
 from tests.worlds import ENV
 
 
@@ -19,9 +20,10 @@ from tests.worlds import ENV
 @pytest.mark.parametrize(
     ("spec", "model", "protocol"),
     [
-        ("openai/gpt-4.1-mini", "gpt-4.1-mini", "chat"),
-        ("OpenAI/Qwen/Qwen3-8B", "Qwen/Qwen3-8B", "chat"),  # vLLM names keep their slash
-        ("anthropic/claude-test", "claude-test", "messages"),
+        pytest.param("openai/gpt-4.1-mini", "gpt-4.1-mini", "chat", marks=extra("openai")),
+        # vLLM names keep their slash
+        pytest.param("OpenAI/Qwen/Qwen3-8B", "Qwen/Qwen3-8B", "chat", marks=extra("openai")),
+        pytest.param("anthropic/claude-test", "claude-test", "messages", marks=extra("anthropic")),
     ],
 )
 async def test_from_spec_picks_the_provider(
@@ -92,7 +94,7 @@ def _conversation(request: ModelRequest) -> Reply:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", by_extra("openai", "anthropic"))
 async def test_200_concurrent_rollouts_keep_their_conversations(
     anyio_backend: str, provider: str
 ) -> None:

@@ -23,6 +23,8 @@ from tests import audit_world
 from tests.audit_world import EXPECTED
 from tests.cli_support import cli
 
+from .peers import extra
+
 pytestmark = pytest.mark.anyio
 
 CHAT = "T-CHAT"
@@ -415,6 +417,7 @@ def test_the_docs_page_prints_what_it_shows() -> None:
     assert ran.stdout.strip() == shown.strip()
 
 
+@extra("rich")
 def test_the_progress_line_counts_verdicts_on_a_terminal_only() -> None:
     from io import StringIO
 

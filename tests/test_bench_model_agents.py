@@ -13,6 +13,7 @@ import pytest
 import silo_async as silo
 from silo_async import agents
 from silo_async.testing import ScriptedModelServer
+from tests.peers import extra
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_model_agents.py"
 
@@ -34,6 +35,7 @@ def conversation(result: silo.RunResult) -> list[Any]:
     ]
 
 
+@extra("openai")
 @pytest.mark.anyio
 async def test_the_plain_agent_replays_the_model_conversation(
     anyio_backend: str, bench: ModuleType

@@ -13,6 +13,7 @@ import pytest
 from click.testing import Result
 
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
+from tests.peers import by_extra, extra
 from tests.test_cli_run import GOOD, TOOL, VERIFIER
 
 from .cli_support import cli
@@ -59,7 +60,7 @@ def run(*args: str) -> Result:
 
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", by_extra("openai", "anthropic"))
 def test_run_with_a_model(
     server: ScriptedModelServer, project: Path, provider: str, backend: str
 ) -> None:
@@ -83,6 +84,7 @@ def test_run_with_a_model(
     assert len(steps) == 2 and steps[0]["model"] == "scripted"
 
 
+@extra("openai")
 def test_run_max_turns_and_a_label(server: ScriptedModelServer) -> None:
     result = run("--model", "mini=openai/scripted", "--base-url", server.base_url, "--max-turns=1")
     assert result.exit_code == 0, result.output  # the one reply's call still ran
@@ -95,7 +97,11 @@ def test_run_max_turns_and_a_label(server: ScriptedModelServer) -> None:
     [
         (["--model", "mistral/large"], 'unknown provider "mistral"'),
         (["--model", "gpt-4.1"], "is not PROVIDER/MODEL"),
-        (["--model", "openai/gpt-4.1"], "No API key for openai: set OPENAI_API_KEY"),
+        pytest.param(
+            ["--model", "openai/gpt-4.1"],
+            "No API key for openai: set OPENAI_API_KEY",
+            marks=extra("openai"),
+        ),
     ],
 )
 def test_run_model_invalid(args: list[str], message: str) -> None:
@@ -127,6 +133,8 @@ def test_run_model_usage_errors(args: list[str]) -> None:
     assert result.exit_code == 2, result.output
 
 
+@extra("anthropic")
+@extra("openai")
 def test_eval_models_beside_an_agent(server: ScriptedModelServer, project: Path) -> None:
     result = cli(
         "eval",
@@ -146,6 +154,7 @@ def test_eval_models_beside_an_agent(server: ScriptedModelServer, project: Path)
     assert len(server.requests) == 8  # two model agents, two runs, two responses each
 
 
+@extra("openai")
 def test_eval_only_models_needs_no_agent_file(server: ScriptedModelServer, project: Path) -> None:
     (project / "silo_agent.py").unlink()
     args = ["eval", "--env=shop", "--model=openai/scripted", f"--base-url={server.base_url}"]
@@ -154,6 +163,7 @@ def test_eval_only_models_needs_no_agent_file(server: ScriptedModelServer, proje
     assert json.loads(result.stdout)["config"]["agents"] == ["openai/scripted"]
 
 
+@extra("openai")
 def test_eval_duplicate_labels() -> None:
     url = "--base-url=http://127.0.0.1:9/v1"
     result = cli("eval", "--env=shop", "--model=openai/m", "--model=openai/m", url)
@@ -178,6 +188,7 @@ async def agent(ctx):
 """
 
 
+@extra("openai")
 def test_run_report_shows_model_steps_and_tokens(server: ScriptedModelServer) -> None:
     result = run("--model", "openai/scripted", "--base-url", server.base_url)
     assert result.exit_code == 0, result.output
@@ -187,6 +198,7 @@ def test_run_report_shows_model_steps_and_tokens(server: ScriptedModelServer) ->
     assert "Model steps" not in plain.stdout and "Tokens" not in plain.stdout
 
 
+@extra("openai")
 def test_run_many_shows_tokens(server: ScriptedModelServer) -> None:
     result = run("--model", "openai/scripted", "--base-url", server.base_url, "--runs=2")
     assert result.exit_code == 0, result.output
@@ -194,6 +206,7 @@ def test_run_many_shows_tokens(server: ScriptedModelServer) -> None:
     assert "30 tokens" in result.stdout.splitlines()[-1]
 
 
+@extra("openai")
 @pytest.mark.parametrize("agent", ["model", "plain"])
 def test_token_limit_on_run(server: ScriptedModelServer, project: Path, agent: str) -> None:
     if agent == "model":
@@ -209,6 +222,7 @@ def test_token_limit_on_run(server: ScriptedModelServer, project: Path, agent: s
     assert (data["modelSteps"], data["toolCalls"]) == (1, 0)
 
 
+@extra("openai")
 def test_token_limit_on_eval(server: ScriptedModelServer, project: Path) -> None:
     (project / "counting.py").write_text(COUNTING)
     url = f"--base-url={server.base_url}"
@@ -253,6 +267,7 @@ def model_steps_under(root: Path) -> list[dict[str, Any]]:
     return found
 
 
+@extra("openai")
 def test_run_policy_version_stamps_every_model_step(
     server: ScriptedModelServer, project: Path
 ) -> None:
@@ -264,6 +279,7 @@ def test_run_policy_version_stamps_every_model_step(
     assert len(steps) == 4 and {s["policyVersion"] for s in steps} == {"17"}
 
 
+@extra("openai")
 def test_eval_policy_version_is_in_the_plan_and_on_every_step(
     server: ScriptedModelServer, project: Path
 ) -> None:
@@ -280,6 +296,7 @@ def test_eval_policy_version_is_in_the_plan_and_on_every_step(
     assert "resume_conflict" in again.stderr and "--policy-version" in again.stderr
 
 
+@extra("openai")
 def test_run_with_a_responses_model(server: ScriptedModelServer, project: Path) -> None:
     """The spec openai-responses/MODEL on --model."""
     result = run("--model=openai-responses/scripted", f"--base-url={server.base_url}", "--json")

@@ -25,6 +25,7 @@ from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCal
 from tests.test_contract import ENV
 
 from .cli_support import cli
+from .peers import require_extra
 
 KEYS = {
     "runId",
@@ -69,6 +70,7 @@ def model(request: ModelRequest) -> Reply:
 @pytest.fixture(scope="module")
 def evaluated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """One eval: 2 tasks x (scripted, crashing, model) agents, exported as one JSON line each."""
+    require_extra("openai")
     project = tmp_path_factory.mktemp("export")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(project)

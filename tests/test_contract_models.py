@@ -26,6 +26,7 @@ from silo_async import agents
 from silo_async.cli._app import app
 from silo_async.testing import ErrorReply, ModelRequest, Reply, ScriptedModelServer, ToolCall
 from tests.browser import browser, needs_chromium, open_report
+from tests.peers import by_extra, extra
 from tests.test_contract import ENV
 
 from .cli_support import cli
@@ -34,7 +35,7 @@ __all__ = ["browser"]  # the fixture, shared with pytest
 
 pytestmark = pytest.mark.anyio
 
-PROVIDERS = ["openai", "anthropic"]
+PROVIDERS = by_extra("openai", "anthropic")
 KEY_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
 BUMP = ToolCall("bump", {})
 
@@ -103,6 +104,8 @@ def test_section9_factories_take_the_same_keywords_with_these_defaults(factory: 
     assert given == {**KEYWORDS, **EXTRA[factory]}
 
 
+@extra("openai")
+@extra("anthropic")
 def test_section9_each_factory_returns_an_ordinary_async_agent() -> None:
     loopback = "http://127.0.0.1:9/v1"
     made = [
@@ -135,6 +138,8 @@ def test_section9_importing_silo_async_agents_imports_no_sdk() -> None:
 # --- the loop -----------------------------------------------------------------------------
 
 
+@extra("anthropic")
+@extra("openai")
 async def test_section9_from_spec_runs_the_named_provider(anyio_backend: str) -> None:
     async with ScriptedModelServer(solver) as server:
         chat = agents.from_spec("openai/scripted-gpt", base_url=server.base_url)
@@ -415,6 +420,8 @@ async def test_section9_an_agent_that_raises_keeps_its_exception(anyio_backend: 
 # --- ScriptedModelServer ------------------------------------------------------------------
 
 
+@extra("anthropic")
+@extra("openai")
 def test_section9_scripted_model_server_is_loopback_and_records_requests() -> None:
     import anthropic
     import openai
@@ -440,6 +447,7 @@ def test_section9_scripted_model_server_is_loopback_and_records_requests() -> No
     ]
 
 
+@extra("openai")
 def test_section9_scripted_model_server_plays_a_list_of_replies_in_order() -> None:
     import openai
 
@@ -523,6 +531,7 @@ def test_section9_cli_run_model_and_base_url(
     assert [r.model for r in server.requests] == ["scripted", "scripted"]
 
 
+@extra("openai")
 def test_section9_cli_run_max_turns_and_token_limit(
     project: Path, server: ScriptedModelServer
 ) -> None:
@@ -535,6 +544,8 @@ def test_section9_cli_run_max_turns_and_token_limit(
     assert plain["terminationReason"] == "completed"
 
 
+@extra("anthropic")
+@extra("openai")
 def test_section9_cli_eval_models_repeatable_beside_agent(
     project: Path, server: ScriptedModelServer
 ) -> None:
@@ -560,7 +571,7 @@ def test_section9_cli_unknown_provider_or_bad_spec_is_model_invalid(
     one_error_line(evaluated, "model_invalid")
 
 
-@pytest.mark.parametrize("provider_name", PROVIDERS)
+@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
 def test_section9_cli_missing_sdk_is_model_invalid_naming_the_install(
     project: Path, provider_name: str
 ) -> None:
@@ -593,6 +604,7 @@ def test_section9_cli_runs_show_and_run_traceback_print_the_traceback(project: P
     assert 'crash.py", line 3, in agent' in shown.output
 
 
+@extra("openai")
 def test_section9_summary_json_and_md_show_tokens_per_task_and_agent(
     project: Path, server: ScriptedModelServer
 ) -> None:
@@ -616,6 +628,7 @@ def test_section9_summary_json_and_md_show_tokens_per_task_and_agent(
     assert re.search(r"tokens", md, re.I) and "70" in md and "162" in md
 
 
+@extra("openai")
 @needs_chromium
 def test_section9_report_html_shows_tokens_per_task_and_agent(
     project: Path, server: ScriptedModelServer, browser: Any

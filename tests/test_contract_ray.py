@@ -28,6 +28,7 @@ import pytest
 import silo_async as silo
 
 from .cli_support import cli
+from .peers import extra, require_extra
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER = str(ROOT / "examples" / "agents" / "crm_solver.py")
@@ -119,6 +120,7 @@ def test_section10_ray_missing_is_executor_unavailable(crm: Path) -> None:
     assert not (crm / "nothing").exists()
 
 
+@extra("ray")
 def test_section10_what_the_executor_cannot_use_is_executor_invalid(crm: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     with pytest.MonkeyPatch.context() as patch:
@@ -147,6 +149,7 @@ def ray_executor() -> Iterator[silo.RayExecutor]:
     It is started while RAY_ADDRESS names a cluster that is gone: ``address=None`` must start a
     fresh local Ray, never join an ambient or stale one (checked below).
     """
+    require_extra("ray")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RAY_ADDRESS", STALE)
         executor = silo.RayExecutor(workers=2, concurrency=4).start()

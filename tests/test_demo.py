@@ -10,6 +10,8 @@ from types import ModuleType
 
 import pytest
 
+from .peers import extra
+
 DEMO = Path(__file__).resolve().parent.parent / "examples" / "demo.py"
 ROW = re.compile(
     r"^\s*(TASK-\d{3})\s+(easy|medium|hard)\s+.+?\s+(PASS|FAIL) (\d\.\d\d)\s+(PASS|FAIL)"
@@ -61,6 +63,7 @@ def _assert_model(out: str) -> None:
     assert steps[2][3] == "convert_lead -> ok"
 
 
+@extra("openai")
 def test_demo_keeps_its_project_and_prints_plain_text(
     demo: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -75,6 +78,8 @@ def test_demo_keeps_its_project_and_prints_plain_text(
     assert f"Runs are kept in {project.resolve()}/.silo/runs/" in out
 
 
+@extra("openai")
+@extra("rich")
 def test_demo_renders_with_rich_in_a_scratch_dir_it_removes(
     demo: ModuleType,
     capsys: pytest.CaptureFixture[str],
@@ -88,6 +93,7 @@ def test_demo_renders_with_rich_in_a_scratch_dir_it_removes(
     assert "━" in out  # rich drew the table
 
 
+@extra("openai")
 def test_demo_falls_back_to_plain_text_without_rich(
     demo: ModuleType,
     tmp_path: Path,

@@ -25,7 +25,7 @@ import attrs
 import pytest
 
 from .docs_support import ROOT, doc_pages, page_name
-from .peers import peer_python
+from .peers import extra, has_extra, peer_python
 
 FRAGMENT = "<!-- fragment -->"
 # Blocks that are not programs on their own, each for a reason its page states next to it.
@@ -149,6 +149,22 @@ def _run(block: Block, cwd: Path) -> subprocess.CompletedProcess[str]:
         )
 
 
+#: What in a block's code needs an optional extra: without it, the block's test skips.
+NEEDS = (
+    (re.compile(r"\binspect_ai\b"), "inspect"),
+    (re.compile(r"openai", re.IGNORECASE), "openai"),
+    (re.compile(r"agents\.anthropic\(|\banthropic/"), "anthropic"),
+    (re.compile(r"\bRayExecutor\b|\bexecutor=\"ray\""), "ray"),
+    (re.compile(r"\bfrom mcp\b|\bimport mcp\b|\"serve\""), "mcp"),
+    (re.compile(r"\"--protocol\", \"(openenv|nemo-gym)\""), "harness-servers"),
+)
+
+
+def extras_of(block: Block) -> list[str]:
+    """The optional extras ``block`` needs to run."""
+    return sorted({name for pattern, name in NEEDS if pattern.search(block.code)})
+
+
 def _selected(items: list[pytest.Item]) -> set[str]:
     """The ids of the blocks this session tests (all, or those ``-k`` or a node id picked)."""
     ids = set()
@@ -167,13 +183,15 @@ def outcomes(
     """Run the selected blocks two at a time (the machine has two cores); results by block id."""
     wanted = _selected(request.session.items)
     base = tmp_path_factory.mktemp("docs")
-    todo = [b for b in PROGRAMS if b.id in wanted]
+    todo = [b for b in PROGRAMS if b.id in wanted and all(map(has_extra, extras_of(b)))]
     with ThreadPoolExecutor(max_workers=2) as pool:
         done = pool.map(lambda b: _run(b, base / b.id.replace("/", "--")), todo)
         return {b.id: outcome for b, outcome in zip(todo, done, strict=True)}
 
 
-@pytest.mark.parametrize("block", PROGRAMS, ids=[b.id for b in PROGRAMS])
+@pytest.mark.parametrize(
+    "block", [pytest.param(b, id=b.id, marks=[extra(x) for x in extras_of(b)]) for b in PROGRAMS]
+)
 @pytest.mark.timeout(900)  # the first one waits for all of them (the module's fixture)
 def test_docs_block_runs(
     block: Block, outcomes: dict[str, subprocess.CompletedProcess[str]]

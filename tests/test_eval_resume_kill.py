@@ -25,6 +25,7 @@ import pytest
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
 
 from .cli_support import cli
+from .peers import require_extra
 from .resume_support import drive, interrupted, same_eval, start
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -154,6 +155,7 @@ class _Model:
 @pytest.fixture(scope="module")
 def model(project: Path) -> Iterator[tuple[_Model, ScriptedModelServer, int]]:
     """The model server, and how many requests an uninterrupted eval asks (in ``model-ref``)."""
+    require_extra("openai")
     script = _Model()
     with ScriptedModelServer(script) as server, pytest.MonkeyPatch.context() as patch:
         patch.chdir(project)

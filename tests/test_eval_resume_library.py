@@ -25,6 +25,7 @@ import silo_async as silo
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
 
 from .cli_support import cli
+from .peers import extra
 from .resume_support import drive, same_eval
 from .test_eval_support import good_agent, make_env
 
@@ -70,6 +71,7 @@ print(json.dumps({"resumed": summary.resumed.to_dict(), "complete": summary.comp
 """
 
 
+@extra("openai")
 def test_silo_resume_needs_nothing_but_the_directory_in_a_fresh_process(
     project: tuple[Path, ScriptedModelServer], tmp_path: Path
 ) -> None:
@@ -101,6 +103,7 @@ def test_silo_resume_needs_nothing_but_the_directory_in_a_fresh_process(
     ]  # fmt: skip
 
 
+@extra("openai")
 def test_model_flags_equal_to_the_plan_pass_and_others_are_refused(
     project: tuple[Path, ScriptedModelServer],
 ) -> None:
@@ -232,6 +235,7 @@ def test_a_hand_edited_plan_is_one_line_on_the_cli(
     assert len(refused.stderr.splitlines()) == 1
 
 
+@extra("openai")
 def test_the_plans_executor_is_rebuilt_unless_the_flags_say_otherwise(
     project: tuple[Path, ScriptedModelServer],
 ) -> None:

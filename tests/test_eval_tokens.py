@@ -12,6 +12,7 @@ import silo_async as silo
 from silo_async.cli._eval import summary_text
 from silo_async.eval import evaluate, read_index, read_summary
 from silo_async.testing import Reply, ScriptedModelServer
+from tests.peers import extra
 
 from .cli_support import cli
 from .test_eval_support import good_agent, make_env
@@ -83,6 +84,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@extra("openai")
 def test_eval_of_a_model_agent_with_prices(project: Path) -> None:
     (project / "prices.json").write_text(json.dumps({"*": {"input": 1.0, "output": 10.0}}))
     with ScriptedModelServer(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from .docs_support import page
+from .peers import extra
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -19,7 +20,8 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
         ("customer.py", "PASS reward=1.00 calls=2"),
         ("profit.py", "PASS reward=1.00 answer='The total profit is 59980.'"),
         ("quickstart.py", "True 1.0 completed"),
-        ("mcp_crm.py", "PASS reward=1.00 calls=2"),  # the crm world played over MCP (stdio)
+        # the crm world played over MCP (stdio)
+        pytest.param("mcp_crm.py", "PASS reward=1.00 calls=2", marks=extra("mcp")),
     ],
 )
 def test_example_runs_and_passes(script: str, expected: str) -> None:

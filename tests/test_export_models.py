@@ -17,6 +17,7 @@ from silo_async import agents
 from silo_async.eval import read_index
 from silo_async.export import trajectories
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
+from tests.peers import extra
 
 from .export_support import check_line
 from .worlds import ENV
@@ -62,6 +63,7 @@ def normalized(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+@extra("openai")
 async def test_a_model_agents_eval_exports_the_conversation_it_held(tmp_path: Path) -> None:
     out = tmp_path / "ev"
     with ScriptedModelServer(by_turn) as server:

@@ -12,6 +12,7 @@ import sys
 
 from .harness_players import Plays
 from .harness_support import ANSWER, CALLS, TASK_ID
+from .peers import extra
 
 
 def test_openenv_client_resets_calls_and_submits_for_the_worlds_reward(
@@ -78,6 +79,7 @@ def test_mcp_tool_client_plays_an_episode_to_the_worlds_reward(plays: Plays) -> 
     assert run["result"]["agentOutput"] == ANSWER
 
 
+@extra("mcp")
 def test_protocol_choices_are_http_and_mcp_still_needs_a_task(plays: Plays) -> None:
     def serve(*args: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "silo_async", "serve", "--env", "crm", *args]

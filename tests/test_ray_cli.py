@@ -12,6 +12,7 @@ import pytest
 import silo_async as silo
 
 from .cli_support import cli
+from .peers import extra
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER = str(ROOT / "examples" / "agents" / "crm_solver.py")
@@ -81,6 +82,7 @@ def test_a_malformed_address_is_executor_invalid(project: Path, address: str) ->
     assert "auto or HOST:PORT" in result.stderr
 
 
+@extra("ray")
 def test_auto_without_ray_address_is_executor_invalid(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -92,6 +94,7 @@ def test_auto_without_ray_address_is_executor_invalid(
     assert not (project / "ev").exists()
 
 
+@extra("ray")
 def test_nothing_listening_is_executor_unavailable(project: Path) -> None:
     result = cli(*eval_args("--executor", "ray", "--ray-address", "127.0.0.1:1"))
     assert result.exit_code == 1

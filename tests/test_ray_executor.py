@@ -26,6 +26,7 @@ from silo_async.eval import evaluate, read_index, read_summary
 from silo_async.testing import Reply, ScriptedModelServer
 
 from .cli_support import cli
+from .peers import require_extra
 from .resume_support import same_eval
 from .test_eval_support import bad_agent, good_agent, make_env
 
@@ -36,6 +37,7 @@ NOOP = str(ROOT / "examples" / "agents" / "noop.py")
 
 @pytest.fixture(scope="module")
 def ray_executor() -> Iterator[silo.RayExecutor]:
+    require_extra("ray")
     with pytest.MonkeyPatch.context() as mp:
         # An ambient cluster where nothing answers: address=None must never try to join it.
         mp.setenv("RAY_ADDRESS", "127.0.0.1:1")

@@ -24,6 +24,7 @@ from silo_async.eval import pass_at_k, pass_hat_k, read_summary, wilson_interval
 from silo_async.eval._report._records import RolloutRecord
 from silo_async.export import trajectories
 from silo_async.testing import ErrorReply, Reply, ScriptedModelServer
+from tests.peers import by_extra, extra
 
 from .worlds import ENV, blocker
 
@@ -57,6 +58,7 @@ def behaving(plan: list[str], server: ScriptedModelServer | None = None) -> Any:
     return agent
 
 
+@extra("openai")
 async def test_statistics_use_valid_rollouts_only(tmp_path: Path) -> None:
     down = ErrorReply(500, "The model is down.", headers={"x-should-retry": "false"})
     async with ScriptedModelServer([down] * 2) as server:
@@ -151,7 +153,7 @@ async def test_an_agent_with_no_valid_rollout_has_no_rates(tmp_path: Path) -> No
     assert (agent["passRate"], agent["meanReward"], agent["invalid"]) == (None, None, 2)
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", by_extra("openai", "anthropic"))
 async def test_the_shipped_adapters_retry_first_then_raise_model_error(
     anyio_backend: str, provider: str
 ) -> None:

@@ -17,6 +17,7 @@ import silo_async as silo
 from silo_async import agents
 from silo_async.templates import crm, erp, project, support
 from silo_async.testing import Reply, ScriptedModelServer, ToolCall
+from tests.peers import extra
 
 from .template_support import template_environment
 
@@ -254,6 +255,7 @@ def test_the_sampled_calls_mostly_reach_the_tool_bodies() -> None:
     assert refused < total * 0.1, (refused, total)
 
 
+@extra("openai")
 async def test_openai_chat_sends_strict_tools_and_the_models_nulls_mean_not_given() -> None:
     env = template_environment("crm", crm)
     nulls = dict.fromkeys(("ownerId", "accountId", "stageId", "status", "staleOnly"))

@@ -14,6 +14,7 @@ from silo_async.eval import read_index
 from silo_async.eval._report._details import compact_details
 from silo_async.export import trajectories
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
+from tests.peers import extra
 
 from .chat_world import ENV, solver
 from .export_support import pairs
@@ -63,6 +64,7 @@ def agent_script(request: ModelRequest) -> Reply:
     return Reply(text="Ordered.")
 
 
+@extra("openai")
 async def test_a_model_agents_export_is_the_conversation_it_held(tmp_path: Path) -> None:
     out = tmp_path / "ev"
     with ScriptedModelServer(agent_script) as server:
@@ -141,6 +143,8 @@ async def test_replay_says_the_turns_again(tmp_path: Path) -> None:
     assert report.replayed.user_turns == 2
 
 
+@extra("mcp")
+@extra("harness-servers")
 def test_the_harness_servers_offer_message_user_before_submit() -> None:
     from silo_async.serve._harness_common import tool_specs
 

@@ -18,13 +18,14 @@ import silo_async as silo
 from silo_async import agents
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
 from silo_async.users import END_MARK, model_user
+from tests.peers import by_extra, extra
 
 from .chat_world import ENV, write_project
 from .cli_support import cli
 
 pytestmark = pytest.mark.anyio
 
-PROVIDERS = ["openai", "anthropic"]
+PROVIDERS = by_extra("openai", "anthropic")
 
 
 @pytest.fixture(params=PROVIDERS)
@@ -114,6 +115,7 @@ async def test_a_model_agent_talks_through_message_user(provider: str) -> None:
     assert (result.model_steps, result.user_turns, result.tool_calls) == (3, 1, 1)
 
 
+@extra("openai")
 async def test_a_model_user_that_writes_nothing_still_says_something() -> None:
     async with ScriptedModelServer(lambda request: Reply(text="")) as server:
         user = model_user("openai/silent", server.base_url)
@@ -140,6 +142,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return write_project(tmp_path)
 
 
+@extra("openai")
 def test_run_with_user_model_and_the_report_shows_user_turns(project: Path) -> None:
     with ScriptedModelServer(sync_script) as server:
         result = cli(
@@ -172,6 +175,7 @@ def test_user_model_flags_are_checked(project: Path) -> None:
     assert bad.exit_code == 1 and bad.stderr.startswith("error: model_invalid: ")
 
 
+@extra("openai")
 def test_eval_with_user_model(project: Path) -> None:
     with ScriptedModelServer(sync_script) as server:
         result = cli(
@@ -186,6 +190,7 @@ def test_eval_with_user_model(project: Path) -> None:
     assert (written["userTurns"], written["userInputTokens"]) == (1, 90)
 
 
+@extra("openai")
 @pytest.mark.parametrize("again", [True, False], ids=["given-again", "from-eval-json"])
 def test_eval_resume_plays_the_same_user_model(project: Path, again: bool) -> None:
     base = ["--env", "bakery", "--task", "CHAT-SYNC", "--agent", f"solver={project.name}:solver"]

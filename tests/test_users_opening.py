@@ -17,6 +17,7 @@ import silo_async as silo
 from silo_async.export import trajectories
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
 from silo_async.users import END_MARK, model_user
+from tests.peers import extra
 
 from .chat_world import ENV, SYNC_USER
 
@@ -120,6 +121,7 @@ def _script(request: ModelRequest) -> Reply:
     raise AssertionError(request.task)
 
 
+@extra("openai")
 async def test_a_model_user_writes_the_first_message_and_remembers_it(anyio_backend: str) -> None:
     async with ScriptedModelServer(_script) as server:
         user = model_user("openai/scripted-user", server.base_url)
@@ -149,6 +151,7 @@ class PlayedTask(silo.Task):
     user_play: Any = attrs.field(default=None, kw_only=True, eq=False)
 
 
+@extra("openai")
 async def test_a_task_may_bring_its_own_play_for_a_model_user(anyio_backend: str) -> None:
     task = PlayedTask("CHAT-PLAY", "Play", "Help them order 1 croissant.", "VER-SYNC",
                       user=SILENT_SYNC, user_play=ShortPlay())  # fmt: skip

@@ -15,6 +15,7 @@ import pytest
 import silo_async as silo
 from silo_async import agents
 from silo_async.testing import Reply, ScriptedAgent, ScriptedModelServer, ToolCall
+from tests.peers import extra
 from tests.worlds import ENV, block_customer, create_state, get_customer
 
 pytestmark = pytest.mark.anyio
@@ -44,6 +45,8 @@ async def test_a_verifier_is_told_how_the_rollout_ended(anyio_backend: str) -> N
     assert cut.checks[0].detail == "max_tool_calls"
 
 
+@extra("anthropic")
+@extra("openai")
 async def test_the_policy_reaches_the_agent_and_leads_a_model_agents_system_prompt(
     anyio_backend: str,
 ) -> None:
