@@ -134,3 +134,33 @@ def test_a_run_file_nested_too_deeply_is_run_again_not_a_crash(project: Path) ->
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.stdout)["resumed"] == {"kept": 4, "rerun": 4}
     same_eval(project / "reference", out)
+
+
+@pytest.fixture
+def bare(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # agent loading extends sys.path
+    assert cli("init", "crm", "--template", "crm").exit_code == 0
+    yield tmp_path
+
+
+@pytest.mark.parametrize("edited", ["families/hand_over_account.py", "variation.py"])
+def test_a_resume_refuses_a_task_family_whose_code_changed(bare: Path, edited: str) -> None:
+    # An instance is graded by silo_async's gold grading, by what its family's module says
+    # (gold calls, answer, checks) on the world vary made: that code is what must not change.
+    family = ["eval", "--env", "crm", "--family", "hand-over-account", "--count", "2"]
+    assert cli(*family, "--agent", NOOP, "--out", "fam").exit_code == 0
+    (bare / "fam" / "summary.json").unlink()
+    path = bare / ENV / edited
+    text = path.read_text()
+    path.write_text(text + "\n# edited after the eval ran\n")
+    refused = cli("eval", "--resume", "fam")
+    assert refused.exit_code == 1
+    assert refused.stderr.startswith(
+        """error: resume_conflict: task family "hand-over-account" (its code, or vary's) """
+        "changed since eval "
+    ), refused.stderr
+    path.write_text(text)
+    resumed = cli("eval", "--resume", "fam", "--json")
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)["resumed"] == {"kept": 2, "rerun": 0}
