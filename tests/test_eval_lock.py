@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 import silo_async as silo
@@ -273,3 +274,29 @@ def test_a_run_directory_removed_under_its_rollout_stops_with_a_coded_line(proje
     resumed = cli("eval", "--resume", "ev", "--json")
     assert resumed.exit_code == 0, resumed.output
     _whole(project / "ev", 2)
+
+
+@pytest.mark.anyio
+async def test_in_python_a_resume_of_a_running_eval_is_eval_locked(tmp_path: Path) -> None:
+    out = tmp_path / "ev"
+    started, go = anyio.Event(), anyio.Event()
+
+    async def waiting(ctx: silo.AgentContext) -> None:
+        started.set()
+        await go.wait()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(lambda: silo.evaluate(make_env(), ["T-1"], {"w": waiting}, out_dir=out))
+        await started.wait()
+        before = _files(out)
+        for attempt in (
+            lambda: silo.resume(out, env=make_env(), agents={"w": waiting}),
+            lambda: silo.evaluate(make_env(), ["T-1"], {"w": waiting}, resume=out),
+        ):
+            with pytest.raises(SiloError) as refused:
+                await attempt()
+            assert refused.value.code == "eval_locked"
+            assert refused.value.details["pid"] == os.getpid()  # this process: another eval
+        assert _files(out) == before  # nothing written
+        go.set()
+    _whole(out, 1)
