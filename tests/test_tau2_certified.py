@@ -134,6 +134,21 @@ def test_the_import_records_tau2_and_copies_nothing_of_it(
 
 
 @pytest.mark.parametrize("domain", list(SPECS))
+def test_tools_and_policy_are_tau2s_as_tau2_publishes_them(
+    played: dict[str, dict[str, Any]], domain: str
+) -> None:
+    published = _domain(played, domain)["published"]
+    mine, theirs = published["silo"], published["tau2"]
+    assert mine["policy"] == theirs["policy"]
+    # the agent's tools, then (telecom) the customer's: name, description and JSON Schema
+    assert mine["tools"] == [
+        {"name": t["name"], "description": t["description"], "inputSchema": t["parameters"]}
+        for t in theirs["agent"] + theirs["user"]
+    ]
+    assert bool(theirs["user"]) == (domain == "telecom")
+
+
+@pytest.mark.parametrize("domain", list(SPECS))
 def test_tasks_are_numbered_in_the_splits_order_and_name_tau2s_id(
     played: dict[str, dict[str, Any]], domain: str
 ) -> None:

@@ -265,6 +265,19 @@ def audited(t: dict[str, Any], domain: str, report: Any, out: Path, by_id: dict[
     return found
 
 
+def published(t: dict[str, Any], domain: str, env: silo.Environment) -> dict[str, Any]:
+    """What silo's environment publishes beside what tau2 gives its agents and users."""
+    theirs = t["registry"].get_env_constructor(domain)()
+    user = theirs.get_user_tools() if theirs.user_tools is not None else []
+    return {
+        "silo": {"policy": env.policy,
+                 "tools": [b.spec.to_dict() for b in env.bind_tools(env.create_state())]},
+        "tau2": {"policy": theirs.get_policy(),
+                 "agent": [tool.openai_schema["function"] for tool in theirs.get_tools()],
+                 "user": [tool.openai_schema["function"] for tool in user]},
+    }  # fmt: skip
+
+
 def main() -> None:
     project, spec = Path(sys.argv[1]), json.loads(sys.argv[2])
     domain = spec["domain"]
@@ -320,7 +333,7 @@ def main() -> None:
         audit = audited(t, domain, report, project / "audit", by_id, spec["audit"] == "graded")
     print(json.dumps({
         "domain": domain, "record": record, "directory": str(env_dir), "tasks": rows,
-        "audit": audit,
+        "audit": audit, "published": published(t, domain, env),
         "timing": {"importS": import_s, "siloS": silo_s, "tau2EvalS": tau2_s,
                    "rollouts": rollouts},
     }))  # fmt: skip
