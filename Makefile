@@ -155,6 +155,7 @@ bench: $(STAMP) peers
 	$(PY) benchmarks/bench_families.py --instances 2000  # the 10,000 of docs/benchmarks.md by hand
 	$(PY) benchmarks/bench_tau2.py
 	$(PY) benchmarks/bench_serve_memory.py --items 20000  # the contract's 100,000: about 25 minutes
+	$(PY) benchmarks/bench_otel.py --rounds 3
 
 clean:
 	rm -rf $(VENV) $(PEERS) build *.egg-info
