@@ -16,9 +16,10 @@ import silo_async as silo
 from silo_async import agents
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
 
+from .peers import extra
 from .worlds import ENV
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, extra("openai")]  # the Responses API is the openai SDK's
 
 BLOCK = ToolCall("block_customer", {"customerId": "CUS-001"}, id="call_block")
 SCRIPT = [

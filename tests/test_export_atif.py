@@ -22,7 +22,7 @@ from silo_async.testing import Reply, ScriptedModelServer, ToolCall
 
 from . import chat_world, family_worlds
 from .cli_support import cli
-from .peers import peer_python
+from .peers import extra, peer_python
 from .worlds import ENV
 
 pytestmark = pytest.mark.anyio
@@ -101,6 +101,7 @@ def lines_of(
     return found
 
 
+@extra("openai")
 async def test_every_line_passes_harbors_own_validator(tmp_path: Path) -> None:
     results = await rollouts(tmp_path / "runs")
     out = tmp_path / "atif.jsonl"
@@ -114,6 +115,7 @@ async def test_every_line_passes_harbors_own_validator(tmp_path: Path) -> None:
     assert verdict["lines"] == 5 and verdict["versions"] == ["ATIF-v1.7"] * 5
 
 
+@extra("openai")
 async def test_steps_are_atifs_own(tmp_path: Path) -> None:
     model, script, bad, chat, family = lines_of(await rollouts(tmp_path / "runs"), ENVS)
     # The instruction is the first user step; each model response an agent step with the
@@ -165,6 +167,7 @@ async def test_steps_are_atifs_own(tmp_path: Path) -> None:
     assert family["steps"][0]["message"].startswith("Move ")
 
 
+@extra("openai")
 async def test_the_grade_is_in_extra(tmp_path: Path) -> None:
     results = await rollouts(tmp_path / "runs")
     model, _, bad, _, family = lines_of(results, ENVS)

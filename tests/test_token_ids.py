@@ -19,6 +19,7 @@ from silo_async._episode import open_episode
 from silo_async.export import trajectories
 from silo_async.testing import ModelRequest, Reply, ScriptedModelServer, ToolCall
 
+from .peers import extra
 from .worlds import ENV
 
 pytestmark = pytest.mark.anyio
@@ -39,6 +40,7 @@ def steps(result: silo.RunResult) -> list[dict[str, Any]]:
     return [e for e in result.trace if e["type"] == "model_step"]
 
 
+@extra("openai")
 async def test_token_ids_are_asked_with_vllms_fields_and_recorded_as_sent() -> None:
     with ScriptedModelServer(TOKENS) as server:
         agent = agents.openai_chat("scripted", base_url=server.base_url, token_ids=True)
@@ -57,6 +59,7 @@ async def test_token_ids_are_asked_with_vllms_fields_and_recorded_as_sent() -> N
     assert second["logprobs"] is None
 
 
+@extra("openai")
 async def test_a_server_that_sends_no_tokens_leaves_the_three_keys_null() -> None:
     raw = {
         "id": "x",
@@ -83,6 +86,7 @@ async def test_a_server_that_sends_no_tokens_leaves_the_three_keys_null() -> Non
     }
 
 
+@extra("openai")
 async def test_a_raw_vllm_body_is_recorded_exactly_never_retokenised() -> None:
     raw = {
         "id": "chatcmpl-1",
@@ -115,6 +119,7 @@ async def test_a_raw_vllm_body_is_recorded_exactly_never_retokenised() -> None:
     assert step["logprobs"] == [-0.0001, -2.5e-07]
 
 
+@extra("openai")
 async def test_without_token_ids_nothing_is_asked_and_no_key_is_recorded() -> None:
     with ScriptedModelServer(TOKENS) as server:
         agent = agents.openai_chat("scripted", base_url=server.base_url)
@@ -125,6 +130,7 @@ async def test_without_token_ids_nothing_is_asked_and_no_key_is_recorded() -> No
         assert not {"promptTokenIds", "completionTokenIds", "logprobs", "policyVersion"} & set(step)
 
 
+@extra("openai")
 async def test_the_scripted_server_sends_tokens_only_when_asked() -> None:
     import openai
 
@@ -141,6 +147,7 @@ async def test_the_scripted_server_sends_tokens_only_when_asked() -> None:
     assert asked.choices[0].model_extra == {"token_ids": None}
 
 
+@extra("openai")
 async def test_policy_version_stamps_every_step_as_a_string() -> None:
     with ScriptedModelServer(TOKENS) as server:
         agent = agents.openai_chat("scripted", base_url=server.base_url, policy_version=12)
@@ -212,6 +219,7 @@ async def test_token_fields_that_are_not_lists_of_numbers_are_refused(
     assert result.error is not None and "TypeError" in result.error
 
 
+@extra("openai")
 async def test_chat_export_gives_assistant_messages_their_tokens(tmp_path: Path) -> None:
     with ScriptedModelServer(TOKENS) as server:
         agent = agents.openai_chat("scripted", base_url=server.base_url, token_ids=True)
@@ -226,6 +234,7 @@ async def test_chat_export_gives_assistant_messages_their_tokens(tmp_path: Path)
     assert "tokenIds" not in assistant[-1] and "logprobs" not in assistant[-1]
 
 
+@extra("openai")
 async def test_a_resumed_model_step_keeps_its_tokens(tmp_path: Path) -> None:
     """A replayed step (an eval resumed) is recorded again with the tokens it had."""
     from silo_async.agents._loop import recorded_turn
@@ -244,6 +253,7 @@ def by_turn(request: ModelRequest) -> Reply:
     return TOKENS[request.turn]
 
 
+@extra("openai")
 async def test_eval_policy_version_reaches_every_rollout_and_eval_json(tmp_path: Path) -> None:
     out = tmp_path / "ev"
     with ScriptedModelServer(by_turn) as server:
