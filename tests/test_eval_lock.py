@@ -300,3 +300,25 @@ async def test_in_python_a_resume_of_a_running_eval_is_eval_locked(tmp_path: Pat
         assert _files(out) == before  # nothing written
         go.set()
     _whole(out, 1)
+
+
+@pytest.mark.parametrize("kind", ["dangling link", "link to a file", "directory", "fifo"])
+def test_a_lock_file_silo_did_not_make_is_refused_never_followed(tmp_path: Path, kind: str) -> None:
+    lock = tmp_path / EvalDir.LOCK
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("not to be written\n")
+    if kind == "dangling link":
+        lock.symlink_to(tmp_path / "nowhere" / "x")  # a resume spun on it forever
+    elif kind == "link to a file":
+        lock.symlink_to(elsewhere)  # the pid was written into the file it points at
+    elif kind == "directory":
+        lock.mkdir()
+    else:
+        os.mkfifo(lock)
+    with pytest.raises(SiloError) as refused:
+        EvalLock(str(tmp_path)).acquire()
+    assert refused.value.code == "not_writable"
+    assert refused.value.message.startswith(f'"{lock}" is not a lock file of silo_async')
+    assert elsewhere.read_text() == "not to be written\n"
+    EvalLock(str(tmp_path)).check_free()  # a probe neither refuses nor waits on it
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", "elsewhere.txt"]

@@ -25,6 +25,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 
 from .._errors import SiloError
 
@@ -34,6 +35,8 @@ __all__ = ["LOCK", "EvalLock", "is_lock_file"]
 LOCK = ".lock"
 #: The pid's width in the file: every pid of any system fits, so one write replaces another.
 _WIDTH = 20
+#: How often a taker looks again when the file went away between two of its steps.
+_TRIES = 1000
 #: Errors of a directory nobody can write: no lock is needed where nothing can be written.
 _READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
 
@@ -75,18 +78,27 @@ class EvalLock:
 
         Raises:
             SiloError: ``eval_locked`` naming the holder's pid: another process writes the
-                directory (an eval, or a resume, still running).
+                directory (an eval, or a resume, still running); ``not_writable``: ``.lock``
+                is not a file silo_async made (a symbolic link, never followed: the pid
+                would be written wherever it points; a directory; a fifo).
             OSError: the directory is missing.
         """
-        while self._fd is None:
+        for _ in range(_TRIES):
+            if self._fd is not None:
+                return
             try:
                 fd = self._open()
             except OSError as exc:
                 if exc.errno in _READ_ONLY:
                     return
+                if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
+                    raise self._not_a_lock() from None
                 raise
             if fd is None:
                 continue  # the file went away between two steps: look again
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a fifo, a device: not ours
+                os.close(fd)
+                raise self._not_a_lock()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -98,6 +110,17 @@ class EvalLock:
                 continue
             os.pwrite(fd, _pid_bytes(), 0)  # a stale lock taken over: our pid over the old one
             self._fd = fd
+        if self._fd is None:  # takers racing without end: never seen, but never spin forever
+            raise _locked(self._directory, None)
+
+    def _not_a_lock(self) -> SiloError:
+        return SiloError(
+            "not_writable",
+            f'"{self._path}" is not a lock file of silo_async\'s (a symbolic link, a directory '
+            "or another special file), and an eval or a resume locks the directory there: "
+            "remove it, then run again.",
+            {"path": self._path},
+        )
 
     def release(self) -> None:
         """Let the lock go and remove its file (idempotent)."""
@@ -122,9 +145,9 @@ class EvalLock:
             SiloError: ``eval_locked``, naming the holder's pid.
         """
         try:
-            fd = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
-            return  # no lock file: nobody writes the directory
+            return  # no lock file (or not one of ours): nobody writes the directory
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # a probe: taken and let go at once
         except BlockingIOError:
@@ -134,12 +157,14 @@ class EvalLock:
 
     def _open(self) -> int | None:
         """A descriptor of ``.lock``, made whole with our pid if there was none (None: retry)."""
-        try:
-            return os.open(self._path, os.O_RDWR | os.O_CLOEXEC)
+        try:  # never through a link: the pid would be written wherever it points
+            return os.open(self._path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
             pass
         private = os.path.join(self._directory, f"{LOCK}.{os.getpid()}")
-        fd = os.open(private, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        with contextlib.suppress(FileNotFoundError):  # left by an earlier process of our pid
+            os.unlink(private)
+        fd = os.open(private, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
         try:
             os.write(fd, _pid_bytes())
             fcntl.flock(fd, fcntl.LOCK_EX)  # born locked: nobody takes it before we do
@@ -168,7 +193,7 @@ def _read_pid(fd: int) -> int | None:
 
 def _same_file(fd: int, path: str) -> bool:
     try:
-        named = os.stat(path)
+        named = os.lstat(path)  # the name itself: a link to our file is not our file
     except OSError:
         return False
     held = os.fstat(fd)
