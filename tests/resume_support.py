@@ -5,7 +5,7 @@ trigger armed, and the child signals itself (``SIGKILL`` or ``SIGINT``) at the m
 trigger names: the N-th tool call of any rollout, or the N-th file ``os.replace`` puts in place
 (the eval's plan, a run directory's ``result.json``/``state-diff.json``/``run.json``, the
 index rewritten at a resume, the summary files; ``name`` counts only files of that name, and
-``remove`` removes a directory there instead of signalling). Children are forked from a
+``remove`` removes a file or directory there instead of signalling). Children are forked from a
 forkserver that has imported silo_async once and loaded the test project's environment once
 (so its tool schemas are compiled in every child already): a kill costs a fraction of a
 second, not an interpreter start and an environment's first load.
@@ -88,8 +88,11 @@ def _arm(trigger: dict[str, Any] | None) -> None:
         name = trigger.get("name")  # only files of this name count
 
         def act() -> None:
-            if "remove" in trigger:  # a hand removing a directory, at that very moment
-                shutil.rmtree(trigger["remove"], ignore_errors=True)
+            if "remove" in trigger:  # a hand removing a file or directory, at that very moment
+                if os.path.isdir(trigger["remove"]):
+                    shutil.rmtree(trigger["remove"], ignore_errors=True)
+                else:
+                    os.unlink(trigger["remove"])
             else:
                 os.kill(os.getpid(), sig)
 

@@ -322,3 +322,21 @@ def test_a_lock_file_silo_did_not_make_is_refused_never_followed(tmp_path: Path,
     assert elsewhere.read_text() == "not to be written\n"
     EvalLock(str(tmp_path)).check_free()  # a probe neither refuses nor waits on it
     assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", "elsewhere.txt"]
+
+
+def test_an_index_removed_under_the_eval_is_named_alone(project: Path) -> None:
+    (project / "go").touch()
+    # The second rollout's run.json: the first one's index line is written by then.
+    removal = {"at": "replace", "n": 2, "name": "run.json", "remove": "ev/runs/index.jsonl"}
+    one_at_a_time = [*PLAN, "--concurrency", "1", "--out", "ev"]
+    assert drive(project, one_at_a_time, removal) == 1
+    log = (project / "child.log").read_text()
+    [line] = [line for line in log.splitlines() if line.startswith("error: ")]
+    assert line.startswith(
+        'error: eval_not_found: The eval directory "ev" lost runs/index.jsonl while the eval '
+        "ran, so the eval stopped; resume it"
+    ), log  # it said "(and the runs/ holding it)", which was there all along
+    resumed = cli("eval", "--resume", "ev", "--json")
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)["resumed"] == {"kept": 2, "rerun": 0}
+    _whole(project / "ev", 2)

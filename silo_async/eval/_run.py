@@ -206,7 +206,7 @@ class EvalRun:
         if base is None:
             return None
         if books.index is not None and books.index.removed():
-            return f"{EvalDir.INDEX} (and the runs/ holding it)"
+            return EvalDir.INDEX if base.intact() else f"{EvalDir.INDEX} (and the runs/ holding it)"
         return None if base.intact() else "the directory (or its eval.json or runs/)"
 
     def _lost_run(self, error: BaseException | None) -> str | None:
