@@ -258,7 +258,7 @@ def _options(f: PlanFields) -> dict[str, Any]:
         f.mapping("user.options", default={})
     elif user is not None:
         f.text("user.label")
-    runs = f.count("runs", 1, default=1)
+    runs = f.count("runs", 1)  # in every plan ever written: without it, runs 2.. would be removed
     version = f.text("policyVersion", optional=True, default=None)
     return {
         "runs": runs,
