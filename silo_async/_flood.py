@@ -30,6 +30,7 @@ __all__ = [
     "FloodFilter",
     "FloodLog",
     "check_limits",
+    "closed_listener_retry",
     "filtering",
 ]
 
@@ -142,9 +143,29 @@ class FloodFilter(logging.Filter):
         return True
 
 
+def closed_listener_retry(record: logging.LogRecord) -> bool:
+    """False for asyncio's retry of a paused ``accept`` on a listener closed since.
+
+    When files run out, asyncio stops accepting and schedules ``_start_serving`` a second later;
+    a server stopped meanwhile has closed that socket, and the retry fails on its file
+    descriptor (-1) with a traceback, after the server's own log has ended. Nothing is lost: the
+    server is gone. Installed on the ``asyncio`` logger for good by :func:`filtering`.
+    """
+    error = record.exc_info[1] if record.exc_info else None
+    first = record.getMessage().split("\n", 1)[0]
+    return not (
+        isinstance(error, ValueError)
+        and first.startswith("Exception in callback")
+        and "_start_serving" in first
+    )
+
+
 @contextmanager
 def filtering(*names: str) -> Iterator[FloodFilter]:
     """Hold the loggers ``names`` to one line a second per message while inside."""
+    asyncio_logger = logging.getLogger("asyncio")
+    if closed_listener_retry not in asyncio_logger.filters:  # it fires after the server ends
+        asyncio_logger.addFilter(closed_listener_retry)
     flood = FloodFilter()
     loggers = [logging.getLogger(name) for name in names]
     for logger in loggers:

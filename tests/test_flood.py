@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from silo_async._flood import FloodFilter, FloodLog, check_limits
+from silo_async._flood import FloodFilter, FloodLog, check_limits, filtering
 
 
 class Clock:
@@ -63,6 +63,22 @@ def test_a_bug_keeps_its_traceback() -> None:
     record = _record("Exception in ASGI application", ValueError("bug"))
     assert FloodFilter(clock=Clock()).filter(record)
     assert record.exc_info is not None and record.getMessage() == "Exception in ASGI application"
+
+
+def test_asyncio_s_late_accept_retry_on_a_closed_listener_is_dropped_after_the_server() -> None:
+    # Files ran out, asyncio paused accepting and retries a second later; the server has
+    # stopped meanwhile, so the retry fails on fd -1 after filtering() has ended.
+    with filtering("asyncio"):
+        pass
+    late = _record(
+        "Exception in callback BaseSelectorEventLoop._start_serving(<function>, <socket>)\n"
+        "handle: <TimerHandle when=1.0>",
+        ValueError("Invalid file descriptor: -1"),
+    )
+    assert not logging.getLogger("asyncio").filter(late)
+    assert logging.getLogger("asyncio").filter(
+        _record("Exception in callback other()", ValueError("x"))
+    )
 
 
 @pytest.mark.parametrize(("read_timeout", "max_connections"), [(0, 1), (-1, 1), (1, 0)])
