@@ -7,11 +7,23 @@ or marked ``@pytest.mark.extra(NAME)``, and skips without it (fails under ``make
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .peers import require_extra
+
+try:  # hypothesis keeps its examples and caches in ./.hypothesis unless told otherwise
+    from hypothesis import settings
+    from hypothesis.configuration import set_hypothesis_home_dir
+except ImportError:  # pragma: no cover - a core-only install without the test tools
+    pass
+else:  # no test leaves files in the checkout
+    set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "silo-async-hypothesis")
+    settings.register_profile("silo", database=None)
+    settings.load_profile("silo")
 
 
 @pytest.fixture(params=["asyncio", "trio"])
