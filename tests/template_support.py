@@ -1,4 +1,4 @@
-"""Setup shared by the tests of the shipped templates (crm, project and erp).
+"""Setup shared by the tests of the shipped templates (crm, project, erp and support).
 
 Each template is loaded straight from its package (no scaffolded copy, no runner), and the
 example agents are loaded from ``examples/agents`` by file name.
@@ -83,3 +83,24 @@ class TemplateWorld:
         assert fragment in result.output["message"], result.output["message"]
         # A rejected call changes nothing, not even the audit log or the id counters.
         assert self.state == self.initial
+
+
+async def idle(ctx: silo.AgentContext) -> str:
+    """An agent that does nothing (a family's instance must fail for it)."""
+    return ""
+
+
+def instance_params(env: silo.Environment, task_id: str) -> dict[str, Any]:
+    """The params an instance ``FAMILY#SEED`` of ``env`` was sampled with."""
+    return dict(env.task(task_id).params or {})
+
+
+def seed_where(env: silo.Environment, family: str, predicate: Any, seeds: int = 3000) -> int:
+    """The first seed of ``family`` whose params meet ``predicate`` (no-instance seeds skipped)."""
+    for seed in range(seeds):
+        try:
+            if predicate(instance_params(env, f"{family}#{seed}")):
+                return seed
+        except silo.SiloError:  # NoInstance: the scan skips it
+            continue
+    raise AssertionError(f"no {family} instance matches")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from functools import partial
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ import silo_async.templates.crm as crm
 from silo_async.templates.crm.state import full_name
 from silo_async.testing import ScriptedAgent, ScriptedCall, gold_agent
 
-from .template_support import template_environment
+from .template_support import idle, seed_where, template_environment
 
 pytestmark = pytest.mark.anyio
 
@@ -27,8 +28,7 @@ ENV = template_environment("crm", crm)
 FAMILY = "hand-over-account"
 
 
-async def idle(ctx: silo.AgentContext) -> str:
-    return ""
+seed_of = partial(seed_where, ENV)
 
 
 def params(seed: int) -> dict[str, Any]:
@@ -198,10 +198,6 @@ async def test_an_instance_sees_its_varied_world_and_a_hand_written_task_the_see
     assert full_name(result) != seed_name
     world = ENV.initial_world(ENV.task("win-lead#3"))
     assert full_name(result) == full_name(world["users"]["USR-002"])
-
-
-def seed_of(family: str, predicate: Any) -> int:
-    return next(s for s in range(2000) if predicate(dict(ENV.task(f"{family}#{s}").params or {})))
 
 
 async def test_a_lost_deal_needs_the_reason_the_customer_gave() -> None:

@@ -8,6 +8,7 @@ fails on the record it gets wrong.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ import silo_async.templates.erp as erp
 from silo_async._family import canonical_params
 from silo_async.testing import ScriptedAgent, ScriptedCall, gold_agent
 
-from .template_support import template_environment
+from .template_support import idle, instance_params, seed_where, template_environment
 
 pytestmark = pytest.mark.anyio
 
@@ -34,22 +35,8 @@ FAMILIES = (
 )
 
 
-async def idle(ctx: silo.AgentContext) -> str:
-    return ""
-
-
-def params(task_id: str) -> dict[str, Any]:
-    return dict(ENV.task(task_id).params or {})
-
-
-def seed_of(family: str, predicate: Any) -> int:
-    for seed in range(3000):
-        try:
-            if predicate(params(f"{family}#{seed}")):
-                return seed
-        except silo.SiloError:  # NoInstance: the scan skips it
-            continue
-    raise AssertionError(f"no {family} instance matches")
+params = partial(instance_params, ENV)
+seed_of = partial(seed_where, ENV)
 
 
 def test_the_registry_lists_the_families() -> None:

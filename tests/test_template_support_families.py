@@ -9,7 +9,7 @@ world (new names and PINs), and one realistic mistake per family fails.
 from __future__ import annotations
 
 import json
-from typing import Any
+from functools import partial
 
 import pytest
 
@@ -17,7 +17,7 @@ import silo_async as silo
 import silo_async.templates.support as support
 from silo_async.testing import ScriptedAgent, ScriptedCall, gold_agent
 
-from .template_support import template_environment
+from .template_support import idle, instance_params, seed_where, template_environment
 
 pytestmark = pytest.mark.anyio
 
@@ -25,22 +25,8 @@ ENV = template_environment("support", support)
 FAMILIES = ("bill-balance", "lost-phone", "switch-plan", "roaming-trip", "goodwill-credit")
 
 
-async def idle(ctx: silo.AgentContext) -> str:
-    return ""
-
-
-def params(task_id: str) -> dict[str, Any]:
-    return dict(ENV.task(task_id).params or {})
-
-
-def seed_of(family: str, predicate: Any) -> int:
-    for seed in range(3000):
-        try:
-            if predicate(params(f"{family}#{seed}")):
-                return seed
-        except silo.SiloError:  # NoInstance: the scan skips it
-            continue
-    raise AssertionError(f"no {family} instance matches")
+params = partial(instance_params, ENV)
+seed_of = partial(seed_where, ENV)
 
 
 def test_the_registry_lists_conversational_families() -> None:
